@@ -1,0 +1,22 @@
+import type { ImportError, SourceFormat, Trajectory } from '@terrarium/schema';
+
+export interface ReadOptions {
+  fileName: string;
+  /** Skip detection and read as this format. */
+  format?: SourceFormat;
+}
+
+export type ImportEvent =
+  /** The detected (or forced) format, emitted once before any record. */
+  | { type: 'format'; format: SourceFormat }
+  | { type: 'trajectory'; trajectory: Trajectory }
+  /** A bad record: skipped, the rest of the file goes on. `excerpt` holds its first bytes. */
+  | { type: 'quarantine'; error: ImportError; excerpt: string }
+  /** The file cannot be read at all (unknown format, binary, not UTF-8 from the start…). */
+  | { type: 'fatal'; error: ImportError };
+
+// Implemented in src/stream (the streaming reader); declared here so callers can code against it.
+export type ReadTrajectories = (
+  chunks: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+) => AsyncGenerator<ImportEvent>;

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { SourceFormat } from './trajectory';
+
+/** An error with a place: which file, which line (or byte offset), and why. */
+export const ImportError = z.object({
+  file: z.string(),
+  /** 1-based line where the bad record starts; null when only a byte offset is known. */
+  line: z.number().int().nullable(),
+  byteOffset: z.number().int().nullable(),
+  reason: z.string(),
+});
+export type ImportError = z.infer<typeof ImportError>;
+
+/** What `terrarium import --json` prints and what the UI shows after an upload. */
+export const ImportReport = z.object({
+  dataset: z.string(),
+  format: z.union([SourceFormat, z.literal('mixed')]).nullable(),
+  trajectories: z.number().int(),
+  transitions: z.number().int(),
+  quarantined: z.number().int(),
+  errors: z.array(ImportError),
+});
+export type ImportReport = z.infer<typeof ImportReport>;
+
+/** Exit codes of `terrarium import`: everything in, some quarantined, nothing in. */
+export function importExitCode(report: ImportReport): 0 | 1 | 2 {
+  if (report.trajectories === 0) return 1;
+  return report.quarantined > 0 || report.errors.length > 0 ? 2 : 0;
+}

@@ -1,0 +1,3 @@
+export * from './trajectory';
+export * from './import-report';
+export * from './views';

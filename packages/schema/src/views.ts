@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { Domain, Outcome, SourceFormat, Step, ToolSchema, Metadata } from './trajectory';
+
+/** Shapes the API returns to the UI and CLI. Bulk data (steps) is always windowed. */
+export const DatasetSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  trajectories: z.number().int(),
+  transitions: z.number().int(),
+  steps: z.number().int(),
+  quarantined: z.number().int(),
+  domains: z.array(Domain),
+  formats: z.array(SourceFormat),
+});
+export type DatasetSummary = z.infer<typeof DatasetSummary>;
+
+export const TrajectorySummary = z.object({
+  id: z.string(),
+  datasetId: z.string(),
+  externalId: z.string(),
+  sourceFormat: SourceFormat,
+  sourceBenchmark: z.string().nullable(),
+  domain: Domain,
+  task: z.string().nullable(),
+  agentModel: z.string().nullable(),
+  outcome: Outcome,
+  stepCount: z.number().int(),
+  transitionCount: z.number().int(),
+});
+export type TrajectorySummary = z.infer<typeof TrajectorySummary>;
+
+/** A trajectory's header: everything but its steps. */
+export const TrajectoryDetail = TrajectorySummary.extend({
+  systemPrompt: z.string().nullable(),
+  tools: z.array(ToolSchema),
+  toolsInferred: z.boolean(),
+  metadata: Metadata,
+  sourceFile: z.string(),
+});
+export type TrajectoryDetail = z.infer<typeof TrajectoryDetail>;
+
+/** A compact marker per step for the scrubber/timeline: it never carries observation bodies. */
+export const StepMarker = z.object({
+  index: z.number().int(),
+  actor: z.enum(['agent', 'user']),
+  actionType: z.enum(['tool_call', 'command', 'keystrokes', 'browser', 'message']),
+  label: z.string(),
+  observationKind: z.enum(['text', 'json', 'terminal', 'html', 'error']).nullable(),
+  reward: z.number().nullable(),
+});
+export type StepMarker = z.infer<typeof StepMarker>;
+
+export const TrajectoryFilter = z.object({
+  datasetId: z.string().optional(),
+  search: z.string().max(500).optional(),
+  domain: Domain.optional(),
+  sourceFormat: SourceFormat.optional(),
+  outcome: z.enum(['success', 'failure', 'unknown']).optional(),
+  minSteps: z.number().int().nonnegative().optional(),
+  maxSteps: z.number().int().nonnegative().optional(),
+});
+export type TrajectoryFilter = z.infer<typeof TrajectoryFilter>;
+
+export const StepWindow = z.object({
+  trajectoryId: z.string(),
+  total: z.number().int(),
+  offset: z.number().int(),
+  steps: z.array(Step),
+});
+export type StepWindow = z.infer<typeof StepWindow>;
+
+export const QuarantinedRecord = z.object({
+  id: z.string(),
+  datasetId: z.string(),
+  file: z.string(),
+  line: z.number().int().nullable(),
+  byteOffset: z.number().int().nullable(),
+  reason: z.string(),
+  /** The first bytes of the bad record, for a human to look at. */
+  excerpt: z.string(),
+});
+export type QuarantinedRecord = z.infer<typeof QuarantinedRecord>;
