@@ -1,1 +1,2 @@
-export {};
+export { buildProgram } from './program';
+export { mergeReports, toJsonOutput } from './commands/import-command';

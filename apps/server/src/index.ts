@@ -1,1 +1,10 @@
-export {};
+export {
+  DEFAULT_HOST,
+  DEFAULT_WEB_DIST,
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+} from './start-server';
+export { DEFAULT_DEMO_DIR, loadDemoData } from './demo-data';
+export { serveTerrarium, type ServedTerrarium, type ServeOptions } from './serve';
+export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security-headers';

@@ -1,1 +1,2 @@
-export {};
+// The app is started by main.tsx (see index.html); this names its root component for tools.
+export { App } from './app/app';

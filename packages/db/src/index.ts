@@ -1,1 +1,19 @@
 export * from './store';
+export { openStore, openOnExecutor, PGLITE_SUBDIR } from './open-store';
+export {
+  acquireDataDir,
+  DataDirBusyError,
+  isProcessAlive,
+  readServerInfo,
+  removeServerInfo,
+  resolveDataDir,
+  writeServerInfo,
+  type DataDirLock,
+  type ServerInfo,
+} from './data-dir';
+export type { Queryable, Row, SqlExecutor, SqlSession } from './executor';
+export { createPgliteExecutor } from './pglite-executor';
+export { createPgExecutor } from './pg-executor';
+export { runMigrations, StoreSchemaTooNewError } from './migrate';
+export { MIGRATIONS, type Migration } from './migrations';
+export { MAX_STEP_WINDOW } from './sql-store';

@@ -1,2 +1,6 @@
 export * from './adapter';
 export * from './read';
+export { readTrajectories } from './read-trajectories';
+export { detectFormat, topLevelShape, HEAD_BYTES, type TopLevelShape } from './detect';
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_BYTES } from './stream/split-item';
+export * from './adapters';

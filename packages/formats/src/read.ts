@@ -4,6 +4,10 @@ export interface ReadOptions {
   fileName: string;
   /** Skip detection and read as this format. */
   format?: SourceFormat;
+  /** Largest record read (default 32 MiB); a larger one is quarantined without being buffered. */
+  maxRecordBytes?: number;
+  /** Deepest nesting of arrays/objects in a record (default 1,000); a deeper one is quarantined. */
+  maxDepth?: number;
 }
 
 export type ImportEvent =

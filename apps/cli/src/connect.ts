@@ -1,0 +1,59 @@
+import {
+  DataDirBusyError,
+  openStore,
+  readServerInfo,
+  resolveDataDir,
+  type Store,
+} from '@terrarium/db';
+import { CliError } from './cli-error';
+import { isServingDataDir } from './server-client';
+
+/** Where a command's data lives: a store this process opened, or a running server that owns it. */
+export type DataTarget =
+  | { kind: 'store'; store: Store; dataDir: string | null }
+  | { kind: 'server'; url: string; dataDir: string };
+
+export interface GlobalOptions {
+  dataDir?: string;
+}
+
+export function databaseUrlFromEnv(): string | undefined {
+  const url = process.env.DATABASE_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+export function dataDirFor(options: GlobalOptions): string {
+  return resolveDataDir(options.dataDir, process.env);
+}
+
+/**
+ * Opens the store for a command. An embedded folder belongs to one process: when `terrarium serve`
+ * holds it, the command goes through that server; when anything else holds it, the command stops
+ * with a clear message instead of opening it a second time.
+ */
+export async function connect(options: GlobalOptions): Promise<DataTarget> {
+  const databaseUrl = databaseUrlFromEnv();
+  // A PostgreSQL server takes any number of clients: no folder to own, no server to go through.
+  if (databaseUrl) return { kind: 'store', store: await openStore({ databaseUrl }), dataDir: null };
+
+  const dataDir = dataDirFor(options);
+  const server = await readServerInfo(dataDir);
+  if (server && (await isServingDataDir(server.url, dataDir))) {
+    return { kind: 'server', url: server.url, dataDir };
+  }
+  try {
+    return { kind: 'store', store: await openStore({ dataDir }), dataDir };
+  } catch (error) {
+    if (error instanceof DataDirBusyError) {
+      throw new CliError(
+        `the data folder ${dataDir} is in use by another process (pid ${error.pid}) that is not ` +
+          'a Terrarium server; wait for it to finish or stop it, or choose another --data-dir',
+      );
+    }
+    throw error;
+  }
+}
+
+export async function disconnect(target: DataTarget): Promise<void> {
+  if (target.kind === 'store') await target.store.close();
+}

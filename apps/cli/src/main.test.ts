@@ -1,0 +1,177 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore, readServerInfo } from '@terrarium/db';
+import { DatasetSummary } from '@terrarium/schema';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exitOf, runCli, startCli, waitForServeUrl } from './testing/run-cli';
+
+const TAU2_RETAIL =
+  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
+const TAU2_AIRLINE =
+  '/work/shared/data/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json';
+const SLOW = { timeout: 120_000 };
+
+function chatRecord(id: string): string {
+  return JSON.stringify({
+    id,
+    messages: [
+      { role: 'user', content: 'How many files are here?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: `${id}-c`, type: 'function', function: { name: 'ls', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: `${id}-c`, content: 'a.txt\nb.txt' },
+      { role: 'assistant', content: 'Two.' },
+    ],
+  });
+}
+
+async function tempDir(label: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), `terrarium-cli-${label}-`));
+}
+
+describe('terrarium CLI', () => {
+  let samples: string;
+  beforeAll(async () => {
+    samples = await tempDir('samples');
+    await writeFile(
+      path.join(samples, 'chat.jsonl'),
+      `${chatRecord('a')}\n{"messages": [oops\n${chatRecord('b')}\n`,
+    );
+    await writeFile(path.join(samples, 'mystery.dat'), 'col1;col2\n1;2\n');
+  });
+
+  it('prints help for the program and every command', SLOW, async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--data-dir <dir>/);
+    for (const command of ['import', 'datasets', 'serve']) expect(help.stdout).toContain(command);
+    const importHelp = await runCli(['import', '--help']);
+    expect(importHelp.code).toBe(0);
+    expect(importHelp.stdout).toContain('--format <format>');
+    expect(importHelp.stdout).toContain('--dataset <name>');
+  });
+
+  it('imports the tau2 retail run with exact JSON, then lists it', SLOW, async () => {
+    const dataDir = await tempDir('data');
+    const imported = await runCli(['import', TAU2_RETAIL, '--json', '--data-dir', dataDir]);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toEqual({
+      dataset: 'gpt-4.1_retail_defautl_gpt-4.1_1trials',
+      format: 'tau2-bench',
+      trajectories: 40,
+      transitions: 299,
+      quarantined: 0,
+      errors: [],
+    });
+
+    // The folder also comes from the environment.
+    const listed = await runCli(['datasets', '--json'], { TERRARIUM_DATA_DIR: dataDir });
+    expect(listed.code).toBe(0);
+    const datasets = DatasetSummary.array().parse(JSON.parse(listed.stdout));
+    expect(
+      datasets.map((dataset) => [dataset.name, dataset.trajectories, dataset.transitions]),
+    ).toEqual([['gpt-4.1_retail_defautl_gpt-4.1_1trials', 40, 299]]);
+    const table = await runCli(['datasets', '--data-dir', dataDir]);
+    expect(table.stdout.split('\n')[0]).toMatch(/^name +trajectories +transitions/);
+  });
+
+  it('exits 2 when records were quarantined and 1 when nothing was imported', SLOW, async () => {
+    const dataDir = await tempDir('data');
+    const partial = await runCli([
+      'import',
+      path.join(samples, 'chat.jsonl'),
+      '--dataset',
+      'chat',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(partial.code).toBe(2);
+    const report: unknown = JSON.parse(partial.stdout);
+    expect(report).toMatchObject({
+      dataset: 'chat',
+      format: 'openai-messages',
+      trajectories: 2,
+      quarantined: 1,
+      errors: [{ file: 'chat.jsonl', line: 2 }],
+    });
+
+    const nothing = await runCli([
+      'import',
+      path.join(samples, 'mystery.dat'),
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(nothing.code).toBe(1);
+    expect(JSON.parse(nothing.stdout)).toMatchObject({
+      dataset: 'mystery',
+      format: null,
+      trajectories: 0,
+      errors: [{ file: 'mystery.dat' }],
+    });
+    const listed = await runCli(['datasets', '--json', '--data-dir', dataDir]);
+    expect(
+      DatasetSummary.array()
+        .parse(JSON.parse(listed.stdout))
+        .map((d) => d.name),
+    ).toEqual(['chat']);
+  });
+
+  it('rejects an unknown --format naming the option', SLOW, async () => {
+    const result = await runCli(['import', TAU2_RETAIL, '--format', 'csv']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("option '--format <format>' argument 'csv' is invalid");
+  });
+
+  it('imports through a running server that owns the folder', SLOW, async () => {
+    const dataDir = await tempDir('served');
+    const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+    try {
+      const url = await waitForServeUrl(serve);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await readServerInfo(dataDir)).toMatchObject({ url, pid: serve.pid });
+
+      const imported = await runCli(['import', TAU2_AIRLINE, '--dataset', 'airline', '--json'], {
+        TERRARIUM_DATA_DIR: dataDir,
+      });
+      expect(imported.code).toBe(0);
+      expect(JSON.parse(imported.stdout)).toMatchObject({ trajectories: 20, transitions: 148 });
+
+      const served = DatasetSummary.array().parse(
+        await (await fetch(`${url}/api/datasets`)).json(),
+      );
+      expect(served.map((dataset) => [dataset.name, dataset.trajectories])).toEqual([
+        ['airline', 20],
+      ]);
+      const listed = await runCli(['datasets', '--json', '--data-dir', dataDir]);
+      expect(
+        DatasetSummary.array()
+          .parse(JSON.parse(listed.stdout))
+          .map((d) => d.name),
+      ).toEqual(['airline']);
+    } finally {
+      serve.kill('SIGTERM');
+    }
+    expect(await exitOf(serve)).toBe(0);
+    expect(await readServerInfo(dataDir)).toBeNull();
+  });
+
+  it('refuses a folder held by another process that is not a server', SLOW, async () => {
+    const dataDir = await tempDir('held');
+    const holder = await openStore({ dataDir });
+    try {
+      const result = await runCli(['datasets', '--data-dir', dataDir]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`the data folder ${dataDir} is in use by another process`);
+    } finally {
+      await holder.close();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { createReadStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import path from 'node:path';
+import type { DataFile } from '@terrarium/api';
+import { DatasetSummary, ImportReport, type SourceFormat } from '@terrarium/schema';
+import { CliError } from './cli-error';
+
+function servedDataDir(health: unknown): string | null {
+  if (typeof health !== 'object' || health === null) return null;
+  if (!('ok' in health) || health.ok !== true) return null;
+  return 'dataDir' in health && typeof health.dataDir === 'string' ? health.dataDir : null;
+}
+
+/**
+ * True when a Terrarium server answers at `url` and serves `dataDir`. Checking the folder guards
+ * against a stale server-info file whose port has since gone to another process.
+ */
+export async function isServingDataDir(url: string, dataDir: string): Promise<boolean> {
+  try {
+    const response = await fetch(new URL('/api/health', url), {
+      signal: AbortSignal.timeout(3000),
+    });
+    if (!response.ok) return false;
+    const served = servedDataDir(await response.json());
+    return served !== null && path.resolve(served) === path.resolve(dataDir);
+  } catch {
+    return false;
+  }
+}
+
+export async function fetchDatasets(serverUrl: string): Promise<DatasetSummary[]> {
+  const response = await fetch(new URL('/api/datasets', serverUrl));
+  if (!response.ok) throw new CliError(`the server at ${serverUrl} answered ${response.status}`);
+  return DatasetSummary.array().parse(await response.json());
+}
+
+function errorMessageOf(body: unknown): string {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return 'no reason given';
+  const { error } = body;
+  if (typeof error !== 'object' || error === null || !('message' in error))
+    return 'no reason given';
+  return typeof error.message === 'string' ? error.message : 'no reason given';
+}
+
+/** Streams one file to `POST /api/import` of a running server; `onBytes` sees each chunk sent. */
+export function uploadFile(
+  serverUrl: string,
+  file: DataFile,
+  options: { dataset: string; format?: SourceFormat; onBytes: (byteLength: number) => void },
+): Promise<ImportReport> {
+  const target = new URL('/api/import', serverUrl);
+  target.searchParams.set('dataset', options.dataset);
+  target.searchParams.set('file', file.name);
+  if (options.format) target.searchParams.set('format', options.format);
+  return new Promise((resolve, reject) => {
+    const upload = httpRequest(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-length': String(file.size),
+        },
+      },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('error', reject);
+        response.on('end', () => {
+          const body: unknown = parseJson(Buffer.concat(parts).toString('utf8'));
+          if (response.statusCode === 200) {
+            // The answer also carries `exitCode`, which parsing drops: the CLI recomputes it for all files.
+            const report = ImportReport.safeParse(body);
+            if (report.success) resolve(report.data);
+            else reject(new CliError(`unexpected answer from ${target.origin}/api/import`));
+            return;
+          }
+          reject(
+            new CliError(
+              `the server refused ${file.name} (${response.statusCode ?? '?'}): ${errorMessageOf(body)}`,
+            ),
+          );
+        });
+      },
+    );
+    upload.on('error', (error) =>
+      reject(new CliError(`lost the server at ${serverUrl}: ${error.message}`)),
+    );
+    const source = createReadStream(file.path);
+    source.on('data', (chunk) => options.onBytes(chunk.length));
+    source.on('error', (error) => {
+      upload.destroy(error);
+      reject(error);
+    });
+    source.pipe(upload);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

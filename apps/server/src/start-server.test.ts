@@ -1,0 +1,168 @@
+import { readFile, mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore, type Store } from '@terrarium/db';
+import { DatasetSummary, ImportReport, TrajectorySummary } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY } from './security-headers';
+import { startServer, type RunningServer } from './start-server';
+
+const TAU2_RETAIL =
+  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
+
+/** A tRPC query as httpBatchLink sends it when not batching. */
+async function trpcQuery(url: string, procedure: string, input: unknown) {
+  const query = new URLSearchParams({ input: JSON.stringify(input) });
+  const response = await fetch(`${url}/trpc/${procedure}?${query}`);
+  const body: unknown = await response.json();
+  return { status: response.status, body };
+}
+
+/** `value.a.b…`, or undefined when the path does not exist. */
+function at(value: unknown, ...keys: string[]): unknown {
+  let current = value;
+  for (const key of keys) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = Object.getOwnPropertyDescriptor(current, key)?.value;
+  }
+  return current;
+}
+
+describe('startServer', () => {
+  let store: Store;
+  let server: RunningServer;
+  let webDist: string;
+
+  beforeAll(async () => {
+    webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
+    await mkdir(path.join(webDist, 'assets'));
+    await writeFile(path.join(webDist, 'index.html'), '<!doctype html><title>Terrarium</title>');
+    await writeFile(path.join(webDist, 'assets', 'app-1234.js'), 'console.log(1)');
+    await writeFile(
+      path.join(webDist, 'assets', 'ort-5678.wasm'),
+      new Uint8Array([0, 97, 115, 109]),
+    );
+    store = await openStore({ memory: true });
+    server = await startServer({ store, port: 0, webDist, dataDir: '/tmp/served-folder' });
+  }, 120_000);
+  afterAll(async () => {
+    await server.close();
+    await store.close();
+  });
+
+  it('listens on 127.0.0.1 and reports its health', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await fetch(`${server.url}/api/health`);
+    expect(await response.json()).toEqual({
+      ok: true,
+      backend: 'pglite',
+      dataDir: '/tmp/served-folder',
+      version: '0.1.0',
+    });
+  });
+
+  it(
+    'imports a streamed upload and shows it over tRPC and /api/datasets',
+    { timeout: 60_000 },
+    async () => {
+      const body = await readFile(TAU2_RETAIL);
+      const response = await fetch(`${server.url}/api/import?dataset=retail&file=retail.json`, {
+        method: 'POST',
+        body,
+      });
+      expect(response.status).toBe(200);
+      const answer: unknown = await response.json();
+      expect(ImportReport.parse(answer)).toEqual({
+        dataset: 'retail',
+        format: 'tau2-bench',
+        trajectories: 40,
+        transitions: 299,
+        quarantined: 0,
+        errors: [],
+      });
+      expect(answer).toMatchObject({ exitCode: 0 });
+
+      const datasets = DatasetSummary.array().parse(
+        await (await fetch(`${server.url}/api/datasets`)).json(),
+      );
+      expect(datasets.map((dataset) => [dataset.name, dataset.trajectories])).toEqual([
+        ['retail', 40],
+      ]);
+
+      const listed = await trpcQuery(server.url, 'trajectories.list', {
+        filter: { datasetId: datasets[0]?.id },
+        offset: 0,
+        limit: 3,
+      });
+      expect(listed.status).toBe(200);
+      expect(at(listed.body, 'result', 'data', 'total')).toBe(40);
+      const rows = TrajectorySummary.array().parse(at(listed.body, 'result', 'data', 'rows'));
+      expect(rows.map((row) => row.datasetId)).toEqual([
+        datasets[0]?.id,
+        datasets[0]?.id,
+        datasets[0]?.id,
+      ]);
+    },
+  );
+
+  it('answers 400 naming the bad import parameter', async () => {
+    const missing = await fetch(`${server.url}/api/import?file=a.json`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({
+      error: { issues: [{ field: 'dataset' }] },
+    });
+    const badFormat = await fetch(`${server.url}/api/import?dataset=d&file=a.json&format=csv`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(badFormat.status).toBe(400);
+    expect(await badFormat.json()).toMatchObject({ error: { issues: [{ field: 'format' }] } });
+  });
+
+  it('answers tRPC input errors with 400 naming the field, and NOT_FOUND with 404', async () => {
+    const tooMany = await trpcQuery(server.url, 'trajectories.steps', {
+      trajectoryId: 'x',
+      offset: 0,
+      limit: 1000,
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({
+      error: { data: { code: 'BAD_REQUEST', issues: [{ field: 'limit' }] } },
+    });
+    const missing = await trpcQuery(server.url, 'trajectories.get', { trajectoryId: 'nope' });
+    expect(missing.status).toBe(404);
+  });
+
+  it('serves the web app with its content types, a SPA fallback and the security headers', async () => {
+    const index = await fetch(`${server.url}/`);
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(index.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(CONTENT_SECURITY_POLICY).toContain("default-src 'self'");
+    expect(CONTENT_SECURITY_POLICY).not.toContain("'unsafe-inline'; script");
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(index.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(index.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+
+    const deepLink = await fetch(`${server.url}/datasets/abc/trajectories/def?step=4`);
+    expect(await deepLink.text()).toBe('<!doctype html><title>Terrarium</title>');
+
+    const script = await fetch(`${server.url}/assets/app-1234.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const wasm = await fetch(`${server.url}/assets/ort-5678.wasm`);
+    expect(wasm.headers.get('content-type')).toBe('application/wasm');
+    expect(new Uint8Array(await wasm.arrayBuffer())).toEqual(new Uint8Array([0, 97, 115, 109]));
+
+    expect((await fetch(`${server.url}/assets/missing.js`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/nothing-here`)).status).toBe(404);
+    const apiHeaders = (await fetch(`${server.url}/api/health`)).headers;
+    expect(apiHeaders.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+  });
+
+  it('never serves files outside the web folder', async () => {
+    const escaped = await fetch(`${server.url}/..%2f..%2fetc%2fpasswd`);
+    expect(await escaped.text()).toBe('<!doctype html><title>Terrarium</title>');
+  });
+});

@@ -1,0 +1,29 @@
+import type { AppRouter } from '@terrarium/api';
+import { QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import { createTRPCContext } from '@trpc/tanstack-react-query';
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+export function createApiClient() {
+  return createTRPCClient<AppRouter>({
+    // Unbatched: a batch answers only when its slowest query does, and the first step of a replay
+    // must not wait for the timeline markers of 10,000 steps.
+    links: [httpLink({ url: '/trpc' })],
+  });
+}
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // Stored trajectories do not change under the viewer; imports invalidate what they touch.
+        staleTime: 60_000,
+        // Pages and step windows nobody looks at are dropped soon, so memory follows the view.
+        gcTime: 30_000,
+        refetchOnWindowFocus: false,
+        retry: 1,
+      },
+    },
+  });
+}

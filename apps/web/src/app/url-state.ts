@@ -1,0 +1,132 @@
+import { DOMAINS, SOURCE_FORMATS, type Domain, type SourceFormat } from '@terrarium/schema';
+
+export const OUTCOME_FILTERS = ['success', 'failure', 'unknown'] as const;
+export type OutcomeFilter = (typeof OUTCOME_FILTERS)[number];
+
+/** The trajectory list's search and filters, as the URL carries them. */
+export interface ListQuery {
+  q: string;
+  domain: Domain | null;
+  format: SourceFormat | null;
+  outcome: OutcomeFilter | null;
+  minSteps: number | null;
+  maxSteps: number | null;
+}
+
+export const EMPTY_LIST_QUERY: ListQuery = {
+  q: '',
+  domain: null,
+  format: null,
+  outcome: null,
+  minSteps: null,
+  maxSteps: null,
+};
+
+/**
+ * Every page of the app. `step` is the 0-based step index; the URL shows it 1-based (`?step=1` is the
+ * first step) so that it matches the "Step N / total" counter a person reads.
+ */
+export type Route =
+  | { page: 'datasets' }
+  | { page: 'quarantine'; datasetId: string }
+  | { page: 'trajectories'; datasetId: string | null; query: ListQuery }
+  | { page: 'replay'; datasetId: string; trajectoryId: string; step: number }
+  | { page: 'import' }
+  | { page: 'not-found'; path: string };
+
+function pick<T extends string>(allowed: readonly T[], value: string | null): T | null {
+  return allowed.find((candidate) => candidate === value) ?? null;
+}
+
+function parseCount(value: string | null): number | null {
+  if (value === null || !/^\d+$/.test(value)) return null;
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) ? parsed : null;
+}
+
+function parseListQuery(params: URLSearchParams): ListQuery {
+  return {
+    q: params.get('q') ?? '',
+    domain: pick(DOMAINS, params.get('domain')),
+    format: pick(SOURCE_FORMATS, params.get('format')),
+    outcome: pick(OUTCOME_FILTERS, params.get('outcome')),
+    minSteps: parseCount(params.get('minSteps')),
+    maxSteps: parseCount(params.get('maxSteps')),
+  };
+}
+
+function formatListQuery(query: ListQuery): string {
+  const params = new URLSearchParams();
+  if (query.q !== '') params.set('q', query.q);
+  if (query.domain) params.set('domain', query.domain);
+  if (query.format) params.set('format', query.format);
+  if (query.outcome) params.set('outcome', query.outcome);
+  if (query.minSteps !== null) params.set('minSteps', String(query.minSteps));
+  if (query.maxSteps !== null) params.set('maxSteps', String(query.maxSteps));
+  const search = params.toString();
+  return search === '' ? '' : `?${search}`;
+}
+
+function decodeSegments(pathname: string): string[] | null {
+  try {
+    return pathname
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map((segment) => decodeURIComponent(segment));
+  } catch {
+    // A malformed %-escape: the path names nothing we know.
+    return null;
+  }
+}
+
+export function parseRoute(pathname: string, search: string): Route {
+  const segments = decodeSegments(pathname);
+  const params = new URLSearchParams(search);
+  if (segments === null) return { page: 'not-found', path: pathname };
+  const [first, datasetId, third, trajectoryId, ...rest] = segments;
+  if (first === undefined) return { page: 'datasets' };
+  if (first === 'import' && datasetId === undefined) return { page: 'import' };
+  if (first === 'trajectories' && datasetId === undefined) {
+    return { page: 'trajectories', datasetId: null, query: parseListQuery(params) };
+  }
+  if (first === 'datasets' && rest.length === 0) {
+    if (datasetId === undefined) return { page: 'datasets' };
+    if (third === undefined) {
+      return { page: 'trajectories', datasetId, query: parseListQuery(params) };
+    }
+    if (third === 'quarantine' && trajectoryId === undefined) {
+      return { page: 'quarantine', datasetId };
+    }
+    if (third === 'trajectories' && trajectoryId !== undefined) {
+      const oneBasedStep = parseCount(params.get('step'));
+      const step = oneBasedStep === null || oneBasedStep < 1 ? 0 : oneBasedStep - 1;
+      return { page: 'replay', datasetId, trajectoryId, step };
+    }
+  }
+  return { page: 'not-found', path: pathname };
+}
+
+export function formatRoute(route: Route): string {
+  switch (route.page) {
+    case 'datasets':
+      return '/';
+    case 'import':
+      return '/import';
+    case 'quarantine':
+      return `/datasets/${encodeURIComponent(route.datasetId)}/quarantine`;
+    case 'trajectories': {
+      const base =
+        route.datasetId === null
+          ? '/trajectories'
+          : `/datasets/${encodeURIComponent(route.datasetId)}`;
+      return base + formatListQuery(route.query);
+    }
+    case 'replay':
+      return (
+        `/datasets/${encodeURIComponent(route.datasetId)}` +
+        `/trajectories/${encodeURIComponent(route.trajectoryId)}?step=${route.step + 1}`
+      );
+    case 'not-found':
+      return route.path;
+  }
+}

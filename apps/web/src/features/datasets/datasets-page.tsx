@@ -1,0 +1,92 @@
+import { useQuery } from '@tanstack/react-query';
+import { formatCount } from '../../app/format';
+import { Link } from '../../app/link';
+import { QueryStatus } from '../../app/query-status';
+import { useTRPC } from '../../app/trpc';
+import { EMPTY_LIST_QUERY } from '../../app/url-state';
+
+export function DatasetsPage() {
+  const trpc = useTRPC();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  return (
+    <div className="page">
+      <div className="page-header">
+        <h1>Datasets</h1>
+        <div className="page-actions">
+          <Link to={{ page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY }}>
+            All trajectories
+          </Link>
+          <Link to={{ page: 'import' }} className="button">
+            Import files…
+          </Link>
+        </div>
+      </div>
+      <QueryStatus label="datasets" isPending={datasets.isPending} error={datasets.error} />
+      {datasets.data && datasets.data.length === 0 && (
+        <p className="status">
+          No datasets yet. <Link to={{ page: 'import' }}>Import trajectory files</Link> to start.
+        </p>
+      )}
+      {datasets.data && datasets.data.length > 0 && (
+        <table className="data-table" data-testid="datasets-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th className="num">Trajectories</th>
+              <th className="num">Transitions</th>
+              <th className="num">Steps</th>
+              <th>Domains</th>
+              <th>Formats</th>
+              <th className="num">Quarantined</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {datasets.data.map((dataset) => (
+              <tr key={dataset.id}>
+                <td>
+                  <Link
+                    to={{ page: 'trajectories', datasetId: dataset.id, query: EMPTY_LIST_QUERY }}
+                  >
+                    {dataset.name}
+                  </Link>
+                </td>
+                <td className="num">{formatCount(dataset.trajectories)}</td>
+                <td className="num">{formatCount(dataset.transitions)}</td>
+                <td className="num">{formatCount(dataset.steps)}</td>
+                <td>
+                  {dataset.domains.map((domain) => (
+                    <span key={domain} className="tag">
+                      {domain}
+                    </span>
+                  ))}
+                </td>
+                <td>
+                  {dataset.formats.map((format) => (
+                    <span key={format} className="tag tag-muted">
+                      {format}
+                    </span>
+                  ))}
+                </td>
+                <td className="num">
+                  {dataset.quarantined === 0 ? (
+                    '0'
+                  ) : (
+                    <Link
+                      to={{ page: 'quarantine', datasetId: dataset.id }}
+                      className="warn-link"
+                      title="Show the quarantined records"
+                    >
+                      {formatCount(dataset.quarantined)}
+                    </Link>
+                  )}
+                </td>
+                <td className="muted">{dataset.createdAt.slice(0, 19).replace('T', ' ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

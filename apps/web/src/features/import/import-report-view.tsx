@@ -1,0 +1,53 @@
+import type { ImportReport } from '@terrarium/schema';
+import { formatCount } from '../../app/format';
+
+export function ImportReportView({
+  report,
+  exitCode,
+}: {
+  report: ImportReport;
+  exitCode: number | null;
+}) {
+  return (
+    <div className="import-report" data-testid="import-report">
+      <dl className="report-counts">
+        <dt>Format</dt>
+        <dd>{report.format ?? 'unknown'}</dd>
+        <dt>Trajectories</dt>
+        <dd data-testid="report-trajectories">{formatCount(report.trajectories)}</dd>
+        <dt>Transitions</dt>
+        <dd data-testid="report-transitions">{formatCount(report.transitions)}</dd>
+        <dt>Quarantined</dt>
+        <dd data-testid="report-quarantined">{formatCount(report.quarantined)}</dd>
+        {exitCode !== null && (
+          <>
+            <dt>Exit code</dt>
+            <dd>{exitCode}</dd>
+          </>
+        )}
+      </dl>
+      {report.errors.length > 0 && (
+        <table className="data-table errors-table" data-testid="import-errors">
+          <thead>
+            <tr>
+              <th>File</th>
+              <th className="num">Line</th>
+              <th>Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.errors.map((error, position) => (
+              <tr key={position}>
+                <td className="mono">{error.file}</td>
+                <td className="num">
+                  {error.line ?? (error.byteOffset === null ? '—' : `byte ${error.byteOffset}`)}
+                </td>
+                <td>{error.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

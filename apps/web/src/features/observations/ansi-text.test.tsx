@@ -1,0 +1,39 @@
+import { cleanup, render } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ansiToLines } from './ansi-lines';
+import { AnsiText } from './ansi-text';
+
+afterEach(cleanup);
+
+const ESC = '\u001b';
+
+describe('AnsiText', () => {
+  it('renders SGR colours as styled spans and drops the escape codes', () => {
+    const { container } = render(
+      <AnsiText content={`${ESC}[31merror:${ESC}[0m file not found\n${ESC}[1;32mok${ESC}[0m`} />,
+    );
+    const pre = container.querySelector('pre');
+    expect(pre?.textContent).toBe('error: file not found\nok');
+    const spans = [...container.querySelectorAll('span')];
+    expect(spans.map((span) => span.textContent)).toEqual(['error:', 'ok']);
+    expect(spans[0]?.style.color).toBe('rgb(187, 0, 0)');
+    expect(spans[1]?.style.color).toBe('rgb(0, 187, 0)');
+    expect(spans[1]?.style.fontWeight).toBe('bold');
+  });
+
+  it('shows markup in the output as text and creates no element from it', () => {
+    const payload = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+    const { container } = render(<AnsiText content={`${ESC}[33m${payload}${ESC}[0m`} />);
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('script')).toBeNull();
+    expect(container.querySelector('pre span')?.textContent).toBe(payload);
+  });
+
+  it('keeps colour across a newline and starts each line fresh', () => {
+    expect(ansiToLines(`${ESC}[34ma\nb${ESC}[0m\nc`)).toEqual([
+      [{ text: 'a', style: { color: 'rgb(0, 0, 187)' } }],
+      [{ text: 'b', style: { color: 'rgb(0, 0, 187)' } }],
+      [{ text: 'c', style: {} }],
+    ]);
+  });
+});

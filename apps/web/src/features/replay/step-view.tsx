@@ -1,0 +1,51 @@
+import type { Step } from '@terrarium/schema';
+import { Collapsible } from '../../app/collapsible';
+import { formatReward, plural } from '../../app/format';
+import { JsonTree } from '../observations/json-tree';
+import { ObservationView } from '../observations/observation-view';
+import { PlainText } from '../observations/plain-text';
+import { ActionView } from './action-view';
+
+function Timing({ step }: { step: Step }) {
+  if (!step.timing) return null;
+  const parts: string[] = [];
+  if (step.timing.startedAt) parts.push(step.timing.startedAt);
+  if (step.timing.durationMs !== null) parts.push(`${Math.round(step.timing.durationMs)} ms`);
+  return parts.length === 0 ? null : <span className="muted">{parts.join(' · ')}</span>;
+}
+
+export function StepView({ step }: { step: Step }) {
+  const metadataKeys = Object.keys(step.metadata).length;
+  return (
+    <article className="step-view" aria-label={`Step ${step.index + 1}`}>
+      <div className="step-meta">
+        <span className={`actor actor-${step.actor}`} data-testid="step-actor">
+          {step.actor}
+        </span>
+        {step.reward !== null && (
+          <span className="reward" data-testid="step-reward">
+            reward {formatReward(step.reward)}
+          </span>
+        )}
+        <Timing step={step} />
+      </div>
+      <ActionView action={step.action} />
+      {step.reasoning !== null && step.reasoning.trim() !== '' && (
+        <Collapsible
+          title="Reasoning"
+          defaultOpen
+          className="panel reasoning"
+          testId="step-reasoning"
+        >
+          <PlainText content={step.reasoning} className="reasoning-text" />
+        </Collapsible>
+      )}
+      <ObservationView observation={step.observation} />
+      {metadataKeys > 0 && (
+        <Collapsible title="Step metadata" summary={plural(metadataKeys, 'key')} className="panel">
+          <JsonTree value={step.metadata} />
+        </Collapsible>
+      )}
+    </article>
+  );
+}

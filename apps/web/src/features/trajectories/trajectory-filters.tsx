@@ -1,0 +1,119 @@
+import { DOMAINS, SOURCE_FORMATS } from '@terrarium/schema';
+import { useState } from 'react';
+import { OUTCOME_FILTERS, type ListQuery } from '../../app/url-state';
+import { useDebouncedEffect } from './use-debounced-effect';
+
+const SEARCH_DEBOUNCE_MS = 300;
+
+interface TrajectoryFiltersProps {
+  query: ListQuery;
+  onChange(query: ListQuery): void;
+}
+
+function parseStepBound(text: string): number | null {
+  return /^\d+$/.test(text.trim()) ? Number(text.trim()) : null;
+}
+
+function pickOption<T extends string>(options: readonly T[], value: string): T | null {
+  return options.find((option) => option === value) ?? null;
+}
+
+/** Search box and filters. Edits are kept locally and applied after a pause in typing. */
+export function TrajectoryFilters({ query, onChange }: TrajectoryFiltersProps) {
+  const [draft, setDraft] = useState(query);
+  // Back/forward or a link can change the query under us: the URL wins.
+  const [appliedQuery, setAppliedQuery] = useState(query);
+  if (appliedQuery !== query) {
+    setAppliedQuery(query);
+    setDraft(query);
+  }
+  useDebouncedEffect(draft, SEARCH_DEBOUNCE_MS, (settled) => {
+    if (JSON.stringify(settled) !== JSON.stringify(query)) onChange(settled);
+  });
+
+  return (
+    <div className="filters" role="search">
+      <input
+        type="search"
+        className="search-input"
+        aria-label="Search trajectories"
+        placeholder="Search actions and observations…"
+        value={draft.q}
+        onChange={(event) => setDraft({ ...draft, q: event.target.value })}
+      />
+      <label>
+        Domain
+        <select
+          aria-label="Domain"
+          value={draft.domain ?? ''}
+          onChange={(event) =>
+            setDraft({ ...draft, domain: pickOption(DOMAINS, event.target.value) })
+          }
+        >
+          <option value="">any</option>
+          {DOMAINS.map((domain) => (
+            <option key={domain} value={domain}>
+              {domain}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Source
+        <select
+          aria-label="Source format"
+          value={draft.format ?? ''}
+          onChange={(event) =>
+            setDraft({ ...draft, format: pickOption(SOURCE_FORMATS, event.target.value) })
+          }
+        >
+          <option value="">any</option>
+          {SOURCE_FORMATS.map((format) => (
+            <option key={format} value={format}>
+              {format}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Outcome
+        <select
+          aria-label="Outcome"
+          value={draft.outcome ?? ''}
+          onChange={(event) =>
+            setDraft({ ...draft, outcome: pickOption(OUTCOME_FILTERS, event.target.value) })
+          }
+        >
+          <option value="">any</option>
+          {OUTCOME_FILTERS.map((outcome) => (
+            <option key={outcome} value={outcome}>
+              {outcome}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Steps
+        <input
+          type="number"
+          min={0}
+          className="step-bound"
+          aria-label="Minimum steps"
+          placeholder="min"
+          value={draft.minSteps ?? ''}
+          onChange={(event) => setDraft({ ...draft, minSteps: parseStepBound(event.target.value) })}
+        />
+        –
+        <input
+          type="number"
+          min={0}
+          className="step-bound"
+          aria-label="Maximum steps"
+          placeholder="max"
+          value={draft.maxSteps ?? ''}
+          onChange={(event) => setDraft({ ...draft, maxSteps: parseStepBound(event.target.value) })}
+        />
+      </label>
+    </div>
+  );
+}

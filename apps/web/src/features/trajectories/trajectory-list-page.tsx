@@ -1,0 +1,49 @@
+import { useQuery } from '@tanstack/react-query';
+import { formatCount } from '../../app/format';
+import { Link } from '../../app/link';
+import { QueryStatus } from '../../app/query-status';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+import type { ListQuery } from '../../app/url-state';
+import { toTrajectoryFilter } from './list-filter';
+import { TrajectoryFilters } from './trajectory-filters';
+import { TrajectoryTable } from './trajectory-table';
+import { useTrajectoryTotal } from './use-paged-trajectories';
+
+export function TrajectoryListPage({
+  datasetId,
+  query,
+}: {
+  datasetId: string | null;
+  query: ListQuery;
+}) {
+  const trpc = useTRPC();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const dataset = datasets.data?.find((candidate) => candidate.id === datasetId);
+  const filter = toTrajectoryFilter(datasetId, query);
+  const paged = useTrajectoryTotal(filter);
+  const title = datasetId === null ? 'All trajectories' : (dataset?.name ?? datasetId);
+
+  return (
+    <div className="page page-fill">
+      <div className="breadcrumb">
+        <Link to={{ page: 'datasets' }}>Datasets</Link> › <span>{title}</span>
+      </div>
+      <div className="page-header">
+        <h1>{title}</h1>
+        <span className="count" data-testid="trajectory-total">
+          {paged.total === null ? '' : `${formatCount(paged.total)} trajectories`}
+        </span>
+      </div>
+      <TrajectoryFilters
+        query={query}
+        onChange={(next) => navigate({ page: 'trajectories', datasetId, query: next }, 'replace')}
+      />
+      <QueryStatus label="trajectories" isPending={paged.total === null} error={paged.error} />
+      {paged.total === 0 && <p className="status">No trajectories match.</p>}
+      {paged.total !== null && paged.total > 0 && (
+        <TrajectoryTable total={paged.total} filter={filter} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+import type { TrajectoryFilter, TrajectorySummary } from '@terrarium/schema';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useRef } from 'react';
+import { formatCount, formatReward, outcomeLabel } from '../../app/format';
+import { Link } from '../../app/link';
+import { navigate } from '../../app/router';
+import type { Route } from '../../app/url-state';
+import { QueryStatus } from '../../app/query-status';
+import { usePagedTrajectories } from './use-paged-trajectories';
+
+const ROW_HEIGHT = 30;
+
+function replayRoute(row: TrajectorySummary): Route {
+  return { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step: 0 };
+}
+
+function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }) {
+  const outcome = outcomeLabel(row.outcome);
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      className="grid-row grid-row-link"
+      data-testid="trajectory-row"
+      onClick={(event) => {
+        // The id cell is a real link; clicks elsewhere on the row open the same place.
+        if (event.target instanceof Element && event.target.closest('a')) return;
+        navigate(replayRoute(row));
+      }}
+    >
+      <span role="cell" className="mono cell-id">
+        <Link to={replayRoute(row)} title={row.externalId}>
+          {row.externalId}
+        </Link>
+      </span>
+      <span role="cell" className="cell-ellipsis">
+        {row.sourceBenchmark ?? row.sourceFormat}
+      </span>
+      <span role="cell">{row.domain}</span>
+      <span role="cell" className="cell-ellipsis" title={row.task ?? undefined}>
+        {row.task ?? '—'}
+      </span>
+      <span role="cell" className="cell-ellipsis muted">
+        {row.agentModel ?? '—'}
+      </span>
+      <span role="cell" className="num">
+        {formatCount(row.stepCount)}
+      </span>
+      <span role="cell" className="num">
+        {formatCount(row.transitionCount)}
+      </span>
+      <span role="cell" className={`outcome outcome-${outcome}`}>
+        {outcome}
+        {row.outcome.reward !== null && (
+          <span className="muted"> · {formatReward(row.outcome.reward)}</span>
+        )}
+      </span>
+    </div>
+  );
+}
+
+/** Only the rows in view (plus overscan) exist in the DOM; their pages are fetched on demand. */
+export function TrajectoryTable({ total, filter }: { total: number; filter: TrajectoryFilter }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 15,
+  });
+  const items = virtualizer.getVirtualItems();
+  const paged = usePagedTrajectories(filter, items[0]?.index ?? 0, items.at(-1)?.index ?? -1);
+  return (
+    <>
+      <QueryStatus label="trajectory rows" isPending={false} error={paged.error} />
+      <div
+        role="table"
+        aria-label="Trajectories"
+        aria-rowcount={total + 1}
+        className="grid-table trajectory-grid"
+      >
+        <div role="rowgroup">
+          <div role="row" aria-rowindex={1} className="grid-row grid-head">
+            <span role="columnheader">ID</span>
+            <span role="columnheader">Benchmark</span>
+            <span role="columnheader">Domain</span>
+            <span role="columnheader">Task</span>
+            <span role="columnheader">Model</span>
+            <span role="columnheader" className="num">
+              Steps
+            </span>
+            <span role="columnheader" className="num">
+              Transitions
+            </span>
+            <span role="columnheader">Outcome</span>
+          </div>
+        </div>
+        <div
+          ref={scrollRef}
+          role="rowgroup"
+          className="grid-scroll"
+          data-testid="trajectory-scroll"
+        >
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {items.map((item) => {
+              const row = paged.rowAt(item.index);
+              return (
+                <div
+                  key={item.key}
+                  className="virtual-row"
+                  style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                >
+                  {row ? (
+                    <TrajectoryRow row={row} index={item.index} />
+                  ) : (
+                    <div
+                      role="row"
+                      aria-rowindex={item.index + 2}
+                      aria-busy="true"
+                      className="grid-row"
+                    >
+                      <span role="cell" className="muted">
+                        Loading…
+                      </span>
+                    </div>
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+    </>
+  );
+}

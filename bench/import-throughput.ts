@@ -1,0 +1,170 @@
+/**
+ * Benchmark (a) of issue 2: importing ≥ 1 GB of real trajectories, replicated with fresh ids, against
+ * a bare JSON.parse of the same bytes, with peak RSS. Prints ratios measured in this one run.
+ *
+ *   pnpm --filter @terrarium/bench import [--mb 1024] [--store] [--keep]
+ *
+ * The replica is a single tau-bench v1 JSON array (the format of the real file, one huge array), so the
+ * importer must stream it. The baseline reads the same file in the same chunks and JSON.parses each
+ * element at offsets the generator recorded: the cheapest possible way to turn those bytes into objects.
+ */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readTrajectories } from '@terrarium/formats';
+import { openStore } from '@terrarium/db';
+import { importFiles } from '@terrarium/api';
+import { countTransitions } from '@terrarium/schema';
+
+const SOURCE = resolve(import.meta.dirname, '../../shared/data/tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
+const CHUNK = 1 << 20;
+
+const args = process.argv.slice(2);
+const targetMb = Number(args[args.indexOf('--mb') + 1] ?? 1024) || 1024;
+const withStore = args.includes('--store');
+const keep = args.includes('--keep');
+
+interface Replica {
+  file: string;
+  bytes: number;
+  /** [start, end) byte offsets of each element, for the baseline. */
+  offsets: Float64Array;
+}
+
+async function writeReplica(dir: string): Promise<Replica> {
+  const original: unknown = JSON.parse(readFileSync(SOURCE, 'utf8'));
+  if (!Array.isArray(original)) throw new Error(`${SOURCE}: expected a JSON array`);
+  const file = join(dir, `tau-bench-airline-x.json`);
+  const out = createWriteStream(file);
+  const offsets: number[] = [];
+  let position = 0;
+  const write = async (text: string) => {
+    const buffer = Buffer.from(text, 'utf8');
+    position += buffer.length;
+    if (!out.write(buffer)) await once(out, 'drain');
+  };
+  await write('[\n');
+  const target = targetMb * 1024 * 1024;
+  for (let copy = 0; position < target; copy++) {
+    for (const record of original) {
+      // Fresh ids: a new trial number and suffixed tool-call ids per copy.
+      const text = JSON.stringify(record)
+        .replace(/"trial":(\d+)/, (_m, trial: string) => `"trial":${Number(trial) + 4 * copy}`)
+        .replace(/"(call_[A-Za-z0-9]+)"/g, (_m, id: string) => `"${id}_${copy}"`);
+      if (offsets.length > 0) await write(',\n');
+      offsets.push(position, position + Buffer.byteLength(text));
+      await write(text);
+      if (position >= target) break;
+    }
+  }
+  await write('\n]\n');
+  out.end();
+  await once(out, 'finish');
+  return { file, bytes: position, offsets: Float64Array.from(offsets) };
+}
+
+class PeakRss {
+  peak = 0;
+  private timer: NodeJS.Timeout | undefined;
+  start() {
+    this.peak = process.memoryUsage.rss();
+    this.timer = setInterval(() => {
+      this.peak = Math.max(this.peak, process.memoryUsage.rss());
+    }, 20);
+    return this;
+  }
+  stop() {
+    clearInterval(this.timer);
+    this.peak = Math.max(this.peak, process.memoryUsage.rss());
+    return this.peak;
+  }
+}
+
+async function baseline(replica: Replica): Promise<number> {
+  let element = 0;
+  let pending: Buffer = Buffer.alloc(0);
+  let pendingStart = 0;
+  let parsed = 0;
+  for await (const chunk of createReadStream(replica.file, { highWaterMark: CHUNK })) {
+    if (!Buffer.isBuffer(chunk)) throw new Error('expected bytes');
+    const buffer = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    const end = pendingStart + buffer.length;
+    let consumed = 0;
+    while (element * 2 < replica.offsets.length) {
+      const from = replica.offsets[element * 2] ?? 0;
+      const to = replica.offsets[element * 2 + 1] ?? 0;
+      if (to > end) break;
+      JSON.parse(buffer.toString('utf8', from - pendingStart, to - pendingStart));
+      parsed++;
+      element++;
+      consumed = to - pendingStart;
+    }
+    pending = buffer.subarray(consumed);
+    pendingStart += consumed;
+  }
+  return parsed;
+}
+
+async function readOnly(replica: Replica) {
+  let trajectories = 0;
+  let transitions = 0;
+  let quarantined = 0;
+  for await (const event of readTrajectories(createReadStream(replica.file, { highWaterMark: CHUNK }), {
+    fileName: replica.file,
+  })) {
+    if (event.type === 'trajectory') {
+      trajectories++;
+      transitions += countTransitions(event.trajectory);
+    } else if (event.type === 'quarantine') quarantined++;
+    else if (event.type === 'fatal') throw new Error(event.error.reason);
+  }
+  return { trajectories, transitions, quarantined };
+}
+
+async function intoStore(replica: Replica, dataDir: string) {
+  const store = await openStore({ dataDir });
+  try {
+    return await importFiles(
+      store,
+      [{ name: replica.file, chunks: createReadStream(replica.file, { highWaterMark: CHUNK }) }],
+      { dataset: 'bench' },
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+async function timed<T>(run: () => Promise<T>) {
+  globalThis.gc?.();
+  const rss = new PeakRss().start();
+  const started = performance.now();
+  const result = await run();
+  const ms = performance.now() - started;
+  return { result, ms, peakRssMb: rss.stop() / 2 ** 20 };
+}
+
+const dir = join(tmpdir(), `terrarium-bench-import-${process.pid}`);
+mkdirSync(dir, { recursive: true });
+try {
+  console.log(`writing a ${targetMb} MB replica of ${SOURCE} …`);
+  const replica = await writeReplica(dir);
+  const mb = replica.bytes / 2 ** 20;
+  console.log(`replica: ${mb.toFixed(0)} MB, ${replica.offsets.length / 2} trajectories`);
+
+  const base = await timed(() => baseline(replica));
+  console.log(`baseline JSON.parse: ${base.result} elements in ${(base.ms / 1000).toFixed(1)} s (${(mb / (base.ms / 1000)).toFixed(0)} MB/s), peak RSS ${base.peakRssMb.toFixed(0)} MB`);
+
+  const read = await timed(() => readOnly(replica));
+  console.log(`importer (detect, stream, validate, convert): ${read.result.trajectories} trajectories, ${read.result.transitions} transitions, ${read.result.quarantined} quarantined in ${(read.ms / 1000).toFixed(1)} s, peak RSS ${read.peakRssMb.toFixed(0)} MB`);
+  console.log(`RATIO importer / JSON.parse = ${(read.ms / base.ms).toFixed(2)}x (goal ≤ 2.0x); peak RSS ${read.peakRssMb.toFixed(0)} MB (goal < 400 MB)`);
+
+  if (withStore) {
+    const dataDir = join(dir, 'store');
+    const stored = await timed(() => intoStore(replica, dataDir));
+    console.log(`import into embedded PGlite: ${stored.result.trajectories} trajectories in ${(stored.ms / 1000).toFixed(1)} s, peak RSS ${stored.peakRssMb.toFixed(0)} MB`);
+    console.log(`RATIO import-into-store / JSON.parse = ${(stored.ms / base.ms).toFixed(2)}x; peak RSS ${stored.peakRssMb.toFixed(0)} MB`);
+  }
+} finally {
+  if (!keep && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+}

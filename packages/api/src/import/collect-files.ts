@@ -1,0 +1,58 @@
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImportFile } from './import-files';
+
+export interface DataFile {
+  path: string;
+  /** The name errors and trajectories carry: relative to the folder it was found in, or as given. */
+  name: string;
+  size: number;
+}
+
+// Beside real trajectory files sit licences, notes and configs; inside a folder these are skipped
+// silently, while a file named on the command line is always tried (and reported if unreadable).
+const NOT_DATA = [/^(licen[cs]e|copying|notice|readme)([._-][\w-]*)?$/i, /\.(md|ya?ml)$/i];
+
+export function isObviouslyNotData(fileName: string): boolean {
+  return fileName.startsWith('.') || NOT_DATA.some((pattern) => pattern.test(fileName));
+}
+
+/** Files to import from paths that may be files or folders (recursed, in name order). */
+export async function collectDataFiles(paths: string[]): Promise<DataFile[]> {
+  const files: DataFile[] = [];
+  for (const given of paths) {
+    const info = await stat(given);
+    if (info.isDirectory()) {
+      await collectFolder(given, path.basename(path.resolve(given)), files);
+    } else {
+      files.push({ path: given, name: path.basename(given), size: info.size });
+    }
+  }
+  return files;
+}
+
+async function collectFolder(folder: string, prefix: string, into: DataFile[]): Promise<void> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const full = path.join(folder, entry.name);
+    const name = `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.')) await collectFolder(full, name, into);
+    } else if (entry.isFile() && !isObviouslyNotData(entry.name)) {
+      into.push({ path: full, name, size: (await stat(full)).size });
+    }
+  }
+}
+
+export function readDataFile(file: DataFile): ImportFile {
+  return { name: file.name, size: file.size, chunks: fileChunks(file.path) };
+}
+
+/** Opens the file only when reading starts, so a folder of thousands of files holds one descriptor. */
+async function* fileChunks(filePath: string): AsyncGenerator<Uint8Array> {
+  for await (const chunk of createReadStream(filePath, { highWaterMark: 256 * 1024 })) {
+    if (chunk instanceof Uint8Array) yield chunk;
+  }
+}

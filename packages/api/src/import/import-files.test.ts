@@ -1,0 +1,118 @@
+import { openStore, type Store } from '@terrarium/db';
+import { importExitCode } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  INTERCODE_SQL,
+  JSONL_WITH_ONE_BAD_LINE,
+  TAU2_AIRLINE,
+  TAU2_RETAIL,
+  textFile,
+} from '../testing/sample-files';
+import { collectDataFiles, readDataFile } from './collect-files';
+import { importFiles, type ImportProgress } from './import-files';
+
+// PGlite takes seconds to start on a busy machine; one store serves every test, each its own dataset.
+const SLOW = { timeout: 120_000 };
+
+async function realFiles(...paths: string[]) {
+  return (await collectDataFiles(paths)).map(readDataFile);
+}
+
+describe('importFiles', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+  }, 120_000);
+  afterAll(async () => {
+    await store.close();
+  });
+
+  async function datasetNamed(name: string) {
+    return (await store.listDatasets()).find((dataset) => dataset.name === name);
+  }
+
+  it(
+    'imports the tau2 retail run whole and reports progress up to the file size',
+    SLOW,
+    async () => {
+      const progress: ImportProgress[] = [];
+      const report = await importFiles(store, await realFiles(TAU2_RETAIL), {
+        dataset: 'retail',
+        onProgress: (update) => progress.push(update),
+      });
+      expect(report).toEqual({
+        dataset: 'retail',
+        format: 'tau2-bench',
+        trajectories: 40,
+        transitions: 299,
+        quarantined: 0,
+        errors: [],
+      });
+      expect(importExitCode(report)).toBe(0);
+      expect(progress.at(-1)?.bytesRead).toBe(1_723_122);
+      expect(progress.at(-1)?.totalBytes).toBe(1_723_122);
+      expect(await datasetNamed('retail')).toMatchObject({ trajectories: 40, transitions: 299 });
+    },
+  );
+
+  it('writes a file with more trajectories than one insert group', SLOW, async () => {
+    const report = await importFiles(store, await realFiles(INTERCODE_SQL), { dataset: 'sql' });
+    expect(report).toMatchObject({ format: 'intercode', trajectories: 1034, transitions: 5867 });
+    const datasetId = (await datasetNamed('sql'))?.id;
+    const page = await store.listTrajectories({ datasetId }, { offset: 0, limit: 1 });
+    expect(page.total).toBe(1034);
+  });
+
+  it(
+    'quarantines a bad line, keeps the good ones, and lists an unreadable file as one error',
+    SLOW,
+    async () => {
+      const files = [
+        textFile('chat.jsonl', JSONL_WITH_ONE_BAD_LINE),
+        textFile('notes.bin', '\u0000\u0001\u0002 not a trajectory format'),
+        ...(await realFiles(TAU2_AIRLINE)),
+      ];
+      const report = await importFiles(store, files, { dataset: 'mixed' });
+      expect(report).toMatchObject({
+        dataset: 'mixed',
+        format: 'mixed',
+        trajectories: 22,
+        transitions: 150,
+        quarantined: 1,
+      });
+      expect(report.errors.map((error) => [error.file, error.line])).toEqual([
+        ['chat.jsonl', 2],
+        ['notes.bin', null],
+      ]);
+      expect(importExitCode(report)).toBe(2);
+      const dataset = await datasetNamed('mixed');
+      expect(dataset).toMatchObject({ trajectories: 22, quarantined: 1 });
+      const quarantined = await store.listQuarantined(dataset?.id ?? '');
+      expect(quarantined.map((record) => [record.file, record.line])).toEqual([['chat.jsonl', 2]]);
+    },
+  );
+
+  it('writes nothing when no trajectory could be read', SLOW, async () => {
+    const report = await importFiles(store, [textFile('random.txt', 'hello world\n')], {
+      dataset: 'nothing',
+    });
+    expect(report.trajectories).toBe(0);
+    expect(report.format).toBeNull();
+    expect(report.errors).toHaveLength(1);
+    expect(importExitCode(report)).toBe(1);
+    expect(await datasetNamed('nothing')).toBeUndefined();
+  });
+
+  it('discards the whole batch when aborted midway', SLOW, async () => {
+    const stop = new AbortController();
+    const importing = importFiles(store, await realFiles(TAU2_RETAIL, TAU2_AIRLINE), {
+      dataset: 'aborted',
+      signal: stop.signal,
+      onProgress: ({ file }) => {
+        if (file.includes('airline')) stop.abort(new Error('stopped by the test'));
+      },
+    });
+    await expect(importing).rejects.toThrow('stopped by the test');
+    expect(await datasetNamed('aborted')).toBeUndefined();
+  });
+});

@@ -1,0 +1,11 @@
+import { datasetsRouter } from './datasets/router';
+import { trajectoriesRouter } from './trajectories/router';
+import { createRouter } from './trpc';
+
+export const appRouter = createRouter({
+  datasets: datasetsRouter,
+  trajectories: trajectoriesRouter,
+});
+
+/** The only thing the web app imports from here (as a type): procedures, inputs and outputs. */
+export type AppRouter = typeof appRouter;

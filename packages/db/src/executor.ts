@@ -1,0 +1,31 @@
+/**
+ * The thin layer both drivers sit behind, so every query in this package is written once.
+ *
+ * Raw SQL rather than a query builder: bulk loads through drizzle's query building measured 2-3x
+ * slower than `json_to_recordset` on both PGlite and PostgreSQL (shared/notes/stack-notes.md,
+ * "Storage speed"), and the rest of the queries are few and easier to read as SQL.
+ */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  /** One statement with `$1…` parameters; rows come back with columns as the driver parsed them. */
+  query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Several statements separated by semicolons, no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+/** A connection kept for one holder, e.g. to hold a session-level advisory lock. */
+export interface SqlSession extends Queryable {
+  release(): Promise<void>;
+}
+
+export interface SqlExecutor extends Queryable {
+  readonly backend: 'pglite' | 'postgres';
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A dedicated connection. PGlite has a single connection, so there the session is the database
+   * itself; that is enough because an embedded folder belongs to one process (data-dir.ts).
+   */
+  reserveSession(): Promise<SqlSession>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { acquireDataDir, resolveDataDir } from './data-dir';
+import type { SqlExecutor } from './executor';
+import { runMigrations } from './migrate';
+import { createPgExecutor } from './pg-executor';
+import { createPgliteExecutor } from './pglite-executor';
+import { createSqlStore, deleteAbandonedImports, type SqlStoreHooks } from './sql-store';
+import type { Store, StoreOptions } from './store';
+
+/** PGlite keeps its cluster in this sub-folder, so the data folder can hold the lock and more. */
+export const PGLITE_SUBDIR = 'pglite';
+
+/**
+ * Opens the store: PostgreSQL when `databaseUrl` is set, else in-memory PGlite when `memory`, else
+ * PGlite in the data folder (taken exclusively until `close()`). Migrates the schema, then deletes
+ * imports that never committed.
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.databaseUrl) return openOnExecutor(await createPgExecutor(options.databaseUrl));
+  if (options.memory) return openOnExecutor(await createPgliteExecutor(undefined));
+  const lock = await acquireDataDir(resolveDataDir(options.dataDir));
+  try {
+    const executor = await createPgliteExecutor(join(lock.dataDir, PGLITE_SUBDIR));
+    return await openOnExecutor(executor, { afterClose: () => lock.release() });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Migrates and cleans a freshly opened database, closing it again if either fails. */
+export async function openOnExecutor(
+  executor: SqlExecutor,
+  hooks: SqlStoreHooks = {},
+): Promise<Store> {
+  try {
+    await runMigrations(executor);
+    await deleteAbandonedImports(executor);
+  } catch (error) {
+    await executor.close().catch(() => {});
+    throw error;
+  }
+  return createSqlStore(executor, hooks);
+}

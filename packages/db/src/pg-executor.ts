@@ -1,0 +1,47 @@
+import { Pool, type PoolClient } from 'pg';
+import type { Queryable, Row, SqlExecutor } from './executor';
+
+function queryableOf(client: Pool | PoolClient): Queryable {
+  return {
+    async query(sql, params) {
+      const result = await client.query<Row>(sql, params ? [...params] : []);
+      return result.rows;
+    },
+    async exec(sql) {
+      await client.query(sql);
+    },
+  };
+}
+
+/** PostgreSQL through a small pool. `connectionString` may carry `?options=-c search_path=…`. */
+export async function createPgExecutor(connectionString: string): Promise<SqlExecutor> {
+  const pool = new Pool({ connectionString, max: 6 });
+  // An idle client that loses its server emits 'error' on the pool; without a listener Node exits.
+  pool.on('error', () => {});
+  // Fail on open, with the driver's message, rather than on the first query.
+  const probe = await pool.connect();
+  probe.release();
+  return {
+    backend: 'postgres',
+    ...queryableOf(pool),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(queryableOf(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async reserveSession() {
+      const client = await pool.connect();
+      return { ...queryableOf(client), release: async () => client.release() };
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,425 @@
+import {
+  Action,
+  Actor,
+  Domain,
+  JsonValue,
+  Metadata,
+  ObservationKind,
+  SourceFormat,
+  StepTiming,
+  ToolSchema,
+  type ActionType,
+  type DatasetSummary,
+  type QuarantinedRecord,
+  type Step,
+  type StepMarker,
+  type StepWindow,
+  type Trajectory,
+  type TrajectoryDetail,
+  type TrajectoryFilter,
+  type TrajectorySummary,
+} from '@terrarium/schema';
+import type { Row, SqlExecutor } from './executor';
+import { deleteUnfinishedBatch, IMPORT_BATCH_LOCK_NAMESPACE, SqlImportBatch } from './import-batch';
+import {
+  booleanColumn,
+  intColumn,
+  jsonColumn,
+  nullableBooleanColumn,
+  nullableIntColumn,
+  nullableNumberColumn,
+  nullableTextColumn,
+  textColumn,
+} from './row';
+import { parseSearch } from './search';
+import type { ImportBatch, Page, Store } from './store';
+
+/** Steps per `getSteps` call at most, so no caller can pull a 10,000-step trajectory at once. */
+export const MAX_STEP_WINDOW = 1000;
+const MAX_PAGE = 1000;
+
+// Ids are bigint in SQL and decimal strings outside; anything else names nothing.
+const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
+
+const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+const VISIBLE = `JOIN import_batches b ON b.id = t.batch_id AND b.status = 'complete'`;
+
+const SUMMARY_COLUMNS = `t.id::text AS id, t.dataset_id::text AS dataset_id, t.external_id,
+  t.source_format, t.source_benchmark, t.domain, t.task, t.agent_model, t.outcome_reward,
+  t.outcome_success, t.step_count, t.transition_count`;
+
+const DATASET_SUMMARY = `
+SELECT d.id::text AS id, d.name, to_char(d.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
+  sum(b.trajectory_count)::int AS trajectories, sum(b.transition_count)::int AS transitions,
+  sum(b.step_count)::int AS steps, sum(b.quarantined_count)::int AS quarantined,
+  (SELECT coalesce(jsonb_agg(DISTINCT t.domain), '[]'::jsonb) FROM trajectories t ${VISIBLE}
+    WHERE t.dataset_id = d.id) AS domains,
+  (SELECT coalesce(jsonb_agg(DISTINCT t.source_format), '[]'::jsonb) FROM trajectories t ${VISIBLE}
+    WHERE t.dataset_id = d.id) AS formats
+FROM datasets d JOIN import_batches b ON b.dataset_id = d.id AND b.status = 'complete'`;
+
+function datasetFromRow(row: Row): DatasetSummary {
+  return {
+    id: textColumn(row, 'id'),
+    name: textColumn(row, 'name'),
+    createdAt: textColumn(row, 'created_at'),
+    trajectories: intColumn(row, 'trajectories'),
+    transitions: intColumn(row, 'transitions'),
+    steps: intColumn(row, 'steps'),
+    quarantined: intColumn(row, 'quarantined'),
+    domains: Domain.array().parse(jsonColumn(row, 'domains')),
+    formats: SourceFormat.array().parse(jsonColumn(row, 'formats')),
+  };
+}
+
+function summaryFromRow(row: Row): TrajectorySummary {
+  return {
+    id: textColumn(row, 'id'),
+    datasetId: textColumn(row, 'dataset_id'),
+    externalId: textColumn(row, 'external_id'),
+    sourceFormat: SourceFormat.parse(textColumn(row, 'source_format')),
+    sourceBenchmark: nullableTextColumn(row, 'source_benchmark'),
+    domain: Domain.parse(textColumn(row, 'domain')),
+    task: nullableTextColumn(row, 'task'),
+    agentModel: nullableTextColumn(row, 'agent_model'),
+    outcome: {
+      reward: nullableNumberColumn(row, 'outcome_reward'),
+      success: nullableBooleanColumn(row, 'outcome_success'),
+    },
+    stepCount: intColumn(row, 'step_count'),
+    transitionCount: intColumn(row, 'transition_count'),
+  };
+}
+
+function stepFromRow(row: Row): Step {
+  const kind = nullableTextColumn(row, 'observation_kind');
+  return {
+    index: intColumn(row, 'idx'),
+    actor: Actor.parse(textColumn(row, 'actor')),
+    action: Action.parse(jsonColumn(row, 'action')),
+    observation:
+      kind === null
+        ? null
+        : {
+            kind: ObservationKind.parse(kind),
+            content: nullableTextColumn(row, 'observation_content') ?? '',
+            callId: nullableTextColumn(row, 'observation_call_id'),
+          },
+    reasoning: nullableTextColumn(row, 'reasoning'),
+    reward: nullableNumberColumn(row, 'reward'),
+    timing: StepTiming.nullable().parse(jsonColumn(row, 'timing')),
+    metadata: Metadata.parse(jsonColumn(row, 'metadata')),
+  };
+}
+
+function markerFromRow(row: Row): StepMarker {
+  const kind = nullableTextColumn(row, 'observation_kind');
+  return {
+    index: intColumn(row, 'idx'),
+    actor: Actor.parse(textColumn(row, 'actor')),
+    actionType: parseActionType(textColumn(row, 'action_type')),
+    label: textColumn(row, 'label'),
+    observationKind: kind === null ? null : ObservationKind.parse(kind),
+    reward: nullableNumberColumn(row, 'reward'),
+  };
+}
+
+const ACTION_TYPES = [
+  'tool_call',
+  'command',
+  'keystrokes',
+  'browser',
+  'message',
+] as const satisfies readonly ActionType[];
+
+function parseActionType(value: string): ActionType {
+  const known = ACTION_TYPES.find((type) => type === value);
+  if (known === undefined) throw new Error(`unknown action type ${value}`);
+  return known;
+}
+
+/** Builds the WHERE clause of a trajectory listing; parameters are numbered from 1. */
+function filterClause(filter: TrajectoryFilter): { where: string; params: unknown[] } | null {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (filter.datasetId !== undefined) {
+    if (!ID_PATTERN.test(filter.datasetId)) return null;
+    conditions.push(`t.dataset_id = ${param(filter.datasetId)}::bigint`);
+  }
+  if (filter.domain !== undefined) conditions.push(`t.domain = ${param(filter.domain)}`);
+  if (filter.sourceFormat !== undefined) {
+    conditions.push(`t.source_format = ${param(filter.sourceFormat)}`);
+  }
+  if (filter.outcome === 'success') conditions.push('t.outcome_success IS TRUE');
+  if (filter.outcome === 'failure') conditions.push('t.outcome_success IS FALSE');
+  if (filter.outcome === 'unknown') conditions.push('t.outcome_success IS NULL');
+  if (filter.minSteps !== undefined)
+    conditions.push(`t.step_count >= ${param(filter.minSteps)}::int`);
+  if (filter.maxSteps !== undefined)
+    conditions.push(`t.step_count <= ${param(filter.maxSteps)}::int`);
+  for (const clause of parseSearch(filter.search ?? '')) {
+    const query = `websearch_to_tsquery('simple', ${param(clause.text)})`;
+    // A union of two GIN lookups (steps, and the trajectory's task and id) that the planner can
+    // hash, rather than an OR with EXISTS that would probe every trajectory.
+    conditions.push(`t.id ${clause.negated ? 'NOT IN' : 'IN'} (
+      SELECT s.trajectory_id FROM steps s WHERE s.search @@ ${query}
+      UNION SELECT tt.id FROM trajectories tt WHERE tt.search @@ ${query})`);
+  }
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+function pageBounds(page: { offset: number; limit: number }): { offset: number; limit: number } {
+  const offset = Math.max(0, Math.trunc(page.offset));
+  const limit = Math.min(MAX_PAGE, Math.max(0, Math.trunc(page.limit)));
+  return { offset, limit };
+}
+
+export interface SqlStoreHooks {
+  /** Runs after the database is closed (releases the data-folder lock). */
+  afterClose?: () => Promise<void>;
+}
+
+/**
+ * Deletes import batches whose importer is gone. A running importer holds a session-level
+ * advisory lock on its batch; if we can take that lock, the importer crashed or was killed.
+ * On PGlite the folder lock already guarantees no other process, and the same test holds.
+ */
+export async function deleteAbandonedImports(executor: SqlExecutor): Promise<number> {
+  const unfinished = await executor.query(
+    `SELECT id::text AS id FROM import_batches WHERE status = 'importing' ORDER BY id`,
+  );
+  if (unfinished.length === 0) return 0;
+  const session = await executor.reserveSession();
+  let deleted = 0;
+  try {
+    for (const row of unfinished) {
+      const batchId = textColumn(row, 'id');
+      const [probe] = await session.query('SELECT pg_try_advisory_lock($1::int, $2::int) AS free', [
+        IMPORT_BATCH_LOCK_NAMESPACE,
+        batchId,
+      ]);
+      if (!probe || !booleanColumn(probe, 'free')) continue;
+      try {
+        await deleteUnfinishedBatch(executor, batchId);
+        deleted++;
+      } finally {
+        await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
+          IMPORT_BATCH_LOCK_NAMESPACE,
+          batchId,
+        ]);
+      }
+    }
+  } finally {
+    await session.release();
+  }
+  return deleted;
+}
+
+export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {}): Store {
+  const openBatches = new Set<SqlImportBatch>();
+  let closed = false;
+
+  async function trajectoryHeader(trajectoryId: string): Promise<Row | null> {
+    if (!ID_PATTERN.test(trajectoryId)) return null;
+    const [row] = await executor.query(
+      `SELECT ${SUMMARY_COLUMNS}, t.system_prompt, t.tools, t.tools_inferred, t.metadata, t.source_file
+       FROM trajectories t ${VISIBLE} WHERE t.id = $1::bigint`,
+      [trajectoryId],
+    );
+    return row ?? null;
+  }
+
+  async function isVisible(trajectoryId: string): Promise<number | null> {
+    if (!ID_PATTERN.test(trajectoryId)) return null;
+    const [row] = await executor.query(
+      `SELECT t.step_count FROM trajectories t ${VISIBLE} WHERE t.id = $1::bigint`,
+      [trajectoryId],
+    );
+    return row ? intColumn(row, 'step_count') : null;
+  }
+
+  return {
+    backend: executor.backend,
+
+    async listDatasets() {
+      const rows = await executor.query(`${DATASET_SUMMARY} GROUP BY d.id ORDER BY d.id`);
+      return rows.map(datasetFromRow);
+    },
+
+    async getDatasetByName(name) {
+      const rows = await executor.query(`${DATASET_SUMMARY} WHERE d.name = $1 GROUP BY d.id`, [
+        name,
+      ]);
+      const [row] = rows;
+      return row ? datasetFromRow(row) : null;
+    },
+
+    async beginImport(datasetName): Promise<ImportBatch> {
+      if (closed) throw new Error('the store is closed');
+      const name = datasetName.trim();
+      if (name === '') throw new Error('a dataset needs a non-empty name');
+      // The lock is taken before the batch row exists, so a concurrent open never sees this batch
+      // unlocked and mistakes it for an abandoned one.
+      const lockSession = await executor.reserveSession();
+      try {
+        const [idRow] = await lockSession.query(`SELECT nextval('import_batch_ids')::text AS id`);
+        if (!idRow) throw new Error('could not allocate an import batch id');
+        const batchId = textColumn(idRow, 'id');
+        await lockSession.query('SELECT pg_advisory_lock($1::int, $2::int)', [
+          IMPORT_BATCH_LOCK_NAMESPACE,
+          batchId,
+        ]);
+        const datasetId = await executor.transaction(async (tx) => {
+          await tx.query('INSERT INTO datasets (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [
+            name,
+          ]);
+          const [dataset] = await tx.query('SELECT id::text AS id FROM datasets WHERE name = $1', [
+            name,
+          ]);
+          if (!dataset) throw new Error(`dataset ${name} vanished while starting an import`);
+          const id = textColumn(dataset, 'id');
+          await tx.query(
+            `INSERT INTO import_batches (id, dataset_id, status) VALUES ($1::bigint, $2::bigint, 'importing')`,
+            [batchId, id],
+          );
+          return id;
+        });
+        const batch = new SqlImportBatch({
+          executor,
+          datasetId,
+          batchId,
+          lockSession,
+          onSettled: (settled) => openBatches.delete(settled),
+        });
+        openBatches.add(batch);
+        return batch;
+      } catch (error) {
+        await lockSession.release();
+        throw error;
+      }
+    },
+
+    async deleteDataset(datasetId) {
+      if (!ID_PATTERN.test(datasetId)) return;
+      await executor.query('DELETE FROM datasets WHERE id = $1::bigint', [datasetId]);
+    },
+
+    async listTrajectories(filter, page): Promise<Page<TrajectorySummary>> {
+      const clause = filterClause(filter);
+      if (clause === null) return { total: 0, rows: [] };
+      const { offset, limit } = pageBounds(page);
+      const { where, params } = clause;
+      const [countRow] = await executor.query(
+        `SELECT count(*)::int AS total FROM trajectories t ${VISIBLE} ${where}`,
+        params,
+      );
+      const total = countRow ? intColumn(countRow, 'total') : 0;
+      if (limit === 0 || offset >= total) return { total, rows: [] };
+      const rows = await executor.query(
+        `SELECT ${SUMMARY_COLUMNS} FROM trajectories t ${VISIBLE} ${where}
+         ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+        params,
+      );
+      return { total, rows: rows.map(summaryFromRow) };
+    },
+
+    async getTrajectory(trajectoryId): Promise<TrajectoryDetail | null> {
+      const row = await trajectoryHeader(trajectoryId);
+      if (!row) return null;
+      return {
+        ...summaryFromRow(row),
+        systemPrompt: nullableTextColumn(row, 'system_prompt'),
+        tools: ToolSchema.array().parse(jsonColumn(row, 'tools')),
+        toolsInferred: booleanColumn(row, 'tools_inferred'),
+        metadata: Metadata.parse(jsonColumn(row, 'metadata')),
+        sourceFile: textColumn(row, 'source_file'),
+      };
+    },
+
+    async getStepMarkers(trajectoryId) {
+      if ((await isVisible(trajectoryId)) === null) return [];
+      // Labels are cut in SQL so observation bodies and long commands never leave the database.
+      const rows = await executor.query(
+        `SELECT s.idx, s.actor, s.action_type, s.observation_kind, s.reward,
+           left(btrim(regexp_replace(left(CASE s.action_type
+               WHEN 'tool_call' THEN s.action->>'name'
+               WHEN 'browser' THEN s.action->>'name'
+               WHEN 'command' THEN s.action->>'command'
+               WHEN 'keystrokes' THEN s.action->>'keys'
+               ELSE s.action->>'text' END, 400), '\\s+', ' ', 'g')), 80) AS label
+         FROM steps s WHERE s.trajectory_id = $1::bigint ORDER BY s.idx`,
+        [trajectoryId],
+      );
+      return rows.map(markerFromRow);
+    },
+
+    async getSteps(trajectoryId, offset, limit): Promise<StepWindow> {
+      const start = Math.max(0, Math.trunc(offset));
+      const count = Math.min(MAX_STEP_WINDOW, Math.max(0, Math.trunc(limit)));
+      const total = await isVisible(trajectoryId);
+      if (total === null) return { trajectoryId, total: 0, offset: start, steps: [] };
+      if (count === 0 || start >= total) return { trajectoryId, total, offset: start, steps: [] };
+      const rows = await executor.query(
+        `SELECT idx, actor, action, observation_kind, observation_content, observation_call_id,
+           reasoning, reward, timing, metadata
+         FROM steps WHERE trajectory_id = $1::bigint AND idx >= $2::int AND idx < $3::int
+         ORDER BY idx`,
+        [trajectoryId, start, start + count],
+      );
+      return { trajectoryId, total, offset: start, steps: rows.map(stepFromRow) };
+    },
+
+    async getSourceRecord(trajectoryId): Promise<Trajectory['source'] | null> {
+      if (!ID_PATTERN.test(trajectoryId)) return null;
+      const [row] = await executor.query(
+        `SELECT t.source_file, t.source_line, t.source_record FROM trajectories t ${VISIBLE}
+         WHERE t.id = $1::bigint`,
+        [trajectoryId],
+      );
+      if (!row) return null;
+      return {
+        file: textColumn(row, 'source_file'),
+        line: nullableIntColumn(row, 'source_line'),
+        record: JsonValue.parse(jsonColumn(row, 'source_record')),
+      };
+    },
+
+    async listQuarantined(datasetId): Promise<QuarantinedRecord[]> {
+      if (!ID_PATTERN.test(datasetId)) return [];
+      const rows = await executor.query(
+        `SELECT q.id::text AS id, q.dataset_id::text AS dataset_id, q.file, q.line,
+           q.byte_offset::float8 AS byte_offset, q.reason, q.excerpt
+         FROM quarantine q JOIN import_batches b ON b.id = q.batch_id AND b.status = 'complete'
+         WHERE q.dataset_id = $1::bigint ORDER BY q.id`,
+        [datasetId],
+      );
+      return rows.map((row) => ({
+        id: textColumn(row, 'id'),
+        datasetId: textColumn(row, 'dataset_id'),
+        file: textColumn(row, 'file'),
+        line: nullableIntColumn(row, 'line'),
+        byteOffset: nullableIntColumn(row, 'byte_offset'),
+        reason: textColumn(row, 'reason'),
+        excerpt: textColumn(row, 'excerpt'),
+      }));
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        // Unfinished imports are left as a crash would leave them; the next open deletes them.
+        // abandon() removes the batch from the set; deleting the current entry keeps iteration valid.
+        for (const batch of openBatches) await batch.abandon();
+        await executor.close();
+      } finally {
+        await hooks.afterClose?.();
+      }
+    },
+  };
+}

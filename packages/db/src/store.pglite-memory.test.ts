@@ -1,0 +1,4 @@
+import { pgliteMemoryHarness } from './test-support/harnesses';
+import { describeStoreSuite } from './test-support/store-suite';
+
+describeStoreSuite(pgliteMemoryHarness);

@@ -1,0 +1,533 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { ImportEvent } from './read';
+import { readTrajectories } from './read-trajectories';
+import {
+  chunked,
+  collect,
+  probeAdapter,
+  quarantinesOf,
+  tasksOf,
+  utf8,
+} from './stream/testing/probe-adapter';
+
+const jsonl = probeAdapter({ kind: 'jsonl' });
+const jsonArray = probeAdapter({ kind: 'json-array' });
+const objectValues = probeAdapter({ kind: 'json-object-values' });
+const objectStream = probeAdapter({ kind: 'object-stream', key: 'simulations' });
+
+function read(
+  bytes: Uint8Array | string,
+  adapter = jsonl,
+  options: { chunk?: number; fileName?: string; maxRecordBytes?: number } = {},
+): Promise<ImportEvent[]> {
+  const data = typeof bytes === 'string' ? utf8(bytes) : bytes;
+  return collect(
+    readTrajectories(
+      chunked(data, [options.chunk ?? 65536]),
+      {
+        fileName: options.fileName ?? 'input.jsonl',
+        ...(options.maxRecordBytes === undefined ? {} : { maxRecordBytes: options.maxRecordBytes }),
+      },
+      [adapter],
+    ),
+  );
+}
+
+function errorsOf(events: readonly ImportEvent[]) {
+  return quarantinesOf(events).map((event) => event.error);
+}
+
+describe('readTrajectories on bad input', () => {
+  it('quarantines malformed JSONL lines and keeps the good ones', async () => {
+    const events = await read('{"id":1}\n{"id":2\n\n{"id":3}\nnot json\n');
+    expect(events[0]).toEqual({ type: 'format', format: 'openai-messages' });
+    expect(tasksOf(events)).toEqual(['{"id":1}', '{"id":3}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 9,
+        reason:
+          "invalid JSON at line 2, byte offset 16: Expected ',' or '}' after property value in JSON at position 7",
+      },
+      {
+        file: 'input.jsonl',
+        line: 5,
+        byteOffset: 27,
+        reason: 'invalid JSON: Unexpected token \'o\', "not json" is not valid JSON',
+      },
+    ]);
+    expect(quarantinesOf(events).map((event) => event.excerpt)).toEqual(['{"id":2', 'not json']);
+  });
+
+  it('reports a JSONL file cut inside its last line as truncated', async () => {
+    const events = await read('{"id":1}\n{"id":"ab');
+    expect(tasksOf(events)).toEqual(['{"id":1}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 9,
+        reason:
+          'truncated: the file ends inside this record (Unterminated string in JSON at position 9)',
+      },
+    ]);
+  });
+
+  it('reports a JSON array cut inside an element, keeping the elements before it', async () => {
+    const events = await read('[{"a":1},\n {"a":2},\n {"a":', jsonArray);
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"a":2}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 3,
+        byteOffset: 21,
+        reason: 'truncated: the file ends inside this record',
+      },
+    ]);
+    expect(quarantinesOf(events)[0]?.excerpt).toBe('{"a":');
+  });
+
+  it('reports a JSON array cut between elements once, after its complete elements', async () => {
+    const events = await read('[{"a":1},{"a":2}', jsonArray);
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"a":2}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 1,
+        byteOffset: 16,
+        reason: 'truncated: the file ends before the top-level array is closed',
+      },
+    ]);
+  });
+
+  it('gives one fatal event naming the file and the known formats for an unknown format', async () => {
+    const adapters = [
+      probeAdapter({ kind: 'jsonl' }, { sniff: (head) => head.startsWith('{"id"') }),
+      probeAdapter({ kind: 'json-array' }, { format: 'sharegpt', sniff: () => false }),
+    ];
+    const events = await collect(
+      readTrajectories(chunked(utf8('hello world\n'), [5]), { fileName: 'notes.txt' }, adapters),
+    );
+    expect(events).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'notes.txt',
+          line: null,
+          byteOffset: null,
+          reason:
+            'unknown format: notes.txt matches none of the known formats (openai-messages, sharegpt)',
+        },
+      },
+    ]);
+  });
+
+  it('quarantines a record with invalid UTF-8, naming the offending byte', async () => {
+    const bytes = Uint8Array.of(...utf8('{"a":"x"}\n{"a":"'), 0xff, ...utf8('"}\n{"a":"é"}\n'));
+    const events = await read(bytes);
+    expect(tasksOf(events)).toEqual(['{"a":"x"}', '{"a":"é"}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 10,
+        reason: 'invalid UTF-8 at line 2, byte offset 16',
+      },
+    ]);
+  });
+
+  it('finds invalid UTF-8 inside a multi-line array element, across chunk boundaries', async () => {
+    const bytes = Uint8Array.of(
+      ...utf8('[\n{"a":1},\n{\n"b":\n"'),
+      0xc3,
+      0x28,
+      ...utf8('"\n},\n{"c":3}\n]'),
+    );
+    const events = await read(bytes, jsonArray, { chunk: 3 });
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"c":3}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 3,
+        byteOffset: 11,
+        reason: 'invalid UTF-8 at line 5, byte offset 19',
+      },
+    ]);
+  });
+
+  it('quarantines a 50 MB line without buffering it, and keeps the lines around it', async () => {
+    const big = `{"big":"${'x'.repeat(50 * 1024 * 1024)}"}`;
+    const events = await read(`{"a":1}\n${big}\n{"a":3}\n`);
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"a":3}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 8,
+        reason:
+          'record too large: 52428810 bytes, more than the limit of 33554432 bytes (maxRecordBytes)',
+      },
+    ]);
+    const excerpt = quarantinesOf(events)[0]?.excerpt ?? '';
+    expect(excerpt.length).toBe(2048);
+    expect(excerpt.startsWith('{"big":"xxx')).toBe(true);
+  });
+
+  it('honours maxRecordBytes for array elements too', async () => {
+    const events = await read(`[{"a":1},{"b":"${'y'.repeat(500)}"},{"c":3}]`, jsonArray, {
+      maxRecordBytes: 100,
+      chunk: 64,
+    });
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"c":3}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 1,
+        byteOffset: 9,
+        reason: 'record too large: 508 bytes, more than the limit of 100 bytes (maxRecordBytes)',
+      },
+    ]);
+  });
+
+  it('quarantines JSON nested 10,000 deep, in a line and in an array element', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const lines = await read(`{"a":1}\n${deep}\n{"a":3}`);
+    expect(tasksOf(lines)).toEqual(['{"a":1}', '{"a":3}']);
+    expect(errorsOf(lines)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 8,
+        reason: 'JSON nested deeper than 1000 levels (maxDepth)',
+      },
+    ]);
+    const elements = await read(`[1,\n${deep},\n3]`, jsonArray, { chunk: 1000 });
+    expect(tasksOf(elements)).toEqual(['1', '3']);
+    expect(errorsOf(elements)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 4,
+        reason: 'JSON nested deeper than 1000 levels (maxDepth)',
+      },
+    ]);
+  });
+
+  it('accepts nesting of exactly 1,000 levels', async () => {
+    const deepest = `${'['.repeat(1000)}${']'.repeat(1000)}`;
+    expect(tasksOf(await read(`${deepest}\n`))).toEqual([deepest]);
+    expect(tasksOf(await read(`[${deepest}]`, jsonArray))).toEqual([deepest]);
+  });
+
+  it('refuses a binary file with one fatal event', async () => {
+    const png = Uint8Array.of(
+      0x89,
+      0x50,
+      0x4e,
+      0x47,
+      0x0d,
+      0x0a,
+      0x1a,
+      0x0a,
+      0,
+      0,
+      0,
+      0x0d,
+      0x49,
+      0x48,
+    );
+    expect(await read(png, jsonl, { fileName: 'cat.png' })).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'cat.png',
+          line: null,
+          byteOffset: 8,
+          reason: 'binary file: NUL byte at byte offset 8',
+        },
+      },
+    ]);
+  });
+
+  it('refuses an empty file, a blank one and a lone BOM', async () => {
+    const empty = {
+      type: 'fatal',
+      error: { file: 'input.jsonl', line: null, byteOffset: null, reason: 'empty file' },
+    };
+    expect(await read('')).toEqual([empty]);
+    expect(await read(' \n\r\n\t')).toEqual([empty]);
+    expect(await read(Uint8Array.of(0xef, 0xbb, 0xbf))).toEqual([empty]);
+  });
+
+  it('quarantines records the adapter rejects, with the field named', async () => {
+    const failing = probeAdapter({ kind: 'jsonl' });
+    const events = await read('{"a":1}\n{"bad":"messages[0].role"}\n{"bad":5}\n{"a":4}\n', failing);
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"a":4}']);
+    expect(errorsOf(events)).toEqual([
+      { file: 'input.jsonl', line: 2, byteOffset: 8, reason: 'messages[0].role: marked bad' },
+      {
+        file: 'input.jsonl',
+        line: 3,
+        byteOffset: 35,
+        reason: 'openai-messages converter failed: TypeError: bad is not a string',
+      },
+    ]);
+    expect(quarantinesOf(events)[0]?.excerpt).toBe('{"bad":"messages[0].role"}');
+  });
+
+  it('accepts a UTF-8 BOM and CRLF line endings, counting offsets from the first byte', async () => {
+    const bytes = Uint8Array.of(0xef, 0xbb, 0xbf, ...utf8('{"a":1}\r\n{"a":2}\r\n'));
+    const events = await read(bytes);
+    expect(
+      events.flatMap((event) => (event.type === 'trajectory' ? [event.trajectory.metadata] : [])),
+    ).toEqual([
+      { line: 1, byteOffset: 3, ordinal: 0, key: null, header: [] },
+      { line: 2, byteOffset: 12, ordinal: 1, key: null, header: [] },
+    ]);
+    expect(quarantinesOf(events)).toEqual([]);
+    const pretty = await read('[\r\n  {"a": 1},\r\n  {"a": 2}\r\n]\r\n', jsonArray);
+    expect(tasksOf(pretty)).toEqual(['{"a":1}', '{"a":2}']);
+    expect(quarantinesOf(pretty)).toEqual([]);
+  });
+
+  it("gives a fatal event when the file lacks the layout's top-level shape", async () => {
+    expect(await read('\n {"a":1}', jsonArray)).toEqual([
+      { type: 'format', format: 'openai-messages' },
+      {
+        type: 'fatal',
+        error: {
+          file: 'input.jsonl',
+          line: 2,
+          byteOffset: 2,
+          reason: "expected a JSON array at the top level, found '{'",
+        },
+      },
+    ]);
+    expect(await read('{"timestamp":1,"info":{}}', objectStream)).toEqual([
+      { type: 'format', format: 'openai-messages' },
+      {
+        type: 'fatal',
+        error: {
+          file: 'input.jsonl',
+          line: 1,
+          byteOffset: 25,
+          reason: 'no top-level "simulations" array in the file',
+        },
+      },
+    ]);
+  });
+
+  it('reports a broken structure once and skips the rest of the file', async () => {
+    const events = await read('{"0": {"a":1}, 5: {"a":2}}', objectValues);
+    expect(tasksOf(events)).toEqual(['{"a":1}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 1,
+        byteOffset: 15,
+        reason:
+          "invalid JSON structure: expected a member name or '}', found '5'; the rest of the file is skipped",
+      },
+    ]);
+    const trailing = await read('[{"a":1}]\nx', jsonArray);
+    expect(tasksOf(trailing)).toEqual(['{"a":1}']);
+    expect(errorsOf(trailing)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 2,
+        byteOffset: 10,
+        reason:
+          "invalid JSON structure: unexpected data after the end of the top-level value, found 'x'; the rest of the file is skipped",
+      },
+    ]);
+  });
+
+  it('names the line and byte offset of a JSON error inside a multi-line element', async () => {
+    const events = await read('[\n{"a": 1},\n{\n  "b": tru\n},\n{"c": 3}]', jsonArray);
+    expect(tasksOf(events)).toEqual(['{"a":1}', '{"c":3}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 3,
+        byteOffset: 12,
+        reason: expect.stringMatching(/^invalid JSON/),
+      },
+    ]);
+  });
+});
+
+describe('readTrajectories on the layouts', () => {
+  it('streams object-stream records with the header members that precede them', async () => {
+    const text =
+      '{"timestamp":"t","info":{"x":1},"simulations":[{"id":"a"},{"id":"b"}],"after":{"y":2}}';
+    const events = await read(text, objectStream, { chunk: 5 });
+    expect(
+      events.flatMap((event) =>
+        event.type === 'trajectory'
+          ? [[event.trajectory.task, event.trajectory.metadata.header]]
+          : [],
+      ),
+    ).toEqual([
+      ['{"id":"a"}', ['timestamp', 'info']],
+      ['{"id":"b"}', ['timestamp', 'info']],
+    ]);
+    expect(quarantinesOf(events)).toEqual([]);
+  });
+
+  it('quarantines a header member that is not valid JSON, and still reads the records', async () => {
+    const events = await read('{"info": {"x": nope}, "simulations": [{"id":"a"}]}', objectStream);
+    expect(tasksOf(events)).toEqual(['{"id":"a"}']);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 1,
+        byteOffset: 9,
+        reason: expect.stringMatching(/^header member "info": invalid JSON/),
+      },
+    ]);
+  });
+
+  it('passes the key of each json-object-values record, unescaped', async () => {
+    const events = await read('{"0": {"a":1}, "1\\"x\\u00e9": [2], "2": "three"}', objectValues, {
+      chunk: 2,
+    });
+    expect(
+      events.flatMap((event) =>
+        event.type === 'trajectory' ? [[event.trajectory.metadata.key, event.trajectory.task]] : [],
+      ),
+    ).toEqual([
+      ['0', '{"a":1}'],
+      ['1"xé', '[2]'],
+      ['2', '"three"'],
+    ]);
+  });
+
+  it('reads a json-document file as one record', async () => {
+    const document = probeAdapter({ kind: 'json-document' });
+    const events = await read('\n{"trajectory": [1, 2, {"x": "]"}]}\n', document, { chunk: 4 });
+    expect(tasksOf(events)).toEqual(['{"trajectory":[1,2,{"x":"]"}]}']);
+    expect(quarantinesOf(events)).toEqual([]);
+    const cut = await read('{"trajectory": [1, 2', document);
+    expect(errorsOf(cut)).toEqual([
+      {
+        file: 'input.jsonl',
+        line: 1,
+        byteOffset: 0,
+        reason: 'truncated: the file ends inside this record',
+      },
+    ]);
+  });
+
+  it('uses a forced format even when its adapter does not claim the file', async () => {
+    const shy = probeAdapter({ kind: 'jsonl' }, { format: 'sharegpt', sniff: () => false });
+    const events = await collect(
+      readTrajectories(chunked(utf8('{"a":1}\n'), [64]), { fileName: 'f', format: 'sharegpt' }, [
+        jsonl,
+        shy,
+      ]),
+    );
+    expect(events[0]).toEqual({ type: 'format', format: 'sharegpt' });
+    expect(tasksOf(events)).toEqual(['{"a":1}']);
+    const missing = await collect(
+      readTrajectories(chunked(utf8('{"a":1}\n'), [64]), { fileName: 'f', format: 'atif' }, [
+        jsonl,
+      ]),
+    );
+    expect(missing).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'f',
+          line: null,
+          byteOffset: null,
+          reason: 'no reader for format atif (known formats: openai-messages)',
+        },
+      },
+    ]);
+  });
+
+  it('closes the source when the consumer stops early', async () => {
+    let closed = false;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      try {
+        for (let index = 0; index < 100; index++) yield utf8(`{"n":${index}}\n`.repeat(1000));
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const event of readTrajectories(source(), { fileName: 'f' }, [jsonl])) {
+      if (event.type === 'trajectory') break;
+    }
+    expect(closed).toBe(true);
+  });
+});
+
+describe('readTrajectories on the real files', () => {
+  const DATA = '/work/shared/data';
+  const RETAIL = `${DATA}/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`;
+
+  function readReal(bytes: Uint8Array, fileName: string, size = 4096): Promise<ImportEvent[]> {
+    return collect(readTrajectories(chunked(bytes, [size]), { fileName }));
+  }
+
+  it('detects and reads every real results file with the default adapters', async () => {
+    const expected: [string, string, number][] = [
+      [RETAIL, 'tau2-bench', 40],
+      [`${DATA}/tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json`, 'tau2-bench', 40],
+      [`${DATA}/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json`, 'tau2-bench', 20],
+      [`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`, 'tau-bench-v1', 200],
+      [
+        `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json`,
+        'intercode',
+        60,
+      ],
+      [
+        `${DATA}/intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json`,
+        'intercode',
+        1034,
+      ],
+      [
+        `${DATA}/intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json`,
+        'intercode-human-sql',
+        15,
+      ],
+    ];
+    for (const [path, format, count] of expected) {
+      const events = await readReal(new Uint8Array(readFileSync(path)), path);
+      expect([path, events[0], events.length, quarantinesOf(events).length]).toEqual([
+        path,
+        { type: 'format', format },
+        count + 1,
+        0,
+      ]);
+    }
+  });
+
+  it('keeps the simulations before the cut of a truncated tau2 file and quarantines the cut one', async () => {
+    const bytes = new Uint8Array(readFileSync(RETAIL));
+    const whole = await readReal(bytes, 'retail.json', bytes.length);
+    const lines = whole.flatMap((event) =>
+      event.type === 'trajectory' ? [event.trajectory.source.line] : [],
+    );
+    expect(lines.length).toBe(40);
+    // The 11th simulation starts on its own line, after its indentation.
+    const line = lines[10] ?? 0;
+    let offset = 0;
+    for (let seen = 1; seen < line; seen++) offset = bytes.indexOf(0x0a, offset) + 1;
+    while (bytes[offset] === 0x20) offset++;
+    expect(bytes[offset]).toBe(0x7b);
+
+    const events = await readReal(bytes.subarray(0, offset + 500), 'retail.json');
+    expect(events.filter((event) => event.type === 'trajectory').length).toBe(10);
+    expect(errorsOf(events)).toEqual([
+      {
+        file: 'retail.json',
+        line,
+        byteOffset: offset,
+        reason: 'truncated: the file ends inside this record',
+      },
+    ]);
+  });
+});

@@ -1,0 +1,197 @@
+import type { ImportError } from '@terrarium/schema';
+import { RecordError, type FormatAdapter, type RecordContext } from '../adapter';
+import type { ImportEvent, ReadOptions } from '../read';
+import { chooseAdapter, knownFormats } from './choose-adapter';
+import { createSplitter } from './create-splitter';
+import { parseRecord } from './parse-record';
+import { EXCERPT_BYTES } from './record-accumulator';
+import { readHead, HEAD_BYTES } from './read-head';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_BYTES, type SplitItem } from './split-item';
+import { findBinaryEvidence, utf8BomLength } from './top-level-shape';
+import { decodeForDisplay, withoutCutTail } from './utf8';
+
+/**
+ * The importer engine: detects the format from the first 64 KiB, splits the stream into records
+ * by the adapter's layout, and converts each. Bad input never throws: a bad record becomes a
+ * `quarantine` event and the file goes on; a file that cannot be read at all gives one `fatal`.
+ * Errors thrown by `chunks` itself (I/O, abort) propagate to the caller.
+ */
+export async function* readEvents(
+  chunks: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+  adapters: readonly FormatAdapter[],
+): AsyncGenerator<ImportEvent> {
+  const file = options.fileName;
+  const source = chunks[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    const head = await readHead(source);
+    ended = head.ended;
+    const binary = findBinaryEvidence(head.bytes);
+    if (binary !== null) {
+      yield fatal({ file, line: null, byteOffset: binary.byteOffset, reason: binary.reason });
+      return;
+    }
+    const bom = utf8BomLength(head.bytes);
+    const body = head.bytes.subarray(bom);
+    if (ended && isBlank(body)) {
+      yield fatal({ file, line: null, byteOffset: null, reason: 'empty file' });
+      return;
+    }
+    const probe = {
+      fileName: file,
+      head: decodeForDisplay(withoutCutTail(body.subarray(0, HEAD_BYTES))),
+    };
+    const adapter = chooseAdapter(probe, adapters, options.format);
+    if (adapter === null) {
+      const reason =
+        options.format === undefined
+          ? `unknown format: ${file} matches none of the known formats (${knownFormats(adapters)})`
+          : `no reader for format ${options.format} (known formats: ${knownFormats(adapters)})`;
+      yield fatal({ file, line: null, byteOffset: null, reason });
+      return;
+    }
+    yield { type: 'format', format: adapter.format };
+
+    const limits = {
+      maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    };
+    const splitter = createSplitter(adapter.layout, limits, bom);
+    const converter = new RecordConverter(file, adapter);
+    let events = converter.eventsFor(splitter.push(body));
+    for (const event of events) yield event;
+    while (!ended && !converter.stopped) {
+      const next = await source.next();
+      if (next.done === true) {
+        ended = true;
+        break;
+      }
+      events = converter.eventsFor(splitter.push(next.value));
+      for (const event of events) yield event;
+    }
+    if (!converter.stopped) for (const event of converter.eventsFor(splitter.end())) yield event;
+  } finally {
+    // The consumer stopped early (or the file was unreadable): let the source close its file.
+    if (!ended) await source.return?.();
+  }
+}
+
+/** Turns split items into events: parses records, hands them to the adapter, catches what fails. */
+class RecordConverter {
+  private ordinal = 0;
+  /** Top-level members of an `object-stream` file seen so far. */
+  private readonly header: Record<string, unknown> = {};
+  /** A fatal event was emitted: nothing more is read. */
+  stopped = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly adapter: FormatAdapter,
+  ) {}
+
+  eventsFor(items: SplitItem[]): ImportEvent[] {
+    const events: ImportEvent[] = [];
+    for (const item of items) {
+      switch (item.kind) {
+        case 'record':
+          this.convert(item, events);
+          break;
+        case 'header': {
+          const parsed = parseRecord(item.bytes, { ...item, atEndOfFile: false });
+          if (parsed.ok) {
+            // defineProperty: a member named "__proto__" must stay a plain member.
+            Object.defineProperty(this.header, item.name, {
+              value: parsed.value,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          } else {
+            events.push(
+              this.quarantine(item, `header member "${item.name}": ${parsed.reason}`, item.bytes),
+            );
+          }
+          break;
+        }
+        case 'bad-record':
+          this.ordinal++;
+          events.push(this.quarantine(item, item.reason, item.excerpt));
+          break;
+        case 'bad-header':
+          events.push(
+            this.quarantine(item, `header member "${item.name}": ${item.reason}`, item.excerpt),
+          );
+          break;
+        case 'bad-structure':
+          events.push(this.quarantine(item, item.reason, item.excerpt));
+          break;
+        case 'unreadable':
+          events.push(
+            fatal({
+              file: this.file,
+              line: item.line,
+              byteOffset: item.byteOffset,
+              reason: item.reason,
+            }),
+          );
+          this.stopped = true;
+          return events;
+      }
+    }
+    return events;
+  }
+
+  private convert(item: Extract<SplitItem, { kind: 'record' }>, events: ImportEvent[]): void {
+    const ordinal = this.ordinal++;
+    const parsed = parseRecord(item.bytes, item);
+    if (!parsed.ok) {
+      events.push(this.quarantine(item, parsed.reason, item.bytes));
+      return;
+    }
+    const context: RecordContext = {
+      file: this.file,
+      line: item.line,
+      byteOffset: item.byteOffset,
+      ordinal,
+      key: item.key,
+      header: this.header,
+    };
+    try {
+      for (const trajectory of this.adapter.convert(parsed.value, context)) {
+        events.push({ type: 'trajectory', trajectory });
+      }
+    } catch (error) {
+      events.push(this.quarantine(item, this.convertFailure(error), item.bytes));
+    }
+  }
+
+  private convertFailure(error: unknown): string {
+    if (error instanceof RecordError) return error.message;
+    const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return `${this.adapter.format} converter failed: ${described}`;
+  }
+
+  private quarantine(
+    place: { line: number; byteOffset: number },
+    reason: string,
+    bytes: Uint8Array,
+  ): ImportEvent {
+    return {
+      type: 'quarantine',
+      error: { file: this.file, line: place.line, byteOffset: place.byteOffset, reason },
+      excerpt: decodeForDisplay(bytes.subarray(0, EXCERPT_BYTES)),
+    };
+  }
+}
+
+function fatal(error: ImportError): ImportEvent {
+  return { type: 'fatal', error };
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) {
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return false;
+  }
+  return true;
+}
