@@ -11,11 +11,11 @@ export interface CliResult {
 }
 
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
-  // The tests choose the store themselves; an inherited PostgreSQL URL would redirect them.
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  // The tests choose the store themselves; an inherited folder or PostgreSQL URL would redirect them.
   delete env.DATABASE_URL;
   delete env.TERRARIUM_DATA_DIR;
-  return env;
+  return { ...env, ...extra };
 }
 
 export function startCli(args: string[], env: Record<string, string> = {}): ChildProcess {

@@ -1,0 +1,144 @@
+import type { Action, Observation, Trajectory } from '@terrarium/schema';
+import { actionKey, observationKey } from '../action-text';
+import { hashText } from '../hash';
+import { predictionInputs } from '../trajectory-inputs';
+import {
+  NO_USAGE,
+  answeredCallId,
+  type Now,
+  type Prediction,
+  type SimContext,
+  type Transition,
+  type WorldModel,
+} from '../world-model';
+
+/** Where a recorded observation came from. */
+export interface RecordedSource {
+  trajectory: string;
+  stepIndex: number;
+}
+
+export type ReplayLookup =
+  | { hit: true; observation: Observation; source: RecordedSource }
+  | { hit: false };
+
+export interface ReplayWorldModel extends WorldModel {
+  /** The typed form of `predict`'s lookup, for callers that branch on hit and miss. */
+  lookup(context: SimContext, history: readonly Transition[], action: Action): ReplayLookup;
+  readonly size: number;
+}
+
+interface Entry {
+  actionKey: string;
+  observation: Observation;
+  source: RecordedSource;
+}
+
+/**
+ * Key of a (context, history, action): call ids are left out (each run draws new ones), everything
+ * else counts. The task and system prompt are part of it because the same first call (`SHOW
+ * TABLES`, a lookup by id) answers differently in another task's environment: without them 273 of
+ * InterCode SQL's 5,867 transitions replay another database's answer, with them none do. (In tau2
+ * telecom 35 of 689 still differ: tasks that read the same hide different device states.) Tool
+ * schemas are left out: importers infer them per trajectory from the calls it made. The history
+ * part is chained so each transition is hashed once while indexing.
+ */
+function contextKey(context: SimContext): string {
+  return hashText(`${context.domain}\u0001${context.task ?? ''}\u0002${context.systemPrompt ?? ''}`);
+}
+
+function historyKey(context: SimContext, history: readonly Transition[]): string {
+  let key = contextKey(context);
+  for (const transition of history) key = chainKey(key, transition);
+  return key;
+}
+
+function chainKey(previous: string, transition: Transition): string {
+  return hashText(
+    `${previous}\u0001${actionKey(transition.action)}\u0002${observationKey(transition.observation)}`,
+  );
+}
+
+function entryKey(history: string, action: string): string {
+  return hashText(`${history}\u0003${action}`);
+}
+
+/**
+ * Replays recorded transitions: for an identical (task, history, action) it returns the recorded
+ * observation with provenance cache `hit`. A miss is still a Prediction, so the backend drops into
+ * any place a WorldModel goes, but an unmistakable one: provenance cache `miss`, an empty `text`
+ * observation and `detail.reason`; `lookup` gives the same answer as a tagged union. When the same
+ * (history, action) was recorded more than once, the first recording wins.
+ */
+export function createReplayWorldModel(
+  trajectories: Iterable<Trajectory>,
+  options: { id?: string; now?: Now } = {},
+): ReplayWorldModel {
+  const now = options.now ?? (() => performance.now());
+  const index = new Map<string, Entry[]>();
+  let size = 0;
+  for (const trajectory of trajectories) {
+    let history: string | null = null;
+    for (const input of predictionInputs(trajectory)) {
+      history ??= contextKey(input.context);
+      const key = actionKey(input.action);
+      const slot = entryKey(history, key);
+      const entries = index.get(slot) ?? [];
+      if (!entries.some((entry) => entry.actionKey === key)) {
+        entries.push({
+          actionKey: key,
+          observation: input.expected,
+          source: { trajectory: trajectory.externalId, stepIndex: input.stepIndex },
+        });
+        index.set(slot, entries);
+        size++;
+      }
+      history = chainKey(history, { action: input.action, observation: input.expected });
+    }
+  }
+
+  function lookup(
+    context: SimContext,
+    history: readonly Transition[],
+    action: Action,
+  ): ReplayLookup {
+    const key = actionKey(action);
+    const entry = index.get(entryKey(historyKey(context, history), key))?.find((e) => e.actionKey === key);
+    return entry === undefined
+      ? { hit: false }
+      : { hit: true, observation: entry.observation, source: entry.source };
+  }
+
+  return {
+    id: options.id ?? 'replay',
+    size,
+    lookup,
+    predict(context: SimContext, history: Transition[], action: Action): Promise<Prediction> {
+      const started = now();
+      const found = lookup(context, history, action);
+      const latencyMs = now() - started;
+      if (!found.hit) {
+        return Promise.resolve({
+          observation: { kind: 'text', content: '', callId: answeredCallId(action) },
+          usage: NO_USAGE,
+          latencyMs,
+          provenance: {
+            backend: 'replay',
+            cache: 'miss',
+            detail: { reason: 'no recorded transition with this history and action' },
+          },
+        });
+      }
+      return Promise.resolve({
+        observation: found.observation,
+        usage: NO_USAGE,
+        latencyMs,
+        provenance: {
+          backend: 'replay',
+          cache: 'hit',
+          detail: { trajectory: found.source.trajectory, stepIndex: found.source.stepIndex },
+        },
+      });
+    },
+  };
+}
