@@ -46,7 +46,9 @@ async function writeReplica(dir: string): Promise<Replica> {
   };
   await write('[\n');
   const target = targetMb * 1024 * 1024;
-  for (let copy = 0; position < target; copy++) {
+  const replicaComplete = () => position >= target;
+  let copy = 0;
+  while (!replicaComplete()) {
     for (const record of original) {
       // Fresh ids: a new trial number and suffixed tool-call ids per copy.
       const text = JSON.stringify(record)
@@ -55,8 +57,9 @@ async function writeReplica(dir: string): Promise<Replica> {
       if (offsets.length > 0) await write(',\n');
       offsets.push(position, position + Buffer.byteLength(text));
       await write(text);
-      if (position >= target) break;
+      if (replicaComplete()) break;
     }
+    copy++;
   }
   await write('\n]\n');
   out.end();

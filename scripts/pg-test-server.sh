@@ -41,6 +41,10 @@ case "$cmd" in
       chown postgres: "$dir"
       # The postgres user must be able to reach DIR through every parent (e.g. a folder under /root).
       chmod 0755 "$dir"
+      runuser -u postgres -- test -w "$dir" || {
+        echo "$dir is not reachable by the postgres user (a parent folder is private?); use a folder under /tmp" >&2
+        exit 1
+      }
     fi
     if [ ! -s "$data/PG_VERSION" ]; then
       as_owner "$PG_BIN/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \

@@ -10,7 +10,7 @@ const TAU2_RETAIL =
   '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
 const TAU2_AIRLINE =
   '/work/shared/data/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json';
-const SLOW = { timeout: 120_000 };
+const SLOW = { timeout: 240_000 };
 
 function chatRecord(id: string): string {
   return JSON.stringify({

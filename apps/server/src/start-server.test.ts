@@ -1,7 +1,8 @@
 import { readFile, mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '@terrarium/db';
+import { openStore, type ImportBatch, type Store } from '@terrarium/db';
 import { DatasetSummary, ImportReport, TrajectorySummary } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './security-headers';
@@ -26,6 +27,28 @@ function at(value: unknown, ...keys: string[]): unknown {
     current = Object.getOwnPropertyDescriptor(current, key)?.value;
   }
   return current;
+}
+
+type BatchOutcome = 'commit' | 'abort';
+
+/** The real store, telling `onOutcome` how each import batch ended. */
+function watchBatches(store: Store, onOutcome: (outcome: BatchOutcome) => void): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'beginImport') return Reflect.get(target, property, receiver);
+      return async (name: string): Promise<ImportBatch> => {
+        const batch = await target.beginImport(name);
+        return {
+          datasetId: batch.datasetId,
+          batchId: batch.batchId,
+          addTrajectories: (trajectories) => batch.addTrajectories(trajectories),
+          addQuarantined: (records) => batch.addQuarantined(records),
+          commit: () => batch.commit().then(() => onOutcome('commit')),
+          abort: () => batch.abort().then(() => onOutcome('abort')),
+        };
+      };
+    },
+  });
 }
 
 describe('startServer', () => {
@@ -105,6 +128,34 @@ describe('startServer', () => {
     },
   );
 
+  it('discards an upload whose client went away midway', { timeout: 60_000 }, async () => {
+    // The same store, watched: the test learns how the server ended the batch instead of guessing when.
+    let watched = store;
+    const outcome = new Promise<BatchOutcome>(
+      (resolve) => (watched = watchBatches(store, resolve)),
+    );
+    const watchedServer = await startServer({ store: watched, port: 0, webDist });
+    try {
+      // Past the tasks header, so that the first 1.5 MB already hold most of the 40 simulations.
+      const body = await readFile(TAU2_RETAIL);
+      const cut = request(`${watchedServer.url}/api/import?dataset=cut-off&file=retail.json`, {
+        method: 'POST',
+        headers: { 'content-length': String(body.byteLength) },
+      });
+      cut.on('error', () => {
+        // Expected: the test itself breaks this connection.
+      });
+      await new Promise<void>((resolve) => cut.write(body.subarray(0, 1_500_000), () => resolve()));
+      cut.destroy();
+
+      expect(await outcome).toBe('abort');
+      const names = (await store.listDatasets()).map((dataset) => dataset.name);
+      expect(names).not.toContain('cut-off');
+    } finally {
+      await watchedServer.close();
+    }
+  });
+
   it('answers 400 naming the bad import parameter', async () => {
     const missing = await fetch(`${server.url}/api/import?file=a.json`, {
       method: 'POST',
@@ -134,6 +185,22 @@ describe('startServer', () => {
     });
     const missing = await trpcQuery(server.url, 'trajectories.get', { trajectoryId: 'nope' });
     expect(missing.status).toBe(404);
+  });
+
+  it('answers batched tRPC calls as httpBatchLink sends them', async () => {
+    const input = JSON.stringify({ '1': { filter: {}, offset: 0, limit: 1 } });
+    const response = await fetch(
+      `${server.url}/trpc/datasets.list,trajectories.list?batch=1&input=${encodeURIComponent(input)}`,
+    );
+    expect(response.status).toBe(200);
+    const answers: unknown = await response.json();
+    const [datasets, trajectories] = Array.isArray(answers) ? answers : [];
+    expect(
+      DatasetSummary.array()
+        .parse(at(datasets, 'result', 'data'))
+        .map((d) => d.name),
+    ).toEqual(['retail']);
+    expect(at(trajectories, 'result', 'data', 'total')).toBe(40);
   });
 
   it('serves the web app with its content types, a SPA fallback and the security headers', async () => {

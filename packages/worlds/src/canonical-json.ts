@@ -4,7 +4,7 @@ import type { JsonValue } from '@terrarium/schema';
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
+  const keys = Object.keys(value).toSorted();
   const parts: string[] = [];
   for (const key of keys) {
     const item = value[key];

@@ -3,7 +3,10 @@
  * the same in Node and the browser; collisions among millions of keys are negligible.
  */
 export function hashText(text: string): string {
-  return cyrb53(text, 0x9e3779b9).toString(16).padStart(14, '0') + cyrb53(text, 0x85ebca6b).toString(16).padStart(14, '0');
+  return (
+    cyrb53(text, 0x9e3779b9).toString(16).padStart(14, '0') +
+    cyrb53(text, 0x85ebca6b).toString(16).padStart(14, '0')
+  );
 }
 
 function cyrb53(text: string, seed: number): number {

@@ -1,1 +1,23 @@
-export {};
+export * from './world-model';
+export * from './trajectory-inputs';
+export { canonicalJson } from './canonical-json';
+export { actionText, actionHead, actionKey, observationKey } from './action-text';
+export { predictedKind } from './observation-kind';
+export { splitReasoning, type SplitReply } from './reasoning';
+export * from './prompt/template';
+export {
+  compileTemplate,
+  fillTemplate,
+  placeholdersOf,
+  TemplateSyntaxError,
+} from './prompt/placeholders';
+export * from './backends/replay';
+export * from './backends/retrieval';
+export * from './backends/cacheable';
+export * from './backends/cache-then-model';
+export * from './openai/allowlist';
+export * from './openai/clock';
+export * from './openai/errors';
+export type { ChatRequest } from './openai/chat-protocol';
+export * from './openai/endpoint-pool';
+export * from './openai/openai-world-model';

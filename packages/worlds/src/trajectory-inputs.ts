@@ -1,4 +1,10 @@
-import { isTransition, type Action, type Observation, type Step, type Trajectory } from '@terrarium/schema';
+import {
+  isTransition,
+  type Action,
+  type Observation,
+  type Step,
+  type Trajectory,
+} from '@terrarium/schema';
 import type { SimContext, Transition } from './world-model';
 
 /** The inputs of one prediction, taken from a recorded trajectory, with what really came back. */
@@ -28,7 +34,9 @@ export function transitionOf(step: Step): Transition | null {
 }
 
 /** The trajectory's transitions in order, each with the index of its step. */
-export function transitionsOf(trajectory: Trajectory): { stepIndex: number; transition: Transition }[] {
+export function transitionsOf(
+  trajectory: Trajectory,
+): { stepIndex: number; transition: Transition }[] {
   const transitions: { stepIndex: number; transition: Transition }[] = [];
   trajectory.steps.forEach((step, stepIndex) => {
     const transition = transitionOf(step);
@@ -59,7 +67,10 @@ export function* predictionInputs(trajectory: Trajectory): Generator<PredictionI
 }
 
 /** The prediction input at step `stepIndex`, or null when that step is not a transition. */
-export function predictionInputAt(trajectory: Trajectory, stepIndex: number): PredictionInput | null {
+export function predictionInputAt(
+  trajectory: Trajectory,
+  stepIndex: number,
+): PredictionInput | null {
   for (const input of predictionInputs(trajectory)) {
     if (input.stepIndex === stepIndex) return input;
     if (input.stepIndex > stepIndex) return null;

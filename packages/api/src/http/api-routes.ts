@@ -57,9 +57,13 @@ async function respondToApi(
   url: URL,
   { store, dataDir }: ApiHandlerOptions,
 ): Promise<void> {
+  if (url.pathname === '/api/import') return respondToImport(request, response, url, store);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    request.resume();
+    response.setHeader('allow', 'GET, HEAD');
+    return sendError(response, 405, `${url.pathname} answers GET`);
+  }
   switch (url.pathname) {
-    case '/api/import':
-      return respondToImport(request, response, url, store);
     case '/api/health': {
       const health: HealthReport = {
         ok: true,

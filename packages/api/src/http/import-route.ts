@@ -58,7 +58,7 @@ export async function respondToImport(
       [
         {
           name: params.data.file,
-          chunks: requestChunks(request),
+          chunks: requestChunks(request, (error) => disconnected.abort(error)),
           size: Number.isFinite(declaredSize) ? declaredSize : undefined,
         },
       ],
@@ -73,13 +73,20 @@ export async function respondToImport(
   }
 }
 
-async function* requestChunks(request: IncomingMessage): AsyncGenerator<Uint8Array> {
+async function* requestChunks(
+  request: IncomingMessage,
+  onBrokenBody: (error: unknown) => void,
+): AsyncGenerator<Uint8Array> {
   try {
     // Not destroyed when the reader stops early (say, on an unknown format): destroying the request
     // would take the socket with it, and the answer could not be sent.
     for await (const chunk of request.iterator({ destroyOnReturn: false })) {
       if (chunk instanceof Uint8Array) yield chunk;
     }
+  } catch (error) {
+    // A body cut off midway is an aborted import, never a shorter file to commit.
+    onBrokenBody(error);
+    throw error;
   } finally {
     request.resume();
   }

@@ -19,8 +19,7 @@ export interface RecordedSource {
 }
 
 export type ReplayLookup =
-  | { hit: true; observation: Observation; source: RecordedSource }
-  | { hit: false };
+  { hit: true; observation: Observation; source: RecordedSource } | { hit: false };
 
 export interface ReplayWorldModel extends WorldModel {
   /** The typed form of `predict`'s lookup, for callers that branch on hit and miss. */
@@ -44,7 +43,9 @@ interface Entry {
  * part is chained so each transition is hashed once while indexing.
  */
 function contextKey(context: SimContext): string {
-  return hashText(`${context.domain}\u0001${context.task ?? ''}\u0002${context.systemPrompt ?? ''}`);
+  return hashText(
+    `${context.domain}\u0001${context.task ?? ''}\u0002${context.systemPrompt ?? ''}`,
+  );
 }
 
 function historyKey(context: SimContext, history: readonly Transition[]): string {
@@ -103,7 +104,9 @@ export function createReplayWorldModel(
     action: Action,
   ): ReplayLookup {
     const key = actionKey(action);
-    const entry = index.get(entryKey(historyKey(context, history), key))?.find((e) => e.actionKey === key);
+    const entry = index
+      .get(entryKey(historyKey(context, history), key))
+      ?.find((e) => e.actionKey === key);
     return entry === undefined
       ? { hit: false }
       : { hit: true, observation: entry.observation, source: entry.source };

@@ -14,17 +14,17 @@ import {
 } from '../world-model';
 import type { RecordedSource } from './replay';
 
-const FIELDS = ['head', 'arguments', 'recent', 'task'] as const;
+const FIELDS = ['arguments', 'recent', 'task'] as const;
 type Field = (typeof FIELDS)[number];
 
 export type RetrievalWeights = Record<Field, number>;
 
 /**
- * The action's arguments count most after its tool; the previous transition and the task only
- * break ties between similar calls (same database, same user).
+ * The tool or command is not weighed but filters: recorded calls of the same one come first. Among
+ * them the arguments count most; the previous transition and the task break ties between similar
+ * calls (same database, same user).
  */
 export const DEFAULT_RETRIEVAL_WEIGHTS: RetrievalWeights = {
-  head: 2,
   arguments: 1,
   recent: 0.3,
   task: 0.2,
@@ -36,7 +36,7 @@ const MAX_RECENT_TOKENS = 64;
 const MAX_TASK_TOKENS = 64;
 
 interface Document {
-  head: string;
+  head: number;
   observation: Observation;
   source: RecordedSource;
 }
@@ -44,7 +44,12 @@ interface Document {
 export interface RetrievalIndex {
   readonly size: number;
   /** The `k` nearest recorded transitions, best first. */
-  search(context: SimContext, history: readonly Transition[], action: Action, k?: number): Neighbor[];
+  search(
+    context: SimContext,
+    history: readonly Transition[],
+    action: Action,
+    k?: number,
+  ): Neighbor[];
 }
 
 export interface Neighbor {
@@ -68,15 +73,17 @@ function argumentsText(action: Action): string {
   }
 }
 
+function headOf(action: Action): string {
+  return `${action.type}:${actionHead(action)}`;
+}
+
 function queryTokens(
   context: SimContext,
   history: readonly Transition[],
   action: Action,
 ): Record<Field, string[]> {
   const previous = history.at(-1);
-  const head = actionHead(action);
   return {
-    head: head === '' ? [] : [`${action.type}:${head}`],
     arguments: tokenize(argumentsText(action), MAX_ARGUMENT_TOKENS),
     recent:
       previous === undefined
@@ -95,12 +102,22 @@ export function buildRetrievalIndex(
 ): RetrievalIndex {
   const bm25 = new Bm25Index<Field>(FIELDS);
   const documents: Document[] = [];
+  const heads = new Map<string, number>();
+  /** Documents by head, in order. */
+  const byHead: number[][] = [];
   for (const trajectory of trajectories) {
     for (const input of predictionInputs(trajectory)) {
-      const tokens = queryTokens(input.context, input.history, input.action);
-      bm25.add(tokens);
+      const doc = bm25.add(queryTokens(input.context, input.history, input.action));
+      const name = headOf(input.action);
+      let head = heads.get(name);
+      if (head === undefined) {
+        head = byHead.length;
+        heads.set(name, head);
+        byHead.push([]);
+      }
+      byHead[head]?.push(doc);
       documents.push({
-        head: tokens.head[0] ?? '',
+        head,
         observation: input.expected,
         source: { trajectory: trajectory.externalId, stepIndex: input.stepIndex },
       });
@@ -114,18 +131,27 @@ export function buildRetrievalIndex(
       const query = queryTokens(context, history, action);
       if (scores.length !== documents.length) scores = new Float64Array(documents.length);
       const touched = bm25.score(query, weights, scores);
-      const head = query.head[0];
-      // Recorded calls of the same tool or command come first whatever their other words.
-      const sameHead = head === undefined ? [] : bm25.documentsWith('head', head);
-      const pool = sameHead.length > 0 ? sameHead : touched;
+      const head = heads.get(headOf(action));
+      const sameHead = head === undefined ? [] : (byHead[head] ?? []);
+      // Recorded calls of the same tool or command come first whatever their other words; among
+      // them, one that shares no word still beats any call of another tool.
+      const candidates =
+        sameHead.length === 0
+          ? touched
+          : touched.filter((doc) => documents[doc]?.head === head).concat(sameHead.slice(0, k));
       const best: { doc: number; score: number }[] = [];
-      for (const doc of pool) {
+      const chosen = new Set<number>();
+      for (const doc of candidates) {
         const score = scores[doc] ?? 0;
-        if (best.length === k && score <= (best.at(-1)?.score ?? 0)) continue;
+        if (chosen.has(doc) || (best.length === k && score <= (best.at(-1)?.score ?? 0))) continue;
         let at = best.length;
         while (at > 0 && (best[at - 1]?.score ?? 0) < score) at--;
         best.splice(at, 0, { doc, score });
-        if (best.length > k) best.pop();
+        chosen.add(doc);
+        if (best.length > k) {
+          const dropped = best.pop();
+          if (dropped !== undefined) chosen.delete(dropped.doc);
+        }
       }
       for (const doc of touched) scores[doc] = 0;
       return best.flatMap(({ doc, score }) => {
@@ -136,7 +162,7 @@ export function buildRetrievalIndex(
             observation: document.observation,
             source: document.source,
             score,
-            sameHead: head !== undefined && document.head === head,
+            sameHead: document.head === head,
           },
         ];
       });

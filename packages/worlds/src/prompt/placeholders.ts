@@ -42,7 +42,8 @@ export function parseTemplate(template: string): Node[] {
     }
   }
   const unclosed = stack.at(-1);
-  if (unclosed !== undefined) throw new TemplateSyntaxError(`{{#${unclosed.name}}} is never closed`);
+  if (unclosed !== undefined)
+    throw new TemplateSyntaxError(`{{#${unclosed.name}}} is never closed`);
   if (last < template.length) current.push({ type: 'text', text: template.slice(last) });
   return root;
 }

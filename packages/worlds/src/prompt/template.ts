@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { actionHead, actionText } from '../action-text';
 import { canonicalJson } from '../canonical-json';
 import type { SimContext, Transition } from '../world-model';
-import { compileTemplate, parseTemplate, placeholdersOf } from './placeholders';
+import {
+  compileTemplate,
+  parseTemplate,
+  placeholdersOf,
+  type CompiledTemplate,
+} from './placeholders';
 
 /** Placeholders each part of a template may use. */
 export const TEMPLATE_PLACEHOLDERS = {
@@ -19,7 +24,10 @@ function checkPart(part: TemplatePart) {
     try {
       parseTemplate(text);
     } catch (error) {
-      context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      context.addIssue({
+        code: 'custom',
+        message: error instanceof Error ? error.message : String(error),
+      });
       return;
     }
     const allowed: readonly string[] = TEMPLATE_PLACEHOLDERS[part];
@@ -150,6 +158,32 @@ export function observationValues(observation: Observation): Record<string, stri
   return { content: observation.content, kind: observation.kind };
 }
 
+interface CompiledPromptTemplate {
+  system: CompiledTemplate;
+  renderAction: CompiledTemplate;
+  renderObservation: CompiledTemplate;
+}
+
+// Templates are data that may change between calls, so compiled forms are keyed by the object and
+// by its text.
+const compiledTemplates = new WeakMap<
+  PromptTemplate,
+  { source: string; compiled: CompiledPromptTemplate }
+>();
+
+function compiled(template: PromptTemplate): CompiledPromptTemplate {
+  const source = `${template.system}\u0000${template.renderAction}\u0000${template.renderObservation}`;
+  const cached = compiledTemplates.get(template);
+  if (cached !== undefined && cached.source === source) return cached.compiled;
+  const fresh = {
+    system: compileTemplate(template.system),
+    renderAction: compileTemplate(template.renderAction),
+    renderObservation: compileTemplate(template.renderObservation),
+  };
+  compiledTemplates.set(template, { source, compiled: fresh });
+  return fresh;
+}
+
 /**
  * The chat a model sees: the system prompt, each earlier transition as user(action) /
  * assistant(real observation), then the current action as the last user message.
@@ -160,11 +194,8 @@ export function renderMessages(
   history: readonly Transition[],
   action: Action,
 ): ChatMessage[] {
-  const renderAction = compileTemplate(template.renderAction);
-  const renderObservation = compileTemplate(template.renderObservation);
-  const messages: ChatMessage[] = [
-    { role: 'system', content: compileTemplate(template.system)(systemValues(context)) },
-  ];
+  const { system, renderAction, renderObservation } = compiled(template);
+  const messages: ChatMessage[] = [{ role: 'system', content: system(systemValues(context)) }];
   for (const transition of history) {
     messages.push({ role: 'user', content: renderAction(actionValues(transition.action)) });
     messages.push({

@@ -16,6 +16,8 @@ class FieldIndex {
   readonly postings = new Map<string, Postings>();
   readonly lengths: number[] = [];
   totalLength = 0;
+  /** k1·(1 − b + b·length/average) per document, computed when first scored after a change. */
+  norms: Float64Array | null = null;
 
   add(doc: number, tokens: readonly string[]): void {
     const counts = new Map<string, number>();
@@ -31,6 +33,18 @@ class FieldIndex {
     }
     this.lengths[doc] = tokens.length;
     this.totalLength += tokens.length;
+    this.norms = null;
+  }
+
+  normsFor({ k1, b }: Bm25Parameters): Float64Array {
+    if (this.norms !== null) return this.norms;
+    const average = this.totalLength / Math.max(1, this.lengths.length);
+    const norms = new Float64Array(this.lengths.length);
+    for (let doc = 0; doc < norms.length; doc++) {
+      norms[doc] = k1 * (1 - b + (b * (this.lengths[doc] ?? 0)) / average);
+    }
+    this.norms = norms;
+    return norms;
   }
 }
 
@@ -56,11 +70,6 @@ export class Bm25Index<Field extends string> {
     return doc;
   }
 
-  /** Documents containing `token` in `field`. */
-  documentsWith(field: Field, token: string): readonly number[] {
-    return this.fieldIndex(field).postings.get(token)?.docs ?? [];
-  }
-
   /**
    * Adds each document's weighted score for the query into `scores` (indexed by document) and
    * returns the documents it touched. Repeated query tokens count once.
@@ -71,32 +80,26 @@ export class Bm25Index<Field extends string> {
     scores: Float64Array,
   ): number[] {
     const touched: number[] = [];
-    const { k1, b } = this.parameters;
+    const k1 = this.parameters.k1;
     for (const [field, index] of this.fields) {
       const weight = weights[field];
       if (weight === 0 || index.totalLength === 0) continue;
-      const averageLength = index.totalLength / this.documents;
+      const norms = index.normsFor(this.parameters);
       for (const token of new Set(query[field])) {
         const postings = index.postings.get(token);
         if (postings === undefined) continue;
-        const frequency = postings.docs.length;
-        const idf = Math.log(1 + (this.documents - frequency + 0.5) / (frequency + 0.5));
-        for (let position = 0; position < postings.docs.length; position++) {
-          const doc = postings.docs[position] ?? 0;
-          const count = postings.counts[position] ?? 0;
-          const length = index.lengths[doc] ?? 0;
-          const saturation = (count * (k1 + 1)) / (count + k1 * (1 - b + (b * length) / averageLength));
-          if (scores[doc] === 0) touched.push(doc);
-          scores[doc] = (scores[doc] ?? 0) + weight * idf * saturation;
+        const { docs, counts } = postings;
+        const idf = Math.log(1 + (this.documents - docs.length + 0.5) / (docs.length + 0.5));
+        const factor = weight * idf * (k1 + 1);
+        for (let position = 0; position < docs.length; position++) {
+          const doc = docs[position] ?? 0;
+          const count = counts[position] ?? 0;
+          const previous = scores[doc] ?? 0;
+          if (previous === 0) touched.push(doc);
+          scores[doc] = previous + (factor * count) / (count + (norms[doc] ?? k1));
         }
       }
     }
     return touched;
-  }
-
-  private fieldIndex(field: Field): FieldIndex {
-    const index = this.fields.get(field);
-    if (index === undefined) throw new Error(`unknown BM25 field "${field}"`);
-    return index;
   }
 }

@@ -1,0 +1,20 @@
+// Terminal control sequences: CSI (colours, cursor moves), OSC (titles, links) and two-byte escapes.
+// oxlint-disable-next-line no-control-regex -- matching the ESC byte is the point of this pattern
+const ANSI_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+
+export function stripAnsi(text: string): string {
+  return text.includes('\u001b') ? text.replace(ANSI_ESCAPE, '') : text;
+}
+
+export function toLineFeeds(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/** What a terminal would show: line feeds only, no escape sequences. */
+export function terminalText(text: string): string {
+  return stripAnsi(toLineFeeds(text));
+}
+
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

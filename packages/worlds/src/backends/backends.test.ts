@@ -1,0 +1,251 @@
+import type { Observation, Trajectory } from '@terrarium/schema';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionHead } from '../action-text';
+import { loadTrajectories, REAL_FILES } from '../testing/real-data';
+import { predictionInputs, transitionsOf } from '../trajectory-inputs';
+import type { Transition } from '../world-model';
+import { createCacheThenModelWorldModel } from './cache-then-model';
+import { createCacheRule, isCacheable } from './cacheable';
+import { createReplayWorldModel } from './replay';
+import { buildRetrievalIndex, createRetrievalWorldModel } from './retrieval';
+
+let retail: Trajectory[] = [];
+let airline: Trajectory[] = [];
+let sql: Trajectory[] = [];
+beforeAll(async () => {
+  [retail, airline, sql] = await Promise.all([
+    loadTrajectories(REAL_FILES.tau2Retail),
+    loadTrajectories(REAL_FILES.tauBenchV1Airline),
+    loadTrajectories(REAL_FILES.intercodeSql),
+  ]);
+});
+
+/** Held out: every fifth trajectory of the file. */
+function split(trajectories: Trajectory[]): { train: Trajectory[]; test: Trajectory[] } {
+  return {
+    train: trajectories.filter((_, index) => index % 5 !== 0),
+    test: trajectories.filter((_, index) => index % 5 === 0),
+  };
+}
+
+function failure(content: string): Observation {
+  return { kind: 'error', content, callId: null };
+}
+
+describe('replay', () => {
+  it('returns the exact recorded observation for every transition of tau2 retail', async () => {
+    const replay = createReplayWorldModel(retail);
+    let hits = 0;
+    let exact = 0;
+    for (const trajectory of retail) {
+      for (const input of predictionInputs(trajectory)) {
+        const prediction = await replay.predict(input.context, input.history, input.action);
+        if (prediction.provenance.cache === 'hit') hits++;
+        if (JSON.stringify(prediction.observation) === JSON.stringify(input.expected)) exact++;
+      }
+    }
+    expect([retail.length, hits, exact, replay.size]).toEqual([40, 299, 299, 299]);
+  });
+
+  it('keeps databases apart: every InterCode SQL transition replays its own answer', () => {
+    const replay = createReplayWorldModel(sql);
+    let exact = 0;
+    let total = 0;
+    for (const trajectory of sql) {
+      for (const input of predictionInputs(trajectory)) {
+        total++;
+        const found = replay.lookup(input.context, input.history, input.action);
+        if (found.hit && found.observation.content === input.expected.content) exact++;
+      }
+    }
+    expect([total, exact]).toEqual([5867, 5867]);
+  });
+
+  it('reports a miss for another history, another action or another task', async () => {
+    const replay = createReplayWorldModel(retail);
+    const trajectory = retail[0];
+    if (trajectory === undefined) throw new Error('no retail trajectory');
+    const inputs = [...predictionInputs(trajectory)];
+    const second = inputs[1];
+    if (second === undefined) throw new Error('the first retail trajectory has one transition');
+    const changedHistory: Transition[] = second.history.map((transition) => ({
+      ...transition,
+      observation: { ...transition.observation, content: `${transition.observation.content} ` },
+    }));
+    if (second.action.type !== 'tool_call') throw new Error('retail calls are tool calls');
+    const changedAction = { ...second.action, arguments: { user_id: 'nobody_0000' } };
+    const misses = [
+      await replay.predict(second.context, changedHistory, second.action),
+      await replay.predict(second.context, second.history, changedAction),
+      await replay.predict(
+        { ...second.context, task: 'another task' },
+        second.history,
+        second.action,
+      ),
+    ];
+    expect(misses.map((miss) => [miss.provenance.cache, miss.observation.content])).toEqual([
+      ['miss', ''],
+      ['miss', ''],
+      ['miss', ''],
+    ]);
+    expect(replay.lookup(second.context, changedHistory, second.action)).toEqual({ hit: false });
+    // Call ids differ in every run and do not count.
+    const renamed = second.history.map((transition) => ({
+      action:
+        transition.action.type === 'tool_call'
+          ? { ...transition.action, callId: 'other' }
+          : transition.action,
+      observation: { ...transition.observation, callId: 'other' },
+    }));
+    const hit = await replay.predict(second.context, renamed, second.action);
+    expect([hit.provenance.cache, hit.observation]).toEqual(['hit', second.expected]);
+    expect(hit.provenance.detail).toEqual({ trajectory: trajectory.externalId, stepIndex: 5 });
+  });
+});
+
+describe('retrieval', () => {
+  it('answers held-out tau-bench v1 airline calls from the same tool', async () => {
+    const { train, test } = split(airline);
+    const model = createRetrievalWorldModel(buildRetrievalIndex(train));
+    let total = 0;
+    let sameTool = 0;
+    let exact = 0;
+    for (const trajectory of test) {
+      for (const input of predictionInputs(trajectory)) {
+        total++;
+        const prediction = await model.predict(input.context, input.history, input.action);
+        const neighbors = prediction.provenance.detail?.['neighbors'];
+        const nearest = Array.isArray(neighbors) ? neighbors[0] : undefined;
+        if (typeof nearest === 'object' && nearest !== null && 'sameTool' in nearest) {
+          if (nearest.sameTool === true) sameTool++;
+        }
+        if (prediction.observation.content === input.expected.content) exact++;
+      }
+    }
+    // Every held-out call uses a tool seen in training, so the nearest is always the same tool;
+    // a third of the answers are the real one verbatim (same user or flight looked up again).
+    expect([test.length, total, sameTool, exact]).toEqual([40, 236, 236, 80]);
+  });
+
+  it('prefers the same command, then the most similar arguments, on InterCode SQL', () => {
+    const { train, test } = split(sql);
+    const index = buildRetrievalIndex(train);
+    let total = 0;
+    let sameHead = 0;
+    let exact = 0;
+    for (const trajectory of test) {
+      for (const input of predictionInputs(trajectory)) {
+        total++;
+        const [nearest] = index.search(input.context, input.history, input.action, 1);
+        if (nearest?.sameHead === true) sameHead++;
+        if (nearest?.observation.content === input.expected.content) exact++;
+      }
+    }
+    expect([index.size, total, sameHead, exact]).toEqual([4646, 1221, 1218, 648]);
+  });
+
+  it('gives the nearest neighbors best first and a miss when nothing is alike', async () => {
+    const index = buildRetrievalIndex(retail);
+    const context = { domain: 'tool' as const, task: null, systemPrompt: null, tools: [] };
+    const action = {
+      type: 'tool_call' as const,
+      name: 'find_user_id_by_email',
+      arguments: { email: 'isabella.lopez3271@example.com' },
+      callId: 'mine',
+    };
+    const neighbors = index.search(context, [], action, 3);
+    expect(neighbors.map((neighbor) => neighbor.sameHead)).toEqual([true, true, true]);
+    expect(neighbors[0]?.observation.content).toBe('isabella_lopez_6490');
+    const scores = neighbors.map((neighbor) => neighbor.score);
+    expect(scores).toEqual(scores.toSorted((a, b) => b - a));
+    expect(new Set(scores).size).toBe(3);
+    const model = createRetrievalWorldModel(index);
+    const prediction = await model.predict(context, [], action);
+    expect(prediction.observation).toEqual({
+      kind: 'text',
+      content: 'isabella_lopez_6490',
+      callId: 'mine',
+    });
+    const unknown = await model.predict(context, [], { type: 'message', text: '' });
+    expect([unknown.provenance.cache, unknown.observation.content]).toEqual(['miss', '']);
+  });
+});
+
+describe('cache-then-model', () => {
+  it('serves seen calls from the recording and sends the others to the model', async () => {
+    const { train, test } = split(airline);
+    const model = createRetrievalWorldModel(buildRetrievalIndex(train));
+    const cached = createCacheThenModelWorldModel({ trajectories: train, model });
+    let exactHits = 0;
+    let exactMisses = 0;
+    for (const trajectory of test) {
+      for (const input of predictionInputs(trajectory)) {
+        const prediction = await cached.predict(input.context, input.history, input.action);
+        if (prediction.observation.content !== input.expected.content) continue;
+        if (prediction.provenance.cache === 'hit') exactHits++;
+        else exactMisses++;
+      }
+    }
+    // 57 held-out calls were made before with the same arguments, and got the same answer then.
+    expect(cached.stats()).toEqual({ hits: 57, misses: 179, rejected: 0, size: 470 });
+    expect([exactHits, exactMisses]).toEqual([57, 25]);
+  });
+
+  it('never caches transient failures, and can keep what the model answered', async () => {
+    const bash = await loadTrajectories(REAL_FILES.intercodeBash);
+    const timedOut = bash
+      .flatMap((trajectory) => transitionsOf(trajectory))
+      .filter(({ transition }) => !isCacheable(transition.observation));
+    expect(timedOut.map(({ transition }) => transition.observation.content)).toEqual(
+      Array.from({ length: 9 }, () => 'Command timed out'),
+    );
+    expect(
+      [
+        'Error: Rate limit reached for requests',
+        'HTTP 429 Too Many Requests',
+        'upstream error: status 503',
+        '502 Bad Gateway',
+        'Error: connect ECONNREFUSED 10.0.0.1:443',
+        'Error: order #W500 not found',
+        'price: 503',
+      ].map((content) => isCacheable(failure(content))),
+    ).toEqual([false, false, false, false, false, true, true]);
+    expect(createCacheRule({ errors: false })(failure('Error: order not found'))).toBe(false);
+
+    const replay = createReplayWorldModel(retail);
+    const cached = createCacheThenModelWorldModel({
+      trajectories: [],
+      model: replay,
+      cacheModelResponses: true,
+    });
+    const trajectory = retail[0];
+    if (trajectory === undefined) throw new Error('no retail trajectory');
+    const [input] = predictionInputs(trajectory);
+    if (input === undefined) throw new Error('no transition');
+    const first = await cached.predict(input.context, input.history, input.action);
+    const again = await cached.predict(input.context, [], input.action);
+    expect([first.provenance.cache, again.provenance.cache]).toEqual(['miss', 'hit']);
+    expect(again.observation).toEqual(input.expected);
+    expect(again.provenance.detail).toEqual({ from: 'model' });
+    expect(cached.stats()).toEqual({ hits: 1, misses: 1, rejected: 0, size: 1 });
+  });
+});
+
+describe('the helpers that read a trajectory', () => {
+  it('take only transitions as history, in order', () => {
+    const trajectory = retail[0];
+    if (trajectory === undefined) throw new Error('no retail trajectory');
+    const inputs = [...predictionInputs(trajectory)];
+    expect(
+      inputs.map((input) => [input.stepIndex, input.history.length, actionHead(input.action)]),
+    ).toEqual([
+      [4, 0, 'find_user_id_by_email'],
+      [5, 1, 'get_user_details'],
+      [6, 2, 'get_order_details'],
+      [11, 3, 'modify_pending_order_payment'],
+    ]);
+    expect(inputs[3]?.history.map((transition) => transition.observation.callId)).toEqual(
+      trajectory.steps.slice(4, 7).map((step) => step.observation?.callId),
+    );
+  });
+});

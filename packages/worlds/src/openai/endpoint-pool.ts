@@ -1,0 +1,513 @@
+import type { Usage } from '../world-model';
+import { assertAllowedHost, chatCompletionsUrl, DEFAULT_ALLOWED_HOSTS } from './allowlist';
+import {
+  ChatCompletion,
+  errorMessageOf,
+  readChunk,
+  requestBody,
+  type ChatRequest,
+} from './chat-protocol';
+import { sleep, systemClock, type Clock } from './clock';
+import { EndpointError, type EndpointErrorKind } from './errors';
+import { readSseData } from './sse';
+
+/** US dollars per million tokens. */
+export interface Pricing {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+export interface EndpointConfig {
+  /** e.g. `http://127.0.0.1:8000` or `http://127.0.0.1:8000/v1`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Requests in flight at once on this endpoint (default 8). */
+  maxConcurrency?: number;
+  pricing?: Pricing;
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1 = no retry). */
+  attempts: number;
+  /** Wait before the first retry; doubled for each further one, with jitter. */
+  baseDelayMs: number;
+  /** Longest wait (default 60 s); a Retry-After asking for more fails the request instead. */
+  maxDelayMs?: number;
+}
+
+export interface PoolOptions {
+  fetch: typeof fetch;
+  retry?: RetryPolicy;
+  /** Per attempt, from sending to the last byte (default 600 s; 0 = none). */
+  timeoutMs?: number;
+  /** Hosts endpoints may be on (default: this machine only). */
+  allowlist?: readonly string[];
+  clock?: Clock;
+  /** In [0, 1), for backoff jitter. */
+  random?: () => number;
+}
+
+export interface ChatResult {
+  content: string;
+  reasoningContent: string | null;
+  /** Null when the endpoint reported no usage. */
+  usage: Usage | null;
+  finishReason: string | null;
+  model: string;
+  endpoint: string;
+  attempts: number;
+  /** Null without pricing or usage. */
+  costUsd: number | null;
+}
+
+export interface EndpointStats {
+  baseUrl: string;
+  model: string;
+  inFlight: number;
+  peakInFlight: number;
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  completed: number;
+  failed: number;
+  retries: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
+export interface EndpointPool {
+  readonly endpoints: readonly EndpointConfig[];
+  complete(request: ChatRequest): Promise<ChatResult>;
+  stats(): EndpointStats[];
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 60_000 };
+const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_MAX_CONCURRENCY = 8;
+
+interface EndpointState {
+  config: EndpointConfig;
+  url: string;
+  maxConcurrency: number;
+  inFlight: number;
+  peakInFlight: number;
+  requests: number;
+  completed: number;
+  failed: number;
+  retries: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+type Attempt =
+  | { ok: true; result: Omit<ChatResult, 'attempts' | 'costUsd'> }
+  | { ok: false; error: EndpointError; retryable: boolean; retryAfterMs: number | null };
+
+interface Waiter {
+  resolve(endpoint: EndpointState): void;
+  detach(): void;
+}
+
+export function costOf(pricing: Pricing | undefined, usage: Usage | null): number | null {
+  if (pricing === undefined || usage === null) return null;
+  return (
+    (usage.inputTokens * pricing.inputPerMillion + usage.outputTokens * pricing.outputPerMillion) /
+    1_000_000
+  );
+}
+
+function parseRetryAfter(value: string | null, clock: Clock): number | null {
+  if (value === null || value.trim() === '') return null;
+  const seconds = Number(value.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - clock.epochMs());
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+/**
+ * Several OpenAI-compatible endpoints behind one `complete`: each request goes to the endpoint with
+ * the fewest requests in flight relative to its limit, and waits in line when all are full. A 429,
+ * a 5xx, a network error or a timeout is retried (released slot, exponential backoff with jitter,
+ * at least the Retry-After the endpoint asked for, possibly on another endpoint) unless text was
+ * already streamed to the caller. The caller's signal cancels at any point: waiting, sending,
+ * streaming or backing off.
+ */
+export function createEndpointPool(
+  endpoints: readonly EndpointConfig[],
+  options: PoolOptions,
+): EndpointPool {
+  if (endpoints.length === 0) throw new TypeError('an endpoint pool needs at least one endpoint');
+  const allowlist = options.allowlist ?? DEFAULT_ALLOWED_HOSTS;
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const maxDelayMs = retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const fetchImpl = options.fetch;
+  if (!Number.isInteger(retry.attempts) || retry.attempts < 1) {
+    throw new TypeError(`retry.attempts must be a positive integer, not ${retry.attempts}`);
+  }
+
+  const states: EndpointState[] = endpoints.map((config) => {
+    assertAllowedHost(config.baseUrl, allowlist);
+    const maxConcurrency = config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+      throw new TypeError(`maxConcurrency of ${config.baseUrl} must be a positive integer`);
+    }
+    return {
+      config,
+      url: chatCompletionsUrl(config.baseUrl),
+      maxConcurrency,
+      inFlight: 0,
+      peakInFlight: 0,
+      requests: 0,
+      completed: 0,
+      failed: 0,
+      retries: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
+  });
+  const waiters: Waiter[] = [];
+  const poolName = states.map((state) => state.url).join(', ');
+
+  function leastLoaded(): EndpointState | undefined {
+    let best: EndpointState | undefined;
+    for (const state of states) {
+      if (state.inFlight >= state.maxConcurrency) continue;
+      if (
+        best === undefined ||
+        state.inFlight * best.maxConcurrency < best.inFlight * state.maxConcurrency ||
+        (state.inFlight * best.maxConcurrency === best.inFlight * state.maxConcurrency &&
+          state.requests < best.requests)
+      ) {
+        best = state;
+      }
+    }
+    return best;
+  }
+
+  function take(state: EndpointState): EndpointState {
+    state.inFlight++;
+    state.requests++;
+    state.peakInFlight = Math.max(state.peakInFlight, state.inFlight);
+    return state;
+  }
+
+  function acquire(signal: AbortSignal | undefined, attempts: number): Promise<EndpointState> {
+    const free = waiters.length === 0 ? leastLoaded() : undefined;
+    if (free !== undefined) return Promise.resolve(take(free));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        reject(
+          new EndpointError(
+            `request to ${poolName} cancelled while waiting for a free slot`,
+            'aborted',
+            poolName,
+            attempts,
+            null,
+            { cause: signal?.reason },
+          ),
+        );
+      };
+      const waiter: Waiter = {
+        resolve,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  function release(state: EndpointState): void {
+    state.inFlight--;
+    for (let free = leastLoaded(); free !== undefined && waiters.length > 0; free = leastLoaded()) {
+      const waiter = waiters.shift();
+      if (waiter === undefined) break;
+      waiter.detach();
+      waiter.resolve(take(free));
+    }
+  }
+
+  async function attemptOnce(
+    state: EndpointState,
+    request: ChatRequest,
+    attempt: number,
+  ): Promise<Attempt> {
+    const { url, config } = state;
+    const signal = request.signal;
+    const stream = request.stream ?? true;
+    const controller = new AbortController();
+    let timedOut = false;
+    let streamed = false;
+    const cancelTimer =
+      timeoutMs > 0
+        ? clock.setTimer(timeoutMs, () => {
+            timedOut = true;
+            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+          })
+        : () => undefined;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const fail = (
+      kind: EndpointErrorKind,
+      message: string,
+      retryable: boolean,
+      extra: { status?: number; retryAfterMs?: number | null; cause?: unknown } = {},
+    ): Attempt => ({
+      ok: false,
+      retryable,
+      retryAfterMs: extra.retryAfterMs ?? null,
+      error: new EndpointError(message, kind, url, attempt, extra.status ?? null, {
+        cause: extra.cause,
+      }),
+    });
+    try {
+      const response = await fetchImpl(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+          ...(config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` }),
+        },
+        body: requestBody(config.model, request),
+        signal: controller.signal,
+      });
+      if (!response.ok) {
+        const text = await response.text().catch(() => '');
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Not JSON: the raw text is the message.
+        }
+        const reason = errorMessageOf(parsed) ?? excerpt(text);
+        return fail(
+          'http',
+          `${url} answered HTTP ${response.status}${reason === '' ? '' : `: ${reason}`}`,
+          response.status === 429 || response.status >= 500,
+          {
+            status: response.status,
+            retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), clock),
+          },
+        );
+      }
+      if (!stream) {
+        const body: unknown = await response.json();
+        const parsed = ChatCompletion.safeParse(body);
+        if (!parsed.success) {
+          const message = errorMessageOf(body) ?? parsed.error.issues[0]?.message ?? 'invalid';
+          return fail('protocol', `${url} did not answer a chat completion: ${message}`, false);
+        }
+        const choice = parsed.data.choices[0];
+        const usage = parsed.data.usage;
+        return {
+          ok: true,
+          result: {
+            content: choice?.message.content ?? '',
+            reasoningContent:
+              choice?.message.reasoning_content ?? choice?.message.reasoning ?? null,
+            usage:
+              usage === null || usage === undefined
+                ? null
+                : { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
+            finishReason: choice?.finish_reason ?? null,
+            model: parsed.data.model ?? config.model,
+            endpoint: config.baseUrl,
+          },
+        };
+      }
+      if (response.body === null) return fail('protocol', `${url} sent no response body`, false);
+      let content = '';
+      let reasoning: string | null = null;
+      let usage: Usage | null = null;
+      let finishReason: string | null = null;
+      let model = config.model;
+      let done = false;
+      for await (const data of readSseData(response.body)) {
+        if (data.trim() === '[DONE]') {
+          done = true;
+          break;
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(data);
+        } catch {
+          return fail(
+            'protocol',
+            `${url} streamed an event that is not JSON: ${excerpt(data)}`,
+            false,
+          );
+        }
+        const streamError = errorMessageOf(json);
+        const chunk = streamError === null ? readChunk(json) : null;
+        if (chunk === null) {
+          return fail(
+            'protocol',
+            `${url} streamed ${streamError === null ? 'an event that is not a chunk' : 'an error'}: ${streamError ?? excerpt(data)}`,
+            false,
+          );
+        }
+        if (chunk.model !== null) model = chunk.model;
+        if (chunk.usage !== null) {
+          usage = {
+            inputTokens: chunk.usage.prompt_tokens,
+            outputTokens: chunk.usage.completion_tokens,
+          };
+        }
+        finishReason = chunk.finishReason ?? finishReason;
+        if (chunk.reasoning !== '') {
+          reasoning = (reasoning ?? '') + chunk.reasoning;
+          streamed = true;
+          request.onToken?.(chunk.reasoning, 'reasoning');
+        }
+        if (chunk.content !== '') {
+          content += chunk.content;
+          streamed = true;
+          request.onToken?.(chunk.content, 'content');
+        }
+      }
+      if (!done) {
+        return fail('network', `${url} ended the stream before [DONE]`, !streamed);
+      }
+      return {
+        ok: true,
+        result: {
+          content,
+          reasoningContent: reasoning,
+          usage,
+          finishReason,
+          model,
+          endpoint: config.baseUrl,
+        },
+      };
+    } catch (error) {
+      if (signal?.aborted === true) {
+        return fail('aborted', `request to ${url} was cancelled`, false, { cause: signal.reason });
+      }
+      if (timedOut) {
+        return fail(
+          'timeout',
+          `request to ${url} timed out after ${timeoutMs} ms (attempt ${attempt} of ${retry.attempts})`,
+          !streamed,
+          { cause: error },
+        );
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      const cause =
+        error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return fail(
+        'network',
+        `request to ${url} failed: ${reason}${cause}${streamed ? ' (mid-stream)' : ''}`,
+        !streamed,
+        { cause: error },
+      );
+    } finally {
+      cancelTimer();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async function complete(request: ChatRequest): Promise<ChatResult> {
+    const signal = request.signal;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted === true) {
+        throw new EndpointError(
+          `request to ${poolName} was cancelled`,
+          'aborted',
+          poolName,
+          attempt - 1,
+          null,
+          {
+            cause: signal.reason,
+          },
+        );
+      }
+      const state = await acquire(signal, attempt - 1);
+      let outcome: Attempt;
+      try {
+        outcome = await attemptOnce(state, request, attempt);
+      } finally {
+        release(state);
+      }
+      if (outcome.ok) {
+        state.completed++;
+        const usage = outcome.result.usage;
+        if (usage !== null) {
+          state.inputTokens += usage.inputTokens;
+          state.outputTokens += usage.outputTokens;
+        }
+        return {
+          ...outcome.result,
+          attempts: attempt,
+          costUsd: costOf(state.config.pricing, usage),
+        };
+      }
+      const { error } = outcome;
+      const exhausted = attempt >= retry.attempts;
+      const backoff = Math.min(maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+      const waitMs = Math.max(outcome.retryAfterMs ?? 0, backoff * (0.5 + 0.5 * random()));
+      if (!outcome.retryable || exhausted || (outcome.retryAfterMs ?? 0) > maxDelayMs) {
+        state.failed++;
+        if (!outcome.retryable) throw error;
+        const why = exhausted
+          ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`
+          : `the endpoint asked to retry after ${Math.round((outcome.retryAfterMs ?? 0) / 1000)} s, more than maxDelayMs (${maxDelayMs} ms)`;
+        throw new EndpointError(
+          `${error.message}; ${why}`,
+          error.kind,
+          error.url,
+          attempt,
+          error.status,
+          {
+            cause: error.cause,
+          },
+        );
+      }
+      state.retries++;
+      try {
+        await sleep(clock, waitMs, signal);
+      } catch (reason) {
+        throw new EndpointError(
+          `request to ${poolName} was cancelled`,
+          'aborted',
+          poolName,
+          attempt,
+          null,
+          {
+            cause: reason,
+          },
+        );
+      }
+    }
+  }
+
+  return {
+    endpoints,
+    complete,
+    stats: () =>
+      states.map((state) => ({
+        baseUrl: state.config.baseUrl,
+        model: state.config.model,
+        inFlight: state.inFlight,
+        peakInFlight: state.peakInFlight,
+        requests: state.requests,
+        completed: state.completed,
+        failed: state.failed,
+        retries: state.retries,
+        inputTokens: state.inputTokens,
+        outputTokens: state.outputTokens,
+        costUsd: costOf(state.config.pricing, {
+          inputTokens: state.inputTokens,
+          outputTokens: state.outputTokens,
+        }),
+      })),
+  };
+}

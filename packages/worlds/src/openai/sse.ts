@@ -1,0 +1,39 @@
+/**
+ * Reads a `text/event-stream` body and yields the data of each event (its `data:` lines joined by
+ * newlines). Comments and other fields are skipped; an event is complete at a blank line.
+ */
+export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  // Per call: a global regex keeps its lastIndex, and streams interleave at each `yield`.
+  const lineBreak = /\r\n|\r|\n/g;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let data: string[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      let start = 0;
+      lineBreak.lastIndex = 0;
+      for (let match = lineBreak.exec(buffer); match !== null; match = lineBreak.exec(buffer)) {
+        // A \r at the very end may be the first half of a \r\n still in the next chunk.
+        if (!done && match[0] === '\r' && match.index === buffer.length - 1) break;
+        const line = buffer.slice(start, match.index);
+        start = match.index + match[0].length;
+        if (line === '') {
+          if (data.length > 0) yield data.join('\n');
+          data = [];
+        } else if (line.startsWith('data:')) {
+          data.push(line.slice(line[5] === ' ' ? 6 : 5));
+        }
+      }
+      buffer = buffer.slice(start);
+      if (done) break;
+    }
+    if (buffer.startsWith('data:')) data.push(buffer.slice(buffer[5] === ' ' ? 6 : 5));
+    if (data.length > 0) yield data.join('\n');
+  } finally {
+    // Stops the download when the consumer leaves early ([DONE], an error, an abort).
+    await reader.cancel().catch(() => undefined);
+  }
+}
