@@ -19,6 +19,8 @@ import {
   createOpenAIWorldModel,
   createReplayWorldModel,
   createRetrievalWorldModel,
+  DEFAULT_TEMPLATE,
+  renderMessages,
   predictionInputs,
   type PredictionInput,
   type WorldModel,
@@ -126,14 +128,14 @@ async function startStub(): Promise<Stub> {
   };
 }
 
-/** The same load with no client at all: bare fetch calls reading the body, as a baseline. */
-async function bareFetchRate(baseUrl: string, count: number): Promise<number> {
+/** The same requests with no client at all: bare fetch calls reading the body, as a baseline. */
+async function bareFetchRate(baseUrl: string, body: string, count: number): Promise<number> {
   let next = 0;
   const one = async () => {
     const response = await fetch(`${baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{}',
+      body,
     });
     await response.text();
   };
@@ -188,7 +190,14 @@ async function clientThroughput(): Promise<void> {
   const ideal = concurrency / (latencyMs / 1000);
   const stats = model.stats()[0];
   const peak = await stub.peak();
-  const bare = await bareFetchRate(stub.baseUrl, requests);
+  const body = JSON.stringify({
+    model: 'stub',
+    messages: renderMessages(DEFAULT_TEMPLATE, input.context, input.history, input.action),
+    temperature: 0,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  const bare = await bareFetchRate(stub.baseUrl, body, requests);
   stub.close();
   console.log(
     `(a) OpenAI client: ${requests} requests, ${concurrency} in flight, stub latency ${latencyMs} ms`,

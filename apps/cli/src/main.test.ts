@@ -5,11 +5,14 @@ import { openStore, readServerInfo } from '@terrarium/db';
 import { DatasetSummary } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl } from './testing/run-cli';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const TAU2_RETAIL =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
-const TAU2_AIRLINE =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json';
+const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
+const TAU2_AIRLINE = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
+);
 const SLOW = { timeout: 240_000 };
 
 function chatRecord(id: string): string {

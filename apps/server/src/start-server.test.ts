@@ -7,9 +7,11 @@ import { DatasetSummary, ImportReport, TrajectorySummary } from '@terrarium/sche
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './security-headers';
 import { startServer, type RunningServer } from './start-server';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const TAU2_RETAIL =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
+const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
 
 /** A tRPC query as httpBatchLink sends it when not batching. */
 async function trpcQuery(url: string, procedure: string, input: unknown) {

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, topLevelShape } from './detect';
 import { probeAdapter, utf8 } from './stream/testing/probe-adapter';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const DATA = '/work/shared/data';
+const DATA = sharedDataPath();
 
 function probeOf(path: string) {
   const head = new TextDecoder().decode(readFileSync(path).subarray(0, 64 * 1024));

@@ -13,8 +13,9 @@ import {
   tasksOf,
   utf8,
 } from './stream/testing/probe-adapter';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const DATA = '/work/shared/data';
+const DATA = sharedDataPath();
 const REAL_FILES = [
   `${DATA}/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json`,
   `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_4.json`,

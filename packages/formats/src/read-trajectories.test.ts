@@ -10,6 +10,7 @@ import {
   tasksOf,
   utf8,
 } from './stream/testing/probe-adapter';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
 const jsonl = probeAdapter({ kind: 'jsonl' });
 const jsonArray = probeAdapter({ kind: 'json-array' });
@@ -464,13 +465,13 @@ describe('readTrajectories on the layouts', () => {
   });
 });
 
-describe('readTrajectories on the real files', () => {
-  const DATA = '/work/shared/data';
-  const RETAIL = `${DATA}/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`;
+function readReal(bytes: Uint8Array, fileName: string, size = 4096): Promise<ImportEvent[]> {
+  return collect(readTrajectories(chunked(bytes, [size]), { fileName }));
+}
 
-  function readReal(bytes: Uint8Array, fileName: string, size = 4096): Promise<ImportEvent[]> {
-    return collect(readTrajectories(chunked(bytes, [size]), { fileName }));
-  }
+describe('readTrajectories on the real files', () => {
+  const DATA = sharedDataPath();
+  const RETAIL = `${DATA}/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`;
 
   it('detects and reads every real results file with the default adapters', async () => {
     const expected: [string, string, number][] = [

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectDataFiles, isObviouslyNotData, readDataFile } from './collect-files';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const SWE_AGENT = '/work/shared/data/swe-agent';
+const SWE_AGENT = sharedDataPath('swe-agent');
 
 describe('collectDataFiles', () => {
   it('recurses a folder in name order, skipping licences, notes and configs', async () => {

@@ -1,12 +1,16 @@
 import type { ImportFile } from '../import/import-files';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
 /** Real files from the shared data folder with their known counts (see its README). */
-export const TAU2_RETAIL =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
-export const TAU2_AIRLINE =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json';
-export const INTERCODE_SQL =
-  '/work/shared/data/intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json';
+export const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
+export const TAU2_AIRLINE = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
+);
+export const INTERCODE_SQL = sharedDataPath(
+  'intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json',
+);
 
 /** One OpenAI chat-messages record: a task, one tool call and its result, a closing answer. */
 export function chatRecord(id: string): string {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -54,6 +54,7 @@ export async function postgresForTests(
     url: stdout.trim().split('\n').pop() ?? '',
     stop: async () => {
       await run('bash', [SCRIPT, 'stop', dir]);
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

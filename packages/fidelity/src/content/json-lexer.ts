@@ -1,4 +1,4 @@
-import { isDynamicKey, type JsonType } from '../text/json-value';
+import { isDynamicKey, keySegment, type JsonType } from '../text/json-value';
 
 export interface JsonKeyToken {
   start: number;
@@ -94,8 +94,8 @@ export function lexJson(text: string): { keys: JsonKeyToken[]; leaves: JsonLeafT
       if (expectKey && top !== undefined && !top.isArray) {
         const dynamic = isDynamicKey(value);
         pendingKey = value;
-        pendingSegment = dynamic ? `<${top.index}>` : value;
-        pendingCollapsed = dynamic ? '{}' : value;
+        pendingSegment = dynamic ? `<${top.index}>` : keySegment(value);
+        pendingCollapsed = dynamic ? '{}' : keySegment(value);
         const place = childPath(top);
         keys.push({ start: i, end, key: value, typedPath: `${place.collapsed}:${valueTypeAfter(text, end)}` });
         if (dynamic)

@@ -14,6 +14,7 @@ import {
   type ClassifiedObservation,
 } from './classify';
 import type { HistoryIndex } from './history-index';
+import { lexJson } from './json-lexer';
 
 /** Credit for deterministic content or a line that is present but out of order. */
 export const ORDER_CREDIT = 0.5;
@@ -123,14 +124,19 @@ class PredictionView {
       const parsed = parseJsonDocument(this.text);
       if (parsed === null) this.jsonView = null;
       else {
-        const shape = shapeOf(parsed.value);
+        // Leaves come from the lexer, in text order: JSON.parse moves integer-like keys first, which
+        // would shift the positions of id-keyed entries (see isDynamicKey).
         const leafByPath = new Map<string, JsonLeaf>();
         const values = new Set<string>();
-        for (const leaf of shape.leaves) {
-          leafByPath.set(leaf.path, leaf);
-          values.add(leaf.text);
+        for (const leaf of lexJson(this.text).leaves) {
+          leafByPath.set(leaf.path, {
+            path: leaf.path,
+            text: leaf.value,
+            number: leaf.type === 'number' ? Number(leaf.value) : null,
+          });
+          values.add(leaf.value);
         }
-        this.jsonView = { typedPaths: shape.typedPaths, leafByPath, values };
+        this.jsonView = { typedPaths: shapeOf(parsed.value).typedPaths, leafByPath, values };
       }
     }
     return this.jsonView;

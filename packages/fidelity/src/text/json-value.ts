@@ -41,6 +41,11 @@ export function isDynamicKey(key: string): boolean {
   return /\d{3,}/.test(key) || /^\d+$/.test(key);
 }
 
+/** A key as a path segment; the empty key gets a visible name so no path is empty but the root's. */
+export function keySegment(key: string): string {
+  return key === '' ? '""' : key;
+}
+
 export interface JsonLeaf {
   /** Path with array indices, e.g. `flights[1].price`. */
   path: string;
@@ -74,9 +79,9 @@ export function shapeOf(root: unknown): JsonShape {
     } else if (isRecord(value)) {
       Object.entries(value).forEach(([key, item], ordinal) => {
         const dynamic = isDynamicKey(key);
-        const segment = dynamic ? `<${ordinal}>` : key;
+        const segment = dynamic ? `<${ordinal}>` : keySegment(key);
         const step = path === '' ? segment : `${path}.${segment}`;
-        const collapsedSegment = dynamic ? '{}' : key;
+        const collapsedSegment = dynamic ? '{}' : keySegment(key);
         if (dynamic) leaves.push({ path: `${step}#key`, text: key, number: null });
         pending.push({
           value: item,

@@ -27,7 +27,7 @@ export interface Token {
 
 const WORD_CHAR = '[\\p{L}\\p{N}_]';
 // A metadata match must not be the head of a longer word ("2024-05-13abc", "abc1234-x").
-const NOT_JOINED = `(?!${WORD_CHAR}|[.\\-/@#:+']${WORD_CHAR})`;
+const NOT_JOINED = `(?!${WORD_CHAR}|[.\\-/@#+']${WORD_CHAR})`;
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
 
 // Order matters: the first alternative that matches at a position wins.
@@ -53,7 +53,8 @@ const SCANNER = new RegExp(
   [
     ...ALTERNATIVES.map(([, pattern]) => `(${pattern})${NOT_JOINED}`),
     // Anything else: a run of letters/digits, joined by inner punctuation (paths, emails, ids, 1.5).
-    `(-?${WORD_CHAR}+(?:[.\\-/@#:+']${WORD_CHAR}+)*)`,
+    // Not by ':', which separates more often than it joins ("1:import os", "Error:x", "host:8000").
+    `(-?${WORD_CHAR}+(?:[.\\-/@#+']${WORD_CHAR}+)*)`,
   ].join('|'),
   'gu',
 );

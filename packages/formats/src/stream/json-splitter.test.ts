@@ -4,8 +4,9 @@ import type { RecordLayout } from '../adapter';
 import { createSplitter } from './create-splitter';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_BYTES, type SplitItem } from './split-item';
 import { utf8 } from './testing/probe-adapter';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const DATA = '/work/shared/data';
+const DATA = sharedDataPath();
 const TAU_BENCH = `${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`;
 const BASH_FS1 = `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json`;
 const BASH_FS4 = `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_4.json`;

@@ -133,25 +133,32 @@ export function buildRetrievalIndex(
       const touched = bm25.score(query, weights, scores);
       const head = heads.get(headOf(action));
       const sameHead = head === undefined ? [] : (byHead[head] ?? []);
-      // Recorded calls of the same tool or command come first whatever their other words; among
-      // them, one that shares no word still beats any call of another tool.
-      const candidates =
-        sameHead.length === 0
-          ? touched
-          : touched.filter((doc) => documents[doc]?.head === head).concat(sameHead.slice(0, k));
+      // Recorded calls of the same tool or command come first whatever their other words.
       const best: { doc: number; score: number }[] = [];
-      const chosen = new Set<number>();
-      for (const doc of candidates) {
-        const score = scores[doc] ?? 0;
-        if (chosen.has(doc) || (best.length === k && score <= (best.at(-1)?.score ?? 0))) continue;
-        let at = best.length;
-        while (at > 0 && (best[at - 1]?.score ?? 0) < score) at--;
-        best.splice(at, 0, { doc, score });
-        chosen.add(doc);
-        if (best.length > k) {
-          const dropped = best.pop();
-          if (dropped !== undefined) chosen.delete(dropped.doc);
+      // Best first; equal scores in recording order, so results do not depend on scoring order.
+      const consider = (doc: number, score: number) => {
+        const last = best.at(-1);
+        if (best.length === k && last !== undefined) {
+          if (score < last.score || (score === last.score && doc > last.doc)) return;
         }
+        if (best.some((entry) => entry.doc === doc)) return;
+        let at = best.length;
+        for (let previous = best[at - 1]; previous !== undefined; previous = best[at - 1]) {
+          if (previous.score > score || (previous.score === score && previous.doc < doc)) break;
+          at--;
+        }
+        best.splice(at, 0, { doc, score });
+        if (best.length > k) best.pop();
+      };
+      for (const doc of touched) {
+        if (head === undefined || sameHead.length === 0 || documents[doc]?.head === head) {
+          consider(doc, scores[doc] ?? 0);
+        }
+      }
+      // A call of the same tool that shares no word still beats any call of another tool.
+      for (const doc of sameHead) {
+        if (best.length >= k) break;
+        consider(doc, scores[doc] ?? 0);
       }
       for (const doc of touched) scores[doc] = 0;
       return best.flatMap(({ doc, score }) => {

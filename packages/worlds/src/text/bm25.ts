@@ -7,6 +7,13 @@ export interface Bm25Parameters {
 
 export const DEFAULT_BM25: Bm25Parameters = { k1: 1.2, b: 0.75 };
 
+/**
+ * Words in more than half of the documents are skipped: Robertson and Spärck Jones' idf,
+ * log((N − df + 0.5)/(df + 0.5)), is zero or negative there anyway (the +1 form used here only
+ * keeps it positive), and these words ("select", "from", "the") make most of the scoring work.
+ */
+const MAX_DOCUMENT_FRACTION = 0.5;
+
 interface Postings {
   docs: number[];
   counts: number[];
@@ -89,6 +96,7 @@ export class Bm25Index<Field extends string> {
         const postings = index.postings.get(token);
         if (postings === undefined) continue;
         const { docs, counts } = postings;
+        if (docs.length > this.documents * MAX_DOCUMENT_FRACTION) continue;
         const idf = Math.log(1 + (this.documents - docs.length + 0.5) / (docs.length + 0.5));
         const factor = weight * idf * (k1 + 1);
         for (let position = 0; position < docs.length; position++) {
