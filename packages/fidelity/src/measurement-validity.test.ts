@@ -23,10 +23,10 @@ const OBSERVED: Record<string, Record<Perturbation, number | null>> = {
   'tau2/retail': {
     identity: 1,
     'alter-timestamp': null,
-    'change-runtime-id': 0.98,
+    'change-runtime-id': 1,
     'shuffle-lines': null,
     'drop-json-key': 0.842,
-    'change-deterministic-value': 0.706,
+    'change-deterministic-value': 0.717,
     'other-step': 0.392,
     empty: 0,
   },

@@ -1,0 +1,78 @@
+import { resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { TAU2_RETAIL } from './support/api';
+import { readTau2Simulations } from './support/tau2';
+
+const MALFORMED_JSONL = resolve(import.meta.dirname, 'fixtures/openai-messages-one-bad-line.jsonl');
+
+test('a real tau2 results file uploaded from the Import page becomes a dataset', async ({ page }) => {
+  const simulations = readTau2Simulations(TAU2_RETAIL);
+  expect(simulations).toHaveLength(40);
+
+  await page.goto('/import');
+  await page.getByTestId('import-files').setInputFiles(TAU2_RETAIL);
+  await page.getByRole('button', { name: 'Import 1 file' }).click();
+
+  const upload = page.getByTestId('upload');
+  await expect(upload).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(upload.getByTestId('report-trajectories')).toHaveText('40');
+  await expect(upload.getByTestId('report-transitions')).toHaveText('299');
+  await expect(upload.getByTestId('report-quarantined')).toHaveText('0');
+  await expect(upload.getByTestId('import-errors')).toHaveCount(0);
+
+  // The dataset is named after the file and the list shows the same counts.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Datasets' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  const row = page
+    .getByTestId('datasets-table')
+    .getByRole('row')
+    .filter({ has: page.getByRole('link', { name: 'gpt-4.1_retail_defautl_gpt-4.1_1trials', exact: true }) });
+  await expect(row).toHaveCount(1);
+  // Name, trajectories, transitions, steps, domains, formats, quarantined.
+  const cells = row.getByRole('cell');
+  await expect(cells.nth(1)).toHaveText('40');
+  await expect(cells.nth(2)).toHaveText('299');
+  await expect(cells.nth(4)).toHaveText('tool');
+  await expect(cells.nth(5)).toHaveText('tau2-bench');
+  await expect(cells.nth(6)).toHaveText('0');
+
+  // The dataset opens on its 40 trajectories.
+  await row.getByRole('link', { name: 'gpt-4.1_retail_defautl_gpt-4.1_1trials' }).click();
+  await expect(page.getByTestId('trajectory-total')).toHaveText('40 trajectories');
+});
+
+test('a JSONL file with one malformed line imports the rest and names file:line', async ({ page }) => {
+  await page.goto('/import');
+  await page.getByTestId('import-files').setInputFiles(MALFORMED_JSONL);
+  await page.getByRole('textbox', { name: 'Dataset name' }).fill('journey-malformed');
+  await page.getByRole('button', { name: 'Import 1 file' }).click();
+
+  const upload = page.getByTestId('upload');
+  await expect(upload).toHaveAttribute('data-status', 'done');
+  await expect(upload.getByTestId('report-trajectories')).toHaveText('2');
+  await expect(upload.getByTestId('report-transitions')).toHaveText('2');
+  await expect(upload.getByTestId('report-quarantined')).toHaveText('1');
+
+  const errors = upload.getByTestId('import-errors').getByRole('row');
+  // A header row and the one bad record.
+  await expect(errors).toHaveCount(2);
+  const errorCells = errors.nth(1).getByRole('cell');
+  await expect(errorCells.nth(0)).toHaveText('openai-messages-one-bad-line.jsonl');
+  await expect(errorCells.nth(1)).toHaveText('2');
+  await expect(errorCells.nth(2)).toContainText('invalid JSON at line 2');
+
+  await page.goto('/');
+  const row = page
+    .getByTestId('datasets-table')
+    .getByRole('row')
+    .filter({ has: page.getByRole('link', { name: 'journey-malformed', exact: true }) });
+  await expect(row.getByRole('cell').nth(1)).toHaveText('2');
+  await expect(row.getByRole('cell').nth(6)).toHaveText('1');
+
+  // The quarantined count leads to the record itself.
+  await row.getByRole('link', { name: '1', exact: true }).click();
+  await expect(page).toHaveURL(/\/datasets\/[^/]+\/quarantine$/);
+  const quarantined = page.getByTestId('quarantine-table');
+  await expect(quarantined).toContainText('openai-messages-one-bad-line.jsonl');
+  await expect(quarantined).toContainText('This line was cut off mid-wr');
+});

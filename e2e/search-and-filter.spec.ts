@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { TAU2_RETAIL, datasetIdByName, importThroughApi } from './support/api';
+import { readTau2Simulations, simulationsCalling } from './support/tau2';
+
+const DATASET = 'search-and-filter-retail';
+const TOOL = 'exchange_delivered_order_items';
+
+test('full-text search and the outcome filter give the counts the real file holds', async ({
+  page,
+  request,
+}) => {
+  const simulations = readTau2Simulations(TAU2_RETAIL);
+  const calling = simulations.filter((simulation) => simulationsCalling([simulation], TOOL) === 1);
+  const successes = simulations.filter((simulation) => simulation.reward === 1);
+  const callingAndSucceeding = calling.filter((simulation) => simulation.reward === 1);
+  // What the file says, so a wrong count below is the viewer's, not the data's.
+  expect(calling).toHaveLength(9);
+  expect(successes).toHaveLength(34);
+
+  await importThroughApi(request, TAU2_RETAIL, DATASET);
+  const datasetId = await datasetIdByName(request, DATASET);
+
+  await page.goto(`/datasets/${datasetId}`);
+  const total = page.getByTestId('trajectory-total');
+  await expect(total).toHaveText('40 trajectories');
+
+  await page.getByRole('searchbox', { name: 'Search trajectories' }).fill(TOOL);
+  await expect(page).toHaveURL(new RegExp(`[?&]q=${TOOL}`));
+  await expect(total).toHaveText(`${calling.length} trajectories`);
+  const rows = page.getByTestId('trajectory-row');
+  await expect(rows).toHaveCount(calling.length);
+  const shownIds = await rows.getByRole('link').allTextContents();
+  expect(shownIds.toSorted()).toEqual(calling.map((simulation) => simulation.id).toSorted());
+
+  // Search and filter combine.
+  await page.getByLabel('Outcome').selectOption('success');
+  await expect(page).toHaveURL(/[?&]outcome=success/);
+  await expect(total).toHaveText(`${callingAndSucceeding.length} trajectories`);
+  await expect(rows).toHaveCount(callingAndSucceeding.length);
+
+  // The filter alone: every rewarded simulation.
+  await page.getByRole('searchbox', { name: 'Search trajectories' }).fill('');
+  await expect(total).toHaveText(`${successes.length} trajectories`);
+  await page.getByLabel('Outcome').selectOption('failure');
+  await expect(total).toHaveText(`${simulations.length - successes.length} trajectories`);
+
+  // The URL carries the query: reopening it shows the same list.
+  await page.goto(`/datasets/${datasetId}?q=${TOOL}&outcome=success`);
+  await expect(page.getByRole('searchbox', { name: 'Search trajectories' })).toHaveValue(TOOL);
+  await expect(total).toHaveText(`${callingAndSucceeding.length} trajectories`);
+});
