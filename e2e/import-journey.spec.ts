@@ -44,7 +44,7 @@ test('a real tau2 results file uploaded from the Import page becomes a dataset',
 test('a JSONL file with one malformed line imports the rest and names file:line', async ({ page }) => {
   await page.goto('/import');
   await page.getByTestId('import-files').setInputFiles(MALFORMED_JSONL);
-  await page.getByRole('textbox', { name: 'Dataset name' }).fill('journey-malformed');
+  await page.getByLabel('Dataset name').fill('journey-malformed');
   await page.getByRole('button', { name: 'Import 1 file' }).click();
 
   const upload = page.getByTestId('upload');

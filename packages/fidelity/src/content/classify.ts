@@ -1,4 +1,4 @@
-import { parseJsonDocument, shapeOf } from '../text/json-value';
+import { parseJsonDocument } from '../text/json-value';
 import { terminalText } from '../text/normalize';
 import { METADATA_KINDS, scanTokens, type MetadataKind, type Token, type TokenKind } from '../text/tokens';
 import type { HistoryTurn } from '../types';
@@ -74,13 +74,12 @@ export function classifyObservation(
       typedPaths: new Set(),
     };
   }
-  const json = parseJsonDocument(text);
-  if (json !== null) return classifyJson(text, json.value, index);
+  if (parseJsonDocument(text) !== null) return classifyJson(text, index);
   return { text, mode: 'text', spans: classifyText(text, index), typedPaths: new Set() };
 }
 
-function classifyJson(text: string, value: unknown, index: HistoryIndex): ClassifiedObservation {
-  const { keys, leaves } = lexJson(text);
+function classifyJson(text: string, index: HistoryIndex): ClassifiedObservation {
+  const { keys, leaves, typedPaths } = lexJson(text);
   const spans: Span[] = keys.map((key) => ({
     class: 'structure',
     start: key.start,
@@ -89,39 +88,61 @@ function classifyJson(text: string, value: unknown, index: HistoryIndex): Classi
     anchor: key.typedPath,
     kind: 'json-key',
   }));
-  const typedPaths = shapeOf(value).typedPaths;
   if (keys.length === 0) {
     const root = [...typedPaths].find((path) => path.startsWith('$:')) ?? '$:array';
     spans.push({ class: 'structure', start: 0, end: text.length, text, anchor: root, kind: 'json-root' });
   }
+  // One scan of the whole text; each leaf takes the tokens inside its quotes (no token crosses a quote).
+  const tokens = scanTokens(text);
+  let next = 0;
   for (const leaf of leaves) {
-    const span = classifyLeaf(leaf, index);
+    while (next < tokens.length && (tokens[next]?.start ?? 0) < leaf.start) next++;
+    const inside: Token[] = [];
+    for (let k = next; k < tokens.length && (tokens[k]?.end ?? 0) <= leaf.end; k++) {
+      const token = tokens[k];
+      if (token !== undefined) inside.push(token);
+    }
+    const span = classifyLeaf(leaf, inside, index);
     if (span !== null) spans.push(span);
   }
   spans.sort((x, y) => x.start - y.start);
   return { text, mode: 'json', spans, typedPaths };
 }
 
-function classifyLeaf(leaf: JsonLeafToken, index: HistoryIndex): Span | null {
+const keyKinds = new Map<string, MetadataKind | null>();
+
+function cachedKeyKind(key: string): MetadataKind | null {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    kind = metadataKindOfKey(key);
+    // Keys repeat across items; the cap keeps a stream of unique keys from growing it forever.
+    if (keyKinds.size < 10_000) keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
+function leafSpan(leaf: JsonLeafToken, cls: Span['class'], kind: string): Span {
+  return { class: cls, start: leaf.start, end: leaf.end, text: leaf.value, anchor: leaf.path, kind };
+}
+
+function classifyLeaf(leaf: JsonLeafToken, tokens: readonly Token[], index: HistoryIndex): Span | null {
   // true/false/null carry no content beyond their type, which the key's typed path already checks.
   if (leaf.type === 'boolean' || leaf.type === 'null') return null;
-  const base = { start: leaf.start, end: leaf.end, text: leaf.value, anchor: leaf.path };
-  const keyKind = metadataKindOfKey(leaf.key);
+  const keyKind = cachedKeyKind(leaf.key);
   if (leaf.type === 'number') {
-    if (leaf.value.replace('-', '').length >= 2 && index.has(leaf.value))
-      return { ...base, class: 'deterministic', kind: 'number' };
-    if (keyKind !== null) return { ...base, class: 'runtime-metadata', kind: keyKind };
-    return { ...base, class: 'numeric-live', kind: 'number' };
+    const digits = leaf.value.startsWith('-') ? leaf.value.length - 1 : leaf.value.length;
+    if (digits >= 2 && index.has(leaf.value)) return leafSpan(leaf, 'deterministic', 'number');
+    if (keyKind !== null) return leafSpan(leaf, 'runtime-metadata', keyKind);
+    return leafSpan(leaf, 'numeric-live', 'number');
   }
-  const tokens = scanTokens(leaf.value);
-  if (leaf.value.length >= 3 && index.hasSequence(tokens.map((token) => token.text)))
-    return { ...base, class: 'deterministic', kind: 'string' };
+  const value = leaf.value;
+  if (value.length >= 3 && (index.has(value) || index.hasSequence(tokens.map((token) => token.text))))
+    return leafSpan(leaf, 'deterministic', 'string');
   const only = tokens.length === 1 ? tokens[0] : undefined;
-  if (only !== undefined && only.text.length === leaf.value.length && isMetadataKind(only.kind))
-    return { ...base, class: 'runtime-metadata', kind: only.kind };
-  if (keyKind !== null && leaf.value !== '' && !/\s/.test(leaf.value))
-    return { ...base, class: 'runtime-metadata', kind: keyKind };
-  return { ...base, class: 'unseen-content', kind: 'string' };
+  if (only !== undefined && only.end - only.start === leaf.end - leaf.start && isMetadataKind(only.kind))
+    return leafSpan(leaf, 'runtime-metadata', only.kind);
+  if (keyKind !== null && value !== '' && !/\s/.test(value)) return leafSpan(leaf, 'runtime-metadata', keyKind);
+  return leafSpan(leaf, 'unseen-content', 'string');
 }
 
 /** True when a token is unlikely to match the history by chance. */

@@ -16,50 +16,70 @@ export interface JsonLeafToken {
   /** The last key on the path ('' inside an array of scalars at the root). */
   key: string;
   type: 'string' | 'number' | 'boolean' | 'null';
-  /** Decoded string value, or the literal/number text. */
+  /** Decoded string value, or the literal/number text (numbers in canonical form). */
   value: string;
+}
+
+export interface LexedJson {
+  keys: JsonKeyToken[];
+  leaves: JsonLeafToken[];
+  /** `path:type` of every value, array indices collapsed (the same set as `shapeOf`). */
+  typedPaths: Set<string>;
 }
 
 interface Frame {
   isArray: boolean;
+  /** Elements (arrays) or members (objects) seen so far. */
   index: number;
   key: string;
   path: string;
   collapsed: string;
 }
 
+interface Place {
+  path: string;
+  collapsed: string;
+  key: string;
+}
+
+const ROOT: Place = { path: '$', collapsed: '$', key: '' };
+
+function join(base: string, segment: string): string {
+  return base === '' ? segment : `${base}.${segment}`;
+}
+
 /**
  * Positions of keys and scalar leaves in a JSON text that `JSON.parse` already accepted (so the lexer
- * can trust the syntax). JSON.parse keeps no offsets, and explanations need them.
+ * can trust the syntax), with paths in text order. JSON.parse keeps no offsets, which explanations
+ * need, and reorders integer-like keys, which would misplace id-keyed members.
  */
-export function lexJson(text: string): { keys: JsonKeyToken[]; leaves: JsonLeafToken[] } {
+export function lexJson(text: string): LexedJson {
   const keys: JsonKeyToken[] = [];
   const leaves: JsonLeafToken[] = [];
+  const typedPaths = new Set<string>();
   const stack: Frame[] = [];
   let expectKey = false;
-  let pendingKey = '';
-  let pendingSegment = '';
-  let pendingCollapsed = '';
-  let i = 0;
-  const childPath = (frame: Frame | undefined): { path: string; collapsed: string; key: string } => {
-    if (frame === undefined) return { path: '$', collapsed: '$', key: '' };
+  // The member being read in the innermost object: its key and its path segments.
+  let memberKey = '';
+  let memberSegment = '';
+  let memberCollapsed = '';
+  const placeIn = (frame: Frame | undefined): Place => {
+    if (frame === undefined) return ROOT;
     if (frame.isArray)
       return { path: `${frame.path}[${frame.index}]`, collapsed: `${frame.collapsed}[]`, key: frame.key };
-    const join = (base: string, segment: string) => (base === '' ? segment : `${base}.${segment}`);
-    return {
-      path: join(frame.path, pendingSegment),
-      collapsed: join(frame.collapsed, pendingCollapsed),
-      key: pendingKey,
-    };
+    return { path: join(frame.path, memberSegment), collapsed: join(frame.collapsed, memberCollapsed), key: memberKey };
   };
+  let i = 0;
   while (i < text.length) {
-    const char = text[i];
-    if (char === ' ' || char === '\n' || char === '\t' || char === '\r' || char === ':') {
+    const code = text.charCodeAt(i);
+    // whitespace and ':'
+    if (code <= 32 || code === 58) {
       i++;
       continue;
     }
     const top = stack[stack.length - 1];
-    if (char === ',') {
+    if (code === 44) {
+      // ','
       if (top !== undefined) {
         top.index++;
         if (!top.isArray) expectKey = true;
@@ -67,42 +87,48 @@ export function lexJson(text: string): { keys: JsonKeyToken[]; leaves: JsonLeafT
       i++;
       continue;
     }
-    if (char === '}' || char === ']') {
+    if (code === 125 || code === 93) {
+      // '}' ']'
       stack.pop();
       expectKey = false;
       i++;
       continue;
     }
-    if (char === '{' || char === '[') {
-      const place = childPath(top);
+    if (code === 123 || code === 91) {
+      // '{' '['
+      const isArray = code === 91;
+      const place = placeIn(top);
+      typedPaths.add(`${place.collapsed}:${isArray ? 'array' : 'object'}`);
       const root = top === undefined;
       stack.push({
-        isArray: char === '[',
+        isArray,
         index: 0,
         key: place.key,
         path: root ? '' : place.path,
         collapsed: root ? '' : place.collapsed,
       });
-      expectKey = char === '{';
+      expectKey = !isArray;
       i++;
       continue;
     }
-    if (char === '"') {
+    if (code === 34) {
+      // '"'
       const end = stringEnd(text, i);
       const raw = text.slice(i + 1, end - 1);
       const value = raw.includes('\\') ? decodeJsonString(text.slice(i, end)) : raw;
       if (expectKey && top !== undefined && !top.isArray) {
         const dynamic = isDynamicKey(value);
-        pendingKey = value;
-        pendingSegment = dynamic ? `<${top.index}>` : keySegment(value);
-        pendingCollapsed = dynamic ? '{}' : keySegment(value);
-        const place = childPath(top);
+        memberKey = value;
+        memberSegment = dynamic ? `<${top.index}>` : keySegment(value);
+        memberCollapsed = dynamic ? '{}' : keySegment(value);
+        const place = placeIn(top);
         keys.push({ start: i, end, key: value, typedPath: `${place.collapsed}:${valueTypeAfter(text, end)}` });
         if (dynamic)
           leaves.push({ start: i + 1, end: end - 1, path: `${place.path}#key`, key: 'id', type: 'string', value });
         expectKey = false;
       } else {
-        const place = childPath(top);
+        const place = placeIn(top);
+        typedPaths.add(`${place.collapsed}:string`);
         leaves.push({ start: i + 1, end: end - 1, path: place.path, key: place.key, type: 'string', value });
       }
       i = end;
@@ -112,8 +138,9 @@ export function lexJson(text: string): { keys: JsonKeyToken[]; leaves: JsonLeafT
     let end = i + 1;
     while (end < text.length && !isDelimiter(text.charCodeAt(end))) end++;
     const raw = text.slice(i, end);
-    const place = childPath(top);
+    const place = placeIn(top);
     const type = raw === 'true' || raw === 'false' ? 'boolean' : raw === 'null' ? 'null' : 'number';
+    typedPaths.add(`${place.collapsed}:${type}`);
     leaves.push({
       start: i,
       end,
@@ -124,7 +151,7 @@ export function lexJson(text: string): { keys: JsonKeyToken[]; leaves: JsonLeafT
     });
     i = end;
   }
-  return { keys, leaves };
+  return { keys, leaves, typedPaths };
 }
 
 function stringEnd(text: string, quote: number): number {
@@ -150,7 +177,7 @@ function isDelimiter(code: number): boolean {
 
 function valueTypeAfter(text: string, from: number): JsonType {
   let i = from;
-  while (i < text.length && (text[i] === ' ' || text[i] === ':' || text[i] === '\n' || text[i] === '\t' || text[i] === '\r')) i++;
+  while (i < text.length && (text.charCodeAt(i) <= 32 || text.charCodeAt(i) === 58)) i++;
   const char = text[i];
   if (char === '{') return 'object';
   if (char === '[') return 'array';

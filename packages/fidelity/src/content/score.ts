@@ -1,7 +1,7 @@
 import { increasingRun } from '../align/anchored';
 import { numericCloseness } from '../metrics/numeric';
 import { lengthRatio } from '../metrics/overlap';
-import { parseJsonDocument, shapeOf, type JsonLeaf } from '../text/json-value';
+import { parseJsonDocument, type JsonLeaf } from '../text/json-value';
 import { terminalText } from '../text/normalize';
 import { collapsedShape, exactShape, scanTokens, type Token } from '../text/tokens';
 import type { HistoryTurn } from '../types';
@@ -54,7 +54,7 @@ export interface ContentClassScore {
 /** The prediction, cut the same way as the real observation; built once per prediction. */
 class PredictionView {
   readonly text: string;
-  readonly tokens: Token[];
+  private scanned: Token[] | undefined;
   private positions: Map<string, number[]> | undefined;
   private numbers: Map<string, number> | undefined;
   private metadata: Map<string, number> | undefined;
@@ -64,7 +64,11 @@ class PredictionView {
 
   constructor(raw: string) {
     this.text = terminalText(raw);
-    this.tokens = scanTokens(this.text);
+  }
+
+  get tokens(): Token[] {
+    this.scanned ??= scanTokens(this.text);
+    return this.scanned;
   }
 
   get tokenPositions(): Map<string, number[]> {
@@ -121,14 +125,14 @@ class PredictionView {
 
   get json(): { typedPaths: Set<string>; leafByPath: Map<string, JsonLeaf>; values: Set<string> } | null {
     if (this.jsonView === undefined) {
-      const parsed = parseJsonDocument(this.text);
-      if (parsed === null) this.jsonView = null;
+      if (parseJsonDocument(this.text) === null) this.jsonView = null;
       else {
         // Leaves come from the lexer, in text order: JSON.parse moves integer-like keys first, which
         // would shift the positions of id-keyed entries (see isDynamicKey).
         const leafByPath = new Map<string, JsonLeaf>();
         const values = new Set<string>();
-        for (const leaf of lexJson(this.text).leaves) {
+        const lexed = lexJson(this.text);
+        for (const leaf of lexed.leaves) {
           leafByPath.set(leaf.path, {
             path: leaf.path,
             text: leaf.value,
@@ -136,7 +140,7 @@ class PredictionView {
           });
           values.add(leaf.value);
         }
-        this.jsonView = { typedPaths: shapeOf(parsed.value).typedPaths, leafByPath, values };
+        this.jsonView = { typedPaths: lexed.typedPaths, leafByPath, values };
       }
     }
     return this.jsonView;
@@ -170,7 +174,7 @@ export function metadataSignature(kind: string, text: string): string {
     case 'uuid':
     case 'id':
     case 'temp-name':
-      return `${kind}:${text.replace(/[\p{L}\p{N}]/gu, 'x')}`;
+      return `${kind}:${maskAlphanumerics(text)}`;
     default:
       return `${kind}:${collapsedShape(text)}`;
   }
@@ -367,8 +371,8 @@ function formatPercent(predicted: number, real: number): string {
 function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[] {
   const predicted = view.json;
   // A prediction that is not JSON keeps half credit for content it still contains, as text.
-  const fallbackMetadata = new Map(view.metadataSignatures);
-  const fallbackKinds = new Map(view.metadataKinds);
+  const fallbackMetadata = predicted === null ? new Map(view.metadataSignatures) : new Map<string, number>();
+  const fallbackKinds = predicted === null ? new Map(view.metadataKinds) : new Map<string, number>();
   return real.spans.map((span): Verdict => {
     if (span.class === 'structure') {
       if (predicted === null) return { credit: 0, why: 'the prediction is not JSON' };
@@ -405,6 +409,20 @@ function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[]
         return { credit: 0.25, why: 'a value of another form' };
     }
   });
+}
+
+/** Letters and digits → 'x', other characters kept (ASCII fast path; the rare rest by regex). */
+function maskAlphanumerics(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const ascii = code < 128;
+    const alphanumeric = ascii
+      ? (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+      : /[\p{L}\p{N}]/u.test(text[i] ?? '');
+    out += alphanumeric ? 'x' : (text[i] ?? '');
+  }
+  return out;
 }
 
 function wellFormed(kind: string, text: string): boolean {

@@ -6,6 +6,8 @@ export const NO_CREDIT_ERROR = 1;
 /** 1 within 10% relative error, falling linearly to 0 at 100%. */
 export function numericCloseness(predicted: number, real: number): number {
   if (predicted === real) return 1;
+  // Overflowed literals (1e999) or NaN: only an identical value counts.
+  if (!Number.isFinite(predicted) || !Number.isFinite(real)) return 0;
   const scale = Math.max(Math.abs(predicted), Math.abs(real));
   const error = Math.abs(predicted - real) / scale;
   if (error <= FULL_CREDIT_ERROR) return 1;

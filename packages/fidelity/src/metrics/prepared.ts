@@ -2,7 +2,8 @@ import { parseJsonDocument, shapeOf, type JsonShape } from '../text/json-value';
 import { terminalText } from '../text/normalize';
 
 const METRIC_TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+// Whole numbers only: not the digits inside a hash, an id or a word.
+const NUMBER = /(?<![\p{L}\p{N}_.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\p{L}\p{N}_])/gu;
 
 /**
  * One observation, parsed lazily and at most once however many metrics read it (scoreRules passes the

@@ -23,6 +23,10 @@ export function parseJsonDocument(text: string): { value: unknown } | null {
   const trimmed = text.trimStart();
   const first = trimmed[0];
   if (first !== '{' && first !== '[') return null;
+  // A failed JSON.parse throws, and exceptions are slow: rule out the common non-JSON shapes first
+  // (Python reprs such as "[('a', 1)]" from SQL tools, "[File: …]" banners).
+  const second = trimmed.slice(1).trimStart()[0] ?? '';
+  if (first === '{' ? second !== '"' && second !== '}' : !'"{[]-0123456789tfn'.includes(second)) return null;
   try {
     const value: unknown = JSON.parse(trimmed);
     return { value };

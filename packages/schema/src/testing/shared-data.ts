@@ -1,3 +1,4 @@
+/// <reference types="node" />
 /**
  * Where the real trajectories of `../shared/data` live, relative to the repository root. Tests read
  * them there (CI clones the repository beside a copy of `shared/`), so no test names an absolute path.

@@ -165,8 +165,13 @@ describe('retrieval', () => {
       content: 'isabella_lopez_6490',
       callId: 'mine',
     });
-    const unknown = await model.predict(context, [], { type: 'message', text: '' });
-    expect([unknown.provenance.cache, unknown.observation.content]).toEqual(['miss', '']);
+    for (const unlike of [
+      { type: 'message' as const, text: 'find_user_id_by_email isabella' },
+      { type: 'command' as const, command: 'zzz qqq', interpreter: 'bash' as const },
+    ]) {
+      const miss = await model.predict(context, [], unlike);
+      expect([miss.provenance.cache, miss.observation.content]).toEqual(['miss', '']);
+    }
   });
 });
 

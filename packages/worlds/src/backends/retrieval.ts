@@ -128,6 +128,8 @@ export function buildRetrievalIndex(
   return {
     size: documents.length,
     search(context, history, action, k = 1) {
+      // A message goes to the other party, not to the environment: nothing to retrieve.
+      if (action.type === 'message') return [];
       const query = queryTokens(context, history, action);
       if (scores.length !== documents.length) scores = new Float64Array(documents.length);
       const touched = bm25.score(query, weights, scores);
@@ -151,7 +153,7 @@ export function buildRetrievalIndex(
         if (best.length > k) best.pop();
       };
       for (const doc of touched) {
-        if (head === undefined || sameHead.length === 0 || documents[doc]?.head === head) {
+        if (head === undefined || documents[doc]?.head === head) {
           consider(doc, scores[doc] ?? 0);
         }
       }
@@ -205,7 +207,7 @@ export function createRetrievalWorldModel(
           provenance: {
             backend: 'retrieval',
             cache: 'miss',
-            detail: { reason: 'no recorded transition shares a word with this action' },
+            detail: { reason: 'no recorded transition is like this action' },
           },
         });
       }

@@ -332,9 +332,12 @@ export function createEndpointPool(
       let model = config.model;
       let done = false;
       for await (const data of readSseData(response.body)) {
+        // Read on to the end of the body after [DONE]: leaving early would cancel the body, and
+        // undici then closes the connection instead of reusing it.
+        if (done) continue;
         if (data.trim() === '[DONE]') {
           done = true;
-          break;
+          continue;
         }
         let json: unknown;
         try {

@@ -236,6 +236,26 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     expect([prediction.observation.content, server.requests.length]).toEqual(['done', 2]);
   });
 
+  it('does not retry a stream cut after text reached the caller', async () => {
+    const server = await serve(() => ({ type: 'completion', content: 'partial', omitDone: true }));
+    const model = createOpenAIWorldModel({
+      baseUrl: server.baseUrl,
+      model: 'm',
+      fetch,
+      retry: { attempts: 3, baseDelayMs: 1 },
+    });
+    const tokens: string[] = [];
+    const error = await model
+      .predict(context, history, action, { onToken: (text) => tokens.push(text) })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      kind: 'network',
+      attempts: 1,
+      message: `${server.baseUrl}/v1/chat/completions ended the stream before [DONE]`,
+    });
+    expect([tokens.join(''), server.requests.length]).toEqual(['partial', 1]);
+  });
+
   it('never has more requests in flight than the limit, with several endpoints balanced', async () => {
     const [first, second] = [await serve(slowReply), await serve(slowReply)];
     if (first === undefined || second === undefined) throw new Error('servers did not start');

@@ -9,6 +9,7 @@ export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGener
   const decoder = new TextDecoder();
   let buffer = '';
   let data: string[] = [];
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -28,12 +29,17 @@ export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGener
         }
       }
       buffer = buffer.slice(start);
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
     }
     if (buffer.startsWith('data:')) data.push(buffer.slice(buffer[5] === ' ' ? 6 : 5));
     if (data.length > 0) yield data.join('\n');
   } finally {
-    // Stops the download when the consumer leaves early ([DONE], an error, an abort).
-    await reader.cancel().catch(() => undefined);
+    // Stops the download when the consumer leaves early (an error, an abort). A body read to its
+    // end is not cancelled: with undici that would close the keep-alive connection.
+    if (ended) reader.releaseLock();
+    else await reader.cancel().catch(() => undefined);
   }
 }
