@@ -30,7 +30,9 @@ interface Item extends ScoringItem {
 }
 
 function historyText(item: ScoringItem): string {
-  return [...item.history.flatMap((turn) => [turn.action, turn.observation]), item.action].join('\n');
+  return [...item.history.flatMap((turn) => [turn.action, turn.observation]), item.action].join(
+    '\n',
+  );
 }
 
 function withPredictions(items: ScoringItem[]): Item[] {
@@ -38,10 +40,14 @@ function withPredictions(items: ScoringItem[]): Item[] {
   for (const item of items) byTool.set(item.tool, [...(byTool.get(item.tool) ?? []), item]);
   return items.map((item) => {
     const peers = byTool.get(item.tool) ?? [];
-    const other = peers.find((peer) => peer.real !== item.real && peer.trajectoryId !== item.trajectoryId);
+    const other = peers.find(
+      (peer) => peer.real !== item.real && peer.trajectoryId !== item.trajectoryId,
+    );
     const input = { real: item.real, historyText: historyText(item), otherStep: null };
     const near =
-      perturb('change-deterministic-value', input) ?? perturb('alter-timestamp', input) ?? item.real;
+      perturb('change-deterministic-value', input) ??
+      perturb('alter-timestamp', input) ??
+      item.real;
     return { ...item, near, other: other?.real ?? '' };
   });
 }
@@ -79,7 +85,8 @@ function iterate(items: readonly Item[]): void {
 }
 
 function rules(items: readonly Item[], prediction: 'near' | 'other'): void {
-  for (const item of items) sink += scoreRules(item[prediction], item.real, { kind: item.kind })['token-f1'] ?? 0;
+  for (const item of items)
+    sink += scoreRules(item[prediction], item.real, { kind: item.kind })['token-f1'] ?? 0;
 }
 
 /** Walks each trajectory's items in order, growing one history index per trajectory (as a bench run does). */
@@ -98,20 +105,30 @@ function contentClasses(items: readonly Item[], prediction: 'near' | 'other'): v
   }
 }
 
-function scoreOnly(items: readonly Item[], classified: ReturnType<typeof classifyObservation>[], prediction: 'near' | 'other'): void {
+function scoreOnly(
+  items: readonly Item[],
+  classified: ReturnType<typeof classifyObservation>[],
+  prediction: 'near' | 'other',
+): void {
   items.forEach((item, i) => {
     const real = classified[i];
     if (real !== undefined) sink += scoreClassified(item[prediction], real).score;
   });
 }
 
-const rate = (count: number, ms: number) => `${Math.round((count / ms) * 1000).toLocaleString('en-US')}/s`;
+const rate = (count: number, ms: number) =>
+  `${Math.round((count / ms) * 1000).toLocaleString('en-US')}/s`;
 const pad = (text: string, width: number) => text.padStart(width);
 
-console.log(`load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} (2 cores, shared)`);
+console.log(
+  `load average ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')} (2 cores, shared)`,
+);
 const loadStart = performance.now();
 const all: Item[] = [];
-for (const dataset of Object.keys(REAL_DATASETS)) all.push(...withPredictions(await loadItems(dataset)));
+for (const dataset of Object.keys(REAL_DATASETS))
+  all.push(...withPredictions(await loadItems(dataset)));
 const loadMs = performance.now() - loadStart;
 const sizes = all.map((item) => item.real.length).toSorted((a, b) => a - b);
 const median = sizes[sizes.length >> 1] ?? 0;
@@ -140,8 +157,14 @@ for (const [label, items] of [
     ['(b) all 11 rule metrics, near prediction', timed(3, () => rules(items, 'near'))],
     ['(b) all 11 rule metrics, other-step prediction', timed(3, () => rules(items, 'other'))],
     ['(c) content classes, classify + score, near', timed(3, () => contentClasses(items, 'near'))],
-    ['(c) content classes, classify + score, other-step', timed(3, () => contentClasses(items, 'other'))],
-    ['(c) content classes, score only (classified once), near', timed(3, () => scoreOnly(items, classified, 'near'))],
+    [
+      '(c) content classes, classify + score, other-step',
+      timed(3, () => contentClasses(items, 'other')),
+    ],
+    [
+      '(c) content classes, score only (classified once), near',
+      timed(3, () => scoreOnly(items, classified, 'near')),
+    ],
   ];
   // Reading share: this subset's part of the time it took to read all files into items.
   const loadShare = (loadMs * items.length) / all.length;
@@ -165,7 +188,9 @@ function upTo(bytes: number, parts: readonly string[], join: string): string {
   return text.slice(0, bytes);
 }
 const jsonParts = all.filter((item) => item.real.startsWith('{"')).map((item) => item.real);
-const textParts = all.filter((item) => item.tool.startsWith('aci:') || item.tool.startsWith('bash:')).map((item) => item.real);
+const textParts = all
+  .filter((item) => item.tool.startsWith('aci:') || item.tool.startsWith('bash:'))
+  .map((item) => item.real);
 const jsonArray = (parts: readonly string[]) => {
   const items: string[] = [];
   let length = 2;
@@ -182,7 +207,11 @@ const textReal = upTo(20_000, textParts, '\n');
 const textOther = upTo(20_000, textParts.slice(300), '\n');
 const historyOf = (text: string) => [{ action: 'earlier', observation: text.slice(0, 10_000) }];
 const pairs: [string, string, string][] = [
-  ['JSON, near copy', jsonReal.replace(/"price": \d+/, '"price": 1').replaceAll('2024-05-1', '2024-05-2'), jsonReal],
+  [
+    'JSON, near copy',
+    jsonReal.replace(/"price": \d+/, '"price": 1').replaceAll('2024-05-1', '2024-05-2'),
+    jsonReal,
+  ],
   ['JSON, unrelated', jsonOther, jsonReal],
   ['text, near copy', textReal.replace(/\d+/, '7').replace('File', 'Fiel'), textReal],
   ['text, unrelated', textOther, textReal],
@@ -191,15 +220,38 @@ const pairs: [string, string, string][] = [
 console.log(`\n20 KB pairs (wall ms per pair, best of 5; goal ≤ 5 ms)`);
 console.log(`${'metric'.padEnd(22)}${pairs.map(([name]) => pad(name, 17)).join('')}`);
 const perPair = (run: () => void) => best(5, run).toFixed(2);
-console.log(`${'lengths (real)'.padEnd(22)}${pairs.map(([, , real]) => pad(`${real.length} B`, 17)).join('')}`);
+console.log(
+  `${'lengths (real)'.padEnd(22)}${pairs.map(([, , real]) => pad(`${real.length} B`, 17)).join('')}`,
+);
 for (const metric of RULE_METRICS)
   console.log(
-    `${metric.id.padEnd(22)}${pairs.map(([, predicted, real]) => pad(perPair(() => (sink += metric.fn(predicted, real) ?? 0)), 17)).join('')}`,
+    `${metric.id.padEnd(22)}${pairs
+      .map(([, predicted, real]) =>
+        pad(
+          perPair(() => (sink += metric.fn(predicted, real) ?? 0)),
+          17,
+        ),
+      )
+      .join('')}`,
   );
 console.log(
-  `${'all rule metrics'.padEnd(22)}${pairs.map(([, predicted, real]) => pad(perPair(() => (sink += scoreRules(predicted, real)['token-f1'] ?? 0)), 17)).join('')}`,
+  `${'all rule metrics'.padEnd(22)}${pairs
+    .map(([, predicted, real]) =>
+      pad(
+        perPair(() => (sink += scoreRules(predicted, real)['token-f1'] ?? 0)),
+        17,
+      ),
+    )
+    .join('')}`,
 );
 console.log(
-  `${'content classes'.padEnd(22)}${pairs.map(([, predicted, real]) => pad(perPair(() => (sink += scoreContentClasses(predicted, real, historyOf(real)).score)), 17)).join('')}`,
+  `${'content classes'.padEnd(22)}${pairs
+    .map(([, predicted, real]) =>
+      pad(
+        perPair(() => (sink += scoreContentClasses(predicted, real, historyOf(real)).score)),
+        17,
+      ),
+    )
+    .join('')}`,
 );
 console.log(`\n(checksum ${sink.toFixed(0)})`);

@@ -108,7 +108,10 @@ test('hostile tool results, messages and prompts are shown as text and execute n
   await expect(page.getByTestId('step-action')).toContainText('[open](javascript:window.__pwned=1)');
 
   expect(await pwnedFlags(page)).toEqual([undefined]);
-  expect(watch).toEqual({ foreignRequests: [], dialogs: [], consoleErrors: [], pageErrors: [] });
+  expect(watch.foreignRequests()).toEqual([]);
+  expect(watch.dialogs).toEqual([]);
+  expect(watch.consoleErrors).toEqual([]);
+  expect(watch.pageErrors).toEqual([]);
 });
 
 test('HTML observations render only in a script-less sandboxed iframe', async ({ page, context }) => {
@@ -134,17 +137,19 @@ test('HTML observations render only in a script-less sandboxed iframe', async ({
       await expect(frame).toBeVisible();
       await expectNoInjectedMarkup(page);
       // Neither the app nor the frame ran anything.
-      expect(await pwnedFlags(page)).toEqual([undefined, undefined]);
+      const flags = await pwnedFlags(page);
+      expect(flags.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(flags)).toEqual(new Set([undefined]));
     }
-    expect(watch.foreignRequests).toEqual([]);
+    expect(watch.foreignRequests()).toEqual([]);
     expect(watch.dialogs).toEqual([]);
     expect(watch.pageErrors).toEqual([]);
-    // What the browser logs here is its own refusal to run or fetch what the sandbox forbids.
-    expect(
-      watch.consoleErrors.filter(
-        (message) => !/^(Blocked script execution in 'about:srcdoc'|Refused to )/.test(message),
-      ),
-    ).toEqual([]);
+    // What the browser logs here is its own refusal to run or fetch what the sandbox and the policies
+    // forbid; the payloads did try, so some of those must be there.
+    const refusals =
+      /^(Blocked (script execution|autofocusing) .*'allow-scripts' permission is not set\.|Refused to refresh about:srcdoc to a javascript: URL|.* violates the following Content Security Policy directive.* The (action|request) has been blocked\..*)$/s;
+    expect(watch.consoleErrors.filter((message) => !refusals.test(message))).toEqual([]);
+    expect(watch.consoleErrors.length).toBeGreaterThan(0);
   } finally {
     await server.close();
   }

@@ -1,4 +1,9 @@
-import { isTransition, type Action, type ObservationKind, type Trajectory } from '@terrarium/schema';
+import {
+  isTransition,
+  type Action,
+  type ObservationKind,
+  type Trajectory,
+} from '@terrarium/schema';
 import type { HistoryTurn } from './types';
 
 /** One scoring item: a transition with the history before it (teacher forcing, as AgentWorldBench). */

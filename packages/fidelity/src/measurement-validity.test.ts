@@ -89,7 +89,10 @@ const studies = await Promise.all(
   Object.keys(REAL_DATASETS).map(async (dataset) => {
     const study = studyPerturbations(await loadItems(dataset));
     const means = Object.fromEntries(
-      PERTURBATIONS.map((kind) => [kind, study.counts[kind] >= MIN_ITEMS ? study.means[kind] : null]),
+      PERTURBATIONS.map((kind) => [
+        kind,
+        study.counts[kind] >= MIN_ITEMS ? study.means[kind] : null,
+      ]),
     );
     return { dataset, study, means };
   }),
@@ -102,7 +105,9 @@ console.log(
       ({ dataset, study, means }) =>
         `${dataset.padEnd(22)} ${PERTURBATIONS.map((kind) => {
           const mean = means[kind];
-          return (mean === null || mean === undefined ? '-' : `${mean.toFixed(3)} n${study.counts[kind]}`).padStart(15);
+          return (
+            mean === null || mean === undefined ? '-' : `${mean.toFixed(3)} n${study.counts[kind]}`
+          ).padStart(15);
         }).join('')}  ${study.itemSpearman.toFixed(3)}   ${study.meanSpearman.toFixed(3)}`,
     ),
   ].join('\n'),
@@ -112,37 +117,40 @@ function present(values: readonly (number | null | undefined)[]): number[] {
   return values.filter((value): value is number => typeof value === 'number');
 }
 
-describe.each(studies)('content-class scores of perturbed real observations: $dataset', ({ dataset, study, means }) => {
-  it('match the means observed when the thresholds were set (±0.05)', () => {
-    for (const kind of PERTURBATIONS) {
-      const expected = OBSERVED[dataset]?.[kind] ?? null;
-      const mean = means[kind] ?? null;
-      expect([kind, mean === null]).toEqual([kind, expected === null]);
-      if (mean !== null && expected !== null) expect(Math.abs(mean - expected)).toBeLessThanOrEqual(TOLERANCE);
-    }
-  });
+describe.each(studies)(
+  'content-class scores of perturbed real observations: $dataset',
+  ({ dataset, study, means }) => {
+    it('match the means observed when the thresholds were set (±0.05)', () => {
+      for (const kind of PERTURBATIONS) {
+        const expected = OBSERVED[dataset]?.[kind] ?? null;
+        const mean = means[kind] ?? null;
+        expect([kind, mean === null]).toEqual([kind, expected === null]);
+        expect([kind, Math.abs((mean ?? 0) - (expected ?? 0)) <= TOLERANCE]).toEqual([kind, true]);
+      }
+    });
 
-  it('order the perturbations as a researcher would', () => {
-    // The real observation replayed scores exactly 1; nothing is left for an empty output.
-    expect(means.identity).toBe(1);
-    expect(means.empty).toBe(0);
-    const metadataOnly = present([means['alter-timestamp'], means['change-runtime-id']]);
-    const structural = present([means['shuffle-lines'], means['drop-json-key']]);
-    const contradicted = means['change-deterministic-value'] ?? Number.NaN;
-    const otherStep = means['other-step'] ?? Number.NaN;
-    for (const mean of metadataOnly) expect(mean).toBeGreaterThanOrEqual(0.95);
-    expect(structural.length).toBeGreaterThan(0);
-    for (const mean of structural) {
-      expect(mean).toBeLessThan(Math.min(1, ...metadataOnly));
-      expect(mean - contradicted).toBeGreaterThanOrEqual(0.05);
-    }
-    expect(contradicted - otherStep).toBeGreaterThanOrEqual(0.1);
-    expect(otherStep).toBeGreaterThan(0.1);
-    expect(otherStep).toBeLessThanOrEqual(0.65);
-  });
+    it('order the perturbations as a researcher would', () => {
+      // The real observation replayed scores exactly 1; nothing is left for an empty output.
+      expect(means.identity).toBe(1);
+      expect(means.empty).toBe(0);
+      const metadataOnly = present([means['alter-timestamp'], means['change-runtime-id']]);
+      const structural = present([means['shuffle-lines'], means['drop-json-key']]);
+      const contradicted = means['change-deterministic-value'] ?? Number.NaN;
+      const otherStep = means['other-step'] ?? Number.NaN;
+      for (const mean of metadataOnly) expect(mean).toBeGreaterThanOrEqual(0.95);
+      expect(structural.length).toBeGreaterThan(0);
+      for (const mean of structural) {
+        expect(mean).toBeLessThan(Math.min(1, ...metadataOnly));
+        expect(mean - contradicted).toBeGreaterThanOrEqual(0.05);
+      }
+      expect(contradicted - otherStep).toBeGreaterThanOrEqual(0.1);
+      expect(otherStep).toBeGreaterThan(0.1);
+      expect(otherStep).toBeLessThanOrEqual(0.65);
+    });
 
-  it('correlate strongly and negatively with severity (Spearman)', () => {
-    expect(study.itemSpearman).toBeLessThanOrEqual(-0.85);
-    expect(study.meanSpearman).toBeLessThanOrEqual(-0.95);
-  });
-});
+    it('correlate strongly and negatively with severity (Spearman)', () => {
+      expect(study.itemSpearman).toBeLessThanOrEqual(-0.85);
+      expect(study.meanSpearman).toBeLessThanOrEqual(-0.95);
+    });
+  },
+);

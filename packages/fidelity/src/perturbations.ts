@@ -86,7 +86,8 @@ function replaceFirstUnseen(
 function shiftLastDigit(text: string): string {
   for (let i = text.length - 1; i >= 0; i--) {
     const code = text.charCodeAt(i);
-    if (code >= 48 && code <= 57) return text.slice(0, i) + String((code - 48 + 3) % 10) + text.slice(i + 1);
+    if (code >= 48 && code <= 57)
+      return text.slice(0, i) + String((code - 48 + 3) % 10) + text.slice(i + 1);
   }
   return text;
 }
@@ -165,7 +166,8 @@ function dropJsonKey(real: string): string | null {
 }
 
 function pythonStyleJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item: unknown) => pythonStyleJson(item)).join(', ')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item: unknown) => pythonStyleJson(item)).join(', ')}]`;
   if (isRecord(value))
     return `{${Object.entries(value)
       .map(([key, item]) => `${JSON.stringify(key)}: ${pythonStyleJson(item)}`)

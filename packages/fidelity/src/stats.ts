@@ -1,7 +1,9 @@
 /** Ranks with ties given their average rank (1-based). */
 export function averageRanks(values: readonly number[]): number[] {
-  const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
-  const ranks = new Array<number>(values.length).fill(0);
+  const order = values
+    .map((value, index) => ({ value, index }))
+    .toSorted((x, y) => x.value - y.value);
+  const ranks = Array.from({ length: values.length }, () => 0);
   let i = 0;
   while (i < order.length) {
     let j = i;
@@ -15,7 +17,8 @@ export function averageRanks(values: readonly number[]): number[] {
 
 /** Spearman's rank correlation (Pearson on average ranks); NaN when either side is constant. */
 export function spearman(xs: readonly number[], ys: readonly number[]): number {
-  if (xs.length !== ys.length) throw new Error(`spearman: ${xs.length} x values, ${ys.length} y values`);
+  if (xs.length !== ys.length)
+    throw new Error(`spearman: ${xs.length} x values, ${ys.length} y values`);
   return pearson(averageRanks(xs), averageRanks(ys));
 }
 

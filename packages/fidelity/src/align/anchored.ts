@@ -99,7 +99,11 @@ export function increasingRun(values: readonly number[]): boolean[] {
   return member;
 }
 
-function stripCommon(a: ArrayLike<number>, b: ArrayLike<number>, range: Range): { matched: number; inner: Range } {
+function stripCommon(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  range: Range,
+): { matched: number; inner: Range } {
   let { aStart, aEnd, bStart, bEnd } = range;
   let matched = 0;
   while (aStart < aEnd && bStart < bEnd && a[aStart] === b[bStart]) {
@@ -121,7 +125,8 @@ function gapsBetween(anchors: readonly { i: number; j: number }[], range: Range)
   let i = range.aStart;
   let j = range.bStart;
   for (const anchor of [...anchors, { i: range.aEnd, j: range.bEnd }]) {
-    if (anchor.i > i || anchor.j > j) gaps.push({ aStart: i, aEnd: anchor.i, bStart: j, bEnd: anchor.j });
+    if (anchor.i > i || anchor.j > j)
+      gaps.push({ aStart: i, aEnd: anchor.i, bStart: j, bEnd: anchor.j });
     i = anchor.i + 1;
     j = anchor.j + 1;
   }
@@ -137,7 +142,10 @@ function diagonalPieces(range: Range, budget: Budget): Range[] {
   const m = range.bEnd - range.bStart;
   const allowed = Math.max(1, Math.min(EXACT_CELLS, budget.cells));
   // Slices of fewer than 16 units on a side cost more in overhead than they find.
-  const count = Math.max(1, Math.min(Math.floor(Math.min(n, m) / 16), Math.ceil((n * m) / allowed)));
+  const count = Math.max(
+    1,
+    Math.min(Math.floor(Math.min(n, m) / 16), Math.ceil((n * m) / allowed)),
+  );
   return Array.from({ length: count }, (_, k) => ({
     aStart: range.aStart + Math.floor((n * k) / count),
     aEnd: range.aStart + Math.floor((n * (k + 1)) / count),
@@ -159,7 +167,11 @@ export function boundedLcs(a: Int32Array, b: Int32Array): number {
     if (budget.cells <= 0) return matched;
     const anchors = depth < MAX_DEPTH ? uniqueAnchors(a, b, inner) : [];
     if (anchors.length === 0) return matched + sum(diagonalPieces(inner, budget).map(exact));
-    return matched + anchors.length + sum(gapsBetween(anchors, inner).map((gap) => solve(gap, depth + 1)));
+    return (
+      matched +
+      anchors.length +
+      sum(gapsBetween(anchors, inner).map((gap) => solve(gap, depth + 1)))
+    );
   };
   return solve({ aStart: 0, aEnd: a.length, bStart: 0, bEnd: b.length }, 0);
 }
@@ -200,10 +212,14 @@ export function boundedLevenshtein(first: string, second: string): number {
     const longer = Math.max(chars.aEnd - chars.aStart, chars.bEnd - chars.bStart);
     if (budget.cells <= 0) return longer;
     const anchors = depth < MAX_DEPTH ? uniqueAnchors(unitsA.ids, unitsB.ids, inner) : [];
-    if (anchors.length === 0) return Math.min(longer, sum(diagonalPieces(chars, budget).map(exact)));
+    if (anchors.length === 0)
+      return Math.min(longer, sum(diagonalPieces(chars, budget).map(exact)));
     return sum(gapsBetween(anchors, inner).map((gap) => solve(gap, depth + 1)));
   };
-  const distance = solve({ aStart: 0, aEnd: unitsA.ids.length, bStart: 0, bEnd: unitsB.ids.length }, 0);
+  const distance = solve(
+    { aStart: 0, aEnd: unitsA.ids.length, bStart: 0, bEnd: unitsB.ids.length },
+    0,
+  );
   return Math.min(distance, Math.max(a.length, b.length));
 }
 

@@ -8,25 +8,26 @@ export function lcsLength(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const n = a.length;
   if (n === 0 || b.length === 0) return 0;
   const words = Math.ceil(n / 32);
-  const masks = new Map<number, Uint32Array>();
+  // One flat table of match masks, a row per distinct symbol of `a` (no allocation per symbol).
+  const rows = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     const symbol = a[i] ?? 0;
-    let mask = masks.get(symbol);
-    if (mask === undefined) {
-      mask = new Uint32Array(words);
-      masks.set(symbol, mask);
-    }
-    mask[i >>> 5] = ((mask[i >>> 5] ?? 0) | (1 << (i & 31))) >>> 0;
+    if (!rows.has(symbol)) rows.set(symbol, rows.size * words);
+  }
+  const masks = new Uint32Array(rows.size * words);
+  for (let i = 0; i < n; i++) {
+    const at = (rows.get(a[i] ?? 0) ?? 0) + (i >>> 5);
+    masks[at] = ((masks[at] ?? 0) | (1 << (i & 31))) >>> 0;
   }
   const v = new Uint32Array(words).fill(0xffffffff);
   for (let j = 0; j < b.length; j++) {
-    const mask = masks.get(b[j] ?? 0);
+    const row = rows.get(b[j] ?? 0);
     // A symbol absent from `a` leaves the column unchanged.
-    if (mask === undefined) continue;
+    if (row === undefined) continue;
     let carry = 0;
     for (let w = 0; w < words; w++) {
       const vw = v[w] ?? 0;
-      const mw = mask[w] ?? 0;
+      const mw = masks[row + w] ?? 0;
       const sum = vw + ((vw & mw) >>> 0) + carry;
       carry = sum > 0xffffffff ? 1 : 0;
       v[w] = ((sum >>> 0) | (vw & ~mw)) >>> 0;
@@ -37,7 +38,6 @@ export function lcsLength(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return zeros;
 }
 
-// Int32Array keeps every mask a small integer for the JIT (Uint32 values above 2^31 become doubles).
 const peq = new Int32Array(0x10000);
 
 /** Levenshtein distance between UTF-16 strings (Myers 1999, Hyyrö's block form for long strings). */
@@ -84,7 +84,8 @@ function levenshteinBlocks(a: string, b: string): number {
   for (let block = 0; block < blocks; block++) {
     const start = block * 32;
     const end = Math.min(start + 32, n);
-    for (let k = start; k < end; k++) peq[a.charCodeAt(k)] = (peq[a.charCodeAt(k)] ?? 0) | (1 << (k - start));
+    for (let k = start; k < end; k++)
+      peq[a.charCodeAt(k)] = (peq[a.charCodeAt(k)] ?? 0) | (1 << (k - start));
     let pv = -1;
     let mv = 0;
     const last = 1 << (end - start - 1);

@@ -1,6 +1,12 @@
 import { parseJsonDocument } from '../text/json-value';
 import { terminalText } from '../text/normalize';
-import { METADATA_KINDS, scanTokens, type MetadataKind, type Token, type TokenKind } from '../text/tokens';
+import {
+  METADATA_KINDS,
+  scanTokens,
+  type MetadataKind,
+  type Token,
+  type TokenKind,
+} from '../text/tokens';
 import type { HistoryTurn } from '../types';
 import type { Span } from './classes';
 import { HistoryIndex, indexHistory } from './history-index';
@@ -70,7 +76,9 @@ export function classifyObservation(
     return {
       text,
       mode: 'empty',
-      spans: [{ class: 'structure', start: 0, end: text.length, text, anchor: '$', kind: 'empty-output' }],
+      spans: [
+        { class: 'structure', start: 0, end: text.length, text, anchor: '$', kind: 'empty-output' },
+      ],
       typedPaths: new Set(),
     };
   }
@@ -90,7 +98,14 @@ function classifyJson(text: string, index: HistoryIndex): ClassifiedObservation 
   }));
   if (keys.length === 0) {
     const root = [...typedPaths].find((path) => path.startsWith('$:')) ?? '$:array';
-    spans.push({ class: 'structure', start: 0, end: text.length, text, anchor: root, kind: 'json-root' });
+    spans.push({
+      class: 'structure',
+      start: 0,
+      end: text.length,
+      text,
+      anchor: root,
+      kind: 'json-root',
+    });
   }
   // One scan of the whole text; each leaf takes the tokens inside its quotes (no token crosses a quote).
   const tokens = scanTokens(text);
@@ -122,10 +137,21 @@ function cachedKeyKind(key: string): MetadataKind | null {
 }
 
 function leafSpan(leaf: JsonLeafToken, cls: Span['class'], kind: string): Span {
-  return { class: cls, start: leaf.start, end: leaf.end, text: leaf.value, anchor: leaf.path, kind };
+  return {
+    class: cls,
+    start: leaf.start,
+    end: leaf.end,
+    text: leaf.value,
+    anchor: leaf.path,
+    kind,
+  };
 }
 
-function classifyLeaf(leaf: JsonLeafToken, tokens: readonly Token[], index: HistoryIndex): Span | null {
+function classifyLeaf(
+  leaf: JsonLeafToken,
+  tokens: readonly Token[],
+  index: HistoryIndex,
+): Span | null {
   // true/false/null carry no content beyond their type, which the key's typed path already checks.
   if (leaf.type === 'boolean' || leaf.type === 'null') return null;
   const keyKind = cachedKeyKind(leaf.key);
@@ -136,12 +162,20 @@ function classifyLeaf(leaf: JsonLeafToken, tokens: readonly Token[], index: Hist
     return leafSpan(leaf, 'numeric-live', 'number');
   }
   const value = leaf.value;
-  if (value.length >= 3 && (index.has(value) || index.hasSequence(tokens.map((token) => token.text))))
+  if (
+    value.length >= 3 &&
+    (index.has(value) || index.hasSequence(tokens.map((token) => token.text)))
+  )
     return leafSpan(leaf, 'deterministic', 'string');
   const only = tokens.length === 1 ? tokens[0] : undefined;
-  if (only !== undefined && only.end - only.start === leaf.end - leaf.start && isMetadataKind(only.kind))
+  if (
+    only !== undefined &&
+    only.end - only.start === leaf.end - leaf.start &&
+    isMetadataKind(only.kind)
+  )
     return leafSpan(leaf, 'runtime-metadata', only.kind);
-  if (keyKind !== null && value !== '' && !/\s/.test(value)) return leafSpan(leaf, 'runtime-metadata', keyKind);
+  if (keyKind !== null && value !== '' && !/\s/.test(value))
+    return leafSpan(leaf, 'runtime-metadata', keyKind);
   return leafSpan(leaf, 'unseen-content', 'string');
 }
 
@@ -175,7 +209,12 @@ export function numberAnchors(tokens: readonly Token[]): string[] {
   });
 }
 
-function classOfToken(token: Token, previous: Token | undefined, next: Token | undefined, index: HistoryIndex) {
+function classOfToken(
+  token: Token,
+  previous: Token | undefined,
+  next: Token | undefined,
+  index: HistoryIndex,
+) {
   if (
     isInformative(token) &&
     index.has(token.text) &&
@@ -210,7 +249,10 @@ function classifyText(text: string, index: HistoryIndex): Span[] {
       end: token.end,
       text: token.text,
       // Numbers are placed by the word before them; other tokens by their own occurrence count.
-      anchor: token.kind === 'number' && cls !== 'deterministic' ? (anchors[i] ?? '') : `${token.text}#${occurrence}`,
+      anchor:
+        token.kind === 'number' && cls !== 'deterministic'
+          ? (anchors[i] ?? '')
+          : `${token.text}#${occurrence}`,
       kind: token.kind,
     });
   });

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HistoryTurn } from '../types';
 import { classifyObservation, classifySpans } from './classify';
@@ -22,7 +22,12 @@ function scoreOrder(predicted: string): number {
 describe('classifySpans', () => {
   it('classes a tool result: echoed ids are deterministic, keys structure, the rest by kind', () => {
     expect(
-      classifySpans(order, orderHistory, orderAction).map((span) => [span.class, span.kind, span.text, span.anchor]),
+      classifySpans(order, orderHistory, orderAction).map((span) => [
+        span.class,
+        span.kind,
+        span.text,
+        span.anchor,
+      ]),
     ).toEqual([
       ['structure', 'json-key', '"order_id"', 'order_id:string'],
       ['deterministic', 'string', '#W9583042', 'order_id'],
@@ -39,11 +44,16 @@ describe('classifySpans', () => {
 
   it('keeps offsets into the observation', () => {
     for (const span of classifySpans(order, orderHistory, orderAction))
-      expect(order.slice(span.start, span.end)).toBe(span.class === 'structure' ? span.text : span.text);
+      expect(order.slice(span.start, span.end)).toBe(
+        span.class === 'structure' ? span.text : span.text,
+      );
   });
 
   it('treats object keys that are ids as data placed by position', () => {
-    const spans = classifySpans('{"payment_methods": {"credit_card_4421486": {"brand": "visa"}}}', []);
+    const spans = classifySpans(
+      '{"payment_methods": {"credit_card_4421486": {"brand": "visa"}}}',
+      [],
+    );
     expect(spans.map((span) => [span.class, span.text, span.anchor])).toEqual([
       ['structure', '"payment_methods"', 'payment_methods:object'],
       ['structure', '"credit_card_4421486"', 'payment_methods.{}:object'],
@@ -54,7 +64,11 @@ describe('classifySpans', () => {
   });
 
   it('finds echoed text through token bigrams, and runtime metadata by form', () => {
-    const echo = classifySpans('hello world from terrarium', [], "echo 'hello world from terrarium'");
+    const echo = classifySpans(
+      'hello world from terrarium',
+      [],
+      "echo 'hello world from terrarium'",
+    );
     expect(echo.filter((span) => span.class === 'deterministic').map((span) => span.text)).toEqual([
       'hello',
       'world',
@@ -67,7 +81,9 @@ describe('classifySpans', () => {
       'start-server',
     );
     expect(
-      started.filter((span) => span.class === 'runtime-metadata').map((span) => [span.kind, span.text]),
+      started
+        .filter((span) => span.class === 'runtime-metadata')
+        .map((span) => [span.kind, span.text]),
     ).toEqual([
       ['pid', '4242'],
       ['timestamp', '2026-11-29 19:08:36'],
@@ -87,7 +103,9 @@ describe('classifySpans', () => {
 
   it('an index built step by step classifies like the history array', () => {
     const index = indexHistory(orderHistory, orderAction);
-    expect(classifyObservation(order, index).spans).toEqual(classifyObservation(order, orderHistory, orderAction).spans);
+    expect(classifyObservation(order, index).spans).toEqual(
+      classifyObservation(order, orderHistory, orderAction).spans,
+    );
   });
 });
 
@@ -107,14 +125,24 @@ describe('scoreContentClasses on a tool result', () => {
     // A price 3.4% off is within tolerance; 94% off gets (1 − 0.484…) / 0.9 of the numeric weight.
     expect(scoreOrder(order.replace('154.75', '160'))).toBe(1);
     const farPrice = (1 - 145.25 / 300) / 0.9;
-    expect(scoreOrder(order.replace('154.75', '300'))).toBeCloseTo((4 + 3 + 2 * farPrice + 1 + 1) / 11, 12);
+    expect(scoreOrder(order.replace('154.75', '300'))).toBeCloseTo(
+      (4 + 3 + 2 * farPrice + 1 + 1) / 11,
+      12,
+    );
   });
 
   it('punishes a contradicted fact: half the deterministic class, then the whole item × 0.75', () => {
-    const result = scoreContentClasses(order.replace('mei_patel_7272', 'mei_patel_7273'), order, orderHistory, orderAction);
+    const result = scoreContentClasses(
+      order.replace('mei_patel_7272', 'mei_patel_7273'),
+      order,
+      orderHistory,
+      orderAction,
+    );
     expect(result.contradictions).toBe(1);
     expect(result.score).toBeCloseTo((9 / 11) * 0.75, 12);
-    expect(result.explanation.find((verdict) => verdict.span.text === 'mei_patel_7272')).toMatchObject({
+    expect(
+      result.explanation.find((verdict) => verdict.span.text === 'mei_patel_7272'),
+    ).toMatchObject({
       class: 'deterministic',
       matched: false,
       credit: 0,
@@ -124,7 +152,12 @@ describe('scoreContentClasses on a tool result', () => {
 
   it('gives an empty or non-JSON prediction nothing for structure', () => {
     expect(scoreOrder('')).toBe(0);
-    const text = scoreContentClasses('order #W9583042 for mei_patel_7272', order, orderHistory, orderAction);
+    const text = scoreContentClasses(
+      'order #W9583042 for mei_patel_7272',
+      order,
+      orderHistory,
+      orderAction,
+    );
     expect(text.byClass.structure?.score).toBe(0);
     expect(text.byClass.deterministic?.score).toBe(0.5);
   });
@@ -139,7 +172,7 @@ describe('scoreContentClasses on terminal output', () => {
   it('accepts other timestamps and penalizes reordered lines and a changed file name', () => {
     expect(score(listing).score).toBe(1);
     expect(score(listing.replaceAll('19:08', '20:15')).score).toBe(1);
-    const reversed = score(listing.split('\n').reverse().join('\n'));
+    const reversed = score(listing.split('\n').toReversed().join('\n'));
     // One line stays in order, two are found out of order (½ each): structure 2/3.
     expect(reversed.byClass.structure?.score).toBeCloseTo(2 / 3, 12);
     expect(reversed.byClass.deterministic?.score).toBe(1);
@@ -163,12 +196,28 @@ describe('content-class properties', () => {
     fc.string({ maxLength: 80 }),
     fc.json({ maxDepth: 3 }),
     fc
-      .array(fc.constantFrom('ls', 'pid', '4242', '2024-05-03', '12:00:01', 'Error:', '\n', '{', '"k":', 'a1b2c3d4e5'), {
-        maxLength: 30,
-      })
+      .array(
+        fc.constantFrom(
+          'ls',
+          'pid',
+          '4242',
+          '2024-05-03',
+          '12:00:01',
+          'Error:',
+          '\n',
+          '{',
+          '"k":',
+          'a1b2c3d4e5',
+        ),
+        {
+          maxLength: 30,
+        },
+      )
       .map((parts) => parts.join(' ')),
   );
-  const history = fc.array(fc.record({ action: fc.string({ maxLength: 30 }), observation }), { maxLength: 3 });
+  const history = fc.array(fc.record({ action: fc.string({ maxLength: 30 }), observation }), {
+    maxLength: 3,
+  });
 
   it('scores in [0, 1], the real observation itself 1, and explains every span', () => {
     fc.assert(

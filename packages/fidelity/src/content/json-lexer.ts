@@ -66,8 +66,16 @@ export function lexJson(text: string): LexedJson {
   const placeIn = (frame: Frame | undefined): Place => {
     if (frame === undefined) return ROOT;
     if (frame.isArray)
-      return { path: `${frame.path}[${frame.index}]`, collapsed: `${frame.collapsed}[]`, key: frame.key };
-    return { path: join(frame.path, memberSegment), collapsed: join(frame.collapsed, memberCollapsed), key: memberKey };
+      return {
+        path: `${frame.path}[${frame.index}]`,
+        collapsed: `${frame.collapsed}[]`,
+        key: frame.key,
+      };
+    return {
+      path: join(frame.path, memberSegment),
+      collapsed: join(frame.collapsed, memberCollapsed),
+      key: memberKey,
+    };
   };
   let i = 0;
   while (i < text.length) {
@@ -122,14 +130,33 @@ export function lexJson(text: string): LexedJson {
         memberSegment = dynamic ? `<${top.index}>` : keySegment(value);
         memberCollapsed = dynamic ? '{}' : keySegment(value);
         const place = placeIn(top);
-        keys.push({ start: i, end, key: value, typedPath: `${place.collapsed}:${valueTypeAfter(text, end)}` });
+        keys.push({
+          start: i,
+          end,
+          key: value,
+          typedPath: `${place.collapsed}:${valueTypeAfter(text, end)}`,
+        });
         if (dynamic)
-          leaves.push({ start: i + 1, end: end - 1, path: `${place.path}#key`, key: 'id', type: 'string', value });
+          leaves.push({
+            start: i + 1,
+            end: end - 1,
+            path: `${place.path}#key`,
+            key: 'id',
+            type: 'string',
+            value,
+          });
         expectKey = false;
       } else {
         const place = placeIn(top);
         typedPaths.add(`${place.collapsed}:string`);
-        leaves.push({ start: i + 1, end: end - 1, path: place.path, key: place.key, type: 'string', value });
+        leaves.push({
+          start: i + 1,
+          end: end - 1,
+          path: place.path,
+          key: place.key,
+          type: 'string',
+          value,
+        });
       }
       i = end;
       continue;

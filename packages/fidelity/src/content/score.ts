@@ -60,7 +60,10 @@ class PredictionView {
   private metadata: Map<string, number> | undefined;
   private metadataKindCounts: Map<string, number> | undefined;
   private shapes: Map<string, number> | undefined;
-  private jsonView: { typedPaths: Set<string>; leafByPath: Map<string, JsonLeaf>; values: Set<string> } | null | undefined;
+  private jsonView:
+    | { typedPaths: Set<string>; leafByPath: Map<string, JsonLeaf>; values: Set<string> }
+    | null
+    | undefined;
 
   constructor(raw: string) {
     this.text = terminalText(raw);
@@ -123,7 +126,11 @@ class PredictionView {
     return this.shapes;
   }
 
-  get json(): { typedPaths: Set<string>; leafByPath: Map<string, JsonLeaf>; values: Set<string> } | null {
+  get json(): {
+    typedPaths: Set<string>;
+    leafByPath: Map<string, JsonLeaf>;
+    values: Set<string>;
+  } | null {
     if (this.jsonView === undefined) {
       if (parseJsonDocument(this.text) === null) this.jsonView = null;
       else {
@@ -186,7 +193,11 @@ const OUT_OF_ORDER: Verdict = { credit: ORDER_CREDIT, why: 'present, but out of 
 const MISSING: Verdict = { credit: 0, why: 'missing from the prediction' };
 // In text, a deterministic token that is absent was, in practice, replaced: there is no place to leave
 // it out without changing the text around it.
-const ABSENT_FACT: Verdict = { credit: 0, why: 'missing or changed in the prediction', contradiction: true };
+const ABSENT_FACT: Verdict = {
+  credit: 0,
+  why: 'missing or changed in the prediction',
+  contradiction: true,
+};
 
 /**
  * Scores a prediction against the real observation by content class. Each class is scored by its
@@ -233,7 +244,13 @@ export function scoreClassified(predicted: string, real: ClassifiedObservation):
   const explanation: SpanVerdict[] = real.spans.map((span, i) => {
     const verdict = verdicts[i] ?? MISSING;
     if (verdict.contradiction === true) contradictions++;
-    return { span, class: span.class, matched: verdict.credit >= 1, credit: verdict.credit, why: verdict.why };
+    return {
+      span,
+      class: span.class,
+      matched: verdict.credit >= 1,
+      credit: verdict.credit,
+      why: verdict.why,
+    };
   });
   return aggregate(real, view, explanation, contradictions);
 }
@@ -257,7 +274,8 @@ function aggregate(
     let score = (credit.get(cls) ?? 0) / n;
     if (cls === 'structure') score = structureScore(real, view, credit.get(cls) ?? 0, n);
     // Form alone cannot tell a short plausible answer from a full one; length can.
-    if (cls === 'unseen-content' && real.mode === 'text') score *= Math.sqrt(lengthRatio(view.text, real.text));
+    if (cls === 'unseen-content' && real.mode === 'text')
+      score *= Math.sqrt(lengthRatio(view.text, real.text));
     scores.set(cls, score);
   }
   let totalWeight = 0;
@@ -275,7 +293,12 @@ function aggregate(
 }
 
 /** Structure is penalized for extra keys or lines too (Jaccard-like), not only for missing ones. */
-function structureScore(real: ClassifiedObservation, view: PredictionView, credit: number, n: number): number {
+function structureScore(
+  real: ClassifiedObservation,
+  view: PredictionView,
+  credit: number,
+  n: number,
+): number {
   if (real.mode === 'json') {
     const predicted = view.json;
     if (predicted === null) return 0;
@@ -283,7 +306,9 @@ function structureScore(real: ClassifiedObservation, view: PredictionView, credi
     for (const path of real.typedPaths) if (predicted.typedPaths.has(path)) common++;
     return common / (real.typedPaths.size + predicted.typedPaths.size - common);
   }
-  const predictedLines = lineSkeletons(view.text, view.tokens).filter((line) => line.skeleton !== '').length;
+  const predictedLines = lineSkeletons(view.text, view.tokens).filter(
+    (line) => line.skeleton !== '',
+  ).length;
   return credit / Math.max(n, predictedLines);
 }
 
@@ -304,7 +329,9 @@ function orderedPresence(
     return list[next] ?? -1;
   });
   const inOrder = increasingRun(positions);
-  return positions.map((position, i) => (position < 0 ? MISSING : inOrder[i] ? IN_ORDER : OUT_OF_ORDER));
+  return positions.map((position, i) =>
+    position < 0 ? MISSING : inOrder[i] ? IN_ORDER : OUT_OF_ORDER,
+  );
 }
 
 function judgeText(real: ClassifiedObservation, view: PredictionView): Verdict[] {
@@ -318,10 +345,15 @@ function judgeText(real: ClassifiedObservation, view: PredictionView): Verdict[]
   orderedPresence(
     deterministic.map((i) => {
       const anchor = real.spans[i]?.anchor ?? '';
-      return { text: real.spans[i]?.text ?? '', occurrence: Number(anchor.slice(anchor.lastIndexOf('#') + 1)) };
+      return {
+        text: real.spans[i]?.text ?? '',
+        occurrence: Number(anchor.slice(anchor.lastIndexOf('#') + 1)),
+      };
     }),
     view.tokenPositions,
-  ).forEach((verdict, k) => (verdicts[deterministic[k] ?? 0] = verdict === MISSING ? ABSENT_FACT : verdict));
+  ).forEach(
+    (verdict, k) => (verdicts[deterministic[k] ?? 0] = verdict === MISSING ? ABSENT_FACT : verdict),
+  );
 
   const predictedLines = new Map<string, number[]>();
   lineSkeletons(view.text, view.tokens).forEach((line, i) => {
@@ -340,7 +372,8 @@ function judgeText(real: ClassifiedObservation, view: PredictionView): Verdict[]
   const shapes = new Map(view.shapeCounts);
   real.spans.forEach((span, i) => {
     if (span.class === 'runtime-metadata') verdicts[i] = judgeMetadataToken(span, metadata, kinds);
-    else if (span.class === 'numeric-live') verdicts[i] = judgeNumber(Number(span.text), view.numbersByAnchor.get(span.anchor));
+    else if (span.class === 'numeric-live')
+      verdicts[i] = judgeNumber(Number(span.text), view.numbersByAnchor.get(span.anchor));
     else if (span.class === 'unseen-content')
       verdicts[i] = consume(shapes, collapsedShape(span.text))
         ? { credit: 1, why: 'a token of the same form is present' }
@@ -349,15 +382,21 @@ function judgeText(real: ClassifiedObservation, view: PredictionView): Verdict[]
   return verdicts;
 }
 
-function judgeMetadataToken(span: Span, signatures: Map<string, number>, kinds: Map<string, number>): Verdict {
+function judgeMetadataToken(
+  span: Span,
+  signatures: Map<string, number>,
+  kinds: Map<string, number>,
+): Verdict {
   if (consume(signatures, metadataSignature(span.kind, span.text)))
     return { credit: 1, why: `a ${span.kind} in the same format is present` };
-  if (consume(kinds, span.kind)) return { credit: 0.5, why: `a ${span.kind} is present, in another format` };
+  if (consume(kinds, span.kind))
+    return { credit: 0.5, why: `a ${span.kind} is present, in another format` };
   return { credit: 0, why: `no ${span.kind} in the prediction` };
 }
 
 function judgeNumber(real: number, predicted: number | undefined): Verdict {
-  if (predicted === undefined || Number.isNaN(predicted)) return { credit: 0, why: 'no number at this place' };
+  if (predicted === undefined || Number.isNaN(predicted))
+    return { credit: 0, why: 'no number at this place' };
   const credit = numericCloseness(predicted, real);
   if (credit >= 1) return { credit, why: predicted === real ? 'same number' : 'within 10%' };
   return { credit, why: `${predicted} is off by ${formatPercent(predicted, real)}` };
@@ -371,8 +410,10 @@ function formatPercent(predicted: number, real: number): string {
 function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[] {
   const predicted = view.json;
   // A prediction that is not JSON keeps half credit for content it still contains, as text.
-  const fallbackMetadata = predicted === null ? new Map(view.metadataSignatures) : new Map<string, number>();
-  const fallbackKinds = predicted === null ? new Map(view.metadataKinds) : new Map<string, number>();
+  const fallbackMetadata =
+    predicted === null ? new Map(view.metadataSignatures) : new Map<string, number>();
+  const fallbackKinds =
+    predicted === null ? new Map(view.metadataKinds) : new Map<string, number>();
   return real.spans.map((span): Verdict => {
     if (span.class === 'structure') {
       if (predicted === null) return { credit: 0, why: 'the prediction is not JSON' };
@@ -384,7 +425,8 @@ function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[]
     switch (span.class) {
       case 'deterministic':
         if (leaf?.text === span.text) return { credit: 1, why: 'same value at the same path' };
-        if (predicted?.values.has(span.text)) return { credit: ORDER_CREDIT, why: 'value present, at another path' };
+        if (predicted?.values.has(span.text))
+          return { credit: ORDER_CREDIT, why: 'value present, at another path' };
         if (predicted === null && containsTokens(view, span.text))
           return { credit: ORDER_CREDIT, why: 'value present, but the prediction is not JSON' };
         return leaf === undefined
@@ -395,7 +437,10 @@ function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[]
       case 'runtime-metadata':
         if (predicted === null) {
           const verdict = judgeMetadataToken(span, fallbackMetadata, fallbackKinds);
-          return { credit: verdict.credit * ORDER_CREDIT, why: `${verdict.why}; the prediction is not JSON` };
+          return {
+            credit: verdict.credit * ORDER_CREDIT,
+            why: `${verdict.why}; the prediction is not JSON`,
+          };
         }
         if (leaf === undefined) return { credit: 0, why: 'no value at this path' };
         if (metadataSignature(span.kind, leaf.text) === metadataSignature(span.kind, span.text))
@@ -405,7 +450,8 @@ function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[]
           : { credit: 0, why: `not a ${span.kind}` };
       case 'unseen-content':
         if (leaf === undefined) return { credit: 0, why: 'no value at this path' };
-        if (collapsedShape(leaf.text) === collapsedShape(span.text)) return { credit: 1, why: 'a value of the same form' };
+        if (collapsedShape(leaf.text) === collapsedShape(span.text))
+          return { credit: 1, why: 'a value of the same form' };
         return { credit: 0.25, why: 'a value of another form' };
     }
   });

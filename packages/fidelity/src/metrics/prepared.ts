@@ -1,7 +1,44 @@
 import { parseJsonDocument, shapeOf, type JsonShape } from '../text/json-value';
 import { terminalText } from '../text/normalize';
 
-const METRIC_TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+const OTHER_WORD_CHAR = /[\p{L}\p{N}]/u;
+const SPACE = /\s/;
+
+function isWordAt(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code < 128)
+    return (
+      (code >= 48 && code <= 57) ||
+      (code >= 65 && code <= 90) ||
+      (code >= 97 && code <= 122) ||
+      code === 95
+    );
+  return OTHER_WORD_CHAR.test(text[i] ?? '');
+}
+
+/** Runs of letters, digits and underscore, and every other non-space character alone. */
+export function metricTokens(text: string): string[] {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    // Space and ASCII control characters separate tokens, as does Unicode whitespace.
+    if (code <= 32 || (code >= 128 && SPACE.test(text[i] ?? ''))) {
+      i++;
+      continue;
+    }
+    if (!isWordAt(text, i)) {
+      tokens.push(text[i] ?? '');
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && isWordAt(text, end)) end++;
+    tokens.push(text.slice(i, end));
+    i = end;
+  }
+  return tokens;
+}
 // Whole numbers only: not the digits inside a hash, an id or a word.
 const NUMBER = /(?<![\p{L}\p{N}_.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\p{L}\p{N}_])/gu;
 
@@ -40,7 +77,7 @@ export class PreparedText {
 
   /** Words (letters, digits, underscore) and single punctuation marks, case kept. */
   get tokens(): string[] {
-    this.metricTokens ??= this.clean.match(METRIC_TOKEN) ?? [];
+    this.metricTokens ??= metricTokens(this.clean);
     return this.metricTokens;
   }
 

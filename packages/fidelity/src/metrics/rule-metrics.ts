@@ -13,7 +13,11 @@ import { PreparedText } from './prepared';
  * - numeric closeness applies only when the real observation contains a number.
  */
 export type MetricValue = number | null;
-type PreparedMetric = (predicted: PreparedText, real: PreparedText, context: ScoringContext) => MetricValue;
+type PreparedMetric = (
+  predicted: PreparedText,
+  real: PreparedText,
+  context: ScoringContext,
+) => MetricValue;
 
 function exactMatch(predicted: PreparedText, real: PreparedText): MetricValue {
   return predicted.raw === real.raw ? 1 : 0;
@@ -50,7 +54,8 @@ function leafValueF1(predicted: PreparedText, real: PreparedText): MetricValue {
   if (realShape === null) return null;
   const predictedShape = predicted.shape;
   if (predictedShape === null) return 0;
-  const leaves = (shape: typeof realShape) => shape.leaves.map((leaf) => `${leaf.path}=${leaf.text}`);
+  const leaves = (shape: typeof realShape) =>
+    shape.leaves.map((leaf) => `${leaf.path}=${leaf.text}`);
   return multisetF1(leaves(predictedShape), leaves(realShape));
 }
 
@@ -67,7 +72,8 @@ function numericClosenessMetric(predicted: PreparedText, real: PreparedText): Me
     let credit = 0;
     for (const leaf of realNumbers) {
       const other = predictedByPath.get(leaf.path);
-      if (other !== undefined && leaf.number !== null) credit += numericCloseness(other, leaf.number);
+      if (other !== undefined && leaf.number !== null)
+        credit += numericCloseness(other, leaf.number);
     }
     return credit / Math.max(realNumbers.length, predictedByPath.size);
   }
@@ -76,11 +82,16 @@ function numericClosenessMetric(predicted: PreparedText, real: PreparedText): Me
   const predictedNumbers = predicted.numbers;
   let credit = 0;
   const paired = Math.min(realNumbers.length, predictedNumbers.length);
-  for (let i = 0; i < paired; i++) credit += numericCloseness(predictedNumbers[i] ?? 0, realNumbers[i] ?? 0);
+  for (let i = 0; i < paired; i++)
+    credit += numericCloseness(predictedNumbers[i] ?? 0, realNumbers[i] ?? 0);
   return credit / Math.max(realNumbers.length, predictedNumbers.length);
 }
 
-function errorAgreement(predicted: PreparedText, real: PreparedText, context: ScoringContext): MetricValue {
+function errorAgreement(
+  predicted: PreparedText,
+  real: PreparedText,
+  context: ScoringContext,
+): MetricValue {
   const realIsError = context.kind === 'error' || looksLikeError(real.clean);
   return realIsError === looksLikeError(predicted.clean) ? 1 : 0;
 }
@@ -135,7 +146,8 @@ const DEFINITIONS: Record<RuleMetricId, Definition> = {
   },
   'leaf-value-f1': {
     label: 'Leaf-value F1',
-    description: 'F1 over the multisets of path=value leaves; n/a when the real observation is not JSON.',
+    description:
+      'F1 over the multisets of path=value leaves; n/a when the real observation is not JSON.',
     prepared: leafValueF1,
   },
   'numeric-closeness': {

@@ -46,9 +46,16 @@ export function studyPerturbations(items: readonly ScoringItem[]): PerturbationS
   const scores: number[] = [];
   items.forEach((item, i) => {
     if (item.real.trim() === '') return;
-    const historyText = [...item.history.flatMap((turn) => [turn.action, turn.observation]), item.action].join('\n');
+    const historyText = [
+      ...item.history.flatMap((turn) => [turn.action, turn.observation]),
+      item.action,
+    ].join('\n');
     for (const kind of PERTURBATIONS) {
-      const predicted = perturb(kind, { real: item.real, historyText, otherStep: others[i] ?? null });
+      const predicted = perturb(kind, {
+        real: item.real,
+        historyText,
+        otherStep: others[i] ?? null,
+      });
       if (predicted === null) continue;
       const score = scoreContentClasses(predicted, item.real, item.history, item.action).score;
       sums.set(kind, (sums.get(kind) ?? 0) + score);

@@ -21,7 +21,9 @@ const INTERCODE = `${DATA}/intercode/data/results`;
 
 /** The real datasets of ../shared/data, one entry per source benchmark and domain. */
 export const REAL_DATASETS: Record<string, () => string[]> = {
-  'tau-bench-v1/airline': () => [`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`],
+  'tau-bench-v1/airline': () => [
+    `${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`,
+  ],
   'tau2/retail': () => [`${TAU2}/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`],
   'tau2/telecom': () => [`${TAU2}/gpt-4.1_telecom_default_gpt-4.1_1trials.json`],
   'tau2/airline': () => [`${TAU2}/gpt-4.1_airline_default_gpt-4.1_1trials.json`],

@@ -26,7 +26,8 @@ export function parseJsonDocument(text: string): { value: unknown } | null {
   // A failed JSON.parse throws, and exceptions are slow: rule out the common non-JSON shapes first
   // (Python reprs such as "[('a', 1)]" from SQL tools, "[File: …]" banners).
   const second = trimmed.slice(1).trimStart()[0] ?? '';
-  if (first === '{' ? second !== '"' && second !== '}' : !'"{[]-0123456789tfn'.includes(second)) return null;
+  if (first === '{' ? second !== '"' && second !== '}' : !'"{[]-0123456789tfn'.includes(second))
+    return null;
   try {
     const value: unknown = JSON.parse(trimmed);
     return { value };
@@ -106,7 +107,8 @@ export function shapeOf(root: unknown): JsonShape {
 
 /** JSON with object keys sorted at every level, so key order does not matter when comparing. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item: unknown) => canonicalJson(item)).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item: unknown) => canonicalJson(item)).join(',')}]`;
   if (isRecord(value)) {
     const keys = Object.keys(value).toSorted();
     return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;

@@ -1,6 +1,7 @@
 // Terminal control sequences: CSI (colours, cursor moves), OSC (titles, links) and two-byte escapes.
-// oxlint-disable-next-line no-control-regex -- matching the ESC byte is the point of this pattern
-const ANSI_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+const ANSI_ESCAPE =
+  // oxlint-disable-next-line no-control-regex -- matching the ESC byte is the point of this pattern
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
 export function stripAnsi(text: string): string {
   return text.includes('\u001b') ? text.replace(ANSI_ESCAPE, '') : text;

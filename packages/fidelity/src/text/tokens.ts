@@ -51,10 +51,33 @@ const ALTERNATIVES: readonly [TokenKind, string][] = [
 
 // Metadata alternatives tried only where one can start (a digit, a month or day name, tmp, /tmp/,
 // a hex letter), anchored at that position: most tokens are plain words and never pay for them.
-const METADATA_AT = new RegExp(ALTERNATIVES.map(([, pattern]) => `(${pattern})${NOT_JOINED}`).join('|'), 'uy');
+const METADATA_AT = new RegExp(
+  ALTERNATIVES.map(([, pattern]) => `(${pattern})${NOT_JOINED}`).join('|'),
+  'uy',
+);
 const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const PID_CUE = new Set(['pid', 'ppid', 'process', 'pgid']);
-const DATE_WORDS = new Set(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']);
+const DATE_WORDS = new Set([
+  'Jan',
+  'Feb',
+  'Mar',
+  'Apr',
+  'May',
+  'Jun',
+  'Jul',
+  'Aug',
+  'Sep',
+  'Oct',
+  'Nov',
+  'Dec',
+  'Mon',
+  'Tue',
+  'Wed',
+  'Thu',
+  'Fri',
+  'Sat',
+  'Sun',
+]);
 const OTHER_WORD_CHAR = /[\p{L}\p{N}]/u;
 
 export function isNumberText(text: string): boolean {
@@ -64,7 +87,12 @@ export function isNumberText(text: string): boolean {
 function isWordCode(text: string, i: number): boolean {
   const code = text.charCodeAt(i);
   if (code < 128)
-    return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+    return (
+      (code >= 48 && code <= 57) ||
+      (code >= 65 && code <= 90) ||
+      (code >= 97 && code <= 122) ||
+      code === 95
+    );
   // Surrogate pairs and other non-ASCII letters: rare, so a regex is fine.
   return OTHER_WORD_CHAR.test(text.slice(i, i + 2));
 }
@@ -79,7 +107,15 @@ function isHexLetterCode(code: number): boolean {
 
 // Inner punctuation that joins two runs of word characters into one token: . - / @ # + '
 function isJoinerCode(code: number): boolean {
-  return code === 46 || code === 45 || code === 47 || code === 64 || code === 35 || code === 43 || code === 39;
+  return (
+    code === 46 ||
+    code === 45 ||
+    code === 47 ||
+    code === 64 ||
+    code === 35 ||
+    code === 43 ||
+    code === 39
+  );
 }
 
 /** Can a metadata token start at `i` (the start of a run, or a '/')? */
@@ -100,7 +136,11 @@ export function scanTokens(text: string): Token[] {
   while (i < n) {
     const code = text.charCodeAt(i);
     const runStart = isWordCode(text, i);
-    const negative = code === 45 && i + 1 < n && isDigitCode(text.charCodeAt(i + 1)) && (i === 0 || !isWordCode(text, i - 1));
+    const negative =
+      code === 45 &&
+      i + 1 < n &&
+      isDigitCode(text.charCodeAt(i + 1)) &&
+      (i === 0 || !isWordCode(text, i - 1));
     if (!runStart && !negative && code !== 47) {
       i++;
       continue;

@@ -1,3 +1,0 @@
-import { classifyObservation, scoreClassified } from './src/index.ts';
-const c = classifyObservation('{"":""}', [], 'act');
-console.log(c.spans, JSON.stringify(scoreClassified('{"":""}', c)));
