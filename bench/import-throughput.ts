@@ -9,7 +9,14 @@
  * element at offsets the generator recorded: the cheapest possible way to turn those bytes into objects.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
@@ -17,7 +24,10 @@ import { openStore } from '@terrarium/db';
 import { importFiles } from '@terrarium/api';
 import { countTransitions } from '@terrarium/schema';
 
-const SOURCE = resolve(import.meta.dirname, '../../shared/data/tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
+const SOURCE = resolve(
+  import.meta.dirname,
+  '../../shared/data/tau-bench-v1/historical_trajectories/gpt-4o-airline.json',
+);
 const CHUNK = 1 << 20;
 
 const args = process.argv.slice(2);
@@ -113,9 +123,12 @@ async function readOnly(replica: Replica) {
   let trajectories = 0;
   let transitions = 0;
   let quarantined = 0;
-  for await (const event of readTrajectories(createReadStream(replica.file, { highWaterMark: CHUNK }), {
-    fileName: replica.file,
-  })) {
+  for await (const event of readTrajectories(
+    createReadStream(replica.file, { highWaterMark: CHUNK }),
+    {
+      fileName: replica.file,
+    },
+  )) {
     if (event.type === 'trajectory') {
       trajectories++;
       transitions += countTransitions(event.trajectory);
@@ -156,17 +169,27 @@ try {
   console.log(`replica: ${mb.toFixed(0)} MB, ${replica.offsets.length / 2} trajectories`);
 
   const base = await timed(() => baseline(replica));
-  console.log(`baseline JSON.parse: ${base.result} elements in ${(base.ms / 1000).toFixed(1)} s (${(mb / (base.ms / 1000)).toFixed(0)} MB/s), peak RSS ${base.peakRssMb.toFixed(0)} MB`);
+  console.log(
+    `baseline JSON.parse: ${base.result} elements in ${(base.ms / 1000).toFixed(1)} s (${(mb / (base.ms / 1000)).toFixed(0)} MB/s), peak RSS ${base.peakRssMb.toFixed(0)} MB`,
+  );
 
   const read = await timed(() => readOnly(replica));
-  console.log(`importer (detect, stream, validate, convert): ${read.result.trajectories} trajectories, ${read.result.transitions} transitions, ${read.result.quarantined} quarantined in ${(read.ms / 1000).toFixed(1)} s, peak RSS ${read.peakRssMb.toFixed(0)} MB`);
-  console.log(`RATIO importer / JSON.parse = ${(read.ms / base.ms).toFixed(2)}x (goal ≤ 2.0x); peak RSS ${read.peakRssMb.toFixed(0)} MB (goal < 400 MB)`);
+  console.log(
+    `importer (detect, stream, validate, convert): ${read.result.trajectories} trajectories, ${read.result.transitions} transitions, ${read.result.quarantined} quarantined in ${(read.ms / 1000).toFixed(1)} s, peak RSS ${read.peakRssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `RATIO importer / JSON.parse = ${(read.ms / base.ms).toFixed(2)}x (goal ≤ 2.0x); peak RSS ${read.peakRssMb.toFixed(0)} MB (goal < 400 MB)`,
+  );
 
   if (withStore) {
     const dataDir = join(dir, 'store');
     const stored = await timed(() => intoStore(replica, dataDir));
-    console.log(`import into embedded PGlite: ${stored.result.trajectories} trajectories in ${(stored.ms / 1000).toFixed(1)} s, peak RSS ${stored.peakRssMb.toFixed(0)} MB`);
-    console.log(`RATIO import-into-store / JSON.parse = ${(stored.ms / base.ms).toFixed(2)}x; peak RSS ${stored.peakRssMb.toFixed(0)} MB`);
+    console.log(
+      `import into embedded PGlite: ${stored.result.trajectories} trajectories in ${(stored.ms / 1000).toFixed(1)} s, peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
+    );
+    console.log(
+      `RATIO import-into-store / JSON.parse = ${(stored.ms / base.ms).toFixed(2)}x; peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
+    );
   }
 } finally {
   if (!keep && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
