@@ -1,3 +1,4 @@
 export * from './trajectory';
 export * from './import-report';
 export * from './views';
+export * from './simulation';
