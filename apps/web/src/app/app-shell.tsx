@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { DatasetsPage } from '../features/datasets/datasets-page';
 import { QuarantinePage } from '../features/datasets/quarantine-page';
 import { ImportPage } from '../features/import/import-page';
@@ -6,6 +7,14 @@ import { TrajectoryListPage } from '../features/trajectories/trajectory-list-pag
 import { Link } from './link';
 import { useRoute } from './router';
 import { EMPTY_LIST_QUERY, type Route } from './url-state';
+
+// Loaded on first visit: the diff library and the fidelity metric labels stay out of the first paint.
+const ComparePage = lazy(() =>
+  import('../features/compare/compare-page').then((module) => ({ default: module.ComparePage })),
+);
+const ModelsPage = lazy(() =>
+  import('../features/models/models-page').then((module) => ({ default: module.ModelsPage })),
+);
 
 function PageFor({ route }: { route: Route }) {
   switch (route.page) {
@@ -24,6 +33,18 @@ function PageFor({ route }: { route: Route }) {
           step={route.step}
         />
       );
+    case 'compare':
+      return (
+        <ComparePage
+          key={route.trajectoryId}
+          datasetId={route.datasetId}
+          trajectoryId={route.trajectoryId}
+          sims={route.sims}
+          step={route.step}
+        />
+      );
+    case 'models':
+      return <ModelsPage />;
     case 'import':
       return <ImportPage />;
     case 'not-found':
@@ -59,17 +80,24 @@ export function AppShell() {
           </Link>
           <Link
             to={{ page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY }}
-            className={navClass(route.page === 'trajectories' || route.page === 'replay')}
+            className={navClass(
+              route.page === 'trajectories' || route.page === 'replay' || route.page === 'compare',
+            )}
           >
             Trajectories
           </Link>
           <Link to={{ page: 'import' }} className={navClass(route.page === 'import')}>
             Import
           </Link>
+          <Link to={{ page: 'models' }} className={navClass(route.page === 'models')}>
+            Models
+          </Link>
         </nav>
       </header>
       <main className="app-main">
-        <PageFor route={route} />
+        <Suspense fallback={<p className="status">Loading…</p>}>
+          <PageFor route={route} />
+        </Suspense>
       </main>
     </div>
   );

@@ -31,6 +31,8 @@ export type Route =
   | { page: 'quarantine'; datasetId: string }
   | { page: 'trajectories'; datasetId: string | null; query: ListQuery }
   | { page: 'replay'; datasetId: string; trajectoryId: string; step: number }
+  | { page: 'compare'; datasetId: string; trajectoryId: string; sims: string[]; step: number }
+  | { page: 'models' }
   | { page: 'import' }
   | { page: 'not-found'; path: string };
 
@@ -67,6 +69,20 @@ function formatListQuery(query: ListQuery): string {
   return search === '' ? '' : `?${search}`;
 }
 
+function parseStep(params: URLSearchParams): number {
+  const oneBasedStep = parseCount(params.get('step'));
+  return oneBasedStep === null || oneBasedStep < 1 ? 0 : oneBasedStep - 1;
+}
+
+/** Simulator specs are comma-separated; a spec itself never holds a comma in practice, URLs aside. */
+function parseSims(params: URLSearchParams): string[] {
+  const sims = (params.get('sims') ?? '')
+    .split(',')
+    .map((sim) => sim.trim())
+    .filter((sim) => sim !== '');
+  return [...new Set(sims)];
+}
+
 function decodeSegments(pathname: string): string[] | null {
   try {
     return pathname
@@ -86,6 +102,23 @@ export function parseRoute(pathname: string, search: string): Route {
   const [first, datasetId, third, trajectoryId, ...rest] = segments;
   if (first === undefined) return { page: 'datasets' };
   if (first === 'import' && datasetId === undefined) return { page: 'import' };
+  if (first === 'models' && datasetId === undefined) return { page: 'models' };
+  if (
+    first === 'datasets' &&
+    datasetId !== undefined &&
+    third === 'trajectories' &&
+    trajectoryId !== undefined &&
+    rest.length === 1 &&
+    rest[0] === 'compare'
+  ) {
+    return {
+      page: 'compare',
+      datasetId,
+      trajectoryId,
+      sims: parseSims(params),
+      step: parseStep(params),
+    };
+  }
   if (first === 'trajectories' && datasetId === undefined) {
     return { page: 'trajectories', datasetId: null, query: parseListQuery(params) };
   }
@@ -98,9 +131,7 @@ export function parseRoute(pathname: string, search: string): Route {
       return { page: 'quarantine', datasetId };
     }
     if (third === 'trajectories' && trajectoryId !== undefined) {
-      const oneBasedStep = parseCount(params.get('step'));
-      const step = oneBasedStep === null || oneBasedStep < 1 ? 0 : oneBasedStep - 1;
-      return { page: 'replay', datasetId, trajectoryId, step };
+      return { page: 'replay', datasetId, trajectoryId, step: parseStep(params) };
     }
   }
   return { page: 'not-found', path: pathname };
@@ -126,6 +157,17 @@ export function formatRoute(route: Route): string {
         `/datasets/${encodeURIComponent(route.datasetId)}` +
         `/trajectories/${encodeURIComponent(route.trajectoryId)}?step=${route.step + 1}`
       );
+    case 'compare': {
+      // Commas are kept readable (`sims=replay,retrieval`); each spec's own characters are escaped.
+      const sims =
+        route.sims.length > 0 ? `sims=${route.sims.map(encodeURIComponent).join(',')}&` : '';
+      return (
+        `/datasets/${encodeURIComponent(route.datasetId)}` +
+        `/trajectories/${encodeURIComponent(route.trajectoryId)}/compare?${sims}step=${route.step + 1}`
+      );
+    }
+    case 'models':
+      return '/models';
     case 'not-found':
       return route.path;
   }

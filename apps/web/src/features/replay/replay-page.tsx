@@ -93,6 +93,19 @@ export function ReplayPage({
               {formatCount(detail.data.stepCount)} steps ·{' '}
               {formatCount(detail.data.transitionCount)} transitions
             </span>
+            <Link
+              to={{
+                page: 'compare',
+                datasetId,
+                trajectoryId,
+                sims: ['replay', 'retrieval'],
+                step: index,
+              }}
+              className="button spacer-left"
+              title="Compare simulators with the real observations"
+            >
+              Compare
+            </Link>
           </div>
           <div ref={controlsRef}>
             <ReplayControls index={index} total={total} onCommand={onCommand} />

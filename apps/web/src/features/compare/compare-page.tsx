@@ -1,0 +1,208 @@
+import { useQuery } from '@tanstack/react-query';
+import type { SimulationResult } from '@terrarium/schema';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { formatCount } from '../../app/format';
+import { Link } from '../../app/link';
+import { QueryStatus } from '../../app/query-status';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+import { EMPTY_LIST_QUERY } from '../../app/url-state';
+import { ObservationView } from '../observations/observation-view';
+import { ActionView } from '../replay/action-view';
+import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
+import { useReplayKeyboard } from '../replay/use-replay-keyboard';
+import { RunStatus } from './run-status';
+import { SimPicker } from './sim-picker';
+import { SimPrediction } from './sim-prediction';
+import { StepTable } from './step-table';
+import { alignSteps, summarizeSimulation, worstSteps, type ComparedStep } from './summary';
+import { SummaryTable } from './summary-table';
+import { MAX_SIMULATED_STEPS, useSimulationRuns } from './use-simulation-runs';
+import { WorstSteps } from './worst-steps';
+import './compare.css';
+
+const WORST_STEPS_SHOWN = 10;
+const DEFAULT_MAX_STEPS = 100;
+
+/** The row the URL's step names, else the first row after it, else the last row. */
+function rowIndexFor(rows: readonly ComparedStep[], step: number): number {
+  if (rows.length === 0) return 0;
+  const at = rows.findIndex((row) => row.step >= step);
+  return at === -1 ? rows.length - 1 : at;
+}
+
+function StepComparison({ row, sims }: { row: ComparedStep; sims: readonly string[] }) {
+  return (
+    <article className="compare-detail" aria-label={`Step ${row.step + 1}`}>
+      <div className="step-meta">
+        <span className={`actor actor-${row.base.actor}`}>{row.base.actor}</span>
+        <span className="muted">Step {row.step + 1}</span>
+      </div>
+      <ActionView action={row.base.action} />
+      <div className="compare-columns">
+        <div className="compare-real">
+          <ObservationView observation={row.base.real} />
+        </div>
+        {sims.map((sim) => {
+          const simulated = row.bySim.get(sim);
+          return simulated ? (
+            <SimPrediction key={sim} sim={sim} simulated={simulated} />
+          ) : (
+            <section key={sim} className="panel sim-prediction" data-sim={sim}>
+              <header className="panel-header">
+                <h3 className="mono">{sim}</h3>
+              </header>
+              <p className="muted panel-body">Not simulated for this step.</p>
+            </section>
+          );
+        })}
+      </div>
+    </article>
+  );
+}
+
+/**
+ * A trajectory's transitions with each chosen simulator's prediction beside the real observation.
+ * Simulators and step live in the URL (`?sims=replay,retrieval&step=N`): a link reopens the same
+ * comparison, and the simulators it names run as the page opens.
+ */
+export function ComparePage({
+  datasetId,
+  trajectoryId,
+  sims,
+  step,
+}: {
+  datasetId: string;
+  trajectoryId: string;
+  sims: string[];
+  step: number;
+}) {
+  const trpc = useTRPC();
+  const detail = useQuery(trpc.trajectories.get.queryOptions({ trajectoryId }));
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const datasetName =
+    datasets.data?.find((candidate) => candidate.id === datasetId)?.name ?? datasetId;
+  const available = useQuery({
+    ...trpc.simulate.available.queryOptions(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const [maxSteps, setMaxSteps] = useState(DEFAULT_MAX_STEPS);
+  const { runs, run } = useSimulationRuns(trajectoryId);
+
+  const openingRun = useRef({ sims, maxSteps });
+  useEffect(() => {
+    const { sims: linked, maxSteps: limit } = openingRun.current;
+    if (linked.length > 0) run(linked, limit);
+  }, [run]);
+
+  const results = useMemo(() => {
+    const done: SimulationResult[] = [];
+    for (const sim of sims) {
+      const state = runs.get(sim);
+      if (state?.status === 'done') done.push(state.result);
+    }
+    return done;
+  }, [runs, sims]);
+  const shownSims = results.map((result) => result.sim);
+  const rows = useMemo(() => alignSteps(results), [results]);
+  const summaries = useMemo(() => results.map(summarizeSimulation), [results]);
+  const worst = useMemo(() => worstSteps(rows, WORST_STEPS_SHOWN), [rows]);
+  const rowIndex = rowIndexFor(rows, step);
+  const currentRow = rows[rowIndex];
+
+  // The URL names the step shown, so a link copied now reopens this very transition.
+  const shownStep = currentRow?.step;
+  useEffect(() => {
+    if (shownStep !== undefined && shownStep !== step) {
+      navigate({ page: 'compare', datasetId, trajectoryId, sims, step: shownStep }, 'replace');
+    }
+  }, [shownStep, step, datasetId, trajectoryId, sims]);
+
+  const goToStep = (target: number) =>
+    navigate({ page: 'compare', datasetId, trajectoryId, sims, step: target }, 'replace');
+  // Several keys can arrive before React re-renders; each must move from the previous one.
+  const latestRow = useRef(rowIndex);
+  useLayoutEffect(() => {
+    latestRow.current = rowIndex;
+  }, [rowIndex]);
+  useReplayKeyboard((command: ReplayCommand) => {
+    if (command === 'toggle-play' || rows.length === 0) return;
+    const target = stepAfter(command, latestRow.current, rows.length);
+    latestRow.current = target;
+    const targetRow = rows[target];
+    if (targetRow) goToStep(targetRow.step);
+  });
+
+  const anyRunning = [...runs.values()].some((state) => state.status === 'running');
+  return (
+    <div className="page compare-page">
+      <div className="breadcrumb">
+        <Link to={{ page: 'datasets' }}>Datasets</Link> ›{' '}
+        <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>{datasetName}</Link>{' '}
+        ›{' '}
+        <Link to={{ page: 'replay', datasetId, trajectoryId, step }}>
+          <span className="mono">{detail.data?.externalId ?? trajectoryId}</span>
+        </Link>{' '}
+        › Compare
+      </div>
+      <QueryStatus label="the trajectory" isPending={detail.isPending} error={detail.error} />
+      {detail.data && (
+        <div className="page-header">
+          <h1 className="mono">{detail.data.externalId}</h1>
+          <span className="count">
+            {formatCount(detail.data.transitionCount)} transitions · simulated vs real
+          </span>
+        </div>
+      )}
+      <div className="compare-controls">
+        <QueryStatus label="simulators" isPending={available.isPending} error={available.error} />
+        <SimPicker
+          available={available.data ?? []}
+          selected={sims}
+          onChange={(next) =>
+            navigate({ page: 'compare', datasetId, trajectoryId, sims: next, step }, 'replace')
+          }
+        />
+        <label className="max-steps">
+          Max transitions{' '}
+          <input
+            type="number"
+            min={1}
+            max={MAX_SIMULATED_STEPS}
+            value={maxSteps}
+            onChange={(event) => {
+              const value = Math.trunc(Number(event.target.value));
+              if (value >= 1) setMaxSteps(Math.min(value, MAX_SIMULATED_STEPS));
+            }}
+          />
+        </label>
+        <button
+          type="button"
+          className="primary"
+          data-testid="compare-run"
+          disabled={sims.length === 0}
+          onClick={() => run(sims, maxSteps)}
+        >
+          {anyRunning ? 'Running…' : 'Run'}
+        </button>
+        <RunStatus sims={sims} runs={runs} />
+      </div>
+      {summaries.length > 0 && <SummaryTable summaries={summaries} />}
+      {rows.length > 0 && (
+        <>
+          <p className="key-hint muted">j/k step · g/G first/last</p>
+          <div className="compare-overview">
+            <StepTable
+              rows={rows}
+              sims={shownSims}
+              current={currentRow?.step ?? null}
+              onSelect={goToStep}
+            />
+            <WorstSteps worst={worst} onSelect={goToStep} />
+          </div>
+          {currentRow && <StepComparison key={currentRow.step} row={currentRow} sims={shownSims} />}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { formatCount } from '../../app/format';
+import { formatLatency, formatPercent, formatScore } from './format-run';
+import { metricDescription, metricLabel, orderMetrics, type SimulationSummary } from './summary';
+
+/** Per simulator: the mean of each score over the steps, cache hit rate, latency and tokens. */
+export function SummaryTable({ summaries }: { summaries: readonly SimulationSummary[] }) {
+  const metrics = orderMetrics(summaries.flatMap((summary) => Object.keys(summary.meanScores)));
+  return (
+    <div className="table-scroll">
+      <table className="data-table compare-summary" data-testid="compare-summary">
+        <thead>
+          <tr>
+            <th scope="col">Simulator</th>
+            <th scope="col">Steps</th>
+            <th scope="col">Errors</th>
+            {metrics.map((id) => (
+              <th key={id} scope="col" title={metricDescription(id)}>
+                {metricLabel(id)}
+              </th>
+            ))}
+            <th scope="col">Cache hits</th>
+            <th scope="col">Mean latency</th>
+            <th scope="col">Tokens in / out</th>
+          </tr>
+        </thead>
+        <tbody>
+          {summaries.map((summary) => (
+            <tr key={summary.sim} data-sim={summary.sim}>
+              <th scope="row" className="mono">
+                {summary.sim}
+              </th>
+              <td>{formatCount(summary.steps)}</td>
+              <td>{formatCount(summary.errors)}</td>
+              {metrics.map((id) => (
+                <td key={id} className="mono" data-metric={id}>
+                  {formatScore(summary.meanScores[id])}
+                </td>
+              ))}
+              <td>{formatPercent(summary.hitRate)}</td>
+              <td>{formatLatency(summary.meanLatencyMs)}</td>
+              <td>
+                {formatCount(summary.inputTokens)} / {formatCount(summary.outputTokens)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

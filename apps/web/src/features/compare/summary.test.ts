@@ -1,0 +1,100 @@
+import type { SimulationResult } from '@terrarium/schema';
+import { describe, expect, it } from 'vitest';
+import { simulatedStep } from './simulated-step.fixture';
+import { alignSteps, summarizeSimulation, worstSteps } from './summary';
+
+const retrieval: SimulationResult = {
+  trajectory: 't1',
+  sim: 'retrieval',
+  steps: [
+    simulatedStep({
+      step: 1,
+      scores: { 'exact-match': 1, 'token-f1': 1, 'json-structure': 1, content: 1 },
+      provenance: { backend: 'retrieval', cache: 'hit', model: null },
+      latencyMs: 4,
+      usage: { inputTokens: 10, outputTokens: 5 },
+    }),
+    simulatedStep({
+      step: 3,
+      scores: { 'exact-match': 0, 'token-f1': 0.5, 'json-structure': null, content: 0.25 },
+      provenance: { backend: 'retrieval', cache: 'miss', model: null },
+      latencyMs: 8,
+      usage: { inputTokens: 20, outputTokens: 7 },
+    }),
+    simulatedStep({
+      step: 5,
+      scores: { 'exact-match': 0, 'token-f1': 0.25, 'json-structure': null, content: 0.5 },
+      provenance: { backend: 'retrieval', cache: 'miss', model: null },
+      latencyMs: 12,
+      usage: { inputTokens: 30, outputTokens: 9 },
+      error: 'timeout',
+    }),
+  ],
+};
+
+const replay: SimulationResult = {
+  trajectory: 't1',
+  sim: 'replay',
+  steps: [
+    simulatedStep({ step: 3, scores: { content: 0.1 } }),
+    simulatedStep({ step: 7, scores: { content: null } }),
+  ],
+};
+
+describe('summarizeSimulation', () => {
+  it('averages each score over the steps where it applies, with hit rate, latency and tokens', () => {
+    expect(summarizeSimulation(retrieval)).toEqual({
+      sim: 'retrieval',
+      steps: 3,
+      errors: 1,
+      meanScores: {
+        content: 0.5833333333333334,
+        'exact-match': 1 / 3,
+        'json-structure': 1,
+        'token-f1': 0.5833333333333334,
+      },
+      hitRate: 1 / 3,
+      meanLatencyMs: 8,
+      inputTokens: 60,
+      outputTokens: 21,
+    });
+  });
+
+  it('puts content first, then the rule metrics in their canonical order', () => {
+    expect(Object.keys(summarizeSimulation(retrieval).meanScores)).toEqual([
+      'content',
+      'exact-match',
+      'json-structure',
+      'token-f1',
+    ]);
+  });
+
+  it('reports no hit rate when no step has a cache outcome, and null means for unscored metrics', () => {
+    const summary = summarizeSimulation(replay);
+    expect(summary.hitRate).toBeNull();
+    expect(summary.meanScores).toEqual({ content: 0.1 });
+    expect(
+      summarizeSimulation({ ...replay, steps: [replay.steps[1] ?? simulatedStep()] }).meanScores,
+    ).toEqual({
+      content: null,
+    });
+  });
+});
+
+describe('alignSteps and worstSteps', () => {
+  it('aligns simulators by step and lists content scores below 1, lowest first', () => {
+    const rows = alignSteps([retrieval, replay]);
+    expect(rows.map((row) => [row.step, [...row.bySim.keys()]])).toEqual([
+      [1, ['retrieval']],
+      [3, ['retrieval', 'replay']],
+      [5, ['retrieval']],
+      [7, ['replay']],
+    ]);
+    expect(worstSteps(rows, 10)).toEqual([
+      { step: 3, sim: 'replay', content: 0.1 },
+      { step: 3, sim: 'retrieval', content: 0.25 },
+      { step: 5, sim: 'retrieval', content: 0.5 },
+    ]);
+    expect(worstSteps(rows, 1)).toEqual([{ step: 3, sim: 'replay', content: 0.1 }]);
+  });
+});
