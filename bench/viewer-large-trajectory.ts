@@ -9,7 +9,7 @@
  * the real `terrarium serve` in its own process; the browser is Debian's Chromium, headless.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type CDPSession } from '@playwright/test';
 import { openStore } from '@terrarium/db';
@@ -29,6 +29,8 @@ const PRESSES = numberArg('--presses', 200);
 const SMALL_STEPS = 10;
 const LOADS = 3;
 const MB = 1024 * 1024;
+/** Where the run is, on stderr, so a slow phase can be told from a stuck one. */
+const progress = (text: string) => process.stderr.write(`… ${text}\n`);
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-quic',
@@ -56,7 +58,10 @@ async function seed(dataDir: string): Promise<Seeded> {
       const batch = await store.beginImport(name);
       await batch.addTrajectories([syntheticTrajectory(name, steps, OBSERVATION_CHARS)]);
       await batch.commit();
-      const page = await store.listTrajectories({ datasetId: batch.datasetId }, { offset: 0, limit: 1 });
+      const page = await store.listTrajectories(
+        { datasetId: batch.datasetId },
+        { offset: 0, limit: 1 },
+      );
       const row = page.rows[0];
       if (!row) throw new Error(`${name}: the trajectory was not stored`);
       paths.push(`/datasets/${batch.datasetId}/trajectories/${row.id}`);
@@ -73,12 +78,20 @@ function isNumberArray(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'number');
 }
 
-function isFirstStep(value: unknown): value is { counterAt: number; paintedAt: number } {
+const FIRST_STEP_TIMES = [
+  'counterAt',
+  'paintedAt',
+  'domContentLoadedAt',
+  'firstApiRequestAt',
+  'lastApiResponseAt',
+] as const;
+type FirstStep = Record<(typeof FIRST_STEP_TIMES)[number], number>;
+
+function isFirstStep(value: unknown): value is FirstStep {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof Reflect.get(value, 'counterAt') === 'number' &&
-    typeof Reflect.get(value, 'paintedAt') === 'number'
+    FIRST_STEP_TIMES.every((name) => typeof Reflect.get(value, name) === 'number')
   );
 }
 
@@ -99,6 +112,8 @@ interface PressTimes {
 interface Measured {
   /** Navigation start → step 1 painted, each load in a fresh browser context; the first is cold. */
   firstStepMs: number[];
+  /** Where the time of each load went. */
+  firstStepBreakdown: FirstStep[];
   heapAfterLoad: number;
   heapAfterLoadGc: number;
   heapAfterSteps: number;
@@ -120,32 +135,32 @@ function pressTimes(raw: unknown): PressTimes {
   return times;
 }
 
-/** Forward then back over the trajectory: `presses` j's from step 1, then as many k's. */
+/**
+ * `presses` j's from step 1, then the way back with as many k's. A short trajectory is walked back
+ * and forth so that it gets as many presses; the way back retraces it to step 1.
+ */
 function keySequences(steps: number, presses: number): { forward: string[]; back: string[] } {
-  if (steps > presses) {
-    return { forward: Array(presses).fill('j'), back: Array(presses).fill('k') };
-  }
-  // A short trajectory is walked back and forth so that it also gets `presses` key presses.
   const forward: string[] = [];
-  const back: string[] = [];
   for (let press = 0; press < presses; press++) {
-    const leg = Math.floor(press / (steps - 1)) % 2 === 0;
-    forward.push(leg ? 'j' : 'k');
-    back.push(leg ? 'k' : 'j');
+    forward.push(Math.floor(press / (steps - 1)) % 2 === 0 ? 'j' : 'k');
   }
+  const back = forward.toReversed().map((key) => (key === 'j' ? 'k' : 'j'));
   return { forward, back };
 }
 
 async function measure(browser: Browser, url: string, steps: number): Promise<Measured> {
   const firstStepMs: number[] = [];
+  const firstStepBreakdown: FirstStep[] = [];
   for (let load = 0; load < LOADS; load++) {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.addInitScript(RECORD_FIRST_STEP);
     await page.goto(url);
+    progress(`load ${load + 1}/${LOADS} of ${url}`);
     const first: unknown = await page.evaluate('window.__firstStep');
     if (!isFirstStep(first)) throw new Error('the first step was not recorded');
     firstStepMs.push(first.paintedAt);
+    firstStepBreakdown.push(first);
     if (load < LOADS - 1) {
       await context.close();
       continue;
@@ -157,12 +172,22 @@ async function measure(browser: Browser, url: string, steps: number): Promise<Me
     const heapAfterLoad = await heapUsed(cdp, false);
     const heapAfterLoadGc = await heapUsed(cdp, true);
     const { forward, back } = keySequences(steps, PRESSES);
+    progress(`stepping ${forward.length} times`);
     const j = pressTimes(await page.evaluate(stepScript(forward)));
     const heapAfterSteps = await heapUsed(cdp, false);
     const heapAfterStepsGc = await heapUsed(cdp, true);
     const k = pressTimes(await page.evaluate(stepScript(back)));
     await context.close();
-    return { firstStepMs, heapAfterLoad, heapAfterLoadGc, heapAfterSteps, heapAfterStepsGc, j, k };
+    return {
+      firstStepMs,
+      firstStepBreakdown,
+      heapAfterLoad,
+      heapAfterLoadGc,
+      heapAfterSteps,
+      heapAfterStepsGc,
+      j,
+      k,
+    };
   }
   throw new Error('no load was measured');
 }
@@ -202,11 +227,32 @@ async function main(): Promise<void> {
     const firstLarge = median(large.firstStepMs);
     const firstSmall = median(small.firstStepMs);
     const worstPress = Math.max(median(large.j.painted), median(large.k.painted));
-    console.log(`\nChromium ${browser.version()}, ${LOADS} loads each (fresh context per load), ${PRESSES} presses of j then k`);
+    console.log(
+      `\n${cpus().length} cores, load average ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(
+          ' ',
+        )} at the end (absolute times are only meaningful on an idle machine; ratios less so)`,
+    );
+    console.log(
+      `Chromium ${browser.version()}, ${LOADS} loads each (fresh context per load), ${PRESSES} presses of j then k`,
+    );
     console.log(`first step painted (navigation start → counter + action painted)`);
     console.log(`  large: ${large.firstStepMs.map(ms).join(', ')} (median ${ms(firstLarge)})`);
     console.log(`  small: ${small.firstStepMs.map(ms).join(', ')} (median ${ms(firstSmall)})`);
-    console.log(`  ratio large/small ${ratio(firstLarge, firstSmall)}; goal < 1000 ms: ${verdict(firstLarge < 1000)}`);
+    console.log(
+      `  ratio large/small ${ratio(firstLarge, firstSmall)}; goal < 1000 ms: ${verdict(firstLarge < 1000)}`,
+    );
+    for (const [name, measured] of [
+      ['large', large],
+      ['small', small],
+    ] as const) {
+      const parts = measured.firstStepBreakdown.map(
+        (times) =>
+          `DOMContentLoaded ${ms(times.domContentLoadedAt)}, first API request ${ms(times.firstApiRequestAt)}, last API answer ${ms(times.lastApiResponseAt)}, counter in DOM ${ms(times.counterAt)}`,
+      );
+      console.log(`  where the time went (${name}), per load:\n    ${parts.join('\n    ')}`);
+    }
     console.log(`JS heap used (CDP JSHeapUsedSize)                 large        small    ratio`);
     for (const [name, key] of [
       ['after load', 'heapAfterLoad'],
@@ -214,10 +260,14 @@ async function main(): Promise<void> {
       [`after ${PRESSES} steps`, 'heapAfterSteps'],
       [`after ${PRESSES} steps, after GC`, 'heapAfterStepsGc'],
     ] as const) {
-      console.log(`  ${name.padEnd(46)} ${mb(large[key]).padStart(9)} ${mb(small[key]).padStart(12)}  ${ratio(large[key], small[key])}`);
+      console.log(
+        `  ${name.padEnd(46)} ${mb(large[key]).padStart(9)} ${mb(small[key]).padStart(12)}  ${ratio(large[key], small[key])}`,
+      );
     }
     const heapPeak = Math.max(large.heapAfterLoad, large.heapAfterSteps);
-    console.log(`  goal < 150 MB: ${verdict(heapPeak < 150 * MB)} (largest reading ${mb(heapPeak)})`);
+    console.log(
+      `  goal < 150 MB: ${verdict(heapPeak < 150 * MB)} (largest reading ${mb(heapPeak)})`,
+    );
     console.log(`per key press (keydown → …)`);
     console.log(pressLine('j: counter changed in the DOM', large.j.counter, small.j.counter));
     console.log(pressLine('j: counter painted', large.j.painted, small.j.painted));

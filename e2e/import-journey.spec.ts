@@ -5,7 +5,9 @@ import { readTau2Simulations } from './support/tau2';
 
 const MALFORMED_JSONL = resolve(import.meta.dirname, 'fixtures/openai-messages-one-bad-line.jsonl');
 
-test('a real tau2 results file uploaded from the Import page becomes a dataset', async ({ page }) => {
+test('a real tau2 results file uploaded from the Import page becomes a dataset', async ({
+  page,
+}) => {
   const simulations = readTau2Simulations(TAU2_RETAIL);
   expect(simulations).toHaveLength(40);
 
@@ -21,12 +23,17 @@ test('a real tau2 results file uploaded from the Import page becomes a dataset',
   await expect(upload.getByTestId('import-errors')).toHaveCount(0);
 
   // The dataset is named after the file and the list shows the same counts.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Datasets' }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Datasets' })
+    .click();
   await expect(page).toHaveURL(/\/$/);
   const row = page
     .getByTestId('datasets-table')
     .getByRole('row')
-    .filter({ has: page.getByRole('link', { name: 'gpt-4.1_retail_defautl_gpt-4.1_1trials', exact: true }) });
+    .filter({
+      has: page.getByRole('link', { name: 'gpt-4.1_retail_defautl_gpt-4.1_1trials', exact: true }),
+    });
   await expect(row).toHaveCount(1);
   // Name, trajectories, transitions, steps, domains, formats, quarantined.
   const cells = row.getByRole('cell');
@@ -41,7 +48,9 @@ test('a real tau2 results file uploaded from the Import page becomes a dataset',
   await expect(page.getByTestId('trajectory-total')).toHaveText('40 trajectories');
 });
 
-test('a JSONL file with one malformed line imports the rest and names file:line', async ({ page }) => {
+test('a JSONL file with one malformed line imports the rest and names file:line', async ({
+  page,
+}) => {
   await page.goto('/import');
   await page.getByTestId('import-files').setInputFiles(MALFORMED_JSONL);
   await page.getByLabel('Dataset name').fill('journey-malformed');

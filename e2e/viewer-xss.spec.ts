@@ -20,8 +20,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The corpus trajectory's steps and its system prompt, read from the fixture itself. */
 function readCorpus(): { systemPrompt: string; steps: CorpusStep[]; secondId: string } {
-  const [first, second] = readFileSync(CORPUS, 'utf8').trim().split('\n').map((line): unknown => JSON.parse(line));
-  if (!isRecord(first) || !Array.isArray(first.messages) || !isRecord(second) || typeof second.id !== 'string') {
+  const [first, second] = readFileSync(CORPUS, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line): unknown => JSON.parse(line));
+  if (
+    !isRecord(first) ||
+    !Array.isArray(first.messages) ||
+    !isRecord(second) ||
+    typeof second.id !== 'string'
+  ) {
     throw new Error('unexpected XSS corpus layout');
   }
   let systemPrompt = '';
@@ -49,6 +57,10 @@ async function expectNoInjectedMarkup(page: Page): Promise<void> {
   ).toHaveCount(0);
 }
 
+/** Console errors the browser itself prints when the sandbox or the CSP stops a payload. */
+const BROWSER_REFUSALS =
+  /^(Blocked (script execution|autofocusing) .*'allow-scripts' permission is not set\.|Refused to refresh about:srcdoc to a javascript: URL|.* violates the following Content Security Policy directive.* The (action|request) has been blocked\..*)$/s;
+
 test('hostile tool results, messages and prompts are shown as text and execute nothing', async ({
   page,
   context,
@@ -70,16 +82,18 @@ test('hostile tool results, messages and prompts are shown as text and execute n
 
   const trajectoryId = await trajectoryIdOf(request, datasetId, 'xss-corpus');
   await page.goto(`/datasets/${datasetId}/trajectories/${trajectoryId}`);
-  const context_ = page.getByTestId('context-panel');
+  const contextPanel = page.getByTestId('context-panel');
   await expect(page.getByTestId('context-system-prompt')).toContainText(corpus.systemPrompt);
   await page.getByTestId('context-tools').getByRole('button', { name: /Tools/ }).click();
-  await expect(context_).toContainText('Renders <img src=x onerror=');
+  await expect(contextPanel).toContainText('Renders <img src=x onerror=');
 
   const kinds = new Set<string>();
   for (const [position, step] of corpus.steps.entries()) {
     const number = position + 1;
     if (position > 0) await page.keyboard.press('j');
-    await expect(page.getByTestId('step-counter')).toHaveText(`Step ${number} / ${corpus.steps.length}`);
+    await expect(page.getByTestId('step-counter')).toHaveText(
+      `Step ${number} / ${corpus.steps.length}`,
+    );
     const action = page.getByTestId('step-action');
     await expect(action).toContainText(step.text);
     const observation = page.getByTestId('observation');
@@ -94,29 +108,40 @@ test('hostile tool results, messages and prompts are shown as text and execute n
       await expect(observation).toContainText(`<img src=x onerror="window.__pwned = 'json'">`);
       await expect(observation).toContainText("javascript:window.__pwned = 'json-link'");
     } else if (kind === 'terminal') {
-      // Colour codes become styles; the markup between them stays text. (The OSC 8 hyperlink in the
-      // middle is not stripped cleanly by the ANSI renderer today, so only the parts around it.)
-      await expect(observation).toContainText('red <script>window.__pwned = "ansi"</script> then ');
-      await expect(observation).toContainText(`<img src=x onerror="window.__pwned = 'ansi-img'">`);
+      // Colour codes become styles, the OSC 8 hyperlink is dropped (never a link), markup stays text.
+      await expect(observation).toContainText(
+        `red <script>window.__pwned = "ansi"</script> then osc link <img src=x onerror="window.__pwned = 'ansi-img'">`,
+      );
+    } else if (kind === 'html') {
+      // A whole HTML document renders only inside a sandboxed iframe with no scripts.
+      const frame = observation.locator('iframe');
+      await expect(frame).toHaveAttribute('sandbox', '');
+      expect(await frame.getAttribute('srcdoc')).toContain(step.observation);
     } else {
       await expect(observation).toContainText(step.observation);
     }
     await expectNoInjectedMarkup(page);
   }
   // Every renderer an importer can choose met a payload.
-  expect([...kinds].toSorted()).toEqual(['error', 'json', 'terminal', 'text']);
-  await expect(page.getByTestId('step-action')).toContainText('[open](javascript:window.__pwned=1)');
+  expect([...kinds].toSorted()).toEqual(['error', 'html', 'json', 'terminal', 'text']);
+  await expect(page.getByTestId('step-action')).toContainText(
+    '[open](javascript:window.__pwned=1)',
+  );
 
   expect(await pwnedFlags(page)).toEqual([undefined]);
   expect(watch.foreignRequests()).toEqual([]);
   expect(watch.dialogs).toEqual([]);
-  expect(watch.consoleErrors).toEqual([]);
+  // The HTML document's payloads are refused by the browser (sandbox, CSP); nothing else may log.
+  expect(watch.consoleErrors.filter((message) => !BROWSER_REFUSALS.test(message))).toEqual([]);
   expect(watch.pageErrors).toEqual([]);
 });
 
-test('HTML observations render only in a script-less sandboxed iframe', async ({ page, context }) => {
-  // No importer produces the html kind today (observation-kind.ts never guesses it), so the
-  // trajectory goes straight into a store of its own, served by a second server.
+test('HTML observations render only in a script-less sandboxed iframe', async ({
+  page,
+  context,
+}) => {
+  // Seven hostile documents go straight into a store of their own, served by a second server, so
+  // every payload meets the iframe renderer without an import in between.
   const server = await startSeededServer();
   try {
     const watch = watchPage(context, page, new URL(server.url).origin);
@@ -146,9 +171,7 @@ test('HTML observations render only in a script-less sandboxed iframe', async ({
     expect(watch.pageErrors).toEqual([]);
     // What the browser logs here is its own refusal to run or fetch what the sandbox and the policies
     // forbid; the payloads did try, so some of those must be there.
-    const refusals =
-      /^(Blocked (script execution|autofocusing) .*'allow-scripts' permission is not set\.|Refused to refresh about:srcdoc to a javascript: URL|.* violates the following Content Security Policy directive.* The (action|request) has been blocked\..*)$/s;
-    expect(watch.consoleErrors.filter((message) => !refusals.test(message))).toEqual([]);
+    expect(watch.consoleErrors.filter((message) => !BROWSER_REFUSALS.test(message))).toEqual([]);
     expect(watch.consoleErrors.length).toBeGreaterThan(0);
   } finally {
     await server.close();

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for project in packages/schema packages/formats packages/fidelity packages/worlds packages/db packages/api apps/server apps/cli apps/web e2e bench; do
+for project in packages/schema packages/formats packages/fidelity packages/worlds packages/inference packages/db packages/api apps/server apps/cli apps/web e2e bench; do
   if ! npx tsc -p "$project"; then
     echo "typecheck failed: $project" >&2
     status=1

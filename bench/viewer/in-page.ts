@@ -12,7 +12,8 @@ const AFTER_PAINT = `() => new Promise((done) => requestAnimationFrame(() => {
 
 /**
  * Installed before the app loads: `window.__firstStep` resolves to the times since navigation start
- * at which step 1 (its counter and its action) was in the DOM and then painted.
+ * at which step 1 (its counter and its action) was in the DOM and then painted, with where the time
+ * went: the document's DOMContentLoaded, the first API request and the last API answer before it.
  */
 export const RECORD_FIRST_STEP = `window.__firstStep = new Promise((resolve) => {
   const afterPaint = ${AFTER_PAINT};
@@ -22,7 +23,19 @@ export const RECORD_FIRST_STEP = `window.__firstStep = new Promise((resolve) => 
     if (!counter || !step || !/^Step \\d+ \\//.test(counter.textContent || '')) return;
     observer.disconnect();
     const counterAt = performance.now();
-    afterPaint().then(() => resolve({ counterAt, paintedAt: performance.now() }));
+    afterPaint().then(() => {
+      const navigation = performance.getEntriesByType('navigation')[0];
+      const api = performance
+        .getEntriesByType('resource')
+        .filter((entry) => entry.name.includes('/trpc/') && entry.responseEnd <= counterAt);
+      resolve({
+        counterAt,
+        paintedAt: performance.now(),
+        domContentLoadedAt: navigation ? navigation.domContentLoadedEventEnd : -1,
+        firstApiRequestAt: Math.min(...api.map((entry) => entry.startTime)),
+        lastApiResponseAt: Math.max(...api.map((entry) => entry.responseEnd)),
+      });
+    });
   });
   observer.observe(document, { subtree: true, childList: true, characterData: true });
 })`;
@@ -36,24 +49,29 @@ export function stepScript(keys: readonly string[]): string {
   return `(async () => {
   const afterPaint = ${AFTER_PAINT};
   const counter = () => document.querySelector('[data-testid="step-counter"]');
-  const whenTrue = (test) => new Promise((done) => {
+  // A press that changes nothing would otherwise wait forever: give up after 10 s, saying where.
+  const whenTrue = (test, what) => new Promise((done, fail) => {
     if (test()) return done(performance.now());
     const observer = new MutationObserver(() => {
-      if (test()) { observer.disconnect(); done(performance.now()); }
+      if (test()) { observer.disconnect(); clearTimeout(timer); done(performance.now()); }
     });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      fail(new Error(what + ' did not happen within 10 s; the counter reads ' + counter().textContent));
+    }, 10000);
     observer.observe(document.body, { subtree: true, childList: true, characterData: true });
   });
   const results = [];
   for (const key of ${JSON.stringify(keys)}) {
     const before = counter().textContent;
     const startedAt = performance.now();
-    const changed = whenTrue(() => counter().textContent !== before);
+    const changed = whenTrue(() => counter().textContent !== before, key + ' moving the counter');
     window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
     const counterAt = await changed;
     await afterPaint();
     const paintedAt = performance.now();
     const shown = /^Step (\\d+) \\//.exec(counter().textContent)[1];
-    const contentAt = await whenTrue(() => document.querySelector('article[aria-label="Step ' + shown + '"]') !== null);
+    const contentAt = await whenTrue(() => document.querySelector('article[aria-label="Step ' + shown + '"]') !== null, 'step ' + shown + ' showing');
     if (contentAt > paintedAt) await afterPaint();
     const contentPaintedAt = contentAt > paintedAt ? performance.now() : paintedAt;
     results.push([counterAt - startedAt, paintedAt - startedAt, contentPaintedAt - startedAt]);

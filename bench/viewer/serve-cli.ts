@@ -23,7 +23,9 @@ export async function serveDataDir(dataDir: string): Promise<CliServer> {
       const match = /Terrarium is running at (http:\/\/\S+)/.exec(seen);
       if (match?.[1]) resolveUrl(match[1]);
     });
-    child.once('exit', (code) => reject(new Error(`serve exited with code ${code} before listening`)));
+    child.once('exit', (code) =>
+      reject(new Error(`serve exited with code ${code} before listening`)),
+    );
   });
   return {
     url,

@@ -36,7 +36,11 @@ function observationFor(step: number, observationChars: number): Observation {
       const items: { id: number; path: string; score: number }[] = [];
       let length = JSON.stringify({ step, items, note: '' }).length;
       for (let row = 0; ; row++) {
-        const item = { id: row, path: `src/pkg_${step}/file_${row}.py`, score: ((row * 7919) % 1000) / 1000 };
+        const item = {
+          id: row,
+          path: `src/pkg_${step}/file_${row}.py`,
+          score: ((row * 7919) % 1000) / 1000,
+        };
         const added = JSON.stringify(item).length + (items.length > 0 ? 1 : 0);
         if (length + added > observationChars) break;
         items.push(item);
@@ -49,8 +53,11 @@ function observationFor(step: number, observationChars: number): Observation {
       return {
         kind: 'text',
         callId,
-        content: outputOf(step, observationChars, (row) =>
-          `${String(row + 1).padStart(5)}  def handler_${step}_${row}(request): return respond(request, code=${row % 500})`,
+        content: outputOf(
+          step,
+          observationChars,
+          (row) =>
+            `${String(row + 1).padStart(5)}  def handler_${step}_${row}(request): return respond(request, code=${row % 500})`,
         ),
       };
   }

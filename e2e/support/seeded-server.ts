@@ -55,20 +55,31 @@ export interface SeededServer {
 export async function startSeededServer(): Promise<SeededServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'terrarium-e2e-html-'));
   const store = await openStore({ dataDir });
-  const batch = await store.beginImport('hostile-html');
-  await batch.addTrajectories([HTML_TRAJECTORY]);
-  await batch.commit();
-  const page = await store.listTrajectories({ datasetId: batch.datasetId }, { offset: 0, limit: 1 });
-  const trajectory = page.rows[0];
-  if (!trajectory) throw new Error('the seeded trajectory is missing');
-  const server = await startServer({ store, dataDir });
-  return {
-    url: server.url,
-    trajectoryUrl: `${server.url}/datasets/${batch.datasetId}/trajectories/${trajectory.id}`,
-    close: async () => {
-      await server.close();
-      await store.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+  const discard = async () => {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
   };
+  try {
+    const batch = await store.beginImport('hostile-html');
+    await batch.addTrajectories([HTML_TRAJECTORY]);
+    await batch.commit();
+    const page = await store.listTrajectories(
+      { datasetId: batch.datasetId },
+      { offset: 0, limit: 1 },
+    );
+    const trajectory = page.rows[0];
+    if (!trajectory) throw new Error('the seeded trajectory is missing');
+    const server = await startServer({ store, dataDir });
+    return {
+      url: server.url,
+      trajectoryUrl: `${server.url}/datasets/${batch.datasetId}/trajectories/${trajectory.id}`,
+      close: async () => {
+        await server.close();
+        await discard();
+      },
+    };
+  } catch (error) {
+    await discard();
+    throw error;
+  }
 }

@@ -29,7 +29,8 @@ export function readTau2Simulations(path: string): Tau2Simulation[] {
       throw new Error(`${path}: a simulation without an id`);
     }
     const rewardInfo = simulation.reward_info;
-    const reward = isRecord(rewardInfo) && typeof rewardInfo.reward === 'number' ? rewardInfo.reward : 0;
+    const reward =
+      isRecord(rewardInfo) && typeof rewardInfo.reward === 'number' ? rewardInfo.reward : 0;
     const messages = Array.isArray(simulation.messages) ? simulation.messages : [];
     return { id: simulation.id, reward, messages };
   });

@@ -4,6 +4,7 @@ import { SOURCE_FORMATS } from '@terrarium/schema';
 import { runDatasets } from './commands/datasets-command';
 import { runImport } from './commands/import-command';
 import { DEFAULT_PORT, runServe } from './commands/serve-command';
+import { runSimulate } from './commands/simulate-command';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -11,6 +12,12 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
   }
   return port;
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number from 1 up');
+  return n;
 }
 
 export function buildProgram(): Command {
@@ -53,6 +60,18 @@ export function buildProgram(): Command {
     .option('--port <port>', `port (0: any free port)`, parsePort, DEFAULT_PORT)
     .option('--demo', 'load the bundled demo datasets when the store is empty')
     .action((_options: unknown, command: Command) => runServe(command.optsWithGlobals()));
+
+  program
+    .command('simulate')
+    .description(
+      "Run a simulator over a stored trajectory's transitions (open loop) and score each prediction against the real observation.",
+    )
+    .requiredOption('--dataset <name>', 'dataset name or id')
+    .option('--trajectory <id>', "trajectory id or the source's id (default: the dataset's first)")
+    .requiredOption('--sim <spec>', 'replay, retrieval, onnx:PATH or openai:URL#MODEL')
+    .option('--max-steps <n>', 'simulate at most this many transitions', parsePositive)
+    .option('--json', 'print one JSON object instead of a table')
+    .action((_options: unknown, command: Command) => runSimulate(command.optsWithGlobals()));
 
   return program;
 }

@@ -23,3 +23,36 @@ export {
 export { ImportParams, respondToImport, type ImportResponse } from './http/import-route';
 export type { ApiErrorBody } from './http/json-response';
 export { TERRARIUM_VERSION } from './version';
+export {
+  availableSimulators,
+  endpointAllowlistFromEnv,
+  parseSimSpec,
+  SimulatorError,
+  type AvailableSimulator,
+  type ParsedSimSpec,
+} from './simulate/sim-spec';
+export {
+  datasetSimulator,
+  resolveSimulator,
+  type DatasetSimulatorOptions,
+  type ResolveOptions,
+} from './simulate/resolve-simulator';
+export {
+  requireTrajectory,
+  simulateTrajectory,
+  type SimulateOptions,
+} from './simulate/simulate-trajectory';
+export { findDataset, findTrajectory } from './simulate/find-trajectory';
+export { loadDataset, loadTrajectory, listDatasetTrajectories } from './simulate/load-trajectories';
+export {
+  asChatCarriesIt,
+  ChatInputError,
+  parseActionText,
+  parseChatToSimInput,
+  parseObservationText,
+  parseSystemMessage,
+  type SimInput,
+} from './simulate/chat-input';
+export { MAX_SIMULATED_STEPS } from './simulate/router';
+export { SimulateParams } from './http/simulate-route';
+export { DATASET_HEADER, respondToOpenAI } from './http/openai-routes';

@@ -4,6 +4,8 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../router';
 import { TERRARIUM_VERSION } from '../version';
 import { respondToImport } from './import-route';
+import { respondToOpenAI } from './openai-routes';
+import { respondToSimulate } from './simulate-route';
 import { sendError, sendJson } from './json-response';
 import { errorMessage } from '../import/import-files';
 
@@ -20,7 +22,10 @@ export interface ApiHandlerOptions {
   dataDir?: string;
 }
 
-/** Answers a request when it belongs to the API (`/trpc/…`, `/api/…`); returns false otherwise. */
+/**
+ * Answers a request when it belongs to the API (`/trpc/…`, `/api/…`, the OpenAI-compatible `/v1/…`);
+ * returns false otherwise.
+ */
 export type ApiRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 export function createApiRequestHandler({ store, dataDir }: ApiHandlerOptions): ApiRequestHandler {
@@ -41,8 +46,12 @@ export function createApiRequestHandler({ store, dataDir }: ApiHandlerOptions): 
       trpc(request, response);
       return true;
     }
-    if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return false;
-    respondToApi(request, response, url, { store, dataDir }).catch((error: unknown) => {
+    const openAI = url.pathname.startsWith('/v1/');
+    if (!openAI && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return false;
+    const answer = openAI
+      ? respondToOpenAI(request, response, url, store)
+      : respondToApi(request, response, url, { store, dataDir });
+    answer.catch((error: unknown) => {
       console.error(`${request.method ?? '?'} ${url.pathname} failed:`, error);
       if (!response.headersSent) sendError(response, 500, errorMessage(error));
       else response.destroy();
@@ -58,6 +67,7 @@ async function respondToApi(
   { store, dataDir }: ApiHandlerOptions,
 ): Promise<void> {
   if (url.pathname === '/api/import') return respondToImport(request, response, url, store);
+  if (url.pathname === '/api/simulate') return respondToSimulate(request, response, store);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     request.resume();
     response.setHeader('allow', 'GET, HEAD');

@@ -139,3 +139,12 @@ describe('isJsonValue', () => {
     expect(isJsonValue({ a: Number.NaN })).toBe(false);
   });
 });
+
+describe('guessObservationKind for HTML', () => {
+  it('marks a whole HTML document as html and leaves fragments inside other text alone', () => {
+    expect(guessObservationKind('<!DOCTYPE html>\n<html><body>hi</body></html>')).toBe('html');
+    expect(guessObservationKind('  <html lang="en"><head></head></html>')).toBe('html');
+    expect(guessObservationKind('grep matched: <html> in index.html')).toBe('text');
+    expect(guessObservationKind('<htmlfoo>')).toBe('text');
+  });
+});

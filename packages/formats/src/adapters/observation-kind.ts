@@ -15,6 +15,8 @@ function hasAnsiEscape(content: string): boolean {
 }
 
 const STARTS_WITH_ERROR = /^\s*Error/;
+// A whole HTML document (a fetched page, a browser snapshot); fragments inside other output stay text.
+const HTML_DOCUMENT = /^\s*(?:<!doctype html[\s>]|<html[\s>])/i;
 
 function isJsonWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
@@ -50,12 +52,14 @@ function looksLikeJsonContainer(content: string): boolean {
 
 /**
  * How a viewer should render an observation. In order: `error` when the source marks it or the text
- * starts with "Error"; `json` when the whole text is a JSON object or array; `terminal` when it holds
- * ANSI escapes or is a shell's output; otherwise `text`.
+ * starts with "Error"; `json` when the whole text is a JSON object or array; `html` when it is a whole
+ * HTML document (rendered only in a sandboxed iframe); `terminal` when it holds ANSI escapes or is a
+ * shell's output; otherwise `text`.
  */
 export function guessObservationKind(content: string, hints: KindHints = {}): ObservationKind {
   if (hints.markedError === true || STARTS_WITH_ERROR.test(content)) return 'error';
   if (looksLikeJsonContainer(content)) return 'json';
+  if (HTML_DOCUMENT.test(content)) return 'html';
   if (hints.shellOutput === true || hasAnsiEscape(content)) return 'terminal';
   return 'text';
 }

@@ -35,13 +35,25 @@ function styleOf(entry: Anser.AnserJsonEntry): CSSProperties {
   return style;
 }
 
+// OSC sequences (ESC ] … BEL or ESC ] … ESC \\): window titles and OSC 8 hyperlinks. Anser does not
+// parse them, and their payload (a URL) must neither show as garbage nor ever become a link.
+// oxlint-disable-next-line no-control-regex -- matching terminal escape codes is the point here
+const OSC_SEQUENCE = /\u001b\][\s\S]*?(?:\u0007|\u001b\\)/g;
+
+function stripOperatingSystemCommands(content: string): string {
+  return content.replace(OSC_SEQUENCE, '');
+}
+
 /**
  * Splits terminal output into lines of styled text segments. Anser only parses the escape codes
  * here; its HTML output is never used, so content stays text.
  */
 export function ansiToLines(content: string): AnsiLine[] {
   const lines: AnsiLine[] = [[]];
-  for (const entry of Anser.ansiToJson(content, { json: true, remove_empty: true })) {
+  for (const entry of Anser.ansiToJson(stripOperatingSystemCommands(content), {
+    json: true,
+    remove_empty: true,
+  })) {
     const style = styleOf(entry);
     const pieces = entry.content.split('\n');
     pieces.forEach((piece, position) => {

@@ -36,4 +36,12 @@ describe('AnsiText', () => {
       [{ text: 'c', style: {} }],
     ]);
   });
+
+  it('drops OSC 8 hyperlinks and window titles, keeping only the visible text', () => {
+    const BEL = '\u0007';
+    const content = `then ${ESC}]8;;javascript:alert(1)${ESC}\\osc link${ESC}]8;;${ESC}\\ and ${ESC}]0;title${BEL}done`;
+    const { container } = render(<AnsiText content={content} />);
+    expect(container.querySelector('pre')?.textContent).toBe('then osc link and done');
+    expect(container.querySelector('a')).toBeNull();
+  });
 });

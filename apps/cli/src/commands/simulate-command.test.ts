@@ -1,0 +1,166 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SimulateJsonOutput } from './simulate-command';
+import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
+
+const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
+const SLOW = { timeout: 240_000 };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isOutput(value: unknown): value is SimulateJsonOutput {
+  if (!isRecord(value) || typeof value['trajectory'] !== 'string') return false;
+  const steps = value['steps'];
+  return (
+    typeof value['sim'] === 'string' &&
+    Array.isArray(steps) &&
+    steps.every(
+      (step) =>
+        isRecord(step) &&
+        typeof step['step'] === 'number' &&
+        typeof step['real'] === 'string' &&
+        typeof step['predicted'] === 'string' &&
+        isRecord(step['scores']) &&
+        isRecord(step['provenance']),
+    )
+  );
+}
+
+/** The `--json` output, checked to have the documented shape. */
+function parseOutput(stdout: string): SimulateJsonOutput {
+  const value: unknown = JSON.parse(stdout);
+  if (!isOutput(value)) throw new Error(`unexpected --json output: ${stdout.slice(0, 200)}`);
+  return value;
+}
+
+describe('terrarium simulate', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-simulate-'));
+    const imported = await runCli([
+      'import',
+      TAU2_RETAIL,
+      '--dataset',
+      'retail',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
+  }, 120_000);
+
+  it(
+    'replays the first tau2 retail trajectory exactly, by default and by external id',
+    SLOW,
+    async () => {
+      const replay = await runCli([
+        'simulate',
+        '--dataset',
+        'retail',
+        '--sim',
+        'replay',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(replay.stderr).toBe('');
+      expect(replay.code).toBe(0);
+      const output = parseOutput(replay.stdout);
+      expect(output.sim).toBe('replay');
+      expect(output.steps.map((step) => step.step)).toEqual([4, 5, 6, 11]);
+      expect(output.steps.map((step) => step.scores['exact-match'])).toEqual([1, 1, 1, 1]);
+      expect(output.steps.every((step) => step.predicted === step.real)).toBe(true);
+      expect(output.steps[0]?.real).toBe('isabella_lopez_6490');
+
+      const byExternalId = await runCli([
+        'simulate',
+        '--dataset',
+        'retail',
+        '--trajectory',
+        '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
+        '--sim',
+        'replay',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(parseOutput(byExternalId.stdout).trajectory).toBe(output.trajectory);
+    },
+  );
+
+  it('scores retrieval (leave-one-out) with a table and a mean line', SLOW, async () => {
+    const table = await runCli([
+      'simulate',
+      '--dataset',
+      'retail',
+      '--sim',
+      'retrieval',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[1]).toBe('step  tool/command                  exact?  token F1  content  latency');
+    expect(lines[2]).toMatch(/^ {3}4 {2}find_user_id_by_email {9}no {9}0\.000 {4}0\.000 /);
+    expect(lines.at(-1)).toMatch(/^mean: exact 0\/4, token F1 0\.545, content 0\.219, latency /);
+  });
+
+  it('goes through a running server that holds the folder, and names bad input', SLOW, async () => {
+    const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+    try {
+      await waitForServeUrl(serve);
+      const served = await runCli([
+        'simulate',
+        '--dataset',
+        'retail',
+        '--sim',
+        'replay',
+        '--max-steps',
+        '2',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(served.stderr).toBe('');
+      const output = parseOutput(served.stdout);
+      expect(output.steps.map((step) => [step.step, step.scores['exact-match']])).toEqual([
+        [4, 1],
+        [5, 1],
+      ]);
+      const missing = await runCli([
+        'simulate',
+        '--dataset',
+        'nope',
+        '--sim',
+        'replay',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/no dataset "nope" \(datasets: retail\)/);
+    } finally {
+      serve.kill('SIGTERM');
+    }
+    expect(await exitOf(serve)).toBe(0);
+    const badSpec = await runCli([
+      'simulate',
+      '--dataset',
+      'retail',
+      '--sim',
+      'oracle',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(badSpec.code).toBe(1);
+    expect(badSpec.stderr).toBe(
+      'terrarium: --sim oracle: expected replay, retrieval, onnx:PATH or openai:URL#MODEL\n',
+    );
+  });
+});

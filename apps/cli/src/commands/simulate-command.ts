@@ -1,0 +1,187 @@
+import {
+  findDataset,
+  findTrajectory,
+  SimulatorError,
+  simulateTrajectory,
+  type SimulateParams,
+} from '@terrarium/api';
+import { SimSpec, SimulationResult, type Action, type SimulatedStep } from '@terrarium/schema';
+import { CliError } from '../cli-error';
+import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
+
+export interface SimulateCommandOptions extends GlobalOptions {
+  dataset: string;
+  trajectory?: string;
+  sim: string;
+  maxSteps?: number;
+  json?: boolean;
+}
+
+/** `terrarium simulate`: a simulator open loop over one stored trajectory, scored per transition. */
+export async function runSimulate(options: SimulateCommandOptions): Promise<void> {
+  const sim = SimSpec.safeParse(options.sim);
+  if (!sim.success) {
+    throw new CliError(
+      `--sim ${options.sim}: expected replay, retrieval, onnx:PATH or openai:URL#MODEL`,
+    );
+  }
+  const params: SimulateParams = {
+    dataset: options.dataset,
+    sim: sim.data,
+    ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+  };
+  const target = await connect(options);
+  let result: SimulationResult;
+  try {
+    result = await simulateOn(target, params);
+  } finally {
+    await disconnect(target);
+  }
+  if (options.json) process.stdout.write(`${JSON.stringify(jsonOutput(result))}\n`);
+  else process.stdout.write(simulationTable(result));
+}
+
+async function simulateOn(target: DataTarget, params: SimulateParams): Promise<SimulationResult> {
+  if (target.kind === 'server') return simulateThroughServer(target.url, params);
+  try {
+    const dataset = await findDataset(target.store, params.dataset, '--dataset');
+    const trajectory = await findTrajectory(
+      target.store,
+      dataset,
+      params.trajectory,
+      '--trajectory',
+    );
+    return await simulateTrajectory(target.store, trajectory.id, params.sim, {
+      anyOnnxPath: true,
+      ...(params.maxSteps === undefined ? {} : { maxSteps: params.maxSteps }),
+    });
+  } catch (error) {
+    if (error instanceof SimulatorError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+function errorMessageOf(body: unknown): string {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return 'no reason given';
+  const { error } = body;
+  if (typeof error !== 'object' || error === null || !('message' in error)) {
+    return 'no reason given';
+  }
+  return typeof error.message === 'string' ? error.message : 'no reason given';
+}
+
+/** The data folder is held by `terrarium serve`: the server runs the simulation. */
+async function simulateThroughServer(
+  serverUrl: string,
+  params: SimulateParams,
+): Promise<SimulationResult> {
+  const response = await fetch(new URL('/api/simulate', serverUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(params),
+  });
+  const body: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new CliError(
+      `the server at ${serverUrl} refused the simulation (${response.status}): ${errorMessageOf(body)}`,
+    );
+  }
+  const result = SimulationResult.safeParse(body);
+  if (!result.success) throw new CliError(`unexpected answer from ${serverUrl}/api/simulate`);
+  return result.data;
+}
+
+export interface SimulateJsonOutput {
+  trajectory: string;
+  sim: string;
+  steps: (Pick<
+    SimulatedStep,
+    'step' | 'actor' | 'provenance' | 'latencyMs' | 'scores' | 'error'
+  > & { real: string; predicted: string })[];
+}
+
+/** `--json`: one entry per transition, observations as their content strings. */
+export function jsonOutput(result: SimulationResult): SimulateJsonOutput {
+  return {
+    trajectory: result.trajectory,
+    sim: result.sim,
+    steps: result.steps.map((step) => ({
+      step: step.step,
+      actor: step.actor,
+      real: step.real.content,
+      predicted: step.predicted.content,
+      provenance: step.provenance,
+      latencyMs: step.latencyMs,
+      scores: step.scores,
+      error: step.error,
+    })),
+  };
+}
+
+const MAX_ACTION_WIDTH = 40;
+
+function actionLabel(action: Action): string {
+  const text =
+    action.type === 'tool_call' || action.type === 'browser'
+      ? action.name
+      : action.type === 'command'
+        ? action.command
+        : action.type === 'keystrokes'
+          ? action.keys
+          : action.text;
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_ACTION_WIDTH ? `${line.slice(0, MAX_ACTION_WIDTH - 1)}…` : line;
+}
+
+function score(value: number | null | undefined): string {
+  return value === null || value === undefined ? '-' : value.toFixed(3);
+}
+
+function mean(values: (number | null | undefined)[]): number | null {
+  const present = values.filter((value): value is number => typeof value === 'number');
+  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
+}
+
+function row(step: SimulatedStep): string[] {
+  const exact = step.scores['exact-match'];
+  return [
+    String(step.step),
+    actionLabel(step.action),
+    step.error === null ? (exact === 1 ? 'yes' : 'no') : 'error',
+    score(step.scores['token-f1']),
+    score(step.scores['content']),
+    `${step.latencyMs.toFixed(1)} ms`,
+  ];
+}
+
+/** The human output: a table per transition and a mean line. */
+export function simulationTable(result: SimulationResult): string {
+  const header = ['step', 'tool/command', 'exact?', 'token F1', 'content', 'latency'];
+  const rows = result.steps.map(row);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((cells) => (cells[column] ?? '').length)),
+  );
+  const numeric = new Set([0, 3, 4, 5]);
+  const render = (cells: string[]) =>
+    cells
+      .map((cell, column) => {
+        const width = widths[column] ?? cell.length;
+        return numeric.has(column) ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
+  const steps = result.steps;
+  const exact = steps.filter((step) => step.scores['exact-match'] === 1).length;
+  const errors = steps.filter((step) => step.error !== null);
+  const lines = [
+    `${result.sim} on trajectory ${result.trajectory}: ${steps.length} transitions`,
+    render(header),
+    ...rows.map(render),
+    `mean: exact ${exact}/${steps.length}, token F1 ${score(mean(steps.map((s) => s.scores['token-f1'])))}, ` +
+      `content ${score(mean(steps.map((s) => s.scores['content'])))}, ` +
+      `latency ${(mean(steps.map((s) => s.latencyMs)) ?? 0).toFixed(1)} ms`,
+    ...errors.map((step) => `step ${step.step} failed: ${step.error ?? ''}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

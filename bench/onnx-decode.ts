@@ -1,0 +1,99 @@
+/**
+ * Benchmark of issue 3, section 6 (b): greedy decoding tokens/s of the bundled world model
+ * (models/terrarium-wm-tiny) with Terrarium's decoder, in Node:
+ *   node-kv      onnxruntime-node, KV cache (only the new token is fed after the prompt)
+ *   node-full    onnxruntime-node, no cache (the whole sequence recomputed at every step)
+ *   web-wasm-kv  onnxruntime-web's wasm backend running in Node, KV cache, 1 thread
+ * 200 tokens from a real prompt (a held-out tau2 retail step); EOS is ignored so every run decodes
+ * exactly 200 tokens. One warm-up decode each, then the best of 3. `@huggingface/transformers`
+ * is not compared: see models/README.md.
+ *
+ *   cd /work/main && npx tsx bench/onnx-decode.ts
+ */
+import { loadavg } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { predictionInputs } from '@terrarium/worlds';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index.ts';
+import { loadOnnxModelWeb } from '../packages/inference/src/web/index.ts';
+import {
+  createDecoder,
+  renderPrompt,
+  type Decoder,
+  type ModelConfig,
+} from '../packages/inference/src/index.ts';
+import { nodeTensor } from '../packages/inference/src/node/load-model-folder.ts';
+import { webTensor } from '../packages/inference/src/web/load-model-web.ts';
+import { heldOutTau2Trajectory } from '../packages/inference/src/testing/held-out.ts';
+
+const TOKENS = 200;
+const RUNS = 3;
+
+/** Same model without an EOS, so that each run decodes exactly TOKENS tokens. */
+function withoutEos(config: ModelConfig): ModelConfig {
+  return { ...config, eosTokenIds: [] };
+}
+
+async function tokensPerSecond(
+  decoder: Decoder,
+  prompt: string,
+  useCache: boolean,
+): Promise<number> {
+  await decoder.generate(prompt, { maxTokens: 8, useCache });
+  let best = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const started = performance.now();
+    const result = await decoder.generate(prompt, { maxTokens: TOKENS, useCache });
+    const seconds = (performance.now() - started) / 1000;
+    if (result.tokens.length !== TOKENS) throw new Error(`decoded ${result.tokens.length} tokens`);
+    best = Math.max(best, TOKENS / seconds);
+  }
+  return best;
+}
+
+const { trajectory } = await heldOutTau2Trajectory();
+const input = [...predictionInputs(trajectory)][2];
+if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
+const prompt = renderPrompt(trajectory.domain, input.history, input.action);
+
+const node = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+const nodeDecoder = createDecoder({
+  session: node.session,
+  config: withoutEos(node.config),
+  tensor: nodeTensor,
+});
+const web = await loadOnnxModelWeb({
+  config: JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
+  model: await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx')),
+  executionProvider: 'wasm',
+  wasmThreads: 1,
+});
+const webDecoder = createDecoder({
+  session: web.session,
+  config: withoutEos(web.config),
+  tensor: webTensor,
+});
+
+const results = {
+  promptBytes: new TextEncoder().encode(prompt).length,
+  tokens: TOKENS,
+  'node-kv': await tokensPerSecond(nodeDecoder, prompt, true),
+  'node-full': await tokensPerSecond(nodeDecoder, prompt, false),
+  'web-wasm-kv': await tokensPerSecond(webDecoder, prompt, true),
+  loadAverage: loadavg()[0],
+};
+const round = (value: number): number => Math.round(value);
+console.log(
+  JSON.stringify(
+    {
+      ...results,
+      'node-kv': round(results['node-kv']),
+      'node-full': round(results['node-full']),
+      'web-wasm-kv': round(results['web-wasm-kv']),
+      kvSpeedup: Number((results['node-kv'] / results['node-full']).toFixed(2)),
+      webOverNode: Number((results['web-wasm-kv'] / results['node-kv']).toFixed(2)),
+    },
+    null,
+    1,
+  ),
+);

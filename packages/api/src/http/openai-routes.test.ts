@@ -1,0 +1,216 @@
+import { createServer, type Server } from 'node:http';
+import { openStore, type Store } from '@terrarium/db';
+import type { Trajectory } from '@terrarium/schema';
+import {
+  createOpenAIWorldModel,
+  DEFAULT_TEMPLATE,
+  predictionInputs,
+  renderMessages,
+  type PredictionInput,
+} from '@terrarium/worlds';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectDataFiles, readDataFile } from '../import/collect-files';
+import { importFiles } from '../import/import-files';
+import { findDataset, findTrajectory } from '../simulate/find-trajectory';
+import { loadTrajectory } from '../simulate/load-trajectories';
+import { bundledOnnxSpec } from '../simulate/onnx-simulator';
+import { simulateTrajectory } from '../simulate/simulate-trajectory';
+import { TAU2_RETAIL } from '../testing/sample-files';
+import { createApiRequestHandler } from './api-routes';
+
+/**
+ * The OpenAI-compatible endpoint over real HTTP on 127.0.0.1, with packages/worlds' own client on
+ * the global fetch. The server is the API handler that apps/server's startServer mounts (the api
+ * package cannot depend on the app; startServer adds only security headers and static files).
+ */
+describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
+  let store: Store;
+  let server: Server;
+  let url: string;
+  let trajectory: Trajectory;
+  let inputs: PredictionInput[];
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
+    await importFiles(store, files, { dataset: 'retail' });
+    const detail = await findTrajectory(store, await findDataset(store, 'retail'));
+    trajectory = await loadTrajectory(store, detail);
+    inputs = [...predictionInputs(trajectory)];
+    const answer = createApiRequestHandler({ store });
+    server = createServer((request, response) => {
+      if (!answer(request, response)) response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    url = `http://127.0.0.1:${address.port}`;
+  }, 120_000);
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+  });
+
+  function input(at: number): PredictionInput {
+    const found = inputs[at];
+    if (found === undefined) throw new Error(`no transition ${at}`);
+    return found;
+  }
+
+  function post(body: unknown): Promise<Response> {
+    return fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it('lists the simulators as model ids', async () => {
+    const response = await fetch(`${url}/v1/models`);
+    expect(response.status).toBe(200);
+    const body: unknown = await response.json();
+    expect(body).toMatchObject({ object: 'list' });
+    const ids = JSON.stringify(body);
+    for (const id of ['replay', 'retrieval', 'replay@retail', 'retrieval@retail']) {
+      expect(ids).toContain(`"id":"${id}"`);
+    }
+  });
+
+  it.each([true, false])(
+    'replays the recorded observation through the worlds client (stream: %s)',
+    async (stream) => {
+      const model = createOpenAIWorldModel({
+        baseUrl: url,
+        model: 'replay@retail',
+        fetch,
+        stream,
+        retry: { attempts: 1, baseDelayMs: 0 },
+      });
+      const known = input(2);
+      expect(known.expected.content).toMatch(/^\{"order_id": "#W4923227"/);
+      const prediction = await model.predict(known.context, known.history, known.action);
+      expect(prediction.observation.content).toBe(known.expected.content);
+      expect(prediction.observation.kind).toBe('json');
+      expect(prediction.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+      expect(prediction.provenance).toMatchObject({ backend: 'openai', model: 'replay@retail' });
+      expect(prediction.provenance.detail?.['usageReported']).toBe(true);
+    },
+  );
+
+  it('answers every transition of the trajectory exactly, through simulate', async () => {
+    const detail = await findTrajectory(store, await findDataset(store, 'retail'));
+    const result = await simulateTrajectory(store, detail.id, `openai:${url}#replay@retail`, {
+      allowlist: ['127.0.0.1'],
+    });
+    expect(result.steps).toHaveLength(4);
+    expect(result.steps.map((step) => step.scores['exact-match'])).toEqual([1, 1, 1, 1]);
+  });
+
+  it('takes the dataset from the extension field or the header, and streams SSE', async () => {
+    const known = input(0);
+    const messages = renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action);
+    const viaField = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'replay', messages, terrarium: { dataset: 'retail' } }),
+    });
+    expect(viaField.status).toBe(200);
+    const completion: unknown = await viaField.json();
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'replay',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'isabella_lopez_6490' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      terrarium: { provenance: { backend: 'replay', cache: 'hit' } },
+    });
+
+    const viaHeader = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-terrarium-dataset': 'retail' },
+      body: JSON.stringify({ model: 'replay', messages, stream: true }),
+    });
+    expect(viaHeader.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events = (await viaHeader.text())
+      .split('\n\n')
+      .filter((event) => event !== '')
+      .map((event) => event.replace(/^data: /, ''));
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks: unknown[] = events.slice(0, -1).map((event) => JSON.parse(event));
+    expect(chunks).toHaveLength(4);
+    expect(chunks[1]).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [{ delta: { content: 'isabella_lopez_6490' }, finish_reason: null }],
+    });
+    expect(chunks[2]).toMatchObject({ choices: [{ delta: {}, finish_reason: 'stop' }] });
+    expect(chunks[3]).toMatchObject({ choices: [], usage: { total_tokens: 0 } });
+  });
+
+  it('serves retrieval over the whole dataset', async () => {
+    const model = createOpenAIWorldModel({ baseUrl: url, model: 'retrieval@retail', fetch });
+    const known = input(1);
+    const prediction = await model.predict(known.context, known.history, known.action);
+    // The trajectory is not left out here (a chat names none), so its own step is the nearest.
+    expect(prediction.observation.content).toBe(known.expected.content);
+  });
+
+  it('serves the bundled ONNX model', async () => {
+    const spec = bundledOnnxSpec();
+    if (spec === null) throw new Error('no bundled model');
+    const known = input(0);
+    const response = await post({
+      model: spec,
+      messages: renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action),
+      max_tokens: 16,
+    });
+    expect(response.status).toBe(200);
+    const body: unknown = await response.json();
+    expect(body).toMatchObject({
+      model: spec,
+      choices: [{ message: { role: 'assistant' }, finish_reason: 'stop' }],
+      terrarium: { provenance: { backend: 'onnx', model: 'onnx:terrarium-wm-tiny' } },
+    });
+    expect(JSON.stringify(body)).toMatch(/"completion_tokens":([1-9]|1[0-6]),/);
+
+    // Streamed token by token through the worlds client: the same greedy text, in pieces.
+    const pieces: string[] = [];
+    const model = createOpenAIWorldModel({ baseUrl: url, model: spec, fetch, stream: true });
+    const streamed = await model.predict(known.context, known.history, known.action, {
+      maxTokens: 16,
+      onToken: (text) => pieces.push(text),
+    });
+    const unstreamed = await createOpenAIWorldModel({
+      baseUrl: url,
+      model: spec,
+      fetch,
+      stream: false,
+    }).predict(known.context, known.history, known.action, { maxTokens: 16 });
+    expect(streamed.observation.content).toBe(unstreamed.observation.content);
+    expect(pieces.join('')).toBe(streamed.observation.content);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(streamed.usage).toEqual(unstreamed.usage);
+  }, 60_000);
+
+  it('answers 400 naming the field when the dataset or the model is missing', async () => {
+    const known = input(0);
+    const messages = renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action);
+    const noDataset = await post({ model: 'retrieval', messages });
+    expect(noDataset.status).toBe(400);
+    expect(await noDataset.json()).toMatchObject({
+      error: { param: 'terrarium.dataset', type: 'invalid_request_error' },
+    });
+    const unknownModel = await post({ model: 'openai:http://127.0.0.1:1#x', messages });
+    expect(unknownModel.status).toBe(404);
+    expect(await unknownModel.json()).toMatchObject({ error: { param: 'model' } });
+    const badMessages = await post({ model: 'replay@retail', messages: [messages[0]] });
+    expect(badMessages.status).toBe(400);
+    expect(await badMessages.json()).toMatchObject({ error: { param: 'messages' } });
+    const noModel = await post({ messages });
+    expect(noModel.status).toBe(400);
+    expect(await noModel.json()).toMatchObject({ error: { param: 'model' } });
+  });
+});

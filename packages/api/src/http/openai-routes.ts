@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from '@terrarium/db';
+import type { Prediction, PredictOptions, WorldModel } from '@terrarium/worlds';
+import { z } from 'zod';
+import { errorMessage } from '../import/import-files';
+import { ChatInputError, parseChatToSimInput } from '../simulate/chat-input';
+import { findDataset } from '../simulate/find-trajectory';
+import { datasetSimulator, onnxModel, openAIModel } from '../simulate/resolve-simulator';
+import {
+  availableSimulators,
+  endpointAllowlistFromEnv,
+  parseSimSpec,
+  SimulatorError,
+} from '../simulate/sim-spec';
+import { sendJson } from './json-response';
+import { BodyError, readJsonBody } from './read-json-body';
+
+export const DATASET_HEADER = 'x-terrarium-dataset';
+
+const ChatCompletionRequest = z.object({
+  model: z.string().min(1),
+  messages: z.array(z.unknown()).min(1),
+  stream: z.boolean().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  max_completion_tokens: z.number().int().positive().optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+  seed: z.number().int().optional(),
+  /** Terrarium's extension: which dataset replay and retrieval draw on (id or name). */
+  terrarium: z.object({ dataset: z.string().min(1).optional() }).optional(),
+});
+type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+
+/** An error in the OpenAI shape, which OpenAI clients (and packages/worlds' client) read. */
+function sendOpenAIError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  param: string | null = null,
+): void {
+  sendJson(response, status, {
+    error: {
+      message,
+      type: status >= 500 ? 'server_error' : 'invalid_request_error',
+      param,
+      code: null,
+    },
+  });
+}
+
+/**
+ * The `model` ids served: every available simulator, and for replay and retrieval also
+ * `replay@DATASET` per dataset, so a client that can only set a model name still picks the data.
+ */
+async function modelIds(store: Store): Promise<string[]> {
+  const specs = availableSimulators().map((sim) => sim.spec);
+  const datasets = await store.listDatasets();
+  const perDataset = ['replay', 'retrieval'].flatMap((kind) =>
+    datasets.map((dataset) => `${kind}@${dataset.name}`),
+  );
+  return [...specs, ...perDataset];
+}
+
+// One model per configured endpoint, so its concurrency limit holds across requests.
+const endpointModels = new Map<string, WorldModel>();
+
+interface Served {
+  model: WorldModel;
+  /**
+   * True when the text given to `onToken` is exactly the observation (a local model, no
+   * reasoning channel), so tokens can be forwarded as they come. An endpoint's pieces mix
+   * reasoning and content without saying which, so its answer goes out once complete.
+   */
+  streamsTokens: boolean;
+}
+
+async function simulatorFor(
+  store: Store,
+  body: ChatCompletionRequest,
+  headerDataset: string | undefined,
+): Promise<Served> {
+  const scoped = /^(replay|retrieval)@(.+)$/.exec(body.model);
+  const kind = scoped?.[1] ?? body.model;
+  if (kind === 'replay' || kind === 'retrieval') {
+    const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scoped?.[2];
+    if (datasetRef === undefined) {
+      throw new SimulatorError(
+        'terrarium.dataset',
+        `${kind} needs a dataset: set the "terrarium": {"dataset": ID_OR_NAME} field, the X-Terrarium-Dataset header, or use the model id "${kind}@DATASET"`,
+      );
+    }
+    const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
+    // A chat names no trajectory to leave out: retrieval here draws on the whole dataset.
+    return {
+      model: await datasetSimulator(store, kind, dataset.id, { chat: true }),
+      streamsTokens: false,
+    };
+  }
+  if (!availableSimulators().some((sim) => sim.spec === body.model)) {
+    throw new SimulatorError(
+      'model',
+      `"${body.model}" is not a configured simulator; GET /v1/models lists them (configure more in TERRARIUM_SIMULATORS)`,
+      404,
+    );
+  }
+  const parsed = parseSimSpec(body.model, 'model');
+  if (parsed.kind === 'onnx') {
+    return { model: await onnxModel(body.model, parsed.path, {}, 'model'), streamsTokens: true };
+  }
+  if (parsed.kind !== 'openai') throw new SimulatorError('model', `cannot serve "${body.model}"`);
+  let model = endpointModels.get(body.model);
+  if (model === undefined) {
+    model = openAIModel(
+      parsed.baseUrl,
+      parsed.model,
+      { allowlist: endpointAllowlistFromEnv(), fetch },
+      'model',
+    );
+    endpointModels.set(body.model, model);
+  }
+  return { model, streamsTokens: false };
+}
+
+function predictOptionsOf(body: ChatCompletionRequest, signal: AbortSignal): PredictOptions {
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  return {
+    signal,
+    ...(body.temperature === undefined ? {} : { temperature: body.temperature }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(stop === undefined ? {} : { stop }),
+    ...(body.seed === undefined ? {} : { seed: body.seed }),
+  };
+}
+
+function usageOf(prediction: Prediction) {
+  const { inputTokens, outputTokens } = prediction.usage;
+  return {
+    prompt_tokens: inputTokens,
+    completion_tokens: outputTokens,
+    total_tokens: inputTokens + outputTokens,
+  };
+}
+
+/** What a client may want to know beyond the OpenAI fields: where the answer came from. */
+function terrariumExtension(prediction: Prediction) {
+  return { provenance: prediction.provenance, latencyMs: prediction.latencyMs };
+}
+
+function sseEvent(response: ServerResponse, data: unknown): void {
+  response.write(`data: ${JSON.stringify(data)}\n\n`);
+}
+
+/** A `chat.completion.chunk` stream: role first, then text, then finish, usage and `[DONE]`. */
+function openStream(response: ServerResponse, model: string) {
+  const base = {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+  });
+  const delta = (fields: Record<string, string>, finishReason: string | null = null) =>
+    sseEvent(response, {
+      ...base,
+      choices: [{ index: 0, delta: fields, finish_reason: finishReason }],
+    });
+  delta({ role: 'assistant', content: '' });
+  return {
+    delta,
+    finish(prediction: Prediction, streamed: boolean) {
+      if (!streamed) {
+        if (prediction.reasoning !== undefined) delta({ reasoning_content: prediction.reasoning });
+        if (prediction.observation.content !== '') {
+          delta({ content: prediction.observation.content });
+        }
+      }
+      delta({}, 'stop');
+      sseEvent(response, {
+        ...base,
+        choices: [],
+        usage: usageOf(prediction),
+        terrarium: terrariumExtension(prediction),
+      });
+      response.end('data: [DONE]\n\n');
+    },
+  };
+}
+
+function sendCompletion(response: ServerResponse, model: string, prediction: Prediction): void {
+  sendJson(response, 200, {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: prediction.observation.content,
+          ...(prediction.reasoning === undefined
+            ? {}
+            : { reasoning_content: prediction.reasoning }),
+        },
+        finish_reason: 'stop',
+      },
+    ],
+    usage: usageOf(prediction),
+    terrarium: terrariumExtension(prediction),
+  });
+}
+
+async function respondToChatCompletion(
+  request: IncomingMessage,
+  response: ServerResponse,
+  store: Store,
+): Promise<void> {
+  const disconnected = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) disconnected.abort(new Error('client disconnected'));
+  });
+  try {
+    const parsed = ChatCompletionRequest.safeParse(await readJsonBody(request));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.map(String).join('.') ?? '';
+      return sendOpenAIError(
+        response,
+        400,
+        `${field || 'body'}: ${issue?.message ?? 'invalid request'}`,
+        field || null,
+      );
+    }
+    const body = parsed.data;
+    const header = request.headers[DATASET_HEADER];
+    const served = await simulatorFor(store, body, typeof header === 'string' ? header : undefined);
+    const input = parseChatToSimInput(body.messages);
+    const options = predictOptionsOf(body, disconnected.signal);
+    if (body.stream !== true) {
+      const prediction = await served.model.predict(
+        input.context,
+        input.history,
+        input.action,
+        options,
+      );
+      return sendCompletion(response, body.model, prediction);
+    }
+    if (!served.streamsTokens) {
+      const prediction = await served.model.predict(
+        input.context,
+        input.history,
+        input.action,
+        options,
+      );
+      return openStream(response, body.model).finish(prediction, false);
+    }
+    const stream = openStream(response, body.model);
+    try {
+      const prediction = await served.model.predict(input.context, input.history, input.action, {
+        ...options,
+        onToken: (text) => stream.delta({ content: text }),
+      });
+      stream.finish(prediction, true);
+    } catch (error) {
+      // The status line is out: cutting the stream is the only way left to say it failed.
+      console.error('POST /v1/chat/completions failed while streaming:', error);
+      response.destroy();
+    }
+  } catch (error) {
+    if (disconnected.signal.aborted) return;
+    if (error instanceof SimulatorError) {
+      return sendOpenAIError(response, error.status, error.message, error.field);
+    }
+    if (error instanceof ChatInputError) {
+      return sendOpenAIError(response, 400, error.message, error.field);
+    }
+    if (error instanceof BodyError) return sendOpenAIError(response, error.status, error.message);
+    console.error('POST /v1/chat/completions failed:', error);
+    return sendOpenAIError(response, 502, `the simulator failed: ${errorMessage(error)}`);
+  }
+}
+
+/**
+ * Terrarium's simulators behind the OpenAI protocol: `GET /v1/models` and
+ * `POST /v1/chat/completions` (streaming with `stream: true`).
+ */
+export async function respondToOpenAI(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  store: Store,
+): Promise<void> {
+  const route =
+    url.pathname === '/v1/models'
+      ? { method: 'GET', run: async () => listModels(response, store) }
+      : url.pathname === '/v1/chat/completions'
+        ? { method: 'POST', run: () => respondToChatCompletion(request, response, store) }
+        : null;
+  if (route === null) {
+    request.resume();
+    return sendOpenAIError(response, 404, `no route ${url.pathname}`);
+  }
+  if (request.method !== route.method) {
+    request.resume();
+    response.setHeader('allow', route.method);
+    return sendOpenAIError(response, 405, `${url.pathname} answers ${route.method}`);
+  }
+  return route.run();
+}
+
+async function listModels(response: ServerResponse, store: Store): Promise<void> {
+  const created = Math.floor(Date.now() / 1000);
+  sendJson(response, 200, {
+    object: 'list',
+    data: (await modelIds(store)).map((id) => ({
+      id,
+      object: 'model',
+      created,
+      owned_by: 'terrarium',
+    })),
+  });
+}

@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { predictionInputs } from '@terrarium/worlds';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Decoder } from './decoder';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
+import { renderPrompt } from './prompt';
+import { heldOutTau2Trajectory } from './testing/held-out';
+import { loadOnnxModelWeb } from './web';
+
+let decoder: Decoder;
+let prompt: string;
+
+beforeAll(async () => {
+  decoder = (await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER)).decoder;
+  const { trajectory } = await heldOutTau2Trajectory();
+  // The third transition of a held-out trajectory: a real prompt with two earlier transitions.
+  const input = [...predictionInputs(trajectory)][2];
+  if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
+  prompt = renderPrompt(trajectory.domain, input.history, input.action);
+});
+
+describe('decoder on the bundled model (onnxruntime-node)', () => {
+  it('reads the model shape from config.json', () => {
+    expect(decoder.config).toEqual({
+      modelType: 'gpt2',
+      vocabSize: 258,
+      layers: 4,
+      kvHeads: 4,
+      headDim: 32,
+      contextLength: 512,
+      eosTokenIds: [256],
+      bosTokenId: 256,
+    });
+  });
+
+  it('decodes greedily, repeatably, and as a full recompute at every step would', async () => {
+    const first = await decoder.generate(prompt, { maxTokens: 32 });
+    const again = await decoder.generate(prompt, { maxTokens: 32 });
+    const recomputed = await decoder.generate(prompt, { maxTokens: 32, useCache: false });
+    expect(first.tokens.length).toBeGreaterThan(0);
+    expect(again.tokens).toEqual(first.tokens);
+    expect(recomputed.tokens).toEqual(first.tokens);
+    expect(recomputed.text).toBe(first.text);
+  });
+
+  it('gives the same greedy tokens with onnxruntime-web (wasm) as with onnxruntime-node', async () => {
+    const model = await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx'));
+    const config: unknown = JSON.parse(
+      await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8'),
+    );
+    const web = await loadOnnxModelWeb({
+      config,
+      model,
+      executionProvider: 'wasm',
+      wasmThreads: 1,
+    });
+    expect(web.executionProvider).toBe('wasm');
+    const fromWeb = await web.decoder.generate(prompt, { maxTokens: 32 });
+    const fromNode = await decoder.generate(prompt, { maxTokens: 32 });
+    expect(fromWeb.tokens).toEqual(fromNode.tokens);
+  });
+
+  it('streams exactly the returned text and ends before a stop string', async () => {
+    const full = await decoder.generate(prompt, { maxTokens: 48 });
+    const stop = full.text.slice(10, 13);
+    const streamed: string[] = [];
+    const stopped = await decoder.generate(prompt, {
+      maxTokens: 48,
+      stop: [stop],
+      onToken: (piece) => streamed.push(piece),
+    });
+    expect(stopped.finishReason).toBe('stop');
+    expect(stopped.text).toBe(full.text.slice(0, full.text.indexOf(stop)));
+    expect(streamed.join('')).toBe(stopped.text);
+  });
+
+  it('samples repeatably for a seed', async () => {
+    const a = await decoder.generate(prompt, { maxTokens: 24, temperature: 1, topK: 20, seed: 3 });
+    const b = await decoder.generate(prompt, { maxTokens: 24, temperature: 1, topK: 20, seed: 3 });
+    expect(b.tokens).toEqual(a.tokens);
+    expect(a.tokens.every((token) => token < 256)).toBe(true);
+    expect(a.finishReason === 'eos' || a.tokens.length === 24).toBe(true);
+  });
+
+  it('stops when aborted, before or during decoding', async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(decoder.generate(prompt, { signal: before.signal })).rejects.toThrow(/abort/i);
+
+    const during = new AbortController();
+    let pieces = 0;
+    const run = decoder.generate(prompt, {
+      maxTokens: 200,
+      signal: during.signal,
+      onToken: () => {
+        pieces++;
+        during.abort();
+      },
+    });
+    await expect(run).rejects.toThrow(/abort/i);
+    expect(pieces).toBe(1);
+  });
+});

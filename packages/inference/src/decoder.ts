@@ -1,0 +1,217 @@
+import { BYTE_VOCABULARY, IncrementalByteDecoder, encodeBytes } from './byte-tokenizer';
+import type { ModelConfig } from './model-config';
+import { argmax, createRng, sampleToken } from './sampling';
+
+/** The part of an onnxruntime tensor the decoder reads (onnxruntime-node and -web tensors both fit). */
+export interface TensorLike {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+
+/**
+ * The part of an onnxruntime `InferenceSession` the decoder uses; the caller creates the session
+ * (onnxruntime-node on the server, onnxruntime-web in the browser), so this code runs in both.
+ */
+export interface InferenceSessionLike {
+  readonly inputNames: readonly string[];
+  run(feeds: Record<string, TensorLike>): Promise<Record<string, TensorLike>>;
+}
+
+/** Makes a tensor of the session's own runtime, e.g. `(t, d, s) => new ort.Tensor(t, d, s)`. */
+export type TensorFactory = {
+  (type: 'int64', data: BigInt64Array, dims: number[]): TensorLike;
+  (type: 'float32', data: Float32Array, dims: number[]): TensorLike;
+};
+
+export interface GenerateOptions {
+  /** Tokens to generate at most (default 128); also bounded by the context length. */
+  maxTokens?: number;
+  /** 0 (default) decodes greedily. */
+  temperature?: number;
+  /** Sample among the k likeliest tokens only; 0 (default) means all. */
+  topK?: number;
+  /** Seed of the sampling RNG (default 0), so a sampled decode repeats too. */
+  seed?: number;
+  /** Decoding ends before the first occurrence of any of these; the stop text is not returned. */
+  stop?: readonly string[];
+  signal?: AbortSignal;
+  /** Called with each piece of text as soon as it can no longer turn into a stop string. */
+  onToken?: (text: string) => void;
+  /** False recomputes the whole sequence at every step (for tests and benchmarks). Default true. */
+  useCache?: boolean;
+}
+
+export type FinishReason = 'eos' | 'stop' | 'length' | 'context';
+
+export interface GenerateResult {
+  text: string;
+  /** Generated token ids, the EOS excluded. */
+  tokens: number[];
+  promptTokens: number;
+  finishReason: FinishReason;
+}
+
+export interface Decoder {
+  readonly config: ModelConfig;
+  /** `prompt` is text (byte-encoded) or token ids. */
+  generate(prompt: string | readonly number[], options?: GenerateOptions): Promise<GenerateResult>;
+}
+
+export interface DecoderOptions {
+  session: InferenceSessionLike;
+  config: ModelConfig;
+  tensor: TensorFactory;
+}
+
+const DEFAULT_MAX_TOKENS = 128;
+
+function int64(values: readonly number[]): BigInt64Array {
+  return BigInt64Array.from(values, (value) => BigInt(value));
+}
+
+function lastLogits(output: TensorLike | undefined, vocabSize: number): Float32Array {
+  if (output === undefined || !(output.data instanceof Float32Array)) {
+    throw new Error('the model returned no float32 logits');
+  }
+  const data = output.data;
+  return data.subarray(data.length - vocabSize);
+}
+
+export function createDecoder({ session, config, tensor }: DecoderOptions): Decoder {
+  const pastNames: string[] = [];
+  for (let layer = 0; layer < config.layers; layer++) {
+    pastNames.push(`past_key_values.${layer}.key`, `past_key_values.${layer}.value`);
+  }
+  const hasPositionIds = session.inputNames.includes('position_ids');
+  const eos = new Set(config.eosTokenIds);
+
+  function emptyPast(): Record<string, TensorLike> {
+    const past: Record<string, TensorLike> = {};
+    for (const name of pastNames) {
+      past[name] = tensor('float32', new Float32Array(0), [1, config.kvHeads, 0, config.headDim]);
+    }
+    return past;
+  }
+
+  /** Runs `ids` (positions from `start`) after a cache of `start` tokens; returns logits and the new cache. */
+  async function step(
+    ids: readonly number[],
+    start: number,
+    past: Record<string, TensorLike>,
+  ): Promise<{ logits: Float32Array; present: Record<string, TensorLike> }> {
+    const total = start + ids.length;
+    const feeds: Record<string, TensorLike> = {
+      ...past,
+      input_ids: tensor('int64', int64(ids), [1, ids.length]),
+      attention_mask: tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+    };
+    if (hasPositionIds) {
+      const positions = ids.map((_, i) => start + i);
+      feeds.position_ids = tensor('int64', int64(positions), [1, ids.length]);
+    }
+    const outputs = await session.run(feeds);
+    const present: Record<string, TensorLike> = {};
+    pastNames.forEach((name, i) => {
+      const layer = Math.floor(i / 2);
+      const value = outputs[`present.${layer}.${i % 2 === 0 ? 'key' : 'value'}`];
+      if (value === undefined)
+        throw new Error(`the model returned no ${name.replace('past_key_values', 'present')}`);
+      present[name] = value;
+    });
+    return { logits: lastLogits(outputs.logits, config.vocabSize), present };
+  }
+
+  async function generate(
+    prompt: string | readonly number[],
+    options: GenerateOptions = {},
+  ): Promise<GenerateResult> {
+    const promptIds = typeof prompt === 'string' ? encodeBytes(prompt) : [...prompt];
+    if (promptIds.length === 0) throw new RangeError('the prompt is empty');
+    if (promptIds.length >= config.contextLength) {
+      throw new RangeError(
+        `the prompt has ${promptIds.length} tokens; the context holds ${config.contextLength}`,
+      );
+    }
+    const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    const temperature = options.temperature ?? 0;
+    const useCache = options.useCache ?? true;
+    const stops = (options.stop ?? []).filter((stop) => stop.length > 0);
+    // Text that could still be the start of a stop string is held back from onToken.
+    const holdBack = Math.max(0, ...stops.map((stop) => stop.length - 1));
+    const random = createRng(options.seed ?? 0);
+    const bytes = new IncrementalByteDecoder();
+    const signal = options.signal;
+
+    const sequence = [...promptIds];
+    const tokens: number[] = [];
+    let text = '';
+    let emitted = 0;
+    let finishReason: FinishReason = 'length';
+    let past = emptyPast();
+    let pending: readonly number[] = promptIds;
+
+    const emit = (until: number): void => {
+      // Never cut between the two halves of a surrogate pair.
+      const upTo = isHighSurrogate(text.charCodeAt(until - 1)) ? until - 1 : until;
+      if (upTo > emitted) {
+        options.onToken?.(text.slice(emitted, upTo));
+        emitted = upTo;
+      }
+    };
+
+    while (tokens.length < maxTokens) {
+      signal?.throwIfAborted();
+      if (sequence.length >= config.contextLength) {
+        finishReason = 'context';
+        break;
+      }
+      const start = useCache ? sequence.length - pending.length : 0;
+      const input = useCache ? pending : sequence;
+      const { logits, present } = await step(input, start, useCache ? past : emptyPast());
+      signal?.throwIfAborted();
+      past = present;
+      const next =
+        temperature > 0
+          ? sampleToken(logits, temperature, options.topK ?? 0, random, isAllowed)
+          : argmax(logits, isAllowed);
+      if (eos.has(next)) {
+        finishReason = 'eos';
+        break;
+      }
+      tokens.push(next);
+      sequence.push(next);
+      pending = [next];
+      text += bytes.push(next);
+      const stopAt = firstStop(text, stops);
+      if (stopAt !== -1) {
+        text = text.slice(0, stopAt);
+        finishReason = 'stop';
+        break;
+      }
+      emit(text.length - holdBack);
+    }
+    if (finishReason !== 'stop') text += bytes.flush();
+    emit(text.length);
+    return { text, tokens, promptTokens: promptIds.length, finishReason };
+  }
+
+  /** Specials other than EOS (padding) are never generated. */
+  function isAllowed(token: number): boolean {
+    return token < BYTE_VOCABULARY || eos.has(token);
+  }
+
+  return { config, generate };
+}
+
+function firstStop(text: string, stops: readonly string[]): number {
+  let first = -1;
+  for (const stop of stops) {
+    const at = text.indexOf(stop);
+    if (at !== -1 && (first === -1 || at < first)) first = at;
+  }
+  return first;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}

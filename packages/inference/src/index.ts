@@ -1,0 +1,6 @@
+export * from './byte-tokenizer';
+export * from './model-config';
+export * from './decoder';
+export { createRng } from './sampling';
+export * from './prompt';
+export * from './onnx-world-model';
