@@ -14,17 +14,10 @@ import { loadavg } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { predictionInputs } from '@terrarium/worlds';
-import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index.ts';
-import { loadOnnxModelWeb } from '../packages/inference/src/web/index.ts';
-import {
-  createDecoder,
-  renderPrompt,
-  type Decoder,
-  type ModelConfig,
-} from '../packages/inference/src/index.ts';
-import { nodeTensor } from '../packages/inference/src/node/load-model-folder.ts';
-import { webTensor } from '../packages/inference/src/web/load-model-web.ts';
-import { heldOutTau2Trajectory } from '../packages/inference/src/testing/held-out.ts';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
+import { loadOnnxModelWeb, webTensor } from '@terrarium/inference/web';
+import { createDecoder, renderPrompt, type Decoder, type ModelConfig } from '@terrarium/inference';
+import { heldOutTau2Trajectory } from '@terrarium/inference/testing';
 
 const TOKENS = 200;
 const RUNS = 3;

@@ -1,22 +1,20 @@
 // The trajectory files the bundled model is trained and evaluated on, relative to the data folder.
 import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 
-export const DATA = process.env.TERRARIUM_DATA ?? '/work/shared/data';
+export const DATA =
+  process.env.TERRARIUM_DATA ?? resolve(import.meta.dirname, '../../shared/data');
 
-/** The sources named in issue 3: tau2 retail/airline/telecom, tau-bench v1 airline, InterCode, SWE-agent. */
+/**
+ * The MIT-licensed sources: tau2 retail/airline/telecom, tau-bench v1 airline, SWE-agent. InterCode is
+ * left out on purpose: its task texts come from NL2Bash (GPL-3.0) and Spider (CC BY-SA 4.0), and
+ * weights trained on them would carry that question into the shipped artifact.
+ */
 const FIXED_FILES = [
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
   'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
   'tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json',
   'tau-bench-v1/historical_trajectories/gpt-4o-airline.json',
-  'intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json',
-  'intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json',
-  ...[1, 2, 3, 4].map(
-    (fs) => `intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_${fs}.json`,
-  ),
-  ...[1, 2, 3, 4].map(
-    (fs) => `intercode/data/results/bash/gpt-3.5/ic_bash_react_10_turns_fs_${fs}.json`,
-  ),
 ];
 
 export async function sourceFiles(): Promise<string[]> {

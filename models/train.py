@@ -160,6 +160,7 @@ def evaluate(model, encoded, indices, batch_size):
 
 
 def main():
+    global OUT
     parser = argparse.ArgumentParser()
     parser.add_argument('--examples', default=os.path.join(HERE, 'data', 'examples.jsonl'))
     parser.add_argument('--steps', type=int, default=240)
@@ -171,8 +172,12 @@ def main():
     parser.add_argument('--n-head', type=int, default=4)
     parser.add_argument('--n-positions', type=int, default=512)
     parser.add_argument('--seed', type=int, default=1234)
+    parser.add_argument('--resume', default=None, help='continue from this state dict (models/data/model.pt)')
+    parser.add_argument('--warmup', type=int, default=30)
+    parser.add_argument('--out', default=OUT)
     args = parser.parse_args()
 
+    OUT = args.out
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
@@ -198,12 +203,14 @@ def main():
     eval_subset = random.Random(args.seed + 1).sample(range(len(enc_held)), min(128, len(enc_held)))
 
     model = TinyGpt(args.n_layer, args.n_embd, args.n_head, args.n_positions)
+    if args.resume is not None:
+        model.load_state_dict(torch.load(args.resume))
     params = sum(p.numel() for p in model.parameters())
     print(f'{params} parameters', flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{'params': decay, 'weight_decay': 0.1}, {'params': no_decay, 'weight_decay': 0.0}], lr=args.lr, betas=(0.9, 0.95))
-    warmup = 30
+    warmup = args.warmup
 
     def lr_at(step):
         if step < warmup:
@@ -249,7 +256,7 @@ def main():
     print(f'final held-out loss {full:.4f} nats/byte', flush=True)
     with open(os.path.join(OUT, 'training-log.json'), 'w', encoding='utf-8') as f:
         json.dump(log, f, indent=1)
-    torch.save(model.state_dict(), os.path.join(HERE, 'data', 'model.pt'))
+    torch.save(model.state_dict(), os.path.join(OUT, 'model.pt') if OUT != os.path.join(HERE, 'terrarium-wm-tiny') else os.path.join(HERE, 'data', 'model.pt'))
     export(model, args)
 
 
