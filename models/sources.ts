@@ -2,8 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-export const DATA =
-  process.env.TERRARIUM_DATA ?? resolve(import.meta.dirname, '../../shared/data');
+export const DATA = process.env.TERRARIUM_DATA ?? resolve(import.meta.dirname, '../../shared/data');
 
 /**
  * The MIT-licensed sources: tau2 retail/airline/telecom, tau-bench v1 airline, SWE-agent. InterCode is
