@@ -2,3 +2,4 @@ export * from './trajectory';
 export * from './import-report';
 export * from './views';
 export * from './simulation';
+export * from './bench';

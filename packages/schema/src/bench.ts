@@ -1,0 +1,191 @@
+import { z } from 'zod';
+import { SimSpec } from './simulation';
+import { Action, Domain, JsonValue, Observation, ToolSchema } from './trajectory';
+
+/**
+ * Which transitions of a trajectory become bench items. `agentworld` is AgentWorldBench's rule:
+ * the first, three evenly spaced middle ones and the last.
+ */
+export const Sampling = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('agentworld') }),
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('random'), count: z.number().int().positive() }),
+]);
+export type Sampling = z.infer<typeof Sampling>;
+
+/** Parses the CLI form: `agentworld`, `all`, `random:N`. */
+export function parseSampling(text: string): Sampling | null {
+  if (text === 'agentworld' || text === 'all') return { kind: text };
+  const random = /^random:(\d+)$/.exec(text);
+  const count = random?.[1] === undefined ? 0 : Number(random[1]);
+  return count > 0 ? { kind: 'random', count } : null;
+}
+
+/** `test` items are the bench; `dev` items are held out for tuning prompts and judges. */
+export const BenchSplit = z.enum(['test', 'dev']);
+export type BenchSplit = z.infer<typeof BenchSplit>;
+
+/** One earlier transition, frozen into the item. */
+export const BenchTurn = z.object({ action: Action, observation: Observation });
+export type BenchTurn = z.infer<typeof BenchTurn>;
+
+/**
+ * One bench item: everything a simulator and a judge see, copied out of the trajectory so that the
+ * bench never changes when datasets do.
+ */
+export const BenchItem = z.object({
+  /** Content hash of (context, history, action): identical items share it and are deduped. */
+  id: z.string(),
+  /** AgentWorldBench `task` (e.g. `tau2-bench/retail`, `intercode/bash`): the stratum. */
+  task: z.string(),
+  domain: Domain,
+  split: BenchSplit,
+  /** Where it was taken from; null fields for items imported from a bench file. */
+  origin: z.object({
+    dataset: z.string().nullable(),
+    trajectory: z.string().nullable(),
+    stepIndex: z.number().int().nullable(),
+  }),
+  /** 0-based position among the trajectory's transitions (AgentWorldBench `turn_idx`). */
+  turnIndex: z.number().int().nonnegative(),
+  totalTurns: z.number().int().positive(),
+  context: z.object({
+    task: z.string().nullable(),
+    systemPrompt: z.string().nullable(),
+    tools: z.array(ToolSchema),
+  }),
+  history: z.array(BenchTurn),
+  action: Action,
+  real: Observation,
+});
+export type BenchItem = z.infer<typeof BenchItem>;
+
+/** What defines a bench version; a new build with the same name becomes the next version. */
+export const BenchManifest = z.object({
+  name: z.string().min(1),
+  version: z.number().int().positive(),
+  createdAt: z.string(),
+  sampling: Sampling,
+  seed: z.number().int(),
+  /** Dataset names, or the file name for an imported bench. */
+  sources: z.array(z.string()),
+  /** Fraction of trajectories whose items go to the `dev` split. */
+  devFraction: z.number().min(0).max(1),
+  itemCount: z.number().int().nonnegative(),
+  /** Items dropped because an identical (context, history, action) was already in. */
+  duplicatesDropped: z.number().int().nonnegative(),
+  byTask: z.record(z.string(), z.number().int().nonnegative()),
+  /** Hash over the item ids in order: two benches with the same hash hold the same items. */
+  contentHash: z.string(),
+});
+export type BenchManifest = z.infer<typeof BenchManifest>;
+
+/** Kept apart everywhere: a rule metric, a judge model, or a person. */
+export const SCORE_SOURCES = ['rule', 'judge', 'human'] as const;
+export const ScoreSource = z.enum(SCORE_SOURCES);
+export type ScoreSource = z.infer<typeof ScoreSource>;
+
+/** The five AgentWorldBench judge dimensions. */
+export const JUDGE_DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
+export const JudgeDimension = z.enum(JUDGE_DIMENSIONS);
+export type JudgeDimension = z.infer<typeof JudgeDimension>;
+
+/** One score of one prediction of one item, in [0,1] (reports scale it to 0-100). */
+export const ItemScore = z.object({
+  itemId: z.string(),
+  sim: z.string(),
+  source: ScoreSource,
+  /** Rule metric id (`exact`, `token_f1`, `content`…), judge dimension, or a human rubric key. */
+  metric: z.string(),
+  /** Null when the metric does not apply or the judge's answer could not be parsed. */
+  value: z.number().min(0).max(1).nullable(),
+  /** Why: the content-class spans, the judge's reasoning, the labeler's comment. */
+  detail: JsonValue.nullable(),
+});
+export type ItemScore = z.infer<typeof ItemScore>;
+
+export const BenchRunMode = z.discriminatedUnion('kind', [
+  /** Teacher forcing: the real history at each item (the default). */
+  z.object({ kind: z.literal('open') }),
+  /** The simulator's own earlier predictions replace the real observations of the last `steps` turns. */
+  z.object({ kind: z.literal('closed'), steps: z.number().int().positive() }),
+]);
+export type BenchRunMode = z.infer<typeof BenchRunMode>;
+
+export const BENCH_RUN_STATUSES = ['queued', 'running', 'done', 'failed', 'canceled'] as const;
+export const BenchRunStatus = z.enum(BENCH_RUN_STATUSES);
+export type BenchRunStatus = z.infer<typeof BenchRunStatus>;
+
+export const RunUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** Dollars, from the per-token prices configured for the endpoint; 0 for local simulators. */
+  costUsd: z.number().nonnegative(),
+});
+export type RunUsage = z.infer<typeof RunUsage>;
+
+/** A judge named like a simulator: `openai:URL#MODEL`, with its pinned temperature and repeats. */
+export const JudgeConfig = z.object({
+  spec: SimSpec,
+  temperature: z.number().min(0).max(2),
+  /** Judgings per item; with k > 1 the spread is reported. */
+  repeats: z.number().int().min(1).max(10),
+  mode: z.enum(['score', 'turing', 'pairwise']),
+});
+export type JudgeConfig = z.infer<typeof JudgeConfig>;
+
+export const BenchRun = z.object({
+  id: z.string(),
+  bench: z.string(),
+  benchVersion: z.number().int().positive(),
+  sims: z.array(SimSpec).min(1),
+  judge: JudgeConfig.nullable(),
+  mode: BenchRunMode,
+  split: BenchSplit,
+  status: BenchRunStatus,
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** Work units are (item, sim) pairs. */
+  total: z.number().int().nonnegative(),
+  done: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  usage: RunUsage,
+  error: z.string().nullable(),
+});
+export type BenchRun = z.infer<typeof BenchRun>;
+
+/** One stored prediction of a bench run, with what it cost. */
+export const RunPrediction = z.object({
+  runId: z.string(),
+  itemId: z.string(),
+  sim: z.string(),
+  observation: Observation.nullable(),
+  reasoning: z.string().nullable(),
+  provenance: JsonValue,
+  latencyMs: z.number().nonnegative(),
+  usage: z.object({
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+  }),
+  /** Set when the simulator failed on this item; such items count as failed, not as zero. */
+  error: z.string().nullable(),
+});
+export type RunPrediction = z.infer<typeof RunPrediction>;
+
+/** One cell of the leaderboard: a simulator on a task for one metric, 0-100. */
+export const LeaderboardCell = z.object({
+  sim: z.string(),
+  /** A task, or `overall` (sample-weighted) or `macro` (mean over tasks). */
+  task: z.string(),
+  source: ScoreSource,
+  metric: z.string(),
+  mean: z.number().nullable(),
+  /** 95% bootstrap interval over items; null with fewer than 2 items. */
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+  /** Items with a score. */
+  n: z.number().int().nonnegative(),
+  /** Items whose score is missing (unparseable judge answer, simulator error). */
+  missing: z.number().int().nonnegative(),
+});
+export type LeaderboardCell = z.infer<typeof LeaderboardCell>;
