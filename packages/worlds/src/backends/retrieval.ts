@@ -49,7 +49,16 @@ export interface RetrievalIndex {
     history: readonly Transition[],
     action: Action,
     k?: number,
+    options?: SearchOptions,
   ): Neighbor[];
+}
+
+export interface SearchOptions {
+  /**
+   * Leave this recorded trajectory out. One index then serves a leave-one-trajectory-out
+   * evaluation: the simulated trajectory's own steps are never its neighbours.
+   */
+  excludeTrajectory?: string;
 }
 
 export interface Neighbor {
@@ -127,7 +136,8 @@ export function buildRetrievalIndex(
 
   return {
     size: documents.length,
-    search(context, history, action, k = 1) {
+    search(context, history, action, k = 1, options = {}) {
+      const excluded = options.excludeTrajectory;
       // A message goes to the other party, not to the environment: nothing to retrieve.
       if (action.type === 'message') return [];
       const query = queryTokens(context, history, action);
@@ -139,6 +149,7 @@ export function buildRetrievalIndex(
       const best: { doc: number; score: number }[] = [];
       // Best first; equal scores in recording order, so results do not depend on scoring order.
       const consider = (doc: number, score: number) => {
+        if (excluded !== undefined && documents[doc]?.source.trajectory === excluded) return;
         const last = best.at(-1);
         if (best.length === k && last !== undefined) {
           if (score < last.score || (score === last.score && doc > last.doc)) return;
@@ -187,7 +198,7 @@ export function buildRetrievalIndex(
  */
 export function createRetrievalWorldModel(
   index: RetrievalIndex,
-  options: { id?: string; neighbors?: number; now?: Now } = {},
+  options: { id?: string; neighbors?: number; now?: Now } & SearchOptions = {},
 ): WorldModel {
   const now = options.now ?? (() => performance.now());
   const neighbors = options.neighbors ?? 3;
@@ -195,7 +206,15 @@ export function createRetrievalWorldModel(
     id: options.id ?? 'retrieval',
     predict(context, history, action): Promise<Prediction> {
       const started = now();
-      const found = index.search(context, history, action, neighbors);
+      const found = index.search(
+        context,
+        history,
+        action,
+        neighbors,
+        options.excludeTrajectory === undefined
+          ? {}
+          : { excludeTrajectory: options.excludeTrajectory },
+      );
       const latencyMs = now() - started;
       const nearest = found[0];
       const callId = answeredCallId(action);
