@@ -2,7 +2,7 @@
  * Benchmark (a) of issue 2: importing ≥ 1 GB of real trajectories, replicated with fresh ids, against
  * a bare JSON.parse of the same bytes, with peak RSS. Prints ratios measured in this one run.
  *
- *   pnpm --filter @terrarium/bench import [--mb 1024] [--store] [--keep]
+ *   pnpm --filter @terrarium/benchmarks import [--mb 1024] [--store] [--keep]
  *
  * The replica is a single tau-bench v1 JSON array (the format of the real file, one huge array), so the
  * importer must stream it. The baseline reads the same file in the same chunks and JSON.parses each

@@ -5,8 +5,8 @@
  *   node-full    onnxruntime-node, no cache (the whole sequence recomputed at every step)
  *   web-wasm-kv  onnxruntime-web's wasm backend running in Node, KV cache, 1 thread
  * 200 tokens from a real prompt (a held-out tau2 retail step); EOS is ignored so every run decodes
- * exactly 200 tokens. One warm-up decode each, then the best of 3. `@huggingface/transformers`
- * is not compared: see models/README.md.
+ * exactly 200 tokens. One warm-up decode each, then the best of 3. The comparison with
+ * `@huggingface/transformers` is decode-vs-transformers.ts.
  *
  *   cd /work/main && npx tsx bench/onnx-decode.ts
  */

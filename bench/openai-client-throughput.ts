@@ -2,15 +2,19 @@
  * Benchmarks (a) and (c) of issue 3, figures from this one run:
  *   (a) the OpenAI-compatible client against a local stub server that answers every request after a
  *       fixed 50 ms (streamed, with usage), 256 requests in flight: achieved / ideal throughput
- *       (ideal = 256 / 50 ms = 5,120 requests/s; goal ≥ 0.9);
+ *       (ideal = 256 / 50 ms = 5,120 requests/s; goal ≥ 0.9). The client runs over Node's fetch
+ *       (undici) and over a node:http fetch (./node-http-fetch.ts); bare requests with each
+ *       transport and no client are the baselines. CPU time per request of this process (the
+ *       client) and of the stub's process tell where the gap to the ideal is.
  *   (c) retrieval predictions/s over the largest dataset (InterCode SQL, 5,867 transitions), and
  *       replay predictions/s over the same.
  *
- *   pnpm --filter @terrarium/bench openai-client [--requests 2000] [--concurrency 256] [--latency 50]
+ *   cd bench && node --import tsx openai-client-throughput.ts [--requests 2500] [--concurrency 256] [--latency 50]
  */
 import { createReadStream } from 'node:fs';
 import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
@@ -25,6 +29,7 @@ import {
   type PredictionInput,
   type WorldModel,
 } from '@terrarium/worlds';
+import { createNodeHttpFetch } from './node-http-fetch';
 
 const SQL = resolve(
   import.meta.dirname,
@@ -37,7 +42,7 @@ function option(name: string, fallback: number): number {
   const value = at === -1 ? Number.NaN : Number(args[at + 1]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
-const requests = option('requests', 2000);
+const requests = option('requests', 2500);
 const concurrency = option('concurrency', 256);
 const latencyMs = option('latency', 50);
 
@@ -47,34 +52,6 @@ const OBSERVATION = JSON.stringify({
     [2, 'Maksim Botin'],
   ],
 });
-
-/**
- * The stub: answers every chat completion after a fixed delay, streamed in 16-character pieces.
- * It runs in a child process (this file with `--serve`) so that it does not share an event loop
- * and a core with the client being measured.
- */
-async function serveStub(): Promise<void> {
-  let inFlight = 0;
-  let peak = 0;
-  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
-    inFlight++;
-    peak = Math.max(peak, inFlight);
-    incoming.resume();
-    incoming.on('end', () => {
-      setTimeout(() => {
-        outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
-        outgoing.end(STREAM_BODY);
-        inFlight--;
-      }, latencyMs);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the stub has no port');
-  process.send?.({ port: address.port });
-  process.on('message', () => process.send?.({ peak }));
-}
 
 const STREAM_BODY = (() => {
   let body = '';
@@ -87,9 +64,62 @@ const STREAM_BODY = (() => {
   return `${body}data: ${JSON.stringify({ choices: [], usage })}\n\ndata: [DONE]\n\n`;
 })();
 
+interface StubStats {
+  peak: number;
+  connections: number;
+  /** CPU microseconds (user + system) the stub's process has used so far. */
+  cpuMicros: number;
+}
+
+function isStubStats(value: unknown): value is StubStats {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'peak' in value &&
+    typeof value.peak === 'number' &&
+    'connections' in value &&
+    typeof value.connections === 'number' &&
+    'cpuMicros' in value &&
+    typeof value.cpuMicros === 'number'
+  );
+}
+
+/**
+ * The stub: answers every chat completion after a fixed delay, streamed. It runs in a child process
+ * (this file with `--serve`) so that it does not share an event loop and a core with the client.
+ */
+async function serveStub(): Promise<void> {
+  let inFlight = 0;
+  let peak = 0;
+  let connections = 0;
+  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    incoming.resume();
+    incoming.on('end', () => {
+      setTimeout(() => {
+        outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+        outgoing.end(STREAM_BODY);
+        inFlight--;
+      }, latencyMs);
+    });
+  });
+  server.on('connection', () => connections++);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the stub has no port');
+  process.send?.({ port: address.port });
+  process.on('message', () => {
+    const cpu = process.cpuUsage();
+    const stats: StubStats = { peak, connections, cpuMicros: cpu.user + cpu.system };
+    process.send?.(stats);
+  });
+}
+
 interface Stub {
   baseUrl: string;
-  peak(): Promise<number>;
+  stats(): Promise<StubStats>;
   close(): void;
 }
 
@@ -110,42 +140,15 @@ async function startStub(): Promise<Stub> {
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    peak: () =>
-      new Promise((done) => {
-        child.once('message', (message) => {
-          done(
-            typeof message === 'object' &&
-              message !== null &&
-              'peak' in message &&
-              typeof message.peak === 'number'
-              ? message.peak
-              : -1,
-          );
-        });
-        child.send('peak');
+    stats: () =>
+      new Promise((done, fail) => {
+        child.once('message', (message) =>
+          isStubStats(message) ? done(message) : fail(new Error('the stub sent no stats')),
+        );
+        child.send('stats');
       }),
     close: () => child.kill(),
   };
-}
-
-/** The same requests with no client at all: bare fetch calls reading the body, as a baseline. */
-async function bareFetchRate(baseUrl: string, body: string, count: number): Promise<number> {
-  let next = 0;
-  const one = async () => {
-    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    });
-    await response.text();
-  };
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < count) await one();
-    }),
-  );
-  return count / ((performance.now() - started) / 1000);
 }
 
 async function loadSql(): Promise<Trajectory[]> {
@@ -164,28 +167,42 @@ async function predictAll(model: WorldModel, inputs: PredictionInput[]): Promise
 
 const ROUNDS = 3;
 
+interface Measure {
+  rate: number;
+  clientMicrosPerRequest: number;
+  serverMicrosPerRequest: number;
+}
+
+/** `count` calls of `one`, `concurrency` at a time, with the CPU each process spent on them. */
+async function measure(stub: Stub, count: number, one: () => Promise<unknown>): Promise<Measure> {
+  let next = 0;
+  const serverBefore = (await stub.stats()).cpuMicros;
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < count) await one();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const client = process.cpuUsage(clientBefore);
+  const serverAfter = (await stub.stats()).cpuMicros;
+  return {
+    rate: count / seconds,
+    clientMicrosPerRequest: (client.user + client.system) / count,
+    serverMicrosPerRequest: (serverAfter - serverBefore) / count,
+  };
+}
+
 async function clientThroughput(): Promise<void> {
   const stub = await startStub();
-  const model = createOpenAIWorldModel({
-    baseUrl: stub.baseUrl,
-    model: 'stub',
-    fetch,
-    maxConcurrency: concurrency,
-    retry: { attempts: 1, baseDelayMs: 100 },
-    pricing: { inputPerMillion: 0.1, outputPerMillion: 0.4 },
-  });
+  const transports: Record<string, typeof fetch> = {
+    'node fetch': fetch,
+    'node:http': createNodeHttpFetch({ maxSockets: concurrency }),
+  };
   const [trajectory] = await loadSql();
   const [input] = trajectory === undefined ? [] : [...predictionInputs(trajectory)].slice(-1);
   if (input === undefined) throw new Error(`${SQL}: no transition`);
-  const clientRate = async (count: number): Promise<number> => {
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: count }, () =>
-        model.predict(input.context, input.history, input.action),
-      ),
-    );
-    return count / ((performance.now() - started) / 1000);
-  };
   const body = JSON.stringify({
     model: 'stub',
     messages: renderMessages(DEFAULT_TEMPLATE, input.context, input.history, input.action),
@@ -193,35 +210,68 @@ async function clientThroughput(): Promise<void> {
     stream: true,
     stream_options: { include_usage: true },
   });
-  // Warm-up of both (connections, JIT), then alternating rounds so that neither runs warmer.
-  await clientRate(requests);
-  await bareFetchRate(stub.baseUrl, body, requests);
-  const ideal = concurrency / (latencyMs / 1000);
-  const rounds: { client: number; bare: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    rounds.push({
-      client: await clientRate(requests),
-      bare: await bareFetchRate(stub.baseUrl, body, requests),
+  const variants = Object.entries(transports).flatMap(([transport, fetchImpl]) => {
+    const model = createOpenAIWorldModel({
+      baseUrl: stub.baseUrl,
+      model: 'stub',
+      fetch: fetchImpl,
+      maxConcurrency: concurrency,
+      retry: { attempts: 1, baseDelayMs: 100 },
+      pricing: { inputPerMillion: 0.1, outputPerMillion: 0.4 },
     });
-  }
-  const stats = model.stats()[0];
-  const peak = await stub.peak();
-  stub.close();
-  const best = Math.max(...rounds.map((round) => round.client));
+    const bare = async () => {
+      const response = await fetchImpl(`${stub.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      await response.text();
+    };
+    return [
+      {
+        name: `client over ${transport}`,
+        model,
+        one: () => model.predict(input.context, input.history, input.action),
+      },
+      { name: `bare ${transport}`, model: null, one: bare },
+    ];
+  });
+  const ideal = concurrency / (latencyMs / 1000);
   console.log(
-    `(a) OpenAI client: ${requests} requests per round, ${concurrency} in flight, stub latency ${latencyMs} ms, ideal ${ideal.toFixed(0)} req/s`,
+    `(a) OpenAI client: ${requests} requests per round, ${concurrency} in flight, stub latency ${latencyMs} ms, ideal ${ideal.toFixed(0)} req/s; ` +
+      `request body ${(body.length / 1024).toFixed(1)} KB, reply ${STREAM_BODY.length} B in ${STREAM_BODY.split('\n\n').length - 1} events; load average ${loadavg()[0]?.toFixed(2)}`,
   );
-  for (const [index, round] of rounds.entries()) {
+  // Warm-up of each (connections, JIT), then rounds alternating the variants so none runs warmer.
+  for (const variant of variants) await measure(stub, Math.min(requests, 1000), variant.one);
+  const best = new Map<string, Measure>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const variant of variants) {
+      const result = await measure(stub, requests, variant.one);
+      console.log(
+        `    round ${round} ${variant.name.padEnd(22)} ${result.rate.toFixed(0).padStart(5)} req/s = ${(result.rate / ideal).toFixed(3)} of ideal; ` +
+          `CPU per request: client ${result.clientMicrosPerRequest.toFixed(0)} µs, stub ${result.serverMicrosPerRequest.toFixed(0)} µs`,
+      );
+      const previous = best.get(variant.name);
+      if (previous === undefined || result.rate > previous.rate) best.set(variant.name, result);
+    }
+  }
+  console.log('    best round of each:');
+  for (const [name, result] of best) {
     console.log(
-      `    round ${index + 1}: client ${round.client.toFixed(0)} req/s = ${(round.client / ideal).toFixed(3)} of ideal; ` +
-        `bare fetch ${round.bare.toFixed(0)} req/s = ${(round.bare / ideal).toFixed(3)}; client/bare ${(round.client / round.bare).toFixed(3)}`,
+      `      ${name.padEnd(22)} achieved/ideal = ${(result.rate / ideal).toFixed(3)}; client CPU bounds it at ${(1e6 / result.clientMicrosPerRequest / ideal).toFixed(2)} of ideal, the stub's at ${(1e6 / result.serverMicrosPerRequest / ideal).toFixed(2)}`,
+    );
+  }
+  const stats = await stub.stats();
+  stub.close();
+  for (const variant of variants) {
+    const endpoint = variant.model?.stats()[0];
+    if (endpoint === undefined) continue;
+    console.log(
+      `    ${variant.name}: ${endpoint.completed} completed, ${endpoint.failed} failed, peak in flight ${endpoint.peakInFlight}; tokens in/out ${endpoint.inputTokens}/${endpoint.outputTokens}, cost $${endpoint.costUsd?.toFixed(4)}`,
     );
   }
   console.log(
-    `    achieved/ideal (best round) = ${(best / ideal).toFixed(3)} (goal ≥ 0.9); peak in flight: client ${stats?.peakInFlight}, server ${peak}`,
-  );
-  console.log(
-    `    ${stats?.completed} completed, ${stats?.failed} failed; tokens in/out ${stats?.inputTokens}/${stats?.outputTokens}, cost $${stats?.costUsd?.toFixed(6)}`,
+    `    stub: peak ${stats.peak} requests in flight over ${stats.connections} connections (goal ≥ 0.9 of ideal)`,
   );
 }
 
@@ -250,6 +300,6 @@ async function backendThroughput(): Promise<void> {
 if (args.includes('--serve')) {
   await serveStub();
 } else {
-  await clientThroughput();
-  await backendThroughput();
+  if (!args.includes('--skip-client')) await clientThroughput();
+  if (!args.includes('--skip-backends')) await backendThroughput();
 }

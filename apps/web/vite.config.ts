@@ -11,7 +11,20 @@ export default defineConfig({
     proxy: {
       '/trpc': apiTarget,
       '/api': apiTarget,
+      // The OpenAI-compatible endpoint (the playground streams from it) and the model files.
+      '/v1': apiTarget,
+      '/models/': apiTarget,
     },
+    // As the Terrarium server does: cross-origin isolation lets onnxruntime-web use wasm threads.
+    headers: {
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
+    },
+  },
+  optimizeDeps: {
+    // Pre-bundling would move onnxruntime-web away from its .wasm file, which it finds with
+    // `new URL(…, import.meta.url)`; unbundled, Vite serves (and in a build emits) that file itself.
+    exclude: ['onnxruntime-web'],
   },
   build: {
     outDir: 'dist',

@@ -1,10 +1,18 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { TERRARIUM_VERSION } from '@terrarium/api';
 import { SOURCE_FORMATS } from '@terrarium/schema';
+import {
+  runBenchBuild,
+  runBenchExport,
+  runBenchImport,
+  runBenchList,
+  runBenchRun,
+} from './commands/bench-command';
 import { runDatasets } from './commands/datasets-command';
 import { runImport } from './commands/import-command';
 import { DEFAULT_PORT, runServe } from './commands/serve-command';
 import { runSimulate } from './commands/simulate-command';
+import { registerWorkerCommand } from './commands/worker';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -12,6 +20,22 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
   }
   return port;
+}
+
+function parseInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('a whole number');
+  return n;
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('a number from 0 to 1');
+  return n;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function parsePositive(value: string): number {
@@ -72,6 +96,98 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'simulate at most this many transitions', parsePositive)
     .option('--json', 'print one JSON object instead of a table')
     .action((_options: unknown, command: Command) => runSimulate(command.optsWithGlobals()));
+
+  registerWorkerCommand(program);
+  const bench = program
+    .command('bench')
+    .description('Benches: frozen items sampled from datasets, run against simulators and scored.');
+
+  bench
+    .command('build')
+    .description('Build a bench from stored datasets (a new version when the name exists).')
+    .requiredOption('--name <name>', 'bench name')
+    .requiredOption('--dataset <name>', 'dataset name or id (repeat for more)', collect)
+    .option(
+      '--sampling <rule>',
+      'agentworld (first, 3 middle, last), all, or random:N',
+      'agentworld',
+    )
+    .option('--seed <n>', 'seed for random sampling and the dev split', parseInteger, 0)
+    .option(
+      '--dev-fraction <f>',
+      'share of trajectories held out as the dev split',
+      parseFraction,
+      0,
+    )
+    .option('--max-per-task <n>', 'at most this many items per task (seeded choice)', parsePositive)
+    .option('--json', 'print the manifest as JSON')
+    .action((_options: unknown, command: Command) => runBenchBuild(command.optsWithGlobals()));
+
+  bench
+    .command('list')
+    .description('List benches and their versions.')
+    .option('--json', 'print a JSON array')
+    .action((_options: unknown, command: Command) => runBenchList(command.optsWithGlobals()));
+
+  bench
+    .command('import')
+    .description(
+      'Import an AgentWorldBench JSONL file as a bench. Exit code 2 when some rows were skipped.',
+    )
+    .argument('<file>', 'AgentWorldBench JSONL ({task,id,prompt,response,current_prompt,…})')
+    .requiredOption('--name <name>', 'bench name')
+    .option('--json', 'print the result as JSON')
+    .action((file: string, _options: unknown, command: Command) =>
+      runBenchImport(file, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('export')
+    .description('Write a bench as AgentWorldBench JSONL, or SFT data that keeps the bench out.')
+    .requiredOption('--name <name>', 'bench name')
+    .option('--bench-version <n>', 'bench version (default: latest)', parsePositive)
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['agentworldbench', 'sft'])
+        .default('agentworldbench'),
+    )
+    .requiredOption('--out <file>', 'output file')
+    .option('--dataset <name>', 'sft: dataset to draw training data from (repeat)', collect)
+    .option('--reasoning', 'sft: keep recorded reasoning as <think>…</think>')
+    .option('--json', 'print a JSON summary')
+    .action((_options: unknown, command: Command) => runBenchExport(command.optsWithGlobals()));
+
+  bench
+    .command('run')
+    .description('Run simulators over a bench (a background job) and print their scores (0-100).')
+    .requiredOption('--bench <name>', 'bench name')
+    .option('--bench-version <n>', 'bench version (default: latest)', parsePositive)
+    .requiredOption(
+      '--sim <spec>',
+      'replay, retrieval, onnx:PATH or openai:URL#MODEL (repeat)',
+      collect,
+    )
+    .option('--judge <spec>', 'judge model, openai:URL#MODEL')
+    .option('--judge-repeats <k>', 'judgings per item', parsePositive, 1)
+    .addOption(
+      new Option('--judge-mode <mode>', 'score: 5 dimensions; turing: which is real; pairwise')
+        .choices(['score', 'turing', 'pairwise'])
+        .default('score'),
+    )
+    .option(
+      '--mode <mode>',
+      'open (real history) or closed:K (last K observations simulated)',
+      'open',
+    )
+    .option('--split <split>', 'test or dev', 'test')
+    .option(
+      '--workers <n>',
+      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
+      parseInteger,
+      2,
+    )
+    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .action((_options: unknown, command: Command) => runBenchRun(command.optsWithGlobals()));
 
   return program;
 }

@@ -1,3 +1,4 @@
+import { startBenchWorkers, type BenchWorkers } from '@terrarium/api';
 import { openStore, removeServerInfo, writeServerInfo, type Store } from '@terrarium/db';
 import type { ImportReport } from '@terrarium/schema';
 import { loadDemoData } from './demo-data';
@@ -13,6 +14,11 @@ export interface ServeOptions {
   /** Load the bundled demo datasets when the store has none. */
   demo?: boolean;
   demoDir?: string;
+  /**
+   * Bench-run chunk jobs this server works on at once (default 2). 0: it only enqueues, and
+   * `terrarium worker` processes on a shared PostgreSQL do the work.
+   */
+  workers?: number;
 }
 
 export interface ServedTerrarium extends RunningServer {
@@ -31,9 +37,16 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
   const store = await openStore(
     options.databaseUrl ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir },
   );
+  let workers: BenchWorkers | undefined;
   try {
     const demoReports = options.demo ? await loadDemoData(store, options.demoDir) : [];
+    workers = await startBenchWorkers(store, {
+      concurrency: options.workers ?? 2,
+      // The server's own simulators: model folders it lists, hosts on its allowlist.
+      anyOnnxPath: false,
+    });
     const server = await startServer({
+      benchRunner: workers.runner,
       store,
       host: options.host,
       port: options.port,
@@ -48,10 +61,12 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       close: async () => {
         if (embedded) await removeServerInfo(options.dataDir);
         await server.close();
+        await workers?.stop();
         await store.close();
       },
     };
   } catch (error) {
+    await workers?.stop().catch(() => {});
     await store.close();
     throw error;
   }

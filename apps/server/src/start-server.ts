@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createApiRequestHandler } from '@terrarium/api';
+import { createApiRequestHandler, type BenchRunner } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
 import { setSecurityHeaders } from './security-headers';
 import { serveWebApp } from './static-files';
@@ -20,6 +20,8 @@ export interface ServerOptions {
   webDist?: string;
   /** The embedded data folder being served, for /api/health. */
   dataDir?: string;
+  /** Where bench runs go; without one the server refuses to start them. */
+  benchRunner?: BenchRunner;
 }
 
 export interface RunningServer {
@@ -35,8 +37,13 @@ export async function startServer({
   port = 0,
   webDist = DEFAULT_WEB_DIST,
   dataDir,
+  benchRunner,
 }: ServerOptions): Promise<RunningServer> {
-  const answerApi = createApiRequestHandler({ store, dataDir });
+  const answerApi = createApiRequestHandler({
+    store,
+    dataDir,
+    ...(benchRunner === undefined ? {} : { benchRunner }),
+  });
   const server = createServer((request, response) => {
     setSecurityHeaders(response);
     if (answerApi(request, response)) return;

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { findModelFile, MODEL_URL_PREFIX, servedModelFolders } from './model-files';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -12,6 +13,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
@@ -33,6 +35,7 @@ export function contentTypeOf(filePath: string): string {
 /**
  * Serves the built web app from `root`. Unknown paths get index.html so that deep links open in the
  * app, except under /assets/, where a missing file is a real 404 (not HTML posing as a script).
+ * `/models/<name>/…` serves the listed model folders' files (model-files.ts).
  */
 export async function serveWebApp(
   request: IncomingMessage,
@@ -46,6 +49,12 @@ export async function serveWebApp(
     return;
   }
   const pathname = decodedPathname(request.url ?? '/');
+  if (pathname?.startsWith(MODEL_URL_PREFIX)) {
+    // Model files for the browser (onnxruntime-web), read-only; a miss is a 404, never index.html.
+    const model = await findModelFile(pathname, servedModelFolders());
+    if (model) return sendFile(request, response, model.path, model.size, pathname);
+    return sendText(response, 404, 'not found');
+  }
   const file = pathname === null ? null : await findFile(root, pathname);
   if (file) return sendFile(request, response, file.path, file.size, pathname ?? '');
   if (pathname?.startsWith('/assets/') || pathname === null)

@@ -56,3 +56,37 @@ export {
 export { MAX_SIMULATED_STEPS } from './simulate/router';
 export { SimulateParams } from './http/simulate-route';
 export { DATASET_HEADER, respondToOpenAI } from './http/openai-routes';
+export {
+  benchItems,
+  buildBenchFromDatasets,
+  cancelRun,
+  getRun,
+  leaderboard,
+  listBenches,
+  listRuns,
+  report,
+  requireBench,
+  startRun,
+  watchRun,
+  type BenchRunner,
+  type BuildBenchInput,
+  type StartRunInput,
+} from './bench/bench-service';
+export {
+  startBenchWorkers,
+  type BenchWorkers,
+  type BenchWorkersOptions,
+} from './bench/bench-workers';
+export { createBenchRunDeps, type BenchRunDepsOptions } from './bench/run-deps';
+export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
+export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';
+export {
+  agentWorldBenchLines,
+  BENCH_EXPORT_FORMATS,
+  importAgentWorldBench,
+  linesOf,
+  sftExport,
+  type BenchExportFormat,
+  type BenchImportResult,
+  type SftExport,
+} from './bench/bench-files';

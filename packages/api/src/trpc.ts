@@ -1,10 +1,13 @@
 import { initTRPC } from '@trpc/server';
 import type { Store } from '@terrarium/db';
 import { ZodError } from 'zod';
+import type { BenchRunner } from './bench/bench-service';
 
 /** What every procedure can reach. The store is the only way to data; there is no global. */
 export interface ApiContext {
   store: Store;
+  /** Takes bench runs to the job queue; absent where no workers run (bench runs are refused). */
+  benchRunner?: BenchRunner;
 }
 
 export interface FieldIssue {

@@ -27,5 +27,11 @@ export interface SqlExecutor extends Queryable {
    * itself; that is enough because an embedded folder belongs to one process (data-dir.ts).
    */
   reserveSession(): Promise<SqlSession>;
+  /**
+   * pg-boss's access path: with parameters one statement, without them a script of several
+   * (its migrations and locked maintenance run `BEGIN; …; COMMIT` in one call). Rows are the last
+   * statement's.
+   */
+  runScript(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   close(): Promise<void>;
 }

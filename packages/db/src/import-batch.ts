@@ -49,7 +49,7 @@ FROM json_to_recordset($1::json) AS x(
   file text, line integer, byte_offset bigint, reason text, excerpt text)`;
 
 /** Groups JSON-encoded rows into statements of bounded row count and size. */
-class StatementChunks {
+export class StatementChunks {
   private rows: string[] = [];
   private bytes = 0;
   readonly payloads: string[] = [];

@@ -13,6 +13,12 @@ function queryableOf(client: Pool | PoolClient): Queryable {
   };
 }
 
+function isRowsHolder(value: unknown): value is { rows: Row[] } {
+  return (
+    typeof value === 'object' && value !== null && 'rows' in value && Array.isArray(value.rows)
+  );
+}
+
 /** PostgreSQL through a small pool. `connectionString` may carry `?options=-c search_path=…`. */
 export async function createPgExecutor(connectionString: string): Promise<SqlExecutor> {
   const pool = new Pool({ connectionString, max: 6 });
@@ -41,6 +47,14 @@ export async function createPgExecutor(connectionString: string): Promise<SqlExe
     async reserveSession() {
       const client = await pool.connect();
       return { ...queryableOf(client), release: async () => client.release() };
+    },
+    async runScript(sql, params) {
+      // Without parameters pg uses the simple protocol, which runs several statements and answers
+      // one result per statement.
+      const result = await pool.query<Row>(sql, params ? [...params] : undefined);
+      const results: unknown = result;
+      const last = Array.isArray(results) ? results.at(-1) : result;
+      return { rows: isRowsHolder(last) ? last.rows : [] };
     },
     close: () => pool.end(),
   };

@@ -24,6 +24,18 @@ export async function createPgliteExecutor(dataDir: string | undefined): Promise
     async reserveSession() {
       return { ...base, release: async () => {} };
     },
+    async runScript(sql, params) {
+      if (params && params.length > 0) return { rows: await base.query(sql, params) };
+      try {
+        const results = await db.exec(sql);
+        return { rows: results.at(-1)?.rows ?? [] };
+      } catch (error) {
+        // A script that opened its own transaction and failed leaves the one embedded connection in
+        // an aborted transaction, which would fail every later query; end it.
+        if (/^\s*BEGIN\b/i.test(sql)) await db.exec('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    },
     close: () => db.close(),
   };
 }

@@ -19,6 +19,7 @@ import {
   type TrajectoryFilter,
   type TrajectorySummary,
 } from '@terrarium/schema';
+import { createBenchStore } from './bench-store';
 import type { Row, SqlExecutor } from './executor';
 import { deleteUnfinishedBatch, IMPORT_BATCH_LOCK_NAMESPACE, SqlImportBatch } from './import-batch';
 import {
@@ -245,6 +246,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
 
   return {
     backend: executor.backend,
+    ...createBenchStore(executor),
 
     async listDatasets() {
       const rows = await executor.query(`${DATASET_SUMMARY} GROUP BY d.id ORDER BY d.id`);

@@ -1,5 +1,13 @@
 import type {
+  BenchItem,
+  BenchManifest,
+  BenchRun,
+  BenchRunStatus,
+  BenchSplit,
   DatasetSummary,
+  ItemScore,
+  RunPrediction,
+  ScoreSource,
   ImportError,
   QuarantinedRecord,
   StepMarker,
@@ -57,5 +65,110 @@ export interface Store {
   /** The source record of a trajectory, for lossless export. */
   getSourceRecord(trajectoryId: string): Promise<Trajectory['source'] | null>;
   listQuarantined(datasetId: string): Promise<QuarantinedRecord[]>;
+
+  // Benches (bench-store.ts). A bench is frozen once created; its items never change.
+  /**
+   * Stores a bench and its items in one transaction. The version is computed there: 1 for a new
+   * name, else the latest version + 1. `manifest.itemCount` must equal `items.length`.
+   */
+  createBench(manifest: NewBenchManifest, items: readonly BenchItem[]): Promise<StoredBench>;
+  /** Every version of every bench, by name then version. */
+  listBenches(): Promise<StoredBench[]>;
+  /** The given version, or the latest when `version` is omitted. */
+  getBench(name: string, version?: number): Promise<StoredBench | null>;
+  /** Items in build order (ordinal), optionally one split; `total` counts the filtered items. */
+  getBenchItems(bench: BenchRef, page: BenchItemPage): Promise<Page<BenchItem>>;
+  /** The named items of a bench, in build order; unknown ids are left out. */
+  getBenchItemsByIds(bench: BenchRef, itemIds: readonly string[]): Promise<BenchItem[]>;
+  countBenchItems(bench: BenchRef, split?: BenchSplit): Promise<number>;
+
+  // Bench runs.
+  /** A queued run over the bench's items of `split` × `sims`; `total` is computed here. */
+  createBenchRun(run: NewBenchRun): Promise<BenchRun>;
+  getBenchRun(runId: string): Promise<BenchRun | null>;
+  /** Newest first; only the runs of bench `benchName` (any version) when given. */
+  listBenchRuns(benchName?: string): Promise<BenchRun[]>;
+  /**
+   * Sets the status (and `finishedAt` for done/failed/canceled). With `onlyFrom`, only a run in one
+   * of those statuses changes, in one conditional UPDATE; returns whether this call changed it.
+   */
+  setBenchRunStatus(
+    runId: string,
+    status: BenchRunStatus,
+    error?: string | null,
+    onlyFrom?: readonly BenchRunStatus[],
+  ): Promise<boolean>;
+  /**
+   * Inserts the prediction and its scores, bumps the run's done (or failed, when `error` is set)
+   * counter and usage totals, and marks a queued/running run `done` when its last unit lands: one
+   * transaction. Does nothing and returns false when (run, item, sim) already has a prediction,
+   * so a retried chunk never records or scores an item twice.
+   */
+  recordPrediction(prediction: RunPrediction, scores: readonly ItemScore[]): Promise<boolean>;
+  /** Marks a queued/running run whose every unit is recorded `done`; true if this call did it. */
+  completeBenchRunIfDrained(runId: string): Promise<boolean>;
+  /** Up to `limit` item ids of the run's split that `sim` has no prediction for, in build order. */
+  pendingWork(runId: string, sim: string, limit: number): Promise<string[]>;
+  listPredictions(runId: string, filter: PredictionFilter): Promise<Page<RunPrediction>>;
+  listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
+  /**
+   * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,
+   * metric), so re-judging updates rather than duplicates; other sources are never touched.
+   * Returns how many were written.
+   */
+  addScores(runId: string, scores: readonly ItemScore[]): Promise<number>;
+
+  /**
+   * SQL access for the job queue (pg-boss's `db` option), on this store's own connections: the
+   * single embedded connection for PGlite (a second one cannot exist: the folder belongs to one
+   * process and PGlite is single-connection), the pool for PostgreSQL (so queue and data share
+   * one set of connections and one DATABASE_URL). Accepts pg-boss's multi-statement scripts.
+   */
+  jobDb(): JobDb;
   close(): Promise<void>;
+}
+
+/** A bench manifest before it is stored: the store assigns the version. */
+export type NewBenchManifest = Omit<BenchManifest, 'version'>;
+
+export interface StoredBench {
+  /** Database id, for `BenchRef`. */
+  id: string;
+  manifest: BenchManifest;
+}
+
+/** A bench by id, or by name and version (latest when omitted). */
+export type BenchRef = { benchId: string } | { name: string; version?: number };
+
+export interface BenchItemPage {
+  split?: BenchSplit;
+  offset: number;
+  limit: number;
+}
+
+export interface NewBenchRun {
+  bench: string;
+  /** Latest when omitted. */
+  benchVersion?: number;
+  sims: BenchRun['sims'];
+  judge: BenchRun['judge'];
+  mode: BenchRun['mode'];
+  split: BenchSplit;
+}
+
+export interface PredictionFilter {
+  sim?: string;
+  itemIds?: readonly string[];
+  offset: number;
+  limit: number;
+}
+
+export interface ScoreFilter extends PredictionFilter {
+  source?: ScoreSource;
+  metric?: string;
+}
+
+/** The shape pg-boss 10 takes as `new PgBoss({ db })`. */
+export interface JobDb {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }

@@ -2,7 +2,14 @@
  * Test-data builders shaped like the real sources (tau2-bench retail, InterCode bash, SWE-agent).
  * For tests only; product code never imports this module.
  */
-import type { JsonValue, Step, ToolSchema, Trajectory } from '@terrarium/schema';
+import type {
+  BenchItem,
+  BenchManifest,
+  JsonValue,
+  Step,
+  ToolSchema,
+  Trajectory,
+} from '@terrarium/schema';
 
 export function buildStep(
   index: number,
@@ -250,3 +257,72 @@ export function largeTerminalTrajectory(stepCount: number, observationBytes: num
     steps,
   });
 }
+
+/**
+ * A bench item shaped like a tau2 retail lookup: `n` earlier turns of history, then a
+ * `get_order_details` call whose real observation names order `#W000000n`.
+ */
+export function buildBenchItem(n: number, fields: Partial<BenchItem> = {}): BenchItem {
+  const orderId = `#W${String(n).padStart(7, '0')}`;
+  return {
+    id: `item-${n}`,
+    task: 'tau2-bench/retail',
+    domain: 'tool',
+    split: 'test',
+    origin: { dataset: 'tau2 retail', trajectory: `sim-${n}`, stepIndex: 3 },
+    turnIndex: 1,
+    totalTurns: 3,
+    context: {
+      task: 'Cancel my pending order',
+      systemPrompt: 'You are a retail agent.',
+      tools: [],
+    },
+    history: [
+      {
+        action: {
+          type: 'tool_call',
+          name: 'find_user_id_by_name_zip',
+          arguments: { first_name: 'Mia', last_name: 'Li', zip: '94108' },
+          callId: `call_find_${n}`,
+        },
+        observation: { kind: 'text', content: 'mia_li_3668', callId: `call_find_${n}` },
+      },
+    ],
+    action: {
+      type: 'tool_call',
+      name: 'get_order_details',
+      arguments: { order_id: orderId },
+      callId: `call_order_${n}`,
+    },
+    real: {
+      kind: 'json',
+      content: JSON.stringify({ order_id: orderId, user_id: 'mia_li_3668', status: 'pending' }),
+      callId: `call_order_${n}`,
+    },
+    ...fields,
+  };
+}
+
+/** The manifest a builder would write for these items (version is the store's to assign). */
+export function buildBenchManifest(
+  name: string,
+  items: readonly BenchItem[],
+): Omit<BenchManifest, 'version'> {
+  const byTask: Record<string, number> = {};
+  for (const item of items) byTask[item.task] = (byTask[item.task] ?? 0) + 1;
+  return {
+    name,
+    createdAt: '2026-11-29T21:00:00.000Z',
+    sampling: { kind: 'agentworld' },
+    seed: 7,
+    sources: ['tau2 retail'],
+    devFraction: 0,
+    itemCount: items.length,
+    duplicatesDropped: 0,
+    byTask,
+    contentHash: items.map((item) => item.id).join(','),
+  };
+}
+
+/** A PostgreSQL server for tests: TEST_DATABASE_URL, else a throwaway cluster (outside CI). */
+export { postgresForTests, type PostgresForTests } from './test-support/postgres-server';

@@ -86,7 +86,13 @@ export const ScoreSource = z.enum(SCORE_SOURCES);
 export type ScoreSource = z.infer<typeof ScoreSource>;
 
 /** The five AgentWorldBench judge dimensions. */
-export const JUDGE_DIMENSIONS = ['format', 'factuality', 'consistency', 'realism', 'quality'] as const;
+export const JUDGE_DIMENSIONS = [
+  'format',
+  'factuality',
+  'consistency',
+  'realism',
+  'quality',
+] as const;
 export const JudgeDimension = z.enum(JUDGE_DIMENSIONS);
 export type JudgeDimension = z.infer<typeof JudgeDimension>;
 
@@ -166,6 +172,8 @@ export const RunPrediction = z.object({
   usage: z.object({
     inputTokens: z.number().int().nonnegative(),
     outputTokens: z.number().int().nonnegative(),
+    /** Dollars for this prediction (added to the run's `usage.costUsd`); absent means 0. */
+    costUsd: z.number().nonnegative().optional(),
   }),
   /** Set when the simulator failed on this item; such items count as failed, not as zero. */
   error: z.string().nullable(),

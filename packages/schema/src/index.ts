@@ -3,3 +3,4 @@ export * from './import-report';
 export * from './views';
 export * from './simulation';
 export * from './bench';
+export * from './bench-views';

@@ -12,6 +12,17 @@ import { EMPTY_LIST_QUERY, type Route } from './url-state';
 const ComparePage = lazy(() =>
   import('../features/compare/compare-page').then((module) => ({ default: module.ComparePage })),
 );
+const BenchesPage = lazy(() =>
+  import('../features/bench/benches-page').then((module) => ({ default: module.BenchesPage })),
+);
+const BenchRunPage = lazy(() =>
+  import('../features/bench/bench-run-page').then((module) => ({ default: module.BenchRunPage })),
+);
+const RunComparePage = lazy(() =>
+  import('../features/bench/run-compare-page').then((module) => ({
+    default: module.RunComparePage,
+  })),
+);
 const ModelsPage = lazy(() =>
   import('../features/models/models-page').then((module) => ({ default: module.ModelsPage })),
 );
@@ -47,6 +58,27 @@ function PageFor({ route }: { route: Route }) {
       return <ModelsPage />;
     case 'import':
       return <ImportPage />;
+    case 'benches':
+      return <BenchesPage />;
+    case 'bench-run':
+      return (
+        <BenchRunPage
+          key={route.runId}
+          runId={route.runId}
+          score={route.score}
+          cell={route.cell}
+          item={route.item}
+        />
+      );
+    case 'bench-compare':
+      return (
+        <RunComparePage
+          key={route.runId}
+          runId={route.runId}
+          otherRunId={route.otherRunId}
+          score={route.score}
+        />
+      );
     case 'not-found':
       return (
         <div className="page">
@@ -91,6 +123,16 @@ export function AppShell() {
           </Link>
           <Link to={{ page: 'models' }} className={navClass(route.page === 'models')}>
             Models
+          </Link>
+          <Link
+            to={{ page: 'benches' }}
+            className={navClass(
+              route.page === 'benches' ||
+                route.page === 'bench-run' ||
+                route.page === 'bench-compare',
+            )}
+          >
+            Benches
           </Link>
         </nav>
       </header>

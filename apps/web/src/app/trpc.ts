@@ -1,15 +1,22 @@
 import type { AppRouter } from '@terrarium/api';
 import { QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpLink } from '@trpc/client';
+import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 export function createApiClient() {
   return createTRPCClient<AppRouter>({
-    // Unbatched: a batch answers only when its slowest query does, and the first step of a replay
-    // must not wait for the timeline markers of 10,000 steps.
-    links: [httpLink({ url: '/trpc' })],
+    links: [
+      splitLink({
+        condition: (operation) => operation.type === 'subscription',
+        // Subscriptions (a bench run's progress) stream as server-sent events on one long request.
+        true: httpSubscriptionLink({ url: '/trpc' }),
+        // Unbatched: a batch answers only when its slowest query does, and the first step of a replay
+        // must not wait for the timeline markers of 10,000 steps.
+        false: httpLink({ url: '/trpc' }),
+      }),
+    ],
   });
 }
 

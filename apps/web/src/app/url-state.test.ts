@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_LIST_QUERY, formatRoute, parseRoute, type Route } from './url-state';
+import { DEFAULT_SCORE, EMPTY_LIST_QUERY, formatRoute, parseRoute, type Route } from './url-state';
 
 function roundTrip(route: Route): Route {
   const url = new URL(formatRoute(route), 'http://127.0.0.1');
@@ -55,6 +55,71 @@ describe('url state', () => {
       datasetId: 'd',
       trajectoryId: 't',
       step: 0,
+    });
+  });
+
+  it('round-trips a bench run drilled into a cell and an item, keeping the default score implicit', () => {
+    const route: Route = {
+      page: 'bench-run',
+      runId: 'run 7',
+      score: { source: 'rule', metric: 'content' },
+      cell: { sim: 'openai:http://127.0.0.1:8000/v1#m', task: 'tau2-bench/retail' },
+      item: 'abc',
+    };
+    expect(formatRoute(route)).toBe(
+      '/bench-runs/run%207?sim=openai%3Ahttp%3A%2F%2F127.0.0.1%3A8000%2Fv1%23m&task=tau2-bench%2Fretail&item=abc',
+    );
+    expect(roundTrip(route)).toEqual(route);
+    const judged: Route = {
+      page: 'bench-run',
+      runId: 'r',
+      score: { source: 'judge', metric: 'factuality' },
+      cell: null,
+      item: null,
+    };
+    expect(formatRoute(judged)).toBe('/bench-runs/r?score=judge%3Afactuality');
+    expect(roundTrip(judged)).toEqual(judged);
+  });
+
+  it('round-trips the benches list and a run comparison with and without the other run', () => {
+    const routes: Route[] = [
+      { page: 'benches' },
+      {
+        page: 'bench-compare',
+        runId: 'a',
+        otherRunId: 'b',
+        score: { source: 'rule', metric: 'exact-match' },
+      },
+      { page: 'bench-compare', runId: 'a', otherRunId: null, score: DEFAULT_SCORE },
+    ];
+    for (const route of routes) expect(roundTrip(route)).toEqual(route);
+    expect(formatRoute(routes[1] ?? { page: 'benches' })).toBe(
+      '/bench-runs/a/compare?with=b&score=rule%3Aexact-match',
+    );
+  });
+
+  it('falls back to rule:content for a malformed score and ignores an item without a cell', () => {
+    for (const score of ['robot:exact', 'rule:', 'content', '']) {
+      expect(parseRoute('/bench-runs/r', `?score=${score}&item=x`)).toEqual({
+        page: 'bench-run',
+        runId: 'r',
+        score: DEFAULT_SCORE,
+        cell: null,
+        item: null,
+      });
+    }
+    expect(
+      parseRoute('/bench-runs/r', '?score=human:helpfulness:v2&sim=replay&task=macro'),
+    ).toEqual({
+      page: 'bench-run',
+      runId: 'r',
+      score: { source: 'human', metric: 'helpfulness:v2' },
+      cell: { sim: 'replay', task: 'macro' },
+      item: null,
+    });
+    expect(parseRoute('/bench-runs/r/elsewhere', '')).toEqual({
+      page: 'not-found',
+      path: '/bench-runs/r/elsewhere',
     });
   });
 

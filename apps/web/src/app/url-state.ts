@@ -1,4 +1,11 @@
-import { DOMAINS, SOURCE_FORMATS, type Domain, type SourceFormat } from '@terrarium/schema';
+import {
+  DOMAINS,
+  SCORE_SOURCES,
+  SOURCE_FORMATS,
+  type Domain,
+  type ScoreSelector,
+  type SourceFormat,
+} from '@terrarium/schema';
 
 export const OUTCOME_FILTERS = ['success', 'failure', 'unknown'] as const;
 export type OutcomeFilter = (typeof OUTCOME_FILTERS)[number];
@@ -34,7 +41,62 @@ export type Route =
   | { page: 'compare'; datasetId: string; trajectoryId: string; sims: string[]; step: number }
   | { page: 'models' }
   | { page: 'import' }
+  | { page: 'benches' }
+  | {
+      page: 'bench-run';
+      runId: string;
+      score: ScoreSelector;
+      /** The leaderboard cell drilled into, if any. */
+      cell: BenchCell | null;
+      /** The item selected in the drill-down. */
+      item: string | null;
+    }
+  | { page: 'bench-compare'; runId: string; otherRunId: string | null; score: ScoreSelector }
   | { page: 'not-found'; path: string };
+
+/** A leaderboard cell: a simulator on a task, or on `overall`/`macro`. */
+export interface BenchCell {
+  sim: string;
+  task: string;
+}
+
+/** What a leaderboard shows first: the content-class rule score. */
+export const DEFAULT_SCORE: ScoreSelector = { source: 'rule', metric: 'content' };
+
+/** `score=rule:exact-match`; anything malformed falls back to the default score. */
+function parseScore(params: URLSearchParams): ScoreSelector {
+  const text = params.get('score') ?? '';
+  const colon = text.indexOf(':');
+  const source = pick(SCORE_SOURCES, text.slice(0, colon));
+  const metric = text.slice(colon + 1);
+  return colon === -1 || source === null || metric === '' ? DEFAULT_SCORE : { source, metric };
+}
+
+function parseCell(params: URLSearchParams): BenchCell | null {
+  const sim = params.get('sim');
+  const task = params.get('task');
+  return sim === null || sim === '' || task === null || task === '' ? null : { sim, task };
+}
+
+function formatBenchRunQuery(route: {
+  score: ScoreSelector;
+  cell?: BenchCell | null;
+  item?: string | null;
+  otherRunId?: string | null;
+}): string {
+  const params = new URLSearchParams();
+  if (route.otherRunId) params.set('with', route.otherRunId);
+  if (route.score.source !== DEFAULT_SCORE.source || route.score.metric !== DEFAULT_SCORE.metric) {
+    params.set('score', `${route.score.source}:${route.score.metric}`);
+  }
+  if (route.cell) {
+    params.set('sim', route.cell.sim);
+    params.set('task', route.cell.task);
+    if (route.item) params.set('item', route.item);
+  }
+  const search = params.toString();
+  return search === '' ? '' : `?${search}`;
+}
 
 function pick<T extends string>(allowed: readonly T[], value: string | null): T | null {
   return allowed.find((candidate) => candidate === value) ?? null;
@@ -103,6 +165,27 @@ export function parseRoute(pathname: string, search: string): Route {
   if (first === undefined) return { page: 'datasets' };
   if (first === 'import' && datasetId === undefined) return { page: 'import' };
   if (first === 'models' && datasetId === undefined) return { page: 'models' };
+  if (first === 'benches' && datasetId === undefined) return { page: 'benches' };
+  if (first === 'bench-runs' && datasetId !== undefined && trajectoryId === undefined) {
+    if (third === undefined) {
+      const cell = parseCell(params);
+      return {
+        page: 'bench-run',
+        runId: datasetId,
+        score: parseScore(params),
+        cell,
+        item: cell === null ? null : params.get('item') || null,
+      };
+    }
+    if (third === 'compare') {
+      return {
+        page: 'bench-compare',
+        runId: datasetId,
+        otherRunId: params.get('with') || null,
+        score: parseScore(params),
+      };
+    }
+  }
   if (
     first === 'datasets' &&
     datasetId !== undefined &&
@@ -168,6 +251,12 @@ export function formatRoute(route: Route): string {
     }
     case 'models':
       return '/models';
+    case 'benches':
+      return '/benches';
+    case 'bench-run':
+      return `/bench-runs/${encodeURIComponent(route.runId)}${formatBenchRunQuery(route)}`;
+    case 'bench-compare':
+      return `/bench-runs/${encodeURIComponent(route.runId)}/compare${formatBenchRunQuery(route)}`;
     case 'not-found':
       return route.path;
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import type { BenchRunner } from '../bench/bench-service';
 import { appRouter } from '../router';
 import { TERRARIUM_VERSION } from '../version';
 import { respondToImport } from './import-route';
@@ -20,6 +21,7 @@ export interface ApiHandlerOptions {
   store: Store;
   /** The embedded data folder being served, reported by /api/health. */
   dataDir?: string;
+  benchRunner?: BenchRunner;
 }
 
 /**
@@ -28,11 +30,15 @@ export interface ApiHandlerOptions {
  */
 export type ApiRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-export function createApiRequestHandler({ store, dataDir }: ApiHandlerOptions): ApiRequestHandler {
+export function createApiRequestHandler({
+  store,
+  dataDir,
+  benchRunner,
+}: ApiHandlerOptions): ApiRequestHandler {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
-    createContext: () => ({ store }),
+    createContext: () => ({ store, ...(benchRunner === undefined ? {} : { benchRunner }) }),
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         console.error(`tRPC ${path ?? '?'} failed:`, error.cause ?? error);

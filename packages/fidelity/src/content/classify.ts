@@ -11,12 +11,14 @@ import type { HistoryTurn } from '../types';
 import type { Span } from './classes';
 import { HistoryIndex, indexHistory } from './history-index';
 import { lexJson, type JsonLeafToken } from './json-lexer';
+import { scalarValue } from './scalar';
 
 /** The real observation cut into classed spans, ready to score any number of predictions against. */
 export interface ClassifiedObservation {
   /** The observation after CRLF → LF and ANSI stripping (span offsets refer to it). */
   text: string;
-  mode: 'json' | 'text' | 'empty';
+  /** `scalar`: the whole observation is one short value (see scalar.ts), one deterministic span. */
+  mode: 'json' | 'text' | 'empty' | 'scalar';
   spans: Span[];
   /** JSON mode: every `path:type` of the document, array indices collapsed. */
   typedPaths: Set<string>;
@@ -82,8 +84,36 @@ export function classifyObservation(
       typedPaths: new Set(),
     };
   }
+  const scalar = classifyScalar(text);
+  if (scalar !== null) return scalar;
   if (parseJsonDocument(text) !== null) return classifyJson(text, index);
   return { text, mode: 'text', spans: classifyText(text, index), typedPaths: new Set() };
+}
+
+/**
+ * A short scalar is deterministic as a whole, unless it is runtime metadata (a bare timestamp,
+ * UUID, hash, PID…), which only has to keep its form.
+ */
+function classifyScalar(text: string): ClassifiedObservation | null {
+  if (scalarValue(text) === null) return null;
+  if (scanTokens(text).some((token) => isMetadataKind(token.kind))) return null;
+  const trimmed = text.trim();
+  const start = text.indexOf(trimmed);
+  return {
+    text,
+    mode: 'scalar',
+    spans: [
+      {
+        class: 'deterministic',
+        start,
+        end: start + trimmed.length,
+        text: trimmed,
+        anchor: '$',
+        kind: 'scalar',
+      },
+    ],
+    typedPaths: new Set(),
+  };
 }
 
 function classifyJson(text: string, index: HistoryIndex): ClassifiedObservation {

@@ -13,6 +13,7 @@ import {
   numberAnchors,
   type ClassifiedObservation,
 } from './classify';
+import { scalarValue } from './scalar';
 import type { HistoryIndex } from './history-index';
 import { lexJson } from './json-lexer';
 
@@ -239,6 +240,7 @@ export function scoreClassified(predicted: string, real: ClassifiedObservation):
       explanation,
     };
   }
+  if (real.mode === 'scalar') return scoreScalar(real, view);
   const verdicts = real.mode === 'json' ? judgeJson(real, view) : judgeText(real, view);
   let contradictions = 0;
   const explanation: SpanVerdict[] = real.spans.map((span, i) => {
@@ -253,6 +255,72 @@ export function scoreClassified(predicted: string, real: ClassifiedObservation):
     };
   });
   return aggregate(real, view, explanation, contradictions);
+}
+
+/**
+ * A scalar observation is checked as a whole: the same value (JSON quotes and number formatting
+ * aside) scores 1. Otherwise its words are deterministic tokens: all of them inside a little extra
+ * text keep ORDER_CREDIT; a missing or changed word is a contradiction, and the credit is the share
+ * of its words found in order (a one-word status that differs scores 0).
+ */
+function scoreScalar(real: ClassifiedObservation, view: PredictionView): ContentClassScore {
+  const span = real.spans[0];
+  const expected = scalarValue(real.text) ?? real.text.trim();
+  const got = scalarValue(view.text);
+  let verdict: Verdict;
+  if (got === expected) {
+    verdict = { credit: 1, why: 'the same value' };
+  } else {
+    const expectedWords = expected.split(/\s+/);
+    const short = view.text.length <= 4 * Math.max(expected.length, 8);
+    const found = short ? wordsInOrder(expectedWords, view.text.trim().split(/\s+/)) : 0;
+    verdict =
+      found === expectedWords.length
+        ? { credit: ORDER_CREDIT, why: `the value ${expected} with other text around it` }
+        : {
+            credit: found / expectedWords.length,
+            why:
+              got === null ? `not the single value ${expected}` : `${got} instead of ${expected}`,
+            contradiction: true,
+          };
+  }
+  const contradictions = verdict.contradiction === true ? 1 : 0;
+  const score = verdict.credit * (contradictions > 0 ? CONTRADICTION_FACTOR : 1);
+  return {
+    score,
+    contradictions,
+    byClass: { deterministic: { score: verdict.credit, weight: 1, spans: 1 } },
+    explanation:
+      span === undefined
+        ? []
+        : [
+            {
+              span,
+              class: 'deterministic',
+              matched: verdict.credit >= 1,
+              credit: verdict.credit,
+              why: verdict.why,
+            },
+          ],
+  };
+}
+
+/** How many of `wanted` appear in `words` in order (greedy), punctuation around a word ignored. */
+const bare = (word: string) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+
+function wordsInOrder(wanted: readonly string[], words: readonly string[]): number {
+  let at = 0;
+  let found = 0;
+  for (const word of wanted) {
+    const target = bare(word);
+    let next = at;
+    while (next < words.length && bare(words[next] ?? '') !== target) next++;
+    // A word not found is skipped; the next one is searched from the same place.
+    if (next >= words.length) continue;
+    found++;
+    at = next + 1;
+  }
+  return found;
 }
 
 function aggregate(

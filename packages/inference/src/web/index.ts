@@ -1,1 +1,2 @@
 export * from './load-model-web';
+export * from './execution-provider';

@@ -11,8 +11,9 @@ import { ObservationView } from '../observations/observation-view';
 import { ActionView } from '../replay/action-view';
 import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
+import { ForkEditor } from './fork-editor';
 import { RunStatus } from './run-status';
-import { SimPicker } from './sim-picker';
+import { SimPicker, type SimulatorOption } from './sim-picker';
 import { SimPrediction } from './sim-prediction';
 import { StepTable } from './step-table';
 import { alignSteps, summarizeSimulation, worstSteps, type ComparedStep } from './summary';
@@ -31,14 +32,48 @@ function rowIndexFor(rows: readonly ComparedStep[], step: number): number {
   return at === -1 ? rows.length - 1 : at;
 }
 
-function StepComparison({ row, sims }: { row: ComparedStep; sims: readonly string[] }) {
+function StepComparison({
+  row,
+  sims,
+  trajectoryId,
+  available,
+  stepCount,
+}: {
+  row: ComparedStep;
+  sims: readonly string[];
+  trajectoryId: string;
+  available: readonly SimulatorOption[];
+  stepCount: number | null;
+}) {
+  const [editing, setEditing] = useState(false);
   return (
     <article className="compare-detail" aria-label={`Step ${row.step + 1}`}>
       <div className="step-meta">
         <span className={`actor actor-${row.base.actor}`}>{row.base.actor}</span>
         <span className="muted">Step {row.step + 1}</span>
+        <button
+          type="button"
+          className="spacer-left"
+          data-testid="what-if"
+          aria-expanded={editing}
+          title="Edit this action and let a simulator continue the trajectory from here"
+          onClick={() => setEditing((open) => !open)}
+        >
+          What if…
+        </button>
       </div>
       <ActionView action={row.base.action} />
+      {editing && (
+        <ForkEditor
+          trajectoryId={trajectoryId}
+          step={row.step}
+          action={row.base.action}
+          available={available}
+          defaultSim={sims[0] ?? 'retrieval'}
+          remainingSteps={stepCount === null ? null : stepCount - row.step - 1}
+          onClose={() => setEditing(false)}
+        />
+      )}
       <div className="compare-columns">
         <div className="compare-real">
           <ObservationView observation={row.base.real} />
@@ -200,7 +235,16 @@ export function ComparePage({
             />
             <WorstSteps worst={worst} onSelect={goToStep} />
           </div>
-          {currentRow && <StepComparison key={currentRow.step} row={currentRow} sims={shownSims} />}
+          {currentRow && (
+            <StepComparison
+              key={currentRow.step}
+              row={currentRow}
+              sims={shownSims}
+              trajectoryId={trajectoryId}
+              available={available.data ?? []}
+              stepCount={detail.data?.stepCount ?? null}
+            />
+          )}
         </>
       )}
     </div>

@@ -1,150 +1,348 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { SimSpec } from '@terrarium/schema';
-import { useState } from 'react';
-import { QueryStatus } from '../../app/query-status';
-import { useTRPC } from '../../app/trpc';
-import { SimPrediction } from '../compare/sim-prediction';
+import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import { DOMAINS, type Domain } from '@terrarium/schema';
+import { useRef, useState } from 'react';
 import type { SimulatorOption } from '../compare/sim-picker';
-import { MAX_SIMULATED_STEPS } from '../compare/use-simulation-runs';
-import { ObservationView } from '../observations/observation-view';
-import { ActionView } from '../replay/action-view';
-import '../compare/compare.css';
+import { decodeInBrowser, loadBrowserModel, type ModelSource } from './browser-model';
+import { ModelSourcePicker } from './model-source-picker';
+import { actionFromText, historyFromText } from './playground-input';
+import { streamFromServer } from './server-stream';
 
-const TRAJECTORIES_LISTED = 100;
+type Where = 'browser' | 'server';
+
+/** A held-out tau2 retail call: the bundled model was not trained on it. */
+const EXAMPLE_ACTION =
+  '{"name": "find_user_id_by_name_zip", "arguments": {"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}}';
+
+interface Outcome {
+  where: Where;
+  /** `webgpu` or `wasm` in the browser; the simulator spec on the server. */
+  runtime: string;
+  tokens: number[] | null;
+  pieces: number;
+  tokensPerSecond: number | null;
+  finishReason: string | null;
+  detail: string;
+}
+
+type RunState =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'streaming'; startedAt: number }
+  | { status: 'done'; outcome: Outcome }
+  | { status: 'error'; message: string };
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
- * One prediction: pick a stored trajectory, a transition in it and a simulator. The server
- * simulates the trajectory up to that transition (open loop, real history), and the last
- * prediction is shown against the real observation.
+ * One (history, action) in, the prediction streamed out, token by token: in this browser with
+ * onnxruntime-web (the bundled model or a folder from disk), or on the server through its
+ * OpenAI-compatible endpoint.
  */
-export function Playground({ available }: { available: readonly SimulatorOption[] }) {
-  const trpc = useTRPC();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
-  const [datasetId, setDatasetId] = useState('');
-  const [trajectoryId, setTrajectoryId] = useState('');
-  const [transition, setTransition] = useState(1);
-  const [sim, setSim] = useState('retrieval');
-  const trajectories = useQuery({
-    ...trpc.trajectories.list.queryOptions({
-      filter: { datasetId },
-      offset: 0,
-      limit: TRAJECTORIES_LISTED,
-    }),
-    enabled: datasetId !== '',
-  });
-  const simulation = useMutation(trpc.simulate.run.mutationOptions());
-  const chosen = trajectories.data?.rows.find((row) => row.id === trajectoryId);
-  const transitions = Math.min(chosen?.transitionCount ?? 0, MAX_SIMULATED_STEPS);
-  const simValid = SimSpec.safeParse(sim).success;
-  const last = simulation.data?.steps.at(-1);
+export function Playground({
+  available,
+  servedModels,
+}: {
+  available: readonly SimulatorOption[];
+  servedModels: readonly string[];
+}) {
+  const [where, setWhere] = useState<Where>('browser');
+  const [source, setSource] = useState<ModelSource | null>(
+    servedModels[0] === undefined ? null : { kind: 'served', name: servedModels[0] },
+  );
+  const [executionProvider, setExecutionProvider] = useState<ExecutionProviderChoice>('auto');
+  const [serverSim, setServerSim] = useState(
+    available.find((option) => option.spec.startsWith('onnx:'))?.spec ?? 'retrieval',
+  );
+  const [dataset, setDataset] = useState('');
+  const [domain, setDomain] = useState<Domain>('tool');
+  const [earlierAction, setEarlierAction] = useState('');
+  const [earlierObservation, setEarlierObservation] = useState('');
+  const [action, setAction] = useState(EXAMPLE_ACTION);
+  const [maxTokens, setMaxTokens] = useState(128);
+  const [text, setText] = useState('');
+  const [run, setRun] = useState<RunState>({ status: 'idle' });
+  const controller = useRef<AbortController | null>(null);
+  const busy = run.status === 'loading' || run.status === 'streaming';
+
+  const predict = async () => {
+    controller.current?.abort();
+    const abort = new AbortController();
+    controller.current = abort;
+    setText('');
+    const history = historyFromText(earlierAction, earlierObservation, domain);
+    const current = actionFromText(action, domain);
+    // Pieces are shown once per frame: a render per token would take the main thread, where
+    // onnxruntime-web decodes, between every two tokens.
+    let pending = '';
+    let frame: number | null = null;
+    const flush = () => {
+      frame = null;
+      const pieces = pending;
+      pending = '';
+      if (!abort.signal.aborted && pieces !== '') setText((previous) => previous + pieces);
+    };
+    const onText = (piece: string) => {
+      pending += piece;
+      frame ??= requestAnimationFrame(flush);
+    };
+    try {
+      if (where === 'browser') {
+        if (source === null) throw new Error('choose a model folder first');
+        setRun({ status: 'loading' });
+        const model = await loadBrowserModel(source, executionProvider);
+        setRun({ status: 'streaming', startedAt: performance.now() });
+        const decode = await decodeInBrowser(model, {
+          domain,
+          history,
+          action: current,
+          maxTokens,
+          signal: abort.signal,
+          onToken: onText,
+        });
+        if (frame !== null) cancelAnimationFrame(frame);
+        flush();
+        setRun({
+          status: 'done',
+          outcome: {
+            where,
+            runtime: decode.executionProvider,
+            tokens: decode.tokens,
+            pieces: decode.tokens.length,
+            tokensPerSecond: decode.tokensPerSecond,
+            finishReason: decode.finishReason,
+            detail: `${decode.model}, onnxruntime-web ${decode.executionProvider}${
+              decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
+            }, prompt ${decode.promptTokens} tokens`,
+          },
+        });
+      } else {
+        const startedAt = performance.now();
+        setRun({ status: 'streaming', startedAt });
+        const result = await streamFromServer({
+          model: serverSim,
+          context: { domain, task: null, systemPrompt: null, tools: [] },
+          history,
+          action: current,
+          maxTokens,
+          ...(dataset.trim() === '' ? {} : { dataset: dataset.trim() }),
+          signal: abort.signal,
+          onText,
+        });
+        if (frame !== null) cancelAnimationFrame(frame);
+        flush();
+        const seconds = (performance.now() - startedAt) / 1000;
+        const generated = result.usage?.completionTokens ?? null;
+        setRun({
+          status: 'done',
+          outcome: {
+            where,
+            runtime: serverSim,
+            tokens: null,
+            pieces: result.pieces,
+            tokensPerSecond: generated !== null && seconds > 0 ? generated / seconds : null,
+            finishReason: result.finishReason,
+            detail: `POST /v1/chat/completions, ${result.pieces} streamed piece(s)${
+              result.usage === null
+                ? ''
+                : `, ${result.usage.promptTokens} prompt / ${result.usage.completionTokens} completion tokens`
+            }`,
+          },
+        });
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) setRun({ status: 'error', message: messageOf(error) });
+    }
+  };
 
   return (
     <section className="panel playground" data-testid="playground">
       <header className="panel-header">
         <h3>Playground</h3>
-        <span className="muted">one transition, predicted on the server</span>
+        <span className="muted">one (history, action) in, the observation streamed out</span>
       </header>
       <div className="panel-body">
-        <QueryStatus label="datasets" isPending={datasets.isPending} error={datasets.error} />
         <form
           className="playground-form"
           onSubmit={(event) => {
             event.preventDefault();
-            if (chosen && simValid) {
-              simulation.mutate({ trajectoryId: chosen.id, sim, maxSteps: transition });
-            }
+            void predict();
           }}
         >
-          <label>
-            Dataset{' '}
-            <select
-              value={datasetId}
-              onChange={(event) => {
-                setDatasetId(event.target.value);
-                setTrajectoryId('');
-              }}
-            >
-              <option value="">choose…</option>
-              {datasets.data?.map((dataset) => (
-                <option key={dataset.id} value={dataset.id}>
-                  {dataset.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Trajectory{' '}
-            <select
-              value={trajectoryId}
-              disabled={!trajectories.data}
-              onChange={(event) => {
-                setTrajectoryId(event.target.value);
-                setTransition(1);
-              }}
-            >
-              <option value="">choose…</option>
-              {trajectories.data?.rows.map((row) => (
-                <option key={row.id} value={row.id}>
-                  {row.externalId} ({row.transitionCount} transitions)
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Transition{' '}
+          <fieldset className="playground-where">
+            <legend>Run</legend>
+            <label>
+              <input
+                type="radio"
+                name="where"
+                checked={where === 'browser'}
+                onChange={() => setWhere('browser')}
+              />{' '}
+              in this browser
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="where"
+                checked={where === 'server'}
+                onChange={() => setWhere('server')}
+              />{' '}
+              on the server
+            </label>
+          </fieldset>
+          <div className="playground-row">
+            {where === 'browser' ? (
+              <ModelSourcePicker
+                served={servedModels}
+                onSource={setSource}
+                executionProvider={executionProvider}
+                onExecutionProvider={setExecutionProvider}
+              />
+            ) : (
+              <>
+                <label>
+                  Simulator{' '}
+                  <select value={serverSim} onChange={(event) => setServerSim(event.target.value)}>
+                    {available.map((option) => (
+                      <option key={option.spec} value={option.spec}>
+                        {option.label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                {(serverSim === 'replay' || serverSim === 'retrieval') && (
+                  <label>
+                    Dataset{' '}
+                    <input
+                      value={dataset}
+                      placeholder="name or id"
+                      onChange={(event) => setDataset(event.target.value)}
+                    />
+                  </label>
+                )}
+              </>
+            )}
+          </div>
+          <div className="playground-row">
+            <label>
+              Domain{' '}
+              <select
+                value={domain}
+                onChange={(event) => {
+                  const found = DOMAINS.find((candidate) => candidate === event.target.value);
+                  if (found !== undefined) setDomain(found);
+                }}
+              >
+                {DOMAINS.map((candidate) => (
+                  <option key={candidate} value={candidate}>
+                    {candidate}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Max tokens{' '}
+              <input
+                type="number"
+                data-testid="max-tokens"
+                min={1}
+                max={512}
+                value={maxTokens}
+                onChange={(event) => {
+                  const value = Math.trunc(Number(event.target.value));
+                  if (value >= 1) setMaxTokens(Math.min(value, 512));
+                }}
+              />
+            </label>
+          </div>
+          <label className="playground-field">
+            Earlier action (optional)
             <input
-              type="number"
-              min={1}
-              max={Math.max(transitions, 1)}
-              value={transition}
-              onChange={(event) => {
-                const value = Math.trunc(Number(event.target.value));
-                if (value >= 1) setTransition(Math.min(value, Math.max(transitions, 1)));
-              }}
-            />
-          </label>
-          <label>
-            Simulator{' '}
-            <input
-              list="playground-sims"
               className="mono"
-              value={sim}
-              onChange={(event) => setSim(event.target.value)}
+              value={earlierAction}
+              onChange={(event) => setEarlierAction(event.target.value)}
             />
-            <datalist id="playground-sims">
-              {available.map((option) => (
-                <option key={option.spec} value={option.spec}>
-                  {option.label}
-                </option>
-              ))}
-            </datalist>
           </label>
-          <button
-            type="submit"
-            className="primary"
-            disabled={!chosen || transitions === 0 || !simValid || simulation.isPending}
-          >
-            {simulation.isPending ? 'Predicting…' : 'Predict'}
-          </button>
+          <label className="playground-field">
+            Its observation
+            <input
+              className="mono"
+              value={earlierObservation}
+              disabled={earlierAction.trim() === ''}
+              onChange={(event) => setEarlierObservation(event.target.value)}
+            />
+          </label>
+          <label className="playground-field">
+            Action
+            <textarea
+              className="mono"
+              data-testid="playground-action"
+              rows={3}
+              value={action}
+              onChange={(event) => setAction(event.target.value)}
+            />
+          </label>
+          <div className="playground-row">
+            <button
+              type="submit"
+              className="primary"
+              disabled={busy || action.trim() === '' || (where === 'browser' && source === null)}
+            >
+              {run.status === 'loading' ? 'Loading the model…' : busy ? 'Predicting…' : 'Predict'}
+            </button>
+            {busy && (
+              <button type="button" onClick={() => controller.current?.abort()}>
+                Stop
+              </button>
+            )}
+          </div>
         </form>
-        {simulation.error && (
-          <p className="status status-error" role="alert">
-            Could not simulate: {simulation.error.message}
+        {run.status === 'error' && (
+          <p className="status status-error" role="alert" data-testid="playground-error">
+            Could not predict: {run.message}
           </p>
         )}
-        {simulation.data && !last && <p className="muted">The simulator returned no step.</p>}
-        {last && (
-          <div className="compare-detail">
-            <ActionView action={last.action} />
-            <div className="compare-columns">
-              <div className="compare-real">
-                <ObservationView observation={last.real} />
-              </div>
-              <SimPrediction sim={simulation.data?.sim ?? sim} simulated={last} />
-            </div>
-          </div>
+        {(text !== '' || run.status === 'done' || run.status === 'streaming') && (
+          <pre
+            className="playground-output mono"
+            data-testid="prediction-stream"
+            data-status={run.status}
+          >
+            {text}
+          </pre>
         )}
+        {run.status === 'done' && <OutcomeLine outcome={run.outcome} />}
       </div>
     </section>
+  );
+}
+
+function OutcomeLine({ outcome }: { outcome: Outcome }) {
+  return (
+    <div className="playground-outcome" data-testid="playground-outcome">
+      <span>
+        Ran on{' '}
+        <strong data-testid="execution-provider" data-where={outcome.where}>
+          {outcome.runtime}
+        </strong>
+      </span>
+      <span>
+        <strong data-testid="tokens-per-second">
+          {outcome.tokensPerSecond === null ? '–' : outcome.tokensPerSecond.toFixed(0)}
+        </strong>{' '}
+        tokens/s
+      </span>
+      <span>finish: {outcome.finishReason ?? '–'}</span>
+      <span className="muted">{outcome.detail}</span>
+      {outcome.tokens !== null && (
+        <details>
+          <summary>{outcome.tokens.length} token ids</summary>
+          <code className="mono" data-testid="decode-token-ids">
+            {JSON.stringify(outcome.tokens)}
+          </code>
+        </details>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,116 @@
+import {
+  agentWorldBenchLines,
+  buildBenchFromDatasets,
+  importAgentWorldBench,
+  linesOf,
+  report,
+  listBenches,
+  sftExport,
+  startBenchWorkers,
+  startRun,
+  watchRun,
+  type AppRouter,
+  type BenchImportResult,
+  type BenchWorkers,
+  type BuildBenchInput,
+  type RunReport,
+  type SftExport,
+  type StartRunInput,
+} from '@terrarium/api';
+import type { Store } from '@terrarium/db';
+import type { BenchManifest, BenchRun, BenchSummary } from '@terrarium/schema';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { CliError } from '../cli-error';
+
+/**
+ * What the bench commands need, whether the data is in a store this process opened or behind a
+ * running server (which owns an embedded folder). One interface, so each command is written once.
+ */
+export interface BenchClient {
+  list(): Promise<BenchSummary[]>;
+  build(input: BuildBenchInput): Promise<BenchManifest>;
+  importFile(input: { name: string; fileName: string; text: string }): Promise<BenchImportResult>;
+  exportAgentWorldBench(name: string, version?: number): AsyncIterable<string>;
+  exportSft(input: {
+    bench: string;
+    version?: number;
+    datasets: string[];
+    includeReasoning: boolean;
+  }): Promise<SftExport>;
+  /** Starts the run and follows it to its end, reporting each change. */
+  run(input: StartRunInput, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
+  report(runId: string): Promise<RunReport>;
+  close(): Promise<void>;
+}
+
+/** Runs benches in this process: a worker of its own takes the run's jobs from the store's queue. */
+export function localBenchClient(store: Store, options: { workers: number }): BenchClient {
+  let workers: Promise<BenchWorkers> | null = null;
+  const startWorkers = () =>
+    (workers ??= startBenchWorkers(store, { concurrency: options.workers, anyOnnxPath: true }));
+  return {
+    list: () => listBenches({ store }),
+    build: (input) => buildBenchFromDatasets({ store }, input),
+    importFile: (input) =>
+      importAgentWorldBench(store, {
+        name: input.name,
+        fileName: input.fileName,
+        lines: linesOf(input.text),
+      }),
+    exportAgentWorldBench: (name, version) => agentWorldBenchLines(store, name, version),
+    exportSft: (input) => sftExport(store, input),
+    async run(input, onProgress) {
+      const { runner } = await startWorkers();
+      const started = await startRun({ store, benchRunner: runner }, input);
+      let last = started;
+      for await (const run of watchRun({ store }, started.id, undefined)) {
+        last = run;
+        onProgress(run);
+      }
+      return last;
+    },
+    report: (runId) => report({ store }, runId),
+    async close() {
+      if (workers !== null) await (await workers).stop();
+    },
+  };
+}
+
+function clientError(error: unknown, url: string): never {
+  if (error instanceof TRPCClientError) {
+    throw new CliError(`the server at ${url} refused: ${error.message}`);
+  }
+  throw error;
+}
+
+/** Goes through a running `terrarium serve`; its workers run the bench. */
+export function remoteBenchClient(url: string): BenchClient {
+  const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc` })] });
+  const call = <T>(promise: Promise<T>) =>
+    promise.catch((error: unknown) => clientError(error, url));
+  return {
+    list: () => call(trpc.bench.list.query()),
+    build: (input) => call(trpc.bench.build.mutate(input)),
+    importFile: (input) => call(trpc.bench.importFile.mutate(input)),
+    async *exportAgentWorldBench(name, version) {
+      const lines = await call(
+        trpc.bench.exportLines.query({ name, ...(version === undefined ? {} : { version }) }),
+      );
+      yield* lines;
+    },
+    exportSft: (input) => call(trpc.bench.exportSft.mutate(input)),
+    async run(input, onProgress) {
+      const started = await call(trpc.bench.startRun.mutate(input));
+      onProgress(started);
+      // Polling: Node 20 has no EventSource for tRPC's subscription link.
+      for (;;) {
+        const run = await call(trpc.bench.run.query({ runId: started.id }));
+        onProgress(run);
+        if (run.status !== 'queued' && run.status !== 'running') return run;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    },
+    report: (runId) => call(trpc.bench.report.query({ runId })),
+    async close() {},
+  };
+}

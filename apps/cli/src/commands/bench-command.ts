@@ -1,0 +1,323 @@
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import { overallSelector, type RunReport, type SimReport } from '@terrarium/api';
+import {
+  BenchSplit,
+  JudgeConfig,
+  parseSampling,
+  SimSpec,
+  type BenchManifest,
+  type BenchRun,
+  type BenchRunMode,
+  type BenchSummary,
+} from '@terrarium/schema';
+import { SingleBar } from 'cli-progress';
+import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
+import { CliError } from '../cli-error';
+import { connect, disconnect, type GlobalOptions } from '../connect';
+
+/** Opens the bench client for the data target, runs `work`, and always closes both. */
+async function withBenchClient<T>(
+  options: GlobalOptions & { workers?: number },
+  work: (client: BenchClient) => Promise<T>,
+): Promise<T> {
+  const target = await connect(options);
+  const client =
+    target.kind === 'server'
+      ? remoteBenchClient(target.url)
+      : localBenchClient(target.store, { workers: options.workers ?? 2 });
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+    await disconnect(target);
+  }
+}
+
+function print(json: boolean | undefined, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : text);
+}
+
+function describeManifest(manifest: BenchManifest): string {
+  const tasks = Object.entries(manifest.byTask)
+    .map(([task, count]) => `${task} ${count}`)
+    .join(', ');
+  return (
+    `bench ${manifest.name} v${manifest.version}: ${manifest.itemCount} items (${tasks})` +
+    (manifest.duplicatesDropped > 0 ? `, ${manifest.duplicatesDropped} duplicates dropped` : '') +
+    `\n`
+  );
+}
+
+export interface BenchBuildOptions extends GlobalOptions {
+  name: string;
+  dataset: string[];
+  sampling: string;
+  seed: number;
+  devFraction: number;
+  maxPerTask?: number;
+  json?: boolean;
+}
+
+export async function runBenchBuild(options: BenchBuildOptions): Promise<void> {
+  const sampling = parseSampling(options.sampling);
+  if (sampling === null) {
+    throw new CliError(`--sampling ${options.sampling}: expected agentworld, all or random:N`);
+  }
+  const manifest = await withBenchClient(options, (client) =>
+    client.build({
+      name: options.name,
+      datasets: options.dataset,
+      sampling,
+      seed: options.seed,
+      devFraction: options.devFraction,
+      maxItemsPerTask: options.maxPerTask,
+    }),
+  );
+  print(options.json, manifest, describeManifest(manifest));
+}
+
+export async function runBenchList(options: GlobalOptions & { json?: boolean }): Promise<void> {
+  const benches = await withBenchClient(options, (client) => client.list());
+  print(options.json, benches, benchTable(benches));
+}
+
+export function benchTable(benches: BenchSummary[]): string {
+  if (benches.length === 0) return 'No benches yet. Build one with `terrarium bench build`.\n';
+  return benches
+    .map(
+      (bench) =>
+        `${bench.name} v${bench.version}  ${bench.itemCount} items  ${bench.sampling.kind}  ` +
+        `from ${bench.sources.join(', ')}  ${bench.runs} runs\n`,
+    )
+    .join('');
+}
+
+export interface BenchImportOptions extends GlobalOptions {
+  name: string;
+  json?: boolean;
+}
+
+/** Exit code 2 when some rows were skipped, as `terrarium import` does for quarantined records. */
+export async function runBenchImport(file: string, options: BenchImportOptions): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const result = await withBenchClient(options, (client) =>
+    client.importFile({ name: options.name, fileName: path.basename(file), text }),
+  );
+  const errors = result.errors.map((error) => `${error.message}\n`).join('');
+  if (result.manifest === null) {
+    throw new CliError(`${file}: no row could be read; nothing imported\n${errors}`.trimEnd());
+  }
+  print(options.json, result, describeManifest(result.manifest) + errors);
+  if (result.errors.length > 0) process.exitCode = 2;
+}
+
+export interface BenchExportOptions extends GlobalOptions {
+  name: string;
+  benchVersion?: number;
+  format: 'agentworldbench' | 'sft';
+  out: string;
+  dataset?: string[];
+  reasoning?: boolean;
+  json?: boolean;
+}
+
+async function writeLines(
+  file: string,
+  lines: AsyncIterable<string> | Iterable<string>,
+): Promise<number> {
+  const out = createWriteStream(file);
+  let count = 0;
+  for await (const line of lines) {
+    if (!out.write(`${line}\n`))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    count++;
+  }
+  out.end();
+  await finished(out);
+  return count;
+}
+
+export async function runBenchExport(options: BenchExportOptions): Promise<void> {
+  await withBenchClient(options, async (client) => {
+    if (options.format === 'agentworldbench') {
+      const items = await writeLines(
+        options.out,
+        client.exportAgentWorldBench(options.name, options.benchVersion),
+      );
+      print(
+        options.json,
+        { bench: options.name, format: options.format, out: options.out, items },
+        `${items} items written to ${options.out}\n`,
+      );
+      return;
+    }
+    const datasets = options.dataset ?? [];
+    if (datasets.length === 0) {
+      throw new CliError(
+        '--format sft needs --dataset NAME (the datasets to draw training data from)',
+      );
+    }
+    const sft = await client.exportSft({
+      bench: options.name,
+      ...(options.benchVersion === undefined ? {} : { version: options.benchVersion }),
+      datasets,
+      includeReasoning: options.reasoning ?? false,
+    });
+    const records = await writeLines(options.out, sft.lines);
+    const summary = {
+      bench: options.name,
+      format: options.format,
+      out: options.out,
+      records,
+      trajectoriesExcluded: sft.trajectoriesExcluded,
+      recordsDropped: sft.recordsDropped,
+      leakedItems: sft.leakedItems,
+    };
+    print(
+      options.json,
+      summary,
+      `${records} records written to ${options.out}; ${sft.trajectoriesExcluded} bench trajectories left out, ` +
+        `${sft.recordsDropped} records cut for sharing a 13-gram with the bench; leaked bench items: ${sft.leakedItems}\n`,
+    );
+  });
+}
+
+export interface BenchRunOptions extends GlobalOptions {
+  bench: string;
+  benchVersion?: number;
+  sim: string[];
+  judge?: string;
+  judgeRepeats: number;
+  judgeMode: 'score' | 'turing' | 'pairwise';
+  mode: string;
+  split: string;
+  workers: number;
+  json?: boolean;
+}
+
+export function parseMode(text: string): BenchRunMode | null {
+  if (text === 'open') return { kind: 'open' };
+  const closed = /^closed:(\d+)$/.exec(text);
+  const steps = closed?.[1] === undefined ? 0 : Number(closed[1]);
+  return steps > 0 ? { kind: 'closed', steps } : null;
+}
+
+function progressBar(enabled: boolean): { update(run: BenchRun): void; stop(): void } {
+  if (!enabled || !process.stderr.isTTY) return { update() {}, stop() {} };
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: '{bar} {value}/{total} predictions | {failed} failed | {tokens} tokens | {status}',
+    hideCursor: true,
+    clearOnComplete: true,
+  });
+  let started = false;
+  return {
+    update(run) {
+      const values = {
+        failed: run.failed,
+        tokens: run.usage.inputTokens + run.usage.outputTokens,
+        status: run.status,
+      };
+      if (!started) bar.start(run.total, run.done + run.failed, values);
+      else bar.update(run.done + run.failed, values);
+      started = true;
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+export async function runBenchRun(options: BenchRunOptions): Promise<void> {
+  const sims = options.sim.map((sim) => {
+    const parsed = SimSpec.safeParse(sim);
+    if (!parsed.success) {
+      throw new CliError(`--sim ${sim}: expected replay, retrieval, onnx:PATH or openai:URL#MODEL`);
+    }
+    return parsed.data;
+  });
+  const mode = parseMode(options.mode);
+  if (mode === null) throw new CliError(`--mode ${options.mode}: expected open or closed:K`);
+  const split = BenchSplit.safeParse(options.split);
+  if (!split.success) throw new CliError(`--split ${options.split}: expected test or dev`);
+  const judge =
+    options.judge === undefined
+      ? null
+      : JudgeConfig.safeParse({
+          spec: options.judge,
+          temperature: 0,
+          repeats: options.judgeRepeats,
+          mode: options.judgeMode,
+        });
+  if (judge !== null && !judge.success) {
+    throw new CliError(`--judge ${options.judge ?? ''}: expected openai:URL#MODEL`);
+  }
+  const bar = progressBar(!options.json);
+  const result = await withBenchClient(options, async (client) => {
+    const run = await client.run(
+      {
+        bench: options.bench,
+        version: options.benchVersion,
+        sims,
+        judge: judge?.data ?? null,
+        mode,
+        split: split.data,
+      },
+      (progress) => bar.update(progress),
+    );
+    bar.stop();
+    return client.report(run.id);
+  });
+  if (options.json) {
+    const { bench, sims: reports } = result;
+    process.stdout.write(
+      `${JSON.stringify({ bench, run: result.run, status: result.status, sims: reports })}\n`,
+    );
+  } else {
+    process.stdout.write(reportTable(result));
+  }
+  if (result.status !== 'done') process.exitCode = 1;
+}
+
+function fixed(value: number | null): string {
+  return value === null ? '-' : value.toFixed(1);
+}
+
+/** The human output: a line per simulator, Overall then each domain, on a 0-100 scale. */
+export function reportTable(report: RunReport): string {
+  const first = report.sims[0];
+  const domains = first === undefined ? [] : Object.keys(first.byDomain);
+  const header = ['sim', 'items', 'overall', ...domains, 'failed'];
+  const rows = report.sims.map((sim: SimReport) => [
+    sim.sim,
+    String(sim.items),
+    fixed(sim.overall),
+    ...domains.map((domain) => fixed(sim.byDomain[domain] ?? null)),
+    String(sim.failed),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((cells) => (cells[column] ?? '').length)),
+  );
+  const render = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  const metric = first?.overallMetric ?? overallSelector({ judge: null }).metric;
+  return [
+    `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
+    render(header),
+    ...rows.map(render),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,84 @@
+import {
+  parseSampling,
+  SimSpec,
+  type BenchRunMode,
+  type BenchSplit,
+  type JudgeConfig,
+  type Sampling,
+} from '@terrarium/schema';
+
+export type FormResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface BuildBenchForm {
+  name: string;
+  datasets: readonly string[];
+  /** `agentworld`, `all` or `random:N`, as on the command line. */
+  sampling: string;
+  seed: string;
+  devFraction: string;
+}
+
+export interface BuildBenchRequest {
+  name: string;
+  datasets: string[];
+  sampling: Sampling;
+  seed: number;
+  devFraction: number;
+}
+
+/** The `bench.build` input for what the form holds, or the first thing wrong with it. */
+export function buildBenchRequest(form: BuildBenchForm): FormResult<BuildBenchRequest> {
+  const name = form.name.trim();
+  if (name === '') return { ok: false, error: 'Name the bench.' };
+  if (form.datasets.length === 0) return { ok: false, error: 'Choose at least one dataset.' };
+  const sampling = parseSampling(form.sampling.trim());
+  if (sampling === null) {
+    return { ok: false, error: 'Sampling is agentworld, all or random:N with N ≥ 1.' };
+  }
+  const seed = Number(form.seed.trim() === '' ? '0' : form.seed);
+  if (!Number.isSafeInteger(seed)) return { ok: false, error: 'The seed is a whole number.' };
+  const devFraction = Number(form.devFraction.trim() === '' ? '0' : form.devFraction);
+  if (!Number.isFinite(devFraction) || devFraction < 0 || devFraction > 1) {
+    return { ok: false, error: 'The dev fraction is between 0 and 1.' };
+  }
+  return { ok: true, value: { name, datasets: [...form.datasets], sampling, seed, devFraction } };
+}
+
+export interface StartRunForm {
+  sims: readonly string[];
+  mode: 'open' | 'closed';
+  closedSteps: string;
+  split: BenchSplit;
+  /** An optional judge spec; empty for rule scores only. */
+  judge: string;
+}
+
+export interface StartRunRequest {
+  sims: string[];
+  mode: BenchRunMode;
+  split: BenchSplit;
+  judge: JudgeConfig | null;
+}
+
+/** A judge is pinned to temperature 0 and judged once from this form; the CLI sets more. */
+const FORM_JUDGE = { temperature: 0, repeats: 1, mode: 'score' } as const;
+
+export function startRunRequest(form: StartRunForm): FormResult<StartRunRequest> {
+  if (form.sims.length === 0) return { ok: false, error: 'Choose at least one simulator.' };
+  let mode: BenchRunMode = { kind: 'open' };
+  if (form.mode === 'closed') {
+    const steps = Number(form.closedSteps);
+    if (!Number.isSafeInteger(steps) || steps < 1) {
+      return { ok: false, error: 'Closed loop needs k ≥ 1 steps.' };
+    }
+    mode = { kind: 'closed', steps };
+  }
+  const judgeText = form.judge.trim();
+  let judge: JudgeConfig | null = null;
+  if (judgeText !== '') {
+    const spec = SimSpec.safeParse(judgeText);
+    if (!spec.success) return { ok: false, error: 'The judge is an openai:URL#MODEL spec.' };
+    judge = { spec: spec.data, ...FORM_JUDGE };
+  }
+  return { ok: true, value: { sims: [...form.sims], mode, split: form.split, judge } };
+}

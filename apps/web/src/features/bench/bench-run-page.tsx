@@ -1,0 +1,163 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { ScoreSelector } from '@terrarium/schema';
+import { useCallback } from 'react';
+import { Collapsible } from '../../app/collapsible';
+import { Link } from '../../app/link';
+import { QueryStatus } from '../../app/query-status';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+import type { BenchCell } from '../../app/url-state';
+import { CellDrilldown } from './cell-drilldown';
+import { isFinished } from './format-bench';
+import { LeaderboardTable } from './leaderboard-table';
+import { MetricSwitcher } from './metric-switcher';
+import { RunProgressBar } from './run-progress-bar';
+import { ScoreCharts } from './score-charts';
+import { useRunProgress } from './use-run-progress';
+import './bench.css';
+
+/** While a run goes on, its leaderboard is fetched again this often (scores land as items finish). */
+const LIVE_REFRESH_MS = 3000;
+
+function RunCharts({
+  runId,
+  score,
+  sims,
+  live,
+}: {
+  runId: string;
+  score: ScoreSelector;
+  sims: readonly string[];
+  live: boolean;
+}) {
+  const trpc = useTRPC();
+  const points = useQuery({
+    ...trpc.bench.points.queryOptions({ runId, score }),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
+  });
+  return (
+    <>
+      <QueryStatus label="score points" isPending={points.isPending} error={points.error} />
+      {points.data && <ScoreCharts points={points.data} sims={sims} />}
+    </>
+  );
+}
+
+/**
+ * One bench run: progress streamed while it goes, the leaderboard for a chosen score, charts, and
+ * the items behind any cell. Score, cell and item live in the URL, so a link reopens this view.
+ */
+export function BenchRunPage({
+  runId,
+  score,
+  cell,
+  item,
+}: {
+  runId: string;
+  score: ScoreSelector;
+  cell: BenchCell | null;
+  item: string | null;
+}) {
+  const trpc = useTRPC();
+  const progress = useRunProgress(runId);
+  const run = progress.run;
+  const live = run !== null && !isFinished(run.status);
+  const board = useQuery({
+    ...trpc.bench.leaderboard.queryOptions({ runId }),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
+  });
+  const cells = board.data?.cells ?? [];
+  const sims = run?.sims ?? [];
+
+  const go = useCallback(
+    (
+      next: { score?: ScoreSelector; cell?: BenchCell | null; item?: string | null },
+      mode: 'push' | 'replace',
+    ) =>
+      navigate(
+        {
+          page: 'bench-run',
+          runId,
+          score: next.score ?? score,
+          cell: next.cell === undefined ? cell : next.cell,
+          item: next.item === undefined ? item : next.item,
+        },
+        mode,
+      ),
+    [runId, score, cell, item],
+  );
+  const selectItem = useCallback((itemId: string) => go({ item: itemId }, 'replace'), [go]);
+
+  return (
+    <div className="page bench-run-page">
+      <div className="breadcrumb">
+        <Link to={{ page: 'benches' }}>Benches</Link> ›{' '}
+        {run ? (
+          <>
+            {run.bench} v{run.benchVersion} › <span className="mono">{run.id}</span>
+          </>
+        ) : (
+          <span className="mono">{runId}</span>
+        )}
+      </div>
+      <QueryStatus label="the run" isPending={progress.isPending} error={progress.error} />
+      {run && (
+        <>
+          <div className="page-header">
+            <h1>
+              {run.bench} <span className="muted">v{run.benchVersion}</span>
+            </h1>
+            <span className="count mono">{run.sims.join(' · ')}</span>
+            <div className="page-actions">
+              <Link to={{ page: 'bench-compare', runId, otherRunId: null, score }}>
+                Compare with another run…
+              </Link>
+            </div>
+          </div>
+          <RunProgressBar run={run} onChange={progress.update} streamError={progress.streamError} />
+        </>
+      )}
+      <div className="leaderboard-controls">
+        <MetricSwitcher
+          cells={cells}
+          score={score}
+          onChange={(next) => go({ score: next, item: null }, 'replace')}
+        />
+        {live && <span className="muted">Scores so far; refreshed while the run goes on.</span>}
+      </div>
+      <QueryStatus label="the leaderboard" isPending={board.isPending} error={board.error} />
+      {board.data && (
+        <LeaderboardTable
+          cells={cells}
+          score={score}
+          sims={sims}
+          selected={cell}
+          onSelect={(next) => go({ cell: next, item: null }, 'push')}
+        />
+      )}
+      {cell !== null && (
+        <CellDrilldown
+          key={`${cell.sim}\n${cell.task}\n${score.source}:${score.metric}`}
+          runId={runId}
+          cell={cell}
+          score={score}
+          itemId={item}
+          onSelectItem={selectItem}
+          onClose={() => go({ cell: null, item: null }, 'push')}
+        />
+      )}
+      {board.data && cells.length > 0 && (
+        <Collapsible
+          title="Charts"
+          summary={`${score.source}:${score.metric}`}
+          defaultOpen
+          testId="charts"
+        >
+          <RunCharts runId={runId} score={score} sims={sims} live={live} />
+        </Collapsible>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+import type { BenchRun, CellItem, LeaderboardCell, ScorePoint } from '@terrarium/schema';
+
+/** Builders of what the bench procedures return; tests override what they look at. */
+export function benchRun(overrides: Partial<BenchRun> = {}): BenchRun {
+  return {
+    id: 'run-1',
+    bench: 'tau2-retail',
+    benchVersion: 1,
+    sims: ['replay', 'retrieval'],
+    judge: null,
+    mode: { kind: 'open' },
+    split: 'test',
+    status: 'running',
+    createdAt: '2026-11-29T21:00:00.000Z',
+    finishedAt: null,
+    total: 200,
+    done: 0,
+    failed: 0,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    error: null,
+    ...overrides,
+  };
+}
+
+export function leaderboardCell(overrides: Partial<LeaderboardCell> = {}): LeaderboardCell {
+  return {
+    sim: 'replay',
+    task: 'overall',
+    source: 'rule',
+    metric: 'content',
+    mean: 100,
+    ciLow: 100,
+    ciHigh: 100,
+    n: 100,
+    missing: 0,
+    ...overrides,
+  };
+}
+
+export function scorePoint(overrides: Partial<ScorePoint> = {}): ScorePoint {
+  return {
+    sim: 'replay',
+    task: 'tau2-bench/retail',
+    itemId: 'item-1',
+    turnIndex: 0,
+    historyLength: 0,
+    value: 100,
+    latencyMs: 1,
+    inputTokens: 0,
+    outputTokens: 0,
+    ...overrides,
+  };
+}
+
+export function cellItem(overrides: Partial<CellItem> = {}): CellItem {
+  return {
+    itemId: 'item-1',
+    sim: 'retrieval',
+    task: 'tau2-bench/retail',
+    domain: 'tool',
+    turnIndex: 3,
+    totalTurns: 9,
+    historyLength: 3,
+    origin: {
+      dataset: 'tau2',
+      trajectory: '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
+      stepIndex: 6,
+    },
+    action: 'get_order_details({"order_id":"#W2378156"})',
+    real: { kind: 'json', content: '{"order_id":"#W2378156","status":"delivered"}', callId: null },
+    predicted: {
+      kind: 'json',
+      content: '{"order_id":"#W2378156","status":"pending"}',
+      callId: null,
+    },
+    value: 40,
+    scores: { 'rule:content': 40, 'rule:exact-match': 0, 'judge:factuality': 25 },
+    latencyMs: 3.5,
+    error: null,
+    ...overrides,
+  };
+}

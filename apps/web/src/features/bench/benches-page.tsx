@@ -1,0 +1,104 @@
+import { useQuery } from '@tanstack/react-query';
+import type { BenchSummary } from '@terrarium/schema';
+import { Collapsible } from '../../app/collapsible';
+import { formatCount, plural } from '../../app/format';
+import { QueryStatus } from '../../app/query-status';
+import { useTRPC } from '../../app/trpc';
+import { BuildBenchForm } from './build-bench-form';
+import { samplingLabel } from './format-bench';
+import { RunsTable } from './runs-table';
+import { StartRunForm } from './start-run-form';
+import './bench.css';
+
+function BenchRuns({ bench }: { bench: BenchSummary }) {
+  const trpc = useTRPC();
+  const runs = useQuery(trpc.bench.runs.queryOptions({ bench: bench.name }));
+  const ofVersion = (runs.data ?? []).filter((run) => run.benchVersion === bench.version);
+  return (
+    <>
+      <QueryStatus label="runs" isPending={runs.isPending} error={runs.error} />
+      {runs.data && <RunsTable runs={ofVersion} />}
+    </>
+  );
+}
+
+function BenchCard({ bench }: { bench: BenchSummary }) {
+  const tasks = Object.entries(bench.byTask).toSorted(([a], [b]) => a.localeCompare(b));
+  return (
+    <section
+      className="panel bench-card"
+      data-testid="bench"
+      data-bench={bench.name}
+      data-version={bench.version}
+      aria-label={`${bench.name} v${bench.version}`}
+    >
+      <header className="panel-header">
+        <h2 className="bench-name">
+          {bench.name} <span className="muted">v{bench.version}</span>
+        </h2>
+        <span className="muted spacer-left">{bench.createdAt.slice(0, 19).replace('T', ' ')}</span>
+      </header>
+      <div className="panel-body">
+        <dl className="facts bench-facts">
+          <dt>Items</dt>
+          <dd data-testid="bench-items">{formatCount(bench.itemCount)}</dd>
+          <dt>Tasks</dt>
+          <dd data-testid="bench-tasks">
+            {tasks.map(([task, count]) => (
+              <span key={task} className="tag" data-task={task}>
+                {task} <span className="muted">{formatCount(count)}</span>
+              </span>
+            ))}
+          </dd>
+          <dt>Sampling</dt>
+          <dd className="mono">
+            {samplingLabel(bench.sampling)} · seed {bench.seed}
+            {bench.devFraction > 0 && ` · dev ${bench.devFraction}`}
+          </dd>
+          <dt>Sources</dt>
+          <dd>{bench.sources.join(', ')}</dd>
+          {bench.duplicatesDropped > 0 && (
+            <>
+              <dt>Duplicates dropped</dt>
+              <dd>{formatCount(bench.duplicatesDropped)}</dd>
+            </>
+          )}
+          <dt>Runs</dt>
+          <dd data-testid="bench-run-count">{formatCount(bench.runs)}</dd>
+        </dl>
+        <Collapsible title="Runs" summary={plural(bench.runs, 'run')} defaultOpen={bench.runs > 0}>
+          <BenchRuns bench={bench} />
+        </Collapsible>
+        <Collapsible title="New run" testId="new-run">
+          <StartRunForm bench={bench.name} version={bench.version} />
+        </Collapsible>
+      </div>
+    </section>
+  );
+}
+
+/** Frozen benches with their runs; build a new one or run simulators on one. */
+export function BenchesPage() {
+  const trpc = useTRPC();
+  const benches = useQuery(trpc.bench.list.queryOptions());
+  return (
+    <div className="page bench-page">
+      <div className="page-header">
+        <h1>Benches</h1>
+        {benches.data && (
+          <span className="count">{plural(benches.data.length, 'bench', 'benches')}</span>
+        )}
+      </div>
+      {benches.data && (
+        // Opened at first for a store without benches: building one is then the only thing to do.
+        <Collapsible title="New bench" testId="new-bench" defaultOpen={benches.data.length === 0}>
+          <BuildBenchForm />
+        </Collapsible>
+      )}
+      <QueryStatus label="benches" isPending={benches.isPending} error={benches.error} />
+      {benches.data?.map((bench) => (
+        <BenchCard key={bench.id} bench={bench} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { benchRun } from './bench.fixture';
+import {
+  formatDelta,
+  formatHalfWidth,
+  formatScore100,
+  isFinished,
+  modeLabel,
+  progressShare,
+  samplingLabel,
+  scoreKey,
+} from './format-bench';
+import { newerRun } from './run-progress';
+
+describe('bench formatting', () => {
+  it('prints scores with one decimal and intervals as half-widths', () => {
+    expect(formatScore100(100)).toBe('100.0');
+    expect(formatScore100(33.333)).toBe('33.3');
+    expect(formatScore100(null)).toBe('—');
+    expect(formatHalfWidth({ ciLow: 28.1, ciHigh: 35.3 })).toBe('±3.6');
+    expect(formatHalfWidth({ ciLow: null, ciHigh: null })).toBeNull();
+  });
+
+  it('signs deltas with a real minus and calls a rounded zero 0.0', () => {
+    expect(formatDelta(3.24)).toBe('+3.2');
+    expect(formatDelta(-1)).toBe('−1.0');
+    expect(formatDelta(-0.04)).toBe('0.0');
+    expect(formatDelta(null)).toBe('—');
+  });
+
+  it('spells sampling, mode and scores as the CLI and the URLs do', () => {
+    expect(samplingLabel({ kind: 'agentworld' })).toBe('agentworld');
+    expect(samplingLabel({ kind: 'random', count: 7 })).toBe('random:7');
+    expect(modeLabel({ kind: 'open' })).toBe('open loop');
+    expect(modeLabel({ kind: 'closed', steps: 3 })).toBe('closed loop, 3 steps');
+    expect(scoreKey({ source: 'judge', metric: 'realism' })).toBe('judge:realism');
+  });
+
+  it('measures progress over done and failed units', () => {
+    expect(progressShare({ done: 50, failed: 10, total: 120 })).toBe(0.5);
+    expect(progressShare({ done: 0, failed: 0, total: 0 })).toBe(0);
+    expect(isFinished('canceled')).toBe(true);
+    expect(isFinished('queued')).toBe(false);
+  });
+});
+
+describe('newerRun', () => {
+  it('keeps the snapshot with more finished work, whatever order they come in', () => {
+    const early = benchRun({ done: 10 });
+    const later = benchRun({ done: 40, failed: 2 });
+    expect(newerRun(null, early)).toBe(early);
+    expect(newerRun(early, later)).toBe(later);
+    expect(newerRun(later, early)).toBe(later);
+  });
+
+  it('never lets a finished run go back to running', () => {
+    const finished = benchRun({ status: 'canceled', done: 30 });
+    expect(newerRun(finished, benchRun({ status: 'running', done: 30 }))).toBe(finished);
+    const done = benchRun({ status: 'done', done: 200 });
+    expect(newerRun(benchRun({ done: 199 }), done)).toBe(done);
+  });
+
+  it('takes another run as is', () => {
+    const other = benchRun({ id: 'run-2' });
+    expect(newerRun(benchRun({ done: 100 }), other)).toBe(other);
+  });
+});

@@ -1,0 +1,61 @@
+import type {
+  BenchRunMode,
+  BenchRunStatus,
+  LeaderboardCell,
+  Sampling,
+  ScoreSelector,
+} from '@terrarium/schema';
+
+/** A 0-100 score as the leaderboard prints it: one decimal. */
+export function formatScore100(value: number | null | undefined): string {
+  return typeof value === 'number' ? value.toFixed(1) : '—';
+}
+
+/** Half the width of the 95% interval (`±2.5`), or null when there is none. */
+export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
+  if (cell.ciLow === null || cell.ciHigh === null) return null;
+  return `±${((cell.ciHigh - cell.ciLow) / 2).toFixed(1)}`;
+}
+
+/** A signed difference in points: `+3.2`, `−1.0` (a real minus sign), `0.0`. */
+export function formatDelta(delta: number | null): string {
+  if (delta === null) return '—';
+  const rounded = Number(delta.toFixed(1));
+  if (rounded === 0) return '0.0';
+  return rounded > 0 ? `+${rounded.toFixed(1)}` : `−${Math.abs(rounded).toFixed(1)}`;
+}
+
+/** The CLI spelling of a sampling rule, which the build form also accepts. */
+export function samplingLabel(sampling: Sampling): string {
+  return sampling.kind === 'random' ? `random:${sampling.count}` : sampling.kind;
+}
+
+export function modeLabel(mode: BenchRunMode): string {
+  return mode.kind === 'open' ? 'open loop' : `closed loop, ${mode.steps} steps`;
+}
+
+/** `rule:content`: how a score is named in selects, URLs and CellItem.scores keys. */
+export function scoreKey(score: ScoreSelector): string {
+  return `${score.source}:${score.metric}`;
+}
+
+const FINISHED: ReadonlySet<BenchRunStatus> = new Set(['done', 'failed', 'canceled']);
+
+export function isFinished(status: BenchRunStatus): boolean {
+  return FINISHED.has(status);
+}
+
+const usdFormat = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  maximumFractionDigits: 4,
+});
+
+export function formatUsd(value: number): string {
+  return usdFormat.format(value);
+}
+
+/** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */
+export function progressShare(run: { done: number; failed: number; total: number }): number {
+  return run.total === 0 ? 0 : Math.min(1, (run.done + run.failed) / run.total);
+}

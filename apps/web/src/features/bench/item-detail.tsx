@@ -1,0 +1,108 @@
+import type { CellItem } from '@terrarium/schema';
+import { Link } from '../../app/link';
+import { formatLatency } from '../compare/format-run';
+import { ObservationDiff } from '../compare/observation-diff';
+import { ObservationView } from '../observations/observation-view';
+import { formatScore100 } from './format-bench';
+import { metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
+import { useCompareRoute } from './use-compare-route';
+// The diff's colours and the score lists are styled with the Compare view.
+import '../compare/compare.css';
+
+function CompareLink({ item }: { item: CellItem }) {
+  const target = useCompareRoute(item);
+  if (item.origin.trajectory === null) {
+    return <span className="muted">Imported item: no trajectory to compare.</span>;
+  }
+  if (target.route !== null) {
+    return (
+      <Link
+        to={target.route}
+        className="button"
+        title="Run this simulator over the trajectory in Compare"
+      >
+        Open in Compare
+      </Link>
+    );
+  }
+  if (target.error) return <span className="status-error">Compare: {target.error.message}</span>;
+  if (target.isPending) return <span className="muted">Finding the trajectory…</span>;
+  return <span className="muted">Its trajectory is no longer stored.</span>;
+}
+
+/** Every score of the prediction, one list per source so that no two sources blend. */
+function ItemScores({ item }: { item: CellItem }) {
+  return (
+    <div className="item-scores">
+      {scoresBySource(item.scores).map((group) => (
+        <section key={group.source} className="item-score-group" data-source={group.source}>
+          <h3>{SOURCE_LABELS[group.source]}</h3>
+          <dl className="score-list">
+            {group.scores.map((entry) => (
+              <div key={entry.metric} className="score-item">
+                <dt>{metricLabel({ source: group.source, metric: entry.metric })}</dt>
+                <dd className="mono" data-score={`${group.source}:${entry.metric}`}>
+                  {formatScore100(entry.value)}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+/** One prediction behind a cell: the real and predicted observations side by side, and the diff. */
+export function ItemDetail({ item }: { item: CellItem }) {
+  return (
+    <article
+      className="panel item-detail"
+      data-testid="item-detail"
+      data-item={item.itemId}
+      aria-label="Selected item"
+    >
+      <header className="panel-header">
+        <h3 className="mono">{item.task}</h3>
+        <span className="muted">
+          turn {item.turnIndex + 1} / {item.totalTurns} · history {item.historyLength} ·{' '}
+          {formatLatency(item.latencyMs)}
+        </span>
+        <span className="spacer-left">
+          <CompareLink item={item} />
+        </span>
+      </header>
+      <div className="panel-body">
+        <pre className="code item-action" data-testid="item-action">
+          {item.action}
+        </pre>
+        {item.error !== null && (
+          <p className="status status-error" role="alert">
+            Simulator error: {item.error}
+          </p>
+        )}
+        <ItemScores item={item} />
+        <div className="item-sides">
+          <section aria-label="Real observation">
+            <h3>Real</h3>
+            <ObservationView observation={item.real} />
+          </section>
+          <section aria-label="Predicted observation">
+            <h3 className="mono">{item.sim}</h3>
+            {item.predicted === null ? (
+              <p className="muted">No prediction.</p>
+            ) : (
+              <ObservationView observation={item.predicted} />
+            )}
+          </section>
+        </div>
+        {item.predicted !== null && (
+          <section className="item-diff" aria-label="Diff">
+            <h3>Diff (real → predicted)</h3>
+            <ObservationDiff real={item.real} predicted={item.predicted} />
+          </section>
+        )}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,135 @@
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { ScoreSelector } from '@terrarium/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BenchCell } from '../../app/url-state';
+import { leaderboardCell } from './bench.fixture';
+import { LeaderboardTable } from './leaderboard-table';
+import { MetricSwitcher } from './metric-switcher';
+
+afterEach(cleanup);
+
+const cells = [
+  leaderboardCell({ sim: 'replay', task: 'overall', mean: 100, ciLow: 100, ciHigh: 100, n: 120 }),
+  leaderboardCell({ sim: 'replay', task: 'macro', mean: 100, ciLow: null, ciHigh: null, n: 120 }),
+  leaderboardCell({ sim: 'replay', task: 'tau2-bench/retail', mean: 100, n: 120 }),
+  leaderboardCell({
+    sim: 'retrieval',
+    task: 'overall',
+    mean: 31.25,
+    ciLow: 26.5,
+    ciHigh: 36.1,
+    n: 118,
+    missing: 2,
+  }),
+  leaderboardCell({ sim: 'retrieval', task: 'tau2-bench/retail', mean: 31.25, n: 118 }),
+  leaderboardCell({
+    sim: 'retrieval',
+    task: 'overall',
+    source: 'judge',
+    metric: 'content',
+    mean: 5,
+  }),
+  leaderboardCell({ sim: 'retrieval', task: 'overall', metric: 'exact-match', mean: 0 }),
+];
+
+describe('LeaderboardTable', () => {
+  it('shows mean, half interval, n and missing per cell, overall and macro before tasks', () => {
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['replay', 'retrieval']}
+        selected={null}
+        onSelect={() => undefined}
+      />,
+    );
+    const table = screen.getByTestId('leaderboard');
+    expect([...table.querySelectorAll('thead th')].map((th) => th.textContent)).toEqual([
+      'Simulator',
+      'Overall',
+      'Macro',
+      'tau2-bench/retail',
+    ]);
+    const retrieval = within(table).getByRole('button', { name: /^retrieval on overall/ });
+    expect(retrieval.getAttribute('aria-label')).toBe(
+      'retrieval on overall: 31.3, 95% interval 26.5 to 36.1, 118 items, 2 missing',
+    );
+    expect(within(retrieval).getByTestId('cell-mean').textContent).toBe('31.3');
+    expect(retrieval.textContent).toBe('31.3±4.8n=118 · 2 missing');
+    const macro = table.querySelector('[data-sim="replay"][data-task="macro"]');
+    expect(macro?.textContent).toBe('100.0n=120');
+    // The judge's `content` score is another source: it is not in this table.
+    expect(table.textContent).not.toContain('5.0');
+    expect(table.querySelector('tr[data-sim="retrieval"] td[data-task="macro"]')?.textContent).toBe(
+      '—',
+    );
+  });
+
+  it('reports the clicked cell and marks the selected one', () => {
+    const clicked: BenchCell[] = [];
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['replay', 'retrieval']}
+        selected={{ sim: 'replay', task: 'overall' }}
+        onSelect={(cell) => clicked.push(cell)}
+      />,
+    );
+    const pressed = screen
+      .getAllByTestId('leaderboard-cell')
+      .filter((button) => button.getAttribute('aria-pressed') === 'true');
+    expect(pressed.map((button) => button.dataset['task'])).toEqual(['overall']);
+    fireEvent.click(screen.getByRole('button', { name: /^retrieval on tau2-bench\/retail/ }));
+    expect(clicked).toEqual([{ sim: 'retrieval', task: 'tau2-bench/retail' }]);
+  });
+
+  it('says so when the score has no cells', () => {
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'human', metric: 'helpfulness' }}
+        sims={['replay']}
+        selected={null}
+        onSelect={() => undefined}
+      />,
+    );
+    expect(screen.getByText('No human scores for helpfulness yet.')).toBeTruthy();
+  });
+});
+
+describe('MetricSwitcher', () => {
+  it('offers each source’s metrics in its own group and reports the choice', () => {
+    const chosen: ScoreSelector[] = [];
+    render(
+      <MetricSwitcher
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        onChange={(score) => chosen.push(score)}
+      />,
+    );
+    const select = screen.getByRole('combobox', { name: 'Score' });
+    const groups = [...select.querySelectorAll('optgroup')].map((group) => [
+      group.getAttribute('label'),
+      [...group.querySelectorAll('option')].map((option) => option.textContent),
+    ]);
+    expect(groups).toEqual([
+      ['Rule metrics', ['Content', 'Exact match']],
+      ['Judge', ['Content']],
+    ]);
+    fireEvent.change(select, { target: { value: 'judge:content' } });
+    expect(chosen).toEqual([{ source: 'judge', metric: 'content' }]);
+  });
+
+  it('keeps a linked score that the run lacks visible as such', () => {
+    render(
+      <MetricSwitcher
+        cells={cells}
+        score={{ source: 'judge', metric: 'realism' }}
+        onChange={() => undefined}
+      />,
+    );
+    const select = screen.getByRole('combobox', { name: 'Score' });
+    expect(select.querySelector('option')?.textContent).toBe('Judge: Realism (no scores)');
+  });
+});

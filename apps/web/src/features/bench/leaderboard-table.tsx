@@ -1,0 +1,146 @@
+import type { LeaderboardCell, ScoreSelector } from '@terrarium/schema';
+import { formatCount } from '../../app/format';
+import type { BenchCell } from '../../app/url-state';
+import { formatHalfWidth, formatScore100 } from './format-bench';
+import {
+  intervalBar,
+  leaderboardGrid,
+  MACRO_TASK,
+  metricLabel,
+  OVERALL_TASK,
+  SOURCE_LABELS,
+} from './leaderboard';
+
+const TASK_TITLES: Record<string, string> = {
+  [OVERALL_TASK]: 'Overall',
+  [MACRO_TASK]: 'Macro',
+};
+
+const TASK_HINTS: Record<string, string> = {
+  [OVERALL_TASK]: 'Mean over all items (sample-weighted)',
+  [MACRO_TASK]: 'Mean of the per-task means',
+};
+
+function IntervalBar({ cell }: { cell: LeaderboardCell }) {
+  const bar = intervalBar(cell);
+  if (bar === null) return null;
+  return (
+    <span className="ci-bar" aria-hidden="true">
+      <span className="ci-range" style={{ left: `${bar.low}%`, width: `${bar.high - bar.low}%` }} />
+      <span className="ci-mean" style={{ left: `${bar.mean}%` }} />
+    </span>
+  );
+}
+
+function CellButton({
+  cell,
+  selected,
+  onSelect,
+}: {
+  cell: LeaderboardCell;
+  selected: boolean;
+  onSelect(): void;
+}) {
+  const halfWidth = formatHalfWidth(cell);
+  const interval =
+    cell.ciLow === null || cell.ciHigh === null
+      ? 'no interval'
+      : `95% interval ${formatScore100(cell.ciLow)} to ${formatScore100(cell.ciHigh)}`;
+  return (
+    <button
+      type="button"
+      className="cell-button"
+      data-testid="leaderboard-cell"
+      data-sim={cell.sim}
+      data-task={cell.task}
+      aria-pressed={selected}
+      aria-label={`${cell.sim} on ${cell.task}: ${formatScore100(cell.mean)}, ${interval}, ${cell.n} items${cell.missing > 0 ? `, ${cell.missing} missing` : ''}`}
+      onClick={onSelect}
+    >
+      <span className="cell-mean" data-testid="cell-mean">
+        {formatScore100(cell.mean)}
+      </span>
+      {halfWidth !== null && <span className="cell-ci muted">{halfWidth}</span>}
+      <IntervalBar cell={cell} />
+      <span className="cell-n muted" data-testid="cell-n">
+        n={formatCount(cell.n)}
+        {cell.missing > 0 && (
+          <span className="cell-missing"> · {formatCount(cell.missing)} missing</span>
+        )}
+      </span>
+    </button>
+  );
+}
+
+/** Simulators × (overall, macro, each task) for one score, with 95% intervals and item counts. */
+export function LeaderboardTable({
+  cells,
+  score,
+  sims,
+  selected,
+  onSelect,
+}: {
+  cells: readonly LeaderboardCell[];
+  score: ScoreSelector;
+  sims: readonly string[];
+  selected: BenchCell | null;
+  onSelect(cell: BenchCell): void;
+}) {
+  const grid = leaderboardGrid(cells, score, sims);
+  if (grid.sims.length === 0) {
+    return (
+      <p className="muted">
+        No {score.source} scores for {score.metric} yet.
+      </p>
+    );
+  }
+  return (
+    <div className="table-scroll">
+      <table
+        className="data-table leaderboard"
+        data-testid="leaderboard"
+        data-score={`${score.source}:${score.metric}`}
+      >
+        <caption className="leaderboard-caption">
+          {SOURCE_LABELS[score.source]}: {metricLabel(score)} (0-100, mean ± half the 95% bootstrap
+          interval)
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Simulator</th>
+            {grid.tasks.map((task) => (
+              <th key={task} scope="col" title={TASK_HINTS[task]} data-task={task}>
+                {TASK_TITLES[task] ?? task}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {grid.sims.map((sim) => (
+            <tr key={sim} data-sim={sim}>
+              <th scope="row" className="mono">
+                {sim}
+              </th>
+              {grid.tasks.map((task) => {
+                const cell = grid.cellAt(sim, task);
+                return (
+                  <td key={task} data-task={task}>
+                    {cell === null ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <CellButton
+                        cell={cell}
+                        selected={selected?.sim === sim && selected.task === task}
+                        onSelect={() => onSelect({ sim, task })}
+                      />
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen } from '@testing-library/react';
+import type { BenchRun } from '@terrarium/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TRPCProvider, createApiClient, createQueryClient } from '../../app/trpc';
+import { benchRun } from './bench.fixture';
+import { RunProgressBar } from './run-progress-bar';
+
+afterEach(cleanup);
+
+function renderBar(run: BenchRun) {
+  const queryClient = createQueryClient();
+  return render(
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={createApiClient()} queryClient={queryClient}>
+        <RunProgressBar run={run} onChange={() => undefined} streamError={null} />
+      </TRPCProvider>
+    </QueryClientProvider>,
+  );
+}
+
+describe('RunProgressBar', () => {
+  it('shows a running run’s counts, tokens and cost, and offers to cancel it', () => {
+    renderBar(
+      benchRun({
+        done: 120,
+        failed: 3,
+        total: 400,
+        sims: ['openai:http://127.0.0.1:8000/v1#m'],
+        usage: { inputTokens: 1_234_567, outputTokens: 8900, costUsd: 1.2345 },
+      }),
+    );
+    expect(screen.getByTestId('run-status').textContent).toBe('running');
+    expect(screen.getByTestId('run-counts').textContent).toBe('120 done · 3 failed · 400 total');
+    expect(screen.getByTestId('run-usage').textContent).toBe(
+      '1,234,567 in / 8,900 out tokens · $1.2345',
+    );
+    expect(screen.getByRole('progressbar', { name: 'Items done' }).getAttribute('value')).toBe(
+      '123',
+    );
+    expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
+  });
+
+  it('offers no cancel once the run has ended, and shows why it failed', () => {
+    renderBar(benchRun({ status: 'failed', done: 10, error: 'retrieval: no index for bench' }));
+    expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
+    expect(screen.getByRole('alert').textContent).toBe('retrieval: no index for bench');
+  });
+});

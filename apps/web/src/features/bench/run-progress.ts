@@ -1,0 +1,14 @@
+import type { BenchRun } from '@terrarium/schema';
+import { isFinished } from './format-bench';
+
+/**
+ * The newer of two snapshots of one run. The first load and the stream can answer in either
+ * order, so the snapshot that finished more work wins, and a finished run never goes back to
+ * running.
+ */
+export function newerRun(current: BenchRun | null, next: BenchRun): BenchRun {
+  if (current === null || current.id !== next.id) return next;
+  if (isFinished(current.status) && !isFinished(next.status)) return current;
+  if (isFinished(next.status) && !isFinished(current.status)) return next;
+  return next.done + next.failed >= current.done + current.failed ? next : current;
+}

@@ -1,0 +1,172 @@
+import type { ScorePoint } from '@terrarium/schema';
+import { useMemo, useState, type ReactNode } from 'react';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Scatter,
+  ScatterChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import {
+  costVsScore,
+  defaultCostAxis,
+  meanAlong,
+  scoreHistogram,
+  seriesKey,
+  type CostAxis,
+} from './chart-data';
+
+const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
+
+function colourOf(index: number): string {
+  return SERIES_COLOURS[index % SERIES_COLOURS.length] ?? '#2458b3';
+}
+
+const CHART_HEIGHT = 220;
+const SCORE_DOMAIN: [number, number] = [0, 100];
+
+function ChartPanel({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <figure className="panel chart-panel" aria-label={title}>
+      <figcaption className="panel-header">
+        <h3>{title}</h3>
+      </figcaption>
+      <div className="panel-body">{children}</div>
+    </figure>
+  );
+}
+
+function formatTooltipScore(value: unknown): string {
+  return typeof value === 'number' ? value.toFixed(1) : String(value);
+}
+
+/** Distribution, score along the turn and the history, and cost against score, per simulator. */
+export function ScoreCharts({
+  points,
+  sims,
+}: {
+  points: readonly ScorePoint[];
+  sims: readonly string[];
+}) {
+  const [costAxis, setCostAxis] = useState<CostAxis | null>(null);
+  const axis = costAxis ?? defaultCostAxis(points);
+  const histogram = useMemo(() => scoreHistogram(points, sims), [points, sims]);
+  const byTurn = useMemo(() => meanAlong(points, sims, 'turnIndex'), [points, sims]);
+  const byHistory = useMemo(() => meanAlong(points, sims, 'historyLength'), [points, sims]);
+  const cost = useMemo(() => costVsScore(points, sims, axis), [points, sims, axis]);
+
+  if (points.length === 0) return <p className="muted">No scored items yet.</p>;
+  return (
+    <div className="score-charts" data-testid="score-charts">
+      <ChartPanel title="Score distribution">
+        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+          <BarChart data={histogram}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="bin" />
+            <YAxis allowDecimals={false} />
+            <Tooltip />
+            <Legend />
+            {sims.map((sim, index) => (
+              <Bar
+                key={sim}
+                dataKey={seriesKey(index)}
+                name={sim}
+                fill={colourOf(index)}
+                isAnimationActive={false}
+              />
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      </ChartPanel>
+      <ChartPanel title="Score vs turn index">
+        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+          <LineChart data={byTurn}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
+            <YAxis domain={SCORE_DOMAIN} />
+            <Tooltip formatter={formatTooltipScore} />
+            <Legend />
+            {sims.map((sim, index) => (
+              <Line
+                key={sim}
+                dataKey={seriesKey(index)}
+                name={sim}
+                stroke={colourOf(index)}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </ChartPanel>
+      <ChartPanel title="Score vs history length">
+        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+          <LineChart data={byHistory}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
+            <YAxis domain={SCORE_DOMAIN} />
+            <Tooltip formatter={formatTooltipScore} />
+            <Legend />
+            {sims.map((sim, index) => (
+              <Line
+                key={sim}
+                dataKey={seriesKey(index)}
+                name={sim}
+                stroke={colourOf(index)}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </ChartPanel>
+      <ChartPanel title={axis === 'tokens' ? 'Tokens vs score' : 'Latency vs score'}>
+        <div className="segmented" role="group" aria-label="Cost axis">
+          <button
+            type="button"
+            aria-pressed={axis === 'tokens'}
+            onClick={() => setCostAxis('tokens')}
+          >
+            Tokens
+          </button>
+          <button
+            type="button"
+            aria-pressed={axis === 'latency'}
+            onClick={() => setCostAxis('latency')}
+          >
+            Latency
+          </button>
+        </div>
+        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+          <ScatterChart>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis
+              dataKey="cost"
+              type="number"
+              name={axis === 'tokens' ? 'tokens' : 'latency (ms)'}
+            />
+            <YAxis dataKey="score" type="number" domain={SCORE_DOMAIN} name="score" />
+            <Tooltip />
+            <Legend />
+            {sims.map((sim, index) => (
+              <Scatter
+                key={sim}
+                name={sim}
+                data={cost[index] ?? []}
+                fill={colourOf(index)}
+                isAnimationActive={false}
+              />
+            ))}
+          </ScatterChart>
+        </ResponsiveContainer>
+      </ChartPanel>
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { BenchSplit } from '@terrarium/schema';
+import { useState } from 'react';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+import { DEFAULT_SCORE } from '../../app/url-state';
+import { SimPicker } from '../compare/sim-picker';
+import { startRunRequest } from './bench-forms';
+
+/** Simulators × this bench version as a background job; opens the run page once queued. */
+export function StartRunForm({ bench, version }: { bench: string; version: number }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const available = useQuery({
+    ...trpc.simulate.available.queryOptions(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const [sims, setSims] = useState<string[]>([]);
+  const [mode, setMode] = useState<'open' | 'closed'>('open');
+  const [closedSteps, setClosedSteps] = useState('3');
+  const [split, setSplit] = useState<BenchSplit>('test');
+  const [judge, setJudge] = useState('');
+  const [formError, setFormError] = useState<string | null>(null);
+  const start = useMutation(
+    trpc.bench.startRun.mutationOptions({
+      onSuccess: async (run) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.bench.list.queryKey() });
+        navigate({
+          page: 'bench-run',
+          runId: run.id,
+          score: DEFAULT_SCORE,
+          cell: null,
+          item: null,
+        });
+      },
+    }),
+  );
+
+  return (
+    // Not a <form>: the simulator picker holds its own form for typed-in specs, and forms do not nest.
+    <div className="bench-form" role="form" aria-label={`Run ${bench} v${version}`}>
+      <SimPicker available={available.data ?? []} selected={sims} onChange={setSims} />
+      <label className="field">
+        Mode{' '}
+        <select
+          aria-label="Mode"
+          value={mode}
+          onChange={(event) => setMode(event.target.value === 'closed' ? 'closed' : 'open')}
+        >
+          <option value="open">open loop (real history)</option>
+          <option value="closed">closed loop (own predictions)</option>
+        </select>
+      </label>
+      {mode === 'closed' && (
+        <label className="field">
+          k{' '}
+          <input
+            type="number"
+            aria-label="Closed-loop steps"
+            min={1}
+            value={closedSteps}
+            onChange={(event) => setClosedSteps(event.target.value)}
+          />
+        </label>
+      )}
+      <label className="field">
+        Split{' '}
+        <select
+          aria-label="Split"
+          value={split}
+          onChange={(event) => setSplit(event.target.value === 'dev' ? 'dev' : 'test')}
+        >
+          <option value="test">test</option>
+          <option value="dev">dev</option>
+        </select>
+      </label>
+      <label className="field">
+        Judge{' '}
+        <input
+          type="text"
+          aria-label="Judge spec"
+          className="mono judge-input"
+          placeholder="optional: openai:http://127.0.0.1:8000/v1#judge"
+          value={judge}
+          onChange={(event) => setJudge(event.target.value)}
+        />
+      </label>
+      <button
+        type="button"
+        className="primary"
+        disabled={start.isPending}
+        onClick={() => {
+          const request = startRunRequest({ sims, mode, closedSteps, split, judge });
+          setFormError(request.ok ? null : request.error);
+          if (request.ok) start.mutate({ bench, version, ...request.value });
+        }}
+      >
+        {start.isPending ? 'Starting…' : 'Start run'}
+      </button>
+      {formError !== null && (
+        <p className="status status-error" role="alert">
+          {formError}
+        </p>
+      )}
+      {start.error && (
+        <p className="status status-error" role="alert">
+          Could not start the run: {start.error.message}
+        </p>
+      )}
+    </div>
+  );
+}

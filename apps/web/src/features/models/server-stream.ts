@@ -1,0 +1,98 @@
+import type { Action } from '@terrarium/schema';
+import {
+  DEFAULT_TEMPLATES,
+  renderMessages,
+  selectTemplate,
+  type SimContext,
+  type Transition,
+} from '@terrarium/worlds';
+import { chatStreamEvents, SseDataParser, type ChatStreamUsage } from './chat-stream';
+
+export interface ServerStreamRequest {
+  /** A simulator the server lists (`GET /v1/models`), e.g. `onnx:models/terrarium-wm-tiny`. */
+  model: string;
+  context: SimContext;
+  history: readonly Transition[];
+  action: Action;
+  maxTokens: number;
+  /** Replay and retrieval draw on a dataset (id or name). */
+  dataset?: string;
+  signal?: AbortSignal;
+  onText(text: string): void;
+}
+
+export interface ServerStreamResult {
+  text: string;
+  reasoning: string;
+  finishReason: string | null;
+  usage: ChatStreamUsage | null;
+  provenance: unknown;
+  /** Content pieces received: one per token for a local model, one in all for an endpoint. */
+  pieces: number;
+}
+
+/**
+ * One prediction from the server's OpenAI-compatible endpoint, streamed: the chat is rendered with
+ * the default templates, as every client of `/v1/chat/completions` renders it.
+ */
+export async function streamFromServer(request: ServerStreamRequest): Promise<ServerStreamResult> {
+  const template = selectTemplate(DEFAULT_TEMPLATES, request.context.domain);
+  const messages = renderMessages(template, request.context, [...request.history], request.action);
+  const response = await fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: request.model,
+      messages,
+      stream: true,
+      temperature: 0,
+      max_tokens: request.maxTokens,
+      ...(request.dataset === undefined ? {} : { terrarium: { dataset: request.dataset } }),
+    }),
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+  });
+  if (!response.ok || response.body === null) {
+    const body: unknown = await response.json().catch(() => null);
+    const message =
+      typeof body === 'object' && body !== null
+        ? Reflect.get(Reflect.get(body, 'error') ?? {}, 'message')
+        : undefined;
+    throw new Error(
+      typeof message === 'string' ? message : `the server answered ${response.status}`,
+    );
+  }
+  const result: ServerStreamResult = {
+    text: '',
+    reasoning: '',
+    finishReason: null,
+    usage: null,
+    provenance: null,
+    pieces: 0,
+  };
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
+  const apply = (data: string): void => {
+    for (const event of chatStreamEvents(data)) {
+      if (event.type === 'content') {
+        result.text += event.text;
+        result.pieces += 1;
+        request.onText(event.text);
+      } else if (event.type === 'reasoning') result.reasoning += event.text;
+      else if (event.type === 'finish') result.finishReason = event.reason;
+      else if (event.type === 'usage') {
+        result.usage = event.usage;
+        result.provenance = event.provenance;
+      }
+    }
+  };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const data of parser.push(decoder.decode(value, { stream: true }))) apply(data);
+  }
+  for (const data of parser.push(decoder.decode())) apply(data);
+  for (const data of parser.end()) apply(data);
+  if (result.finishReason === null) throw new Error('the stream ended before the prediction did');
+  return result;
+}

@@ -1,0 +1,67 @@
+// @vitest-environment node
+// Node, not happy-dom: the model files are read from disk, and BUNDLED_MODEL_FOLDER is a file URL.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createOnnxWorldModel } from '@terrarium/inference';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
+import { heldOutTau2Trajectory } from '@terrarium/inference/testing';
+import { predictionInputs } from '@terrarium/worlds';
+import { describe, expect, it } from 'vitest';
+import { browserSimSpec, isBrowserSimSpec, simulateInBrowser } from './simulate-in-browser';
+
+async function bundledFile(path: string, name: string): Promise<File> {
+  return new File([await readFile(join(BUNDLED_MODEL_FOLDER, path))], name);
+}
+
+describe('browserSimSpec', () => {
+  it('names a browser model so that it is never taken for a server spec', () => {
+    expect(browserSimSpec('terrarium-wm-tiny')).toBe('onnx:browser/terrarium-wm-tiny');
+    expect(isBrowserSimSpec('onnx:browser/terrarium-wm-tiny')).toBe(true);
+    expect(isBrowserSimSpec('onnx:models/terrarium-wm-tiny')).toBe(false);
+  });
+});
+
+describe('simulateInBrowser', () => {
+  it('predicts a held-out trajectory with onnxruntime-web as the server does with onnxruntime-node', async () => {
+    const { trajectory } = await heldOutTau2Trajectory();
+    const files = {
+      config: await bundledFile('config.json', 'config.json'),
+      model: await bundledFile('onnx/model.onnx', 'model.onnx'),
+      tokenizer: null,
+    };
+    const seen: number[] = [];
+    const result = await simulateInBrowser(trajectory, {
+      source: { kind: 'files', label: 'terrarium-wm-tiny', files },
+      executionProvider: 'wasm',
+      maxSteps: 2,
+      maxTokens: 24,
+      onStep: (step) => seen.push(step.step),
+    });
+    expect(result.sim).toBe('onnx:browser/terrarium-wm-tiny');
+    expect(result.steps).toHaveLength(2);
+    expect(seen).toEqual(result.steps.map((step) => step.step));
+
+    const server = createOnnxWorldModel({
+      decoder: (await loadOnnxModelFolder()).decoder,
+      id: 'onnx:terrarium-wm-tiny',
+    });
+    const inputs = [...predictionInputs(trajectory)].slice(0, 2);
+    for (const [i, input] of inputs.entries()) {
+      const step = result.steps[i];
+      const expected = await server.predict(input.context, input.history, input.action, {
+        maxTokens: 24,
+      });
+      expect(step?.predicted.content).toBe(expected.observation.content);
+      expect(step?.real).toEqual(input.expected);
+      expect(step?.provenance).toEqual({
+        backend: 'onnx-browser',
+        cache: null,
+        model: 'terrarium-wm-tiny (wasm)',
+      });
+      expect(step?.error).toBe(null);
+      expect(Object.keys(step?.scores ?? {})).toEqual(
+        expect.arrayContaining(['exact-match', 'token-f1', 'content']),
+      );
+    }
+  }, 120_000);
+});

@@ -1,0 +1,170 @@
+import {
+  actionText as scoringActionText,
+  classifyObservation,
+  HistoryIndex,
+  scoreClassified,
+  scoreRules,
+} from '@terrarium/fidelity';
+import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import type {
+  SimulatedStep,
+  SimulationResult,
+  Step,
+  Trajectory,
+  TrajectoryDetail,
+} from '@terrarium/schema';
+import { answeredCallId, predictionInputs } from '@terrarium/worlds';
+import { browserWorldModel, loadBrowserModel, type ModelSource } from './browser-model';
+
+const BROWSER_SPEC_PREFIX = 'onnx:browser/';
+
+/**
+ * The spec naming a model run in this browser, e.g. `onnx:browser/terrarium-wm-tiny`. It matches
+ * the SimSpec pattern so it can sit in a Compare URL beside server specs, but only this page can
+ * run it: it must never be sent to the server (`isBrowserSimSpec` tells them apart).
+ */
+export function browserSimSpec(modelName: string): string {
+  return `${BROWSER_SPEC_PREFIX}${modelName}`;
+}
+
+export function isBrowserSimSpec(spec: string): boolean {
+  return spec.startsWith(BROWSER_SPEC_PREFIX);
+}
+
+/** The largest window `trajectories.steps` answers (packages/api MAX_STEP_WINDOW). */
+const STEP_WINDOW = 200;
+
+/** What `loadTrajectoryForBrowser` needs of the tRPC client (the app's `useTRPCClient()`). */
+export interface TrajectoryReader {
+  trajectories: {
+    get: { query(input: { trajectoryId: string }): Promise<TrajectoryDetail> };
+    steps: {
+      query(input: {
+        trajectoryId: string;
+        offset: number;
+        limit: number;
+      }): Promise<{ steps: Step[]; total: number }>;
+    };
+  };
+}
+
+/** A stored trajectory with all its steps, read window by window as the server does. */
+export async function loadTrajectoryForBrowser(
+  client: TrajectoryReader,
+  trajectoryId: string,
+): Promise<Trajectory> {
+  const detail = await client.trajectories.get.query({ trajectoryId });
+  const steps: Step[] = [];
+  for (let offset = 0; ; offset += STEP_WINDOW) {
+    const window = await client.trajectories.steps.query({
+      trajectoryId,
+      offset,
+      limit: STEP_WINDOW,
+    });
+    steps.push(...window.steps);
+    if (window.steps.length === 0 || offset + STEP_WINDOW >= window.total) break;
+  }
+  return {
+    externalId: detail.id,
+    sourceFormat: detail.sourceFormat,
+    sourceBenchmark: detail.sourceBenchmark,
+    domain: detail.domain,
+    task: detail.task,
+    systemPrompt: detail.systemPrompt,
+    tools: detail.tools,
+    toolsInferred: detail.toolsInferred,
+    agentModel: detail.agentModel,
+    outcome: detail.outcome,
+    steps,
+    metadata: detail.metadata,
+    source: { file: detail.sourceFile, line: null, record: null },
+  };
+}
+
+export interface BrowserSimulationOptions {
+  /** Default: the bundled model served by the Terrarium server. */
+  source?: ModelSource;
+  /** Default `auto` (WebGPU when an adapter exists). */
+  executionProvider?: ExecutionProviderChoice;
+  /** At most this many transitions, from the first. */
+  maxSteps?: number;
+  /** Output budget per prediction (default: the ONNX world model's, 256). */
+  maxTokens?: number;
+  signal?: AbortSignal;
+  onStep?: (step: SimulatedStep) => void;
+}
+
+/**
+ * The server's `simulate.run`, in the browser: the ONNX model predicts each transition of the
+ * trajectory open loop (real history, real action), and every prediction is scored as the server
+ * scores it (fidelity's `scoreRules` and the content-class score under `content`). The result has
+ * the `SimulationResult` shape the Compare view shows; its `sim` is `browserSimSpec(model)`.
+ */
+export async function simulateInBrowser(
+  trajectory: Trajectory,
+  options: BrowserSimulationOptions = {},
+): Promise<SimulationResult> {
+  const model = await loadBrowserModel(
+    options.source ?? { kind: 'served', name: 'terrarium-wm-tiny' },
+    options.executionProvider ?? 'auto',
+  );
+  const simulator = browserWorldModel(model);
+  const label = `${model.name} (${model.loaded.executionProvider})`;
+  const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
+  const history = new HistoryIndex();
+  const steps: SimulatedStep[] = [];
+  for (const input of predictionInputs(trajectory)) {
+    if (steps.length >= maxSteps) break;
+    options.signal?.throwIfAborted();
+    const step = trajectory.steps[input.stepIndex];
+    const action = scoringActionText(input.action);
+    history.add(action);
+    const base = {
+      step: step?.index ?? input.stepIndex,
+      actor: step?.actor ?? 'agent',
+      action: input.action,
+      real: input.expected,
+    } as const;
+    let simulated: SimulatedStep;
+    try {
+      const prediction = await simulator.predict(input.context, input.history, input.action, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      });
+      const real = input.expected;
+      const content = scoreClassified(
+        prediction.observation.content,
+        classifyObservation(real.content, history),
+      );
+      simulated = {
+        ...base,
+        predicted: prediction.observation,
+        reasoning: null,
+        provenance: { backend: 'onnx-browser', cache: null, model: label },
+        latencyMs: prediction.latencyMs,
+        usage: prediction.usage,
+        scores: {
+          ...scoreRules(prediction.observation.content, real.content, { kind: real.kind, action }),
+          content: content.score,
+        },
+        error: null,
+      };
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      simulated = {
+        ...base,
+        predicted: { kind: 'text', content: '', callId: answeredCallId(input.action) },
+        reasoning: null,
+        provenance: { backend: 'onnx-browser', cache: null, model: label },
+        latencyMs: 0,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        scores: {},
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+    history.add(input.expected.content);
+    steps.push(simulated);
+    options.onStep?.(simulated);
+  }
+  return { trajectory: trajectory.externalId, sim: browserSimSpec(model.name), steps };
+}

@@ -1,0 +1,230 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import type { SimulatedStep } from '@terrarium/schema';
+import { useState } from 'react';
+import { QueryStatus } from '../../app/query-status';
+import { useTRPC } from '../../app/trpc';
+import { actionLabel, formatLatency, formatScore } from '../compare/format-run';
+import { useBrowserSimulation } from './use-browser-simulation';
+
+const TRAJECTORIES_LISTED = 100;
+const PREVIEW_CHARS = 160;
+
+function preview(text: string): string {
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+}
+
+function mean(steps: readonly SimulatedStep[], metric: string): number | null {
+  const values = steps.flatMap((step) => {
+    const value = step.scores[metric];
+    return typeof value === 'number' ? [value] : [];
+  });
+  return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/**
+ * The bundled model run in this browser over a stored trajectory, open loop: each transition's
+ * real observation beside the predicted one, with the rule scores the server computes.
+ */
+export function TrajectoryRun({ servedModels }: { servedModels: readonly string[] }) {
+  const trpc = useTRPC();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const [datasetId, setDatasetId] = useState('');
+  const [trajectoryId, setTrajectoryId] = useState('');
+  const [model, setModel] = useState(servedModels[0] ?? '');
+  const [executionProvider, setExecutionProvider] = useState<ExecutionProviderChoice>('auto');
+  const [maxSteps, setMaxSteps] = useState(10);
+  // The tiny model's observations are short; a larger budget mostly decodes its rambling.
+  const [maxTokens, setMaxTokens] = useState(128);
+  const trajectories = useQuery({
+    ...trpc.trajectories.list.queryOptions({
+      filter: { datasetId },
+      offset: 0,
+      limit: TRAJECTORIES_LISTED,
+    }),
+    enabled: datasetId !== '',
+  });
+  const simulation = useBrowserSimulation(trajectoryId);
+  const running = simulation.run?.status === 'running';
+  const steps = simulation.run?.status === 'done' ? simulation.run.result.steps : simulation.steps;
+
+  return (
+    <section className="panel playground" data-testid="trajectory-run">
+      <header className="panel-header">
+        <h3>Run in the browser on a trajectory</h3>
+        <span className="muted">real vs predicted, step by step, scored as on the server</span>
+      </header>
+      <div className="panel-body">
+        <QueryStatus label="datasets" isPending={datasets.isPending} error={datasets.error} />
+        <form
+          className="playground-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (trajectoryId === '' || model === '') return;
+            simulation.start({
+              source: { kind: 'served', name: model },
+              executionProvider,
+              maxSteps,
+              maxTokens,
+            });
+          }}
+        >
+          <label>
+            Dataset{' '}
+            <select
+              value={datasetId}
+              data-testid="run-dataset"
+              onChange={(event) => {
+                setDatasetId(event.target.value);
+                setTrajectoryId('');
+              }}
+            >
+              <option value="">choose…</option>
+              {datasets.data?.map((dataset) => (
+                <option key={dataset.id} value={dataset.id}>
+                  {dataset.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Trajectory{' '}
+            <select
+              value={trajectoryId}
+              data-testid="run-trajectory"
+              disabled={!trajectories.data}
+              onChange={(event) => setTrajectoryId(event.target.value)}
+            >
+              <option value="">choose…</option>
+              {trajectories.data?.rows.map((row) => (
+                <option key={row.id} value={row.id}>
+                  {row.externalId} ({row.transitionCount} transitions)
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Model{' '}
+            <select value={model} onChange={(event) => setModel(event.target.value)}>
+              {servedModels.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Runs on{' '}
+            <select
+              value={executionProvider}
+              onChange={(event) => {
+                const value = event.target.value;
+                if (value === 'auto' || value === 'wasm' || value === 'webgpu') {
+                  setExecutionProvider(value);
+                }
+              }}
+            >
+              <option value="auto">WebGPU if available, else wasm</option>
+              <option value="webgpu">WebGPU</option>
+              <option value="wasm">wasm (CPU)</option>
+            </select>
+          </label>
+          <label>
+            Transitions{' '}
+            <input
+              type="number"
+              min={1}
+              max={500}
+              value={maxSteps}
+              onChange={(event) => {
+                const value = Math.trunc(Number(event.target.value));
+                if (value >= 1) setMaxSteps(Math.min(value, 500));
+              }}
+            />
+          </label>
+          <label>
+            Max tokens{' '}
+            <input
+              type="number"
+              data-testid="run-max-tokens"
+              min={1}
+              max={512}
+              value={maxTokens}
+              onChange={(event) => {
+                const value = Math.trunc(Number(event.target.value));
+                if (value >= 1) setMaxTokens(Math.min(value, 512));
+              }}
+            />
+          </label>
+          <button
+            type="submit"
+            className="primary"
+            disabled={trajectoryId === '' || model === '' || running}
+          >
+            {running ? 'Running…' : 'Run in browser'}
+          </button>
+          {running && (
+            <button type="button" onClick={simulation.stop}>
+              Stop
+            </button>
+          )}
+        </form>
+        {simulation.run?.status === 'error' && (
+          <p className="status status-error" role="alert">
+            Could not run: {simulation.run.message}
+          </p>
+        )}
+        {steps.length > 0 && (
+          <>
+            <p data-testid="trajectory-run-summary">
+              {steps.length} transition(s) on{' '}
+              <span className="mono">{steps[0]?.provenance.model ?? ''}</span>: mean token F1{' '}
+              <strong>{formatScore(mean(steps, 'token-f1'))}</strong>, exact match{' '}
+              <strong>{formatScore(mean(steps, 'exact-match'))}</strong>
+            </p>
+            <div className="table-scroll">
+              <table className="data-table" aria-label="Browser predictions">
+                <thead>
+                  <tr>
+                    <th scope="col">Step</th>
+                    <th scope="col">Action</th>
+                    <th scope="col">Real</th>
+                    <th scope="col">Predicted (browser)</th>
+                    <th scope="col" className="num">
+                      Token F1
+                    </th>
+                    <th scope="col" className="num">
+                      Exact
+                    </th>
+                    <th scope="col" className="num">
+                      Latency
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {steps.map((step) => (
+                    <tr key={step.step} data-testid="browser-run-step" data-step={step.step + 1}>
+                      <td>{step.step + 1}</td>
+                      <td className="mono truncate">{actionLabel(step.action)}</td>
+                      <td className="mono prediction-cell">{preview(step.real.content)}</td>
+                      <td className="mono prediction-cell">
+                        {step.error ?? preview(step.predicted.content)}
+                      </td>
+                      <td className="num" data-metric="token-f1">
+                        {formatScore(step.scores['token-f1'])}
+                      </td>
+                      <td className="num" data-metric="exact-match">
+                        {formatScore(step.scores['exact-match'])}
+                      </td>
+                      <td className="num">{formatLatency(step.latencyMs)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}

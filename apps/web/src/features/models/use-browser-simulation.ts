@@ -1,0 +1,73 @@
+import type { SimulatedStep } from '@terrarium/schema';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTRPCClient } from '../../app/trpc';
+import type { SimulationRun } from '../compare/use-simulation-runs';
+import {
+  loadTrajectoryForBrowser,
+  simulateInBrowser,
+  type BrowserSimulationOptions,
+} from './simulate-in-browser';
+
+export interface BrowserSimulation {
+  /** The run in the shape the Compare view keeps for server simulators. */
+  run: SimulationRun | null;
+  /** Steps predicted so far, while the run goes on. */
+  steps: readonly SimulatedStep[];
+  start(options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep'>): void;
+  stop(): void;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs the ONNX model in this browser over a stored trajectory, step by step (see
+ * `simulateInBrowser`); a new start cancels the last run, and so does leaving the page.
+ */
+export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
+  const client = useTRPCClient();
+  const [run, setRun] = useState<SimulationRun | null>(null);
+  const [steps, setSteps] = useState<readonly SimulatedStep[]>([]);
+  const controller = useRef<AbortController | null>(null);
+
+  useEffect(() => () => controller.current?.abort(), []);
+
+  const start = useCallback(
+    (options: Omit<BrowserSimulationOptions, 'signal' | 'onStep'> = {}) => {
+      controller.current?.abort();
+      const abort = new AbortController();
+      controller.current = abort;
+      setRun({ status: 'running' });
+      setSteps([]);
+      loadTrajectoryForBrowser(client, trajectoryId)
+        .then((trajectory) =>
+          simulateInBrowser(trajectory, {
+            ...options,
+            signal: abort.signal,
+            onStep: (step) => {
+              if (!abort.signal.aborted) setSteps((previous) => [...previous, step]);
+            },
+          }),
+        )
+        .then(
+          (result) => {
+            if (!abort.signal.aborted) setRun({ status: 'done', result });
+          },
+          (error: unknown) => {
+            if (!abort.signal.aborted) setRun({ status: 'error', message: messageOf(error) });
+          },
+        );
+    },
+    [client, trajectoryId],
+  );
+
+  const stop = useCallback(() => {
+    controller.current?.abort();
+    setRun((previous) =>
+      previous?.status === 'running' ? { status: 'error', message: 'stopped' } : previous,
+    );
+  }, []);
+
+  return { run, steps, start, stop };
+}

@@ -1,0 +1,168 @@
+import { expect, test, type Page } from '@playwright/test';
+import { TAU2_RETAIL, importThroughApi } from './support/api';
+
+const DATASET = 'bench-journey-retail';
+const BENCH = 'tau2-retail-agentworld';
+// `pnpm terrarium bench build --name B --dataset D --sampling agentworld --json` on the same file:
+// 40 simulations, the first, three evenly spaced middle and the last transition of each, deduped.
+const ITEMS = 194;
+
+function leaderboardCell(page: Page, sim: string, task: string) {
+  return page.locator(`[data-testid="leaderboard-cell"][data-sim="${sim}"][data-task="${task}"]`);
+}
+
+function scoreOf(text: string | null): number {
+  const value = Number(text);
+  if (text === null || !Number.isFinite(value)) throw new Error(`not a score: ${String(text)}`);
+  return value;
+}
+
+test('a bench built from real trajectories ranks replay above retrieval, down to the worst step in Compare', async ({
+  page,
+  request,
+}) => {
+  // Two simulators over every item, scored, on a 2-core machine.
+  test.setTimeout(240_000);
+  const report = await importThroughApi(request, TAU2_RETAIL, DATASET);
+  expect(report.trajectories).toBe(40);
+
+  await page.goto('/');
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Benches' })
+    .click();
+  await expect(page).toHaveURL(/\/benches$/);
+  await expect(page.getByRole('heading', { name: 'Benches', level: 1 })).toBeVisible();
+
+  // Build: the form opens by itself on a store without benches.
+  const newBench = page.getByTestId('new-bench');
+  // Shown once the bench list has loaded, so the form's open state is settled.
+  await expect(newBench).toBeVisible();
+  if ((await newBench.getByRole('form', { name: 'Build bench' }).count()) === 0) {
+    await newBench.getByRole('button', { name: 'New bench' }).click();
+  }
+  const buildForm = newBench.getByRole('form', { name: 'Build bench' });
+  await buildForm.getByLabel('Bench name').fill(BENCH);
+  await buildForm.getByRole('checkbox', { name: new RegExp(`^${DATASET} `) }).check();
+  await expect(buildForm.getByLabel('Sampling')).toHaveValue('agentworld');
+  await buildForm.getByRole('button', { name: 'Build bench' }).click();
+  await expect(page.getByTestId('build-result')).toHaveText(`Built ${BENCH} v1: ${ITEMS} items`);
+  const card = page.locator(`[data-testid="bench"][data-bench="${BENCH}"]`);
+  await expect(card.getByTestId('bench-items')).toHaveText(String(ITEMS));
+  await expect(card.getByTestId('bench-tasks')).toContainText('retail');
+  await expect(card.getByTestId('bench-run-count')).toHaveText('0');
+
+  // Run replay and retrieval; the page follows the run's progress as it is streamed.
+  await card.getByRole('button', { name: 'New run' }).click();
+  const runForm = card.getByRole('form', { name: `Run ${BENCH} v1` });
+  await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
+  await runForm.getByRole('checkbox', { name: /^Retrieval/ }).check();
+  await runForm.getByRole('button', { name: 'Start run' }).click();
+  await expect(page).toHaveURL(/\/bench-runs\/[^/?]+$/);
+  const runUrl = page.url();
+  // The page is never reloaded: only the watchRun stream can bring the final status.
+  await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 180_000 });
+  await expect(page.getByTestId('run-counts')).toHaveText(
+    `${ITEMS * 2} done · 0 failed · ${ITEMS * 2} total`,
+  );
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
+
+  // Default score: the content-class rule score. Then exact match.
+  await expect(page.getByLabel('Score', { exact: true })).toHaveValue('rule:content');
+  await page.getByLabel('Score', { exact: true }).selectOption('rule:exact-match');
+  await expect(page).toHaveURL(/[?&]score=rule%3Aexact-match/);
+  await expect(page.getByTestId('leaderboard')).toHaveAttribute('data-score', 'rule:exact-match');
+  await expect(leaderboardCell(page, 'replay', 'overall').getByTestId('cell-mean')).toHaveText(
+    '100.0',
+  );
+  await expect(leaderboardCell(page, 'replay', 'overall').getByTestId('cell-n')).toHaveText(
+    `n=${ITEMS}`,
+  );
+  const retrievalOverall = leaderboardCell(page, 'retrieval', 'overall');
+  const retrievalMean = scoreOf(await retrievalOverall.getByTestId('cell-mean').textContent());
+  expect(retrievalMean).toBeLessThan(100);
+  await expect(page.getByTestId('score-charts')).toBeVisible();
+
+  // Drill down: retrieval's items, worst first.
+  await retrievalOverall.click();
+  await expect(page).toHaveURL(/[?&]sim=retrieval&task=overall/);
+  const drilldown = page.getByTestId('drilldown');
+  await expect(drilldown).toContainText(`${ITEMS} items`);
+  const rows = drilldown.getByTestId('cell-item');
+  await expect(rows.first()).toBeVisible();
+  const shown = (await drilldown.getByTestId('cell-item-score').allTextContents()).map(scoreOf);
+  expect(shown.length).toBeGreaterThan(5);
+  expect(shown).toEqual(shown.toSorted((a, b) => a - b));
+  // Exact match is 0 or 100 per item: the mean says how many retrieval got right.
+  expect(shown[0]).toBe(0);
+
+  // j/k move through the list; the selected item is in the URL.
+  await rows.first().click();
+  await expect(rows.first()).toHaveAttribute('aria-selected', 'true');
+  const firstItem = await rows.first().getAttribute('data-item');
+  await expect(page.getByTestId('item-detail')).toHaveAttribute('data-item', firstItem ?? '');
+  await page.keyboard.press('j');
+  await expect(rows.nth(1)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('k');
+  await expect(rows.first()).toHaveAttribute('aria-selected', 'true');
+  await expect(page).toHaveURL(new RegExp(`[?&]item=${firstItem ?? ''}`));
+  const detail = page.getByTestId('item-detail');
+  await expect(detail.locator('[data-score="rule:exact-match"]')).toHaveText('0.0');
+  await expect(detail.getByRole('region', { name: 'Real observation' })).toBeVisible();
+  await expect(detail.getByRole('region', { name: 'Predicted observation' })).toBeVisible();
+
+  // The worst item in Compare: its trajectory, retrieval, at its step.
+  await detail.getByRole('link', { name: 'Open in Compare' }).click();
+  await expect(page).toHaveURL(
+    /\/datasets\/[^/]+\/trajectories\/[^/]+\/compare\?sims=retrieval&step=\d+$/,
+  );
+  await expect(page.getByTestId('sim-prediction')).toHaveCount(1);
+  await expect(page.locator('[data-testid="sim-prediction"][data-sim="retrieval"]')).toBeVisible();
+  const step = new URL(page.url()).searchParams.get('step');
+  await expect(page.locator(`[data-testid="compare-step"][aria-selected="true"]`)).toHaveAttribute(
+    'data-step',
+    step ?? '',
+  );
+
+  // Back returns to the drill-down with the item still selected.
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`[?&]item=${firstItem ?? ''}`));
+  await expect(page.getByTestId('item-detail')).toHaveAttribute('data-item', firstItem ?? '');
+  expect(page.url().startsWith(runUrl)).toBe(true);
+
+  // A second, retrieval-only run of the same bench, compared with the first: nothing moved.
+  const runId = new URL(runUrl).pathname.split('/').pop() ?? '';
+  await page.getByRole('link', { name: 'Compare with another run…' }).click();
+  await expect(page).toHaveURL(new RegExp(`/bench-runs/${runId}/compare`));
+  await expect(
+    page.getByText('This bench version has no other run to compare with.'),
+  ).toBeVisible();
+  await page.getByRole('link', { name: 'Benches' }).first().click();
+  const benchCard = page.locator(`[data-testid="bench"][data-bench="${BENCH}"]`);
+  await expect(benchCard.getByTestId('bench-run-count')).toHaveText('1');
+  await benchCard.getByRole('button', { name: 'New run' }).click();
+  const secondForm = benchCard.getByRole('form', { name: `Run ${BENCH} v1` });
+  await secondForm.getByRole('checkbox', { name: /^Retrieval/ }).check();
+  await secondForm.getByRole('button', { name: 'Start run' }).click();
+  await expect(page).toHaveURL(/\/bench-runs\/[^/?]+$/);
+  const secondRunId = new URL(page.url()).pathname.split('/').pop() ?? '';
+  expect(secondRunId).not.toBe(runId);
+  await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 180_000 });
+  await expect(page.getByTestId('run-counts')).toHaveText(
+    `${ITEMS} done · 0 failed · ${ITEMS} total`,
+  );
+
+  await page.goto(`/bench-runs/${runId}/compare?score=rule%3Aexact-match`);
+  await page.getByTestId('other-run').selectOption(secondRunId);
+  await expect(page).toHaveURL(new RegExp(`[?&]with=${secondRunId}`));
+  const deltas = page.getByTestId('delta-table');
+  const retrievalRow = deltas.locator('tr[data-sim="retrieval"][data-task="overall"]');
+  await expect(retrievalRow.getByTestId('delta')).toHaveText('0.0');
+  await expect(retrievalRow).toHaveAttribute('data-direction', 'same');
+  // Replay was not in the second run: no after, no delta.
+  await expect(
+    deltas.locator('tr[data-sim="replay"][data-task="overall"]').getByTestId('delta'),
+  ).toHaveText('—');
+  await expect(page.getByTestId('most-improved')).toContainText('None.');
+  await expect(page.getByTestId('most-regressed')).toContainText('None.');
+});

@@ -1,0 +1,127 @@
+import {
+  benchItemsFromAgentWorldBench,
+  benchTrajectoryFilter,
+  dropLeakingRecords,
+  findLeaks,
+  formatAgentWorldBenchLine,
+  importedBenchManifest,
+  sftRecords,
+  toAgentWorldBenchRecord,
+  type AgentWorldBenchError,
+  type BenchSource,
+} from '@terrarium/bench';
+import type { Store } from '@terrarium/db';
+import type { BenchItem, BenchManifest } from '@terrarium/schema';
+import { TRPCError } from '@trpc/server';
+import { findDataset } from '../simulate/find-trajectory';
+import { loadDataset } from '../simulate/load-trajectories';
+import { requireBench } from './bench-service';
+
+const PAGE = 1000;
+
+/** Splits text into lines (CRLF or LF) lazily. */
+export function* linesOf(text: string): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    yield text.slice(start, stop > start && text[stop - 1] === '\r' ? stop - 1 : stop);
+    start = stop + 1;
+  }
+}
+export const BENCH_EXPORT_FORMATS = ['agentworldbench', 'sft'] as const;
+export type BenchExportFormat = (typeof BENCH_EXPORT_FORMATS)[number];
+
+export interface BenchImportResult {
+  manifest: BenchManifest | null;
+  /** Rows that could not be read, each naming file, line and field; the others are imported. */
+  errors: AgentWorldBenchError[];
+}
+
+/**
+ * Imports an AgentWorldBench JSONL file as a new bench (or the next version of `name`). Bad rows
+ * are reported and skipped; a file with no good row stores nothing.
+ */
+export async function importAgentWorldBench(
+  store: Store,
+  input: { name: string; fileName: string; lines: Iterable<string> },
+): Promise<BenchImportResult> {
+  const { items, errors } = benchItemsFromAgentWorldBench(input.lines, input.fileName);
+  if (items.length === 0) return { manifest: null, errors };
+  const { version: _assigned, ...manifest } = importedBenchManifest(items, {
+    name: input.name,
+    version: 1,
+    createdAt: new Date().toISOString(),
+    fileName: input.fileName,
+  });
+  const stored = await store.createBench(manifest, items);
+  return { manifest: stored.manifest, errors };
+}
+
+export async function allBenchItems(store: Store, benchId: string): Promise<BenchItem[]> {
+  const items: BenchItem[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.getBenchItems({ benchId }, { offset, limit: PAGE });
+    items.push(...page.rows);
+    if (page.rows.length < PAGE) return items;
+  }
+}
+
+/** The bench as AgentWorldBench JSONL lines (no newline), in build order. */
+export async function* agentWorldBenchLines(
+  store: Store,
+  name: string,
+  version?: number,
+): AsyncGenerator<string> {
+  const bench = await requireBench(store, name, version);
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.getBenchItems({ benchId: bench.id }, { offset, limit: PAGE });
+    for (const item of page.rows) yield formatAgentWorldBenchLine(toAgentWorldBenchRecord(item));
+    if (page.rows.length < PAGE) return;
+  }
+}
+
+export interface SftExport {
+  lines: string[];
+  /** Trajectories of the datasets left out because they hold a bench item. */
+  trajectoriesExcluded: number;
+  /** Records cut because they shared a 13-gram with a bench observation. */
+  recordsDropped: number;
+  /** Bench items still found in the training data after the cut: the goal is 0. */
+  leakedItems: number;
+}
+
+/**
+ * SFT data (chat messages, history + action → observation) from stored datasets with every bench
+ * item kept out: the bench's trajectories are excluded, then records sharing a 13-gram with a
+ * bench observation are cut, and what remains is checked again.
+ */
+export async function sftExport(
+  store: Store,
+  input: { bench: string; version?: number; datasets: string[]; includeReasoning: boolean },
+): Promise<SftExport> {
+  const bench = await requireBench(store, input.bench, input.version);
+  const items = await allBenchItems(store, bench.id);
+  if (input.datasets.length === 0) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'datasets: name at least one dataset' });
+  }
+  const sources: BenchSource[] = [];
+  for (const wanted of input.datasets) {
+    const dataset = await findDataset(store, wanted, 'datasets');
+    for (const trajectory of await loadDataset(store, dataset.id)) {
+      sources.push({ dataset: dataset.id, trajectory });
+    }
+  }
+  const records = sftRecords(sources, {
+    excludeItems: items,
+    includeReasoning: input.includeReasoning,
+  });
+  const isBench = benchTrajectoryFilter(items);
+  const clean = dropLeakingRecords(records, items);
+  return {
+    lines: clean.records.map((record) => JSON.stringify({ messages: record.messages })),
+    trajectoriesExcluded: sources.filter(isBench).length,
+    recordsDropped: clean.dropped,
+    leakedItems: findLeaks(clean.records, items).length,
+  };
+}

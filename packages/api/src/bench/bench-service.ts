@@ -1,0 +1,398 @@
+import { TRPCError } from '@trpc/server';
+import type { BenchRef, Store } from '@terrarium/db';
+import {
+  buildBench,
+  compareRuns as compareScores,
+  leaderboard as aggregate,
+} from '@terrarium/bench';
+import { watchRun as watchProgress } from '@terrarium/jobs';
+import { actionText } from '@terrarium/fidelity';
+import {
+  type BenchItem,
+  type BenchManifest,
+  type BenchRun,
+  type BenchRunMode,
+  type BenchSplit,
+  type BenchSummary,
+  type CellItem,
+  type ItemScore,
+  type JudgeConfig,
+  type Leaderboard,
+  type LeaderboardCell,
+  type RunComparison,
+  type RunPrediction,
+  type Sampling,
+  type ScorePoint,
+  type ScoreSelector,
+} from '@terrarium/schema';
+import { findDataset } from '../simulate/find-trajectory';
+import { loadDataset } from '../simulate/load-trajectories';
+import type { ApiContext } from '../trpc';
+import { runReport, type RunReport } from './run-report';
+
+export interface BuildBenchInput {
+  name: string;
+  datasets: string[];
+  sampling: Sampling;
+  seed: number;
+  devFraction: number;
+  maxItemsPerTask?: number | undefined;
+}
+
+export interface StartRunInput {
+  bench: string;
+  version?: number | undefined;
+  sims: string[];
+  judge: JudgeConfig | null;
+  mode: BenchRunMode;
+  split: BenchSplit;
+}
+
+/** Runs bench runs in the background: the server's job queue. */
+export interface BenchRunner {
+  enqueue(runId: string): Promise<void>;
+}
+
+const PAGE = 1000;
+const SUMMARY_TASKS = new Set(['overall', 'macro']);
+
+function notFound(message: string): TRPCError {
+  return new TRPCError({ code: 'NOT_FOUND', message });
+}
+
+/** Every page of a paged store read. */
+async function all<T>(
+  read: (offset: number, limit: number) => Promise<{ total: number; rows: T[] }>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await read(offset, PAGE);
+    rows.push(...page.rows);
+    if (page.rows.length < PAGE || rows.length >= page.total) return rows;
+  }
+}
+
+export async function listBenches(ctx: ApiContext): Promise<BenchSummary[]> {
+  const [benches, runs] = await Promise.all([ctx.store.listBenches(), ctx.store.listBenchRuns()]);
+  return benches.map(({ id, manifest }) => ({
+    ...manifest,
+    id,
+    runs: runs.filter((run) => run.bench === manifest.name && run.benchVersion === manifest.version)
+      .length,
+  }));
+}
+
+export async function requireBench(store: Store, name: string, version?: number) {
+  const bench = await store.getBench(name, version);
+  if (bench === null) {
+    const known = [...new Set((await store.listBenches()).map((b) => b.manifest.name))];
+    throw notFound(
+      `bench: no bench "${name}"${version === undefined ? '' : ` version ${version}`} (benches: ${known.join(', ') || 'none yet'})`,
+    );
+  }
+  return bench;
+}
+
+export async function benchItems(
+  ctx: ApiContext,
+  input: {
+    name: string;
+    version?: number | undefined;
+    split?: BenchSplit | undefined;
+    offset: number;
+    limit: number;
+  },
+): Promise<{ total: number; rows: BenchItem[] }> {
+  const bench = await requireBench(ctx.store, input.name, input.version);
+  return ctx.store.getBenchItems(
+    { benchId: bench.id },
+    {
+      offset: input.offset,
+      limit: input.limit,
+      ...(input.split === undefined ? {} : { split: input.split }),
+    },
+  );
+}
+
+/**
+ * Builds a bench from stored datasets and freezes it in the store (a new version when the name
+ * exists). Items point back to their dataset and trajectory by store id, for links to Compare.
+ */
+export async function buildBenchFromDatasets(
+  ctx: ApiContext,
+  input: BuildBenchInput,
+): Promise<BenchManifest> {
+  const sources = [];
+  const names: string[] = [];
+  for (const wanted of input.datasets) {
+    const dataset = await findDataset(ctx.store, wanted, 'datasets');
+    names.push(dataset.name);
+    for (const trajectory of await loadDataset(ctx.store, dataset.id)) {
+      sources.push({ dataset: dataset.id, trajectory });
+    }
+  }
+  const built = buildBench({
+    trajectories: sources,
+    name: input.name,
+    // The store assigns the version when it stores the bench.
+    version: 1,
+    sampling: input.sampling,
+    seed: input.seed,
+    devFraction: input.devFraction,
+    createdAt: new Date().toISOString(),
+    sources: names,
+    ...(input.maxItemsPerTask === undefined ? {} : { maxItemsPerTask: input.maxItemsPerTask }),
+  });
+  if (built.items.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `datasets: ${names.join(', ')} hold no transitions to sample`,
+    });
+  }
+  const { version: _assigned, ...manifest } = built.manifest;
+  return (await ctx.store.createBench(manifest, built.items)).manifest;
+}
+
+export async function listRuns(ctx: ApiContext, bench?: string): Promise<BenchRun[]> {
+  return ctx.store.listBenchRuns(bench);
+}
+
+export async function getRun(ctx: ApiContext, runId: string): Promise<BenchRun> {
+  const run = await ctx.store.getBenchRun(runId);
+  if (run === null) throw notFound(`runId: no bench run ${runId}`);
+  return run;
+}
+
+export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<BenchRun> {
+  if (ctx.benchRunner === undefined) {
+    throw new TRPCError({
+      code: 'PRECONDITION_FAILED',
+      message: 'this server runs no bench workers',
+    });
+  }
+  const bench = await requireBench(ctx.store, input.bench, input.version);
+  const run = await ctx.store.createBenchRun({
+    bench: bench.manifest.name,
+    benchVersion: bench.manifest.version,
+    sims: input.sims,
+    judge: input.judge,
+    mode: input.mode,
+    split: input.split,
+  });
+  if (run.total === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `split: bench "${bench.manifest.name}" has no ${input.split} items`,
+    });
+  }
+  await ctx.benchRunner.enqueue(run.id);
+  return run;
+}
+
+export async function cancelRun(ctx: ApiContext, runId: string): Promise<BenchRun> {
+  await getRun(ctx, runId);
+  await ctx.store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']);
+  return getRun(ctx, runId);
+}
+
+/**
+ * The run each time it changes, until it ends. It polls the store: workers may be other processes
+ * (PostgreSQL), so the store is the one place progress is seen.
+ */
+export async function* watchRun(
+  ctx: ApiContext,
+  runId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<BenchRun> {
+  await getRun(ctx, runId);
+  for await (const progress of watchProgress(ctx.store, runId, signal ? { signal } : {})) {
+    yield await getRun(ctx, progress.runId);
+  }
+}
+
+interface RunData {
+  run: BenchRun;
+  items: Map<string, BenchItem>;
+  scores: ItemScore[];
+}
+
+async function runData(store: Store, runId: string): Promise<RunData> {
+  const run = await store.getBenchRun(runId);
+  if (run === null) throw notFound(`runId: no bench run ${runId}`);
+  const ref: BenchRef = { name: run.bench, version: run.benchVersion };
+  const items = await all((offset, limit) =>
+    store.getBenchItems(ref, { split: run.split, offset, limit }),
+  );
+  const scores = await all((offset, limit) => store.listScores(runId, { offset, limit }));
+  return { run, items: new Map(items.map((item) => [item.id, item])), scores };
+}
+
+function leaderboardCells(data: RunData, bootstrap: number): LeaderboardCell[] {
+  return aggregate(data.scores, [...data.items.values()], { bootstrap, seed: 0 });
+}
+
+export async function leaderboard(
+  ctx: ApiContext,
+  runId: string,
+  bootstrap: number,
+): Promise<Leaderboard> {
+  const data = await runData(ctx.store, runId);
+  return { run: data.run, cells: leaderboardCells(data, bootstrap) };
+}
+
+const key = (source: string, metric: string) => `${source}:${metric}`;
+const percent = (value: number | null) => (value === null ? null : value * 100);
+
+function selected(score: ItemScore, selector: ScoreSelector): boolean {
+  return score.source === selector.source && score.metric === selector.metric;
+}
+
+/** Worst first; missing scores (unparseable judge answers, simulator errors) before all. */
+function worstFirst(a: number | null, b: number | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
+  return a - b;
+}
+
+async function predictionsOf(
+  store: Store,
+  runId: string,
+  sim: string,
+  itemIds: readonly string[],
+): Promise<Map<string, RunPrediction>> {
+  if (itemIds.length === 0) return new Map();
+  const page = await store.listPredictions(runId, {
+    sim,
+    itemIds,
+    offset: 0,
+    limit: itemIds.length,
+  });
+  return new Map(page.rows.map((prediction) => [prediction.itemId, prediction]));
+}
+
+export async function cellItems(
+  ctx: ApiContext,
+  input: {
+    runId: string;
+    sim: string;
+    task: string;
+    score: ScoreSelector;
+    offset: number;
+    limit: number;
+  },
+): Promise<{ total: number; rows: CellItem[] }> {
+  const data = await runData(ctx.store, input.runId);
+  const inCell = (score: ItemScore) => {
+    if (score.sim !== input.sim) return false;
+    if (SUMMARY_TASKS.has(input.task)) return true;
+    return data.items.get(score.itemId)?.task === input.task;
+  };
+  const ranked = data.scores
+    .filter((score) => inCell(score) && selected(score, input.score))
+    .toSorted((a, b) => worstFirst(a.value, b.value) || a.itemId.localeCompare(b.itemId));
+  const page = ranked.slice(input.offset, input.offset + input.limit);
+  const ids = new Set(page.map((score) => score.itemId));
+  const predictions = await predictionsOf(ctx.store, input.runId, input.sim, [...ids]);
+  const allScores = new Map<string, Record<string, number | null>>();
+  for (const score of data.scores) {
+    if (score.sim !== input.sim || !ids.has(score.itemId)) continue;
+    const scores = allScores.get(score.itemId) ?? {};
+    scores[key(score.source, score.metric)] = percent(score.value);
+    allScores.set(score.itemId, scores);
+  }
+  const rows = page.flatMap((score): CellItem[] => {
+    const item = data.items.get(score.itemId);
+    if (item === undefined) return [];
+    const prediction = predictions.get(score.itemId);
+    return [
+      {
+        itemId: item.id,
+        sim: input.sim,
+        task: item.task,
+        domain: item.domain,
+        turnIndex: item.turnIndex,
+        totalTurns: item.totalTurns,
+        historyLength: item.history.length,
+        origin: item.origin,
+        action: actionText(item.action),
+        real: item.real,
+        predicted: prediction?.observation ?? null,
+        value: percent(score.value),
+        scores: allScores.get(item.id) ?? {},
+        latencyMs: prediction?.latencyMs ?? 0,
+        error: prediction?.error ?? null,
+      },
+    ];
+  });
+  return { total: ranked.length, rows };
+}
+
+export async function scorePoints(
+  ctx: ApiContext,
+  runId: string,
+  score: ScoreSelector,
+): Promise<ScorePoint[]> {
+  const data = await runData(ctx.store, runId);
+  const predictions = await all((offset, limit) =>
+    ctx.store.listPredictions(runId, { offset, limit }),
+  );
+  const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
+  return data.scores
+    .filter((entry) => selected(entry, score))
+    .flatMap((entry): ScorePoint[] => {
+      const item = data.items.get(entry.itemId);
+      if (item === undefined) return [];
+      const prediction = byUnit.get(`${entry.sim}\u0000${entry.itemId}`);
+      return [
+        {
+          sim: entry.sim,
+          task: item.task,
+          itemId: item.id,
+          turnIndex: item.turnIndex,
+          historyLength: item.history.length,
+          value: percent(entry.value),
+          latencyMs: prediction?.latencyMs ?? 0,
+          inputTokens: prediction?.usage.inputTokens ?? 0,
+          outputTokens: prediction?.usage.outputTokens ?? 0,
+        },
+      ];
+    });
+}
+
+const ITEM_DELTAS_LISTED = 20;
+
+/** Two runs of the same bench cell by cell, and the items that moved most on the chosen score. */
+export async function compareRuns(
+  ctx: ApiContext,
+  input: { before: string; after: string; score: ScoreSelector },
+): Promise<RunComparison> {
+  const [before, after] = await Promise.all([
+    runData(ctx.store, input.before),
+    runData(ctx.store, input.after),
+  ]);
+  if (before.run.bench !== after.run.bench) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `after: run ${input.after} is on bench "${after.run.bench}", not "${before.run.bench}"`,
+    });
+  }
+  const comparison = compareScores(
+    { scores: before.scores, items: [...before.items.values()] },
+    { scores: after.scores, items: [...after.items.values()] },
+    { bootstrap: 1000, seed: 0, focus: input.score, top: ITEM_DELTAS_LISTED },
+  );
+  return { before: before.run, after: after.run, ...comparison };
+}
+
+/** The `bench run --json` summary of a run (see run-report.ts). */
+export async function report(ctx: ApiContext, runId: string): Promise<RunReport> {
+  const data = await runData(ctx.store, runId);
+  const predictions = await all((offset, limit) =>
+    ctx.store.listPredictions(runId, { offset, limit }),
+  );
+  const failed = new Map<string, number>();
+  for (const prediction of predictions) {
+    if (prediction.error !== null)
+      failed.set(prediction.sim, (failed.get(prediction.sim) ?? 0) + 1);
+  }
+  return runReport(data.run, [...data.items.values()], data.scores, failed);
+}

@@ -1,0 +1,57 @@
+import type { Store } from '@terrarium/db';
+import {
+  createJobQueue,
+  resumeRuns,
+  startWorker,
+  type JobQueue,
+  type JobQueueOptions,
+} from '@terrarium/jobs';
+import type { BenchRunner } from './bench-service';
+import { createBenchRunDeps, type BenchRunDepsOptions } from './run-deps';
+
+export interface BenchWorkers {
+  readonly runner: BenchRunner;
+  readonly queue: JobQueue;
+  /** Stops taking jobs; unfinished chunks stay queued and are resumed at the next start. */
+  stop(): Promise<void>;
+}
+
+export interface BenchWorkersOptions extends BenchRunDepsOptions {
+  queue?: JobQueueOptions;
+  /** Chunk jobs run at once (default 2). 0: enqueue only, other processes work (`terrarium worker`). */
+  concurrency?: number;
+}
+
+/**
+ * The job queue on the store and this process's workers: the embedded server runs bench runs
+ * itself; runs left unfinished by a crash or a restart are re-enqueued (only their missing units).
+ */
+export async function startBenchWorkers(
+  store: Store,
+  options: BenchWorkersOptions = {},
+): Promise<BenchWorkers> {
+  const queue = await createJobQueue(store, options.queue ?? {});
+  const concurrency = options.concurrency ?? 2;
+  try {
+    const worker =
+      concurrency > 0
+        ? await startWorker({ queue, deps: createBenchRunDeps(store, options), concurrency })
+        : null;
+    await resumeRuns(queue);
+    return {
+      queue,
+      runner: {
+        enqueue: async (runId) => {
+          await queue.enqueueBenchRun(runId);
+        },
+      },
+      async stop() {
+        await worker?.stop();
+        await queue.stop();
+      },
+    };
+  } catch (error) {
+    await queue.stop().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+import { TRPCError } from '@trpc/server';
+import {
+  BenchRunMode,
+  BenchSplit,
+  JudgeConfig,
+  Sampling,
+  ScoreSelector,
+  SimSpec,
+} from '@terrarium/schema';
+import { z } from 'zod';
+import { createRouter, publicProcedure } from '../trpc';
+import * as files from './bench-files';
+import * as service from './bench-service';
+
+const offset = z.number().int().nonnegative();
+const limit = z.number().int().positive().max(500);
+const benchName = z.string().min(1).max(200);
+const runId = z.string().min(1);
+
+/** Benches (frozen item sets), bench runs (simulators × bench, as jobs) and their scores. */
+export const benchRouter = createRouter({
+  list: publicProcedure.query(({ ctx }) => service.listBenches(ctx)),
+  items: publicProcedure
+    .input(
+      z.object({
+        name: benchName,
+        version: z.number().int().positive().optional(),
+        split: BenchSplit.optional(),
+        offset,
+        limit,
+      }),
+    )
+    .query(({ ctx, input }) => service.benchItems(ctx, input)),
+  build: publicProcedure
+    .input(
+      z.object({
+        name: benchName,
+        datasets: z.array(z.string().min(1)).min(1),
+        sampling: Sampling.default({ kind: 'agentworld' }),
+        seed: z.number().int().default(0),
+        devFraction: z.number().min(0).max(1).default(0),
+        maxItemsPerTask: z.number().int().positive().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => service.buildBenchFromDatasets(ctx, input)),
+  /** An AgentWorldBench JSONL file's text, as a new bench (or the next version of `name`). */
+  importFile: publicProcedure
+    .input(z.object({ name: benchName, fileName: z.string().min(1), text: z.string() }))
+    .mutation(({ ctx, input }) =>
+      files.importAgentWorldBench(ctx.store, {
+        name: input.name,
+        fileName: input.fileName,
+        lines: files.linesOf(input.text),
+      }),
+    ),
+  /** The bench as AgentWorldBench JSONL lines. */
+  exportLines: publicProcedure
+    .input(z.object({ name: benchName, version: z.number().int().positive().optional() }))
+    .query(async ({ ctx, input }) => {
+      const lines: string[] = [];
+      for await (const line of files.agentWorldBenchLines(ctx.store, input.name, input.version)) {
+        lines.push(line);
+      }
+      return lines;
+    }),
+  /** SFT data from datasets with every item of the bench kept out (13-gram leak check). */
+  exportSft: publicProcedure
+    .input(
+      z.object({
+        bench: benchName,
+        version: z.number().int().positive().optional(),
+        datasets: z.array(z.string().min(1)).min(1),
+        includeReasoning: z.boolean().default(false),
+      }),
+    )
+    .mutation(({ ctx, input }) => files.sftExport(ctx.store, input)),
+  runs: publicProcedure
+    .input(z.object({ bench: benchName.optional() }))
+    .query(({ ctx, input }) => service.listRuns(ctx, input.bench)),
+  run: publicProcedure
+    .input(z.object({ runId }))
+    .query(({ ctx, input }) => service.getRun(ctx, input.runId)),
+  startRun: publicProcedure
+    .input(
+      z.object({
+        bench: benchName,
+        version: z.number().int().positive().optional(),
+        sims: z.array(SimSpec).min(1).max(16),
+        judge: JudgeConfig.nullable().default(null),
+        mode: BenchRunMode.default({ kind: 'open' }),
+        split: BenchSplit.default('test'),
+      }),
+    )
+    .mutation(({ ctx, input }) => service.startRun(ctx, input)),
+  cancelRun: publicProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => service.cancelRun(ctx, input.runId)),
+  /** The run as it progresses, until it ends (server-sent events). */
+  watchRun: publicProcedure
+    .input(z.object({ runId }))
+    .subscription(({ ctx, input, signal }) => service.watchRun(ctx, input.runId, signal)),
+  leaderboard: publicProcedure
+    .input(z.object({ runId, bootstrap: z.number().int().min(0).max(10_000).default(1000) }))
+    .query(({ ctx, input }) => service.leaderboard(ctx, input.runId, input.bootstrap)),
+  /** What `terrarium bench run --json` prints: Overall, by domain, task and metric per simulator. */
+  report: publicProcedure
+    .input(z.object({ runId }))
+    .query(({ ctx, input }) => service.report(ctx, input.runId)),
+  /** The scored predictions behind one leaderboard cell, worst first. */
+  cellItems: publicProcedure
+    .input(
+      z.object({
+        runId,
+        sim: z.string(),
+        /** A task, or `overall`/`macro` for all of them. */
+        task: z.string(),
+        score: ScoreSelector,
+        offset,
+        limit,
+      }),
+    )
+    .query(({ ctx, input }) => service.cellItems(ctx, input)),
+  points: publicProcedure
+    .input(z.object({ runId, score: ScoreSelector }))
+    .query(({ ctx, input }) => service.scorePoints(ctx, input.runId, input.score)),
+  compareRuns: publicProcedure
+    .input(z.object({ before: runId, after: runId, score: ScoreSelector }))
+    .query(({ ctx, input }) => service.compareRuns(ctx, input)),
+});
+
+export function notFound(message: string): TRPCError {
+  return new TRPCError({ code: 'NOT_FOUND', message });
+}

@@ -1,0 +1,103 @@
+import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrarium/bench';
+import type { Store } from '@terrarium/db';
+import type { BenchRunDeps } from '@terrarium/jobs';
+import type { BenchItem, BenchRun } from '@terrarium/schema';
+import type { Transition } from '@terrarium/worlds';
+import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
+import { LruCache } from '../simulate/lru';
+import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
+
+export interface BenchRunDepsOptions {
+  allowlist?: readonly string[];
+  fetch?: typeof fetch;
+  /** The CLI and `terrarium worker` act for their user and may open any model folder. */
+  anyOnnxPath?: boolean;
+}
+
+const PAGE = 1000;
+// Each entry holds a whole bench (items and the retrieval index over them).
+const BENCHES_KEPT = 4;
+// A run scores each item once per simulator: classify its real observation once.
+const CLASSIFIED_KEPT = 2048;
+
+async function loadItems(store: Store, run: BenchRun): Promise<BenchItem[]> {
+  const items: BenchItem[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.getBenchItems(
+      { name: run.bench, version: run.benchVersion },
+      { offset, limit: PAGE },
+    );
+    items.push(...page.rows);
+    if (page.rows.length < PAGE) return items;
+  }
+}
+
+/**
+ * The history a closed-loop run shows the simulator at `item`: the real history except for the
+ * last `steps` turns, which the simulator itself rolls out (each predicted from its own earlier
+ * predictions). Drift shows as the score falling relative to the open-loop run.
+ */
+async function closedLoopHistory(
+  simulators: BenchSimulators,
+  sim: string,
+  item: BenchItem,
+  steps: number,
+): Promise<Transition[]> {
+  const model = await simulators.simulatorFor(sim, item);
+  const cut = Math.max(0, item.history.length - steps);
+  const history: Transition[] = item.history.slice(0, cut).map((turn) => ({ ...turn }));
+  for (const turn of item.history.slice(cut)) {
+    const predicted = await model.predict(contextOf(item), history, turn.action);
+    history.push({ action: turn.action, observation: predicted.observation });
+  }
+  return history;
+}
+
+function contextOf(item: BenchItem) {
+  return {
+    domain: item.domain,
+    task: item.context.task,
+    systemPrompt: item.context.systemPrompt,
+    tools: item.context.tools,
+  };
+}
+
+/** The real simulators and scoring behind bench runs, for the server's and `terrarium worker`'s workers. */
+export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = {}): BenchRunDeps {
+  const benches = new LruCache<Promise<BenchSimulators>>(BENCHES_KEPT);
+  const classified = new LruCache<ClassifiedItem>(CLASSIFIED_KEPT);
+  const simulatorOptions = {
+    allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
+    fetch: options.fetch ?? fetch,
+    anyOnnxPath: options.anyOnnxPath ?? false,
+  };
+  function simulatorsFor(run: BenchRun): Promise<BenchSimulators> {
+    const key = `${run.bench}\u0000${run.benchVersion}`;
+    let simulators = benches.get(key);
+    if (simulators === undefined) {
+      simulators = loadItems(store, run).then((items) =>
+        createBenchSimulators(items, simulatorOptions),
+      );
+      benches.set(key, simulators);
+      simulators.catch(() => benches.delete(key, simulators));
+    }
+    return simulators;
+  }
+  return {
+    async simulatorFor(run, sim, item) {
+      return (await simulatorsFor(run)).simulatorFor(sim, item);
+    },
+    async historyFor(run, sim, item) {
+      if (run.mode.kind === 'open') return item.history.map((turn) => ({ ...turn }));
+      return closedLoopHistory(await simulatorsFor(run), sim, item, run.mode.steps);
+    },
+    score(item, sim, predicted) {
+      let entry = classified.get(item.id);
+      if (entry === undefined) {
+        entry = classifyItem(item);
+        classified.set(item.id, entry);
+      }
+      return scoreClassifiedItem(entry, sim, predicted);
+    },
+  };
+}

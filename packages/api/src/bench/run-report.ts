@@ -1,0 +1,103 @@
+import { leaderboard as aggregate } from '@terrarium/bench';
+import type { BenchItem, BenchRun, ItemScore, LeaderboardCell } from '@terrarium/schema';
+
+/** One simulator's line of `bench run --json`; scores are 0-100. */
+export interface SimReport {
+  sim: string;
+  /** Items with an Overall score. */
+  items: number;
+  overall: number | null;
+  /** The score Overall is: the judge's Overall when a judge ran, else the content-class score. */
+  overallMetric: string;
+  byDomain: Record<string, number | null>;
+  byTask: Record<string, number | null>;
+  /** `source:metric` → sample-weighted mean over all items. */
+  byMetric: Record<string, number | null>;
+  failed: number;
+}
+
+export interface RunReport {
+  bench: string;
+  benchVersion: number;
+  run: string;
+  status: BenchRun['status'];
+  sims: SimReport[];
+}
+
+const BOOTSTRAP = 0;
+
+export function overallSelector(run: Pick<BenchRun, 'judge'>): {
+  source: 'rule' | 'judge';
+  metric: string;
+} {
+  return run.judge === null
+    ? { source: 'rule', metric: 'content' }
+    : { source: 'judge', metric: 'overall' };
+}
+
+function meanOf(
+  cells: readonly LeaderboardCell[],
+  sim: string,
+  task: string,
+  selector: { source: string; metric: string },
+): LeaderboardCell | undefined {
+  return cells.find(
+    (cell) =>
+      cell.sim === sim &&
+      cell.task === task &&
+      cell.source === selector.source &&
+      cell.metric === selector.metric,
+  );
+}
+
+/** The `bench run --json` summary: per simulator Overall, by domain, by task and by metric. */
+export function runReport(
+  run: BenchRun,
+  items: readonly BenchItem[],
+  scores: readonly ItemScore[],
+  failedBySim: ReadonlyMap<string, number>,
+): RunReport {
+  const selector = overallSelector(run);
+  const byTask = aggregate(scores, items, { bootstrap: BOOTSTRAP, seed: 0 });
+  const byDomain = aggregate(
+    scores,
+    items.map((item) => ({ id: item.id, task: item.domain })),
+    { bootstrap: BOOTSTRAP, seed: 0 },
+  );
+  const tasks = [...new Set(items.map((item) => item.task))].toSorted();
+  const domains = [...new Set(items.map((item) => item.domain))].toSorted();
+  const metrics = [
+    ...new Set(scores.map((score) => `${score.source}\u0000${score.metric}`)),
+  ].toSorted();
+  return {
+    bench: run.bench,
+    benchVersion: run.benchVersion,
+    run: run.id,
+    status: run.status,
+    sims: run.sims.map((sim) => {
+      const overall = meanOf(byTask, sim, 'overall', selector);
+      return {
+        sim,
+        items: overall?.n ?? 0,
+        overall: overall?.mean ?? null,
+        overallMetric: `${selector.source}:${selector.metric}`,
+        byDomain: Object.fromEntries(
+          domains.map((domain) => [domain, meanOf(byDomain, sim, domain, selector)?.mean ?? null]),
+        ),
+        byTask: Object.fromEntries(
+          tasks.map((task) => [task, meanOf(byTask, sim, task, selector)?.mean ?? null]),
+        ),
+        byMetric: Object.fromEntries(
+          metrics.map((id) => {
+            const [source = '', metric = ''] = id.split('\u0000');
+            return [
+              `${source}:${metric}`,
+              meanOf(byTask, sim, 'overall', { source, metric })?.mean ?? null,
+            ];
+          }),
+        ),
+        failed: failedBySim.get(sim) ?? 0,
+      };
+    }),
+  };
+}

@@ -1,0 +1,95 @@
+export {
+  buildBench,
+  benchItemId,
+  benchContentHash,
+  splitOf,
+  trajectoryItems,
+  type BenchSource,
+  type BuildBenchInput,
+  type BuiltBench,
+} from './build-bench';
+export { sampleTurnIndices } from './sampling';
+export {
+  hashText,
+  canonicalJson,
+  compareCodeUnits,
+  seededRandom,
+  seedFromText,
+  unitFromText,
+} from './hash';
+export {
+  scoreItem,
+  scoreClassifiedItem,
+  classifyItem,
+  itemHistory,
+  contentDetail,
+  CONTENT_METRIC,
+  MAX_MISMATCHES_SHOWN,
+  type ClassifiedItem,
+} from './score-item';
+export {
+  AgentWorldBenchRecord,
+  AGENTWORLDBENCH_KEYS,
+  parseAgentWorldBenchLine,
+  benchItemsFromAgentWorldBench,
+  toAgentWorldBenchRecord,
+  formatAgentWorldBenchLine,
+  importedBenchManifest,
+  simulatorSystemPrompt,
+  type AgentWorldBenchError,
+  type AgentWorldBenchParse,
+  type AgentWorldBenchImport,
+} from './agentworldbench/records';
+export { domainOfTask } from './agentworldbench/domains';
+export { pythonJson } from './agentworldbench/python-json';
+export {
+  sftRecords,
+  benchTrajectoryFilter,
+  type SftRecord,
+  type SftOptions,
+} from './sft/sft-records';
+export {
+  findLeaks,
+  dropLeakingRecords,
+  LEAK_NGRAM,
+  type Leak,
+  type LeakFreeSft,
+} from './sft/leaks';
+export {
+  leaderboard,
+  OVERALL_TASK,
+  MACRO_TASK,
+  type LeaderboardOptions,
+} from './report/leaderboard';
+export {
+  compareRuns,
+  type RunScores,
+  type RunComparison,
+  type CompareOptions,
+} from './report/compare-runs';
+export { RUBRICS, RUBRIC_DOMAINS, rubricFor, type RubricDomain } from './judge/rubrics';
+export {
+  judgePrompt,
+  turingPrompt,
+  pairwisePrompt,
+  clipMiddle,
+  JUDGE_SYSTEM_PROMPT,
+  type JudgePromptOptions,
+} from './judge/prompt';
+export {
+  parseJudgeAnswer,
+  parseTuringAnswer,
+  parsePairwiseAnswer,
+  type JudgeParse,
+  type JudgeRawScores,
+  type Choice,
+} from './judge/parse';
+export {
+  judgeItemScores,
+  turingItemScore,
+  turingOrder,
+  pairwiseItemScores,
+  JUDGE_OVERALL,
+  TURING_METRIC,
+} from './judge/scores';
+export { closedLoopHistory, closedLoopTurns, itemAtTurn, rollOut } from './closed-loop';

@@ -1,0 +1,4 @@
+import { pgliteMemoryHarness } from './test-support/harnesses';
+import { describeBenchStoreSuite } from './test-support/bench-suite';
+
+describeBenchStoreSuite(pgliteMemoryHarness);

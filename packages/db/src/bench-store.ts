@@ -1,0 +1,557 @@
+import {
+  BenchItem,
+  BenchManifest,
+  BenchRun,
+  BenchRunMode,
+  BenchRunStatus,
+  BenchSplit,
+  ItemScore,
+  JsonValue,
+  JudgeConfig,
+  Observation,
+  ScoreSource,
+  SimSpec,
+  type RunPrediction,
+} from '@terrarium/schema';
+import type { Queryable, Row, SqlExecutor } from './executor';
+import { StatementChunks } from './import-batch';
+import { toJsonPayload } from './json-payload';
+import { intColumn, jsonColumn, nullableNumberColumn, nullableTextColumn, textColumn } from './row';
+import type {
+  BenchItemPage,
+  BenchRef,
+  JobDb,
+  NewBenchManifest,
+  NewBenchRun,
+  Page,
+  PredictionFilter,
+  ScoreFilter,
+  Store,
+  StoredBench,
+} from './store';
+
+/** The part of the store that benches and bench runs add (see store.ts for the contracts). */
+export type BenchStore = Pick<
+  Store,
+  | 'createBench'
+  | 'listBenches'
+  | 'getBench'
+  | 'getBenchItems'
+  | 'getBenchItemsByIds'
+  | 'countBenchItems'
+  | 'createBenchRun'
+  | 'getBenchRun'
+  | 'listBenchRuns'
+  | 'setBenchRunStatus'
+  | 'recordPrediction'
+  | 'completeBenchRunIfDrained'
+  | 'pendingWork'
+  | 'listPredictions'
+  | 'listScores'
+  | 'addScores'
+  | 'jobDb'
+>;
+
+// Serialises version numbering of one bench name across processes (any constant works).
+const BENCH_NAME_LOCK_NAMESPACE = 7_362_043;
+const MAX_PAGE = 1000;
+const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
+const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const TERMINAL: readonly BenchRunStatus[] = ['done', 'failed', 'canceled'];
+
+const RUN_COLUMNS = `r.id::text AS id, b.name AS bench, b.version AS bench_version, r.sims, r.judge,
+  r.mode, r.split, r.status, to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
+  to_char(r.finished_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS finished_at, r.total, r.done, r.failed,
+  r.input_tokens::float8 AS input_tokens, r.output_tokens::float8 AS output_tokens, r.cost_usd,
+  r.error`;
+
+const INSERT_SCORES = (onConflict: string) => `
+INSERT INTO run_scores (run_id, item_id, sim, source, metric, value, detail)
+SELECT $1::bigint, x.item_id, x.sim, x.source, x.metric, x.value, x.detail
+FROM json_to_recordset($2::json) AS x(
+  item_id text, sim text, source text, metric text, value double precision, detail jsonb)
+${onConflict}`;
+
+function pageBounds(page: { offset: number; limit: number }): { offset: number; limit: number } {
+  return {
+    offset: Math.max(0, Math.trunc(page.offset)),
+    limit: Math.min(MAX_PAGE, Math.max(0, Math.trunc(page.limit))),
+  };
+}
+
+function benchFromRow(row: Row): StoredBench {
+  return {
+    id: textColumn(row, 'id'),
+    manifest: BenchManifest.parse(jsonColumn(row, 'manifest')),
+  };
+}
+
+function runFromRow(row: Row): BenchRun {
+  return {
+    id: textColumn(row, 'id'),
+    bench: textColumn(row, 'bench'),
+    benchVersion: intColumn(row, 'bench_version'),
+    sims: SimSpec.array().parse(jsonColumn(row, 'sims')),
+    judge: JudgeConfig.nullable().parse(jsonColumn(row, 'judge')),
+    mode: BenchRunMode.parse(jsonColumn(row, 'mode')),
+    split: BenchSplit.parse(textColumn(row, 'split')),
+    status: BenchRunStatus.parse(textColumn(row, 'status')),
+    createdAt: textColumn(row, 'created_at'),
+    finishedAt: nullableTextColumn(row, 'finished_at'),
+    total: intColumn(row, 'total'),
+    done: intColumn(row, 'done'),
+    failed: intColumn(row, 'failed'),
+    usage: {
+      inputTokens: intColumn(row, 'input_tokens'),
+      outputTokens: intColumn(row, 'output_tokens'),
+      costUsd: nullableNumberColumn(row, 'cost_usd') ?? 0,
+    },
+    error: nullableTextColumn(row, 'error'),
+  };
+}
+
+function predictionFromRow(row: Row): RunPrediction {
+  return {
+    runId: textColumn(row, 'run_id'),
+    itemId: textColumn(row, 'item_id'),
+    sim: textColumn(row, 'sim'),
+    observation: Observation.nullable().parse(jsonColumn(row, 'observation')),
+    reasoning: nullableTextColumn(row, 'reasoning'),
+    provenance: JsonValue.parse(jsonColumn(row, 'provenance')),
+    latencyMs: nullableNumberColumn(row, 'latency_ms') ?? 0,
+    usage: {
+      inputTokens: intColumn(row, 'input_tokens'),
+      outputTokens: intColumn(row, 'output_tokens'),
+      costUsd: nullableNumberColumn(row, 'cost_usd') ?? 0,
+    },
+    error: nullableTextColumn(row, 'error'),
+  };
+}
+
+function scoreFromRow(row: Row): ItemScore {
+  return {
+    itemId: textColumn(row, 'item_id'),
+    sim: textColumn(row, 'sim'),
+    source: ScoreSource.parse(textColumn(row, 'source')),
+    metric: textColumn(row, 'metric'),
+    value: nullableNumberColumn(row, 'value'),
+    detail: JsonValue.nullable().parse(jsonColumn(row, 'detail') ?? null),
+  };
+}
+
+function scorePayload(scores: readonly ItemScore[]): string {
+  return toJsonPayload(
+    scores.map((score) => ({
+      item_id: score.itemId,
+      sim: score.sim,
+      source: score.source,
+      metric: score.metric,
+      value: score.value,
+      detail: score.detail,
+    })),
+  );
+}
+
+/** Builds the WHERE conditions shared by prediction and score listings; params from $2. */
+function unitConditions(
+  runId: string,
+  filter: PredictionFilter & Partial<Pick<ScoreFilter, 'source' | 'metric'>>,
+): { where: string; params: unknown[] } {
+  const params: unknown[] = [runId];
+  const conditions = ['run_id = $1::bigint'];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (filter.sim !== undefined) conditions.push(`sim = ${param(filter.sim)}`);
+  if (filter.itemIds !== undefined) {
+    conditions.push(
+      `item_id IN (SELECT jsonb_array_elements_text(${param(JSON.stringify(filter.itemIds))}::jsonb))`,
+    );
+  }
+  if (filter.source !== undefined) conditions.push(`source = ${param(filter.source)}`);
+  if (filter.metric !== undefined) conditions.push(`metric = ${param(filter.metric)}`);
+  return { where: `WHERE ${conditions.join(' AND ')}`, params };
+}
+
+function checkScoresMatch(prediction: RunPrediction, scores: readonly ItemScore[]): void {
+  for (const score of scores) {
+    if (score.itemId !== prediction.itemId || score.sim !== prediction.sim) {
+      throw new Error(
+        `score ${score.source}/${score.metric} is for (${score.itemId}, ${score.sim}), not for the prediction (${prediction.itemId}, ${prediction.sim})`,
+      );
+    }
+  }
+}
+
+/** The bench id a reference names, or null. */
+async function resolveBench(db: Queryable, ref: BenchRef): Promise<string | null> {
+  if ('benchId' in ref) return ID_PATTERN.test(ref.benchId) ? ref.benchId : null;
+  const [row] =
+    ref.version === undefined
+      ? await db.query(
+          'SELECT id::text AS id FROM benches WHERE name = $1 ORDER BY version DESC LIMIT 1',
+          [ref.name],
+        )
+      : await db.query('SELECT id::text AS id FROM benches WHERE name = $1 AND version = $2', [
+          ref.name,
+          ref.version,
+        ]);
+  return row ? textColumn(row, 'id') : null;
+}
+
+async function finishIfDrained(db: Queryable, runId: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE bench_runs SET status = 'done', finished_at = now()
+     WHERE id = $1::bigint AND status IN ('queued', 'running') AND done + failed >= total
+     RETURNING id`,
+    [runId],
+  );
+  return rows.length > 0;
+}
+
+export function createBenchStore(executor: SqlExecutor): BenchStore {
+  async function runRow(runId: string): Promise<Row | null> {
+    if (!ID_PATTERN.test(runId)) return null;
+    const [row] = await executor.query(
+      `SELECT ${RUN_COLUMNS} FROM bench_runs r JOIN benches b ON b.id = r.bench_id
+       WHERE r.id = $1::bigint`,
+      [runId],
+    );
+    return row ?? null;
+  }
+
+  const jobDb: JobDb = {
+    executeSql: (text, values) => executor.runScript(text, values),
+  };
+
+  return {
+    async createBench(manifest: NewBenchManifest, items) {
+      const name = manifest.name.trim();
+      if (name === '') throw new Error('a bench needs a non-empty name');
+      if (manifest.itemCount !== items.length) {
+        throw new Error(
+          `bench ${name}: the manifest counts ${manifest.itemCount} items but ${items.length} were given`,
+        );
+      }
+      const seen = new Set<string>();
+      for (const item of items) {
+        if (seen.has(item.id)) throw new Error(`bench ${name}: item ${item.id} appears twice`);
+        seen.add(item.id);
+      }
+      return executor.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
+          BENCH_NAME_LOCK_NAMESPACE,
+          name,
+        ]);
+        const [versionRow] = await tx.query(
+          'SELECT coalesce(max(version), 0)::int + 1 AS version FROM benches WHERE name = $1',
+          [name],
+        );
+        const version = versionRow ? intColumn(versionRow, 'version') : 1;
+        const stored = BenchManifest.parse({ ...manifest, name, version });
+        const [benchRow] = await tx.query(
+          `INSERT INTO benches (name, version, manifest) VALUES ($1, $2, $3::jsonb)
+           RETURNING id::text AS id`,
+          [name, version, toJsonPayload(stored)],
+        );
+        if (!benchRow) throw new Error(`bench ${name} v${version} was not stored`);
+        const benchId = textColumn(benchRow, 'id');
+        const chunks = new StatementChunks();
+        items.forEach((item, ordinal) =>
+          chunks.add(
+            toJsonPayload({ ordinal, item_id: item.id, task: item.task, split: item.split, item }),
+          ),
+        );
+        for (const payload of chunks.flush()) {
+          await tx.query(
+            `INSERT INTO bench_items (bench_id, ordinal, item_id, task, split, item)
+             SELECT $2::bigint, x.ordinal, x.item_id, x.task, x.split, x.item
+             FROM json_to_recordset($1::json) AS x(
+               ordinal integer, item_id text, task text, split text, item jsonb)`,
+            [payload, benchId],
+          );
+        }
+        return { id: benchId, manifest: stored };
+      });
+    },
+
+    async listBenches() {
+      const rows = await executor.query(
+        'SELECT id::text AS id, manifest FROM benches ORDER BY name, version',
+      );
+      return rows.map(benchFromRow);
+    },
+
+    async getBench(name, version) {
+      const id = await resolveBench(executor, version === undefined ? { name } : { name, version });
+      if (id === null) return null;
+      const [row] = await executor.query(
+        'SELECT id::text AS id, manifest FROM benches WHERE id = $1::bigint',
+        [id],
+      );
+      return row ? benchFromRow(row) : null;
+    },
+
+    async getBenchItems(ref, page: BenchItemPage) {
+      const benchId = await resolveBench(executor, ref);
+      if (benchId === null) return { total: 0, rows: [] };
+      const { offset, limit } = pageBounds(page);
+      const params: unknown[] = [benchId];
+      const split = page.split === undefined ? '' : `AND split = $${params.push(page.split)}`;
+      const [countRow] = await executor.query(
+        `SELECT count(*)::int AS total FROM bench_items WHERE bench_id = $1::bigint ${split}`,
+        params,
+      );
+      const total = countRow ? intColumn(countRow, 'total') : 0;
+      if (limit === 0 || offset >= total) return { total, rows: [] };
+      const rows = await executor.query(
+        `SELECT item FROM bench_items WHERE bench_id = $1::bigint ${split}
+         ORDER BY ordinal LIMIT ${limit} OFFSET ${offset}`,
+        params,
+      );
+      return { total, rows: rows.map((row) => BenchItem.parse(jsonColumn(row, 'item'))) };
+    },
+
+    async getBenchItemsByIds(ref, itemIds) {
+      const benchId = await resolveBench(executor, ref);
+      if (benchId === null || itemIds.length === 0) return [];
+      const rows = await executor.query(
+        `SELECT item FROM bench_items WHERE bench_id = $1::bigint
+           AND item_id IN (SELECT jsonb_array_elements_text($2::jsonb))
+         ORDER BY ordinal`,
+        [benchId, JSON.stringify(itemIds)],
+      );
+      return rows.map((row) => BenchItem.parse(jsonColumn(row, 'item')));
+    },
+
+    async countBenchItems(ref, split) {
+      const benchId = await resolveBench(executor, ref);
+      if (benchId === null) return 0;
+      const [row] = await executor.query(
+        `SELECT count(*)::int AS n FROM bench_items
+         WHERE bench_id = $1::bigint AND ($2::text IS NULL OR split = $2::text)`,
+        [benchId, split ?? null],
+      );
+      return row ? intColumn(row, 'n') : 0;
+    },
+
+    async createBenchRun(input: NewBenchRun) {
+      const sims = SimSpec.array().min(1).parse(input.sims);
+      if (new Set(sims).size !== sims.length) {
+        throw new Error(`a bench run names each simulator once; got ${sims.join(', ')}`);
+      }
+      const ref =
+        input.benchVersion === undefined
+          ? { name: input.bench }
+          : { name: input.bench, version: input.benchVersion };
+      const id = await executor.transaction(async (tx) => {
+        const benchId = await resolveBench(tx, ref);
+        if (benchId === null) {
+          throw new Error(
+            `no bench ${input.bench}${input.benchVersion === undefined ? '' : ` v${input.benchVersion}`}`,
+          );
+        }
+        const [row] = await tx.query(
+          `INSERT INTO bench_runs (bench_id, sims, judge, mode, split, status, total)
+           SELECT $1::bigint, $2::jsonb, $3::jsonb, $4::jsonb, $5, 'queued',
+             count(*)::int * $6::int
+           FROM bench_items WHERE bench_id = $1::bigint AND split = $5
+           RETURNING id::text AS id`,
+          [
+            benchId,
+            JSON.stringify(sims),
+            input.judge === null ? null : JSON.stringify(JudgeConfig.parse(input.judge)),
+            JSON.stringify(BenchRunMode.parse(input.mode)),
+            BenchSplit.parse(input.split),
+            sims.length,
+          ],
+        );
+        if (!row) throw new Error('the bench run was not stored');
+        return textColumn(row, 'id');
+      });
+      const row = await runRow(id);
+      if (!row) throw new Error(`bench run ${id} vanished after it was created`);
+      return runFromRow(row);
+    },
+
+    async getBenchRun(runId) {
+      const row = await runRow(runId);
+      return row ? runFromRow(row) : null;
+    },
+
+    async listBenchRuns(benchName) {
+      const rows = await executor.query(
+        `SELECT ${RUN_COLUMNS} FROM bench_runs r JOIN benches b ON b.id = r.bench_id
+         WHERE $1::text IS NULL OR b.name = $1::text ORDER BY r.id DESC`,
+        [benchName ?? null],
+      );
+      return rows.map(runFromRow);
+    },
+
+    async setBenchRunStatus(runId, status, error, onlyFrom) {
+      if (!ID_PATTERN.test(runId)) return false;
+      const terminal = TERMINAL.includes(status);
+      const rows = await executor.query(
+        `UPDATE bench_runs SET status = $2, error = coalesce($3, error),
+           finished_at = CASE WHEN $4::boolean THEN now() ELSE NULL END
+         WHERE id = $1::bigint
+           AND ($5::jsonb IS NULL OR to_jsonb(status) <@ $5::jsonb)
+         RETURNING id`,
+        [
+          runId,
+          BenchRunStatus.parse(status),
+          error ?? null,
+          terminal,
+          onlyFrom === undefined ? null : JSON.stringify(onlyFrom),
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    async recordPrediction(prediction, scores) {
+      checkScoresMatch(prediction, scores);
+      if (!ID_PATTERN.test(prediction.runId)) throw new Error(`no bench run ${prediction.runId}`);
+      return executor.transaction(async (tx) => {
+        const [run] = await tx.query(
+          'SELECT sims @> to_jsonb($2::text) AS has_sim FROM bench_runs WHERE id = $1::bigint',
+          [prediction.runId, prediction.sim],
+        );
+        if (!run) throw new Error(`no bench run ${prediction.runId}`);
+        if (run['has_sim'] !== true) {
+          throw new Error(`bench run ${prediction.runId} does not run ${prediction.sim}`);
+        }
+        const inserted = await tx.query(
+          `INSERT INTO run_predictions (run_id, item_id, sim, observation, reasoning, provenance,
+             latency_ms, input_tokens, output_tokens, cost_usd, error)
+           VALUES ($1::bigint, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9, $10, $11)
+           ON CONFLICT (run_id, item_id, sim) DO NOTHING
+           RETURNING item_id`,
+          [
+            prediction.runId,
+            prediction.itemId,
+            prediction.sim,
+            prediction.observation === null ? null : toJsonPayload(prediction.observation),
+            prediction.reasoning,
+            toJsonPayload(prediction.provenance),
+            prediction.latencyMs,
+            prediction.usage.inputTokens,
+            prediction.usage.outputTokens,
+            prediction.usage.costUsd ?? 0,
+            prediction.error,
+          ],
+        );
+        if (inserted.length === 0) return false;
+        if (scores.length > 0) {
+          await tx.query(INSERT_SCORES('ON CONFLICT DO NOTHING'), [
+            prediction.runId,
+            scorePayload(scores),
+          ]);
+        }
+        const failed = prediction.error !== null;
+        await tx.query(
+          `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
+             input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
+             cost_usd = cost_usd + $6::float8
+           WHERE id = $1::bigint`,
+          [
+            prediction.runId,
+            failed ? 0 : 1,
+            failed ? 1 : 0,
+            prediction.usage.inputTokens,
+            prediction.usage.outputTokens,
+            prediction.usage.costUsd ?? 0,
+          ],
+        );
+        // In the same transaction and conditional on the status, so that of two workers
+        // recording the last units exactly one finishes the run.
+        await finishIfDrained(tx, prediction.runId);
+        return true;
+      });
+    },
+
+    async completeBenchRunIfDrained(runId) {
+      if (!ID_PATTERN.test(runId)) return false;
+      return finishIfDrained(executor, runId);
+    },
+
+    async pendingWork(runId, sim, limit) {
+      if (!ID_PATTERN.test(runId)) return [];
+      const rows = await executor.query(
+        `SELECT i.item_id FROM bench_runs r
+         JOIN bench_items i ON i.bench_id = r.bench_id AND i.split = r.split
+         WHERE r.id = $1::bigint AND r.sims @> to_jsonb($2::text)
+           AND NOT EXISTS (SELECT 1 FROM run_predictions p
+             WHERE p.run_id = r.id AND p.item_id = i.item_id AND p.sim = $2::text)
+         ORDER BY i.ordinal LIMIT $3::int`,
+        [runId, sim, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map((row) => textColumn(row, 'item_id'));
+    },
+
+    async listPredictions(runId, filter) {
+      if (!ID_PATTERN.test(runId)) return { total: 0, rows: [] };
+      return pageOf(
+        executor,
+        'run_predictions',
+        unitConditions(runId, filter),
+        `run_id::text AS run_id, item_id, sim, observation, reasoning, provenance, latency_ms,
+         input_tokens, output_tokens, cost_usd, error`,
+        'sim, item_id',
+        filter,
+        predictionFromRow,
+      );
+    },
+
+    async listScores(runId, filter) {
+      if (!ID_PATTERN.test(runId)) return { total: 0, rows: [] };
+      return pageOf(
+        executor,
+        'run_scores',
+        unitConditions(runId, filter),
+        'item_id, sim, source, metric, value, detail',
+        'sim, item_id, source, metric',
+        filter,
+        scoreFromRow,
+      );
+    },
+
+    async addScores(runId, scores) {
+      if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
+      if (scores.length === 0) return 0;
+      const rows = await executor.query(
+        `${INSERT_SCORES(`ON CONFLICT (run_id, item_id, sim, source, metric)
+           DO UPDATE SET value = EXCLUDED.value, detail = EXCLUDED.detail, created_at = now()`)}
+         RETURNING metric`,
+        [runId, scorePayload(scores.map((score) => ItemScore.parse(score)))],
+      );
+      return rows.length;
+    },
+
+    jobDb: () => jobDb,
+  };
+}
+
+async function pageOf<T>(
+  executor: SqlExecutor,
+  table: string,
+  clause: { where: string; params: unknown[] },
+  columns: string,
+  order: string,
+  page: { offset: number; limit: number },
+  fromRow: (row: Row) => T,
+): Promise<Page<T>> {
+  const { offset, limit } = pageBounds(page);
+  const [countRow] = await executor.query(
+    `SELECT count(*)::int AS total FROM ${table} ${clause.where}`,
+    clause.params,
+  );
+  const total = countRow ? intColumn(countRow, 'total') : 0;
+  if (limit === 0 || offset >= total) return { total, rows: [] };
+  const rows = await executor.query(
+    `SELECT ${columns} FROM ${table} ${clause.where} ORDER BY ${order}
+     LIMIT ${limit} OFFSET ${offset}`,
+    clause.params,
+  );
+  return { total, rows: rows.map(fromRow) };
+}

@@ -1,0 +1,22 @@
+import type { BenchItem, BenchRun, ItemScore, Observation, SimSpec } from '@terrarium/schema';
+import type { PredictOptions, Transition, Usage, WorldModel } from '@terrarium/worlds';
+
+/**
+ * What a bench run needs from the rest of Terrarium, injected so that this package knows no
+ * simulator backend and no metric (the API package builds the real ones: `createBenchRunDeps`).
+ */
+export interface BenchRunDeps {
+  /** The simulator for `sim`; called per item, so cache inside. A throw is the item's error. */
+  simulatorFor(run: BenchRun, sim: SimSpec, item: BenchItem): Promise<WorldModel>;
+  /**
+   * Closed loop only: the history the simulator sees at `item` (its own earlier predictions in
+   * place of the real observations). Default: the item's frozen real history.
+   */
+  historyFor?(run: BenchRun, sim: SimSpec, item: BenchItem): Promise<Transition[]>;
+  /** Rule scores of one prediction against `item.real`; cheap and synchronous enough to inline. */
+  score(item: BenchItem, sim: SimSpec, predicted: Observation): ItemScore[] | Promise<ItemScore[]>;
+  /** Dollars for one prediction's usage (from the endpoint's prices); default 0. */
+  costOf?(sim: SimSpec, usage: Usage): number;
+  /** Options for every predict call (temperature, token budget); the signal is set per item. */
+  predictOptions?: Omit<PredictOptions, 'signal' | 'onToken'>;
+}

@@ -1,0 +1,14 @@
+export type { BenchRunDeps } from './bench-run-deps';
+export { BENCH_RUN_QUEUE, ChunkJob } from './chunk-job';
+export {
+  createEndpointLimits,
+  DEFAULT_ENDPOINT_LIMITS,
+  endpointKey,
+  type EndpointLimitDefaults,
+  type EndpointLimits,
+} from './endpoint-limits';
+export { createJobQueue, type JobQueue, type JobQueueOptions } from './job-queue';
+export { runBenchChunk, type ChunkOutcome, type ChunkRuntime } from './run-bench-chunk';
+export { resumeRuns } from './resume-runs';
+export { watchRun, type RunProgress, type WatchOptions } from './watch-run';
+export { ChunkReleasedError, startWorker, type BenchWorker, type WorkerOptions } from './worker';
