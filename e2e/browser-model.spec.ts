@@ -185,3 +185,27 @@ test('the browser model predicts a real trajectory step by step, scored against 
     '4 transition(s) on terrarium-wm-tiny',
   );
 });
+
+test('the browser model fills the Compare view beside replay', async ({ page, request }) => {
+  const dataset = 'browser-model-compare';
+  await importThroughApi(request, TAU2_RETAIL, dataset);
+  const datasetId = await datasetIdByName(request, dataset);
+  const trajectoryId = await trajectoryIdOf(
+    request,
+    datasetId,
+    '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
+  );
+  const browserSim = 'onnx:browser/terrarium-wm-tiny';
+  await page.goto(
+    `/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=replay,${encodeURIComponent(browserSim)}&step=5`,
+  );
+  // Offered in the picker beside the server's simulators, and run here rather than on the server.
+  await expect(page.getByText('Bundled model in this browser')).toBeVisible();
+  const summary = page.getByTestId('compare-summary');
+  await expect(summary.locator(`tr[data-sim="${browserSim}"]`)).toBeVisible({ timeout: 120_000 });
+  await expect(page.getByTestId('compare-step')).toHaveCount(4);
+  await expect(page.getByTestId('sim-prediction')).toHaveCount(2);
+  await expect(
+    page.locator(`[data-testid="sim-prediction"][data-sim="${browserSim}"]`),
+  ).toBeVisible();
+});

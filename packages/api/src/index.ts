@@ -63,6 +63,7 @@ export {
   getRun,
   leaderboard,
   listBenches,
+  judgePairwise,
   listRuns,
   report,
   requireBench,
@@ -90,3 +91,4 @@ export {
   type BenchImportResult,
   type SftExport,
 } from './bench/bench-files';
+export { createJudge, type Judge, type JudgeOptions } from './bench/judge';

@@ -13,8 +13,16 @@ export interface BenchRunDeps {
    * place of the real observations). Default: the item's frozen real history.
    */
   historyFor?(run: BenchRun, sim: SimSpec, item: BenchItem): Promise<Transition[]>;
-  /** Rule scores of one prediction against `item.real`; cheap and synchronous enough to inline. */
-  score(item: BenchItem, sim: SimSpec, predicted: Observation): ItemScore[] | Promise<ItemScore[]>;
+  /**
+   * Scores of one prediction against `item.real`: the rule metrics, and the judge's when the run
+   * has one (which is why it may be async and sees the run).
+   */
+  score(
+    item: BenchItem,
+    sim: SimSpec,
+    predicted: Observation,
+    run: BenchRun,
+  ): ItemScore[] | Promise<ItemScore[]>;
   /** Dollars for one prediction's usage (from the endpoint's prices); default 0. */
   costOf?(sim: SimSpec, usage: Usage): number;
   /** Options for every predict call (temperature, token budget); the signal is set per item. */

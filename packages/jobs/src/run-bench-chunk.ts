@@ -205,7 +205,7 @@ async function predictAndScore(
     error: null,
   };
   try {
-    return { prediction, scores: await deps.score(item, sim, predicted.observation) };
+    return { prediction, scores: await deps.score(item, sim, predicted.observation, run) };
   } catch (error) {
     // A metric that throws is a bug worth seeing on the item, not a reason to lose the prediction.
     return {

@@ -2,6 +2,7 @@ import {
   agentWorldBenchLines,
   buildBenchFromDatasets,
   importAgentWorldBench,
+  judgePairwise,
   linesOf,
   report,
   listBenches,
@@ -40,6 +41,8 @@ export interface BenchClient {
   /** Starts the run and follows it to its end, reporting each change. */
   run(input: StartRunInput, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
   report(runId: string): Promise<RunReport>;
+  /** Pairwise judging once the run is done (it needs every simulator's prediction). */
+  judgePairwise(runId: string): Promise<{ judged: number }>;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
       return last;
     },
     report: (runId) => report({ store }, runId),
+    judgePairwise: (runId) => judgePairwise({ store }, runId),
     async close() {
       if (workers !== null) await (await workers).stop();
     },
@@ -111,6 +115,7 @@ export function remoteBenchClient(url: string): BenchClient {
       }
     },
     report: (runId) => call(trpc.bench.report.query({ runId })),
+    judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId })),
     async close() {},
   };
 }

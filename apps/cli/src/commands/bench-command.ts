@@ -274,6 +274,8 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
       (progress) => bar.update(progress),
     );
     bar.stop();
+    if (run.status === 'done' && judge?.data?.mode === 'pairwise')
+      await client.judgePairwise(run.id);
     return client.report(run.id);
   });
   if (options.json) {

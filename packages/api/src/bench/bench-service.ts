@@ -27,7 +27,10 @@ import {
 } from '@terrarium/schema';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDataset } from '../simulate/load-trajectories';
+import { simulatorTrpcError } from '../simulate/router';
+import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import type { ApiContext } from '../trpc';
+import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
 
 export interface BuildBenchInput {
@@ -169,6 +172,14 @@ export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<B
       code: 'PRECONDITION_FAILED',
       message: 'this server runs no bench workers',
     });
+  }
+  if (input.judge !== null) {
+    // Refused now, with the reason, rather than failing every unit of the run later.
+    try {
+      createJudge(input.judge, { allowlist: endpointAllowlistFromEnv(), fetch });
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
   }
   const bench = await requireBench(ctx.store, input.bench, input.version);
   const run = await ctx.store.createBenchRun({
@@ -395,4 +406,54 @@ export async function report(ctx: ApiContext, runId: string): Promise<RunReport>
       failed.set(prediction.sim, (failed.get(prediction.sim) ?? 0) + 1);
   }
   return runReport(data.run, [...data.items.values()], data.scores, failed);
+}
+
+/**
+ * Pairwise judging of a finished run: for each item, the first simulator against each other one
+ * (which prediction is closer to the real observation?). It needs both predictions, so it runs
+ * after the run rather than per unit. Scores are stored with source `judge`; re-judging replaces.
+ */
+export async function judgePairwise(ctx: ApiContext, runId: string): Promise<{ judged: number }> {
+  const data = await runData(ctx.store, runId);
+  const { run } = data;
+  if (run.judge === null || run.judge.mode !== 'pairwise') {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `runId: run ${runId} has no pairwise judge`,
+    });
+  }
+  const [first, ...others] = run.sims;
+  if (first === undefined || others.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'sims: pairwise judging needs two simulators',
+    });
+  }
+  let judge;
+  try {
+    judge = createJudge(run.judge, { allowlist: endpointAllowlistFromEnv(), fetch });
+  } catch (error) {
+    throw simulatorTrpcError(error);
+  }
+  const predictions = await all((offset, limit) =>
+    ctx.store.listPredictions(runId, { offset, limit }),
+  );
+  const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
+  let judged = 0;
+  for (const item of data.items.values()) {
+    const a = byUnit.get(`${first}\u0000${item.id}`)?.observation;
+    if (a === undefined || a === null) continue;
+    for (const other of others) {
+      const b = byUnit.get(`${other}\u0000${item.id}`)?.observation;
+      if (b === undefined || b === null) continue;
+      const scores = await judge.pairwise(
+        item,
+        { sim: first, predicted: a },
+        { sim: other, predicted: b },
+      );
+      await ctx.store.addScores(runId, scores);
+      judged++;
+    }
+  }
+  return { judged };
 }

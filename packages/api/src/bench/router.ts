@@ -92,6 +92,10 @@ export const benchRouter = createRouter({
       }),
     )
     .mutation(({ ctx, input }) => service.startRun(ctx, input)),
+  /** Pairwise judging of a finished run (first simulator against each other one). */
+  judgePairwise: publicProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => service.judgePairwise(ctx, input.runId)),
   cancelRun: publicProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => service.cancelRun(ctx, input.runId)),

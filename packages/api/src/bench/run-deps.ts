@@ -1,11 +1,12 @@
 import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrarium/bench';
 import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
-import type { BenchItem, BenchRun } from '@terrarium/schema';
+import type { BenchItem, BenchRun, JudgeConfig } from '@terrarium/schema';
 import type { Transition } from '@terrarium/worlds';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
+import { createJudge, type Judge } from './judge';
 
 export interface BenchRunDepsOptions {
   allowlist?: readonly string[];
@@ -71,6 +72,16 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     fetch: options.fetch ?? fetch,
     anyOnnxPath: options.anyOnnxPath ?? false,
   };
+  const judges = new Map<string, Judge>();
+  function judgeFor(config: JudgeConfig): Judge {
+    const key = JSON.stringify(config);
+    let judge = judges.get(key);
+    if (judge === undefined) {
+      judge = createJudge(config, simulatorOptions);
+      judges.set(key, judge);
+    }
+    return judge;
+  }
   function simulatorsFor(run: BenchRun): Promise<BenchSimulators> {
     const key = `${run.bench}\u0000${run.benchVersion}`;
     let simulators = benches.get(key);
@@ -91,13 +102,15 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
       if (run.mode.kind === 'open') return item.history.map((turn) => ({ ...turn }));
       return closedLoopHistory(await simulatorsFor(run), sim, item, run.mode.steps);
     },
-    score(item, sim, predicted) {
+    async score(item, sim, predicted, run) {
       let entry = classified.get(item.id);
       if (entry === undefined) {
         entry = classifyItem(item);
         classified.set(item.id, entry);
       }
-      return scoreClassifiedItem(entry, sim, predicted);
+      const rules = scoreClassifiedItem(entry, sim, predicted);
+      if (run.judge === null) return rules;
+      return [...rules, ...(await judgeFor(run.judge).judge(item, sim, predicted))];
     },
   };
 }

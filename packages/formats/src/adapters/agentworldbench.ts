@@ -50,7 +50,9 @@ function actionOf(text: string, domain: Domain): Action {
 /**
  * AgentWorldBench JSONL: one turn-level sample per line. `prompt[i]` are the earlier actions and
  * `response[i]` their real observations; `current_prompt` is the action to predict, so it is the last
- * step, with no observation.
+ * step. Rows come in two shapes: with one `response` per `prompt`, the current step has no
+ * observation; with one more (as the official files and Terrarium's bench export write them), that
+ * last response is the real observation of `current_prompt` and becomes the current step's.
  */
 export const agentWorldBenchAdapter: FormatAdapter = {
   format: 'agentworldbench',
@@ -69,19 +71,22 @@ export const agentWorldBenchAdapter: FormatAdapter = {
     const domain = domainOfBenchmark(benchmark);
     const prompts = expectArray(sample.prompt, 'prompt');
     const responses = expectArray(sample.response, 'response');
-    if (responses.length !== prompts.length) {
+    const answered = responses.length === prompts.length + 1;
+    if (responses.length !== prompts.length && !answered) {
       throw new RecordError(
         'response',
-        `has ${responses.length} observations for ${prompts.length} actions`,
+        `has ${responses.length} observations for ${prompts.length} actions ` +
+          `(expected ${prompts.length}, or ${prompts.length + 1} with the real observation of current_prompt)`,
       );
     }
+    const hints = { shellOutput: domain === 'terminal' };
+    const observationAt = (i: number) =>
+      observationOf(turnText(responses[i], `response[${i}]`), null, hints);
     const steps = prompts.map((prompt, i) =>
       stepDraft({
         actor: 'agent',
         action: actionOf(turnText(prompt, `prompt[${i}]`), domain),
-        observation: observationOf(turnText(responses[i], `response[${i}]`), null, {
-          shellOutput: domain === 'terminal',
-        }),
+        observation: observationAt(i),
       }),
     );
     if (sample.current_prompt === undefined || sample.current_prompt === null) {
@@ -91,6 +96,7 @@ export const agentWorldBenchAdapter: FormatAdapter = {
       stepDraft({
         actor: 'agent',
         action: actionOf(turnText(sample.current_prompt, 'current_prompt'), domain),
+        observation: answered ? observationAt(prompts.length) : null,
         metadata: { current: true },
       }),
     );

@@ -125,6 +125,50 @@ describe('AgentWorldBench JSONL', () => {
       callId: null,
     });
   });
+
+  it('gives the current step the last response as its observation when the row has one more response than prompts', async () => {
+    const [terminal, retail, failed] = await read(
+      'agentworldbench-answered.jsonl',
+      'agentworldbench',
+    );
+    expect(terminal?.steps).toHaveLength(3);
+    expect(terminal?.steps[1]?.observation?.content).toBe(
+      'Create hello.txt containing Hello, world!\n',
+    );
+    expect(terminal?.steps[2]?.observation).toEqual({
+      kind: 'terminal',
+      content: 'Hello, world!\n',
+      callId: null,
+    });
+    expect(terminal?.steps[2]?.metadata).toEqual({ current: true });
+    expect(terminal === undefined ? null : countTransitions(terminal)).toBe(3);
+    expect(retail?.steps.map((step) => step.observation)).toEqual([
+      { kind: 'text', content: 'isabella_lopez_3271', callId: null },
+      {
+        kind: 'json',
+        content: '{"user_id": "isabella_lopez_3271", "orders": ["#W4000001"]}',
+        callId: null,
+      },
+    ]);
+    expect(retail?.steps[1]?.action).toEqual({
+      type: 'tool_call',
+      name: 'get_user_details',
+      arguments: { user_id: 'isabella_lopez_3271' },
+      callId: null,
+    });
+    expect(failed?.systemPrompt).toBeNull();
+    expect(failed?.metadata).toEqual({
+      benchmark: 'tau2_bench_retail',
+      turnIdx: 1,
+      totalTurns: 9,
+    });
+    expect(failed?.steps).toHaveLength(1);
+    expect(failed?.steps[0]?.observation).toEqual({
+      kind: 'error',
+      content: 'Error: order #W0000000 not found',
+      callId: null,
+    });
+  });
 });
 
 describe('ATIF trajectories', () => {

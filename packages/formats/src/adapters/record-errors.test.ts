@@ -179,7 +179,26 @@ describe('broken records name the field that is wrong', () => {
     };
     expect(errorOf(agentWorldBenchAdapter, sample)).toEqual({
       field: 'response',
-      problem: 'has 1 observations for 2 actions',
+      problem:
+        'has 1 observations for 2 actions (expected 2, or 3 with the real observation of current_prompt)',
+    });
+  });
+
+  it('AgentWorldBench: two observations more than actions', () => {
+    const sample = {
+      task: 'terminal_bench',
+      id: 'x',
+      prompt: ['ls'],
+      response: ['a', 'b', 'c'],
+      current_prompt: 'id',
+      system_str: 's',
+      turn_idx: 2,
+      total_turns: 4,
+    };
+    expect(errorOf(agentWorldBenchAdapter, sample)).toEqual({
+      field: 'response',
+      problem:
+        'has 3 observations for 1 actions (expected 1, or 2 with the real observation of current_prompt)',
     });
   });
 

@@ -41,6 +41,7 @@ const expected: [string, string][] = [
   [`${FIXTURES}sharegpt.jsonl`, 'sharegpt/jsonl'],
   [`${FIXTURES}sharegpt-array.json`, 'sharegpt/json-array'],
   [`${FIXTURES}agentworldbench.jsonl`, 'agentworldbench/jsonl'],
+  [`${FIXTURES}agentworldbench-answered.jsonl`, 'agentworldbench/jsonl'],
   [`${FIXTURES}atif-terminus.trajectory.json`, 'atif/json-document'],
   [`${FIXTURES}atif-multi-tool.trajectory.json`, 'atif/json-document'],
   [`${FIXTURES}openhands-events.json`, 'openhands/json-document'],
@@ -48,8 +49,8 @@ const expected: [string, string][] = [
 ];
 
 describe('format sniffing', () => {
-  it('covers all 40 real and fixture files', () => {
-    expect(expected).toHaveLength(3 + 1 + 22 + 10 + 8);
+  it('covers all 41 real and fixture files', () => {
+    expect(expected).toHaveLength(3 + 1 + 22 + 10 + 9);
   });
 
   it.each(expected)('%s is claimed by %s and no other adapter', (file, adapter) => {

@@ -13,6 +13,7 @@ import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
 import { ForkEditor } from './fork-editor';
 import { RunStatus } from './run-status';
+import { BUNDLED_BROWSER_SIM } from '../models/browser-sim-spec';
 import { SimPicker, type SimulatorOption } from './sim-picker';
 import { SimPrediction } from './sim-prediction';
 import { StepTable } from './step-table';
@@ -192,7 +193,7 @@ export function ComparePage({
       <div className="compare-controls">
         <QueryStatus label="simulators" isPending={available.isPending} error={available.error} />
         <SimPicker
-          available={available.data ?? []}
+          available={[...(available.data ?? []), BUNDLED_BROWSER_SIM]}
           selected={sims}
           onChange={(next) =>
             navigate({ page: 'compare', datasetId, trajectoryId, sims: next, step }, 'replace')
@@ -241,7 +242,7 @@ export function ComparePage({
               row={currentRow}
               sims={shownSims}
               trajectoryId={trajectoryId}
-              available={available.data ?? []}
+              available={[...(available.data ?? []), BUNDLED_BROWSER_SIM]}
               stepCount={detail.data?.stepCount ?? null}
             />
           )}

@@ -1,6 +1,7 @@
 import type { SimulationResult } from '@terrarium/schema';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTRPCClient } from '../../app/trpc';
+import { isBrowserSimSpec } from '../models/browser-sim-spec';
 
 export type SimulationRun =
   | { status: 'running' }
@@ -43,12 +44,23 @@ export function useSimulationRuns(trajectoryId: string) {
           setRuns((previous) => new Map(previous).set(sim, state));
         };
         setRuns((previous) => new Map(previous).set(sim, { status: 'running' }));
-        client.simulate.run
-          .mutate({ trajectoryId, sim, maxSteps }, { signal: controller.signal })
-          .then(
-            (result) => settle({ status: 'done', result }),
-            (error: unknown) => settle({ status: 'error', message: messageOf(error) }),
-          );
+        const simulation = isBrowserSimSpec(sim)
+          ? // Loaded on first use: onnxruntime-web stays out of the Compare page's own chunk.
+            import('../models/simulate-in-browser').then(
+              async ({ loadTrajectoryForBrowser, simulateInBrowser }) =>
+                simulateInBrowser(await loadTrajectoryForBrowser(client, trajectoryId), {
+                  maxSteps,
+                  signal: controller.signal,
+                }),
+            )
+          : client.simulate.run.mutate(
+              { trajectoryId, sim, maxSteps },
+              { signal: controller.signal },
+            );
+        simulation.then(
+          (result) => settle({ status: 'done', result }),
+          (error: unknown) => settle({ status: 'error', message: messageOf(error) }),
+        );
       }
     },
     [client, trajectoryId],

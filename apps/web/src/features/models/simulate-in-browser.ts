@@ -16,20 +16,9 @@ import type {
 import { answeredCallId, predictionInputs } from '@terrarium/worlds';
 import { browserWorldModel, loadBrowserModel, type ModelSource } from './browser-model';
 
-const BROWSER_SPEC_PREFIX = 'onnx:browser/';
+import { browserSimSpec } from './browser-sim-spec';
 
-/**
- * The spec naming a model run in this browser, e.g. `onnx:browser/terrarium-wm-tiny`. It matches
- * the SimSpec pattern so it can sit in a Compare URL beside server specs, but only this page can
- * run it: it must never be sent to the server (`isBrowserSimSpec` tells them apart).
- */
-export function browserSimSpec(modelName: string): string {
-  return `${BROWSER_SPEC_PREFIX}${modelName}`;
-}
-
-export function isBrowserSimSpec(spec: string): boolean {
-  return spec.startsWith(BROWSER_SPEC_PREFIX);
-}
+export { browserSimSpec, isBrowserSimSpec } from './browser-sim-spec';
 
 /** The largest window `trajectories.steps` answers (packages/api MAX_STEP_WINDOW). */
 const STEP_WINDOW = 200;

@@ -1,0 +1,102 @@
+import {
+  judgeItemScores,
+  judgePrompt,
+  pairwiseItemScores,
+  pairwisePrompt,
+  rubricFor,
+  turingItemScore,
+  turingOrder,
+  turingPrompt,
+} from '@terrarium/bench';
+import type { BenchItem, ItemScore, JudgeConfig, Observation } from '@terrarium/schema';
+import { createEndpointPool, type EndpointPool } from '@terrarium/worlds';
+import { parseSimSpec, SimulatorError } from '../simulate/sim-spec';
+
+export interface JudgeOptions {
+  allowlist: readonly string[];
+  fetch: typeof fetch;
+}
+
+/** A judge model behind an OpenAI-compatible endpoint, pinned to one model and temperature. */
+export interface Judge {
+  readonly config: JudgeConfig;
+  /** Score mode: the five dimensions and Overall; Turing mode: whether the judge was fooled. */
+  judge(item: BenchItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
+  /** Pairwise mode: which of two simulators' predictions is closer to the real observation. */
+  pairwise(
+    item: BenchItem,
+    a: { sim: string; predicted: Observation },
+    b: { sim: string; predicted: Observation },
+  ): Promise<ItemScore[]>;
+}
+
+// Judge answers are short JSON; a thinking judge needs room for its reasoning before it.
+const JUDGE_MAX_TOKENS = 4096;
+const JUDGE_CONCURRENCY = 4;
+// The seed of Turing mode's A/B order: fixed, so a rerun asks the same questions.
+const TURING_SEED = 0;
+
+export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
+  const parsed = parseSimSpec(config.spec, 'judge');
+  if (parsed.kind !== 'openai') {
+    throw new SimulatorError(
+      'judge',
+      `a judge is a model endpoint (openai:URL#MODEL), not ${config.spec}`,
+    );
+  }
+  let pool: EndpointPool;
+  try {
+    pool = createEndpointPool(
+      [{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: JUDGE_CONCURRENCY }],
+      { fetch: options.fetch, allowlist: options.allowlist },
+    );
+  } catch (error) {
+    throw new SimulatorError('judge', error instanceof Error ? error.message : String(error));
+  }
+
+  /** k judgings of one prompt; a failed request counts as an unparseable answer, not a crash. */
+  async function ask(messages: ReturnType<typeof judgePrompt>): Promise<string[]> {
+    const answers: string[] = [];
+    for (let judging = 0; judging < config.repeats; judging++) {
+      try {
+        const result = await pool.complete({
+          messages,
+          temperature: config.temperature,
+          maxTokens: JUDGE_MAX_TOKENS,
+          // With k > 1 at temperature 0 the seed is what makes judgings differ where servers honour it.
+          seed: judging,
+          stream: false,
+        });
+        answers.push(result.content);
+      } catch (error) {
+        answers.push(
+          `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
+        );
+      }
+    }
+    return answers;
+  }
+
+  return {
+    config,
+    async judge(item, sim, predicted) {
+      if (config.mode === 'turing') {
+        const realIs = turingOrder(item.id, TURING_SEED);
+        const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];
+        return [turingItemScore(item.id, sim, await ask(turingPrompt(item, a, b)), realIs)];
+      }
+      if (config.mode === 'pairwise') return [];
+      return judgeItemScores(
+        item.id,
+        sim,
+        await ask(judgePrompt(item, predicted, rubricFor(item.domain))),
+      );
+    },
+    async pairwise(item, a, b) {
+      const answers = await ask(
+        pairwisePrompt(item, a.predicted, b.predicted, rubricFor(item.domain)),
+      );
+      return pairwiseItemScores(item.id, a.sim, b.sim, answers);
+    },
+  };
+}

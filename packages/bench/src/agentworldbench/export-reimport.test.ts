@@ -1,0 +1,82 @@
+/// <reference types="node" />
+// Lives here rather than in packages/formats: formats may not depend on this package (this one
+// already has formats as a devDependency, so the reverse would be a workspace cycle).
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readTrajectories } from '@terrarium/formats';
+import type { Trajectory } from '@terrarium/schema';
+import { buildBench } from '../build-bench';
+import { readSources } from '../real-data.testkit';
+import { formatAgentWorldBenchLine, toAgentWorldBenchRecord } from './records';
+
+const { items } = buildBench({
+  trajectories: await readSources(['tau2-retail', 'tau2-airline', 'tau2-telecom']),
+  name: 'awb-export',
+  version: 1,
+  sampling: { kind: 'agentworld' },
+  seed: 5,
+  devFraction: 0,
+  createdAt: '2026-11-29T00:00:00.000Z',
+  sources: [],
+});
+
+const folder = mkdtempSync(join(tmpdir(), 'awb-export-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+const file = join(folder, 'tau2.jsonl');
+writeFileSync(
+  file,
+  items.map((item) => `${formatAgentWorldBenchLine(toAgentWorldBenchRecord(item))}\n`).join(''),
+);
+
+let format: string | null = null;
+const problems: string[] = [];
+const imported: Trajectory[] = [];
+for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
+  if (event.type === 'format') format = event.format;
+  else if (event.type === 'trajectory') imported.push(event.trajectory);
+  else problems.push(`${event.error.line ?? '?'}: ${event.error.reason}`);
+}
+
+describe('a bench exported as AgentWorldBench JSONL, read back by the importer', () => {
+  it('is detected as agentworldbench and every row imports', () => {
+    expect(items).toHaveLength(441);
+    expect(format).toBe('agentworldbench');
+    expect(problems).toEqual([]);
+    expect(imported.map((trajectory) => trajectory.externalId)).toEqual(
+      items.map((item) => item.id),
+    );
+  });
+
+  it("gives each row's last step the item's real observation, after its history", () => {
+    const mismatched = items.filter((item, i) => {
+      const steps = imported[i]?.steps ?? [];
+      const last = steps.at(-1);
+      return (
+        steps.length !== item.history.length + 1 ||
+        last?.observation?.content !== item.real.content ||
+        last.metadata.current !== true ||
+        steps.some(
+          (step, k) =>
+            k < item.history.length &&
+            step.observation?.content !== item.history[k]?.observation.content,
+        )
+      );
+    });
+    expect(mismatched.map((item) => item.id)).toEqual([]);
+  });
+
+  it('reads every tau2 action back as the same tool call (name and arguments)', () => {
+    const lost = items.filter((item, i) => {
+      const action = imported[i]?.steps.at(-1)?.action;
+      if (item.action.type !== 'tool_call') return true;
+      return (
+        action?.type !== 'tool_call' ||
+        action.name !== item.action.name ||
+        JSON.stringify(action.arguments) !== JSON.stringify(item.action.arguments)
+      );
+    });
+    expect(lost.map((item) => item.id)).toEqual([]);
+  });
+});
