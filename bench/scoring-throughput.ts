@@ -256,7 +256,10 @@ for (const [label, scored] of subsets) {
     ['read only: JSON.parse of the stored items', read],
     ['rule metrics (11), near prediction', timed(3, () => ruleScores(scored, 'near'))],
     ['rule metrics (11), other-step prediction', timed(3, () => ruleScores(scored, 'other'))],
-    ['content classes (classify+score+detail), near', timed(3, () => contentScores(scored, 'near'))],
+    [
+      'content classes (classify+score+detail), near',
+      timed(3, () => contentScores(scored, 'near')),
+    ],
     ['content classes, other-step', timed(3, () => contentScores(scored, 'other'))],
     ['both: scoreItem, near', timed(3, () => bothScores(scored, 'near'))],
     ['both: scoreItem, other-step', timed(3, () => bothScores(scored, 'other'))],
@@ -285,19 +288,28 @@ function upTo(bytes: number, parts: readonly string[], separator: string): strin
   }
   return text.slice(0, bytes);
 }
-function jsonArray(parts: readonly string[]): string {
+function jsonArray(parts: readonly string[], bytes = 20_000): string {
   const kept: string[] = [];
   let length = 2;
   for (const part of parts) {
-    if (length + part.length + 2 > 20_000) break;
+    if (length + part.length + 2 > bytes) break;
     kept.push(part);
     length += part.length + 2;
   }
   return `[${kept.join(', ')}]`;
 }
+function isJsonObject(text: string): boolean {
+  if (!text.startsWith('{')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const jsonParts = benchItems
-  .filter((item) => item.real.content.startsWith('{"'))
-  .map((item) => item.real.content);
+  .map((item) => item.real.content)
+  .filter((content) => isJsonObject(content));
 const textParts = benchItems
   .filter((item) => item.domain === 'terminal' || item.domain === 'swe')
   .map((item) => item.real.content);
@@ -357,7 +369,12 @@ const pairItems = pairs.map(([, predicted, real]) => ({ predicted, item: pairIte
 const pairRow = (name: string, run: (predicted: string, item: BenchItem) => number) =>
   console.log(
     `${name.padEnd(26)}${pairItems
-      .map(({ predicted, item }) => pad(perPair(() => (sink += run(predicted, item))), 17))
+      .map(({ predicted, item }) =>
+        pad(
+          perPair(() => (sink += run(predicted, item))),
+          17,
+        ),
+      )
       .join('')}`,
   );
 pairRow(
@@ -378,4 +395,24 @@ pairRow(
   (predicted, item) =>
     scoreItem(item, 'sim', { kind: item.real.kind, content: predicted, callId: null }).length,
 );
+
+// Growth with size: a linear scorer takes about 2× per doubling, a quadratic one 4×.
+const jsonOtherParts = jsonParts.slice(Math.floor(jsonParts.length / 2));
+const textOtherParts = textParts.slice(Math.floor(textParts.length / 2));
+const scaling: [string, (bytes: number) => [string, string]][] = [
+  ['JSON, unrelated', (bytes) => [jsonArray(jsonOtherParts, bytes), jsonArray(jsonParts, bytes)]],
+  ['text, unrelated', (bytes) => [upTo(bytes, textOtherParts, '\n'), upTo(bytes, textParts, '\n')]],
+];
+const SIZES = [5_000, 10_000, 20_000, 40_000];
+console.log(`\nscoreItem ms per pair by size (unrelated prediction; ×2 per doubling = linear)`);
+console.log(`${'pair'.padEnd(26)}${SIZES.map((bytes) => pad(`${bytes / 1000} KB`, 10)).join('')}`);
+for (const [name, make] of scaling) {
+  const times = SIZES.map((bytes) => {
+    const [predicted, real] = make(bytes);
+    const item = pairItem(real);
+    const observation: Observation = { kind: item.real.kind, content: predicted, callId: null };
+    return timed(5, () => (sink += scoreItem(item, 'sim', observation).length)).wall;
+  });
+  console.log(`${name.padEnd(26)}${times.map((ms) => pad(ms.toFixed(2), 10)).join('')}`);
+}
 console.log(`\n(checksum ${sink.toFixed(0)})`);

@@ -15,6 +15,7 @@ import {
   compareRuns,
   leaderboard,
   report,
+  requireBench,
   scorePoints,
   startRun,
   watchRun,
@@ -66,8 +67,12 @@ describe('bench service on tau2 retail', () => {
   let main: BenchRun;
   const seen: BenchRun[] = [];
 
-  async function runToEnd(sims: string[]): Promise<{ run: BenchRun; seen: BenchRun[] }> {
-    const started = await startRun(ctx, runInput(sims));
+  async function runToEnd(
+    sims: string[],
+    version?: number,
+    bench = 'retail',
+  ): Promise<{ run: BenchRun; seen: BenchRun[] }> {
+    const started = await startRun(ctx, { ...runInput(sims), bench, version });
     const updates: BenchRun[] = [];
     for await (const run of watchRun(ctx, started.id, undefined)) updates.push(run);
     const last = updates.at(-1);
@@ -100,10 +105,17 @@ describe('bench service on tau2 retail', () => {
     await store?.close();
   });
 
-  it('builds a frozen, versioned bench', async () => {
-    expect(first.version).toBe(1);
-    expect(first.itemCount).toBe(RETAIL_ITEMS);
-    console.log(JSON.stringify({ ...first, createdAt: null }));
+  it('builds a frozen, versioned bench: later imports change only the next version', async () => {
+    expect(first).toMatchObject({
+      name: 'retail',
+      version: 1,
+      sources: ['retail'],
+      itemCount: RETAIL_ITEMS,
+      duplicatesDropped: 0,
+      byTask: { 'tau2-bench/retail': RETAIL_ITEMS },
+    });
+    const before = await benchItems(ctx, { name: 'retail', version: 1, offset: 0, limit: 500 });
+    // tau2 airline (84 items) into the same dataset: v1 stays as it was, v2 holds both.
     await importInto(store, TAU2_AIRLINE, 'retail');
     const second = await buildBenchFromDatasets(ctx, {
       name: 'retail',
@@ -112,40 +124,54 @@ describe('bench service on tau2 retail', () => {
       seed: 0,
       devFraction: 0,
     });
-    console.log(JSON.stringify({ ...second, createdAt: null }));
-    expect(second.version).toBe(2);
-    const v1 = await benchItems(ctx, { name: 'retail', version: 1, offset: 0, limit: 500 });
-    expect(v1.total).toBe(RETAIL_ITEMS);
-    expect(v1.rows.every((item) => item.task === 'tau2-bench/retail')).toBe(true);
-  });
-
-  it('runs replay and retrieval to the end, streaming progress', () => {
-    console.log(JSON.stringify(seen.map((run) => [run.status, run.done, run.failed, run.total])));
-    expect(main.status).toBe('done');
-    expect(main.total).toBe(RETAIL_ITEMS * 2);
-    expect(main.done).toBe(main.total);
-    expect(main.failed).toBe(0);
-  });
-
-  it('puts replay at 100 and retrieval below it on the leaderboard', async () => {
-    const { cells } = await leaderboard(ctx, main.id, 0);
-    const replay = cell(cells, 'replay', 'content');
-    console.log(JSON.stringify(cells.filter((c) => c.task === 'overall' && c.source === 'rule')));
-    expect(replay).toMatchObject({ mean: 100, n: RETAIL_ITEMS, missing: 0 });
-    expect(cell(cells, 'replay', 'exact-match')).toMatchObject({
-      mean: 100,
-      n: RETAIL_ITEMS,
-      missing: 0,
+    expect(second).toMatchObject({
+      version: 2,
+      itemCount: RETAIL_ITEMS + 84,
+      byTask: { 'tau2-bench/airline': 84, 'tau2-bench/retail': RETAIL_ITEMS },
     });
-    const retrieval = cell(cells, 'retrieval', 'content');
-    expect(retrieval.n).toBe(RETAIL_ITEMS);
+    const after = await benchItems(ctx, { name: 'retail', version: 1, offset: 0, limit: 500 });
+    expect(after.total).toBe(RETAIL_ITEMS);
+    expect(after.rows.map((item) => item.id)).toEqual(before.rows.map((item) => item.id));
+    expect((await requireBench(store, 'retail', 1)).manifest.contentHash).toBe(first.contentHash);
+    expect(second.contentHash).not.toBe(first.contentHash);
+  });
+
+  it('runs replay and retrieval to the end, streaming progress until done', () => {
+    expect(seen[0]?.status).toBe('queued');
+    expect(main).toMatchObject({
+      status: 'done',
+      benchVersion: 1,
+      total: RETAIL_ITEMS * 2,
+      done: RETAIL_ITEMS * 2,
+      failed: 0,
+    });
+    expect(seen.filter((run) => run.status === 'done')).toHaveLength(1);
+  });
+
+  it('puts replay at 100 on every item and retrieval well below it', async () => {
+    const { cells } = await leaderboard(ctx, main.id, 0);
+    for (const metric of ['content', 'exact-match']) {
+      expect(cell(cells, 'replay', metric)).toMatchObject({
+        mean: 100,
+        n: RETAIL_ITEMS,
+        missing: 0,
+      });
+    }
+    const content = cell(cells, 'retrieval', 'content');
+    expect(content).toMatchObject({ n: RETAIL_ITEMS, missing: 0 });
+    // Measured: BM25 over the other 39 trajectories.
+    expect(content.mean).toBeCloseTo(46.5375, 3);
+    // 57 of 194 items answered word for word by another trajectory's observation.
+    expect(cell(cells, 'retrieval', 'exact-match').mean).toBeCloseTo((57 / 194) * 100, 9);
+    // JSON metrics apply only to the 146 items whose real observation is JSON.
+    expect(cell(cells, 'retrieval', 'json-validity').n).toBe(146);
   });
 
   it('lists the items of a cell worst first', async () => {
     const page = await cellItems(ctx, {
       runId: main.id,
       sim: 'retrieval',
-      task: 'overall',
+      task: 'tau2-bench/retail',
       score: CONTENT,
       offset: 0,
       limit: 500,
@@ -154,40 +180,98 @@ describe('bench service on tau2 retail', () => {
     expect(page.rows).toHaveLength(RETAIL_ITEMS);
     const values = page.rows.map((row) => row.value ?? -1);
     expect(values).toEqual(values.toSorted((a, b) => a - b));
-    console.log(JSON.stringify(page.rows.slice(0, 2)).slice(0, 2000));
+    const worst = page.rows[0];
+    // The first lookup of a user: another trajectory's user id, which is wrong here.
+    expect(worst).toMatchObject({
+      itemId: '01d2261dfe240919ecad5a1614bc',
+      turnIndex: 0,
+      value: 0,
+      real: { content: 'james_sanchez_3954' },
+      predicted: { content: 'james_kovacs_9247' },
+      error: null,
+    });
+    expect(worst?.scores['rule:content']).toBe(0);
+    expect(worst?.scores['rule:error-agreement']).toBe(100);
+    const next = await cellItems(ctx, {
+      ...page,
+      runId: main.id,
+      sim: 'retrieval',
+      task: 'overall',
+      score: CONTENT,
+      offset: 190,
+      limit: 10,
+    });
+    expect(next.total).toBe(RETAIL_ITEMS);
+    expect(next.rows.map((row) => row.itemId)).toEqual(
+      page.rows.slice(190).map((row) => row.itemId),
+    );
   });
 
   it('gives one chart point per item and simulator', async () => {
     const points = await scorePoints(ctx, main.id, EXACT);
     expect(points).toHaveLength(RETAIL_ITEMS * 2);
+    expect(points.filter((point) => point.sim === 'replay' && point.value === 100)).toHaveLength(
+      RETAIL_ITEMS,
+    );
+    expect(points.filter((point) => point.sim === 'retrieval' && point.value === 100)).toHaveLength(
+      57,
+    );
   });
 
-  it('compares two runs', async () => {
-    const again = await runToEnd(['retrieval']);
+  it('compares two runs of the same bench: retrieval is deterministic', async () => {
+    const again = await runToEnd(['retrieval'], 1);
     const comparison = await compareRuns(ctx, {
       before: main.id,
       after: again.run.id,
       score: CONTENT,
     });
-    console.log(JSON.stringify(comparison).slice(0, 3000));
+    const retrieval = comparison.cells.filter((entry) => entry.sim === 'retrieval');
+    const replay = comparison.cells.filter((entry) => entry.sim === 'replay');
+    // 12 rule metrics × (retail, overall, macro).
+    expect(retrieval).toHaveLength(36);
+    expect(retrieval.every((entry) => entry.delta === 0)).toBe(true);
+    expect(replay.every((entry) => entry.after === null && entry.delta === null)).toBe(true);
+    expect(comparison.improved).toEqual([]);
+    expect(comparison.regressed).toEqual([]);
   });
 
-  it('reports per simulator', async () => {
+  it('reports per simulator in the `bench run --json` shape', async () => {
     const result = await report(ctx, main.id);
-    console.log(JSON.stringify(result));
+    expect(Object.keys(result)).toEqual(['bench', 'benchVersion', 'run', 'status', 'sims']);
+    expect(result).toMatchObject({
+      bench: 'retail',
+      benchVersion: 1,
+      run: main.id,
+      status: 'done',
+    });
+    expect(result.sims.map((sim) => sim.sim)).toEqual(['replay', 'retrieval']);
+    const [replay, retrieval] = result.sims;
+    expect(replay).toMatchObject({
+      items: RETAIL_ITEMS,
+      overall: 100,
+      overallMetric: 'rule:content',
+      byDomain: { tool: 100 },
+      byTask: { 'tau2-bench/retail': 100 },
+      failed: 0,
+    });
+    expect(Object.keys(replay?.byMetric ?? {})).toHaveLength(12);
+    expect(Object.values(replay?.byMetric ?? {}).every((value) => value === 100)).toBe(true);
+    expect(retrieval?.overall).toBeCloseTo(46.5375, 3);
+    expect(retrieval?.byMetric['rule:exact-match']).toBeCloseTo((57 / 194) * 100, 9);
   });
 
-  it('cancels a queued run', async () => {
+  it('cancels a run no worker has taken yet', async () => {
     const enqueued: string[] = [];
+    // A runner that only records: the run stays queued until it is canceled.
     const idle: ApiContext = {
       store,
       benchRunner: { enqueue: async (id) => void enqueued.push(id) },
     };
     const queued = await startRun(idle, runInput(['replay']));
     expect(queued.status).toBe('queued');
-    const canceled = await cancelRun(idle, queued.id);
-    expect(canceled.status).toBe('canceled');
     expect(enqueued).toEqual([queued.id]);
+    const canceled = await cancelRun(idle, queued.id);
+    expect(canceled).toMatchObject({ id: queued.id, status: 'canceled', done: 0 });
   });
 
   it('refuses a run on an unknown bench, naming it', async () => {
@@ -195,16 +279,44 @@ describe('bench service on tau2 retail', () => {
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(TRPCError);
-    if (!(error instanceof TRPCError)) return;
-    expect(error.code).toBe('NOT_FOUND');
-    expect(error.message).toBe('bench: no bench "nope" (benches: retail)');
+    expect(error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'bench: no bench "nope" (benches: retail)',
+    });
   });
 
-  it('counts every unit of an unreachable endpoint as failed', async () => {
+  it('counts every unit of an unreachable endpoint as failed and still finishes', async () => {
+    // Two items per task keep this short: each unit retries with backoff before it fails.
+    await buildBenchFromDatasets(ctx, {
+      name: 'unreachable',
+      datasets: ['retail'],
+      sampling: { kind: 'agentworld' },
+      seed: 0,
+      devFraction: 0,
+      maxItemsPerTask: 2,
+    });
     const sim = `openai:http://127.0.0.1:${await closedPort()}/v1#m`;
-    const { run } = await runToEnd([sim]);
-    console.log(JSON.stringify(run));
+    const { run } = await runToEnd([sim], undefined, 'unreachable');
+    expect(run).toMatchObject({ status: 'done', total: 4, done: 0, failed: 4, error: null });
+    const predictions = await store.listPredictions(run.id, { offset: 0, limit: 10 });
+    expect(predictions.rows).toHaveLength(4);
+    for (const prediction of predictions.rows) {
+      expect(prediction.observation).toBeNull();
+      expect(prediction.error).toMatch(/ECONNREFUSED/);
+    }
     const result = await report(ctx, run.id);
-    console.log(JSON.stringify(result));
+    expect(result.status).toBe('done');
+    expect(result.sims).toEqual([
+      {
+        sim,
+        items: 0,
+        overall: null,
+        overallMetric: 'rule:content',
+        byDomain: { tool: null },
+        byTask: { 'tau2-bench/airline': null, 'tau2-bench/retail': null },
+        byMetric: {},
+        failed: 4,
+      },
+    ]);
   }, 120_000);
 });
