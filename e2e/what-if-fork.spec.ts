@@ -72,6 +72,11 @@ test('"What if": edit an argument in Compare, fork with retrieval, replay the fo
   await expect(action).toContainText('get_user_details');
   await expect(action).toContainText(EDITED_USER);
   await expect(action).not.toContainText('isabella_lopez_6490');
+  // The fork says what it is: the edited step is marked, and the parent is one click away.
+  await expect(page.getByTestId('step-simulated')).toHaveText(
+    'edited action · simulated observation',
+  );
+  await expect(page.getByTestId('fork-parent')).toHaveText(SIMULATION);
 
   // Steps before the fork are the parent's; the ones after replay its recorded actions.
   await page.keyboard.press('k');
@@ -80,11 +85,13 @@ test('"What if": edit an argument in Compare, fork with retrieval, replay the fo
   );
   await expect(action).toContainText('isabella.lopez3271@example.com');
   await expect(page.getByTestId('observation')).toContainText('isabella_lopez_6490');
+  await expect(page.getByTestId('step-simulated')).toHaveCount(0);
   await page.keyboard.press('j');
   await page.keyboard.press('j');
   await expect(page.getByTestId('step-counter')).toHaveText(
     `Step 7 / ${FORK_STEP + CONTINUE_STEPS}`,
   );
   await expect(action).toContainText('get_order_details');
+  await expect(page.getByTestId('step-simulated')).toHaveText('simulated observation');
   await expect(page.getByTestId('observation')).not.toHaveAttribute('data-kind', 'none');
 });

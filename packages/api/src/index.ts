@@ -42,6 +42,16 @@ export {
   simulateTrajectory,
   type SimulateOptions,
 } from './simulate/simulate-trajectory';
+export {
+  forkTrajectory,
+  forkTrajectoryEvents,
+  MAX_FORK_CONTINUE_STEPS,
+  type ForkEvent,
+  type ForkOptions,
+  type ForkOrigin,
+  type ForkRequest,
+  type ForkResult,
+} from './simulate/fork-trajectory';
 export { findDataset, findTrajectory } from './simulate/find-trajectory';
 export { loadDataset, loadTrajectory, listDatasetTrajectories } from './simulate/load-trajectories';
 export {

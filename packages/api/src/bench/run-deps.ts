@@ -2,7 +2,8 @@ import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrari
 import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, JudgeConfig } from '@terrarium/schema';
-import type { Transition } from '@terrarium/worlds';
+import { costOf, type Pricing, type Transition } from '@terrarium/worlds';
+import { pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
@@ -13,6 +14,8 @@ export interface BenchRunDepsOptions {
   fetch?: typeof fetch;
   /** The CLI and `terrarium worker` act for their user and may open any model folder. */
   anyOnnxPath?: boolean;
+  /** Dollar prices by simulator spec (default: `TERRARIUM_PRICING`). */
+  pricing?: ReadonlyMap<string, Pricing>;
 }
 
 const PAGE = 1000;
@@ -72,6 +75,7 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     fetch: options.fetch ?? fetch,
     anyOnnxPath: options.anyOnnxPath ?? false,
   };
+  const pricing = options.pricing ?? pricingFromEnv();
   const judges = new Map<string, Judge>();
   function judgeFor(config: JudgeConfig): Judge {
     const key = JSON.stringify(config);
@@ -95,6 +99,7 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     return simulators;
   }
   return {
+    costOf: (sim, usage) => costOf(pricing.get(sim), usage) ?? 0,
     async simulatorFor(run, sim, item) {
       return (await simulatorsFor(run)).simulatorFor(sim, item);
     },

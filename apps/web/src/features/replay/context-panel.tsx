@@ -4,6 +4,8 @@ import { Collapsible } from '../../app/collapsible';
 import { formatReward, outcomeLabel, plural } from '../../app/format';
 import { JsonTree } from '../observations/json-tree';
 import { PlainText } from '../observations/plain-text';
+import { Link } from '../../app/link';
+import { forkParentOf } from './fork-origin';
 
 /** Prompts this long start collapsed so the panel stays scannable. */
 const LONG_TEXT = 1500;
@@ -21,6 +23,7 @@ function Field({ name, children }: { name: string; children: React.ReactNode }) 
 export const ContextPanel = memo(function ContextPanel({ detail }: { detail: TrajectoryDetail }) {
   const outcome = outcomeLabel(detail.outcome);
   const metadataKeys = Object.keys(detail.metadata).length;
+  const parent = forkParentOf(detail.metadata);
   return (
     <aside className="context-panel" aria-label="Trajectory context" data-testid="context-panel">
       <dl className="facts">
@@ -35,6 +38,23 @@ export const ContextPanel = memo(function ContextPanel({ detail }: { detail: Tra
         <Field name="Source">
           <span className="mono">{detail.sourceFile}</span>
         </Field>
+        {parent !== null && (
+          <Field name="Fork of">
+            <Link
+              to={{
+                page: 'replay',
+                datasetId: parent.datasetId,
+                trajectoryId: parent.trajectoryId,
+                step: parent.step,
+              }}
+            >
+              <span className="mono" data-testid="fork-parent">
+                {parent.externalId}
+              </span>
+            </Link>{' '}
+            at step {parent.step + 1}, continued by {parent.sim}
+          </Field>
+        )}
       </dl>
       <Collapsible
         title="Task"

@@ -5,6 +5,7 @@ import { JsonTree } from '../observations/json-tree';
 import { ObservationView } from '../observations/observation-view';
 import { PlainText } from '../observations/plain-text';
 import { ActionView } from './action-view';
+import { simulatedStepLabel } from './fork-origin';
 
 function Timing({ step }: { step: Step }) {
   if (!step.timing) return null;
@@ -16,6 +17,7 @@ function Timing({ step }: { step: Step }) {
 
 export function StepView({ step }: { step: Step }) {
   const metadataKeys = Object.keys(step.metadata).length;
+  const simulated = simulatedStepLabel(step.metadata);
   return (
     <article className="step-view" aria-label={`Step ${step.index + 1}`}>
       <div className="step-meta">
@@ -25,6 +27,11 @@ export function StepView({ step }: { step: Step }) {
         {step.reward !== null && (
           <span className="reward" data-testid="step-reward">
             reward {formatReward(step.reward)}
+          </span>
+        )}
+        {simulated !== null && (
+          <span className="simulated-badge" data-testid="step-simulated">
+            {simulated}
           </span>
         )}
         <Timing step={step} />

@@ -1,0 +1,165 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/run-cli';
+
+const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
+const SLOW = { timeout: 240_000 };
+// Measured on tau2 retail (40 trajectories, agentworld sampling).
+const RETAIL_ITEMS = 194;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The one JSON object a `--json` command prints. */
+function parseJson(stdout: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(stdout);
+  if (!isRecord(value)) throw new Error(`expected a JSON object: ${stdout.slice(0, 200)}`);
+  return value;
+}
+
+function simsOf(output: Record<string, unknown>): Record<string, unknown>[] {
+  const sims = output['sims'];
+  if (!Array.isArray(sims)) throw new Error('no sims');
+  return sims.filter(isRecord);
+}
+
+describe('terrarium bench', () => {
+  let dataDir: string;
+  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-bench-'));
+    const imported = await cli('import', TAU2_RETAIL, '--dataset', 'retail', '--json');
+    if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
+    const built = await cli('bench', 'build', '--name', 'r', '--dataset', 'retail', '--json');
+    if (built.code !== 0) throw new Error(`bench build failed: ${built.stderr}`);
+  }, 120_000);
+
+  it('builds a bench and prints its manifest', SLOW, async () => {
+    const again = await cli('bench', 'build', '--name', 'r', '--dataset', 'retail', '--json');
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    const manifest = parseJson(again.stdout);
+    expect(manifest).toMatchObject({
+      name: 'r',
+      version: 2,
+      sampling: { kind: 'agentworld' },
+      sources: ['retail'],
+      itemCount: RETAIL_ITEMS,
+      duplicatesDropped: 0,
+      byTask: { 'tau2-bench/retail': RETAIL_ITEMS },
+    });
+    const list = await cli('bench', 'list');
+    expect(list.stdout).toBe(
+      `r v1  ${RETAIL_ITEMS} items  agentworld  from retail  0 runs\n` +
+        `r v2  ${RETAIL_ITEMS} items  agentworld  from retail  0 runs\n`,
+    );
+  });
+
+  it('runs replay and retrieval and prints the scores as JSON', SLOW, async () => {
+    const run = await cli(
+      'bench',
+      'run',
+      '--bench',
+      'r',
+      '--bench-version',
+      '1',
+      '--sim',
+      'replay',
+      '--sim',
+      'retrieval',
+      '--json',
+    );
+    expect(run.code).toBe(0);
+    const output = parseJson(run.stdout);
+    expect(Object.keys(output)).toEqual(['bench', 'run', 'status', 'sims']);
+    expect(output['bench']).toBe('r');
+    expect(output['status']).toBe('done');
+    const [replay, retrieval] = simsOf(output);
+    expect(Object.keys(replay ?? {})).toEqual([
+      'sim',
+      'items',
+      'overall',
+      'overallMetric',
+      'byDomain',
+      'byTask',
+      'byMetric',
+      'failed',
+    ]);
+    expect(replay).toMatchObject({
+      sim: 'replay',
+      items: RETAIL_ITEMS,
+      overall: 100,
+      overallMetric: 'rule:content',
+      byDomain: { tool: 100 },
+      byTask: { 'tau2-bench/retail': 100 },
+      failed: 0,
+    });
+    expect(isRecord(replay?.['byMetric']) && replay['byMetric']['rule:exact-match']).toBe(100);
+    expect(retrieval).toMatchObject({ sim: 'retrieval', items: RETAIL_ITEMS, failed: 0 });
+    const overall = retrieval?.['overall'];
+    expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(46.5);
+  });
+
+  it('exports AgentWorldBench JSONL and imports it back as another bench', SLOW, async () => {
+    const out = path.join(dataDir, 'r.jsonl');
+    const exported = await cli(
+      'bench',
+      'export',
+      '--name',
+      'r',
+      '--format',
+      'agentworldbench',
+      '--out',
+      out,
+      '--json',
+    );
+    expect(exported.code).toBe(0);
+    expect(parseJson(exported.stdout)).toEqual({
+      bench: 'r',
+      format: 'agentworldbench',
+      out,
+      items: RETAIL_ITEMS,
+    });
+    expect((await readFile(out, 'utf8')).split('\n')).toHaveLength(RETAIL_ITEMS + 1);
+    const imported = await cli('bench', 'import', out, '--name', 'copy', '--json');
+    expect(imported.code).toBe(0);
+    const result = parseJson(imported.stdout);
+    expect(result['errors']).toEqual([]);
+    expect(result['manifest']).toMatchObject({
+      name: 'copy',
+      version: 1,
+      sources: ['r.jsonl'],
+      itemCount: RETAIL_ITEMS,
+    });
+  });
+
+  it('names a bad --sampling and exits 1', SLOW, async () => {
+    const bad = await cli('bench', 'build', '--name', 'x', '--dataset', 'retail', '--sampling', 'x');
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toBe('terrarium: --sampling x: expected agentworld, all or random:N\n');
+  });
+
+  it('asks for --dataset when exporting SFT data', SLOW, async () => {
+    const out = path.join(dataDir, 'sft.jsonl');
+    const sft = await cli('bench', 'export', '--name', 'r', '--format', 'sft', '--out', out);
+    expect(sft.code).toBe(1);
+    expect(sft.stderr).toBe(
+      'terrarium: --format sft needs --dataset NAME (the datasets to draw training data from)\n',
+    );
+  });
+
+  it('names an unknown bench', SLOW, async () => {
+    const missing = await cli('bench', 'run', '--bench', 'nope', '--sim', 'replay', '--json');
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    console.log(missing.stderr);
+  });
+});

@@ -1,0 +1,128 @@
+import { createReadStream } from 'node:fs';
+import { buildBench, type BenchSource } from '@terrarium/bench';
+import { readTrajectories } from '@terrarium/formats';
+import type { BenchItem } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { createReplayWorldModel } from '@terrarium/worlds';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TAU2_RETAIL } from '../testing/sample-files';
+import { benchCorpus, createBenchSimulators } from './bench-simulators';
+
+const TAU2_TELECOM = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json',
+);
+const OPTIONS = { allowlist: [], fetch, anyOnnxPath: false };
+
+async function benchOf(file: string, dataset: string) {
+  const sources: BenchSource[] = [];
+  for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
+    if (event.type === 'trajectory') sources.push({ dataset, trajectory: event.trajectory });
+    else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+  }
+  return buildBench({
+    trajectories: sources,
+    name: dataset,
+    version: 1,
+    sampling: { kind: 'agentworld' },
+    seed: 0,
+    devFraction: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    sources: [dataset],
+  });
+}
+
+function contextOf(item: BenchItem) {
+  return {
+    domain: item.domain,
+    task: item.context.task,
+    systemPrompt: item.context.systemPrompt,
+    tools: item.context.tools,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The trajectories a retrieval answer names in `provenance.detail.neighbors`. */
+function neighborTrajectories(detail: unknown): string[] {
+  if (!isRecord(detail) || !Array.isArray(detail['neighbors'])) return [];
+  return detail['neighbors'].flatMap((neighbor: unknown) =>
+    isRecord(neighbor) && typeof neighbor['trajectory'] === 'string'
+      ? [neighbor['trajectory']]
+      : [],
+  );
+}
+
+describe('bench simulators on tau2 telecom', () => {
+  let items: BenchItem[];
+  let duplicatesDropped: number;
+  beforeAll(async () => {
+    const built = await benchOf(TAU2_TELECOM, 'telecom');
+    items = built.items;
+    duplicatesDropped = built.manifest.duplicatesDropped;
+  }, 60_000);
+
+  it('samples 163 items, dropping the 37 whose input another trajectory already gave', () => {
+    expect(items).toHaveLength(163);
+    expect(duplicatesDropped).toBe(37);
+    expect(benchCorpus(items)).toHaveLength(40);
+  });
+
+  it('replays every item with its own real observation, even where the input repeats', async () => {
+    const simulators = createBenchSimulators(items, OPTIONS);
+    const wrong: string[] = [];
+    for (const item of items) {
+      const model = await simulators.simulatorFor('replay', item);
+      const predicted = await model.predict(contextOf(item), item.history, item.action);
+      expect(predicted.provenance).toMatchObject({ backend: 'replay', cache: 'hit' });
+      if (JSON.stringify(predicted.observation) !== JSON.stringify(item.real)) wrong.push(item.id);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('needs its own recording first: the corpus alone answers some items with another run', async () => {
+    // Without the item's own recording first, the first trajectory recorded with the same
+    // (history, action) answers: same first checks, a device in another hidden state.
+    const corpus = createReplayWorldModel(benchCorpus(items));
+    let differing = 0;
+    for (const item of items) {
+      const predicted = await corpus.predict(contextOf(item), item.history, item.action);
+      if (predicted.observation.content !== item.real.content) differing++;
+    }
+    expect(differing).toBe(2);
+  });
+
+  it('never retrieves from the item’s own trajectory', async () => {
+    const simulators = createBenchSimulators(items, OPTIONS);
+    let neighborsSeen = 0;
+    for (const item of items) {
+      const model = await simulators.simulatorFor('retrieval', item);
+      const predicted = await model.predict(contextOf(item), item.history, item.action);
+      const trajectories = neighborTrajectories(predicted.provenance.detail);
+      neighborsSeen += trajectories.length;
+      expect(item.origin.trajectory).not.toBeNull();
+      expect(trajectories).not.toContain(item.origin.trajectory);
+    }
+    // Three neighbours per item but one: the check above looked at real answers, not empty ones.
+    expect(neighborsSeen).toBe(163 * 3 - 1);
+  });
+});
+
+describe('bench simulators on tau2 retail', () => {
+  it('retrieval answers from other trajectories only', async () => {
+    const { items } = await benchOf(TAU2_RETAIL, 'retail');
+    const simulators = createBenchSimulators(items, OPTIONS);
+    let exact = 0;
+    for (const item of items) {
+      const model = await simulators.simulatorFor('retrieval', item);
+      const predicted = await model.predict(contextOf(item), item.history, item.action);
+      expect(neighborTrajectories(predicted.provenance.detail)).not.toContain(
+        item.origin.trajectory,
+      );
+      if (predicted.observation.content === item.real.content) exact++;
+    }
+    // The same 57 of 194 as the bench run over the store (bench-service.test.ts).
+    expect(exact).toBe(57);
+  });
+});

@@ -1,0 +1,36 @@
+import type { Pricing } from '@terrarium/worlds';
+import { z } from 'zod';
+
+const PricingTable = z.record(
+  z.string(),
+  z.object({
+    inputPerMillion: z.number().nonnegative(),
+    outputPerMillion: z.number().nonnegative(),
+  }),
+);
+
+/**
+ * Dollar prices per million tokens by simulator spec, from `TERRARIUM_PRICING` (JSON:
+ * `{"openai:URL#MODEL": {"inputPerMillion": 0.5, "outputPerMillion": 1.5}}`). Local simulators
+ * cost nothing; an endpoint without a price is counted in tokens only.
+ */
+export function pricingFromEnv(env: NodeJS.ProcessEnv = process.env): Map<string, Pricing> {
+  const text = env['TERRARIUM_PRICING'];
+  if (text === undefined || text.trim() === '') return new Map();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `TERRARIUM_PRICING: not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const parsed = PricingTable.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `TERRARIUM_PRICING: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'} (expected {"SPEC": {"inputPerMillion": N, "outputPerMillion": N}})`,
+    );
+  }
+  return new Map(Object.entries(parsed.data));
+}
