@@ -1,6 +1,21 @@
+import { startBenchWorkers } from '@terrarium/api';
 import { openStore } from '@terrarium/db';
 import { describe, expect, it } from 'vitest';
-import { loadDemoData } from './demo-data';
+import { loadDemoData, startDemoBench } from './demo-data';
+
+const DEMO_BENCH_COUNTS: unknown[] = [
+  'demo',
+  1,
+  1046,
+  {
+    'swe-agent/ctf': 43,
+    'swe-agent/swe': 64,
+    'tau-bench/airline': 498,
+    'tau2-bench/airline': 84,
+    'tau2-bench/retail': 194,
+    'tau2-bench/telecom': 163,
+  },
+];
 
 describe('loadDemoData', () => {
   it(
@@ -29,6 +44,22 @@ describe('loadDemoData', () => {
           'tau-bench-airline',
           'tau2-bench',
         ]);
+        // The demo bench: AgentWorldBench sampling over the three datasets, a queued run on it.
+        // No worker takes it here (concurrency 0): the server's own workers do in `serve --demo`.
+        const workers = await startBenchWorkers(store, { concurrency: 0 });
+        try {
+          const { bench, run } = await startDemoBench(store, workers.runner, reports);
+          expect([bench.name, bench.version, bench.itemCount, bench.byTask]).toEqual(
+            DEMO_BENCH_COUNTS,
+          );
+          expect([run.status, run.sims, run.total]).toEqual([
+            'queued',
+            ['replay', 'retrieval'],
+            2 * bench.itemCount,
+          ]);
+        } finally {
+          await workers.stop();
+        }
       } finally {
         await store.close();
       }

@@ -5,6 +5,6 @@ export {
   type RunningServer,
   type ServerOptions,
 } from './start-server';
-export { DEFAULT_DEMO_DIR, loadDemoData } from './demo-data';
+export { DEFAULT_DEMO_DIR, DEMO_BENCH, loadDemoData, startDemoBench } from './demo-data';
 export { serveTerrarium, type ServedTerrarium, type ServeOptions } from './serve';
 export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './security-headers';

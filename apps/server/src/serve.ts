@@ -1,7 +1,7 @@
 import { startBenchWorkers, type BenchWorkers } from '@terrarium/api';
 import { openStore, removeServerInfo, writeServerInfo, type Store } from '@terrarium/db';
-import type { ImportReport } from '@terrarium/schema';
-import { loadDemoData } from './demo-data';
+import type { BenchManifest, BenchRun, ImportReport } from '@terrarium/schema';
+import { loadDemoData, startDemoBench } from './demo-data';
 import { startServer, type RunningServer } from './start-server';
 
 export interface ServeOptions {
@@ -25,6 +25,8 @@ export interface ServedTerrarium extends RunningServer {
   store: Store;
   /** One report per demo dataset loaded (empty when the store already had data). */
   demoReports: ImportReport[];
+  /** The demo bench and its run, built on the first start with the demo data. */
+  demoBench: { bench: BenchManifest; run: BenchRun } | null;
 }
 
 /**
@@ -45,6 +47,8 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       // The server's own simulators: model folders it lists, hosts on its allowlist.
       anyOnnxPath: false,
     });
+    const demoBench =
+      demoReports.length > 0 ? await startDemoBench(store, workers.runner, demoReports) : null;
     const server = await startServer({
       benchRunner: workers.runner,
       store,
@@ -58,6 +62,7 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       url: server.url,
       store,
       demoReports,
+      demoBench,
       close: async () => {
         if (embedded) await removeServerInfo(options.dataDir);
         await server.close();

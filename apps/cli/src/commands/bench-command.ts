@@ -30,6 +30,11 @@ async function withBenchClient<T>(
       : localBenchClient(target.store, { workers: options.workers ?? 2 });
   try {
     return await work(client);
+  } catch (error) {
+    // In this process the service refuses bad input (an unknown bench or dataset, an empty split)
+    // with a TRPCError whose message names the field: the user's to act on, not a crash.
+    if (error instanceof Error && error.name === 'TRPCError') throw new CliError(error.message);
+    throw error;
   } finally {
     await client.close();
     await disconnect(target);

@@ -31,6 +31,13 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
       `Loaded demo dataset "${report.dataset}": ${report.trajectories} trajectories, ${report.transitions} transitions\n`,
     );
   }
+  if (served.demoBench !== null) {
+    const { bench, run } = served.demoBench;
+    process.stderr.write(
+      `Built demo bench "${bench.name}" v${bench.version}: ${bench.itemCount} items; ` +
+        `${run.sims.join(' and ')} are scoring it in the background (Benches page)\n`,
+    );
+  }
   process.stdout.write(`Terrarium is running at ${served.url}\n`);
 
   let closing = false;
