@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
@@ -158,7 +158,12 @@ describe('terrarium bench', () => {
     );
   });
 
-  it('names an unknown bench', SLOW, async () => {
+  it('names an unknown bench, and writes no file for it', SLOW, async () => {
+    const out = path.join(dataDir, 'nope.jsonl');
+    const exported = await cli('bench', 'export', '--name', 'nope', '--out', out);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
+    await expect(stat(out)).rejects.toThrow(/ENOENT/);
     const missing = await cli('bench', 'run', '--bench', 'nope', '--sim', 'replay', '--json');
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');

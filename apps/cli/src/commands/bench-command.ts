@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { overallSelector, type RunReport, type SimReport } from '@terrarium/api';
@@ -142,10 +142,17 @@ async function writeLines(
 ): Promise<number> {
   const out = createWriteStream(file);
   let count = 0;
-  for await (const line of lines) {
-    if (!out.write(`${line}\n`))
-      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-    count++;
+  try {
+    for await (const line of lines) {
+      if (!out.write(`${line}\n`))
+        await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      count++;
+    }
+  } catch (error) {
+    // No partial file left behind that could pass for a whole bench (e.g. an unknown bench name).
+    out.destroy();
+    await rm(file, { force: true });
+    throw error;
   }
   out.end();
   await finished(out);

@@ -14,6 +14,7 @@ import {
   cellItems,
   compareRuns,
   leaderboard,
+  listRuns,
   report,
   requireBench,
   scorePoints,
@@ -283,6 +284,18 @@ describe('bench service on tau2 retail', () => {
       code: 'NOT_FOUND',
       message: 'bench: no bench "nope" (benches: retail)',
     });
+  });
+
+  it('refuses a run on an empty split without leaving a queued run behind', async () => {
+    const before = await listRuns(ctx, 'retail');
+    const error = await startRun(ctx, { ...runInput(['replay']), split: 'dev' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'split: bench "retail" has no dev items',
+    });
+    expect(await listRuns(ctx, 'retail')).toEqual(before);
   });
 
   it('counts every unit of an unreachable endpoint as failed and still finishes', async () => {

@@ -182,6 +182,13 @@ export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<B
     }
   }
   const bench = await requireBench(ctx.store, input.bench, input.version);
+  // Checked before the run is stored: a run with nothing to do would stay queued forever.
+  if ((await ctx.store.countBenchItems({ benchId: bench.id }, input.split)) === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `split: bench "${bench.manifest.name}" has no ${input.split} items`,
+    });
+  }
   const run = await ctx.store.createBenchRun({
     bench: bench.manifest.name,
     benchVersion: bench.manifest.version,
@@ -190,12 +197,6 @@ export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<B
     mode: input.mode,
     split: input.split,
   });
-  if (run.total === 0) {
-    throw new TRPCError({
-      code: 'BAD_REQUEST',
-      message: `split: bench "${bench.manifest.name}" has no ${input.split} items`,
-    });
-  }
   await ctx.benchRunner.enqueue(run.id);
   return run;
 }

@@ -23,20 +23,61 @@ export interface BenchSimulators {
   simulatorFor(sim: string, item: BenchItem): Promise<WorldModel>;
 }
 
+/** An item's recorded turns, its own transition last, each as comparable text. */
+function turnsOf(item: BenchItem): string[] {
+  return [
+    ...item.history.map((turn) => JSON.stringify([turn.action, turn.observation])),
+    JSON.stringify([item.action, item.real]),
+  ];
+}
+
 /**
- * The recorded transitions a bench carries: for each origin trajectory, its item with the longest
- * history (which holds every earlier item of that trajectory as a prefix). Benches are thereby
+ * The trajectory an item was taken from. Items imported from an AgentWorldBench file do not name
+ * one, but every item of a trajectory starts with its first transition: items sharing the task and
+ * first transition are taken as one trajectory. (Distinct trajectories that begin alike are merged,
+ * which only leaves more out of retrieval; keying them by item id instead let retrieval read an
+ * item's answer from the history of a later item of its own trajectory.)
+ */
+export function trajectoryKey(item: BenchItem): string {
+  if (item.origin.trajectory !== null) return item.origin.trajectory;
+  const first = item.history[0];
+  const opening =
+    first === undefined ? [item.action, item.real] : [first.action, first.observation];
+  return `imported\u0000${item.task}\u0000${JSON.stringify(opening)}`;
+}
+
+function isPrefix(shorter: readonly string[], longer: readonly string[]): boolean {
+  return shorter.length < longer.length && shorter.every((turn, i) => turn === longer[i]);
+}
+
+/**
+ * The recorded transitions a bench carries, as trajectories named by `trajectoryKey`: each item
+ * whose turns are not a prefix of another item's of the same trajectory (for a built bench, the
+ * item with the longest history, which holds every earlier item as a prefix). Benches are thereby
  * self-contained: replay and retrieval need no dataset, so later imports or deletions never change
  * a bench's scores, and imported AgentWorldBench files work the same way.
  */
 export function benchCorpus(items: readonly BenchItem[]): Trajectory[] {
-  const longest = new Map<string, BenchItem>();
+  const groups = new Map<string, BenchItem[]>();
   for (const item of items) {
-    const key = item.origin.trajectory ?? item.id;
-    const kept = longest.get(key);
-    if (kept === undefined || kept.history.length < item.history.length) longest.set(key, item);
+    const key = trajectoryKey(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
   }
-  return [...longest.values()].map(itemTrajectory);
+  const corpus: Trajectory[] = [];
+  for (const [key, group] of groups) {
+    const longestFirst = group
+      .map((item) => ({ item, turns: turnsOf(item) }))
+      .toSorted((a, b) => b.turns.length - a.turns.length);
+    const kept: string[][] = [];
+    for (const { item, turns } of longestFirst) {
+      if (kept.some((longer) => isPrefix(turns, longer))) continue;
+      kept.push(turns);
+      corpus.push({ ...itemTrajectory(item), externalId: key });
+    }
+  }
+  return corpus;
 }
 
 /**
@@ -82,7 +123,7 @@ export function createBenchSimulators(
         case 'retrieval':
           retrieval ??= buildRetrievalIndex(benchCorpus(items));
           return createRetrievalWorldModel(retrieval, {
-            excludeTrajectory: item.origin.trajectory ?? item.id,
+            excludeTrajectory: trajectoryKey(item),
           });
         case 'openai': {
           let model = models.get(sim);
