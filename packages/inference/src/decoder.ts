@@ -1,6 +1,6 @@
-import { BYTE_VOCABULARY, IncrementalByteDecoder, encodeBytes } from './byte-tokenizer';
 import type { ModelConfig } from './model-config';
 import { argmax, createRng, sampleToken } from './sampling';
+import { byteTokenizer, type TextTokenizer } from './tokenizer';
 
 /** The part of an onnxruntime tensor the decoder reads (onnxruntime-node and -web tensors both fit). */
 export interface TensorLike {
@@ -53,7 +53,8 @@ export interface GenerateResult {
 
 export interface Decoder {
   readonly config: ModelConfig;
-  /** `prompt` is text (byte-encoded) or token ids. */
+  readonly tokenizer: TextTokenizer;
+  /** `prompt` is text (encoded with `tokenizer`) or token ids. */
   generate(prompt: string | readonly number[], options?: GenerateOptions): Promise<GenerateResult>;
 }
 
@@ -61,6 +62,8 @@ export interface DecoderOptions {
   session: InferenceSessionLike;
   config: ModelConfig;
   tensor: TensorFactory;
+  /** Default: the byte tokenizer of Terrarium models. */
+  tokenizer?: TextTokenizer;
 }
 
 const DEFAULT_MAX_TOKENS = 128;
@@ -77,7 +80,12 @@ function lastLogits(output: TensorLike | undefined, vocabSize: number): Float32A
   return data.subarray(data.length - vocabSize);
 }
 
-export function createDecoder({ session, config, tensor }: DecoderOptions): Decoder {
+export function createDecoder({
+  session,
+  config,
+  tensor,
+  tokenizer = byteTokenizer,
+}: DecoderOptions): Decoder {
   const pastNames: string[] = [];
   for (let layer = 0; layer < config.layers; layer++) {
     pastNames.push(`past_key_values.${layer}.key`, `past_key_values.${layer}.value`);
@@ -125,7 +133,7 @@ export function createDecoder({ session, config, tensor }: DecoderOptions): Deco
     prompt: string | readonly number[],
     options: GenerateOptions = {},
   ): Promise<GenerateResult> {
-    const promptIds = typeof prompt === 'string' ? encodeBytes(prompt) : [...prompt];
+    const promptIds = typeof prompt === 'string' ? tokenizer.encode(prompt) : [...prompt];
     if (promptIds.length === 0) throw new RangeError('the prompt is empty');
     if (promptIds.length >= config.contextLength) {
       throw new RangeError(
@@ -139,7 +147,7 @@ export function createDecoder({ session, config, tensor }: DecoderOptions): Deco
     // Text that could still be the start of a stop string is held back from onToken.
     const holdBack = Math.max(0, ...stops.map((stop) => stop.length - 1));
     const random = createRng(options.seed ?? 0);
-    const bytes = new IncrementalByteDecoder();
+    const pieces = tokenizer.streamDecoder(promptIds);
     const signal = options.signal;
 
     const sequence = [...promptIds];
@@ -181,7 +189,7 @@ export function createDecoder({ session, config, tensor }: DecoderOptions): Deco
       tokens.push(next);
       sequence.push(next);
       pending = [next];
-      text += bytes.push(next);
+      text += pieces.push(next);
       const stopAt = firstStop(text, stops);
       if (stopAt !== -1) {
         text = text.slice(0, stopAt);
@@ -190,17 +198,17 @@ export function createDecoder({ session, config, tensor }: DecoderOptions): Deco
       }
       emit(text.length - holdBack);
     }
-    if (finishReason !== 'stop') text += bytes.flush();
+    if (finishReason !== 'stop') text += pieces.flush();
     emit(text.length);
     return { text, tokens, promptTokens: promptIds.length, finishReason };
   }
 
-  /** Specials other than EOS (padding) are never generated. */
+  /** Specials other than EOS (padding, BOS) are never generated. */
   function isAllowed(token: number): boolean {
-    return token < BYTE_VOCABULARY || eos.has(token);
+    return eos.has(token) || tokenizer.isGenerable(token);
   }
 
-  return { config, generate };
+  return { config, tokenizer, generate };
 }
 
 function firstStop(text: string, stops: readonly string[]): number {

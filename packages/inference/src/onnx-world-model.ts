@@ -7,7 +7,6 @@ import {
 } from '@terrarium/worlds';
 import type { Decoder } from './decoder';
 import { PROMPT_FORMAT_VERSION, renderPrompt } from './prompt';
-import { encodeBytes } from './byte-tokenizer';
 
 export interface OnnxWorldModelOptions {
   decoder: Decoder;
@@ -47,7 +46,7 @@ export function createOnnxWorldModel({
           content: result.text,
           callId: answeredCallId(action),
         },
-        usage: { inputTokens: encodeBytes(prompt).length, outputTokens: result.tokens.length },
+        usage: { inputTokens: result.promptTokens, outputTokens: result.tokens.length },
         latencyMs: now() - started,
         provenance: {
           backend: 'onnx',

@@ -71,16 +71,19 @@ beforeAll(async () => {
   }).items;
 });
 
-describe('judge', () => {
-  const servers: Server[] = [];
-  afterAll(() => {
-    for (const server of servers) server.close();
-  });
-  const config = (url: string, mode: JudgeConfig['mode'], repeats: number): JudgeConfig => ({
+function config(url: string, mode: JudgeConfig['mode'], repeats: number): JudgeConfig {
+  return {
     spec: `openai:${url}#scripted-judge`,
     temperature: 0,
     repeats,
     mode,
+  };
+}
+
+describe('judge', () => {
+  const servers: Server[] = [];
+  afterAll(() => {
+    for (const server of servers) server.close();
   });
 
   it('scores five dimensions as (raw-1)/4 over k judgings, counting unparseable answers', async () => {

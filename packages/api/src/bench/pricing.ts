@@ -23,6 +23,7 @@ export function pricingFromEnv(env: NodeJS.ProcessEnv = process.env): Map<string
   } catch (error) {
     throw new Error(
       `TERRARIUM_PRICING: not JSON (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
     );
   }
   const parsed = PricingTable.safeParse(json);

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
+import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
+import type { TextTokenizer } from '../tokenizer';
 
 /** The bundled model (models/terrarium-wm-tiny at the repository root). */
 export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tiny', import.meta.url)
@@ -11,6 +13,7 @@ export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tin
 export interface LoadedModelFolder {
   config: ModelConfig;
   decoder: Decoder;
+  tokenizer: TextTokenizer;
   session: InferenceSession;
 }
 
@@ -25,17 +28,58 @@ export const nodeTensor: TensorFactory = (
   dims: number[],
 ) => new Tensor(type, data, dims);
 
-/** Loads a transformers.js / Optimum style folder (config.json, onnx/model.onnx) with onnxruntime-node. */
+async function readJson(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, 'utf8'));
+}
+
+function isMissingFile(error: unknown): boolean {
+  return error instanceof Error && Reflect.get(error, 'code') === 'ENOENT';
+}
+
+/** Parsed JSON, or undefined when the file does not exist. */
+async function readOptionalJson(path: string): Promise<unknown> {
+  try {
+    return await readJson(path);
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The folder's tokenizer: the byte one when config.json declares it, else its tokenizer.json. */
+async function readFolderTokenizer(folder: string, configJson: unknown): Promise<TextTokenizer> {
+  if (declaresByteTokenizer(configJson)) return modelTokenizer({ config: configJson });
+  const tokenizerJson = await readOptionalJson(join(folder, 'tokenizer.json'));
+  if (tokenizerJson === undefined) {
+    throw new Error(
+      `${join(folder, 'tokenizer.json')} does not exist, and config.json does not declare "terrarium": {"tokenizer": "bytes"}`,
+    );
+  }
+  const tokenizerConfig = await readOptionalJson(join(folder, 'tokenizer_config.json'));
+  return modelTokenizer({ config: configJson, tokenizerJson, tokenizerConfig });
+}
+
+/**
+ * Loads a transformers.js / Optimum style folder (config.json, tokenizer.json, onnx/model.onnx)
+ * with onnxruntime-node.
+ */
 export async function loadOnnxModelFolder(
   folder: string = BUNDLED_MODEL_FOLDER,
   options: LoadOptions = {},
 ): Promise<LoadedModelFolder> {
-  const config = parseModelConfig(JSON.parse(await readFile(join(folder, 'config.json'), 'utf8')));
+  const configJson = await readJson(join(folder, 'config.json'));
+  const config = parseModelConfig(configJson);
+  const tokenizer = await readFolderTokenizer(folder, configJson);
   const session = await InferenceSession.create(
     join(folder, 'onnx', options.file ?? 'model.onnx'),
     {
       executionProviders: ['cpu'],
     },
   );
-  return { config, session, decoder: createDecoder({ session, config, tensor: nodeTensor }) };
+  return {
+    config,
+    session,
+    tokenizer,
+    decoder: createDecoder({ session, config, tensor: nodeTensor, tokenizer }),
+  };
 }

@@ -1,6 +1,8 @@
 import * as ort from 'onnxruntime-web';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
+import { modelTokenizer } from '../model-tokenizer';
+import type { TextTokenizer } from '../tokenizer';
 import { chooseExecutionProvider, type ExecutionProviderChoice } from './execution-provider';
 
 export type WebExecutionProvider = 'webgpu' | 'wasm';
@@ -11,6 +13,7 @@ type OrtWeb = typeof ort;
 export interface LoadedWebModel {
   config: ModelConfig;
   decoder: Decoder;
+  tokenizer: TextTokenizer;
   session: ort.InferenceSession;
   /** The provider the session was created with (WebGPU when an adapter exists, wasm otherwise). */
   executionProvider: WebExecutionProvider;
@@ -19,6 +22,13 @@ export interface LoadedWebModel {
 export interface WebLoadOptions {
   /** Parsed `config.json`. */
   config: unknown;
+  /**
+   * Parsed `tokenizer.json`: required unless config.json declares `"terrarium": {"tokenizer":
+   * "bytes"}` (then it is not read).
+   */
+  tokenizerJson?: unknown;
+  /** Parsed `tokenizer_config.json`, when the folder has one. */
+  tokenizerConfig?: unknown;
   /** The bytes of `onnx/model.onnx` (fetched, or read from a file the user picked). */
   model: Uint8Array;
   /**
@@ -99,6 +109,12 @@ async function createSession(
 /** Loads a model with onnxruntime-web (browser, or Node for tests and benchmarks). */
 export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedWebModel> {
   const config = parseModelConfig(options.config);
+  // Before the session: a folder without a usable tokenizer fails fast, without loading the model.
+  const tokenizer = modelTokenizer({
+    config: options.config,
+    tokenizerJson: options.tokenizerJson,
+    tokenizerConfig: options.tokenizerConfig,
+  });
   const choice = options.executionProvider ?? 'auto';
   let executionProvider = chooseExecutionProvider(
     choice,
@@ -119,6 +135,7 @@ export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedW
     config,
     session,
     executionProvider,
-    decoder: createDecoder({ session, config, tensor: tensorFactory(runtime) }),
+    tokenizer,
+    decoder: createDecoder({ session, config, tensor: tensorFactory(runtime), tokenizer }),
   };
 }

@@ -1,4 +1,9 @@
-import { createOnnxWorldModel, renderPrompt, type GenerateResult } from '@terrarium/inference';
+import {
+  createOnnxWorldModel,
+  declaresByteTokenizer,
+  renderPrompt,
+  type GenerateResult,
+} from '@terrarium/inference';
 import {
   loadOnnxModelWeb,
   wasmThreadCount,
@@ -8,7 +13,7 @@ import {
 } from '@terrarium/inference/web';
 import type { Action, Domain } from '@terrarium/schema';
 import type { Transition, WorldModel } from '@terrarium/worlds';
-import { byteTokenizerProblem, type ModelFiles } from './pick-model-files';
+import { tokenizerProblem, type ModelFiles } from './pick-model-files';
 
 /** The model that ships with Terrarium, as the server serves it (apps/server/src/model-files.ts). */
 export const BUNDLED_MODEL_NAME = 'terrarium-wm-tiny';
@@ -46,17 +51,50 @@ async function fetchOk(url: string): Promise<Response> {
   return response;
 }
 
-async function readSource(source: ModelSource): Promise<{ config: unknown; model: Uint8Array }> {
+interface SourceFiles {
+  config: unknown;
+  model: Uint8Array;
+  /** Parsed tokenizer.json; undefined when there is none. */
+  tokenizerJson: unknown;
+  tokenizerConfig: unknown;
+}
+
+/** Parsed JSON of a served file, or undefined when the server has none (404). */
+async function fetchOptionalJson(url: string): Promise<unknown> {
+  const response = await fetch(url);
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${response.statusText}`);
+  return response.json();
+}
+
+async function readOptionalJson(file: File | null | undefined): Promise<unknown> {
+  return file === null || file === undefined ? undefined : JSON.parse(await file.text());
+}
+
+async function readSource(source: ModelSource): Promise<SourceFiles> {
   if (source.kind === 'served') {
     const base = modelBaseUrl(source.name);
     const [config, model] = await Promise.all([
       fetchOk(`${base}config.json`).then((response): Promise<unknown> => response.json()),
       fetchOk(`${base}onnx/model.onnx`).then((response) => response.arrayBuffer()),
     ]);
-    return { config, model: new Uint8Array(model) };
+    // A byte-level Terrarium model reads no tokenizer file.
+    const [tokenizerJson, tokenizerConfig] = declaresByteTokenizer(config)
+      ? [undefined, undefined]
+      : await Promise.all([
+          fetchOptionalJson(`${base}tokenizer.json`),
+          fetchOptionalJson(`${base}tokenizer_config.json`),
+        ]);
+    return { config, model: new Uint8Array(model), tokenizerJson, tokenizerConfig };
   }
   const config: unknown = JSON.parse(await source.files.config.text());
-  return { config, model: new Uint8Array(await source.files.model.arrayBuffer()) };
+  const bytes = declaresByteTokenizer(config);
+  return {
+    config,
+    model: new Uint8Array(await source.files.model.arrayBuffer()),
+    tokenizerJson: bytes ? undefined : await readOptionalJson(source.files.tokenizer),
+    tokenizerConfig: bytes ? undefined : await readOptionalJson(source.files.tokenizerConfig),
+  };
 }
 
 /** Thread count decided once per page: onnxruntime-web reads it at its first session only. */
@@ -84,13 +122,15 @@ export function loadBrowserModel(
   const cached = key === null ? undefined : servedModels.get(key);
   if (cached !== undefined) return cached;
   const loading = (async (): Promise<BrowserModel> => {
-    const { config, model } = await readSource(source);
-    const problem = byteTokenizerProblem(config);
+    const { config, model, tokenizerJson, tokenizerConfig } = await readSource(source);
+    const problem = tokenizerProblem(config, tokenizerJson !== undefined);
     if (problem !== null) throw new Error(problem);
     const wasmThreads = threadsForThisPage();
     const loaded = await loadOnnxModelWeb({
       config,
       model,
+      tokenizerJson,
+      tokenizerConfig,
       executionProvider: choice,
       wasmThreads,
     });

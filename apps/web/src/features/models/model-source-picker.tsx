@@ -68,7 +68,7 @@ export function ModelSourcePicker({
       </label>
       {choice === FROM_DISK && (
         <>
-          <label title="a folder holding config.json and onnx/model.onnx">
+          <label title="a folder holding config.json, tokenizer.json and onnx/model.onnx">
             Folder{' '}
             <input
               type="file"
@@ -79,7 +79,7 @@ export function ModelSourcePicker({
               onChange={(event) => takeFiles(event.target.files)}
             />
           </label>
-          <label title="config.json and the .onnx file, chosen together">
+          <label title="config.json, tokenizer.json and the .onnx file, chosen together">
             or files{' '}
             <input
               type="file"

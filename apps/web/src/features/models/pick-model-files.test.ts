@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteTokenizerProblem, pickModelFiles, type PickedFile } from './pick-model-files';
+import { pickModelFiles, tokenizerProblem, type PickedFile } from './pick-model-files';
 
 const inFolder = (...paths: string[]): PickedFile[] =>
   paths.map((path) => ({ name: path.split('/').at(-1) ?? path, webkitRelativePath: path }));
@@ -22,6 +22,10 @@ describe('pickModelFiles', () => {
         config: { name: 'config.json', webkitRelativePath: 'wm/config.json' },
         model: { name: 'model.onnx', webkitRelativePath: 'wm/onnx/model.onnx' },
         tokenizer: { name: 'tokenizer.json', webkitRelativePath: 'wm/tokenizer.json' },
+        tokenizerConfig: {
+          name: 'tokenizer_config.json',
+          webkitRelativePath: 'wm/tokenizer_config.json',
+        },
       },
     });
   });
@@ -59,10 +63,18 @@ describe('pickModelFiles', () => {
   });
 });
 
-describe('byteTokenizerProblem', () => {
-  it('accepts a config that declares the byte tokenizer, and explains any other', () => {
-    expect(byteTokenizerProblem({ terrarium: { tokenizer: 'bytes' } })).toBe(null);
-    expect(byteTokenizerProblem({ model_type: 'llama' })).toMatch(/only speaks the byte-level/);
-    expect(byteTokenizerProblem(null)).toMatch(/does not declare/);
+describe('tokenizerProblem', () => {
+  it('accepts a byte-level Terrarium model with or without tokenizer.json', () => {
+    expect(tokenizerProblem({ terrarium: { tokenizer: 'bytes' } }, false)).toBe(null);
+    expect(tokenizerProblem({ terrarium: { tokenizer: 'bytes' } }, true)).toBe(null);
+  });
+
+  it('accepts any other model with its tokenizer.json, and names the file when it is missing', () => {
+    expect(tokenizerProblem({ model_type: 'llama' }, true)).toBe(null);
+    const missing =
+      'no tokenizer.json among the picked files: a model whose config.json does not declare "terrarium": {"tokenizer": "bytes"} decodes with its own tokenizer.json';
+    expect(tokenizerProblem({ model_type: 'llama' }, false)).toBe(missing);
+    expect(tokenizerProblem({ terrarium: { tokenizer: 'sentencepiece' } }, false)).toBe(missing);
+    expect(tokenizerProblem(null, false)).toBe(missing);
   });
 });

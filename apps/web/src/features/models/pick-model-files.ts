@@ -1,3 +1,5 @@
+import { declaresByteTokenizer } from '@terrarium/inference';
+
 /** What a picked file offers: a name, and its path inside the folder when a folder was picked. */
 export interface PickedFile {
   readonly name: string;
@@ -7,8 +9,10 @@ export interface PickedFile {
 export interface ModelFiles<T extends PickedFile> {
   config: T;
   model: T;
-  /** Optional: the byte-level decoder does not read it; shown so the user sees what was taken. */
+  /** `tokenizer.json`: needed unless config.json declares the byte tokenizer (see tokenizerProblem). */
   tokenizer: T | null;
+  /** `tokenizer_config.json` (special tokens, BOS), read with tokenizer.json when present. */
+  tokenizerConfig?: T | null;
 }
 
 export type ModelFilesPick<T extends PickedFile> =
@@ -57,18 +61,15 @@ export function pickModelFiles<T extends PickedFile>(picked: ArrayLike<T>): Mode
     };
   }
   const tokenizer = shallowest(files.filter((file) => file.name === 'tokenizer.json'));
-  return { ok: true, files: { config, model, tokenizer } };
+  const tokenizerConfig = shallowest(files.filter((file) => file.name === 'tokenizer_config.json'));
+  return { ok: true, files: { config, model, tokenizer, tokenizerConfig } };
 }
 
-/** The bundled decoder tokenizes bytes: a model folder must say it was trained that way. */
-export function byteTokenizerProblem(config: unknown): string | null {
-  const terrarium: unknown =
-    typeof config === 'object' && config !== null ? Reflect.get(config, 'terrarium') : undefined;
-  const tokenizer: unknown =
-    typeof terrarium === 'object' && terrarium !== null
-      ? Reflect.get(terrarium, 'tokenizer')
-      : undefined;
-  return tokenizer === 'bytes'
-    ? null
-    : 'config.json does not declare "terrarium": {"tokenizer": "bytes"}: the browser decoder only speaks the byte-level tokenizer of Terrarium models';
+/**
+ * Why a model cannot be decoded, or null: a Terrarium model declares its byte tokenizer in
+ * config.json; any other model decodes with its own tokenizer.json, which must then be there.
+ */
+export function tokenizerProblem(config: unknown, hasTokenizerJson: boolean): string | null {
+  if (declaresByteTokenizer(config) || hasTokenizerJson) return null;
+  return 'no tokenizer.json among the picked files: a model whose config.json does not declare "terrarium": {"tokenizer": "bytes"} decodes with its own tokenizer.json';
 }
