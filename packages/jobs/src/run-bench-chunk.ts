@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Store } from '@terrarium/db';
 import type {
   BenchItem,
@@ -61,6 +62,8 @@ function provenanceJson(provenance: Provenance): JsonValue {
  * failed) rather than failing the chunk. A canceled run stops between items and aborts in-flight
  * predictions, leaving them unrecorded.
  */
+const yieldToEventLoop = () => setImmediate();
+
 export async function runBenchChunk(runtime: ChunkRuntime, job: ChunkJob): Promise<ChunkOutcome> {
   const { store, deps, limits } = runtime;
   const now = runtime.now ?? (() => performance.now());
@@ -133,6 +136,10 @@ export async function runBenchChunk(runtime: ChunkRuntime, job: ChunkJob): Promi
       }
     } finally {
       release();
+      // PGlite runs in this thread and its queries resolve as microtasks: without a turn of the
+      // event loop between units, a run of fast simulators (replay, retrieval) starves every HTTP
+      // request (progress, the UI) until it ends.
+      await yieldToEventLoop();
     }
   }
 
