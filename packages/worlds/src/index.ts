@@ -15,6 +15,7 @@ export * from './backends/replay';
 export * from './backends/retrieval';
 export * from './backends/cacheable';
 export * from './backends/cache-then-model';
+export * from './backends/circuit-breaker';
 export * from './openai/allowlist';
 export * from './openai/clock';
 export * from './openai/errors';

@@ -6,6 +6,7 @@ import {
   type ReplayWorldModel,
   type RetrievalIndex,
   type WorldModel,
+  withCircuitBreaker,
 } from '@terrarium/worlds';
 import { onnxModel, openAIModel } from '../simulate/resolve-simulator';
 import { parseSimSpec } from '../simulate/sim-spec';
@@ -128,7 +129,8 @@ export function createBenchSimulators(
         case 'openai': {
           let model = models.get(sim);
           if (model === undefined) {
-            model = openAIModel(parsed.baseUrl, parsed.model, options);
+            // A bench run sends every item to it: an unreachable endpoint must fail fast.
+            model = withCircuitBreaker(openAIModel(parsed.baseUrl, parsed.model, options));
             models.set(sim, model);
           }
           return model;

@@ -1,0 +1,73 @@
+import type { Action, Observation } from '@terrarium/schema';
+import { describe, expect, it } from 'vitest';
+import { EndpointError } from '../openai/errors';
+import { NO_USAGE, type Prediction, type SimContext, type WorldModel } from '../world-model';
+import { CircuitOpenError, withCircuitBreaker } from './circuit-breaker';
+
+const context: SimContext = { domain: 'tool', task: null, systemPrompt: null, tools: [] };
+const action: Action = { type: 'command', command: 'ls', interpreter: 'bash' };
+const answer: Observation = { kind: 'text', content: 'a.txt', callId: null };
+
+/** An endpoint whose behaviour the test sets call by call, counting the calls that reach it. */
+class ScriptedEndpoint implements WorldModel {
+  id = 'openai:http://127.0.0.1:9/v1#m';
+  calls = 0;
+  failWith: EndpointError | null = null;
+  predict(): Promise<Prediction> {
+    this.calls++;
+    if (this.failWith !== null) return Promise.reject(this.failWith);
+    return Promise.resolve({
+      observation: answer,
+      usage: NO_USAGE,
+      latencyMs: 1,
+      provenance: { backend: 'openai', cache: null },
+    });
+  }
+}
+
+const refused = new EndpointError('connect ECONNREFUSED 127.0.0.1:9', 'network', 'u', 4);
+
+describe('circuit breaker', () => {
+  it('stops calling an unreachable endpoint after 5 failures, and tries again after the cool-down', async () => {
+    let clock = 0;
+    const endpoint = new ScriptedEndpoint();
+    endpoint.failWith = refused;
+    const model = withCircuitBreaker(endpoint, { now: () => clock });
+    for (let i = 0; i < 5; i++) {
+      await expect(model.predict(context, [], action)).rejects.toBe(refused);
+    }
+    await expect(model.predict(context, [], action)).rejects.toThrow(CircuitOpenError);
+    await expect(model.predict(context, [], action)).rejects.toThrow(
+      /unreachable \(5 failures in a row, last: connect ECONNREFUSED 127\.0\.0\.1:9\); not tried again for 30 s/,
+    );
+    expect(endpoint.calls).toBe(5);
+
+    // Back after the cool-down: one trial goes through and, succeeding, closes the circuit.
+    clock = 30_001;
+    endpoint.failWith = null;
+    expect((await model.predict(context, [], action)).observation).toEqual(answer);
+    expect((await model.predict(context, [], action)).observation).toEqual(answer);
+    expect(endpoint.calls).toBe(7);
+  });
+
+  it('reopens at once when the trial fails, and ignores HTTP errors', async () => {
+    let clock = 0;
+    const endpoint = new ScriptedEndpoint();
+    endpoint.failWith = refused;
+    const model = withCircuitBreaker(endpoint, { now: () => clock, threshold: 2 });
+    await expect(model.predict(context, [], action)).rejects.toBe(refused);
+    await expect(model.predict(context, [], action)).rejects.toBe(refused);
+    clock = 30_001;
+    await expect(model.predict(context, [], action)).rejects.toBe(refused);
+    await expect(model.predict(context, [], action)).rejects.toThrow(CircuitOpenError);
+    expect(endpoint.calls).toBe(3);
+
+    const answering = new ScriptedEndpoint();
+    answering.failWith = new EndpointError('HTTP 500', 'http', 'u', 4, 500);
+    const guarded = withCircuitBreaker(answering, { threshold: 2 });
+    for (let i = 0; i < 4; i++) {
+      await expect(guarded.predict(context, [], action)).rejects.toThrow('HTTP 500');
+    }
+    expect(answering.calls).toBe(4);
+  });
+});
