@@ -61,7 +61,7 @@ function withoutCallId<T extends object>(value: T): Omit<T, 'callId'> {
   return rest;
 }
 
-function hashableTurn(turn: BenchTurn): object {
+function hashableTurn(turn: BenchTurn) {
   return { action: withoutCallId(turn.action), observation: withoutCallId(turn.observation) };
 }
 

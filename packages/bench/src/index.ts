@@ -40,7 +40,6 @@ export {
   type AgentWorldBenchParse,
   type AgentWorldBenchImport,
 } from './agentworldbench/records';
-export { domainOfTask } from './agentworldbench/domains';
 export { pythonJson } from './agentworldbench/python-json';
 export {
   sftRecords,

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { Domain, Outcome, SourceFormat, Step, ToolSchema, Metadata } from './trajectory';
+import {
+  Domain,
+  Outcome,
+  SourceFormat,
+  Step,
+  ToolSchema,
+  Metadata,
+  type Trajectory,
+} from './trajectory';
 
 /** Shapes the API returns to the UI and CLI. Bulk data (steps) is always windowed. */
 export const DatasetSummary = z.object({
@@ -81,3 +89,41 @@ export const QuarantinedRecord = z.object({
   excerpt: z.string(),
 });
 export type QuarantinedRecord = z.infer<typeof QuarantinedRecord>;
+
+/**
+ * Every step of a trajectory, read window by window through `readWindow` (the store, or the tRPC
+ * client in the browser): bulk data is never asked for in one piece.
+ */
+export async function readAllSteps(
+  readWindow: (offset: number, limit: number) => Promise<Pick<StepWindow, 'steps' | 'total'>>,
+  windowSize: number,
+): Promise<Step[]> {
+  const steps: Step[] = [];
+  for (let offset = 0; ; offset += windowSize) {
+    const window = await readWindow(offset, windowSize);
+    steps.push(...window.steps);
+    if (window.steps.length === 0 || offset + windowSize >= window.total) return steps;
+  }
+}
+
+/**
+ * A stored trajectory as the world models take it. `externalId` is the store id, so provenance
+ * names a trajectory the UI can open; the source record is left out (simulation never reads it).
+ */
+export function trajectoryFromDetail(detail: TrajectoryDetail, steps: Step[]): Trajectory {
+  return {
+    externalId: detail.id,
+    sourceFormat: detail.sourceFormat,
+    sourceBenchmark: detail.sourceBenchmark,
+    domain: detail.domain,
+    task: detail.task,
+    systemPrompt: detail.systemPrompt,
+    tools: detail.tools,
+    toolsInferred: detail.toolsInferred,
+    agentModel: detail.agentModel,
+    outcome: detail.outcome,
+    steps,
+    metadata: detail.metadata,
+    source: { file: detail.sourceFile, line: null, record: null },
+  };
+}

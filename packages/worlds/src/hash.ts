@@ -9,7 +9,8 @@ export function hashText(text: string): string {
   );
 }
 
-function cyrb53(text: string, seed: number): number {
+/** cyrb53: a 53-bit hash of a string for a seed (the building block of `hashText`). */
+export function cyrb53(text: string, seed: number): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   for (let index = 0; index < text.length; index++) {

@@ -1,6 +1,7 @@
 export * from './world-model';
 export * from './trajectory-inputs';
 export { canonicalJson } from './canonical-json';
+export { cyrb53, hashText } from './hash';
 export { actionText, actionHead, actionKey, observationKey } from './action-text';
 export { predictedKind } from './observation-kind';
 export { splitReasoning, type SplitReply } from './reasoning';

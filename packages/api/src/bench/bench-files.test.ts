@@ -4,14 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_RETAIL } from '../testing/sample-files';
-import {
-  agentWorldBenchLines,
-  allBenchItems,
-  importAgentWorldBench,
-  linesOf,
-  sftExport,
-} from './bench-files';
+import { agentWorldBenchLines, importAgentWorldBench, linesOf, sftExport } from './bench-files';
 import { buildBenchFromDatasets, requireBench } from './bench-service';
+import { allBenchItems } from './read-all';
 
 async function collect(lines: AsyncIterable<string>): Promise<string[]> {
   const all: string[] = [];
@@ -79,8 +74,10 @@ describe('bench files on tau2 retail', () => {
       byTask: { 'tau2-bench/retail': 194 },
       contentHash: built.contentHash,
     });
-    const original = await allBenchItems(store, (await requireBench(store, 'retail')).id);
-    const copy = await allBenchItems(store, (await requireBench(store, 'copy')).id);
+    const original = await allBenchItems(store, {
+      benchId: (await requireBench(store, 'retail')).id,
+    });
+    const copy = await allBenchItems(store, { benchId: (await requireBench(store, 'copy')).id });
     expect(copy.map((item) => item.id)).toEqual(original.map((item) => item.id));
     expect(copy.every((item) => item.origin.trajectory === null)).toBe(true);
     expect(await collect(agentWorldBenchLines(store, 'copy'))).toEqual(exported);

@@ -16,6 +16,7 @@ import { TRPCError } from '@trpc/server';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDataset } from '../simulate/load-trajectories';
 import { requireBench } from './bench-service';
+import { allBenchItems } from './read-all';
 
 const PAGE = 1000;
 
@@ -58,15 +59,6 @@ export async function importAgentWorldBench(
   return { manifest: stored.manifest, errors };
 }
 
-export async function allBenchItems(store: Store, benchId: string): Promise<BenchItem[]> {
-  const items: BenchItem[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.getBenchItems({ benchId }, { offset, limit: PAGE });
-    items.push(...page.rows);
-    if (page.rows.length < PAGE) return items;
-  }
-}
-
 /** The bench as AgentWorldBench JSONL lines (no newline), in build order. */
 export async function* agentWorldBenchLines(
   store: Store,
@@ -101,7 +93,7 @@ export async function sftExport(
   input: { bench: string; version?: number; datasets: string[]; includeReasoning: boolean },
 ): Promise<SftExport> {
   const bench = await requireBench(store, input.bench, input.version);
-  const items = await allBenchItems(store, bench.id);
+  const items = await allBenchItems(store, { benchId: bench.id });
   if (input.datasets.length === 0) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'datasets: name at least one dataset' });
   }

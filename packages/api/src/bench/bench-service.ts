@@ -30,6 +30,7 @@ import { loadDataset } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import type { ApiContext } from '../trpc';
+import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
 
@@ -56,23 +57,10 @@ export interface BenchRunner {
   enqueue(runId: string): Promise<void>;
 }
 
-const PAGE = 1000;
 const SUMMARY_TASKS = new Set(['overall', 'macro']);
 
 function notFound(message: string): TRPCError {
   return new TRPCError({ code: 'NOT_FOUND', message });
-}
-
-/** Every page of a paged store read. */
-async function all<T>(
-  read: (offset: number, limit: number) => Promise<{ total: number; rows: T[] }>,
-): Promise<T[]> {
-  const rows: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await read(offset, PAGE);
-    rows.push(...page.rows);
-    if (page.rows.length < PAGE || rows.length >= page.total) return rows;
-  }
 }
 
 export async function listBenches(ctx: ApiContext): Promise<BenchSummary[]> {
@@ -232,10 +220,8 @@ async function runData(store: Store, runId: string): Promise<RunData> {
   const run = await store.getBenchRun(runId);
   if (run === null) throw notFound(`runId: no bench run ${runId}`);
   const ref: BenchRef = { name: run.bench, version: run.benchVersion };
-  const items = await all((offset, limit) =>
-    store.getBenchItems(ref, { split: run.split, offset, limit }),
-  );
-  const scores = await all((offset, limit) => store.listScores(runId, { offset, limit }));
+  const items = await allBenchItems(store, ref, run.split);
+  const scores = await readAll((offset, limit) => store.listScores(runId, { offset, limit }));
   return { run, items: new Map(items.map((item) => [item.id, item])), scores };
 }
 
@@ -344,7 +330,7 @@ export async function scorePoints(
   score: ScoreSelector,
 ): Promise<ScorePoint[]> {
   const data = await runData(ctx.store, runId);
-  const predictions = await all((offset, limit) =>
+  const predictions = await readAll((offset, limit) =>
     ctx.store.listPredictions(runId, { offset, limit }),
   );
   const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
@@ -398,7 +384,7 @@ export async function compareRuns(
 /** The `bench run --json` summary of a run (see run-report.ts). */
 export async function report(ctx: ApiContext, runId: string): Promise<RunReport> {
   const data = await runData(ctx.store, runId);
-  const predictions = await all((offset, limit) =>
+  const predictions = await readAll((offset, limit) =>
     ctx.store.listPredictions(runId, { offset, limit }),
   );
   const failed = new Map<string, number>();
@@ -436,7 +422,7 @@ export async function judgePairwise(ctx: ApiContext, runId: string): Promise<{ j
   } catch (error) {
     throw simulatorTrpcError(error);
   }
-  const predictions = await all((offset, limit) =>
+  const predictions = await readAll((offset, limit) =>
     ctx.store.listPredictions(runId, { offset, limit }),
   );
   const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));

@@ -7,6 +7,7 @@ import { pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
+import { allBenchItems } from './read-all';
 import { createJudge, type Judge } from './judge';
 
 export interface BenchRunDepsOptions {
@@ -18,23 +19,10 @@ export interface BenchRunDepsOptions {
   pricing?: ReadonlyMap<string, Pricing>;
 }
 
-const PAGE = 1000;
 // Each entry holds a whole bench (items and the retrieval index over them).
 const BENCHES_KEPT = 4;
 // A run scores each item once per simulator: classify its real observation once.
 const CLASSIFIED_KEPT = 2048;
-
-async function loadItems(store: Store, run: BenchRun): Promise<BenchItem[]> {
-  const items: BenchItem[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.getBenchItems(
-      { name: run.bench, version: run.benchVersion },
-      { offset, limit: PAGE },
-    );
-    items.push(...page.rows);
-    if (page.rows.length < PAGE) return items;
-  }
-}
 
 /**
  * The history a closed-loop run shows the simulator at `item`: the real history except for the
@@ -90,8 +78,8 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     const key = `${run.bench}\u0000${run.benchVersion}`;
     let simulators = benches.get(key);
     if (simulators === undefined) {
-      simulators = loadItems(store, run).then((items) =>
-        createBenchSimulators(items, simulatorOptions),
+      simulators = allBenchItems(store, { name: run.bench, version: run.benchVersion }).then(
+        (items) => createBenchSimulators(items, simulatorOptions),
       );
       benches.set(key, simulators);
       simulators.catch(() => benches.delete(key, simulators));

@@ -1,5 +1,11 @@
 import type { Store } from '@terrarium/db';
-import type { Step, Trajectory, TrajectoryDetail, TrajectorySummary } from '@terrarium/schema';
+import {
+  readAllSteps,
+  trajectoryFromDetail,
+  type Trajectory,
+  type TrajectoryDetail,
+  type TrajectorySummary,
+} from '@terrarium/schema';
 import { MAX_STEP_WINDOW, MAX_TRAJECTORY_PAGE } from '../trajectories/router';
 
 /**
@@ -9,29 +15,11 @@ import { MAX_STEP_WINDOW, MAX_TRAJECTORY_PAGE } from '../trajectories/router';
  * of millions of transitions would need an index built in the database instead.
  */
 export async function loadTrajectory(store: Store, detail: TrajectoryDetail): Promise<Trajectory> {
-  const steps: Step[] = [];
-  for (let offset = 0; ; offset += MAX_STEP_WINDOW) {
-    const window = await store.getSteps(detail.id, offset, MAX_STEP_WINDOW);
-    steps.push(...window.steps);
-    if (window.steps.length === 0 || offset + MAX_STEP_WINDOW >= window.total) break;
-  }
-  return {
-    // The store id, not the source's: provenance then names a trajectory the UI can open.
-    externalId: detail.id,
-    sourceFormat: detail.sourceFormat,
-    sourceBenchmark: detail.sourceBenchmark,
-    domain: detail.domain,
-    task: detail.task,
-    systemPrompt: detail.systemPrompt,
-    tools: detail.tools,
-    toolsInferred: detail.toolsInferred,
-    agentModel: detail.agentModel,
-    outcome: detail.outcome,
-    steps,
-    metadata: detail.metadata,
-    // The source record is only needed for export; simulation never reads it.
-    source: { file: detail.sourceFile, line: null, record: null },
-  };
+  const steps = await readAllSteps(
+    (offset, limit) => store.getSteps(detail.id, offset, limit),
+    MAX_STEP_WINDOW,
+  );
+  return trajectoryFromDetail(detail, steps);
 }
 
 /** Every trajectory summary of a dataset, in the store's order. */

@@ -8,7 +8,7 @@ import type {
 import { actionText, DEFAULT_TEMPLATES, renderMessages, selectTemplate } from '@terrarium/worlds';
 import { z } from 'zod';
 import { benchContentHash } from '../build-bench';
-import { domainOfTask } from './domains';
+import { domainOfBenchmark } from '@terrarium/formats';
 import { pythonJson } from './python-json';
 
 /**
@@ -138,7 +138,7 @@ export function parseAgentWorldBenchLine(
         `expected ${row.prompt.length + 1} (the last is the real observation of current_prompt)`,
     );
   }
-  const domain = domainOfTask(row.task);
+  const domain = domainOfBenchmark(row.task);
   const real = row.response[row.prompt.length];
   if (real === undefined) return failure(fileName, lineNumber, 'response', 'is empty');
   const item: BenchItem = {

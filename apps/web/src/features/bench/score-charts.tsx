@@ -1,5 +1,5 @@
 import type { ScorePoint } from '@terrarium/schema';
-import { useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState, type ComponentProps, type ReactNode } from 'react';
 import {
   Bar,
   BarChart,
@@ -85,48 +85,8 @@ export function ScoreCharts({
           </BarChart>
         </ResponsiveContainer>
       </ChartPanel>
-      <ChartPanel title="Score vs turn index">
-        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <LineChart data={byTurn}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
-            <YAxis domain={SCORE_DOMAIN} />
-            <Tooltip formatter={formatTooltipScore} />
-            <Legend />
-            {sims.map((sim, index) => (
-              <Line
-                key={sim}
-                dataKey={seriesKey(index)}
-                name={sim}
-                stroke={colourOf(index)}
-                connectNulls
-                isAnimationActive={false}
-              />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
-      </ChartPanel>
-      <ChartPanel title="Score vs history length">
-        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <LineChart data={byHistory}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
-            <YAxis domain={SCORE_DOMAIN} />
-            <Tooltip formatter={formatTooltipScore} />
-            <Legend />
-            {sims.map((sim, index) => (
-              <Line
-                key={sim}
-                dataKey={seriesKey(index)}
-                name={sim}
-                stroke={colourOf(index)}
-                connectNulls
-                isAnimationActive={false}
-              />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
-      </ChartPanel>
+      <ScoreLineChart title="Score vs turn index" data={byTurn} sims={sims} />
+      <ScoreLineChart title="Score vs history length" data={byHistory} sims={sims} />
       <ChartPanel title={axis === 'tokens' ? 'Tokens vs score' : 'Latency vs score'}>
         <div className="segmented" role="group" aria-label="Cost axis">
           <button
@@ -168,5 +128,40 @@ export function ScoreCharts({
         </ResponsiveContainer>
       </ChartPanel>
     </div>
+  );
+}
+
+/** Mean score per simulator against a numeric x (turn index, history length), one line each. */
+function ScoreLineChart({
+  title,
+  data,
+  sims,
+}: {
+  title: string;
+  data: ComponentProps<typeof LineChart>['data'];
+  sims: readonly string[];
+}) {
+  return (
+    <ChartPanel title={title}>
+      <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+        <LineChart data={data}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
+          <YAxis domain={SCORE_DOMAIN} />
+          <Tooltip formatter={formatTooltipScore} />
+          <Legend />
+          {sims.map((sim, index) => (
+            <Line
+              key={sim}
+              dataKey={seriesKey(index)}
+              name={sim}
+              stroke={colourOf(index)}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </ChartPanel>
   );
 }

@@ -6,12 +6,14 @@ import {
   scoreRules,
 } from '@terrarium/fidelity';
 import type { ExecutionProviderChoice } from '@terrarium/inference/web';
-import type {
-  SimulatedStep,
-  SimulationResult,
-  Step,
-  Trajectory,
-  TrajectoryDetail,
+import {
+  readAllSteps,
+  trajectoryFromDetail,
+  type SimulatedStep,
+  type SimulationResult,
+  type Step,
+  type Trajectory,
+  type TrajectoryDetail,
 } from '@terrarium/schema';
 import { answeredCallId, predictionInputs } from '@terrarium/worlds';
 import { browserWorldModel, loadBrowserModel, type ModelSource } from './browser-model';
@@ -43,31 +45,11 @@ export async function loadTrajectoryForBrowser(
   trajectoryId: string,
 ): Promise<Trajectory> {
   const detail = await client.trajectories.get.query({ trajectoryId });
-  const steps: Step[] = [];
-  for (let offset = 0; ; offset += STEP_WINDOW) {
-    const window = await client.trajectories.steps.query({
-      trajectoryId,
-      offset,
-      limit: STEP_WINDOW,
-    });
-    steps.push(...window.steps);
-    if (window.steps.length === 0 || offset + STEP_WINDOW >= window.total) break;
-  }
-  return {
-    externalId: detail.id,
-    sourceFormat: detail.sourceFormat,
-    sourceBenchmark: detail.sourceBenchmark,
-    domain: detail.domain,
-    task: detail.task,
-    systemPrompt: detail.systemPrompt,
-    tools: detail.tools,
-    toolsInferred: detail.toolsInferred,
-    agentModel: detail.agentModel,
-    outcome: detail.outcome,
-    steps,
-    metadata: detail.metadata,
-    source: { file: detail.sourceFile, line: null, record: null },
-  };
+  const steps = await readAllSteps(
+    (offset, limit) => client.trajectories.steps.query({ trajectoryId, offset, limit }),
+    STEP_WINDOW,
+  );
+  return trajectoryFromDetail(detail, steps);
 }
 
 export interface BrowserSimulationOptions {
