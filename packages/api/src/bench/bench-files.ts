@@ -11,7 +11,7 @@ import {
   type BenchSource,
 } from '@terrarium/bench';
 import type { Store } from '@terrarium/db';
-import type { BenchItem, BenchManifest } from '@terrarium/schema';
+import type { BenchManifest } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDataset } from '../simulate/load-trajectories';
