@@ -8,7 +8,7 @@
  * exactly 200 tokens. One warm-up decode each, then the best of 3. The comparison with
  * `@huggingface/transformers` is decode-vs-transformers.ts.
  *
- *   cd /work/main && npx tsx bench/onnx-decode.ts
+ *   cd /work/main && npx tsx benchmarks/onnx-decode.ts
  */
 import { loadavg } from 'node:os';
 import { readFile } from 'node:fs/promises';

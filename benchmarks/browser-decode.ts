@@ -3,7 +3,7 @@
  * Chromium (onnxruntime-web, wasm, as the Models page runs it) against Node (onnxruntime-node), the
  * same decoder, model and prompt, in the same run. Prints both and the ratio browser / Node.
  *
- *   cd /work/main && pnpm build && npx tsx bench/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu]
+ *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu]
  *
  * The page's figure is its own: Models page playground, "in this browser", wasm (or WebGPU with
  * --webgpu, a SwiftShader CPU adapter here), timed around `decoder.generate` (prompt prefill

@@ -2,7 +2,7 @@
  * Benchmark (b) of issue 2: a 10,000-step trajectory with 20 KB observations in Chromium, against a
  * 10-step trajectory of the same shape opened in the same run. Prints figures and ratios.
  *
- *   npx tsx bench/viewer-large-trajectory.ts [--steps 10000] [--kb 20] [--presses 200] [--keep]
+ *   npx tsx benchmarks/viewer-large-trajectory.ts [--steps 10000] [--kb 20] [--presses 200] [--keep]
  *
  * Goals: first step painted < 1 s, JS heap < 150 MB, one j/k step < 16 ms.
  * The data goes straight into an embedded store (the importer has its own benchmark); the server is
