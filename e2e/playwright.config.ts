@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,9 @@ const port = Number(process.env.E2E_PORT ?? 4399);
 // Every run starts the server on an empty embedded store of its own. Playwright evaluates this file in
 // each worker too, so the folder is chosen once and passed down through the environment.
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'terrarium-e2e-'));
+// The program token of the served store (and of the specs' own servers): the specs' API calls send
+// it as programs do; the browser never sees it and gets its local-owner cookie from the page.
+process.env.TERRARIUM_TOKEN ??= randomBytes(24).toString('hex');
 
 export default defineConfig({
   testDir: '.',

@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect, type APIRequestContext } from '@playwright/test';
+import { programHeaders } from './token';
+import { sharedDataPath } from '../../packages/schema/src/testing/shared-data.ts';
 
-/**
- * The shared real data. e2e has no package.json of its own, so '@terrarium/schema/testing' does not
- * resolve here; the folder sits next to the repository, as sharedDataPath assumes too.
- */
-export function sharedDataPath(relative: string): string {
-  return resolve(import.meta.dirname, '../../../shared/data', relative);
-}
+// e2e has no package.json of its own, so '@terrarium/schema/testing' does not resolve here: the one
+// test-data resolver is imported by path (shipped MIT copies first, then ../shared/data).
+export { sharedDataPath };
 
 export const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
@@ -56,7 +53,7 @@ export async function importThroughApi(
   if (format) params.set('format', format);
   const response = await request.post(`/api/import?${params.toString()}`, {
     data: readFileSync(file),
-    headers: { 'content-type': 'application/octet-stream' },
+    headers: { ...programHeaders(), 'content-type': 'application/octet-stream' },
   });
   expect(response.status()).toBe(200);
   const report: unknown = await response.json();
@@ -69,7 +66,7 @@ export async function importThroughApi(
 }
 
 export async function datasetIdByName(request: APIRequestContext, name: string): Promise<string> {
-  const response = await request.get('/api/datasets');
+  const response = await request.get('/api/datasets', { headers: programHeaders() });
   expect(response.status()).toBe(200);
   const datasets: unknown = await response.json();
   if (!Array.isArray(datasets)) throw new Error('/api/datasets: expected an array');
@@ -79,6 +76,7 @@ export async function datasetIdByName(request: APIRequestContext, name: string):
 
 async function trpcQuery(request: APIRequestContext, path: string, input: unknown) {
   const response = await request.get(`/trpc/${path}`, {
+    headers: programHeaders(),
     params: { input: JSON.stringify(input) },
   });
   expect(response.status()).toBe(200);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Step, Trajectory } from '../../packages/schema/src/index';
 import { openStore } from '../../packages/db/src/index';
 import { startServer } from '../../apps/server/src/start-server';
+import { e2eToken } from './token';
 
 /** HTML observations a browsing agent could bring back, each trying something else. */
 export const HOSTILE_HTML: readonly string[] = [
@@ -69,7 +70,7 @@ export async function startSeededServer(): Promise<SeededServer> {
     );
     const trajectory = page.rows[0];
     if (!trajectory) throw new Error('the seeded trajectory is missing');
-    const server = await startServer({ store, dataDir });
+    const server = await startServer({ store, dataDir, token: e2eToken() });
     return {
       url: server.url,
       trajectoryUrl: `${server.url}/datasets/${batch.datasetId}/trajectories/${trajectory.id}`,

@@ -5,13 +5,20 @@ import {
   resolveDataDir,
   type Store,
 } from '@terrarium/db';
+import { readTokenFile, tokenFromEnv, TokenError } from '@terrarium/server';
 import { CliError } from './cli-error';
 import { isServingDataDir } from './server-client';
 
 /** Where a command's data lives: a store this process opened, or a running server that owns it. */
 export type DataTarget =
   | { kind: 'store'; store: Store; dataDir: string | null }
-  | { kind: 'server'; url: string; dataDir: string };
+  | {
+      kind: 'server';
+      url: string;
+      dataDir: string;
+      /** The program token, sent as `Authorization: Bearer <token>` on every request. */
+      token: string;
+    };
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -38,8 +45,11 @@ export async function connect(options: GlobalOptions): Promise<DataTarget> {
 
   const dataDir = dataDirFor(options);
   const server = await readServerInfo(dataDir);
-  if (server && (await isServingDataDir(server.url, dataDir))) {
-    return { kind: 'server', url: server.url, dataDir };
+  if (server) {
+    const token = await programTokenFor(dataDir);
+    if (token !== null && (await isServingDataDir(server.url, dataDir, token))) {
+      return { kind: 'server', url: server.url, dataDir, token };
+    }
   }
   try {
     return { kind: 'store', store: await openStore({ dataDir }), dataDir };
@@ -50,6 +60,19 @@ export async function connect(options: GlobalOptions): Promise<DataTarget> {
           'a Terrarium server; wait for it to finish or stop it, or choose another --data-dir',
       );
     }
+    throw error;
+  }
+}
+
+/**
+ * The token to reach the server of `dataDir`: TERRARIUM_TOKEN, else the token file the server
+ * wrote into the folder at its first start (readable only by the user who started it).
+ */
+export async function programTokenFor(dataDir: string): Promise<string | null> {
+  try {
+    return tokenFromEnv(process.env) ?? (await readTokenFile(dataDir));
+  } catch (error) {
+    if (error instanceof TokenError) throw new CliError(error.message);
     throw error;
   }
 }

@@ -15,9 +15,15 @@ function servedDataDir(health: unknown): string | null {
  * True when a Terrarium server answers at `url` and serves `dataDir`. Checking the folder guards
  * against a stale server-info file whose port has since gone to another process.
  */
-export async function isServingDataDir(url: string, dataDir: string): Promise<boolean> {
+export async function isServingDataDir(
+  url: string,
+  dataDir: string,
+  token: string,
+): Promise<boolean> {
   try {
+    // The health report names the folder only to an authenticated caller.
     const response = await fetch(new URL('/api/health', url), {
+      headers: authHeaders(token),
       signal: AbortSignal.timeout(3000),
     });
     if (!response.ok) return false;
@@ -28,8 +34,15 @@ export async function isServingDataDir(url: string, dataDir: string): Promise<bo
   }
 }
 
-export async function fetchDatasets(serverUrl: string): Promise<DatasetSummary[]> {
-  const response = await fetch(new URL('/api/datasets', serverUrl));
+/** `Authorization: Bearer <token>`: how every CLI request proves it comes from this user. */
+export function authHeaders(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export async function fetchDatasets(serverUrl: string, token: string): Promise<DatasetSummary[]> {
+  const response = await fetch(new URL('/api/datasets', serverUrl), {
+    headers: authHeaders(token),
+  });
   if (!response.ok) throw new CliError(`the server at ${serverUrl} answered ${response.status}`);
   return DatasetSummary.array().parse(await response.json());
 }
@@ -46,7 +59,12 @@ function errorMessageOf(body: unknown): string {
 export function uploadFile(
   serverUrl: string,
   file: DataFile,
-  options: { dataset: string; format?: SourceFormat; onBytes: (byteLength: number) => void },
+  options: {
+    dataset: string;
+    format?: SourceFormat;
+    token: string;
+    onBytes: (byteLength: number) => void;
+  },
 ): Promise<ImportReport> {
   const target = new URL('/api/import', serverUrl);
   target.searchParams.set('dataset', options.dataset);
@@ -58,6 +76,7 @@ export function uploadFile(
       {
         method: 'POST',
         headers: {
+          ...authHeaders(options.token),
           'content-type': 'application/octet-stream',
           'content-length': String(file.size),
         },

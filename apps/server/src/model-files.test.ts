@@ -58,7 +58,7 @@ describe('GET /models/… on the server', () => {
   beforeAll(async () => {
     store = await openStore({ memory: true });
     const webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
-    server = await startServer({ store, port: 0, webDist });
+    server = await startServer({ store, port: 0, webDist, token: 'model-files-test-token' });
   }, 120_000);
   afterAll(async () => {
     await server.close();

@@ -1,8 +1,10 @@
-import { startBenchWorkers, type BenchWorkers } from '@terrarium/api';
+import { startBenchWorkers, type BenchWorkers, type PromptFolder } from '@terrarium/api';
 import { openStore, removeServerInfo, writeServerInfo, type Store } from '@terrarium/db';
 import type { BenchManifest, BenchRun, ImportReport } from '@terrarium/schema';
 import { loadDemoData, startDemoBench } from './demo-data';
-import { startServer, type RunningServer } from './start-server';
+import { isLoopbackAddress } from './bind-address';
+import { ensureProgramToken, TOKEN_ENV, tokenFromEnv, TokenError } from './program-token';
+import { DEFAULT_HOST, startServer, type RunningServer } from './start-server';
 
 export interface ServeOptions {
   /** Embedded data folder; ignored when `databaseUrl` is set. */
@@ -19,6 +21,12 @@ export interface ServeOptions {
    * `terrarium worker` processes on a shared PostgreSQL do the work.
    */
   workers?: number;
+  /** More Host names to answer for (`--allowed-host`). */
+  allowedHosts?: readonly string[];
+  /** Default `process.env`; read for TERRARIUM_TOKEN. */
+  env?: NodeJS.ProcessEnv;
+  /** `serve --prompts DIR`: bench runs speak to endpoints and judges with the official protocol. */
+  prompts?: PromptFolder | null;
 }
 
 export interface ServedTerrarium extends RunningServer {
@@ -27,6 +35,8 @@ export interface ServedTerrarium extends RunningServer {
   demoReports: ImportReport[];
   /** The demo bench and its run, built on the first start with the demo data. */
   demoBench: { bench: BenchManifest; run: BenchRun } | null;
+  /** The program token: `Authorization: Bearer <token>`. */
+  token: string;
 }
 
 /**
@@ -36,6 +46,16 @@ export interface ServedTerrarium extends RunningServer {
  */
 export async function serveTerrarium(options: ServeOptions): Promise<ServedTerrarium> {
   const embedded = !options.databaseUrl;
+  const env = options.env ?? process.env;
+  const host = options.host ?? DEFAULT_HOST;
+  if (!isLoopbackAddress(host) && tokenFromEnv(env) === undefined) {
+    throw new TokenError(
+      `refusing to listen on ${host} without a token: anyone who can reach it could drive it. ` +
+        `Set ${TOKEN_ENV} to a long random secret (e.g. \`openssl rand -hex 32\`) and give it to ` +
+        'your programs, or bind 127.0.0.1',
+    );
+  }
+  const token = await ensureProgramToken(options.dataDir, env);
   const store = await openStore(
     options.databaseUrl ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir },
   );
@@ -46,16 +66,20 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       concurrency: options.workers ?? 2,
       // The server's own simulators: model folders it lists, hosts on its allowlist.
       anyOnnxPath: false,
+      prompts: options.prompts ?? null,
     });
     const demoBench =
       demoReports.length > 0 ? await startDemoBench(store, workers.runner, demoReports) : null;
     const server = await startServer({
       benchRunner: workers.runner,
       store,
-      host: options.host,
+      host,
       port: options.port,
+      token,
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       webDist: options.webDist,
       dataDir: embedded ? options.dataDir : undefined,
+      prompts: options.prompts ?? null,
     });
     if (embedded) await writeServerInfo(options.dataDir, { url: server.url, pid: process.pid });
     return {
@@ -63,6 +87,7 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       store,
       demoReports,
       demoBench,
+      token,
       close: async () => {
         if (embedded) await removeServerInfo(options.dataDir);
         await server.close();

@@ -9,6 +9,9 @@ import { CONTENT_SECURITY_POLICY } from './security-headers';
 import { startServer, type RunningServer } from './start-server';
 import { sharedDataPath } from '@terrarium/schema/testing';
 
+const TOKEN = 'server-test-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
 const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
 );
@@ -16,7 +19,7 @@ const TAU2_RETAIL = sharedDataPath(
 /** A tRPC query as httpBatchLink sends it when not batching. */
 async function trpcQuery(url: string, procedure: string, input: unknown) {
   const query = new URLSearchParams({ input: JSON.stringify(input) });
-  const response = await fetch(`${url}/trpc/${procedure}?${query}`);
+  const response = await fetch(`${url}/trpc/${procedure}?${query}`, { headers: AUTH });
   const body: unknown = await response.json();
   return { status: response.status, body };
 }
@@ -68,7 +71,13 @@ describe('startServer', () => {
       new Uint8Array([0, 97, 115, 109]),
     );
     store = await openStore({ memory: true });
-    server = await startServer({ store, port: 0, webDist, dataDir: '/tmp/served-folder' });
+    server = await startServer({
+      store,
+      port: 0,
+      webDist,
+      dataDir: '/tmp/served-folder',
+      token: TOKEN,
+    });
   }, 120_000);
   afterAll(async () => {
     await server.close();
@@ -77,7 +86,10 @@ describe('startServer', () => {
 
   it('listens on 127.0.0.1 and reports its health', async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const response = await fetch(`${server.url}/api/health`);
+    // Anonymous callers get the health report without the folder's path.
+    const anonymous = await fetch(`${server.url}/api/health`);
+    expect(await anonymous.json()).toEqual({ ok: true, backend: 'pglite', version: '0.1.0' });
+    const response = await fetch(`${server.url}/api/health`, { headers: AUTH });
     expect(await response.json()).toEqual({
       ok: true,
       backend: 'pglite',
@@ -93,6 +105,7 @@ describe('startServer', () => {
       const body = await readFile(TAU2_RETAIL);
       const response = await fetch(`${server.url}/api/import?dataset=retail&file=retail.json`, {
         method: 'POST',
+        headers: AUTH,
         body,
       });
       expect(response.status).toBe(200);
@@ -108,7 +121,7 @@ describe('startServer', () => {
       expect(answer).toMatchObject({ exitCode: 0 });
 
       const datasets = DatasetSummary.array().parse(
-        await (await fetch(`${server.url}/api/datasets`)).json(),
+        await (await fetch(`${server.url}/api/datasets`, { headers: AUTH })).json(),
       );
       expect(datasets.map((dataset) => [dataset.name, dataset.trajectories])).toEqual([
         ['retail', 40],
@@ -136,13 +149,13 @@ describe('startServer', () => {
     const outcome = new Promise<BatchOutcome>(
       (resolve) => (watched = watchBatches(store, resolve)),
     );
-    const watchedServer = await startServer({ store: watched, port: 0, webDist });
+    const watchedServer = await startServer({ store: watched, port: 0, webDist, token: TOKEN });
     try {
       // Past the tasks header, so that the first 1.5 MB already hold most of the 40 simulations.
       const body = await readFile(TAU2_RETAIL);
       const cut = request(`${watchedServer.url}/api/import?dataset=cut-off&file=retail.json`, {
         method: 'POST',
-        headers: { 'content-length': String(body.byteLength) },
+        headers: { ...AUTH, 'content-length': String(body.byteLength) },
       });
       cut.on('error', () => {
         // Expected: the test itself breaks this connection.
@@ -161,6 +174,7 @@ describe('startServer', () => {
   it('answers 400 naming the bad import parameter', async () => {
     const missing = await fetch(`${server.url}/api/import?file=a.json`, {
       method: 'POST',
+      headers: AUTH,
       body: '{}',
     });
     expect(missing.status).toBe(400);
@@ -169,6 +183,7 @@ describe('startServer', () => {
     });
     const badFormat = await fetch(`${server.url}/api/import?dataset=d&file=a.json&format=csv`, {
       method: 'POST',
+      headers: AUTH,
       body: '{}',
     });
     expect(badFormat.status).toBe(400);
@@ -193,6 +208,7 @@ describe('startServer', () => {
     const input = JSON.stringify({ '1': { filter: {}, offset: 0, limit: 1 } });
     const response = await fetch(
       `${server.url}/trpc/datasets.list,trajectories.list?batch=1&input=${encodeURIComponent(input)}`,
+      { headers: AUTH },
     );
     expect(response.status).toBe(200);
     const answers: unknown = await response.json();
@@ -225,7 +241,7 @@ describe('startServer', () => {
     expect(new Uint8Array(await wasm.arrayBuffer())).toEqual(new Uint8Array([0, 97, 115, 109]));
 
     expect((await fetch(`${server.url}/assets/missing.js`)).status).toBe(404);
-    expect((await fetch(`${server.url}/api/nothing-here`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/nothing-here`, { headers: AUTH })).status).toBe(404);
     const apiHeaders = (await fetch(`${server.url}/api/health`)).headers;
     expect(apiHeaders.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
   });

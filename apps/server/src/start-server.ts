@@ -1,8 +1,9 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createApiRequestHandler, type BenchRunner } from '@terrarium/api';
+import { createApiRequestHandler, type BenchRunner, type PromptFolder } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
+import { boundHostNames, isLoopbackAddress } from './bind-address';
 import { setSecurityHeaders } from './security-headers';
 import { serveWebApp } from './static-files';
 
@@ -22,6 +23,21 @@ export interface ServerOptions {
   dataDir?: string;
   /** Where bench runs go; without one the server refuses to start them. */
   benchRunner?: BenchRunner;
+  /** The program token (`Authorization: Bearer <token>`); see program-token.ts for the default. */
+  token: string;
+  /** More names the Host header may carry (`--allowed-host`), e.g. a reverse proxy's. */
+  allowedHosts?: readonly string[];
+  /** `serve --prompts DIR`: /v1 and simulate speak the official protocol to `openai:` endpoints. */
+  prompts?: PromptFolder | null;
+  /** Called once per answered request (an access log; tests read what the server itself answered). */
+  onAnswered?: (answer: AnsweredRequest) => void;
+}
+
+export interface AnsweredRequest {
+  method: string;
+  /** The path without the query (a query may carry a token). */
+  path: string;
+  status: number;
 }
 
 export interface RunningServer {
@@ -38,23 +54,41 @@ export async function startServer({
   webDist = DEFAULT_WEB_DIST,
   dataDir,
   benchRunner,
+  token,
+  allowedHosts = [],
+  prompts = null,
+  onAnswered,
 }: ServerOptions): Promise<RunningServer> {
+  const loopback = isLoopbackAddress(host);
   const answerApi = createApiRequestHandler({
     store,
     dataDir,
+    token,
+    loopback,
+    allowedHosts: [...boundHostNames(host), ...allowedHosts],
     ...(benchRunner === undefined ? {} : { benchRunner }),
+    prompts,
   });
   const server = createServer((request, response) => {
+    if (onAnswered !== undefined) {
+      response.once('finish', () => {
+        const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+        onAnswered({ method: request.method ?? '?', path, status: response.statusCode });
+      });
+    }
     setSecurityHeaders(response);
     if (answerApi(request, response)) return;
-    serveWebApp(request, response, webDist).catch((error: unknown) => {
-      console.error(`GET ${request.url ?? '?'} failed:`, error);
-      if (response.headersSent) response.destroy();
-      else {
-        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end('internal error\n');
-      }
-    });
+    const page = isPageLoad(request) ? answerApi.openPage(request, response) : Promise.resolve();
+    page
+      .then(() => serveWebApp(request, response, webDist))
+      .catch((error: unknown) => {
+        console.error(`GET ${request.url ?? '?'} failed:`, error);
+        if (response.headersSent) response.destroy();
+        else {
+          response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          response.end('internal error\n');
+        }
+      });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -77,6 +111,14 @@ export async function startServer({
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
+}
+
+/** A navigation to one of the app's pages (not an asset, not a frame): where a session starts. */
+function isPageLoad(request: IncomingMessage): boolean {
+  if (request.method !== 'GET') return false;
+  const dest = request.headers['sec-fetch-dest'];
+  if (dest !== undefined) return dest === 'document';
+  return (request.headers.accept ?? '').includes('text/html');
 }
 
 function urlHost(address: AddressInfo): string {

@@ -1,13 +1,52 @@
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
 import { ZodError } from 'zod';
 import type { BenchRunner } from './bench/bench-service';
+import type { PromptFolder } from '@terrarium/worlds';
 
-/** What every procedure can reach. The store is the only way to data; there is no global. */
-export interface ApiContext {
+export type Role = 'researcher' | 'labeler';
+
+/**
+ * Who is calling. `user`: a browser session (cookie); `program`: the bearer token of the data
+ * folder (CLI, trainers, scripts), trusted like a researcher; `anonymous`: neither.
+ */
+export type Principal =
+  | { kind: 'user'; userId: string; name: string; role: Role }
+  | { kind: 'program' }
+  | { kind: 'anonymous' };
+
+export const PROGRAM_PRINCIPAL: Principal = { kind: 'program' };
+export const ANONYMOUS_PRINCIPAL: Principal = { kind: 'anonymous' };
+
+/**
+ * How login/logout reach the HTTP response (the session cookie); absent for in-process callers,
+ * where logging in makes no sense.
+ */
+export interface SessionCookies {
+  /** Sets the HttpOnly session cookie for `token`, valid until `expiresAt`. */
+  set(token: string, expiresAt: Date): void;
+  clear(): void;
+  /** The session token the request carried, if any (logout deletes it server-side). */
+  readonly current: string | null;
+}
+
+/**
+ * What services need (no caller identity): the store is the only way to data; there is no global.
+ * Services take this, so the CLI and the server call them in-process without a principal.
+ */
+export interface ServiceContext {
   store: Store;
   /** Takes bench runs to the job queue; absent where no workers run (bench runs are refused). */
   benchRunner?: BenchRunner;
+  /** `serve --prompts DIR`: `openai:` simulators speak the official AgentWorldBench protocol. */
+  prompts?: PromptFolder | null;
+}
+
+/** What every procedure can reach: the services' context plus who is calling. */
+export interface ApiContext extends ServiceContext {
+  /** Established by the HTTP gate (token or session cookie) before any procedure runs. */
+  principal: Principal;
+  cookies?: SessionCookies;
 }
 
 export interface FieldIssue {
@@ -23,16 +62,54 @@ export function fieldIssues(error: ZodError): FieldIssue[] {
   }));
 }
 
+/** What a client sees of an unexpected failure: never a stack, a path or SQL. */
+export const INTERNAL_ERROR_MESSAGE = 'internal error';
+
 const t = initTRPC.context<ApiContext>().create({
+  // Never put stacks into error bodies, whatever NODE_ENV says.
+  isDev: false,
   errorFormatter({ shape, error }) {
     // Clients show which field was wrong; zod's own message is a JSON dump that no UI should parse.
     const issues = error.cause instanceof ZodError ? fieldIssues(error.cause) : null;
     const message = issues
       ? issues.map((issue) => `${issue.field || 'input'}: ${issue.message}`).join('; ')
-      : shape.message;
-    return { ...shape, message, data: { ...shape.data, issues } };
+      : error.code === 'INTERNAL_SERVER_ERROR'
+        ? INTERNAL_ERROR_MESSAGE
+        : shape.message;
+    const { stack: _stack, ...data } = shape.data;
+    return { ...shape, message, data: { ...data, issues } };
   },
 });
 
 export const createRouter = t.router;
+
+/** Anyone, logged in or not. Only login, logout, whoami and health belong here. */
 export const publicProcedure = t.procedure;
+
+/** Any logged-in user (researcher or labeler) or the program token. */
+export const labelerProcedure = t.procedure.use(({ ctx, next }) => {
+  const principal = ctx.principal;
+  if (principal.kind === 'anonymous') {
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'log in first' });
+  }
+  return next({ ctx: { principal } });
+});
+
+/** Researchers and the program token: everything that is not labeling. */
+export const researcherProcedure = t.procedure.use(({ ctx, next }) => {
+  const principal = ctx.principal;
+  if (principal.kind === 'anonymous') {
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'log in first' });
+  }
+  if (principal.kind === 'user' && principal.role !== 'researcher') {
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'this needs the researcher role' });
+  }
+  return next({ ctx: { principal } });
+});
+
+/** True for callers allowed to do researcher-only things (for finer checks inside a procedure). */
+export function isResearcher(principal: Principal): boolean {
+  return (
+    principal.kind === 'program' || (principal.kind === 'user' && principal.role === 'researcher')
+  );
+}

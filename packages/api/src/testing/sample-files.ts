@@ -8,6 +8,13 @@ export const TAU2_RETAIL = sharedDataPath(
 export const TAU2_AIRLINE = sharedDataPath(
   'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
 );
+export const TAU2_TELECOM = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json',
+);
+export const TAU_BENCH_AIRLINE = sharedDataPath(
+  'tau-bench-v1/historical_trajectories/gpt-4o-airline.json',
+);
+/** Only where ../shared/data is beside the clone (InterCode is not shipped): guard with skipIf. */
 export const INTERCODE_SQL = sharedDataPath(
   'intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json',
 );

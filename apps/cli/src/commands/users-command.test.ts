@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '@terrarium/db';
+import { describe, expect, it } from 'vitest';
+import { exitOf, runCli, startCli, waitForServeUrl, type CliResult } from '../testing/run-cli';
+
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const SLOW = { timeout: 120_000 };
+
+/** `terrarium ARGS…` with `stdin` piped in (run-cli's helper gives the child no stdin). */
+function runWithStdin(args: string[], stdin: string): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.DATABASE_URL;
+  delete env.TERRARIUM_DATA_DIR;
+  delete env.TERRARIUM_TOKEN;
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.end(stdin);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('terrarium users', () => {
+  it('adds, lists and removes accounts in a folder, and through its server', SLOW, async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-users-'));
+    const added = await runWithStdin(
+      ['users', 'add', 'ada', '--role', 'researcher', '--password-stdin', '--data-dir', dataDir],
+      'a long enough password\n',
+    );
+    expect(added).toMatchObject({ code: 0, stdout: 'Added researcher ada\n' });
+    const short = await runWithStdin(
+      ['users', 'add', 'bob', '--role', 'labeler', '--data-dir', dataDir],
+      'short\n',
+    );
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('password: at least 8 characters');
+
+    const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+    try {
+      const url = await waitForServeUrl(serve);
+      // The server owns the folder now: these go through it, with the folder's token.
+      const viaServer = await runWithStdin(
+        ['users', 'add', 'lin', '--role', 'labeler', '--data-dir', dataDir],
+        'another long password',
+      );
+      expect(viaServer).toMatchObject({ code: 0, stdout: 'Added labeler lin\n' });
+      const duplicate = await runWithStdin(
+        ['users', 'add', 'lin', '--role', 'labeler', '--data-dir', dataDir],
+        'another long password',
+      );
+      expect(duplicate.stderr).toContain('a user named lin already exists');
+      const login = await fetch(`${url}/trpc/auth.login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify({ name: 'lin', password: 'another long password' }),
+      });
+      expect(await login.json()).toMatchObject({
+        result: { data: { kind: 'user', name: 'lin', role: 'labeler' } },
+      });
+      const removed = await runCli(['users', 'remove', 'lin', '--data-dir', dataDir]);
+      expect(removed).toMatchObject({ code: 0 });
+    } finally {
+      serve.kill('SIGTERM');
+    }
+    expect(await exitOf(serve)).toBe(0);
+
+    const store = await openStore({ dataDir });
+    try {
+      const users = await store.listUsers();
+      expect(users.map((user) => [user.name, user.role])).toEqual([['ada', 'researcher']]);
+      const credentials = await store.getUserCredentials('ada');
+      // Only a salted scrypt hash is stored, never the password.
+      expect(credentials?.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses to serve a non-loopback address without TERRARIUM_TOKEN', SLOW, async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-wide-'));
+    const result = await runCli(
+      ['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dataDir],
+      {
+        TERRARIUM_TOKEN: '',
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refusing to listen on 0.0.0.0 without a token');
+  });
+});

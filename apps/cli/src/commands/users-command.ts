@@ -1,0 +1,176 @@
+import { addUser, NewUserInput, UserExistsError, type AppRouter } from '@terrarium/api';
+import type { StoredUser } from '@terrarium/db';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { InvalidArgumentError, type Command } from 'commander';
+import { CliError } from '../cli-error';
+import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
+import { authHeaders } from '../server-client';
+
+const ROLES = ['researcher', 'labeler'] as const;
+
+function parseRole(value: string): (typeof ROLES)[number] {
+  const role = ROLES.find((known) => known === value);
+  if (!role) throw new InvalidArgumentError('researcher or labeler');
+  return role;
+}
+
+/** Reads the whole of stdin (a pipe or file); the last line break is not part of the password. */
+async function readStdinPassword(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) {
+    if (Buffer.isBuffer(part)) parts.push(part);
+  }
+  return Buffer.concat(parts)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+/** Asks on the terminal without echoing what is typed. */
+function promptPassword(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const input = process.stdin;
+    let typed = '';
+    process.stderr.write(question);
+    input.setRawMode(true);
+    input.resume();
+    input.setEncoding('utf8');
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') {
+          done();
+          resolve(typed);
+          return;
+        }
+        if (char === '\u0003') {
+          done();
+          reject(new CliError('canceled'));
+          return;
+        }
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed += char;
+      }
+    };
+    const done = () => {
+      input.off('data', onData);
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+    };
+    input.on('data', onData);
+  });
+}
+
+async function readPassword(fromStdin: boolean): Promise<string> {
+  if (fromStdin || !process.stdin.isTTY) return readStdinPassword();
+  const first = await promptPassword('Password: ');
+  const second = await promptPassword('Again: ');
+  if (first !== second) throw new CliError('the two passwords differ');
+  return first;
+}
+
+function serverClient(target: Extract<DataTarget, { kind: 'server' }>) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
+  });
+}
+
+function serverError(error: unknown): never {
+  if (error instanceof TRPCClientError) throw new CliError(error.message);
+  throw error;
+}
+
+async function withTarget<T>(
+  options: GlobalOptions,
+  work: (target: DataTarget) => Promise<T>,
+): Promise<T> {
+  const target = await connect(options);
+  try {
+    return await work(target);
+  } finally {
+    await disconnect(target);
+  }
+}
+
+export async function runUsersAdd(
+  name: string,
+  options: GlobalOptions & { role: (typeof ROLES)[number]; passwordStdin?: boolean },
+): Promise<void> {
+  const password = await readPassword(options.passwordStdin === true);
+  const parsed = NewUserInput.safeParse({ name, role: options.role, password });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(`${issue?.path.join('.') ?? 'input'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const user = await withTarget(options, async (target) => {
+    if (target.kind === 'server') {
+      return serverClient(target).auth.users.add.mutate(parsed.data).catch(serverError);
+    }
+    return addUser(target.store, parsed.data).catch((error: unknown) => {
+      if (error instanceof UserExistsError) throw new CliError(error.message);
+      throw error;
+    });
+  });
+  process.stdout.write(`Added ${user.role} ${user.name}\n`);
+}
+
+export async function runUsersList(options: GlobalOptions & { json?: boolean }): Promise<void> {
+  const users: StoredUser[] = await withTarget(options, async (target) =>
+    target.kind === 'server'
+      ? serverClient(target).auth.users.list.query().catch(serverError)
+      : target.store.listUsers(),
+  );
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(users)}\n`);
+    return;
+  }
+  if (users.length === 0) {
+    process.stdout.write(
+      'No accounts: on 127.0.0.1 the browser is the local owner. Add one with `terrarium users add NAME --role researcher`.\n',
+    );
+    return;
+  }
+  const width = Math.max(4, ...users.map((user) => user.name.length));
+  const lines = users.map(
+    (user) => `${user.name.padEnd(width)}  ${user.role.padEnd(10)}  ${user.createdAt}`,
+  );
+  process.stdout.write(
+    `${['name'.padEnd(width) + '  role        created', ...lines].join('\n')}\n`,
+  );
+}
+
+export async function runUsersRemove(name: string, options: GlobalOptions): Promise<void> {
+  const removed = await withTarget(options, async (target) =>
+    target.kind === 'server'
+      ? (await serverClient(target).auth.users.remove.mutate({ name }).catch(serverError)).removed
+      : target.store.removeUser(name),
+  );
+  if (!removed) throw new CliError(`no user named ${name}`);
+  process.stdout.write(`Removed ${name} (and logged out their sessions)\n`);
+}
+
+export function registerUsersCommand(program: Command): void {
+  const users = program
+    .command('users')
+    .description('Accounts for the browser UI (researchers: everything; labelers: labeling only).');
+  users
+    .command('add')
+    .description('Add an account; the password is read from stdin (or asked on the terminal).')
+    .argument('<name>', 'login name')
+    .requiredOption('--role <role>', 'researcher or labeler', parseRole)
+    .option('--password-stdin', 'read the password from stdin even on a terminal')
+    .action((name: string, _options: unknown, command: Command) =>
+      runUsersAdd(name, command.optsWithGlobals()),
+    );
+  users
+    .command('list')
+    .description('List accounts.')
+    .option('--json', 'print a JSON array')
+    .action((_options: unknown, command: Command) => runUsersList(command.optsWithGlobals()));
+  users
+    .command('remove')
+    .description('Remove an account and end its sessions.')
+    .argument('<name>', 'login name')
+    .action((name: string, _options: unknown, command: Command) =>
+      runUsersRemove(name, command.optsWithGlobals()),
+    );
+}

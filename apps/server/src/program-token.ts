@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const TOKEN_FILE = 'token';
+export const TOKEN_ENV = 'TERRARIUM_TOKEN';
+
+/** A token under this length is refused: it could be guessed. */
+const MIN_TOKEN_LENGTH = 16;
+
+export class TokenError extends Error {
+  override name = 'TokenError';
+}
+
+export function tokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env[TOKEN_ENV]?.trim();
+  if (token === undefined || token === '') return undefined;
+  if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new TokenError(`${TOKEN_ENV} must be at least ${MIN_TOKEN_LENGTH} characters, no spaces`);
+  }
+  return token;
+}
+
+/** The token file of a data folder, or null when there is none yet. */
+export async function readTokenFile(dataDir: string): Promise<string | null> {
+  try {
+    const token = (await readFile(path.join(dataDir, TOKEN_FILE), 'utf8')).trim();
+    return token === '' ? null : token;
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * `TERRARIUM_TOKEN` when set; otherwise the data folder's token file, created (mode 0600, only
+ * this user reads it) on first start. The CLI reads the same file to talk to the server.
+ */
+export async function ensureProgramToken(dataDir: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const configured = tokenFromEnv(env);
+  if (configured !== undefined) return configured;
+  const existing = await readTokenFile(dataDir);
+  if (existing !== null) return existing;
+  await mkdir(dataDir, { recursive: true });
+  const token = randomBytes(32).toString('base64url');
+  const file = path.join(dataDir, TOKEN_FILE);
+  // `wx`: two servers starting at once never overwrite each other's token.
+  try {
+    await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'EEXIST') {
+      const raced = await readTokenFile(dataDir);
+      if (raced !== null) return raced;
+    }
+    throw error;
+  }
+  await chmod(file, 0o600);
+  return token;
+}

@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore, type Store } from '@terrarium/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundHostNames, isLoopbackAddress } from './bind-address';
+import { ensureProgramToken, TokenError } from './program-token';
+import { serveTerrarium } from './serve';
+import { startServer, type RunningServer } from './start-server';
+
+describe('the program token', () => {
+  it('is made once per folder, mode 0600, and TERRARIUM_TOKEN overrides it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'terrarium-token-'));
+    const first = await ensureProgramToken(dir, {});
+    expect(first).toMatch(/^[\w-]{43}$/);
+    expect((await stat(path.join(dir, 'token'))).mode & 0o777).toBe(0o600);
+    expect(await ensureProgramToken(dir, {})).toBe(first);
+    expect(await ensureProgramToken(dir, { TERRARIUM_TOKEN: 'configured-token-0123' })).toBe(
+      'configured-token-0123',
+    );
+    await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: 'short' })).rejects.toThrow(TokenError);
+    expect((await readFile(path.join(dir, 'token'), 'utf8')).trim()).toBe(first);
+  });
+
+  it('must be configured to serve beyond loopback', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'terrarium-wide-'));
+    await expect(serveTerrarium({ dataDir: dir, host: '0.0.0.0', env: {} })).rejects.toThrow(
+      /refusing to listen on 0\.0\.0\.0 without a token/,
+    );
+  });
+
+  it('knows loopback and the names of a wildcard bind', () => {
+    expect(['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost'].map(isLoopbackAddress)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['0.0.0.0', '10.1.2.3', 'example.test'].map(isLoopbackAddress)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect(boundHostNames('0.0.0.0')).toContain('127.0.0.1');
+    expect(boundHostNames('10.1.2.3')).toEqual(['10.1.2.3']);
+  });
+});
+
+describe('a loopback server and its pages', () => {
+  let store: Store;
+  let server: RunningServer;
+  beforeAll(async () => {
+    const webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
+    await writeFile(path.join(webDist, 'index.html'), '<!doctype html><title>Terrarium</title>');
+    store = await openStore({ memory: true });
+    server = await startServer({
+      store,
+      webDist,
+      token: 'serve-security-token-0123',
+      allowedHosts: ['terrarium.internal'],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await server.close();
+    await store.close();
+  });
+
+  it('gives a page load the local-owner cookie, never an asset or a frame', async () => {
+    const page = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
+    expect(page.status).toBe(200);
+    const [cookie] = page.headers.getSetCookie();
+    expect(cookie).toMatch(
+      /^terrarium_session=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
+    const asset = await fetch(`${server.url}/assets/x.js`, {
+      headers: { 'sec-fetch-dest': 'script' },
+    });
+    expect(asset.headers.getSetCookie()).toEqual([]);
+    const framed = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'iframe' } });
+    expect(framed.headers.getSetCookie()).toEqual([]);
+
+    const pair = cookie?.split(';')[0] ?? '';
+    const datasets = await fetch(`${server.url}/api/datasets`, { headers: { cookie: pair } });
+    expect(datasets.status).toBe(200);
+    expect(await datasets.json()).toEqual([]);
+  });
+
+  it('answers to an --allowed-host name and no other', async () => {
+    const { request } = await import('node:http');
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const target = new URL(server.url);
+        request({
+          host: target.hostname,
+          port: target.port,
+          path: '/api/health',
+          headers: { host },
+        })
+          .on('response', (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status('terrarium.internal:8080')).toBe(200);
+    expect(await status('localhost')).toBe(200);
+    expect(await status('terrarium.internal.attacker.test')).toBe(421);
+  });
+});

@@ -1,0 +1,25 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { useTRPC } from '../../app/trpc';
+import { LoginPage } from './login-page';
+import './auth.css';
+
+/**
+ * Shows the app to a logged-in caller and the login page to anyone else. The server decides:
+ * on loopback with no accounts the page load already carries a local-owner session, so this
+ * passes straight through; the server still checks every request on its own.
+ */
+export function AuthGate({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const whoami = useQuery(trpc.auth.whoami.queryOptions(undefined, { staleTime: Infinity }));
+  if (whoami.isPending) return <p className="status">Loading…</p>;
+  if (whoami.isError) {
+    return (
+      <p className="status status-error" role="alert">
+        The server did not answer: {whoami.error.message}
+      </p>
+    );
+  }
+  if (whoami.data.kind === 'anonymous') return <LoginPage />;
+  return children;
+}

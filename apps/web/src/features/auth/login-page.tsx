@@ -1,0 +1,60 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTRPC } from '../../app/trpc';
+import { resetForPrincipal } from './reset-session';
+
+export function LoginPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const login = useMutation(
+    trpc.auth.login.mutationOptions({
+      onSuccess: (principal) =>
+        resetForPrincipal(queryClient, trpc.auth.whoami.queryKey(), principal),
+    }),
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    login.mutate({ name, password });
+  };
+  return (
+    <main className="login-page">
+      <form className="login-form" onSubmit={submit} aria-label="Log in">
+        <h1>Terrarium</h1>
+        <p className="muted">Log in with the account a researcher created for you.</p>
+        <label>
+          Name
+          <input
+            type="text"
+            name="username"
+            autoComplete="username"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            required
+            autoFocus
+          />
+        </label>
+        <label>
+          Password
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            required
+          />
+        </label>
+        {login.isError && (
+          <p className="status status-error" role="alert">
+            {login.error.message}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={login.isPending}>
+          {login.isPending ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </main>
+  );
+}

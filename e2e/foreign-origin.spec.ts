@@ -1,0 +1,271 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, expect, test } from '@playwright/test';
+import type { Store } from '../packages/db/src/index';
+import { openStore } from '../packages/db/src/index';
+import {
+  startServer,
+  type AnsweredRequest,
+  type RunningServer,
+} from '../apps/server/src/start-server';
+import { e2eToken } from './support/token';
+
+/**
+ * Another local origin (a page on another port, and a DNS-rebinding page that names its own host
+ * while reaching ours) tries every state-changing route. The browser first opened Terrarium, so it
+ * holds the local owner's cookie: the attacks are as strong as they get on this machine. Each
+ * attack is listed, and afterwards the store shows that nothing was imported, simulated or started.
+ */
+
+const REBIND_HOST = 'rebind.attacker.test';
+
+// Store methods the gate itself calls (sessions, the no-accounts check); any other call means an
+// attack reached a route.
+const GATE_METHODS = new Set(['getSession', 'countUsers', 'createSession', 'close']);
+
+const CHAT_RECORD = JSON.stringify({
+  id: 'pwned',
+  messages: [
+    { role: 'user', content: 'list files' },
+    { role: 'assistant', content: 'a.txt' },
+  ],
+});
+
+/** Every state-changing route, with a body that would do something if it got through. */
+const TARGETS: readonly { name: string; path: string; body: string }[] = [
+  { name: 'import', path: '/api/import?dataset=pwned&file=pwned.jsonl', body: CHAT_RECORD },
+  {
+    name: 'simulate',
+    path: '/api/simulate',
+    body: JSON.stringify({ dataset: 'seed', sim: 'replay' }),
+  },
+  {
+    name: 'chat completions',
+    path: '/v1/chat/completions',
+    body: JSON.stringify({
+      model: 'replay@seed',
+      messages: [{ role: 'user', content: 'list files' }],
+    }),
+  },
+  {
+    name: 'tRPC bench.build',
+    path: '/trpc/bench.build',
+    body: JSON.stringify({ name: 'pwned', datasets: ['seed'] }),
+  },
+  {
+    name: 'tRPC auth.users.add',
+    path: '/trpc/auth.users.add',
+    body: JSON.stringify({ name: 'intruder', role: 'researcher', password: 'intruder-password' }),
+  },
+  {
+    name: 'tRPC simulate.run',
+    path: '/trpc/simulate.run',
+    body: JSON.stringify({ trajectoryId: '1', sim: 'replay' }),
+  },
+];
+
+/** The attacker's page: no-cors fetches and auto-submitted forms at `target`, results in a list. */
+function attackPage(target: string): string {
+  const targets = JSON.stringify(TARGETS);
+  return `<!doctype html><title>attacker</title><body><script>
+const target = ${JSON.stringify(target)};
+const targets = ${targets};
+const done = [];
+async function run() {
+  for (const t of targets) {
+    // A CORS-simple request: text/plain POST, no preflight, cookies of the same site ride along.
+    await fetch(target + t.path, { method: 'POST', mode: 'no-cors', credentials: 'include',
+      headers: { 'content-type': 'text/plain' }, body: t.body }).then(() => 0, () => 0);
+    done.push('fetch ' + t.name);
+  }
+  await Promise.all(targets.map((t, i) => new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.name = 'f' + i;
+    frame.onload = resolve;
+    document.body.append(frame);
+    const form = document.createElement('form');
+    form.method = 'POST';
+    form.enctype = 'text/plain';
+    form.action = target + t.path;
+    form.target = frame.name;
+    const field = document.createElement('input');
+    field.name = t.body.slice(0, 1);
+    field.value = t.body.slice(1);
+    form.append(field);
+    document.body.append(form);
+    form.submit();
+    done.push('form ' + t.name);
+  })));
+  window.__attacks = done;
+}
+run();
+</script>`;
+}
+
+/** The rebinding page runs on "our" origin, so it can read statuses: every one must be refused. */
+function rebindPage(): string {
+  const targets = JSON.stringify(TARGETS);
+  return `<!doctype html><title>rebound</title><body><script>
+const targets = ${targets};
+async function run() {
+  const seen = [];
+  for (const path of ['/api/datasets', '/trpc/datasets.list', '/api/health']) {
+    const r = await fetch(path).catch((e) => ({ status: 'failed ' + e.message }));
+    seen.push('GET ' + path + ' ' + r.status);
+  }
+  for (const t of targets) {
+    const r = await fetch(t.path, { method: 'POST', headers: { 'content-type': 'text/plain' },
+      body: t.body }).catch((e) => ({ status: 'failed ' + e.message }));
+    seen.push('POST ' + t.name + ' ' + r.status);
+  }
+  window.__attacks = seen;
+}
+run();
+</script>`;
+}
+
+/** The store, with every call a route would make recorded (the gate's own calls are not). */
+function watched(store: Store, calls: string[]): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]): unknown => {
+        if (!GATE_METHODS.has(property)) calls.push(property);
+        return Reflect.apply(value, target, args);
+      };
+    },
+  });
+}
+
+async function listen(server: Server, host: string): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  return address.port;
+}
+
+test.describe('a foreign origin cannot drive the server', () => {
+  let dir: string;
+  let store: Store;
+  let server: RunningServer;
+  let attacker: Server;
+  let attackerPort: number;
+  const calls: string[] = [];
+  const answered: AnsweredRequest[] = [];
+
+  test.beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'terrarium-e2e-origin-'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><title>Terrarium</title>');
+    store = await openStore({ memory: true });
+    server = await startServer({
+      store: watched(store, calls),
+      webDist: dir,
+      token: e2eToken(),
+      onAnswered: (answer) => answered.push(answer),
+    });
+    const target = server.url;
+    attacker = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(attackPage(target));
+      request.resume();
+    });
+    attackerPort = await listen(attacker, '127.0.0.1');
+  });
+
+  test.afterAll(async () => {
+    await new Promise((resolve) => attacker.close(resolve));
+    await server.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const attackerHost of ['127.0.0.1', 'localhost']) {
+    test(`fetch and form POSTs from http://${attackerHost}:port change nothing`, async ({
+      page,
+    }) => {
+      // The victim opened Terrarium first: the browser holds the local owner's session cookie.
+      await page.goto(server.url);
+      const cookies = await page.context().cookies(server.url);
+      expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
+        ['terrarium_session', true, 'Strict'],
+      ]);
+      calls.length = 0;
+      // What the server itself answered each attack: proof that they reached it and were refused
+      // there. Read on the server: the browser's network events for no-cors answers and
+      // cross-origin form frames are not reliably all reported.
+      answered.length = 0;
+
+      await page.goto(`http://${attackerHost}:${attackerPort}/`);
+      await page.waitForFunction(() => Array.isArray(Reflect.get(window, '__attacks')), null, {
+        timeout: 30_000,
+      });
+      const attempted: unknown = await page.evaluate(() => Reflect.get(window, '__attacks'));
+      expect(attempted).toEqual([
+        ...TARGETS.map((t) => `fetch ${t.name}`),
+        ...TARGETS.map((t) => `form ${t.name}`),
+      ]);
+
+      const refused = TARGETS.map((t) => `POST ${t.path.split('?')[0]} 403`);
+      const attacks = () =>
+        answered
+          .filter((answer) => answer.method === 'POST')
+          .map((answer) => `POST ${answer.path} ${answer.status}`);
+      // The last form's answer may still be in flight when the page has recorded its attempt.
+      await expect.poll(() => attacks().length).toBe(refused.length * 2);
+      expect(attacks().toSorted()).toEqual([...refused, ...refused].toSorted());
+      expect(calls, 'store calls that only a route makes').toEqual([]);
+      expect(await store.listDatasets()).toEqual([]);
+      expect(await store.getDatasetByName('pwned')).toBeNull();
+      expect(await store.listUsers()).toEqual([]);
+      expect(await store.listBenches()).toEqual([]);
+      expect(await store.listBenchRuns()).toEqual([]);
+    });
+  }
+
+  test('a DNS-rebinding page naming its own host is refused on every route', async () => {
+    // This browser resolves the attacker's name to our address, as a rebinding DNS server makes
+    // it do; the page itself still comes from "the attacker" (the test), everything else from us.
+    const port = new URL(server.url).port;
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`,
+        // Chromium's Private Network Access would block these requests itself; other browsers
+        // (Firefox, Safari) have no such check, so leave only the server's gate in the way.
+        '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults,LocalNetworkAccessChecks',
+      ],
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const origin = `http://${REBIND_HOST}:${port}`;
+    await page.route(`${origin}/`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: rebindPage() }),
+    );
+    calls.length = 0;
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => Array.isArray(Reflect.get(window, '__attacks')), null, {
+      timeout: 30_000,
+    });
+    const seen: unknown = await page.evaluate(() => Reflect.get(window, '__attacks'));
+    expect(seen).toEqual([
+      'GET /api/datasets 421',
+      'GET /trpc/datasets.list 421',
+      'GET /api/health 421',
+      ...TARGETS.map((t) => `POST ${t.name} 421`),
+    ]);
+    expect(calls).toEqual([]);
+    expect(await store.listUsers()).toEqual([]);
+    expect(await store.listBenches()).toEqual([]);
+    await browser.close();
+  });
+});

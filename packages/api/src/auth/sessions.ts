@@ -1,0 +1,78 @@
+import type { Store } from '@terrarium/db';
+import type { Principal } from '../trpc';
+import { verifyPassword, unknownUserHash } from './password';
+import { newSecret, secretHash } from './secret';
+
+export const SESSION_COOKIE = 'terrarium_session';
+/** A login lasts a week; the local owner's cookie is re-issued by every page load anyway. */
+export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The person at the keyboard of a loopback server that has no accounts yet. Not a row in `users`:
+ * its id is a fixed word, never a number, so it cannot collide with an account id.
+ */
+export const LOCAL_OWNER: Principal = {
+  kind: 'user',
+  userId: 'local-owner',
+  name: 'owner',
+  role: 'researcher',
+};
+
+export interface IssuedSession {
+  /** The cookie value; only its hash is stored. */
+  token: string;
+  expiresAt: Date;
+}
+
+/** A new server-side session for `userId` (null: the local owner). */
+export async function startSession(
+  store: Store,
+  userId: string | null,
+  now: Date,
+): Promise<IssuedSession> {
+  const token = newSecret();
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await store.createSession({ tokenHash: secretHash(token), userId, expiresAt });
+  return { token, expiresAt };
+}
+
+export async function endSession(store: Store, token: string): Promise<void> {
+  await store.deleteSession(secretHash(token));
+}
+
+/**
+ * The principal a session cookie stands for. A local-owner session counts only while the server
+ * offers local-owner access (loopback, no accounts): creating the first account ends them all.
+ */
+export async function principalOfSession(
+  store: Store,
+  token: string,
+  options: { localOwnerAllowed: boolean; now: Date },
+): Promise<Principal | null> {
+  const session = await store.getSession(secretHash(token), options.now);
+  if (session === null) return null;
+  if (session.user === null) {
+    if (!options.localOwnerAllowed || (await store.countUsers()) > 0) return null;
+    return LOCAL_OWNER;
+  }
+  const { id, name, role } = session.user;
+  return { kind: 'user', userId: id, name, role };
+}
+
+/** Checks a name and password; the principal and a new session, or null for either being wrong. */
+export async function logIn(
+  store: Store,
+  name: string,
+  password: string,
+  now: Date,
+): Promise<{ principal: Principal; session: IssuedSession } | null> {
+  const found = await store.getUserCredentials(name);
+  // An unknown name is checked against a dummy hash so both failures take the same time.
+  const matches = await verifyPassword(password, found?.passwordHash ?? (await unknownUserHash()));
+  if (!found || !matches) return null;
+  const { id, role } = found.user;
+  return {
+    principal: { kind: 'user', userId: id, name: found.user.name, role },
+    session: await startSession(store, id, now),
+  };
+}

@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from '@terrarium/db';
+import { principalOfSession, SESSION_COOKIE, startSession } from '../auth/sessions';
+import { sameSecret } from '../auth/secret';
+import type { Principal } from '../trpc';
+import { readCookie, setCookie } from './cookies';
+
+export interface GateOptions {
+  store: Store;
+  /** The program token: `Authorization: Bearer <token>`. */
+  token: string;
+  /** Host names (without port) a request may name in its Host header. */
+  allowedHosts: readonly string[];
+  /**
+   * The server listens on loopback only: pages get a local-owner session while no account exists.
+   * Off for any other bind, where the UI always needs a login.
+   */
+  localOwner: boolean;
+  now?: () => Date;
+}
+
+export type Admission =
+  | { ok: true; principal: Principal; sessionToken: string | null }
+  | { ok: false; status: 400 | 401 | 403 | 421; message: string };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1', '[::1]'];
+
+/** `example.test:4317` → `example.test`, `[::1]:80` → `[::1]`; lower case. */
+export function hostName(hostHeader: string): string {
+  const host = hostHeader.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end < 0 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}
+
+/** A configured name as the Host header spells it: IPv6 addresses in brackets, no port. */
+export function normalHostName(name: string): string {
+  const bare = name.trim().toLowerCase();
+  return bare.includes(':') && !bare.startsWith('[') && bare.split(':').length > 2
+    ? `[${bare}]`
+    : hostName(bare);
+}
+
+function oneHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Same-origin or not a browser: anything else a browser sent on another site's behalf. */
+function checkOrigin(request: IncomingMessage): Admission | null {
+  const site = oneHeader(request, 'sec-fetch-site');
+  // same-site includes another port of localhost: a different origin all the same.
+  if (site === 'cross-site' || site === 'same-site') {
+    return { ok: false, status: 403, message: 'cross-origin requests are refused' };
+  }
+  const origin = oneHeader(request, 'origin');
+  if (origin !== undefined) {
+    const host = oneHeader(request, 'host') ?? '';
+    if (origin !== `http://${host}` && origin !== `https://${host}`) {
+      return { ok: false, status: 403, message: 'cross-origin requests are refused' };
+    }
+  }
+  return null;
+}
+
+/**
+ * The one gate of every request: Host (DNS rebinding), then Origin / Sec-Fetch-Site (cross-site
+ * requests, including CORS-simple ones that need no preflight), then who is calling (bearer token
+ * or session cookie). Routes decide afterwards what that principal may do.
+ */
+export function createRequestGate(options: GateOptions) {
+  const allowed = new Set(
+    [...options.allowedHosts, ...(options.localOwner ? LOOPBACK_HOSTS : [])].map(normalHostName),
+  );
+  const now = options.now ?? (() => new Date());
+
+  /** Host check alone: every request, pages and assets included (a rebinding page reads GETs). */
+  function checkHost(request: IncomingMessage): Admission | null {
+    const host = oneHeader(request, 'host');
+    if (host === undefined || !allowed.has(hostName(host))) {
+      return {
+        ok: false,
+        status: 421,
+        message: 'this server does not answer for that host name (see --allowed-host)',
+      };
+    }
+    return null;
+  }
+
+  async function admit(request: IncomingMessage): Promise<Admission> {
+    const refused = checkHost(request) ?? checkOrigin(request);
+    if (refused) return refused;
+    const authorization = oneHeader(request, 'authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      if (!match?.[1] || !sameSecret(match[1], options.token)) {
+        return { ok: false, status: 401, message: 'wrong or malformed bearer token' };
+      }
+      return { ok: true, principal: { kind: 'program' }, sessionToken: null };
+    }
+    const queryToken = tokenInQuery(request);
+    if (queryToken !== null) {
+      if (!sameSecret(queryToken, options.token)) {
+        return { ok: false, status: 401, message: 'wrong token in the URL' };
+      }
+      return { ok: true, principal: { kind: 'program' }, sessionToken: null };
+    }
+    const sessionToken = readCookie(request, SESSION_COOKIE);
+    if (sessionToken === null) {
+      return { ok: true, principal: { kind: 'anonymous' }, sessionToken: null };
+    }
+    const principal = await principalOfSession(options.store, sessionToken, {
+      localOwnerAllowed: options.localOwner,
+      now: now(),
+    });
+    if (principal === null) return { ok: true, principal: { kind: 'anonymous' }, sessionToken };
+    // A cookie rides along on any request the browser makes; a state change on its strength
+    // needs the browser's word that the page is ours (modern browsers always send one of these).
+    const method = request.method ?? 'GET';
+    if (
+      !SAFE_METHODS.has(method) &&
+      oneHeader(request, 'origin') === undefined &&
+      oneHeader(request, 'sec-fetch-site') !== 'same-origin'
+    ) {
+      return { ok: false, status: 403, message: 'a browser request without an Origin is refused' };
+    }
+    return { ok: true, principal, sessionToken };
+  }
+
+  /**
+   * For page loads: a loopback server with no accounts gives the browser a local-owner session,
+   * so the UI works with nothing to type. Once an account exists this does nothing.
+   */
+  async function offerLocalOwnerSession(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    if (!options.localOwner) return;
+    if (request.method !== 'GET' || oneHeader(request, 'sec-fetch-dest') === 'iframe') return;
+    if ((await options.store.countUsers()) > 0) return;
+    const existing = readCookie(request, SESSION_COOKIE);
+    if (existing !== null) {
+      const principal = await principalOfSession(options.store, existing, {
+        localOwnerAllowed: true,
+        now: now(),
+      });
+      if (principal !== null) return;
+    }
+    const session = await startSession(options.store, null, now());
+    setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
+  }
+
+  return { checkHost, checkOrigin, admit, offerLocalOwnerSession };
+}
+
+export type RequestGate = ReturnType<typeof createRequestGate>;
+
+/**
+ * Routes whose official clients cannot send a header: OpenRLHF's `--reward.remote_url` posts JSON
+ * with no Authorization, so the token rides in the URL the user configures (`…?token=…`). Only
+ * these routes read it; everywhere else a token belongs in the header, out of logs and history.
+ */
+const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/reward/openrlhf']);
+
+function tokenInQuery(request: IncomingMessage): string | null {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (!QUERY_TOKEN_ROUTES.has(url.pathname)) return null;
+  return url.searchParams.get('token');
+}

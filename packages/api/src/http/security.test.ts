@@ -1,0 +1,489 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../router';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
+import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
+
+/**
+ * Who may call each tRPC procedure. Every procedure of appRouter must be listed: one added
+ * without an entry fails below, so nobody ships a procedure whose access nobody decided.
+ */
+const PROCEDURE_ACCESS: Record<string, Access> = {
+  'auth.whoami': 'public',
+  'auth.login': 'public',
+  'auth.logout': 'public',
+  'auth.users.list': 'researcher',
+  'auth.users.add': 'researcher',
+  'auth.users.remove': 'researcher',
+  'datasets.list': 'researcher',
+  'datasets.quarantine': 'researcher',
+  'trajectories.list': 'researcher',
+  'trajectories.get': 'researcher',
+  'trajectories.markers': 'researcher',
+  'trajectories.steps': 'researcher',
+  'simulate.available': 'researcher',
+  'simulate.run': 'researcher',
+  'simulate.fork': 'researcher',
+  'simulate.forkEvents': 'researcher',
+  'models.endpointHealth': 'researcher',
+  'bench.list': 'researcher',
+  'bench.items': 'researcher',
+  'bench.build': 'researcher',
+  'bench.importFile': 'researcher',
+  'bench.exportLines': 'researcher',
+  'bench.exportSft': 'researcher',
+  'bench.runs': 'researcher',
+  'bench.run': 'researcher',
+  'bench.startRun': 'researcher',
+  'bench.judgePairwise': 'researcher',
+  'bench.cancelRun': 'researcher',
+  'bench.watchRun': 'researcher',
+  'bench.leaderboard': 'researcher',
+  'bench.report': 'researcher',
+  'bench.cellItems': 'researcher',
+  'bench.points': 'researcher',
+  'bench.compareRuns': 'researcher',
+  'bench.recomputeItem': 'researcher',
+  // Labeling: labelers work their queues; setting queues up and judging agreement is research.
+  'labels.createQueue': 'researcher',
+  'labels.queues': 'labeler',
+  'labels.queue': 'labeler',
+  'labels.items': 'researcher',
+  'labels.next': 'labeler',
+  'labels.labeledItem': 'labeler',
+  'labels.heartbeat': 'labeler',
+  'labels.release': 'labeler',
+  'labels.skip': 'labeler',
+  'labels.submit': 'labeler',
+  'labels.edit': 'labeler',
+  'labels.labels': 'labeler',
+  'labels.history': 'researcher',
+  'labels.disagreements': 'researcher',
+  'labels.adjudicate': 'researcher',
+  'labels.adjudications': 'researcher',
+  'labels.agreement': 'researcher',
+  'labels.exportJsonl': 'researcher',
+  'labels.importJsonl': 'researcher',
+  'labels.judgeVersions': 'researcher',
+  'labels.flips': 'researcher',
+  'labels.rejudge': 'researcher',
+  'labels.rejudgeStatus': 'researcher',
+  // Rule sets: labelers read the criteria they label against; only researchers change them.
+  'rulesets.schema': 'labeler',
+  'rulesets.list': 'labeler',
+  'rulesets.versions': 'labeler',
+  'rulesets.get': 'labeler',
+  'rulesets.validate': 'researcher',
+  'rulesets.save': 'researcher',
+  'rulesets.diff': 'researcher',
+  'rulesets.preview': 'researcher',
+  'worlds.sufficiency': 'researcher',
+  'curriculum.run': 'researcher',
+};
+
+// tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.
+// oxlint-disable-next-line no-underscore-dangle
+const PROCEDURES = new Map<string, unknown>(Object.entries(appRouter._def.procedures));
+
+type Caller = 'anonymous' | 'labeler' | 'researcher' | 'program';
+const CALLERS: readonly Caller[] = ['anonymous', 'labeler', 'researcher', 'program'];
+
+/** What the design says: the HTTP status class a caller gets (denied ones say why). */
+function expectedVerdict(access: Access, caller: Caller): 'allowed' | 401 | 403 {
+  if (access === 'public' || caller === 'program' || caller === 'researcher') return 'allowed';
+  if (caller === 'anonymous') return 401;
+  return access === 'labeler' ? 'allowed' : 403;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// A procedure is a function carrying `_def`; read it without trusting tRPC's internal types.
+function procedureType(procedure: unknown): string {
+  const def =
+    typeof procedure === 'function' || isRecord(procedure)
+      ? Object.getOwnPropertyDescriptor(procedure, '_def')?.value
+      : undefined;
+  const type = isRecord(def) ? def['type'] : undefined;
+  if (typeof type !== 'string') throw new Error('a procedure without a type');
+  return type;
+}
+
+/** The tRPC error code of a JSON body, or null when it is no error. */
+function trpcCode(body: unknown): string | null {
+  const error = isRecord(body) ? body['error'] : undefined;
+  const data = isRecord(error) ? error['data'] : undefined;
+  const code = isRecord(data) ? data['code'] : undefined;
+  return typeof code === 'string' ? code : null;
+}
+
+/** The code of the stream's error event; null when it ends (or stalls past the timeout) without. */
+async function subscriptionCode(response: Response): Promise<string | null> {
+  const reader = response.body?.getReader();
+  if (!reader) return null;
+  let text = '';
+  const decoder = new TextDecoder();
+  try {
+    while (text.length < 100_000) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+      const error = /event: serialized-error\ndata: (.*)\n/.exec(text);
+      if (error?.[1] !== undefined) {
+        const parsed: unknown = JSON.parse(error[1]);
+        const data = isRecord(parsed) ? parsed['data'] : undefined;
+        const code = isRecord(data) ? data['code'] : undefined;
+        return typeof code === 'string' ? code : null;
+      }
+    }
+    return null;
+  } finally {
+    await reader.cancel();
+  }
+}
+
+function verdictOf(status: number, code: string | null): 'allowed' | 401 | 403 {
+  if (status === 401 || code === 'UNAUTHORIZED') return 401;
+  if (status === 403 || code === 'FORBIDDEN') return 403;
+  return 'allowed';
+}
+
+/** A raw request, for headers fetch will not let a caller set (Host). */
+function rawRequest(
+  url: string,
+  options: { method?: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const sent = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+      },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(parts).toString() }),
+        );
+      },
+    );
+    sent.on('error', reject);
+    sent.end(options.body);
+  });
+}
+
+describe('one gate: every procedure and route as every kind of caller', () => {
+  let server: TestServer;
+  const headersOf: Record<Caller, Record<string, string>> = {
+    anonymous: {},
+    labeler: {},
+    researcher: {},
+    program: {},
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.addUser('lena', 'labeler');
+    await server.addUser('rosa', 'researcher');
+    // Browser requests: the session cookie plus the same-origin Origin a browser sends.
+    headersOf.labeler = { cookie: await server.login('lena'), origin: server.url };
+    headersOf.researcher = { cookie: await server.login('rosa'), origin: server.url };
+    headersOf.program = server.authHeaders;
+  }, 120_000);
+  afterAll(() => server.close());
+
+  it('has a policy entry for every procedure of appRouter, and no stale ones', () => {
+    const procedures = [...PROCEDURES.keys()].toSorted();
+    const missing = procedures.filter((path) => !(path in PROCEDURE_ACCESS));
+    expect(missing, 'add these procedures to PROCEDURE_ACCESS in security.test.ts').toEqual([]);
+    expect(Object.keys(PROCEDURE_ACCESS).toSorted()).toEqual(procedures);
+  });
+
+  async function callProcedure(path: string, caller: Caller): Promise<'allowed' | 401 | 403> {
+    const type = procedureType(PROCEDURES.get(path));
+    // Empty input: the access check runs before input parsing, so an allowed caller gets a 400
+    // (or an answer) and nothing changes, while a denied one gets 401/403.
+    const input = encodeURIComponent(JSON.stringify({}));
+    const headers = headersOf[caller];
+    if (type === 'mutation') {
+      const response = await fetch(`${server.url}/trpc/${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return verdictOf(response.status, trpcCode(await response.json()));
+    }
+    if (type === 'subscription') {
+      const response = await fetch(`${server.url}/trpc/${path}?input=${input}`, {
+        headers: { ...headers, accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      return verdictOf(response.status, await subscriptionCode(response).catch(() => null));
+    }
+    const response = await fetch(`${server.url}/trpc/${path}?input=${input}`, { headers });
+    return verdictOf(response.status, trpcCode(await response.json()));
+  }
+
+  it('allows and denies every procedure as designed', { timeout: 120_000 }, async () => {
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const [path, access] of Object.entries(PROCEDURE_ACCESS)) {
+      if (!PROCEDURES.has(path)) continue;
+      for (const caller of CALLERS) {
+        // auth.logout as a logged-in user would end the session the next calls use.
+        if (path === 'auth.logout' && (caller === 'labeler' || caller === 'researcher')) continue;
+        got.push(`${path} as ${caller}: ${await callProcedure(path, caller)}`);
+        want.push(`${path} as ${caller}: ${expectedVerdict(access, caller)}`);
+      }
+    }
+    expect(got).toEqual(want);
+    expect(got.length).toBeGreaterThan(200);
+  });
+
+  it('allows and denies every HTTP route as designed', { timeout: 60_000 }, async () => {
+    const got: string[] = [];
+    const want: string[] = [];
+    const routes = [
+      ...HTTP_ROUTE_POLICIES.map((policy) => ({
+        path: policy.prefix ? `${policy.path}x` : policy.path,
+        access: policy.access,
+      })),
+      // Not in the table: as strict as researcher-only.
+      { path: '/api/not-listed', access: 'researcher' as const },
+      { path: '/v1/not-listed', access: 'researcher' as const },
+    ];
+    for (const route of routes) {
+      for (const caller of CALLERS) {
+        // GET: a POST route answers 405 to an allowed caller and nothing runs.
+        const response = await fetch(`${server.url}${route.path}`, { headers: headersOf[caller] });
+        await response.body?.cancel();
+        got.push(`${route.path} as ${caller}: ${verdictOf(response.status, null)}`);
+        want.push(`${route.path} as ${caller}: ${expectedVerdict(route.access, caller)}`);
+      }
+    }
+    expect(got).toEqual(want);
+  });
+
+  it('lets a removed account and a logged-out session do nothing', async () => {
+    await server.addUser('gone', 'researcher');
+    const cookie = await server.login('gone');
+    const asGone = { cookie, origin: server.url };
+    expect((await fetch(`${server.url}/api/datasets`, { headers: asGone })).status).toBe(200);
+    await server.store.removeUser('gone');
+    expect((await fetch(`${server.url}/api/datasets`, { headers: asGone })).status).toBe(401);
+
+    await server.addUser('leaving', 'labeler');
+    const leaving = { cookie: await server.login('leaving'), origin: server.url };
+    const logout = await fetch(`${server.url}/trpc/auth.logout`, {
+      method: 'POST',
+      headers: { ...leaving, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(logout.status).toBe(200);
+    expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session=; Max-Age=0; /);
+    const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: leaving });
+    expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
+  });
+
+  it('refuses a wrong password and an unknown name alike', async () => {
+    for (const body of [
+      { name: 'rosa', password: 'not her password' },
+      { name: 'nobody', password: 'not her password' },
+    ]) {
+      const response = await fetch(`${server.url}/trpc/auth.login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.getSetCookie()).toEqual([]);
+      expect(await response.json()).toMatchObject({ error: { message: 'wrong name or password' } });
+    }
+  });
+
+  it('sets the session cookie HttpOnly and SameSite=Strict', async () => {
+    const response = await fetch(`${server.url}/trpc/auth.login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ name: 'rosa', password: 'correct horse battery' }),
+    });
+    const [cookie] = response.headers.getSetCookie();
+    expect(cookie).toMatch(
+      /^terrarium_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
+  });
+
+  it('refuses a wrong bearer token even where no login is needed', async () => {
+    const wrong = await fetch(`${server.url}/api/health`, {
+      headers: { authorization: 'Bearer not-the-token' },
+    });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${server.url}/api/health`, {
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(right.status).toBe(200);
+  });
+
+  it('takes a token from the URL only on the OpenRLHF reward route', async () => {
+    const body = JSON.stringify({ query: ['a b'], prompts: ['a '], labels: ['b'] });
+    const post = (path: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const openrlhf = '/v1/reward/openrlhf?ruleSet=default-tool';
+    expect((await post(`${openrlhf}&token=${TEST_TOKEN}`)).status).toBe(200);
+    expect((await post(`${openrlhf}&token=not-the-token`)).status).toBe(401);
+    expect((await post(openrlhf)).status).toBe(401);
+    const reward = JSON.stringify({ ruleSet: { name: 'default-tool' }, items: [] });
+    const elsewhere = await fetch(`${server.url}/v1/reward?token=${TEST_TOKEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: reward,
+    });
+    expect(elsewhere.status).toBe(401);
+  });
+
+  it('refuses every Host that is not the bound address, GETs included', async () => {
+    const port = new URL(server.url).port;
+    const attempts = [
+      { path: '/api/health', host: `evil.example:${port}` },
+      { path: '/api/datasets', host: `evil.example:${port}` },
+      { path: '/trpc/datasets.list', host: `rebind.attacker.test:${port}` },
+      { path: '/v1/models', host: `localhost.attacker.test:${port}` },
+      { path: '/', host: `evil.example:${port}` },
+    ];
+    for (const attempt of attempts) {
+      const answer = await rawRequest(server.url, {
+        path: attempt.path,
+        headers: { host: attempt.host, ...server.authHeaders },
+      });
+      expect(`${attempt.path} via ${attempt.host}: ${answer.status}`).toBe(
+        `${attempt.path} via ${attempt.host}: 421`,
+      );
+    }
+    const own = await rawRequest(server.url, {
+      path: '/api/health',
+      headers: { host: `127.0.0.1:${port}` },
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('refuses foreign-origin requests whatever they carry', async () => {
+    const attacks: { name: string; headers: Record<string, string> }[] = [
+      {
+        name: 'text/plain POST',
+        headers: { origin: 'http://127.0.0.1:1', 'content-type': 'text/plain' },
+      },
+      { name: 'null origin', headers: { origin: 'null', 'content-type': 'text/plain' } },
+      { name: 'cross-site fetch', headers: { 'sec-fetch-site': 'cross-site' } },
+      { name: 'same-site (other port)', headers: { 'sec-fetch-site': 'same-site' } },
+      {
+        name: 'foreign origin with the researcher cookie',
+        headers: { cookie: headersOf.researcher.cookie ?? '', origin: 'http://localhost:9' },
+      },
+      {
+        name: 'cookie without any origin',
+        headers: { cookie: headersOf.researcher.cookie ?? '', 'content-type': 'text/plain' },
+      },
+    ];
+    for (const attack of attacks) {
+      const response = await fetch(`${server.url}/api/simulate`, {
+        method: 'POST',
+        headers: attack.headers,
+        body: JSON.stringify({ dataset: 'x', sim: 'replay' }),
+      });
+      expect(`${attack.name}: ${response.status}`).toBe(`${attack.name}: 403`);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('caps maxSteps of /api/simulate like tRPC does', async () => {
+    for (const path of ['/api/simulate', '/trpc/simulate.run']) {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { ...server.authHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ dataset: 'd', trajectoryId: 't', sim: 'replay', maxSteps: 501 }),
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('"field":"maxSteps"');
+    }
+  });
+});
+
+describe('errors and body limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ maxBodyBytes: 1000 });
+  }, 120_000);
+  afterAll(() => server.close());
+
+  it('answers 413 on every transport past the one body limit', async () => {
+    const big = JSON.stringify({ padding: 'x'.repeat(2000) });
+    for (const path of ['/trpc/bench.importFile', '/api/simulate', '/v1/chat/completions']) {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { ...server.authHeaders, 'content-type': 'application/json' },
+        body: big,
+      });
+      expect(`${path}: ${response.status}`).toBe(`${path}: 413`);
+    }
+  });
+
+  it('puts no stack, path or SQL into an internal error', async () => {
+    const failing = await startTestServer({
+      store: {
+        ...server.store,
+        listDatasets: () =>
+          Promise.reject(
+            new Error('relation "datasets" at /srv/secret/db: SELECT * FROM datasets'),
+          ),
+      },
+    });
+    try {
+      for (const path of ['/trpc/datasets.list', '/api/datasets']) {
+        const response = await fetch(`${failing.url}${path}`, { headers: failing.authHeaders });
+        const text = await response.text();
+        expect(`${path}: ${response.status}`).toBe(`${path}: 500`);
+        expect(text).toContain('internal error');
+        expect(text).not.toMatch(/SELECT|\/srv\/|stack|\.ts:\d/);
+      }
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe('the local owner on loopback', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ loopback: true });
+  }, 120_000);
+  afterAll(() => server.close());
+
+  it('gets a session from the page while no account exists, and loses it with the first', async () => {
+    const page = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
+    const [cookie] = page.headers.getSetCookie();
+    const pair = cookie?.split(';')[0] ?? '';
+    expect(pair).toMatch(/^terrarium_session=/);
+    const asOwner = { cookie: pair, origin: server.url };
+    const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: asOwner });
+    expect(await whoami.json()).toEqual({
+      result: {
+        data: { kind: 'user', userId: 'local-owner', name: 'owner', role: 'researcher' },
+      },
+    });
+    expect((await fetch(`${server.url}/api/datasets`, { headers: asOwner })).status).toBe(200);
+
+    await server.addUser('first', 'researcher');
+    expect((await fetch(`${server.url}/api/datasets`, { headers: asOwner })).status).toBe(401);
+    const again = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
+    expect(again.headers.getSetCookie()).toEqual([]);
+  });
+});

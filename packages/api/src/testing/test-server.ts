@@ -1,0 +1,100 @@
+import { createServer } from 'node:http';
+import type { PromptFolder } from '@terrarium/worlds';
+import { openStore, type Store, type UserRole } from '@terrarium/db';
+import { addUser } from '../auth/users';
+import { SESSION_COOKIE } from '../auth/sessions';
+import type { BenchRunner } from '../bench/bench-service';
+import { createApiRequestHandler } from '../http/api-routes';
+
+/** The program token of every test server (tests are the "program"). */
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+/** The password `addUser` gives accounts unless told otherwise. */
+export const TEST_PASSWORD = 'correct horse battery';
+
+export interface TestServer {
+  url: string;
+  token: string;
+  store: Store;
+  /** `{ authorization: 'Bearer …' }`, to spread into fetch headers. */
+  authHeaders: Record<string, string>;
+  /** Creates an account directly in the store. */
+  addUser(name: string, role: UserRole, password?: string): Promise<void>;
+  /** Logs in over HTTP (`auth.login`) and returns the `cookie` header value of the session. */
+  login(name: string, password?: string): Promise<string>;
+  /** Closes the server, and the store when the helper opened it. */
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Default: a fresh in-memory store, closed by `close()`. */
+  store?: Store;
+  token?: string;
+  benchRunner?: BenchRunner;
+  /** Loopback: owner sessions for page loads (any non-API path answers a stand-in page). */
+  loopback?: boolean;
+  /** A smaller JSON body limit, to test 413 without sending 64 MB. */
+  maxBodyBytes?: number;
+  /** `serve --prompts DIR`. */
+  prompts?: PromptFolder;
+}
+
+/**
+ * The API (tRPC, /api, /v1) on 127.0.0.1 behind the real gate, with a known token. Requests from
+ * fetch send Host 127.0.0.1:PORT, which the gate accepts; send `authHeaders` or a login cookie.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const ownStore = options.store === undefined;
+  const store = options.store ?? (await openStore({ memory: true }));
+  const token = options.token ?? TEST_TOKEN;
+  const answer = createApiRequestHandler({
+    store,
+    token,
+    allowedHosts: ['127.0.0.1'],
+    loopback: options.loopback ?? false,
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.benchRunner === undefined ? {} : { benchRunner: options.benchRunner }),
+    ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
+  });
+  const server = createServer((request, response) => {
+    if (answer(request, response)) return;
+    // Stands in for the web app: a page load, where a loopback server may start a session.
+    answer.openPage(request, response).then(
+      () => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>'),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  const url = `http://127.0.0.1:${address.port}`;
+
+  return {
+    url,
+    token,
+    store,
+    authHeaders: { authorization: `Bearer ${token}` },
+    async addUser(name, role, password = TEST_PASSWORD) {
+      await addUser(store, { name, role, password });
+    },
+    async login(name, password = TEST_PASSWORD) {
+      const response = await fetch(`${url}/trpc/auth.login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify({ name, password }),
+      });
+      if (response.status !== 200) throw new Error(`login of ${name}: ${response.status}`);
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair] = cookie.split(';');
+        if (pair?.startsWith(`${SESSION_COOKIE}=`)) return pair;
+      }
+      throw new Error(`login of ${name} set no session cookie`);
+    },
+    async close() {
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      if (ownStore) await store.close();
+    },
+  };
+}
