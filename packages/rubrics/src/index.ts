@@ -1,1 +1,47 @@
-export {};
+export {
+  RuleSet,
+  Rule,
+  MetricRule,
+  ContentRule,
+  PatternRule,
+  CustomRule,
+  Criterion,
+  CriterionCategory,
+  CRITERION_CATEGORIES,
+  CATEGORY_WEIGHTS,
+  Combine,
+  Scale,
+  RuleScope,
+  type RuleSetInput,
+} from './rule-set';
+export {
+  parseRuleSet,
+  validateRuleSet,
+  formatRuleSetIssues,
+  type RuleSetIssue,
+  type RuleSetParse,
+} from './parse-rule-set';
+export {
+  compileRuleSet,
+  normalizePoints,
+  toolOfAction,
+  DEFAULT_CONTRADICTION_FACTOR,
+  type CompiledRuleSet,
+  type RewardItem,
+  type BreakdownEntry,
+  type ItemReward,
+  type CustomRuleInput,
+  type CustomRuleResult,
+  type CriterionPoints,
+  type EvaluateOptions,
+} from './evaluate';
+export {
+  defaultRuleSet,
+  defaultRuleSetInput,
+  defaultRuleSetByName,
+  DEFAULT_RULE_SET_NAMES,
+} from './default-rule-sets';
+export { ruleSetJsonSchema, RULE_SET_SCHEMA_ID } from './json-schema';
+export { criteriaJudgePrompt, parseCriteriaAnswer, type JudgeMessage } from './criteria-judge';
+export { diffLines, diffRuleSets, type LineChange, type EntryChange } from './diff-rule-sets';
+export { ruleSetYaml } from './rule-set-document';

@@ -1,0 +1,81 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../testing/run-cli';
+
+/** Krippendorff's (2011) 4 observers × 12 units, as one JSONL rating per line. */
+const PAPER: (number | null)[][] = [
+  [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],
+  [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3],
+  [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null],
+  [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null],
+];
+
+async function writeRatings(lines: string[]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'terrarium-labels-'));
+  const file = path.join(dir, 'ratings.jsonl');
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('terrarium labels agreement', () => {
+  it('prints alpha at every level for N labelers as JSON', { timeout: 60_000 }, async () => {
+    const file = await writeRatings(
+      PAPER.flatMap((row, o) =>
+        row.flatMap((value, u) =>
+          value === null
+            ? []
+            : [JSON.stringify({ item: `u${u + 1}`, labeler: `rater-${o}`, value })],
+        ),
+      ),
+    );
+    const result = await runCli(['labels', 'agreement', file, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report: unknown = JSON.parse(result.stdout);
+    expect(report).toEqual({
+      items: 12,
+      labelers: 4,
+      krippendorffAlpha: {
+        nominal: expect.closeTo(0.743, 3),
+        ordinal: expect.closeTo(0.815, 3),
+        interval: expect.closeTo(0.849, 3),
+        ratio: expect.closeTo(0.797, 3),
+      },
+    });
+  });
+
+  it(
+    'adds cohenKappa for two labelers, per criterion too, and names bad lines',
+    { timeout: 60_000 },
+    async () => {
+      const good = [
+        { item: 'a', labeler: 'ann', criterion: 'format', value: 1 },
+        { item: 'a', labeler: 'bob', criterion: 'format', value: 1 },
+        { item: 'b', labeler: 'ann', criterion: 'format', value: 0 },
+        { item: 'b', labeler: 'bob', criterion: 'format', value: 1 },
+        { item: 'c', labeler: 'ann', criterion: 'format', value: 0 },
+        { item: 'c', labeler: 'bob', criterion: 'format', value: 0 },
+      ].map((line) => JSON.stringify(line));
+      const result = await runCli(['labels', 'agreement', await writeRatings(good), '--json']);
+      expect(result.code).toBe(0);
+      const report: unknown = JSON.parse(result.stdout);
+      // Pairs (1,1) (0,1) (0,0): observed agreement 2/3, chance 4/9 → κ = (2/3 − 4/9) / (5/9) = 0.4.
+      expect(report).toMatchObject({
+        items: 3,
+        labelers: 2,
+        cohenKappa: { nominal: expect.closeTo(0.4, 12), quadratic: expect.closeTo(0.4, 12) },
+        byCriterion: { format: { items: 3, labelers: 2 } },
+      });
+
+      const bad = await runCli([
+        'labels',
+        'agreement',
+        await writeRatings([...good, '{"item":"d"}']),
+      ]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/ratings\.jsonl:7: labeler/);
+    },
+  );
+});

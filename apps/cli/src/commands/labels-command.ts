@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import {
+  agreementReport,
+  MEASUREMENT_LEVELS,
+  parseRatingsJsonl,
+  type AgreementSummary,
+} from '@terrarium/labels';
+import { InvalidArgumentError, type Command } from 'commander';
+import { CliError } from '../cli-error';
+
+interface AgreementOptions {
+  json?: boolean;
+  bootstrap?: number;
+  seed?: number;
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('a positive integer');
+  return parsed;
+}
+
+function format(value: number | null): string {
+  return value === null ? 'n/a' : value.toFixed(3);
+}
+
+function summaryLines(title: string, summary: AgreementSummary): string[] {
+  const lines = [`${title}: ${summary.items} items, ${summary.labelers} labelers`];
+  for (const level of MEASUREMENT_LEVELS) {
+    const interval = summary.intervals?.[level];
+    const range =
+      interval && interval.low !== null && interval.high !== null
+        ? ` [${format(interval.low)}, ${format(interval.high)}]`
+        : '';
+    lines.push(`  alpha ${level.padEnd(8)} ${format(summary.krippendorffAlpha[level])}${range}`);
+  }
+  if (summary.cohenKappa) {
+    lines.push(`  kappa nominal  ${format(summary.cohenKappa.nominal)}`);
+    lines.push(`  kappa quadratic ${format(summary.cohenKappa.quadratic)}`);
+  }
+  return lines;
+}
+
+/** `terrarium labels agreement FILE`: agreement of the labelers in a JSONL file of ratings. */
+export async function runLabelsAgreement(file: string, options: AgreementOptions): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const { ratings, errors } = parseRatingsJsonl(text);
+  if (errors.length > 0) {
+    const shown = errors.slice(0, 5).map((error) => `${file}:${error.line}: ${error.message}`);
+    const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+    throw new CliError(`${shown.join('\n')}${more}`);
+  }
+  if (ratings.length === 0) throw new CliError(`${file} holds no ratings`);
+  const report = agreementReport(
+    ratings,
+    options.bootstrap === undefined
+      ? {}
+      : { bootstrap: { resamples: options.bootstrap, seed: options.seed ?? 1 } },
+  );
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  const lines = summaryLines('all', report);
+  for (const [criterion, summary] of Object.entries(report.byCriterion ?? {}))
+    lines.push(...summaryLines(`criterion ${criterion || '(none)'}`, summary));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The `labels` command group; other label subcommands attach to the returned command. */
+export function registerLabelsCommand(program: Command): Command {
+  const labels = program.command('labels').description('Labels and their agreement.');
+  labels
+    .command('agreement')
+    .description(
+      'Agreement of N labelers in a JSONL file of {"item","labeler","criterion"?,"value"} (value a number or a category).',
+    )
+    .argument('<file>', 'JSONL ratings')
+    .option(
+      '--json',
+      'print {"items","labelers","krippendorffAlpha":{"nominal","ordinal","interval","ratio"},"cohenKappa"?,"byCriterion"?}',
+    )
+    .option(
+      '--bootstrap <n>',
+      'add 95% bootstrap intervals of alpha from N resamples of the items',
+      positiveInteger,
+    )
+    .option('--seed <s>', 'bootstrap seed (default 1)', positiveInteger)
+    .action((file: string, options: AgreementOptions) => runLabelsAgreement(file, options));
+  return labels;
+}

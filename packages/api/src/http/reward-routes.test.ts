@@ -1,0 +1,297 @@
+import { createServer, type Server } from 'node:http';
+import { classifyObservation, scoreClassified, type ScoringItem } from '@terrarium/fidelity';
+import { loadItems } from '@terrarium/fidelity/testing';
+import { defaultRuleSetInput } from '@terrarium/rubrics';
+import { openStore, type Store } from '@terrarium/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRewardService } from '../rulesets/reward-service';
+import { startTestServer, type TestServer } from '../testing/test-server';
+
+const RewardBody = z.object({
+  ruleSet: z.object({ name: z.string(), version: z.number().nullable() }),
+  results: z.array(
+    z.object({
+      score: z.number(),
+      breakdown: z.array(
+        z.object({
+          id: z.string(),
+          kind: z.string(),
+          score: z.number().nullable(),
+          weight: z.number(),
+          detail: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+const ErrorBody = z.object({
+  error: z.object({
+    message: z.string(),
+    issues: z.array(z.object({ field: z.string(), message: z.string() })),
+  }),
+});
+const OpenRlhfBody = z.object({
+  rewards: z.array(z.number()),
+  scores: z.array(z.number()),
+  extra_logs: z.record(z.string(), z.array(z.number())),
+});
+
+/** Real tau2 airline transitions; each scored as predicted by a shorter prediction of itself. */
+let items: ScoringItem[] = [];
+
+function contentScore(prediction: string, item: ScoringItem): number {
+  const score = scoreClassified(
+    prediction,
+    classifyObservation(item.real, item.history, item.action),
+  ).score;
+  return Math.min(1, Math.max(0, score));
+}
+
+/** A plausible wrong prediction: the second half of the observation dropped. */
+const truncated = (item: ScoringItem) => item.real.slice(0, Math.ceil(item.real.length / 2));
+
+describe('POST /v1/reward over HTTP', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    items = (await loadItems('tau2/airline')).slice(0, 40);
+    server = await startTestServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+  });
+
+  function post(path: string, body: unknown, headers = server.authHeaders): Promise<Response> {
+    return fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it("scores with a domain's default rule set exactly as the bench's content score", async () => {
+    const response = await post('/v1/reward', {
+      ruleSet: { name: 'default-tool' },
+      items: items.map((item) => ({
+        prediction: truncated(item),
+        reference: item.real,
+        history: item.history,
+        action: item.action,
+        domain: 'tool',
+      })),
+    });
+    expect(response.status).toBe(200);
+    const body = RewardBody.parse(await response.json());
+    expect(body.ruleSet).toEqual({ name: 'default-tool', version: null });
+    expect(body.results.map((r) => r.score)).toEqual(
+      items.map((item) => contentScore(truncated(item), item)),
+    );
+    expect(body.results[0]?.breakdown.map((e) => [e.id, e.kind])).toEqual([
+      ['content', 'rule'],
+      ['format', 'criterion'],
+      ['facts', 'criterion'],
+      ['consistency', 'criterion'],
+      ['realism', 'criterion'],
+      ['invented-outcome', 'criterion'],
+    ]);
+  });
+
+  it('uses a stored version by name, latest or pinned', async () => {
+    const ruleSet = {
+      name: 'exact-only',
+      rules: [{ id: 'exact', type: 'metric', metric: 'exact-match' }],
+    };
+    await server.store.saveRuleSetVersion({
+      name: 'exact-only',
+      document: JSON.stringify(ruleSet),
+      ruleSet,
+      author: 'test',
+      message: 'v1',
+    });
+    const item = items[0];
+    if (item === undefined) throw new Error('no item');
+    const body = { prediction: item.real, reference: item.real };
+    const pinned = await post('/v1/reward', {
+      ruleSet: { name: 'exact-only', version: 1 },
+      items: [body],
+    });
+    expect(await pinned.json()).toEqual({
+      ruleSet: { name: 'exact-only', version: 1 },
+      results: [{ score: 1, breakdown: [{ id: 'exact', kind: 'rule', score: 1, weight: 1 }] }],
+    });
+    const missing = await post('/v1/reward', {
+      ruleSet: { name: 'exact-only', version: 7 },
+      items: [body],
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it('answers 400 naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ ruleSet: { name: 'default-tool' }, items: [{ reference: 'x' }] }, 'items.0.prediction'],
+      [{ ruleSet: { name: 'default-tool' }, items: [] }, 'items'],
+      [{ ruleSet: { name: '' }, items: [{ prediction: 'a', reference: 'b' }] }, 'ruleSet.name'],
+      [
+        {
+          ruleSet: { name: 'inline', rules: [{ id: 'r', type: 'metric', metric: 'bleu' }] },
+          items: [{ prediction: 'a', reference: 'b' }],
+        },
+        'ruleSet.rules.0.metric',
+      ],
+      [{ items: [{ prediction: 'a', reference: 'b' }] }, 'ruleSet'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await post('/v1/reward', body);
+      expect(response.status).toBe(400);
+      const error = ErrorBody.parse(await response.json()).error;
+      expect(error.issues.map((issue) => issue.field)).toContain(field);
+    }
+    const notJson = await fetch(`${server.url}/v1/reward`, {
+      method: 'POST',
+      headers: server.authHeaders,
+      body: '{',
+    });
+    expect(notJson.status).toBe(400);
+  });
+
+  it('scores an inline hybrid rule set', async () => {
+    const response = await post('/v1/reward', {
+      ruleSet: {
+        name: 'inline',
+        rules: [
+          { id: 'f1', type: 'metric', metric: 'token-f1' },
+          { id: 'json', type: 'metric', metric: 'json-validity', weight: 0 },
+        ],
+        criteria: [{ id: 'is-json', text: 'Valid JSON?', category: 'essential', rule: 'json' }],
+      },
+      items: [{ prediction: '{"a": 1}', reference: '{"a": 2}' }],
+    });
+    const body = RewardBody.parse(await response.json());
+    const f1 = body.results[0]?.breakdown[0]?.score ?? NaN;
+    // rules part = f1; criteria part = 1 (valid JSON); equal weights.
+    expect(body.results[0]?.score).toBeCloseTo((f1 + 1) / 2, 12);
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const response = await fetch(`${server.url}/v1/openapi.json`, { headers: server.authHeaders });
+    const document = z
+      .object({
+        paths: z.record(z.string(), z.unknown()),
+        components: z.object({ schemas: z.record(z.string(), z.unknown()) }),
+      })
+      .parse(await response.json());
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/v1/reward', '/v1/reward/openrlhf']),
+    );
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'RewardRequest',
+        'RewardResponse',
+        'OpenRlhfRequest',
+        'OpenRlhfResponse',
+      ]),
+    );
+  });
+
+  it('refuses callers without the token', async () => {
+    const response = await post('/v1/reward', { ruleSet: { name: 'default-tool' }, items: [] }, {});
+    expect(response.status).toBe(401);
+  });
+
+  it("answers OpenRLHF's remote reward protocol with the same scores", async () => {
+    const sample = items.slice(0, 8);
+    const prompts = sample.map(
+      (item) => `${item.history.map((t) => t.observation).join('\n')}\n${item.action}\n`,
+    );
+    const responsesText = sample.map(truncated);
+    const response = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
+      query: sample.map((_, i) => `${prompts[i]}${responsesText[i]}`),
+      prompts,
+      labels: sample.map((item) => item.real),
+    });
+    expect(response.status).toBe(200);
+    const body = OpenRlhfBody.parse(await response.json());
+    const native = await post('/v1/reward', {
+      ruleSet: { name: 'default-tool' },
+      items: sample.map((item, i) => ({
+        prediction: responsesText[i],
+        reference: item.real,
+        history: prompts[i],
+      })),
+    });
+    const scores = RewardBody.parse(await native.json()).results.map((r) => r.score);
+    expect(body).toEqual({ rewards: scores, scores, extra_logs: { content: scores } });
+    const noRuleSet = await post('/v1/reward/openrlhf', { query: ['x'] });
+    expect(ErrorBody.parse(await noRuleSet.json()).error.issues[0]?.field).toBe('ruleSet');
+    const uneven = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
+      query: ['x', 'y'],
+      labels: ['x'],
+    });
+    expect(ErrorBody.parse(await uneven.json()).error.issues[0]?.field).toBe('labels');
+  });
+});
+
+describe('judge-scored criteria through a configured endpoint', () => {
+  let judge: Server;
+  let judgeUrl = '';
+  let store: Store;
+  const prompts: string[] = [];
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    // The judge is a real HTTP server on 127.0.0.1 speaking the OpenAI protocol, answering fixed points.
+    judge = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        prompts.push(body);
+        const content =
+          'Reasoning first. {"format": 5, "facts": 3, "consistency": 5, "realism": 1, "invented-outcome": 1}';
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            model: 'judge',
+            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
+    const address = judge.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    judgeUrl = `http://127.0.0.1:${address.port}/v1`;
+  }, 60_000);
+  afterAll(async () => {
+    await store.close();
+    await new Promise<void>((resolve) => judge.close(() => resolve()));
+  });
+
+  it('asks once per item for every criterion and combines Σ w·c / Σ|w| with the rules', async () => {
+    const service = createRewardService({
+      store,
+      judgeSpec: `openai:${judgeUrl}#judge`,
+      allowlist: ['127.0.0.1'],
+    });
+    const input = defaultRuleSetInput('tool');
+    const batch = await service.score(
+      { inline: { ...input, combine: { rules: 1, criteria: 1 } } },
+      [{ prediction: '{"status": "ok"}', reference: '{"status": "ok"}', domain: 'tool' }],
+    );
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain('invented-outcome');
+    const result = batch.results[0];
+    const criteria = result?.breakdown
+      .filter((e) => e.kind === 'criterion')
+      .map((e) => [e.id, e.score, e.weight]);
+    expect(criteria).toEqual([
+      ['format', 1, 1],
+      ['facts', 0.5, 1],
+      ['consistency', 1, 0.7],
+      ['realism', 0, 0.3],
+      ['invented-outcome', 1, -0.9],
+    ]);
+    const rubric = (1 + 0.5 + 0.7 + 0 - 0.9) / (1 + 1 + 0.7 + 0.3 + 0.9);
+    expect(result?.score).toBeCloseTo((1 + rubric) / 2, 12);
+  });
+});

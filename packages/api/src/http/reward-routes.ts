@@ -1,0 +1,188 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
+import { z } from 'zod';
+import { fieldIssues } from '../trpc';
+import {
+  RewardRequestError,
+  RewardTimeoutError,
+  type RewardService,
+  type RuleSetChoice,
+} from '../rulesets/reward-service';
+import { sendError, sendJson } from './json-response';
+import { BodyError, readJsonBody } from './read-json-body';
+import { addOpenApiPart } from './openapi';
+import { rewardOpenApi } from './reward-openapi';
+
+export const REWARD_PATH = '/v1/reward';
+export const OPENRLHF_REWARD_PATH = '/v1/reward/openrlhf';
+/** Items per request; a trainer sends one rollout batch, rarely more than a few thousand. */
+export const MAX_REWARD_ITEMS = 10_000;
+
+const HistoryInput = z.union([
+  z.string(),
+  z.array(z.strictObject({ action: z.string(), observation: z.string() })),
+]);
+
+const RewardItemInput = z.strictObject({
+  prediction: z.string(),
+  reference: z.string(),
+  history: HistoryInput.optional(),
+  action: z.string().optional(),
+  domain: z.string().optional(),
+});
+
+const RuleSetRef = z.strictObject({
+  name: z.string().min(1),
+  version: z.number().int().positive().optional(),
+});
+
+export const RewardRequest = z.strictObject({
+  ruleSet: z.record(z.string(), z.unknown()),
+  items: z.array(RewardItemInput).min(1).max(MAX_REWARD_ITEMS),
+});
+
+export const OpenRlhfRequest = z.object({
+  query: z.array(z.string()).min(1).max(MAX_REWARD_ITEMS),
+  prompts: z.array(z.string()).optional(),
+  labels: z.array(z.string().nullable()).optional(),
+});
+
+/** A prompt (or any history text) is one earlier turn whose observation the scorers can cite. */
+function historyOf(history: z.infer<typeof HistoryInput> | undefined): RewardItem['history'] {
+  if (history === undefined) return [];
+  return typeof history === 'string' ? [{ action: '', observation: history }] : history;
+}
+
+/** `{name, version?}` names a stored or default rule set; any other object is a rule set itself. */
+function choiceOf(ruleSet: Record<string, unknown>): RuleSetChoice {
+  const keys = Object.keys(ruleSet);
+  if (keys.every((key) => key === 'name' || key === 'version')) {
+    const ref = RuleSetRef.safeParse(ruleSet);
+    if (!ref.success) throw issuesError(ref.error, 'ruleSet');
+    return ref.data;
+  }
+  return { inline: ruleSet };
+}
+
+function issuesError(error: z.ZodError, prefix = ''): RewardRequestError {
+  const issues = fieldIssues(error).map((issue) => ({
+    field: [prefix, issue.field].filter((part) => part !== '').join('.'),
+    message: issue.message,
+  }));
+  return new RewardRequestError(
+    issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; '),
+    issues,
+  );
+}
+
+/** `POST /v1/reward` and `POST /v1/reward/openrlhf`; anything else under /v1/reward is a 404. */
+export async function respondToReward(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  rewards: RewardService,
+): Promise<void> {
+  if (url.pathname !== REWARD_PATH && url.pathname !== OPENRLHF_REWARD_PATH) {
+    request.resume();
+    return sendError(response, 404, `no route ${url.pathname}`);
+  }
+  if (request.method !== 'POST') {
+    request.resume();
+    response.setHeader('allow', 'POST');
+    return sendError(response, 405, `${url.pathname} answers POST`);
+  }
+  try {
+    const body = await readJsonBody(request);
+    if (url.pathname === REWARD_PATH)
+      return sendJson(response, 200, await scoreNative(body, rewards));
+    return sendJson(response, 200, await scoreOpenRlhf(body, url, rewards));
+  } catch (error) {
+    if (error instanceof BodyError) return sendError(response, error.status, error.message);
+    if (error instanceof RewardRequestError)
+      return sendError(response, error.status, error.message, error.issues);
+    if (error instanceof RewardTimeoutError) return sendError(response, 504, error.message);
+    throw error;
+  }
+}
+
+async function scoreNative(body: unknown, rewards: RewardService) {
+  const parsed = RewardRequest.safeParse(body);
+  if (!parsed.success) throw issuesError(parsed.error);
+  const items: RewardItem[] = parsed.data.items.map((item) => ({
+    prediction: item.prediction,
+    reference: item.reference,
+    history: historyOf(item.history),
+    ...(item.action === undefined ? {} : { action: item.action }),
+    ...(item.domain === undefined ? {} : { domain: item.domain }),
+  }));
+  const batch = await rewards.score(choiceOf(parsed.data.ruleSet), items);
+  return { ruleSet: batch.ruleSet, results: batch.results };
+}
+
+/**
+ * OpenRLHF's remote reward protocol, unchanged: `query` is prompt + response, `prompts` the
+ * prompts, `labels` the references. The rule set comes from the URL (`?ruleSet=NAME&version=N`)
+ * because the protocol's body has no place for it.
+ */
+async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
+  const parsed = OpenRlhfRequest.safeParse(body);
+  if (!parsed.success) throw issuesError(parsed.error);
+  const { query, prompts = [], labels = [] } = parsed.data;
+  const mismatch = (field: string, length: number) =>
+    new RewardRequestError(`${field}: ${length} entries for ${query.length} queries`, [
+      { field, message: `expected ${query.length} entries, got ${length}` },
+    ]);
+  if (parsed.data.prompts !== undefined && prompts.length !== query.length)
+    throw mismatch('prompts', prompts.length);
+  if (parsed.data.labels !== undefined && labels.length !== query.length)
+    throw mismatch('labels', labels.length);
+  const name = url.searchParams.get('ruleSet');
+  if (name === null || name === '') {
+    const message = 'name the rule set in the URL: /v1/reward/openrlhf?ruleSet=NAME[&version=N]';
+    throw new RewardRequestError(message, [{ field: 'ruleSet', message }]);
+  }
+  const versionText = url.searchParams.get('version');
+  const version = versionText === null ? undefined : Number(versionText);
+  if (version !== undefined && !(Number.isInteger(version) && version > 0)) {
+    throw new RewardRequestError('version: a positive integer', [
+      { field: 'version', message: 'a positive integer' },
+    ]);
+  }
+  const domain = url.searchParams.get('domain') ?? undefined;
+  const items: RewardItem[] = query.map((text, i) => {
+    const prompt = prompts[i] ?? '';
+    // The response is what follows the prompt; a query that does not start with it is all response.
+    const prediction = prompt !== '' && text.startsWith(prompt) ? text.slice(prompt.length) : text;
+    return {
+      prediction,
+      reference: labels[i] ?? '',
+      history: prompt === '' ? [] : [{ action: '', observation: prompt }],
+      ...(domain === undefined ? {} : { domain }),
+    };
+  });
+  const batch = await rewards.score(version === undefined ? { name } : { name, version }, items);
+  const rewardsOut = batch.results.map((result) => result.score);
+  return { rewards: rewardsOut, scores: rewardsOut, extra_logs: extraLogs(batch.results) };
+}
+
+/** Per breakdown entry, one number per sample (OpenRLHF concatenates these); entries n/a anywhere are left out. */
+function extraLogs(results: readonly { breakdown: BreakdownEntry[] }[]): Record<string, number[]> {
+  const logs: Record<string, number[]> = {};
+  const first = results[0]?.breakdown ?? [];
+  first.forEach((entry, at) => {
+    const values: number[] = [];
+    for (const result of results) {
+      const score = result.breakdown[at]?.score;
+      if (score === null || score === undefined) return;
+      values.push(score);
+    }
+    logs[entry.id] = values;
+  });
+  return logs;
+}
+
+export function isRewardPath(pathname: string): boolean {
+  return pathname === REWARD_PATH || pathname.startsWith(`${REWARD_PATH}/`);
+}
+
+addOpenApiPart(rewardOpenApi(RewardRequest, OpenRlhfRequest));

@@ -1,0 +1,103 @@
+import { createReadStream } from 'node:fs';
+import { buildBench, scoreItem, CONTENT_METRIC, type BenchSource } from '@terrarium/bench';
+import { openStore, type Store } from '@terrarium/db';
+import { readTrajectories } from '@terrarium/formats';
+import type { BenchItem } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../router';
+import { TAU2_AIRLINE } from '../testing/sample-files';
+import { PROGRAM_PRINCIPAL } from '../trpc';
+
+/** A plausible imperfect prediction: the last third of the real observation lost. */
+const damaged = (item: BenchItem) =>
+  item.real.content.slice(0, Math.ceil(item.real.content.length * 0.66));
+
+/**
+ * The editor's preview on a real bench run: a real tau2 airline bench, predictions recorded for
+ * its items, and the draft scored on them. With the default rule set the draft's score of each
+ * item is the bench's own stored content score.
+ */
+describe('rulesets.preview on a bench run', () => {
+  let store: Store;
+  let runId = '';
+  let items: BenchItem[] = [];
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const sources: BenchSource[] = [];
+    for await (const event of readTrajectories(createReadStream(TAU2_AIRLINE), {
+      fileName: TAU2_AIRLINE,
+    })) {
+      if (event.type === 'trajectory')
+        sources.push({ dataset: 'airline', trajectory: event.trajectory });
+    }
+    const built = buildBench({
+      trajectories: sources,
+      name: 'airline',
+      version: 1,
+      sampling: { kind: 'agentworld' },
+      seed: 0,
+      devFraction: 0,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      sources: ['airline'],
+    });
+    const { version: _version, ...manifest } = built.manifest;
+    await store.createBench(manifest, built.items);
+    const run = await store.createBenchRun({
+      bench: 'airline',
+      sims: ['replay'],
+      judge: null,
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    runId = run.id;
+    items = built.items.filter((item) => item.split === 'test').slice(0, 8);
+    for (const item of items) {
+      const observation = { kind: item.real.kind, content: damaged(item), callId: null };
+      await store.recordPrediction(
+        {
+          runId,
+          itemId: item.id,
+          sim: 'replay',
+          observation,
+          reasoning: null,
+          provenance: null,
+          latencyMs: 1,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          error: null,
+        },
+        scoreItem(item, 'replay', observation),
+      );
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it(
+    "scores the run's predictions; the default equals the stored content scores",
+    { timeout: 60_000 },
+    async () => {
+      const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+      const document = (await api.rulesets.get({ name: 'default-tool' })).document;
+      const preview = await api.rulesets.preview({
+        document,
+        source: { kind: 'run', runId },
+        sample: { kind: 'first', n: 8 },
+      });
+      if (!preview.ok) throw new Error('the default did not parse');
+      expect(preview.items).toHaveLength(items.length);
+      const stored = await store.listScores(runId, {
+        metric: CONTENT_METRIC,
+        offset: 0,
+        limit: 100,
+      });
+      const byItem = new Map(stored.rows.map((score) => [score.itemId, score.value]));
+      for (const item of preview.items) {
+        expect(item.draft.score).toBe(byItem.get(item.itemId));
+        // Nothing saved under default-tool: the built-in default is the baseline, so nothing moved.
+        expect(item.delta).toBe(0);
+      }
+      expect(new Set(preview.items.map((item) => item.draft.score)).size).toBeGreaterThan(1);
+    },
+  );
+});

@@ -1,0 +1,224 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Store } from '@terrarium/db';
+import {
+  compileRuleSet,
+  criteriaJudgePrompt,
+  defaultRuleSetByName,
+  parseCriteriaAnswer,
+  validateRuleSet,
+  type CompiledRuleSet,
+  type CriterionPoints,
+  type CustomRule,
+  type CustomRuleInput,
+  type CustomRuleResult,
+  type EvaluateOptions,
+  type ItemReward,
+  type RewardItem,
+  type RuleSetIssue,
+} from '@terrarium/rubrics';
+import { createEndpointPool, type EndpointPool } from '@terrarium/worlds';
+import { parseSimSpec } from '../simulate/sim-spec';
+
+/** Which rule set scores a request: a stored (or default) one by name, or one sent inline. */
+export type RuleSetChoice = { name: string; version?: number } | { inline: unknown };
+
+/** A request the caller must fix; `field` names the part of the body that is wrong. */
+export class RewardRequestError extends Error {
+  override name = 'RewardRequestError';
+  constructor(
+    message: string,
+    readonly issues: { field: string; message: string }[],
+    readonly status: 400 | 404 = 400,
+  ) {
+    super(message);
+  }
+}
+
+export class RewardTimeoutError extends Error {
+  override name = 'RewardTimeoutError';
+}
+
+export interface RewardBatch {
+  ruleSet: { name: string; version: number | null };
+  results: ItemReward[];
+}
+
+export interface RewardService {
+  resolve(choice: RuleSetChoice): Promise<{ compiled: CompiledRuleSet; version: number | null }>;
+  score(choice: RuleSetChoice, items: readonly RewardItem[]): Promise<RewardBatch>;
+}
+
+export interface RewardServiceOptions {
+  store: Store;
+  /** `openai:URL#MODEL`: scores the criteria no rule scores. Without it those criteria are n/a. */
+  judgeSpec?: string;
+  allowlist?: readonly string[];
+  fetch?: typeof fetch;
+  /** Runs custom rules off the event loop (a sandbox worker pool). Without it they score 0 with an error. */
+  runCustom?: (rule: CustomRule, input: CustomRuleInput) => Promise<CustomRuleResult>;
+  /** Whole-request limit; a batch still running then is answered 504. */
+  timeLimitMs?: number;
+  /** Judge or custom-rule items in flight per request. */
+  concurrency?: number;
+}
+
+export const DEFAULT_REWARD_TIME_LIMIT_MS = 120_000;
+const DEFAULT_CONCURRENCY = 16;
+// Items scored between yields to the event loop, so a large rule-only batch never starves others.
+const LOCAL_CHUNK = 32;
+// How long "the latest version of X" is trusted before the store is asked again.
+const LATEST_TTL_MS = 2_000;
+const JUDGE_MAX_TOKENS = 2048;
+
+function issuesToError(issues: readonly RuleSetIssue[]): RewardRequestError {
+  const prefixed = issues.map((issue) => ({
+    field: issue.field === '' ? 'ruleSet' : `ruleSet.${issue.field}`,
+    message: issue.message,
+  }));
+  return new RewardRequestError(
+    prefixed.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
+    prefixed,
+  );
+}
+
+export function createRewardService(options: RewardServiceOptions): RewardService {
+  const { store } = options;
+  const timeLimitMs = options.timeLimitMs ?? DEFAULT_REWARD_TIME_LIMIT_MS;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const exact = new Map<string, CompiledRuleSet>();
+  const latest = new Map<
+    string,
+    { at: number; compiled: CompiledRuleSet; version: number | null }
+  >();
+  const judgePool = options.judgeSpec === undefined ? null : judgePoolFor(options);
+
+  async function fromStore(name: string, version?: number) {
+    const key = `${name}@${version ?? 'latest'}`;
+    if (version !== undefined) {
+      const cached = exact.get(key);
+      if (cached) return { compiled: cached, version };
+    } else {
+      const cached = latest.get(name);
+      if (cached && Date.now() - cached.at < LATEST_TTL_MS) return cached;
+    }
+    const stored = await store.getRuleSetVersion(name, version);
+    let found: { compiled: CompiledRuleSet; version: number | null };
+    if (stored === null) {
+      const fallback = version === undefined ? defaultRuleSetByName(name) : null;
+      if (fallback === null) {
+        const what =
+          version === undefined ? `no rule set ${name}` : `no version ${version} of ${name}`;
+        throw new RewardRequestError(what, [{ field: 'ruleSet.name', message: what }], 404);
+      }
+      found = { compiled: compileRuleSet(fallback), version: null };
+    } else {
+      const parsed = validateRuleSet(stored.ruleSet);
+      // A stored version was valid when saved; failing now means the schema moved under it.
+      if (!parsed.ok) throw issuesToError(parsed.issues);
+      found = { compiled: compileRuleSet(parsed.ruleSet), version: stored.version };
+    }
+    if (version !== undefined) exact.set(key, found.compiled);
+    else latest.set(name, { ...found, at: Date.now() });
+    return found;
+  }
+
+  async function resolve(choice: RuleSetChoice) {
+    if ('inline' in choice) {
+      const parsed = validateRuleSet(choice.inline);
+      if (!parsed.ok) throw issuesToError(parsed.issues);
+      return { compiled: compileRuleSet(parsed.ruleSet), version: null };
+    }
+    return fromStore(choice.name, choice.version);
+  }
+
+  function evaluateOptions(signal: AbortSignal): EvaluateOptions {
+    return {
+      ...(options.runCustom === undefined ? {} : { runCustom: options.runCustom }),
+      ...(judgePool === null
+        ? {}
+        : {
+            judge: async (item, criteria): Promise<CriterionPoints> => {
+              try {
+                const answer = await judgePool.complete({
+                  messages: criteriaJudgePrompt(item, criteria),
+                  temperature: 0,
+                  maxTokens: JUDGE_MAX_TOKENS,
+                  stream: false,
+                  signal,
+                });
+                return parseCriteriaAnswer(answer.content, criteria);
+              } catch {
+                // An unreachable judge leaves its criteria n/a; the rules still score the item.
+                return new Map();
+              }
+            },
+          }),
+    };
+  }
+
+  async function scoreAll(
+    compiled: CompiledRuleSet,
+    items: readonly RewardItem[],
+    signal: AbortSignal,
+  ): Promise<ItemReward[]> {
+    const results: ItemReward[] = [];
+    const local =
+      !compiled.hasCustomRules && (compiled.judgedCriteria.length === 0 || judgePool === null);
+    if (local) {
+      for (let start = 0; start < items.length; start += LOCAL_CHUNK) {
+        if (start > 0) await nextTurn();
+        if (signal.aborted) throw new RewardTimeoutError('time limit');
+        const end = Math.min(items.length, start + LOCAL_CHUNK);
+        for (let i = start; i < end; i++) {
+          const item = items[i];
+          if (item !== undefined) results[i] = compiled.scoreLocally(item);
+        }
+      }
+      return results;
+    }
+    const evaluate = evaluateOptions(signal);
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        if (signal.aborted) throw new RewardTimeoutError('time limit');
+        const at = next++;
+        const item = items[at];
+        if (item !== undefined) results[at] = await compiled.score(item, evaluate);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+    return results;
+  }
+
+  return {
+    resolve,
+    async score(choice, items) {
+      const { compiled, version } = await resolve(choice);
+      const controller = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new RewardTimeoutError(`the batch took longer than ${timeLimitMs} ms`));
+        }, timeLimitMs);
+      });
+      try {
+        const results = await Promise.race([scoreAll(compiled, items, controller.signal), timeout]);
+        return { ruleSet: { name: compiled.ruleSet.name, version }, results };
+      } finally {
+        clearTimeout(timer);
+        controller.abort();
+      }
+    },
+  };
+}
+
+function judgePoolFor(options: RewardServiceOptions): EndpointPool {
+  const parsed = parseSimSpec(options.judgeSpec ?? '', 'judge');
+  if (parsed.kind !== 'openai')
+    throw new Error(`a reward judge is an endpoint (openai:URL#MODEL), not ${options.judgeSpec}`);
+  return createEndpointPool([{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: 8 }], {
+    fetch: options.fetch ?? fetch,
+    ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+  });
+}

@@ -1,0 +1,81 @@
+import { parseRuleSet, ruleSetJsonSchema } from '@terrarium/rubrics';
+import { z } from 'zod';
+import { createRouter, labelerProcedure, researcherProcedure, type Principal } from '../trpc';
+import { sharedCustomRuleRunner } from './sandbox-runner';
+import * as service from './rule-set-service';
+
+const name = z.string().min(1).max(64);
+const version = z.number().int().positive();
+const document = z.string().min(1).max(1_000_000);
+
+const HistoryTurn = z.strictObject({ action: z.string(), observation: z.string() });
+const PreviewItemInput = z.strictObject({
+  prediction: z.string(),
+  reference: z.string(),
+  history: z.array(HistoryTurn).optional(),
+  action: z.string().optional(),
+  domain: z.string().optional(),
+});
+
+const PreviewSample = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('first'), n: z.number().int().min(1).max(200) }),
+  z.strictObject({
+    kind: z.literal('random'),
+    n: z.number().int().min(1).max(200),
+    seed: z.number().int().default(0),
+  }),
+  z.strictObject({ kind: z.literal('worst'), n: z.number().int().min(1).max(200) }),
+  z.strictObject({
+    kind: z.literal('chosen'),
+    itemIds: z.array(z.string().min(1)).min(1).max(200),
+  }),
+]);
+
+const PreviewSource = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('run'),
+    runId: z.string().min(1),
+    sim: z.string().min(1).optional(),
+  }),
+  z.strictObject({ kind: z.literal('items'), items: z.array(PreviewItemInput).min(1).max(200) }),
+]);
+
+function authorOf(principal: Principal): string {
+  return principal.kind === 'user' ? principal.name : principal.kind;
+}
+
+/**
+ * Rule sets for the editor: read by anyone logged in (labelers grade against their criteria);
+ * saved, diffed and previewed by researchers. Every save is a new version with who and why.
+ */
+export const rulesetsRouter = createRouter({
+  /** The JSON Schema Monaco loads for completion, hover docs and inline errors. */
+  schema: labelerProcedure.query(() => ruleSetJsonSchema()),
+  list: labelerProcedure.query(({ ctx }) => service.listRuleSets(ctx)),
+  versions: labelerProcedure
+    .input(z.object({ name }))
+    .query(({ ctx, input }) => service.listVersions(ctx, input.name)),
+  get: labelerProcedure
+    .input(z.object({ name, version: version.optional() }))
+    .query(({ ctx, input }) => service.getVersion(ctx, input.name, input.version)),
+  /** Server-side check of a draft: the same issues (field, line, column) the save would refuse. */
+  validate: researcherProcedure.input(z.object({ document })).query(({ input }) => {
+    const parsed = parseRuleSet(input.document);
+    return parsed.ok
+      ? { ok: true as const, issues: [] }
+      : { ok: false as const, issues: parsed.issues };
+  }),
+  save: researcherProcedure
+    .input(z.object({ document, message: z.string().min(1).max(2000) }))
+    .mutation(({ ctx, input }) =>
+      service.saveVersion(ctx, { ...input, author: authorOf(ctx.principal) }),
+    ),
+  diff: researcherProcedure
+    .input(z.object({ name, from: version, to: version }))
+    .query(({ ctx, input }) => service.diffVersions(ctx, input)),
+  preview: researcherProcedure
+    .input(z.object({ document, source: PreviewSource, sample: PreviewSample }))
+    .mutation(({ ctx, input }) =>
+      service.previewDraft(ctx, input, { runCustom: sharedCustomRuleRunner() }),
+    ),
+});

@@ -1,0 +1,309 @@
+import { TRPCError } from '@trpc/server';
+import type { RuleSetVersionSummary } from '@terrarium/db';
+import {
+  compileRuleSet,
+  DEFAULT_RULE_SET_NAMES,
+  defaultRuleSetByName,
+  diffLines,
+  diffRuleSets,
+  parseRuleSet,
+  ruleSetYaml,
+  validateRuleSet,
+  type CompiledRuleSet,
+  type EvaluateOptions,
+  type ItemReward,
+  type RewardItem,
+  type RuleSet,
+  type RuleSetIssue,
+} from '@terrarium/rubrics';
+import { actionText } from '@terrarium/fidelity';
+import type { BenchItem } from '@terrarium/schema';
+import type { ServiceContext } from '../trpc';
+
+export interface RuleSetVersionView {
+  name: string;
+  /** null for a built-in default never saved under its name. */
+  version: number | null;
+  document: string;
+  ruleSet: RuleSet;
+  author: string;
+  message: string;
+  createdAt: string | null;
+}
+
+export interface RuleSetListEntry {
+  name: string;
+  latestVersion: number | null;
+  versions: number;
+  author: string;
+  message: string;
+  updatedAt: string | null;
+  builtin: boolean;
+}
+
+function badRequest(issues: readonly RuleSetIssue[]): TRPCError {
+  return new TRPCError({
+    code: 'BAD_REQUEST',
+    message: issues
+      .map(
+        (issue) => `${issue.field || 'document'} (${issue.line}:${issue.column}): ${issue.message}`,
+      )
+      .join('; '),
+  });
+}
+
+/** Stored rule sets, then the built-in defaults not yet saved under their names. */
+export async function listRuleSets(ctx: ServiceContext): Promise<RuleSetListEntry[]> {
+  const stored = await ctx.store.listRuleSets();
+  const names = new Set(stored.map((entry) => entry.name));
+  return [
+    ...stored.map((entry) => ({
+      name: entry.name,
+      latestVersion: entry.version,
+      versions: entry.versions,
+      author: entry.author,
+      message: entry.message,
+      updatedAt: entry.createdAt,
+      builtin: DEFAULT_RULE_SET_NAMES.includes(entry.name),
+    })),
+    ...DEFAULT_RULE_SET_NAMES.filter((name) => !names.has(name)).map((name) => ({
+      name,
+      latestVersion: null,
+      versions: 0,
+      author: 'terrarium',
+      message: 'built-in default',
+      updatedAt: null,
+      builtin: true,
+    })),
+  ];
+}
+
+export function listVersions(ctx: ServiceContext, name: string): Promise<RuleSetVersionSummary[]> {
+  return ctx.store.listRuleSetVersions(name);
+}
+
+export async function getVersion(
+  ctx: ServiceContext,
+  name: string,
+  version?: number,
+): Promise<RuleSetVersionView> {
+  const stored = await ctx.store.getRuleSetVersion(name, version);
+  if (stored !== null) {
+    const parsed = validateRuleSet(stored.ruleSet);
+    if (!parsed.ok) throw badRequest(parsed.issues);
+    return { ...stored, ruleSet: parsed.ruleSet };
+  }
+  const fallback = version === undefined ? defaultRuleSetByName(name) : null;
+  if (fallback === null) {
+    throw new TRPCError({
+      code: 'NOT_FOUND',
+      message: version === undefined ? `no rule set ${name}` : `no version ${version} of ${name}`,
+    });
+  }
+  return {
+    name,
+    version: null,
+    document: ruleSetYaml(fallback),
+    ruleSet: fallback,
+    author: 'terrarium',
+    message: 'built-in default',
+    createdAt: null,
+  };
+}
+
+/** Parses (YAML or JSON) and stores the next version; the name comes from the document. */
+export async function saveVersion(
+  ctx: ServiceContext,
+  input: { document: string; message: string; author: string },
+): Promise<RuleSetVersionView> {
+  const parsed = parseRuleSet(input.document);
+  if (!parsed.ok) throw badRequest(parsed.issues);
+  const stored = await ctx.store.saveRuleSetVersion({
+    name: parsed.ruleSet.name,
+    document: input.document,
+    ruleSet: parsed.ruleSet,
+    author: input.author,
+    message: input.message,
+  });
+  return { ...stored, ruleSet: parsed.ruleSet };
+}
+
+export async function diffVersions(
+  ctx: ServiceContext,
+  input: { name: string; from: number; to: number },
+) {
+  const [from, to] = await Promise.all([
+    getVersion(ctx, input.name, input.from),
+    getVersion(ctx, input.name, input.to),
+  ]);
+  return {
+    from: {
+      version: from.version,
+      document: from.document,
+      author: from.author,
+      message: from.message,
+    },
+    to: { version: to.version, document: to.document, author: to.author, message: to.message },
+    lines: diffLines(from.document, to.document),
+    entries: diffRuleSets(from.ruleSet, to.ruleSet),
+  };
+}
+
+export type PreviewSample =
+  | { kind: 'first'; n: number }
+  | { kind: 'random'; n: number; seed: number }
+  | { kind: 'worst'; n: number }
+  | { kind: 'chosen'; itemIds: string[] };
+
+export type PreviewSource =
+  { kind: 'run'; runId: string; sim?: string | undefined } | { kind: 'items'; items: RewardItem[] };
+
+export interface PreviewItem {
+  itemId: string;
+  domain: string | null;
+  draft: ItemReward;
+  /** The last saved version's score of the same item (null when nothing is saved under the name). */
+  saved: ItemReward | null;
+  delta: number | null;
+}
+
+/** Candidate predictions scanned for `worst` (the draft's lowest scores among them). */
+const WORST_POOL = 500;
+
+function rewardItemOf(item: BenchItem, prediction: string): RewardItem {
+  return {
+    prediction,
+    reference: item.real.content,
+    history: item.history.map((turn) => ({
+      action: actionText(turn.action),
+      observation: turn.observation.content,
+    })),
+    action: actionText(item.action),
+    domain: item.domain,
+    kind: item.real.kind,
+  };
+}
+
+async function runItems(
+  ctx: ServiceContext,
+  source: Extract<PreviewSource, { kind: 'run' }>,
+  sample: PreviewSample,
+): Promise<{ itemId: string; item: RewardItem }[]> {
+  const run = await ctx.store.getBenchRun(source.runId);
+  if (run === null)
+    throw new TRPCError({ code: 'NOT_FOUND', message: `no bench run ${source.runId}` });
+  const sim = source.sim ?? run.sims[0];
+  const limit =
+    sample.kind === 'chosen'
+      ? sample.itemIds.length
+      : sample.kind === 'first'
+        ? sample.n
+        : WORST_POOL;
+  const page = await ctx.store.listPredictions(source.runId, {
+    ...(sim === undefined ? {} : { sim }),
+    ...(sample.kind === 'chosen' ? { itemIds: sample.itemIds } : {}),
+    offset: 0,
+    limit: Math.min(1000, Math.max(1, limit)),
+  });
+  const predictions = page.rows.filter((p) => p.observation !== null);
+  const benchItems = await ctx.store.getBenchItemsByIds(
+    { name: run.bench, version: run.benchVersion },
+    predictions.map((p) => p.itemId),
+  );
+  const byId = new Map(benchItems.map((item) => [item.id, item]));
+  return predictions.flatMap((prediction) => {
+    const item = byId.get(prediction.itemId);
+    if (item === undefined || prediction.observation === null) return [];
+    return [{ itemId: item.id, item: rewardItemOf(item, prediction.observation.content) }];
+  });
+}
+
+/** Deterministic shuffle (mulberry32) so a preview's random sample is the same on every keystroke. */
+function shuffled<T>(values: readonly T[], seed: number): T[] {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const out = values.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    const swap = out[i];
+    const other = out[j];
+    if (swap === undefined || other === undefined) continue;
+    out[i] = other;
+    out[j] = swap;
+  }
+  return out;
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
+/**
+ * Runs a draft rule set (unsaved text) and the last saved version of its name on the same items:
+ * each item's breakdown and how the draft moves its score. Judge criteria are not called here
+ * (a preview is interactive); their entries are n/a.
+ */
+export async function previewDraft(
+  ctx: ServiceContext,
+  input: { document: string; source: PreviewSource; sample: PreviewSample },
+  evaluate: EvaluateOptions = {},
+) {
+  const parsed = parseRuleSet(input.document);
+  if (!parsed.ok) return { ok: false as const, issues: parsed.issues };
+  const draft = compileRuleSet(parsed.ruleSet);
+  let saved: CompiledRuleSet | null = null;
+  const stored = await ctx.store.getRuleSetVersion(parsed.ruleSet.name);
+  if (stored !== null) {
+    const previous = validateRuleSet(stored.ruleSet);
+    if (previous.ok) saved = compileRuleSet(previous.ruleSet);
+  } else {
+    const fallback = defaultRuleSetByName(parsed.ruleSet.name);
+    if (fallback !== null) saved = compileRuleSet(fallback);
+  }
+  let candidates =
+    input.source.kind === 'items'
+      ? input.source.items.map((item, i) => ({ itemId: String(i), item }))
+      : await runItems(ctx, input.source, input.sample);
+  if (input.sample.kind === 'random')
+    candidates = shuffled(candidates, input.sample.seed).slice(0, input.sample.n);
+  else if (input.sample.kind === 'first') candidates = candidates.slice(0, input.sample.n);
+  const scored: PreviewItem[] = await Promise.all(
+    candidates.map(async ({ itemId, item }) => {
+      const [draftReward, savedReward] = await Promise.all([
+        draft.score(item, evaluate),
+        saved === null ? Promise.resolve(null) : saved.score(item, evaluate),
+      ]);
+      return {
+        itemId,
+        domain: item.domain ?? null,
+        draft: draftReward,
+        saved: savedReward,
+        delta: savedReward === null ? null : draftReward.score - savedReward.score,
+      };
+    }),
+  );
+  const items =
+    input.sample.kind === 'worst'
+      ? scored.toSorted((a, b) => a.draft.score - b.draft.score).slice(0, input.sample.n)
+      : scored;
+  return {
+    ok: true as const,
+    ruleSet: { name: parsed.ruleSet.name, savedVersion: stored?.version ?? null },
+    items,
+    summary: {
+      items: items.length,
+      meanDraft: mean(items.map((item) => item.draft.score)),
+      meanSaved:
+        saved === null
+          ? null
+          : mean(items.flatMap((item) => (item.saved ? [item.saved.score] : []))),
+      changed: items.filter((item) => item.delta !== null && Math.abs(item.delta) > 1e-9).length,
+    },
+  };
+}

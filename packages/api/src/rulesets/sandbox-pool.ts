@@ -1,0 +1,162 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CustomRule, CustomRuleInput, CustomRuleResult } from '@terrarium/rubrics';
+import { SandboxReply, type SandboxRequest } from './sandbox-protocol';
+
+export interface SandboxPool {
+  run(rule: CustomRule, input: CustomRuleInput): Promise<CustomRuleResult>;
+  close(): Promise<void>;
+}
+
+export interface SandboxPoolOptions {
+  /** Worker threads (default 2: one per core here). */
+  size?: number;
+  /** Added to a rule's own time limit before the pool kills a worker that did not answer. */
+  graceMs?: number;
+}
+
+interface Job {
+  request: SandboxRequest;
+  resolve: (result: CustomRuleResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  watchdog: NodeJS.Timeout | null;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './sandbox-worker.ts' : './sandbox-worker.js',
+  import.meta.url,
+);
+// The V8 heap of a worker: QuickJS's own memory is limited per rule; this bounds what is left.
+const WORKER_HEAP_MB = 256;
+
+const BOOTSTRAP_URL = new URL('./sandbox-worker-bootstrap.mjs', import.meta.url);
+
+/** Workers run TypeScript sources through tsx's ESM API when the server itself runs from sources. */
+function workerData(): { entry: string; tsxApi: string | null } {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return { entry: WORKER_URL.href, tsxApi: null };
+  const loader = createRequire(import.meta.url).resolve('tsx');
+  // `tsx` resolves to dist/loader.mjs; its registration API sits beside it.
+  const api = new URL('./esm/api/index.mjs', pathToFileURL(loader));
+  return { entry: WORKER_URL.href, tsxApi: api.href };
+}
+
+/** A custom rule failed in the sandbox (time, memory, an error of its own); the server is fine. */
+export class SandboxError extends Error {
+  override name = 'SandboxError';
+}
+
+/**
+ * Custom rules run in worker threads, each a QuickJS interpreter per call: the server's event loop
+ * never runs rule code. A worker that does not answer within the rule's limit plus a grace period
+ * is terminated and replaced, so not even a stuck interpreter can hold a slot.
+ */
+export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
+  const size = options.size ?? 2;
+  const graceMs = options.graceMs ?? 2_000;
+  const queue: Job[] = [];
+  const slots: Slot[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function spawn(): Slot {
+    const worker = new Worker(BOOTSTRAP_URL, {
+      workerData: workerData(),
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    const slot: Slot = { worker, job: null, watchdog: null };
+    worker.unref();
+    worker.on('message', (message: unknown) => {
+      const reply = SandboxReply.safeParse(message);
+      const job = slot.job;
+      if (!reply.success || job === null || reply.data.id !== job.request.id) return;
+      finish(slot);
+      if (reply.data.ok) job.resolve(reply.data.result);
+      else job.reject(new SandboxError(reply.data.message));
+      pump();
+    });
+    const lost = (why: string) => {
+      const job = slot.job;
+      finish(slot);
+      replace(slot);
+      job?.reject(new SandboxError(why));
+      pump();
+    };
+    worker.on('error', (error) => lost(`the sandbox worker failed: ${error.message}`));
+    worker.on('exit', (code) => {
+      if (!closed && slots.includes(slot)) lost(`the sandbox worker exited (${code})`);
+    });
+    return slot;
+  }
+
+  function finish(slot: Slot): void {
+    if (slot.watchdog !== null) clearTimeout(slot.watchdog);
+    slot.watchdog = null;
+    slot.job = null;
+    slot.worker.unref();
+  }
+
+  function replace(slot: Slot): void {
+    const at = slots.indexOf(slot);
+    if (at < 0) return;
+    slots.splice(at, 1);
+    void slot.worker.terminate();
+    if (!closed) slots.push(spawn());
+  }
+
+  function pump(): void {
+    for (const slot of slots) {
+      if (slot.job !== null) continue;
+      const job = queue.shift();
+      if (job === undefined) return;
+      slot.job = job;
+      // Busy workers keep the process alive; idle ones do not.
+      slot.worker.ref();
+      slot.watchdog = setTimeout(() => {
+        const stuck = slot.job;
+        finish(slot);
+        replace(slot);
+        stuck?.reject(new SandboxError(`timed out after ${job.request.limits.timeoutMs} ms`));
+        pump();
+      }, job.request.limits.timeoutMs + graceMs);
+      // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a worker thread, not a window
+      slot.worker.postMessage(job.request);
+    }
+  }
+
+  return {
+    run(rule, input) {
+      if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
+      while (slots.length < size) slots.push(spawn());
+      return new Promise<CustomRuleResult>((resolve, reject) => {
+        queue.push({
+          request: {
+            id: nextId++,
+            source: rule.source,
+            language: rule.language,
+            input: { ...input, history: [...input.history] },
+            limits: { timeoutMs: rule.timeoutMs, memoryMb: rule.memoryMb },
+          },
+          resolve,
+          reject,
+        });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new SandboxError('the sandbox pool is closed'));
+      const all = slots.splice(0);
+      for (const slot of all) {
+        if (slot.watchdog !== null) clearTimeout(slot.watchdog);
+        slot.job?.reject(new SandboxError('the sandbox pool is closed'));
+      }
+      await Promise.all(all.map((slot) => slot.worker.terminate()));
+    },
+  };
+}

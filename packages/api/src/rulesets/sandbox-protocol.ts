@@ -1,0 +1,34 @@
+import type { CustomRuleResult } from '@terrarium/rubrics';
+import { z } from 'zod';
+
+/** What the pool sends a sandbox worker: one rule on one item, with its limits. */
+export const SandboxRequest = z.object({
+  id: z.number().int(),
+  source: z.string(),
+  language: z.enum(['javascript', 'typescript']),
+  input: z.object({
+    prediction: z.string(),
+    reference: z.string(),
+    history: z.array(z.object({ action: z.string(), observation: z.string() })),
+    action: z.string(),
+    domain: z.string().nullable(),
+    tool: z.string(),
+  }),
+  limits: z.object({
+    timeoutMs: z.number().int().positive(),
+    memoryMb: z.number().int().positive(),
+  }),
+});
+export type SandboxRequest = z.infer<typeof SandboxRequest>;
+
+export type SandboxReply =
+  { id: number; ok: true; result: CustomRuleResult } | { id: number; ok: false; message: string };
+
+export const SandboxReply = z.union([
+  z.object({
+    id: z.number().int(),
+    ok: z.literal(true),
+    result: z.object({ score: z.number().nullable(), detail: z.string().optional() }),
+  }),
+  z.object({ id: z.number().int(), ok: z.literal(false), message: z.string() }),
+]);

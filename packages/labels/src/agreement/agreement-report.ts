@@ -1,0 +1,217 @@
+import { spearman } from '@terrarium/fidelity';
+import { z } from 'zod';
+import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
+import { cohenKappa, confusionMatrix, type ConfusionMatrix } from './cohen-kappa';
+import {
+  krippendorffAlpha,
+  MEASUREMENT_LEVELS,
+  type MeasurementLevel,
+  type RatingValue,
+} from './krippendorff';
+
+/** One rating as scripts write it: `{"item","labeler","criterion"?,"value"}`. */
+export const RatingRecord = z.strictObject({
+  item: z.union([z.string().min(1), z.number()]).transform(String),
+  labeler: z.string().min(1),
+  criterion: z.string().min(1).optional(),
+  value: z.union([z.number().refine(Number.isFinite, 'a finite number'), z.string().min(1)]),
+});
+export type RatingRecord = z.infer<typeof RatingRecord>;
+
+export interface RatingLineError {
+  line: number;
+  message: string;
+}
+
+/** Parses JSONL ratings; blank lines are skipped, every bad line is reported with its number. */
+export function parseRatingsJsonl(text: string): {
+  ratings: RatingRecord[];
+  errors: RatingLineError[];
+} {
+  const ratings: RatingRecord[] = [];
+  const errors: RatingLineError[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      errors.push({ line: i + 1, message: 'not JSON' });
+      return;
+    }
+    const parsed = RatingRecord.safeParse(value);
+    if (parsed.success) ratings.push(parsed.data);
+    else
+      errors.push({
+        line: i + 1,
+        message: parsed.error.issues
+          .map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`)
+          .join('; '),
+      });
+  });
+  return { ratings, errors };
+}
+
+export type AlphaByLevel = Record<MeasurementLevel, number | null>;
+
+export interface TwoRaterAgreement {
+  nominal: number | null;
+  quadratic: number | null;
+}
+
+export interface AgreementSummary {
+  items: number;
+  labelers: number;
+  krippendorffAlpha: AlphaByLevel;
+  /** Only with exactly two labelers. */
+  cohenKappa?: TwoRaterAgreement;
+  /** With `bootstrap`: 95% percentile intervals of α per level, items resampled. */
+  intervals?: Record<MeasurementLevel, Interval>;
+}
+
+export interface AgreementReport extends AgreementSummary {
+  /** Per criterion, when any rating names one (ratings without a criterion are under `""`). */
+  byCriterion?: Record<string, AgreementSummary>;
+}
+
+type Unit = ReadonlyMap<string, RatingValue>;
+
+/** Units keyed by item (and criterion), each a map labeler → value; a later duplicate wins. */
+function unitsOf(
+  ratings: readonly RatingRecord[],
+  byCriterion: boolean,
+): Map<string, Map<string, RatingValue>> {
+  const units = new Map<string, Map<string, RatingValue>>();
+  for (const rating of ratings) {
+    const key = byCriterion ? JSON.stringify([rating.item, rating.criterion ?? '']) : rating.item;
+    let unit = units.get(key);
+    if (unit === undefined) units.set(key, (unit = new Map()));
+    unit.set(rating.labeler, rating.value);
+  }
+  return units;
+}
+
+function alphas(units: readonly Unit[]): AlphaByLevel {
+  const values = units.map((unit) => [...unit.values()]);
+  return {
+    nominal: krippendorffAlpha(values, 'nominal'),
+    ordinal: krippendorffAlpha(values, 'ordinal'),
+    interval: krippendorffAlpha(values, 'interval'),
+    ratio: krippendorffAlpha(values, 'ratio'),
+  };
+}
+
+/** The two labelers' values on the units both rated. */
+function pairsOf(units: readonly Unit[], a: string, b: string): [RatingValue, RatingValue][] {
+  const pairs: [RatingValue, RatingValue][] = [];
+  for (const unit of units) {
+    const x = unit.get(a);
+    const y = unit.get(b);
+    if (x !== undefined && y !== undefined) pairs.push([x, y]);
+  }
+  return pairs;
+}
+
+function summarize(
+  ratings: readonly RatingRecord[],
+  byCriterion: boolean,
+  bootstrap: BootstrapOptions | undefined,
+): AgreementSummary {
+  const units = [...unitsOf(ratings, byCriterion).values()];
+  const labelers = [...new Set(ratings.map((rating) => rating.labeler))].toSorted();
+  const summary: AgreementSummary = {
+    items: new Set(ratings.map((rating) => rating.item)).size,
+    labelers: labelers.length,
+    krippendorffAlpha: alphas(units),
+  };
+  const [a, b] = labelers;
+  if (labelers.length === 2 && a !== undefined && b !== undefined) {
+    const pairs = pairsOf(units, a, b);
+    summary.cohenKappa = {
+      nominal: cohenKappa(pairs, 'none'),
+      quadratic: pairs.every(([x, y]) => typeof x === 'number' && typeof y === 'number')
+        ? cohenKappa(pairs, 'quadratic')
+        : null,
+    };
+  }
+  if (bootstrap !== undefined) {
+    const intervals: Partial<Record<MeasurementLevel, Interval>> = {};
+    for (const level of MEASUREMENT_LEVELS)
+      intervals[level] = bootstrapInterval(
+        units,
+        (sample) =>
+          krippendorffAlpha(
+            sample.map((unit) => [...unit.values()]),
+            level,
+          ),
+        bootstrap,
+      );
+    summary.intervals = {
+      nominal: intervals.nominal ?? emptyInterval(),
+      ordinal: intervals.ordinal ?? emptyInterval(),
+      interval: intervals.interval ?? emptyInterval(),
+      ratio: intervals.ratio ?? emptyInterval(),
+    };
+  }
+  return summary;
+}
+
+function emptyInterval(): Interval {
+  return { estimate: null, low: null, high: null, resamples: 0 };
+}
+
+/**
+ * Agreement of N labelers over JSONL-style ratings: α at every measurement level over all units
+ * (item × criterion), Cohen's κ with exactly two labelers, and the same per criterion.
+ */
+export function agreementReport(
+  ratings: readonly RatingRecord[],
+  options: { bootstrap?: BootstrapOptions } = {},
+): AgreementReport {
+  const report: AgreementReport = summarize(ratings, true, options.bootstrap);
+  const criteria = [...new Set(ratings.map((rating) => rating.criterion))];
+  if (criteria.some((criterion) => criterion !== undefined)) {
+    report.byCriterion = {};
+    for (const criterion of criteria.toSorted()) {
+      const subset = ratings.filter((rating) => rating.criterion === criterion);
+      report.byCriterion[criterion ?? ''] = summarize(subset, false, options.bootstrap);
+    }
+  }
+  return report;
+}
+
+function rho(sample: readonly (readonly [number, number])[]): number | null {
+  if (sample.length < 2) return null;
+  const value = spearman(
+    sample.map(([x]) => x),
+    sample.map(([, y]) => y),
+  );
+  return Number.isFinite(value) ? value : null;
+}
+
+export interface PairedComparison {
+  pairs: number;
+  spearman: number | null;
+  kappa: TwoRaterAgreement;
+  confusion: ConfusionMatrix;
+  /** Spearman's ρ with a percentile bootstrap interval over the pairs. */
+  spearmanInterval: Interval;
+}
+
+/**
+ * Two sources on the same items (a human vs the judge, a human vs the rules): rank correlation,
+ * κ and the confusion matrix. Scores in [0, 1] from rules can be binned by the caller first.
+ */
+export function comparePaired(
+  pairs: readonly (readonly [number, number])[],
+  bootstrap: BootstrapOptions = {},
+): PairedComparison {
+  return {
+    pairs: pairs.length,
+    spearman: rho(pairs),
+    kappa: { nominal: cohenKappa(pairs, 'none'), quadratic: cohenKappa(pairs, 'quadratic') },
+    confusion: confusionMatrix(pairs),
+    spearmanInterval: bootstrapInterval(pairs, rho, bootstrap),
+  };
+}

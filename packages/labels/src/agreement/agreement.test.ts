@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import { agreementReport, comparePaired, parseRatingsJsonl } from './agreement-report';
+import { bootstrapInterval } from './bootstrap';
+import { cohenKappa, confusionMatrix } from './cohen-kappa';
+import { krippendorffAlpha, type RatingValue } from './krippendorff';
+
+/**
+ * Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers × 12 units, with
+ * missing values (unit 12 has one value and is not pairable). His published results: nominal 0.743,
+ * ordinal 0.815, interval 0.849, ratio 0.797.
+ */
+const PAPER: (number | null)[][] = [
+  [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],
+  [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3],
+  [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null],
+  [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null],
+];
+/** The 3 coders × 15 units example of the same literature (nominal 0.691, interval 0.811). */
+const THREE_CODERS: (number | null)[][] = [
+  [null, null, null, null, null, 3, 4, 1, 2, 1, 1, 3, 3, null, 3],
+  [1, null, 2, 1, 3, 3, 4, 3, null, null, null, null, null, null, null],
+  [null, null, 2, 1, 3, 4, 4, null, 2, 1, 1, 3, 3, null, 4],
+];
+
+/** Observers × units → units × values. */
+function unitsOf(matrix: (RatingValue | null)[][]): (RatingValue | null)[][] {
+  return (matrix[0] ?? []).map((_, u) => matrix.map((row) => row[u] ?? null));
+}
+
+describe("Krippendorff's alpha", () => {
+  it("reproduces Krippendorff's worked example at all four levels", () => {
+    const units = unitsOf(PAPER);
+    expect(krippendorffAlpha(units, 'nominal')?.toFixed(3)).toBe('0.743');
+    expect(krippendorffAlpha(units, 'ordinal')?.toFixed(3)).toBe('0.815');
+    expect(krippendorffAlpha(units, 'interval')?.toFixed(3)).toBe('0.849');
+    expect(krippendorffAlpha(units, 'ratio')?.toFixed(3)).toBe('0.797');
+  });
+
+  it('reproduces the three-coder example with many missing values', () => {
+    const units = unitsOf(THREE_CODERS);
+    expect(krippendorffAlpha(units, 'nominal')).toBeCloseTo(0.691358, 6);
+    expect(krippendorffAlpha(units, 'interval')).toBeCloseTo(0.810845, 6);
+  });
+
+  it('takes category names for nominal data and is undefined where it must be', () => {
+    const labels = unitsOf([
+      ['pos', 'neg', 'neu', null],
+      ['pos', 'neg', 'neu', 'pos'],
+      ['pos', 'neg', 'pos', 'pos'],
+    ]);
+    expect(krippendorffAlpha(labels, 'nominal')).toBeCloseTo(0.722222, 6);
+    expect(krippendorffAlpha(labels, 'interval')).toBeNull();
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [1, 1],
+        ],
+        'nominal',
+      ),
+    ).toBeNull();
+    expect(krippendorffAlpha([[1], [2]], 'nominal')).toBeNull();
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [2, 2],
+          [3, 3],
+        ],
+        'interval',
+      ),
+    ).toBe(1);
+  });
+});
+
+describe("Cohen's kappa", () => {
+  it('gives the textbook 0.4 for 20/5/10/15', () => {
+    const pairs: [string, string][] = [
+      ...Array.from({ length: 20 }, (): [string, string] => ['yes', 'yes']),
+      ...Array.from({ length: 5 }, (): [string, string] => ['yes', 'no']),
+      ...Array.from({ length: 10 }, (): [string, string] => ['no', 'yes']),
+      ...Array.from({ length: 15 }, (): [string, string] => ['no', 'no']),
+    ];
+    expect(cohenKappa(pairs)).toBeCloseTo(0.4, 12);
+    expect(confusionMatrix(pairs)).toEqual({
+      labels: ['no', 'yes'],
+      counts: [
+        [15, 10],
+        [5, 20],
+      ],
+    });
+  });
+
+  it('weights disagreements quadratically by rank', () => {
+    const pairs: [number, number][] = [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [1, 2],
+    ];
+    // Worked by hand: observed 0.25, expected 1.25 → 0.8; unweighted 1 − 1/2.75.
+    expect(cohenKappa(pairs, 'quadratic')).toBeCloseTo(0.8, 12);
+    expect(cohenKappa(pairs, 'none')).toBeCloseTo(1 - 1 / 2.75, 12);
+    expect(cohenKappa([[1, 1]], 'none')).toBeNull();
+  });
+});
+
+const alpha = (sample: readonly (RatingValue | null)[][]) => krippendorffAlpha(sample, 'interval');
+
+describe('bootstrap intervals', () => {
+  it('are deterministic for a seed and bracket the estimate', () => {
+    const units = unitsOf(PAPER);
+    const first = bootstrapInterval(units, alpha, { seed: 7, resamples: 400 });
+    expect(bootstrapInterval(units, alpha, { seed: 7, resamples: 400 })).toEqual(first);
+    expect(first.estimate).toBeCloseTo(0.849, 3);
+    expect(first.low).not.toBeNull();
+    expect(first.low ?? 1).toBeLessThan(first.estimate ?? 0);
+    expect(first.high ?? 0).toBeGreaterThanOrEqual(first.estimate ?? 1);
+  });
+});
+
+describe('agreementReport over JSONL ratings', () => {
+  const observers = ['A', 'B', 'C', 'D'];
+  const jsonl = PAPER.flatMap((row, o) =>
+    row.flatMap((value, u) =>
+      value === null ? [] : [JSON.stringify({ item: `u${u + 1}`, labeler: observers[o], value })],
+    ),
+  ).join('\n');
+
+  it('reports α per level for N labelers', () => {
+    const { ratings, errors } = parseRatingsJsonl(`${jsonl}\n\n`);
+    expect(errors).toEqual([]);
+    const report = agreementReport(ratings);
+    expect(report.items).toBe(12);
+    expect(report.labelers).toBe(4);
+    expect(report.cohenKappa).toBeUndefined();
+    expect(report.byCriterion).toBeUndefined();
+    expect(Object.values(report.krippendorffAlpha).map((a) => a?.toFixed(3))).toEqual([
+      '0.743',
+      '0.815',
+      '0.849',
+      '0.797',
+    ]);
+  });
+
+  it('adds κ for two labelers and splits by criterion', () => {
+    const lines = [
+      { item: 1, labeler: 'ann', criterion: 'format', value: 5 },
+      { item: 1, labeler: 'bob', criterion: 'format', value: 4 },
+      { item: 2, labeler: 'ann', criterion: 'format', value: 2 },
+      { item: 2, labeler: 'bob', criterion: 'format', value: 2 },
+      { item: 3, labeler: 'ann', criterion: 'format', value: 1 },
+      { item: 3, labeler: 'bob', criterion: 'format', value: 1 },
+      { item: 1, labeler: 'ann', criterion: 'facts', value: 'right' },
+      { item: 1, labeler: 'bob', criterion: 'facts', value: 'wrong' },
+      { item: 2, labeler: 'ann', criterion: 'facts', value: 'right' },
+      { item: 2, labeler: 'bob', criterion: 'facts', value: 'right' },
+    ].map((line) => JSON.stringify(line));
+    const report = agreementReport(parseRatingsJsonl(lines.join('\n')).ratings);
+    expect(report.items).toBe(3);
+    expect(report.labelers).toBe(2);
+    const format = report.byCriterion?.['format'];
+    expect(format?.cohenKappa?.nominal).toBeCloseTo(
+      cohenKappa([
+        [5, 4],
+        [2, 2],
+        [1, 1],
+      ]) ?? NaN,
+      12,
+    );
+    expect(format?.cohenKappa?.quadratic).toBeCloseTo(
+      cohenKappa(
+        [
+          [5, 4],
+          [2, 2],
+          [1, 1],
+        ],
+        'quadratic',
+      ) ?? NaN,
+      12,
+    );
+    expect(report.byCriterion?.['facts']?.krippendorffAlpha.interval).toBeNull();
+    expect(report.byCriterion?.['facts']?.cohenKappa?.quadratic).toBeNull();
+  });
+
+  it('names the bad lines', () => {
+    const { errors } = parseRatingsJsonl(
+      '{"item":"a","labeler":"x","value":1}\nnope\n{"item":"a","value":1}',
+    );
+    expect(errors).toEqual([
+      { line: 2, message: 'not JSON' },
+      { line: 3, message: expect.stringContaining('labeler') },
+    ]);
+  });
+});
+
+describe('comparePaired (human vs judge or rules)', () => {
+  it('ranks, κ and confusion on the same items', () => {
+    const pairs: [number, number][] = [
+      [1, 1],
+      [2, 2],
+      [3, 4],
+      [4, 3],
+      [5, 5],
+    ];
+    const comparison = comparePaired(pairs, { seed: 3, resamples: 200 });
+    expect(comparison.pairs).toBe(5);
+    expect(comparison.spearman).toBeCloseTo(0.9, 12);
+    expect(comparison.confusion.counts.map((row) => row.reduce((a, b) => a + b, 0))).toEqual([
+      1, 1, 1, 1, 1,
+    ]);
+  });
+});

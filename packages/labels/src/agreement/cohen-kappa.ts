@@ -1,0 +1,68 @@
+import type { RatingValue } from './krippendorff';
+
+export type KappaWeighting = 'none' | 'quadratic';
+
+/** Categories of two raters' values in order: numbers numerically, strings by code units. */
+export function orderedCategories(values: readonly RatingValue[]): RatingValue[] {
+  return [...new Set(values)].toSorted((a, b) =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : 1,
+  );
+}
+
+/**
+ * Cohen's κ of two raters over the items both rated. Quadratic weights use the categories' ranks
+ * in the union of both raters' values, (i − j)² / (k − 1)², as scikit-learn's `cohen_kappa_score`
+ * does, so results compare directly. Null when undefined (no pairs, or chance agreement is total).
+ */
+export function cohenKappa(
+  pairs: readonly (readonly [RatingValue, RatingValue])[],
+  weighting: KappaWeighting = 'none',
+): number | null {
+  if (pairs.length === 0) return null;
+  const categories = orderedCategories(pairs.flat());
+  const k = categories.length;
+  if (k < 2) return null;
+  const index = new Map(categories.map((value, i) => [value, i]));
+  const matrix = Array.from({ length: k }, () => new Float64Array(k));
+  for (const [a, b] of pairs) {
+    const row = matrix[index.get(a) ?? 0];
+    const column = index.get(b) ?? 0;
+    if (row !== undefined) row[column] = (row[column] ?? 0) + 1;
+  }
+  const rows = matrix.map((row) => row.reduce((sum, value) => sum + value, 0));
+  const columns = categories.map((_, j) => matrix.reduce((sum, row) => sum + (row[j] ?? 0), 0));
+  const n = pairs.length;
+  const weight = (i: number, j: number) =>
+    weighting === 'none' ? (i === j ? 0 : 1) : (i - j) ** 2 / (k - 1) ** 2;
+  let observed = 0;
+  let expected = 0;
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j < k; j++) {
+      const w = weight(i, j);
+      observed += w * (matrix[i]?.[j] ?? 0);
+      expected += (w * (rows[i] ?? 0) * (columns[j] ?? 0)) / n;
+    }
+  if (expected === 0) return null;
+  return 1 - observed / expected;
+}
+
+export interface ConfusionMatrix {
+  /** Row and column labels, ordered. */
+  labels: RatingValue[];
+  /** counts[i][j]: items rater A put in labels[i] and rater B in labels[j]. */
+  counts: number[][];
+}
+
+export function confusionMatrix(
+  pairs: readonly (readonly [RatingValue, RatingValue])[],
+): ConfusionMatrix {
+  const labels = orderedCategories(pairs.flat());
+  const index = new Map(labels.map((value, i) => [value, i]));
+  const counts = labels.map(() => labels.map(() => 0));
+  for (const [a, b] of pairs) {
+    const row = counts[index.get(a) ?? 0];
+    const column = index.get(b) ?? 0;
+    if (row !== undefined) row[column] = (row[column] ?? 0) + 1;
+  }
+  return { labels, counts };
+}

@@ -1,0 +1,93 @@
+import { getQuickJS, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CustomRuleInput } from '../evaluate';
+import { CustomRuleError, runInQuickJs } from './run-in-quickjs';
+import { transpileCustomRule } from './transpile';
+
+const INPUT: CustomRuleInput = {
+  prediction: '{"status": "landed"}',
+  reference: '{"status": "landed", "gate": "B12"}',
+  history: [],
+  action: 'get_flight_status {"flight": "HAT001"}',
+  domain: 'tool',
+  tool: 'get_flight_status',
+};
+const LIMITS = { timeoutMs: 100, memoryMb: 16 };
+
+let quickjs: QuickJSWASMModule;
+beforeAll(async () => {
+  quickjs = await getQuickJS();
+});
+
+async function run(source: string, language: 'javascript' | 'typescript' = 'javascript') {
+  return runInQuickJs(quickjs, await transpileCustomRule({ source, language }), INPUT, LIMITS);
+}
+
+describe('custom rules in QuickJS', () => {
+  it('runs JavaScript and TypeScript rules on the item', async () => {
+    expect(
+      await run('function score(item) { return item.prediction.includes("landed") ? 1 : 0 }'),
+    ).toEqual({ score: 1 });
+    expect(
+      await run(
+        `interface Item { reference: string; prediction: string }
+         export function score(item: Item): { score: number; detail: string } {
+           const ratio: number = item.prediction.length / item.reference.length;
+           return { score: ratio, detail: 'length ratio' };
+         }`,
+        'typescript',
+      ),
+    ).toEqual({ score: 20 / 35, detail: 'length ratio' });
+    expect(await run('exports.default = () => null')).toEqual({ score: null });
+  });
+
+  it.each([
+    ['an infinite loop', 'function score() { for (;;) {} }', 'timed out after 100 ms'],
+    [
+      'a 1 GB allocation',
+      'function score() { return new Uint8Array(1024 * 1024 * 1024).length }',
+      'exceeded the memory limit of 16 MB',
+    ],
+    [
+      'an array of a billion',
+      'function score() { const a = []; for (let i = 0; i < 1e9; i++) a.push(i); return 1 }',
+      /memory limit|timed out/,
+    ],
+    [
+      'deep recursion',
+      'function score() { const f = (n) => f(n + 1) + 1; return f(0) }',
+      'stack overflow (recursion too deep)',
+    ],
+    [
+      'reading files',
+      'function score() { return require("fs").readFileSync("/etc/passwd", "utf8").length }',
+      'ReferenceError: require is not defined',
+    ],
+    [
+      'opening a socket',
+      'function score() { fetch("http://127.0.0.1:1/"); return 1 }',
+      'ReferenceError: fetch is not defined',
+    ],
+    [
+      'touching process',
+      'function score() { return process.exit(1) }',
+      'ReferenceError: process is not defined',
+    ],
+    [
+      'importing a module',
+      'function score() { return import("fs") }',
+      /score\(item\) must return|not supported|could not load|import/i,
+    ],
+    [
+      'a wrong return type',
+      'function score() { return "high" }',
+      'score(item) must return a number, null or {score, detail}',
+    ],
+    ['no score function', 'const x = 1', 'TypeError: the rule defines no function score(item)'],
+    ['a syntax error', 'function score( {', /does not compile/],
+  ])('%s ends in a clear error', async (_name, source, message) => {
+    const failure = run(source);
+    await expect(failure).rejects.toBeInstanceOf(CustomRuleError);
+    await expect(failure).rejects.toThrow(message);
+  });
+});

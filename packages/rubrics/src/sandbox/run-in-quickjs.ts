@@ -1,0 +1,117 @@
+import type { QuickJSWASMModule } from 'quickjs-emscripten';
+import { z } from 'zod';
+import type { CustomRuleInput, CustomRuleResult } from '../evaluate';
+
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  /** The interpreter's stack; deep recursion ends in a RangeError instead of crashing the host. */
+  stackBytes?: number;
+}
+
+/** A custom rule failed; the message says why in words a rule author understands. */
+export class CustomRuleError extends Error {
+  override name = 'CustomRuleError';
+}
+
+const DEFAULT_STACK_BYTES = 512 * 1024;
+
+const RuleOutput = z.union([
+  z.number(),
+  z.null(),
+  z.strictObject({ score: z.number().nullable(), detail: z.string().optional() }),
+]);
+
+/** The code the sandbox runs: the rule (CommonJS after esbuild), then one call of its `score`. */
+function harness(compiled: string): string {
+  return `var module = { exports: {} }; var exports = module.exports;
+${compiled}
+;(function () {
+  var fn = module.exports.score || module.exports.default ||
+    (typeof score === 'function' ? score : undefined);
+  if (typeof fn !== 'function') throw new TypeError('the rule defines no function score(item)');
+  var out = fn(JSON.parse(__TERRARIUM_ITEM__));
+  return JSON.stringify(out === undefined ? null : out);
+})()`;
+}
+
+function describeError(error: unknown, limits: SandboxLimits, timedOut: boolean): string {
+  const name =
+    typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  const message =
+    typeof error === 'object' && error !== null && 'message' in error
+      ? String(error.message)
+      : String(error);
+  if (timedOut || /interrupted/i.test(message)) return `timed out after ${limits.timeoutMs} ms`;
+  if (/out of memory/i.test(message)) return `exceeded the memory limit of ${limits.memoryMb} MB`;
+  if (/stack overflow|call stack size/i.test(message)) return 'stack overflow (recursion too deep)';
+  const host =
+    /^'(require|process|fetch|XMLHttpRequest|WebSocket|Deno|Bun|setTimeout|setInterval)' is not defined/.exec(
+      message,
+    );
+  if (name === 'ReferenceError' && host)
+    return `ReferenceError: ${host[1]} is not defined (a rule has no files, network, timers or process)`;
+  return name === '' ? message : `${name}: ${message}`;
+}
+
+/**
+ * Runs one compiled custom rule on one item inside a fresh QuickJS runtime (wasm): no host
+ * functions, no modules, no `process`, `require`, `fetch` or timers; only the item, passed in as
+ * JSON. Time is bounded by the interrupt handler, memory by the runtime's limit, recursion by its
+ * stack limit; each ends in a CustomRuleError naming the limit.
+ */
+export function runInQuickJs(
+  quickjs: QuickJSWASMModule,
+  compiled: string,
+  input: CustomRuleInput,
+  limits: SandboxLimits,
+  now: () => number = Date.now,
+): CustomRuleResult {
+  const runtime = quickjs.newRuntime();
+  let timedOut = false;
+  try {
+    runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
+    runtime.setMaxStackSize(limits.stackBytes ?? DEFAULT_STACK_BYTES);
+    const deadline = now() + limits.timeoutMs;
+    runtime.setInterruptHandler(() => {
+      timedOut = now() > deadline;
+      return timedOut;
+    });
+    const context = runtime.newContext();
+    try {
+      const item = context.newString(JSON.stringify(input));
+      context.setProp(context.global, '__TERRARIUM_ITEM__', item);
+      item.dispose();
+      const result = context.evalCode(harness(compiled), 'custom-rule.js');
+      if (result.error) {
+        const error: unknown = context.dump(result.error);
+        result.error.dispose();
+        throw new CustomRuleError(describeError(error, limits, timedOut));
+      }
+      const text: unknown = context.dump(result.value);
+      result.value.dispose();
+      if (typeof text !== 'string') throw new CustomRuleError('the rule returned nothing');
+      const parsed = RuleOutput.safeParse(JSON.parse(text));
+      if (!parsed.success)
+        throw new CustomRuleError('score(item) must return a number, null or {score, detail}');
+      const output = parsed.data;
+      if (output === null || typeof output === 'number') return { score: output };
+      return {
+        score: output.score,
+        ...(output.detail === undefined ? {} : { detail: output.detail }),
+      };
+    } finally {
+      context.dispose();
+    }
+  } catch (error) {
+    if (error instanceof CustomRuleError) throw error;
+    // The runtime itself failed (e.g. allocation outside a JS call); still the rule's fault.
+    throw new CustomRuleError(describeError(error, limits, timedOut));
+  } finally {
+    try {
+      runtime.dispose();
+    } catch {
+      // A runtime that hit its memory limit can fail its own teardown checks; it is dropped anyway.
+    }
+  }
+}
