@@ -1,1 +1,18 @@
-export {};
+export {
+  criteriaForLabelers,
+  DEFAULT_CRITERIA,
+  LabelCriterion,
+  normalizeScore,
+  type RuleSetCriterionLike,
+} from './criteria';
+export { QueueSelection, seededRandom, selectQueueItems } from './select-items';
+export { ruleJudgeGaps } from './rule-judge-gap';
+export {
+  LabelLine,
+  labelsToJsonl,
+  parseLabelsJsonl,
+  type ExportableLabel,
+  type LabelLineError,
+  type ParsedLabel,
+} from './labels-jsonl';
+export * from './agreement';

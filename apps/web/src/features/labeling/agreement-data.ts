@@ -1,0 +1,79 @@
+import type { QueueAgreement } from '@terrarium/api';
+import type { Interval } from '@terrarium/labels';
+
+/** One bar: a criterion's statistic with its 95% interval (recharts error bars take [−, +]). */
+export interface AgreementBar {
+  criterion: string;
+  value: number | null;
+  /** Distances below and above the value, for `ErrorBar`. */
+  error: [number, number];
+  low: number | null;
+  high: number | null;
+}
+
+function bar(
+  criterion: string,
+  interval: Interval | undefined,
+  value: number | null,
+): AgreementBar {
+  const low = interval?.low ?? null;
+  const high = interval?.high ?? null;
+  return {
+    criterion,
+    value,
+    low,
+    high,
+    error:
+      value === null || low === null || high === null
+        ? [0, 0]
+        : [Math.max(0, value - low), Math.max(0, high - value)],
+  };
+}
+
+/** Krippendorff's α (ordinal: the scales are ordered points) per criterion, between labelers. */
+export function alphaBars(agreement: QueueAgreement): AgreementBar[] {
+  return Object.entries(agreement.labelers.byCriterion ?? {}).map(([criterion, summary]) =>
+    bar(criterion, summary.intervals?.ordinal, summary.krippendorffAlpha.ordinal),
+  );
+}
+
+/** Spearman's ρ of the human consensus against a machine source, per criterion. */
+export function spearmanBars(comparisons: QueueAgreement['humanVsJudge']): AgreementBar[] {
+  return Object.entries(comparisons).map(([criterion, comparison]) =>
+    bar(criterion, comparison.spearmanInterval, comparison.spearman),
+  );
+}
+
+export interface AgreementDelta {
+  criterion: string;
+  before: number | null;
+  after: number | null;
+  delta: number | null;
+  beforeInterval: [number | null, number | null];
+  afterInterval: [number | null, number | null];
+}
+
+/** Per criterion, how Spearman's ρ of humans vs judge moved between two judge versions. */
+export function judgeDeltas(before: QueueAgreement, after: QueueAgreement): AgreementDelta[] {
+  const criteria = [
+    ...new Set([...Object.keys(before.humanVsJudge), ...Object.keys(after.humanVsJudge)]),
+  ];
+  return criteria.map((criterion) => {
+    const a = before.humanVsJudge[criterion];
+    const b = after.humanVsJudge[criterion];
+    const x = a?.spearman ?? null;
+    const y = b?.spearman ?? null;
+    return {
+      criterion,
+      before: x,
+      after: y,
+      delta: x === null || y === null ? null : y - x,
+      beforeInterval: [a?.spearmanInterval.low ?? null, a?.spearmanInterval.high ?? null],
+      afterInterval: [b?.spearmanInterval.low ?? null, b?.spearmanInterval.high ?? null],
+    };
+  });
+}
+
+export function formatStat(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : value.toFixed(2);
+}

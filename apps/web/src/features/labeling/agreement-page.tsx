@@ -1,0 +1,251 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { QueueAgreement } from '@terrarium/api';
+import type { PairedComparison } from '@terrarium/labels';
+import { useState } from 'react';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ErrorBar,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import { Link } from '../../app/link';
+import { useTRPC } from '../../app/trpc';
+import { alphaBars, formatStat, spearmanBars, type AgreementBar } from './agreement-data';
+import { DisagreementList } from './disagreement-list';
+import { RejudgePanel } from './rejudge-panel';
+import './labeling.css';
+
+function StatChart({
+  title,
+  bars,
+  testId,
+}: {
+  title: string;
+  bars: AgreementBar[];
+  testId: string;
+}) {
+  return (
+    <figure className="panel chart-panel" aria-label={title} data-testid={testId}>
+      <figcaption className="panel-header">
+        <h3>{title}</h3>
+      </figcaption>
+      <div className="panel-body">
+        {bars.length === 0 ? (
+          <p className="muted">Not enough paired labels yet.</p>
+        ) : (
+          <ResponsiveContainer width="100%" height={220}>
+            <BarChart data={bars}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="criterion" />
+              <YAxis domain={[-1, 1]} />
+              <Tooltip />
+              <Bar dataKey="value" fill="#2458b3" isAnimationActive={false}>
+                <ErrorBar dataKey="error" width={6} stroke="#111" />
+              </Bar>
+            </BarChart>
+          </ResponsiveContainer>
+        )}
+        <table className="table">
+          <tbody>
+            {bars.map((entry) => (
+              <tr key={entry.criterion} data-testid={`${testId}-${entry.criterion}`}>
+                <td>{entry.criterion}</td>
+                <td className="mono">{formatStat(entry.value)}</td>
+                <td className="mono muted">
+                  [{formatStat(entry.low)}, {formatStat(entry.high)}]
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </figure>
+  );
+}
+
+function Confusion({ criterion, comparison }: { criterion: string; comparison: PairedComparison }) {
+  const { labels, counts } = comparison.confusion;
+  return (
+    <table className="table confusion" aria-label={`Confusion ${criterion}`}>
+      <caption>
+        {criterion}: κ {formatStat(comparison.kappa.nominal)} (quadratic{' '}
+        {formatStat(comparison.kappa.quadratic)}), {comparison.pairs} items · rows human
+      </caption>
+      <thead>
+        <tr>
+          <th />
+          {labels.map((label) => (
+            <th key={String(label)}>{String(label)}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {counts.map((row, i) => (
+          <tr key={String(labels[i])}>
+            <th>{String(labels[i])}</th>
+            {row.map((count, j) => (
+              <td key={j} className="mono">
+                {count}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Versus({
+  title,
+  comparisons,
+}: {
+  title: string;
+  comparisons: QueueAgreement['humanVsJudge'];
+}) {
+  return (
+    <section className="panel panel-body" aria-label={title}>
+      <h2>{title}</h2>
+      {Object.keys(comparisons).length === 0 ? (
+        <p className="muted">No scores of this source on the labeled items.</p>
+      ) : (
+        <>
+          <StatChart
+            title={`${title}: Spearman ρ per criterion (95% bootstrap)`}
+            bars={spearmanBars(comparisons)}
+            testId={title.toLowerCase().replaceAll(' ', '-')}
+          />
+          <div className="agreement-grid">
+            {Object.entries(comparisons).map(([criterion, comparison]) => (
+              <Confusion key={criterion} criterion={criterion} comparison={comparison} />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Agreement of a queue's labelers, and of their consensus with the judge and the rules. */
+export function AgreementPage({ queueId }: { queueId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const queue = useQuery(trpc.labels.queue.queryOptions({ queueId }));
+  const [judgeVersion, setJudgeVersion] = useState<string | null>(null);
+  const agreement = useQuery(trpc.labels.agreement.queryOptions({ queueId, judgeVersion }));
+  const exported = useMutation({
+    mutationFn: () => queryClient.fetchQuery(trpc.labels.exportJsonl.queryOptions({ queueId })),
+    onSuccess: ({ text }) => {
+      const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+      const anchor = document.createElement('a');
+      anchor.href = url;
+      anchor.download = `labels-queue-${queueId}.jsonl`;
+      anchor.click();
+      URL.revokeObjectURL(url);
+    },
+  });
+  const imported = useMutation(
+    trpc.labels.importJsonl.mutationOptions({
+      onSuccess: () =>
+        queryClient.invalidateQueries({ queryKey: trpc.labels.agreement.queryKey() }),
+    }),
+  );
+  const data = agreement.data;
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>
+          <Link to={{ page: 'labeling' }}>Labeling</Link> · {queue.data?.name ?? queueId} ·
+          agreement
+        </h1>
+        <span className="page-actions">
+          <Link to={{ page: 'label-queue', queueId }} className="button">
+            Grade
+          </Link>
+          <button type="button" className="button" onClick={() => exported.mutate()}>
+            Export JSONL
+          </button>
+          <label className="button">
+            Import JSONL
+            <input
+              type="file"
+              accept=".jsonl,.ndjson,.json"
+              hidden
+              onChange={async (event) => {
+                const file = event.target.files?.[0];
+                if (file) imported.mutate({ queueId, text: await file.text() });
+              }}
+            />
+          </label>
+        </span>
+      </header>
+      {imported.data && (
+        <p className="status" role="status">
+          Imported {imported.data.imported} labels
+          {imported.data.unknownItems.length > 0 &&
+            `; ${imported.data.unknownItems.length} items are not in this queue`}
+          {imported.data.errors.length > 0 &&
+            `; ${imported.data.errors.length} bad lines (first: line ${imported.data.errors[0]?.line}: ${imported.data.errors[0]?.reason})`}
+        </p>
+      )}
+      {agreement.error && <p className="status status-error">{agreement.error.message}</p>}
+      {data && (
+        <>
+          <p data-testid="agreement-summary">
+            {data.labels} labels · {data.labelers.items} items · {data.labelers.labelers} labelers ·
+            α ordinal{' '}
+            <strong data-testid="alpha-ordinal">
+              {formatStat(data.labelers.krippendorffAlpha.ordinal)}
+            </strong>{' '}
+            · α interval {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
+            {formatStat(data.labelers.krippendorffAlpha.nominal)}
+            {data.labelers.cohenKappa &&
+              ` · Cohen's κ ${formatStat(data.labelers.cohenKappa.nominal)} (quadratic ${formatStat(data.labelers.cohenKappa.quadratic)})`}
+          </p>
+          <StatChart
+            title="Between labelers: Krippendorff's α (ordinal) per criterion, 95% bootstrap"
+            bars={alphaBars(data)}
+            testId="alpha"
+          />
+          <section className="panel panel-body" aria-label="By domain">
+            <h2>By domain</h2>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Domain</th>
+                  <th>Items</th>
+                  <th>α ordinal</th>
+                  <th>95% interval</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(data.byDomain).map(([domain, report]) => (
+                  <tr key={domain}>
+                    <td>{domain}</td>
+                    <td className="mono">{report.items}</td>
+                    <td className="mono">{formatStat(report.krippendorffAlpha.ordinal)}</td>
+                    <td className="mono muted">
+                      [{formatStat(report.intervals?.ordinal.low)},{' '}
+                      {formatStat(report.intervals?.ordinal.high)}]
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <Versus title="Human vs judge" comparisons={data.humanVsJudge} />
+          <Versus title="Human vs rules" comparisons={data.humanVsRules} />
+        </>
+      )}
+      <RejudgePanel
+        queueId={queueId}
+        judgeVersion={judgeVersion}
+        onJudgeVersion={setJudgeVersion}
+      />
+      <DisagreementList queueId={queueId} />
+    </div>
+  );
+}

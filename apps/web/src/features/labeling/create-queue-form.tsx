@@ -1,0 +1,145 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+
+type SelectionKind = 'all' | 'random' | 'disagreement';
+
+/** A researcher's form: a queue over one finished bench run's predictions. */
+export function CreateQueueForm() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const runs = useQuery(trpc.bench.runs.queryOptions({}));
+  const [runId, setRunId] = useState('');
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<SelectionKind>('all');
+  const [count, setCount] = useState('20');
+  const [seed, setSeed] = useState('1');
+  const [perItem, setPerItem] = useState('2');
+  const [blind, setBlind] = useState(true);
+  const [assignees, setAssignees] = useState('');
+  const create = useMutation(
+    trpc.labels.createQueue.mutationOptions({
+      onSuccess: async (queue) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
+        navigate({ page: 'label-agreement', queueId: queue.id });
+      },
+    }),
+  );
+  const finished = (runs.data ?? []).filter((run) => run.status === 'done');
+  const chosen = runId || finished[0]?.id || '';
+  const run = finished.find((entry) => entry.id === chosen);
+
+  return (
+    <form
+      className="panel panel-body"
+      aria-label="New label queue"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!run) return;
+        const selection =
+          kind === 'all'
+            ? { kind }
+            : kind === 'random'
+              ? { kind, count: Number(count), seed: Number(seed) }
+              : { kind, count: Number(count) };
+        const labelers = assignees
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '');
+        create.mutate({
+          ...(labelers.length > 0 ? { labelers } : {}),
+          name: name || `${run.bench} v${run.benchVersion} · run ${run.id}`,
+          runId: run.id,
+          sim: run.sims[0],
+          selection,
+          labelsPerItem: Number(perItem),
+          blind,
+        });
+      }}
+    >
+      <h2>New queue</h2>
+      {finished.length === 0 ? (
+        <p className="muted">No finished bench run yet: run a bench first (Benches).</p>
+      ) : (
+        <>
+          <label>
+            Run{' '}
+            <select value={chosen} onChange={(event) => setRunId(event.target.value)}>
+              {finished.map((entry) => (
+                <option key={entry.id} value={entry.id}>
+                  {entry.bench} v{entry.benchVersion} · {entry.sims.join(', ')} · run {entry.id}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <label>
+            Name <input value={name} onChange={(event) => setName(event.target.value)} />
+          </label>{' '}
+          <label>
+            Items{' '}
+            <select
+              value={kind}
+              onChange={(event) => {
+                const value = event.target.value;
+                if (value === 'all' || value === 'random' || value === 'disagreement')
+                  setKind(value);
+              }}
+            >
+              <option value="all">all</option>
+              <option value="random">random sample</option>
+              <option value="disagreement">rule vs judge disagree most</option>
+            </select>
+          </label>{' '}
+          {kind !== 'all' && (
+            <label>
+              Count{' '}
+              <input
+                type="number"
+                min={1}
+                value={count}
+                onChange={(event) => setCount(event.target.value)}
+              />
+            </label>
+          )}{' '}
+          {kind === 'random' && (
+            <label>
+              Seed{' '}
+              <input type="number" value={seed} onChange={(event) => setSeed(event.target.value)} />
+            </label>
+          )}{' '}
+          <label>
+            Labelers per item{' '}
+            <input
+              type="number"
+              min={1}
+              max={50}
+              value={perItem}
+              onChange={(event) => setPerItem(event.target.value)}
+            />
+          </label>{' '}
+          <label>
+            Labelers{' '}
+            <input
+              placeholder="everyone"
+              value={assignees}
+              onChange={(event) => setAssignees(event.target.value)}
+            />
+          </label>{' '}
+          <label>
+            <input
+              type="checkbox"
+              checked={blind}
+              onChange={(event) => setBlind(event.target.checked)}
+            />{' '}
+            Blind
+          </label>{' '}
+          <button type="submit" className="button primary" disabled={create.isPending}>
+            Create queue
+          </button>
+          {create.error && <p className="status status-error">{create.error.message}</p>}
+        </>
+      )}
+    </form>
+  );
+}

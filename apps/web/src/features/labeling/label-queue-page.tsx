@@ -1,0 +1,308 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { LabelingItem } from '@terrarium/api';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link } from '../../app/link';
+import { useTRPC, useTRPCClient } from '../../app/trpc';
+import { CriteriaForm, type LabelDraft } from './criteria-form';
+import { labelKeyAction, LABEL_KEYS, nextCriterionIndex } from './label-keys';
+import { LabelingItemView } from './labeling-item-view';
+import './labeling.css';
+
+const EMPTY_DRAFT: LabelDraft = { scores: {}, comment: '', flagged: false };
+
+function draftOf(view: LabelingItem | null): LabelDraft {
+  const own = view?.ownLabel;
+  return own ? { scores: own.scores, comment: own.comment, flagged: own.flagged } : EMPTY_DRAFT;
+}
+
+/**
+ * Grading one queue by keyboard. The server leases the item shown (`labels.next`); a heartbeat
+ * keeps the lease while the page is open; leaving the page releases it. `←` walks back through
+ * the items this labeler already labeled, to review or edit; `→` returns to the leased item.
+ */
+export function LabelQueuePage({ queueId }: { queueId: string }) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const queue = useQuery(trpc.labels.queue.queryOptions({ queueId }));
+  const whoami = useQuery(trpc.auth.whoami.queryOptions());
+  const labels = useQuery(trpc.labels.labels.queryOptions({ queueId }));
+  const [current, setCurrent] = useState<LabelingItem | null | undefined>(undefined);
+  const [reviewOrdinal, setReviewOrdinal] = useState<number | null>(null);
+  // The draft belongs to the item shown; another item starts from its own stored label (or empty).
+  const [drafts, setDrafts] = useState<{ key: string; draft: LabelDraft }>({
+    key: '',
+    draft: EMPTY_DRAFT,
+  });
+  const [criterionIndex, setCriterionIndex] = useState(0);
+  const [help, setHelp] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const commentRef = useRef<HTMLTextAreaElement>(null);
+
+  const principal = whoami.data;
+  const myId =
+    principal === undefined
+      ? null
+      : principal.kind === 'user'
+        ? principal.userId
+        : principal.kind === 'program'
+          ? 'program'
+          : null;
+  const ownOrdinals = (labels.data ?? [])
+    .filter((label) => label.labelerId === myId)
+    .map((label) => label.ordinal)
+    .toSorted((a, b) => a - b);
+
+  const review = useQuery({
+    ...trpc.labels.labeledItem.queryOptions({ queueId, ordinal: reviewOrdinal ?? 0 }),
+    enabled: reviewOrdinal !== null,
+  });
+  const shown: LabelingItem | null | undefined =
+    reviewOrdinal === null ? current : (review.data ?? undefined);
+  const shownKey = shown ? `${reviewOrdinal === null ? 'lease' : 'review'}:${shown.ordinal}` : '';
+  const draft =
+    drafts.key === shownKey
+      ? drafts.draft
+      : draftOf(reviewOrdinal === null ? null : (shown ?? null));
+  const setDraft = useCallback(
+    (update: LabelDraft | ((old: LabelDraft) => LabelDraft)) =>
+      setDrafts({ key: shownKey, draft: typeof update === 'function' ? update(draft) : update }),
+    [shownKey, draft],
+  );
+
+  const next = useMutation(
+    trpc.labels.next.mutationOptions({
+      onSuccess: (view) => {
+        setCurrent(view);
+        setDrafts({ key: '', draft: EMPTY_DRAFT });
+        setCriterionIndex(0);
+      },
+      onError: (error) => setMessage(error.message),
+    }),
+  );
+  const refresh = useCallback(async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.labels.labels.queryKey({ queueId }) });
+    await queryClient.invalidateQueries({ queryKey: trpc.labels.queue.queryKey({ queueId }) });
+  }, [queryClient, trpc, queueId]);
+  const submit = useMutation(
+    trpc.labels.submit.mutationOptions({
+      onSuccess: async () => {
+        setMessage('Submitted.');
+        await refresh();
+        next.mutate({ queueId });
+      },
+      onError: (error) => setMessage(error.message),
+    }),
+  );
+  const edit = useMutation(
+    trpc.labels.edit.mutationOptions({
+      onSuccess: async () => {
+        setMessage('Saved the edit.');
+        await refresh();
+        await queryClient.invalidateQueries({ queryKey: trpc.labels.labeledItem.queryKey() });
+      },
+      onError: (error) => setMessage(error.message),
+    }),
+  );
+  const skip = useMutation(
+    trpc.labels.skip.mutationOptions({
+      onSuccess: () => {
+        setMessage('Skipped.');
+        next.mutate({ queueId });
+      },
+      onError: (error) => setMessage(error.message),
+    }),
+  );
+
+  // The first lease, once.
+  const { mutate: lease } = next;
+  useEffect(() => {
+    lease({ queueId });
+  }, [lease, queueId]);
+
+  // Heartbeat while the lease is held, release when the page goes away.
+  const leaseOrdinal = current?.lease?.ordinal ?? null;
+  const leaseSeconds = queue.data?.leaseSeconds ?? 300;
+  useEffect(() => {
+    if (leaseOrdinal === null) return undefined;
+    const timer = window.setInterval(
+      () => {
+        void client.labels.heartbeat
+          .mutate({ queueId, ordinal: leaseOrdinal })
+          .then((beat) => {
+            if (beat.lost) setMessage('Your lease on this item expired; take the next one (→).');
+          })
+          .catch(() => setMessage('The server did not answer the heartbeat.'));
+      },
+      Math.max(2000, (leaseSeconds * 1000) / 3),
+    );
+    const release = () => {
+      void client.labels.release.mutate({ queueId, ordinal: leaseOrdinal }).catch(() => {});
+    };
+    window.addEventListener('pagehide', release);
+    return () => {
+      window.clearInterval(timer);
+      window.removeEventListener('pagehide', release);
+      release();
+    };
+  }, [client, queueId, leaseOrdinal, leaseSeconds]);
+
+  const criteria = useMemo(
+    () => shown?.queue.criteria ?? queue.data?.criteria ?? [],
+    [shown, queue.data],
+  );
+
+  const submitDraft = useCallback(() => {
+    if (!shown) return;
+    if (Object.values(draft.scores).every((value) => value === null)) {
+      setMessage('Score at least one criterion first (1–9).');
+      return;
+    }
+    if (reviewOrdinal !== null && shown.ownLabel) {
+      edit.mutate({ queueId, labelId: shown.ownLabel.id, ...draft });
+    } else if (shown.lease) {
+      submit.mutate({ queueId, ordinal: shown.lease.ordinal, ...draft });
+    }
+  }, [shown, draft, reviewOrdinal, edit, submit, queueId]);
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      const target = event.target;
+      if (target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement) {
+        if (event.key === 'Escape') target.blur();
+        return;
+      }
+      if (event.metaKey || event.ctrlKey || event.altKey) return;
+      const action = labelKeyAction(event.key, { criteria, criterionIndex });
+      if (action === null) return;
+      event.preventDefault();
+      switch (action.kind) {
+        case 'score':
+          setDraft((old) => ({
+            ...old,
+            scores: { ...old.scores, [action.criterion]: action.value },
+          }));
+          setCriterionIndex(nextCriterionIndex({ criteria, criterionIndex }));
+          break;
+        case 'criterion':
+          setCriterionIndex(action.index);
+          break;
+        case 'submit':
+          submitDraft();
+          break;
+        case 'skip':
+          if (reviewOrdinal === null && current?.lease) {
+            skip.mutate({ queueId, ordinal: current.lease.ordinal });
+          }
+          break;
+        case 'flag':
+          setDraft((old) => ({ ...old, flagged: !old.flagged }));
+          break;
+        case 'comment':
+          commentRef.current?.focus();
+          break;
+        case 'back': {
+          const before = ownOrdinals.filter((ordinal) =>
+            reviewOrdinal === null ? true : ordinal < reviewOrdinal,
+          );
+          const previous = before.at(-1);
+          if (previous !== undefined) {
+            setReviewOrdinal(previous);
+            setCriterionIndex(0);
+          }
+          break;
+        }
+        case 'forward': {
+          if (reviewOrdinal === null) break;
+          const after = ownOrdinals.find((ordinal) => ordinal > reviewOrdinal);
+          setReviewOrdinal(after ?? null);
+          setCriterionIndex(0);
+          break;
+        }
+        case 'help':
+          setHelp((open) => !open);
+          break;
+        case 'close':
+          setHelp(false);
+          break;
+      }
+    }
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [
+    criteria,
+    criterionIndex,
+    submitDraft,
+    reviewOrdinal,
+    current,
+    skip,
+    queueId,
+    ownOrdinals,
+    setDraft,
+  ]);
+
+  return (
+    <div className="page labeling-page">
+      <header className="page-header">
+        <h1>
+          <Link to={{ page: 'labeling' }}>Labeling</Link> · {queue.data?.name ?? `queue ${queueId}`}
+        </h1>
+        {queue.data?.blind && (
+          <span className="badge" data-testid="blind-badge">
+            blind
+          </span>
+        )}
+        <span className="muted" data-testid="labeling-progress">
+          {ownOrdinals.length} labeled by you · {queue.data?.items ?? '…'} items
+        </span>
+        <button type="button" className="button" onClick={() => setHelp((open) => !open)}>
+          Keys (?)
+        </button>
+      </header>
+      {message !== null && (
+        <p className="status" role="status" data-testid="labeling-message">
+          {message}
+        </p>
+      )}
+      {help && (
+        <aside
+          className="panel labeling-help"
+          aria-label="Keyboard help"
+          data-testid="labeling-help"
+        >
+          <dl>
+            {LABEL_KEYS.map((entry) => (
+              <div key={entry.keys}>
+                <dt className="mono">{entry.keys}</dt>
+                <dd>{entry.what}</dd>
+              </div>
+            ))}
+          </dl>
+        </aside>
+      )}
+      {shown === undefined ? (
+        <p className="status">Loading…</p>
+      ) : shown === null ? (
+        <p className="status" data-testid="labeling-done">
+          Nothing left for you in this queue. Thank you!
+          {ownOrdinals.length > 0 && ' (← reviews your labels.)'}
+        </p>
+      ) : (
+        <div className="labeling-layout">
+          <LabelingItemView view={shown} />
+          <CriteriaForm
+            criteria={criteria}
+            draft={draft}
+            selected={criterionIndex}
+            reviewing={reviewOrdinal !== null}
+            onSelect={setCriterionIndex}
+            onChange={setDraft}
+            onSubmit={submitDraft}
+            commentRef={commentRef}
+            view={shown}
+          />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '../../app/link';
+import { useTRPC } from '../../app/trpc';
+import { CreateQueueForm } from './create-queue-form';
+import './labeling.css';
+
+/** Every label queue with its progress; researchers also create queues and open agreement. */
+export function LabelingPage() {
+  const trpc = useTRPC();
+  const queues = useQuery(trpc.labels.queues.queryOptions());
+  const whoami = useQuery(trpc.auth.whoami.queryOptions());
+  const principal = whoami.data;
+  const researcher =
+    principal?.kind === 'program' ||
+    (principal?.kind === 'user' && principal.role === 'researcher');
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Labeling</h1>
+      </header>
+      {researcher && <CreateQueueForm />}
+      {queues.error && <p className="status status-error">{queues.error.message}</p>}
+      <table className="table" aria-label="Label queues">
+        <thead>
+          <tr>
+            <th>Queue</th>
+            <th>Items</th>
+            <th>Labels / item</th>
+            <th>Complete</th>
+            <th>Mode</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(queues.data ?? []).map((queue) => (
+            <tr key={queue.id} data-testid={`queue-${queue.id}`}>
+              <td>
+                <Link to={{ page: 'label-queue', queueId: queue.id }}>{queue.name}</Link>
+              </td>
+              <td className="mono">{queue.items}</td>
+              <td className="mono">{queue.labelsPerItem}</td>
+              <td className="mono">
+                {queue.completeItems} / {queue.items}
+              </td>
+              <td>{queue.blind ? 'blind' : 'open'}</td>
+              <td>
+                <Link to={{ page: 'label-queue', queueId: queue.id }} className="button">
+                  Grade
+                </Link>{' '}
+                {researcher && (
+                  <Link to={{ page: 'label-agreement', queueId: queue.id }} className="button">
+                    Agreement
+                  </Link>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {queues.data?.length === 0 && <p className="muted">No label queues yet.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useTRPC } from '../../app/trpc';
+
+/**
+ * Starts a re-judge job of the queue's items with a rule-set version's criteria and follows it;
+ * when it is done, its scores become the "after" judge version.
+ */
+export function RejudgeForm({
+  queueId,
+  onDone,
+}: {
+  queueId: string;
+  onDone: (judgeVersion: string) => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ruleSets = useQuery(trpc.rulesets.list.queryOptions());
+  const [name, setName] = useState<string | null>(null);
+  const chosen = name ?? ruleSets.data?.find((entry) => entry.latestVersion !== null)?.name ?? null;
+  const versions = useQuery({
+    ...trpc.rulesets.versions.queryOptions({ name: chosen ?? '' }),
+    enabled: chosen !== null,
+  });
+  const [version, setVersion] = useState<number | null>(null);
+  const newest = versions.data?.reduce((max, entry) => Math.max(max, entry.version), 0) ?? 0;
+  const pickedVersion = version ?? (newest > 0 ? newest : null);
+  const [judge, setJudge] = useState('');
+  const [jobId, setJobId] = useState<string | null>(null);
+  const start = useMutation(
+    trpc.labels.rejudge.mutationOptions({ onSuccess: (progress) => setJobId(progress.id) }),
+  );
+  const status = useQuery({
+    ...trpc.labels.rejudgeStatus.queryOptions({ id: jobId ?? '' }),
+    enabled: jobId !== null,
+    refetchInterval: (query) => (query.state.data?.status === 'running' ? 500 : false),
+    staleTime: 0,
+  });
+  const progress = status.data;
+  // Keyed by job id too, so re-judging the same version again refreshes as well.
+  const finished = progress?.status === 'done' ? `${progress.id}\n${progress.judgeVersion}` : null;
+  // Once per finished job: the new version's scores exist, so it becomes the "after" side.
+  useEffect(() => {
+    if (finished === null) return;
+    void Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.labels.judgeVersions.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.labels.agreement.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.labels.flips.queryKey() }),
+    ]).then(() => onDone(finished.slice(finished.indexOf('\n') + 1)));
+  }, [finished, queryClient, trpc, onDone]);
+  return (
+    <form
+      className="page-actions"
+      aria-label="Re-judge"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (chosen === null || judge.trim() === '') return;
+        start.mutate({
+          queueId,
+          judge: judge.trim(),
+          ruleSet:
+            pickedVersion === null ? { name: chosen } : { name: chosen, version: pickedVersion },
+        });
+      }}
+    >
+      <select
+        aria-label="Re-judge rule set"
+        value={chosen ?? ''}
+        onChange={(event) => {
+          setName(event.target.value);
+          setVersion(null);
+        }}
+      >
+        {(ruleSets.data ?? []).map((entry) => (
+          <option key={entry.name} value={entry.name}>
+            {entry.name}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="Re-judge version"
+        value={pickedVersion ?? ''}
+        onChange={(event) => setVersion(Number(event.target.value))}
+      >
+        {(versions.data ?? []).map((entry) => (
+          <option key={entry.version} value={entry.version}>
+            v{entry.version} · {entry.message}
+          </option>
+        ))}
+      </select>
+      <input
+        aria-label="Judge endpoint"
+        placeholder="openai:http://127.0.0.1:8000/v1#model"
+        value={judge}
+        size={40}
+        onChange={(event) => setJudge(event.target.value)}
+      />
+      <button type="submit" className="button primary" disabled={start.isPending}>
+        Re-judge
+      </button>
+      {progress && (
+        <span className="status" data-testid="rejudge-status">
+          {progress.judgeVersion}: {progress.status} {progress.done}/{progress.total}
+          {progress.unparsed > 0 && ` · ${progress.unparsed} unreadable answers`}
+          {progress.error !== null && ` · ${progress.error}`}
+        </span>
+      )}
+      {start.error && <span className="status status-error">{start.error.message}</span>}
+    </form>
+  );
+}

@@ -1,0 +1,227 @@
+import type { LabelQueue, StoredLabel, Store, Adjudication } from '@terrarium/db';
+import {
+  agreementReport,
+  comparePaired,
+  type AgreementReport,
+  type LabelCriterion,
+  type PairedComparison,
+  type RatingRecord,
+} from '@terrarium/labels';
+import type { ItemScore } from '@terrarium/schema';
+import { allBenchItems, readAll } from '../bench/read-all';
+import { requireQueue } from './label-service';
+
+const BOOTSTRAP = { resamples: 400, seed: 1 };
+
+export interface QueueAgreement {
+  queueId: string;
+  labels: number;
+  /** Between labelers: α at every level, κ with two labelers, per criterion, 95% intervals. */
+  labelers: AgreementReport;
+  byDomain: Record<string, AgreementReport>;
+  /** Per criterion: the humans' consensus against a judge's score of the same criterion. */
+  humanVsJudge: Record<string, PairedComparison>;
+  /** Per criterion: the consensus against the rule score (content), binned onto the scale. */
+  humanVsRules: Record<string, PairedComparison>;
+}
+
+/** Labels as the agreement functions read them: one rating per (item, labeler, criterion). */
+export function ratingsOf(labels: readonly StoredLabel[]): RatingRecord[] {
+  const ratings: RatingRecord[] = [];
+  for (const label of labels) {
+    for (const [criterion, value] of Object.entries(label.scores)) {
+      if (value !== null) {
+        ratings.push({ item: label.itemId, labeler: label.labelerName, criterion, value });
+      }
+    }
+  }
+  return ratings;
+}
+
+/**
+ * The humans' one value per item and criterion: a researcher's adjudication when there is one,
+ * else the median of the labels, rounded half up onto the scale (so κ sees scale points).
+ */
+export function consensus(
+  labels: readonly StoredLabel[],
+  adjudications: readonly Adjudication[],
+  criterion: string,
+): Map<string, number> {
+  const values = new Map<string, number[]>();
+  for (const label of labels) {
+    const value = label.scores[criterion];
+    if (typeof value === 'number')
+      values.set(label.itemId, [...(values.get(label.itemId) ?? []), value]);
+  }
+  const result = new Map<string, number>();
+  for (const [itemId, given] of values) {
+    const sorted = given.toSorted((a, b) => a - b);
+    const middle = sorted.length / 2;
+    const median =
+      sorted.length % 2 === 1
+        ? (sorted[Math.floor(middle)] ?? 0)
+        : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+    result.set(itemId, Math.floor(median + 0.5));
+  }
+  for (const adjudication of adjudications) {
+    if (adjudication.criterion === criterion && adjudication.value !== null) {
+      result.set(adjudication.itemId, adjudication.value);
+    }
+  }
+  return result;
+}
+
+/** A [0, 1] score as the nearest point of the criterion's scale. */
+export function onScale(criterion: LabelCriterion, value: number): number {
+  return Math.round(criterion.min + value * (criterion.max - criterion.min));
+}
+
+/** Judge scores of a criterion: the metric named like it (a rubric re-judge can prefix it). */
+export function judgeMetric(criterion: string, judgeVersion: string | null): string {
+  return judgeVersion === null ? criterion : `${judgeVersion}/${criterion}`;
+}
+
+export async function queueAgreement(
+  store: Store,
+  queueId: string,
+  options: { judgeVersion?: string | null } = {},
+): Promise<QueueAgreement> {
+  const queue = await requireQueue(store, queueId);
+  const [labels, adjudications, scores, domains] = await Promise.all([
+    store.listLabels(queue.id),
+    store.listAdjudications(queue.id),
+    readAll((offset, limit) => store.listScores(queue.runId, { sim: queue.sim, offset, limit })),
+    itemDomains(store, queue),
+  ]);
+  const ratings = ratingsOf(labels);
+  const byDomain: Record<string, AgreementReport> = {};
+  for (const domain of [...new Set(domains.values())].toSorted()) {
+    const subset = ratings.filter((rating) => domains.get(rating.item) === domain);
+    if (subset.length > 0) byDomain[domain] = agreementReport(subset, { bootstrap: BOOTSTRAP });
+  }
+  return {
+    queueId: queue.id,
+    labels: labels.length,
+    labelers: agreementReport(ratings, { bootstrap: BOOTSTRAP }),
+    byDomain,
+    ...versusMachines(queue, labels, adjudications, scores, options.judgeVersion ?? null),
+  };
+}
+
+/** Human consensus against the judge and the rules, per criterion. */
+export function versusMachines(
+  queue: Pick<LabelQueue, 'criteria'>,
+  labels: readonly StoredLabel[],
+  adjudications: readonly Adjudication[],
+  scores: readonly ItemScore[],
+  judgeVersion: string | null,
+): Pick<QueueAgreement, 'humanVsJudge' | 'humanVsRules'> {
+  const judge = new Map<string, number>();
+  const content = new Map<string, number>();
+  for (const score of scores) {
+    if (score.value === null) continue;
+    if (score.source === 'judge') judge.set(`${score.metric}\n${score.itemId}`, score.value);
+    if (score.source === 'rule' && score.metric === 'content')
+      content.set(score.itemId, score.value);
+  }
+  const humanVsJudge: Record<string, PairedComparison> = {};
+  const humanVsRules: Record<string, PairedComparison> = {};
+  for (const criterion of queue.criteria) {
+    const humans = consensus(labels, adjudications, criterion.id);
+    const metric = judgeMetric(criterion.id, judgeVersion);
+    const judgePairs: [number, number][] = [];
+    const rulePairs: [number, number][] = [];
+    for (const [itemId, human] of humans) {
+      const judged = judge.get(`${metric}\n${itemId}`);
+      if (judged !== undefined) judgePairs.push([human, onScale(criterion, judged)]);
+      const rule = content.get(itemId);
+      if (rule !== undefined) rulePairs.push([human, onScale(criterion, rule)]);
+    }
+    if (judgePairs.length > 0) humanVsJudge[criterion.id] = comparePaired(judgePairs, BOOTSTRAP);
+    if (rulePairs.length > 0) humanVsRules[criterion.id] = comparePaired(rulePairs, BOOTSTRAP);
+  }
+  return { humanVsJudge, humanVsRules };
+}
+
+async function itemDomains(store: Store, queue: LabelQueue): Promise<Map<string, string>> {
+  const run = await store.getBenchRun(queue.runId);
+  if (run === null) return new Map();
+  const items = await allBenchItems(
+    store,
+    { name: run.bench, version: run.benchVersion },
+    run.split,
+  );
+  return new Map(items.map((item) => [item.id, item.domain]));
+}
+
+/**
+ * The judge versions with scores on this queue's run: `null` for the bench run's own judge,
+ * else each re-judge's `RULESET@vN` prefix.
+ */
+export async function judgeVersions(store: Store, queueId: string): Promise<(string | null)[]> {
+  const queue = await requireQueue(store, queueId);
+  const scores = await readAll((offset, limit) =>
+    store.listScores(queue.runId, { sim: queue.sim, source: 'judge', offset, limit }),
+  );
+  const criteria = new Set(queue.criteria.map((criterion) => criterion.id));
+  const versions = new Set<string | null>();
+  for (const score of scores) {
+    const slash = score.metric.lastIndexOf('/');
+    const criterion = slash < 0 ? score.metric : score.metric.slice(slash + 1);
+    if (criteria.has(criterion)) versions.add(slash < 0 ? null : score.metric.slice(0, slash));
+  }
+  return [...versions].toSorted((a, b) => (a ?? '').localeCompare(b ?? ''));
+}
+
+export interface JudgeFlip {
+  criterion: string;
+  itemId: string;
+  /** The humans' consensus on the criterion's scale. */
+  human: number;
+  before: number;
+  after: number;
+  /** Whether the new judge point is closer to the humans than the old one (null: as close). */
+  closer: boolean | null;
+}
+
+/** Items whose judge point moved between two judge versions, per criterion, with the humans'. */
+export async function judgeFlips(
+  store: Store,
+  queueId: string,
+  before: string | null,
+  after: string | null,
+): Promise<JudgeFlip[]> {
+  const queue = await requireQueue(store, queueId);
+  const [labels, adjudications, scores] = await Promise.all([
+    store.listLabels(queue.id),
+    store.listAdjudications(queue.id),
+    readAll((offset, limit) =>
+      store.listScores(queue.runId, { sim: queue.sim, source: 'judge', offset, limit }),
+    ),
+  ]);
+  const judged = new Map<string, number>();
+  for (const score of scores) {
+    if (score.value !== null) judged.set(`${score.metric}\n${score.itemId}`, score.value);
+  }
+  const flips: JudgeFlip[] = [];
+  for (const criterion of queue.criteria) {
+    for (const [itemId, human] of consensus(labels, adjudications, criterion.id)) {
+      const a = judged.get(`${judgeMetric(criterion.id, before)}\n${itemId}`);
+      const b = judged.get(`${judgeMetric(criterion.id, after)}\n${itemId}`);
+      if (a === undefined || b === undefined) continue;
+      const x = onScale(criterion, a);
+      const y = onScale(criterion, b);
+      if (x === y) continue;
+      const gain = Math.abs(x - human) - Math.abs(y - human);
+      flips.push({
+        criterion: criterion.id,
+        itemId,
+        human,
+        before: x,
+        after: y,
+        closer: gain === 0 ? null : gain > 0,
+      });
+    }
+  }
+  return flips;
+}

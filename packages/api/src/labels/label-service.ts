@@ -1,0 +1,393 @@
+import { TRPCError } from '@trpc/server';
+import type { LabelQueue, StoredLabel, Store } from '@terrarium/db';
+import {
+  criteriaForLabelers,
+  DEFAULT_CRITERIA,
+  labelsToJsonl,
+  parseLabelsJsonl,
+  ruleJudgeGaps,
+  selectQueueItems,
+  type LabelCriterion,
+  type LabelLineError,
+  type QueueSelection,
+} from '@terrarium/labels';
+import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
+import { allBenchItems, readAll } from '../bench/read-all';
+import { getVersion } from '../rulesets/rule-set-service';
+import { isResearcher, type Principal } from '../trpc';
+import { labelActor } from './label-actor';
+
+export interface CreateQueueInput {
+  name: string;
+  runId: string;
+  /** The run's only simulator when omitted. */
+  sim?: string | undefined;
+  selection: QueueSelection;
+  labelsPerItem: number;
+  blind: boolean;
+  criteria?: LabelCriterion[] | undefined;
+  /** The criteria come from this rule set (its latest version when none is named). */
+  ruleSet?: { name: string; version?: number | undefined } | undefined;
+  leaseSeconds: number;
+  /** User names the queue is for; absent: every labeler. */
+  labelers?: string[] | undefined;
+}
+
+/** What a labeler gets for one leased item. Blind queues carry no scores and no other labels. */
+export interface LabelingItem {
+  queue: { id: string; name: string; blind: boolean; criteria: LabelCriterion[] };
+  /** Null when the item is shown again for review (the caller labeled it already). */
+  lease: { ordinal: number; expiresAt: string } | null;
+  ordinal: number;
+  /** The caller's own label of this item, when reviewing. */
+  ownLabel: StoredLabel | null;
+  item: BenchItem;
+  prediction: { observation: Observation | null; error: string | null };
+  /** The caller's own progress: labels given in this queue, and items still open to them. */
+  progress: { labeled: number; items: number };
+  /** Only outside blind mode. */
+  scores: ItemScore[] | null;
+  otherLabels: Pick<StoredLabel, 'labelerName' | 'scores' | 'comment' | 'flagged'>[] | null;
+}
+
+function notFound(message: string): TRPCError {
+  return new TRPCError({ code: 'NOT_FOUND', message });
+}
+
+export async function requireQueue(store: Store, queueId: string): Promise<LabelQueue> {
+  const queue = await store.getLabelQueue(queueId);
+  if (queue === null) throw notFound(`no label queue ${queueId}`);
+  return queue;
+}
+
+/** Whether the caller may work a queue: researchers and programs any, labelers their own. */
+export function mayWork(principal: Principal, queue: LabelQueue): boolean {
+  if (isResearcher(principal) || queue.labelers === null) return true;
+  return principal.kind === 'user' && queue.labelers.includes(principal.name);
+}
+
+/** The queue, if the caller may work it; a labeler never learns of other labelers' queues. */
+export async function requireWorkableQueue(
+  store: Store,
+  principal: Principal,
+  queueId: string,
+): Promise<LabelQueue> {
+  const queue = await requireQueue(store, queueId);
+  if (!mayWork(principal, queue)) throw notFound(`no label queue ${queueId}`);
+  return queue;
+}
+
+/** The queues the caller may work. */
+export async function workableQueues(store: Store, principal: Principal): Promise<LabelQueue[]> {
+  return (await store.listLabelQueues()).filter((queue) => mayWork(principal, queue));
+}
+
+export async function createQueue(
+  store: Store,
+  principal: Principal,
+  input: CreateQueueInput,
+): Promise<LabelQueue> {
+  const run = await store.getBenchRun(input.runId);
+  if (run === null) throw notFound(`no bench run ${input.runId}`);
+  const sim = input.sim ?? (run.sims.length === 1 ? run.sims[0] : undefined);
+  if (sim === undefined || !run.sims.includes(sim)) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `sim: name one of the run's simulators (${run.sims.join(', ')})`,
+    });
+  }
+  const items = await allBenchItems(
+    store,
+    { name: run.bench, version: run.benchVersion },
+    run.split,
+  );
+  const gaps =
+    input.selection.kind === 'disagreement'
+      ? ruleJudgeGaps(
+          await readAll((offset, limit) => store.listScores(run.id, { sim, offset, limit })),
+          sim,
+        )
+      : new Map<string, number>();
+  const itemIds = selectQueueItems(
+    items.map((item) => item.id),
+    input.selection,
+    gaps,
+  );
+  if (itemIds.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message:
+        input.selection.kind === 'disagreement'
+          ? 'selection: no item of this run has both a rule and a judge score'
+          : 'selection: the run has no items',
+    });
+  }
+  const ruleSet =
+    input.ruleSet === undefined
+      ? null
+      : await getVersion({ store }, input.ruleSet.name, input.ruleSet.version);
+  const criteria =
+    input.criteria ??
+    (ruleSet === null ? [...DEFAULT_CRITERIA] : criteriaForLabelers(ruleSet.ruleSet.criteria));
+  if (criteria.length === 0) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'ruleSet: it has no criteria for people' });
+  }
+  if (new Set(criteria.map((criterion) => criterion.id)).size !== criteria.length) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'criteria: ids must be unique' });
+  }
+  return store.createLabelQueue({
+    name: input.name,
+    runId: run.id,
+    sim,
+    selection: input.selection,
+    labelsPerItem: input.labelsPerItem,
+    blind: input.blind,
+    criteria,
+    ruleSet: ruleSet === null ? null : { name: ruleSet.name, version: ruleSet.version ?? 0 },
+    leaseSeconds: input.leaseSeconds,
+    labelers: input.labelers ?? null,
+    createdBy: labelActor(principal).name,
+    itemIds,
+  });
+}
+
+/** Leases the caller's next item and returns everything needed to grade it; null when done. */
+export async function nextItem(
+  store: Store,
+  principal: Principal,
+  queueId: string,
+): Promise<LabelingItem | null> {
+  const queue = await requireWorkableQueue(store, principal, queueId);
+  const actor = labelActor(principal);
+  const lease = await store.leaseNextItem(queue.id, actor);
+  if (lease === null) return null;
+  return itemView(store, queue, actor.id, lease);
+}
+
+/** An item the caller labeled already, to review or edit their label; no lease is taken. */
+export async function labeledItem(
+  store: Store,
+  principal: Principal,
+  queueId: string,
+  ordinal: number,
+): Promise<LabelingItem> {
+  const queue = await requireWorkableQueue(store, principal, queueId);
+  const actor = labelActor(principal);
+  const own = (await store.listLabels(queue.id, { labelerId: actor.id })).find(
+    (label) => label.ordinal === ordinal,
+  );
+  if (own === undefined) throw notFound(`you have no label on item ${ordinal} of this queue`);
+  return itemView(store, queue, actor.id, { ordinal, itemId: own.itemId, expiresAt: null });
+}
+
+async function itemView(
+  store: Store,
+  queue: LabelQueue,
+  labelerId: string,
+  lease: { ordinal: number; itemId: string; expiresAt: string | null },
+): Promise<LabelingItem> {
+  const run = await store.getBenchRun(queue.runId);
+  if (run === null) throw notFound(`the run of label queue ${queue.id} is gone`);
+  const [item] = await store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, [
+    lease.itemId,
+  ]);
+  if (item === undefined) throw notFound(`item ${lease.itemId} is not in the bench`);
+  const predictions = await store.listPredictions(run.id, {
+    sim: queue.sim,
+    itemIds: [lease.itemId],
+    offset: 0,
+    limit: 1,
+  });
+  const prediction = predictions.rows[0];
+  const labels = await store.listLabels(queue.id);
+  const own = labels.filter((label) => label.labelerId === labelerId).length;
+  // Blindness is decided here, on the server: a blind queue's view never carries the judge's or
+  // the rules' scores, nor anybody else's labels, whoever asks.
+  let scores: ItemScore[] | null = null;
+  let otherLabels: LabelingItem['otherLabels'] = null;
+  if (!queue.blind) {
+    scores = (
+      await store.listScores(run.id, {
+        sim: queue.sim,
+        itemIds: [lease.itemId],
+        offset: 0,
+        limit: 200,
+      })
+    ).rows;
+    otherLabels = labels
+      .filter((label) => label.ordinal === lease.ordinal && label.labelerId !== labelerId)
+      .map(({ labelerName, scores: given, comment, flagged }) => ({
+        labelerName,
+        scores: given,
+        comment,
+        flagged,
+      }));
+  }
+  return {
+    queue: { id: queue.id, name: queue.name, blind: queue.blind, criteria: queue.criteria },
+    lease: lease.expiresAt === null ? null : { ordinal: lease.ordinal, expiresAt: lease.expiresAt },
+    ordinal: lease.ordinal,
+    ownLabel:
+      labels.find((label) => label.ordinal === lease.ordinal && label.labelerId === labelerId) ??
+      null,
+    item,
+    prediction: {
+      observation: prediction?.observation ?? null,
+      error: prediction?.error ?? (prediction === undefined ? 'no prediction stored' : null),
+    },
+    progress: { labeled: own, items: queue.items },
+    scores,
+    otherLabels,
+  };
+}
+
+/** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
+export function checkScores(
+  criteria: readonly LabelCriterion[],
+  scores: Record<string, number | null>,
+): void {
+  const known = new Map(criteria.map((criterion) => [criterion.id, criterion]));
+  for (const [id, value] of Object.entries(scores)) {
+    const criterion = known.get(id);
+    if (criterion === undefined) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: `scores.${id}: no such criterion` });
+    }
+    if (
+      value !== null &&
+      (!Number.isInteger(value) || value < criterion.min || value > criterion.max)
+    ) {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `scores.${id}: an integer from ${criterion.min} to ${criterion.max}`,
+      });
+    }
+  }
+}
+
+export interface SubmitInput {
+  queueId: string;
+  ordinal: number;
+  scores: Record<string, number | null>;
+  comment: string;
+  flagged: boolean;
+}
+
+export async function submit(
+  store: Store,
+  principal: Principal,
+  input: SubmitInput,
+): Promise<StoredLabel> {
+  const queue = await requireWorkableQueue(store, principal, input.queueId);
+  checkScores(queue.criteria, input.scores);
+  const outcome = await store.submitLabel(queue.id, input.ordinal, labelActor(principal), {
+    scores: input.scores,
+    comment: input.comment,
+    flagged: input.flagged,
+  });
+  if (outcome.ok) return outcome.label;
+  throw new TRPCError({
+    code: 'CONFLICT',
+    message:
+      outcome.reason === 'already-labeled'
+        ? 'you already labeled this item'
+        : 'your lease on this item has expired or was never held; take the next item',
+  });
+}
+
+export async function editOwnLabel(
+  store: Store,
+  principal: Principal,
+  input: { labelId: string; queueId: string } & Omit<SubmitInput, 'queueId' | 'ordinal'>,
+): Promise<StoredLabel> {
+  const queue = await requireQueue(store, input.queueId);
+  checkScores(queue.criteria, input.scores);
+  const edited = await store.editLabel(input.labelId, labelActor(principal), {
+    scores: input.scores,
+    comment: input.comment,
+    flagged: input.flagged,
+  });
+  if (edited === null || edited.queueId !== queue.id) {
+    throw notFound(`no label ${input.labelId} of yours in queue ${queue.id}`);
+  }
+  return edited;
+}
+
+/** Labelers see their own labels; researchers every label. */
+export async function visibleLabels(
+  store: Store,
+  principal: Principal,
+  queueId: string,
+): Promise<StoredLabel[]> {
+  const queue = await requireWorkableQueue(store, principal, queueId);
+  if (isResearcher(principal)) return store.listLabels(queue.id);
+  return store.listLabels(queue.id, { labelerId: labelActor(principal).id });
+}
+
+export async function exportJsonl(store: Store, queueId: string): Promise<string> {
+  const queue = await requireQueue(store, queueId);
+  return labelsToJsonl(await store.listLabels(queue.id));
+}
+
+export async function importJsonl(
+  store: Store,
+  queueId: string,
+  text: string,
+): Promise<{ imported: number; unknownItems: string[]; errors: LabelLineError[] }> {
+  const queue = await requireQueue(store, queueId);
+  const { labels, errors } = parseLabelsJsonl(text);
+  const valid = labels.filter((label) => {
+    try {
+      checkScores(queue.criteria, label.scores);
+      return true;
+    } catch (error) {
+      errors.push({
+        line: 0,
+        reason: `${label.itemId} by ${label.labelerName}: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return false;
+    }
+  });
+  const result = await store.importLabels(queue.id, valid);
+  return { ...result, errors };
+}
+
+/**
+ * Items whose labels disagree on some criterion (spread of at least `minSpread` points), largest
+ * spread first: what a researcher adjudicates.
+ */
+export async function disagreements(store: Store, queueId: string, minSpread: number) {
+  const queue = await requireQueue(store, queueId);
+  const [labels, adjudications] = await Promise.all([
+    store.listLabels(queue.id),
+    store.listAdjudications(queue.id),
+  ]);
+  const byItem = new Map<number, StoredLabel[]>();
+  for (const label of labels)
+    byItem.set(label.ordinal, [...(byItem.get(label.ordinal) ?? []), label]);
+  const rows = [];
+  for (const [ordinal, itemLabels] of byItem) {
+    for (const criterion of queue.criteria) {
+      const values = itemLabels
+        .map((label) => label.scores[criterion.id])
+        .filter((value): value is number => typeof value === 'number');
+      if (values.length < 2) continue;
+      const spread = Math.max(...values) - Math.min(...values);
+      if (spread < minSpread) continue;
+      const adjudication = adjudications.find(
+        (entry) => entry.ordinal === ordinal && entry.criterion === criterion.id,
+      );
+      rows.push({
+        ordinal,
+        itemId: itemLabels[0]?.itemId ?? '',
+        criterion: criterion.id,
+        spread,
+        values: itemLabels.map((label) => ({
+          labeler: label.labelerName,
+          value: label.scores[criterion.id] ?? null,
+        })),
+        adjudication: adjudication ?? null,
+      });
+    }
+  }
+  return rows.toSorted((a, b) => b.spread - a.spread || a.ordinal - b.ordinal);
+}

@@ -1,0 +1,531 @@
+import { createServer, type Server } from 'node:http';
+import { openStore, type Store } from '@terrarium/db';
+import { actionText } from '@terrarium/fidelity';
+import { Action } from '@terrarium/schema';
+import { krippendorffAlpha } from '@terrarium/labels';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBenchFromDatasets, startRun, watchRun } from '../bench/bench-service';
+import { startBenchWorkers, type BenchWorkers } from '../bench/bench-workers';
+import { collectDataFiles, readDataFile } from '../import/collect-files';
+import { importFiles } from '../import/import-files';
+import { TAU2_AIRLINE } from '../testing/sample-files';
+import { startTestServer, type TestServer } from '../testing/test-server';
+import { PROGRAM_PRINCIPAL } from '../trpc';
+
+const LABELERS = ['ana', 'bo', 'cy', 'dee', 'eli'];
+const QUEUE_ITEMS = 12;
+const PER_ITEM = 3;
+
+interface Caller {
+  query(procedure: string, input: unknown): Promise<{ status: number; data: unknown }>;
+  mutate(procedure: string, input: unknown): Promise<{ status: number; data: unknown }>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value.a.b…`, or undefined when the path does not exist. */
+function at(value: unknown, ...keys: (string | number)[]): unknown {
+  let current = value;
+  for (const key of keys) {
+    if (Array.isArray(current) && typeof key === 'number') current = current[key];
+    else if (isRecord(current) && typeof key === 'string') current = current[key];
+    else return undefined;
+  }
+  return current;
+}
+
+/** tRPC over plain HTTP, as the web client sends it (no batching, no transformer). */
+async function answer(response: Response): Promise<{ status: number; data: unknown }> {
+  const body: unknown = await response.json();
+  // A procedure's null answer is `{result:{data:null}}`; errors come as `{error}`.
+  const result = at(body, 'result');
+  return { status: response.status, data: isRecord(result) ? result['data'] : body };
+}
+
+function caller(server: TestServer, headers: Record<string, string>): Caller {
+  return {
+    async query(procedure, input) {
+      const query = new URLSearchParams({ input: JSON.stringify(input) });
+      return answer(await fetch(`${server.url}/trpc/${procedure}?${query}`, { headers }));
+    },
+    async mutate(procedure, input) {
+      return answer(
+        await fetch(`${server.url}/trpc/${procedure}`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', origin: server.url },
+          body: JSON.stringify(input),
+        }),
+      );
+    },
+  };
+}
+
+function num(value: unknown): number {
+  if (typeof value !== 'number') throw new Error(`expected a number, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function str(value: unknown): string {
+  if (typeof value !== 'string') throw new Error(`expected a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
+  let store: Store;
+  let workers: BenchWorkers;
+  let server: TestServer;
+  let program: Caller;
+  let runId: string;
+  const sessions = new Map<string, Caller>();
+
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const files = (await collectDataFiles([TAU2_AIRLINE])).map(readDataFile);
+    await importFiles(store, files, { dataset: 'airline' });
+    workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });
+    const ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
+    await buildBenchFromDatasets(ctx, {
+      name: 'airline',
+      datasets: ['airline'],
+      sampling: { kind: 'agentworld' },
+      seed: 0,
+      devFraction: 0,
+    });
+    const started = await startRun(ctx, {
+      bench: 'airline',
+      sims: ['retrieval'],
+      judge: null,
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    for await (const run of watchRun(ctx, started.id, undefined)) runId = run.id;
+    server = await startTestServer({ store });
+    program = caller(server, server.authHeaders);
+    await server.addUser('res', 'researcher');
+    sessions.set('res', caller(server, { cookie: await server.login('res') }));
+    for (const name of LABELERS) {
+      await server.addUser(name, 'labeler');
+      sessions.set(name, caller(server, { cookie: await server.login(name) }));
+    }
+  }, 240_000);
+  afterAll(async () => {
+    await server?.close();
+    await workers?.stop();
+    await store?.close();
+  });
+
+  function session(name: string): Caller {
+    const found = sessions.get(name);
+    if (found === undefined) throw new Error(`no session ${name}`);
+    return found;
+  }
+
+  async function newQueue(name: string, blind = true): Promise<string> {
+    const created = await session('res').mutate('labels.createQueue', {
+      name,
+      runId,
+      selection: { kind: 'random', count: QUEUE_ITEMS, seed: 11 },
+      labelsPerItem: PER_ITEM,
+      blind,
+      leaseSeconds: 60,
+    });
+    expect(created.status).toBe(200);
+    expect(at(created.data, 'items')).toBe(QUEUE_ITEMS);
+    return str(at(created.data, 'id'));
+  }
+
+  it('gives each item exactly N labels with 5 labelers at once, never leasing one item twice', async () => {
+    const queueId = await newQueue('concurrent');
+    const holders = new Map<number, string>();
+    const overlaps: string[] = [];
+    const events: string[] = [];
+
+    async function work(name: string): Promise<number> {
+      const me = session(name);
+      let submitted = 0;
+      let first = true;
+      for (;;) {
+        const next = await me.mutate('labels.next', { queueId });
+        expect(next.status).toBe(200);
+        if (next.data === null) return submitted;
+        const ordinal = num(at(next.data, 'lease', 'ordinal'));
+        const holder = holders.get(ordinal);
+        if (holder !== undefined && holder !== name) overlaps.push(`${ordinal}: ${holder}+${name}`);
+        holders.set(ordinal, name);
+        const beat = await me.mutate('labels.heartbeat', { queueId, ordinal });
+        expect(at(beat.data, 'lost')).toBe(false);
+        // Clear before the server releases: whoever gets the item next cannot see a stale holder.
+        holders.delete(ordinal);
+        if (first && name === 'ana') {
+          first = false;
+          const skipped = await me.mutate('labels.skip', { queueId, ordinal });
+          events.push(`ana skips: ${String(at(skipped.data, 'skipped'))}`);
+          continue;
+        }
+        if (first && name === 'bo') {
+          first = false;
+          const released = await me.mutate('labels.release', { queueId, ordinal });
+          events.push(`bo leaves: ${String(at(released.data, 'released'))}`);
+          continue;
+        }
+        first = false;
+        const done = await me.mutate('labels.submit', {
+          queueId,
+          ordinal,
+          scores: { format: 5, factuality: (ordinal % 5) + 1, realism: 4 },
+          comment: `${name} on ${ordinal}`,
+        });
+        expect(done.status).toBe(200);
+        submitted += 1;
+      }
+    }
+
+    const counts = await Promise.all(LABELERS.map(work));
+    expect(overlaps).toEqual([]);
+    expect(events.toSorted()).toEqual(['ana skips: true', 'bo leaves: true']);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(QUEUE_ITEMS * PER_ITEM);
+
+    const items = await program.query('labels.items', { queueId });
+    const states = Array.isArray(items.data) ? items.data : [];
+    expect(states.map((state) => at(state, 'labelCount'))).toEqual(
+      Array.from({ length: QUEUE_ITEMS }, () => PER_ITEM),
+    );
+    expect(states.every((state) => at(state, 'leasedBy') === null)).toBe(true);
+    const labels = await program.query('labels.labels', { queueId });
+    const rows = Array.isArray(labels.data) ? labels.data : [];
+    expect(rows).toHaveLength(QUEUE_ITEMS * PER_ITEM);
+    const pairs = new Set(
+      rows.map((row) => `${str(at(row, 'itemId'))}/${str(at(row, 'labelerName'))}`),
+    );
+    expect(pairs.size).toBe(QUEUE_ITEMS * PER_ITEM);
+    const queue = await program.query('labels.queue', { queueId });
+    expect(at(queue.data, 'completeItems')).toBe(QUEUE_ITEMS);
+  }, 120_000);
+
+  it('shows a labeler the item, the prediction and the criteria, but nothing of others when blind', async () => {
+    const blindQueue = await newQueue('blind');
+    await program.mutate('labels.importJsonl', {
+      queueId: blindQueue,
+      text: '',
+    });
+    const first = await session('ana').mutate('labels.next', { queueId: blindQueue });
+    const ordinal = num(at(first.data, 'lease', 'ordinal'));
+    expect(at(first.data, 'item', 'task')).toBe('tau2-bench/airline');
+    expect(typeof at(first.data, 'item', 'real', 'content')).toBe('string');
+    expect(at(first.data, 'prediction', 'error')).toBeNull();
+    expect(at(first.data, 'queue', 'criteria', 0, 'id')).toBe('format');
+    await session('ana').mutate('labels.submit', {
+      queueId: blindQueue,
+      ordinal,
+      scores: { format: 2 },
+    });
+    const second = await session('bo').mutate('labels.next', { queueId: blindQueue });
+    expect(at(second.data, 'lease', 'ordinal')).toBe(ordinal);
+    expect(at(second.data, 'scores')).toBeNull();
+    expect(at(second.data, 'otherLabels')).toBeNull();
+    // A labeler reads only their own labels and cannot export or adjudicate.
+    const own = await session('bo').query('labels.labels', { queueId: blindQueue });
+    expect(own.data).toEqual([]);
+    expect((await session('bo').query('labels.exportJsonl', { queueId: blindQueue })).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await session('bo').mutate('labels.adjudicate', {
+          queueId: blindQueue,
+          ordinal,
+          criterion: 'format',
+          value: 3,
+        })
+      ).status,
+    ).toBe(403);
+
+    // Outside blind mode the same view carries the other labels.
+    const open = await newQueue('open', false);
+    const a = await session('cy').mutate('labels.next', { queueId: open });
+    const openOrdinal = num(at(a.data, 'lease', 'ordinal'));
+    await session('cy').mutate('labels.submit', {
+      queueId: open,
+      ordinal: openOrdinal,
+      scores: { realism: 3 },
+    });
+    const b = await session('dee').mutate('labels.next', { queueId: open });
+    expect(at(b.data, 'otherLabels')).toEqual([
+      { labelerName: 'cy', scores: { realism: 3 }, comment: '', flagged: false },
+    ]);
+  }, 60_000);
+
+  it('refuses scores off the scale, naming the criterion, and anonymous callers', async () => {
+    const queueId = await newQueue('scale');
+    const next = await session('eli').mutate('labels.next', { queueId });
+    const ordinal = num(at(next.data, 'lease', 'ordinal'));
+    const bad = await session('eli').mutate('labels.submit', {
+      queueId,
+      ordinal,
+      scores: { format: 7 },
+    });
+    expect(bad.status).toBe(400);
+    expect(at(bad.data, 'error', 'message')).toBe('scores.format: an integer from 1 to 5');
+    // A queue assigned to ana: bo neither lists it nor leases from it.
+    const assigned = await session('res').mutate('labels.createQueue', {
+      name: 'for ana',
+      runId,
+      selection: { kind: 'random', count: 2, seed: 1 },
+      labelers: ['ana'],
+    });
+    const assignedId = str(at(assigned.data, 'id'));
+    const listed = await session('bo').query('labels.queues', {});
+    const names = Array.isArray(listed.data) ? listed.data.map((queue) => at(queue, 'name')) : [];
+    expect(names).not.toContain('for ana');
+    expect((await session('bo').mutate('labels.next', { queueId: assignedId })).status).toBe(404);
+    expect((await session('ana').mutate('labels.next', { queueId: assignedId })).status).toBe(200);
+    const anonymous = caller(server, {});
+    expect((await anonymous.mutate('labels.next', { queueId })).status).toBe(401);
+  });
+
+  it('exports labels as JSONL and imports them into another queue, adjudications kept apart', async () => {
+    const source = await newQueue('source');
+    const next = await session('ana').mutate('labels.next', { queueId: source });
+    const ordinal = num(at(next.data, 'lease', 'ordinal'));
+    const itemId = str(at(next.data, 'item', 'id'));
+    await session('ana').mutate('labels.submit', {
+      queueId: source,
+      ordinal,
+      scores: { format: 4, quality: 2 },
+      comment: 'order id differs',
+    });
+    const exported = await session('res').query('labels.exportJsonl', { queueId: source });
+    const text = str(at(exported.data, 'text'));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((line): unknown => JSON.parse(line));
+    expect(
+      lines.map((line) => [
+        at(line, 'item'),
+        at(line, 'labeler'),
+        at(line, 'criterion'),
+        at(line, 'value'),
+      ]),
+    ).toEqual([
+      [itemId, 'ana', 'format', 4],
+      [itemId, 'ana', 'quality', 2],
+    ]);
+    const target = await newQueue('target');
+    const imported = await session('res').mutate('labels.importJsonl', {
+      queueId: target,
+      text: `${text}{"item":"nope","labeler":"x","criterion":"format","value":1}\nnot json\n`,
+    });
+    expect(imported.data).toEqual({
+      imported: 1,
+      unknownItems: ['nope'],
+      errors: [{ line: 4, reason: 'not JSON' }],
+    });
+    const adjudicated = await session('res').mutate('labels.adjudicate', {
+      queueId: target,
+      ordinal,
+      criterion: 'quality',
+      value: 3,
+      comment: 'between the two',
+    });
+    expect(at(adjudicated.data, 'researcherName')).toBe('res');
+    const labels = await session('res').query('labels.labels', { queueId: target });
+    expect(at(labels.data, 0, 'scores')).toEqual({ format: 4, quality: 2 });
+    expect(at(labels.data, 0, 'labelerName')).toBe('ana');
+    expect(at(labels.data, 0, 'origin')).toBe('import');
+  });
+
+  it('measures agreement between two blind labelers and against the rules, per criterion', async () => {
+    const queueId = str(
+      at(
+        (
+          await session('res').mutate('labels.createQueue', {
+            name: 'agreement',
+            runId,
+            selection: { kind: 'random', count: 4, seed: 3 },
+            labelsPerItem: 2,
+          })
+        ).data,
+        'id',
+      ),
+    );
+    // Both agree on format; on quality they swap the first two items.
+    const quality: Record<string, number[]> = { ana: [1, 2, 3, 4], bo: [2, 1, 3, 4] };
+    for (const name of ['ana', 'bo']) {
+      for (let n = 0; n < 4; n++) {
+        const next = await session(name).mutate('labels.next', { queueId });
+        const ordinal = num(at(next.data, 'lease', 'ordinal'));
+        await session(name).mutate('labels.submit', {
+          queueId,
+          ordinal,
+          scores: { format: ordinal + 1, quality: quality[name]?.[ordinal] ?? null },
+        });
+      }
+    }
+    const agreement = await session('res').query('labels.agreement', { queueId });
+    expect(agreement.status).toBe(200);
+    const report = agreement.data;
+    expect(at(report, 'labelers', 'items')).toBe(4);
+    expect(at(report, 'labelers', 'labelers')).toBe(2);
+    expect(at(report, 'labelers', 'byCriterion', 'format', 'krippendorffAlpha', 'nominal')).toBe(1);
+    expect(at(report, 'labelers', 'byCriterion', 'format', 'cohenKappa', 'nominal')).toBe(1);
+    const expected = krippendorffAlpha(
+      [
+        [1, 2],
+        [2, 1],
+        [3, 3],
+        [4, 4],
+      ],
+      'ordinal',
+    );
+    expect(at(report, 'labelers', 'byCriterion', 'quality', 'krippendorffAlpha', 'ordinal')).toBe(
+      expected,
+    );
+    expect(Object.keys(at(report, 'byDomain') ?? {})).toEqual(['tool']);
+    // Retrieval predictions carry rule scores (content): every labeled item pairs with one.
+    expect(at(report, 'humanVsRules', 'format', 'pairs')).toBe(4);
+    expect(at(report, 'humanVsJudge')).toEqual({});
+    // Labelers never read agreement.
+    expect((await session('ana').query('labels.agreement', { queueId })).status).toBe(403);
+  }, 60_000);
+
+  it('closes the loop: a criterion edit, a re-judge job, and agreement before and after', async () => {
+    // What the humans give each item on `facts`, by the action text the judge will see.
+    const humanByAction = new Map<string, number>();
+    const judge = await scriptedJudge((prompt) => {
+      const human = [...humanByAction].find(([action]) => prompt.includes(`Action:\n${action}\n`));
+      const value = human?.[1] ?? 3;
+      // The reworded criterion makes the judge agree with the humans; the old one reverses them.
+      const facts = prompt.includes('STRICT') ? value : 6 - value;
+      return `{"format": 4, "facts": ${facts}, "consistency": 3, "realism": 4, "invented-outcome": 0}`;
+    });
+    try {
+      const res = session('res');
+      const queue = await res.mutate('labels.createQueue', {
+        name: 'loop',
+        runId,
+        selection: { kind: 'random', count: 4, seed: 9 },
+        ruleSet: { name: 'default-tool' },
+      });
+      const queueId = str(at(queue.data, 'id'));
+      expect(at(queue.data, 'criteria', 1, 'id')).toBe('facts');
+      for (let n = 0; n < 4; n++) {
+        const next = await session('cy').mutate('labels.next', { queueId });
+        const action = actionText(Action.parse(at(next.data, 'item', 'action')));
+        const facts = (n % 4) + 1;
+        humanByAction.set(action, facts);
+        await session('cy').mutate('labels.submit', {
+          queueId,
+          ordinal: num(at(next.data, 'lease', 'ordinal')),
+          scores: { facts },
+        });
+      }
+      const original = await res.query('rulesets.get', { name: 'default-tool' });
+      const document = str(at(original.data, 'document'));
+      const v1 = await res.mutate('rulesets.save', { document, message: 'as shipped' });
+      expect(at(v1.data, 'version')).toBe(1);
+      const edited = document.replace(
+        'Is every value that the history or the action fixes reproduced exactly?',
+        'STRICT check that every id, number and echoed string matches the history exactly.',
+      );
+      expect(edited).not.toBe(document);
+      const v2 = await res.mutate('rulesets.save', { document: edited, message: 'stricter facts' });
+      expect(at(v2.data, 'version')).toBe(2);
+
+      for (const version of [1, 2]) {
+        const started = await res.mutate('labels.rejudge', {
+          queueId,
+          judge: `openai:${judge.url}#scripted`,
+          ruleSet: { name: 'default-tool', version },
+        });
+        expect(at(started.data, 'judgeVersion')).toBe(`default-tool@v${version}`);
+        const id = str(at(started.data, 'id'));
+        let status: unknown;
+        for (let poll = 0; poll < 200; poll++) {
+          status = (await res.query('labels.rejudgeStatus', { id })).data;
+          if (at(status, 'status') !== 'running') break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(status).toMatchObject({ status: 'done', total: 4, done: 4, unparsed: 0 });
+      }
+      expect((await res.query('labels.judgeVersions', { queueId })).data).toEqual([
+        'default-tool@v1',
+        'default-tool@v2',
+      ]);
+      const before = await res.query('labels.agreement', {
+        queueId,
+        judgeVersion: 'default-tool@v1',
+      });
+      const after = await res.query('labels.agreement', {
+        queueId,
+        judgeVersion: 'default-tool@v2',
+      });
+      expect(at(before.data, 'humanVsJudge', 'facts', 'spearman')).toBe(-1);
+      expect(at(after.data, 'humanVsJudge', 'facts', 'spearman')).toBe(1);
+      expect(at(after.data, 'humanVsJudge', 'facts', 'kappa', 'nominal')).toBe(1);
+      const flips = await res.query('labels.flips', {
+        queueId,
+        before: 'default-tool@v1',
+        after: 'default-tool@v2',
+      });
+      // Humans gave 1..4; v1 said 5..2: every item but the one at 3 (6 − 3 = 3) moved, closer.
+      const rows = Array.isArray(flips.data) ? flips.data : [];
+      expect(
+        rows
+          .map((row) => [at(row, 'human'), at(row, 'before'), at(row, 'after'), at(row, 'closer')])
+          .toSorted(),
+      ).toEqual([
+        [1, 5, 1, true],
+        [2, 4, 2, true],
+        [4, 2, 4, true],
+      ]);
+      expect(judge.asked).toHaveLength(8);
+    } finally {
+      await new Promise<void>((resolve) => judge.server.close(() => resolve()));
+    }
+  }, 60_000);
+});
+
+/** An OpenAI-compatible judge on 127.0.0.1 whose answer is computed from the prompt it gets. */
+function scriptedJudge(
+  answerFor: (prompt: string) => string,
+): Promise<{ server: Server; url: string; asked: string[] }> {
+  const asked: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      asked.push(body);
+      const parsed: unknown = JSON.parse(body);
+      const messages = at(parsed, 'messages');
+      const prompt = Array.isArray(messages)
+        ? messages.map((message) => String(at(message, 'content'))).join('\n')
+        : '';
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: `judge-${asked.length}`,
+          object: 'chat.completion',
+          model: 'scripted',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: answerFor(prompt) },
+              finish_reason: 'stop',
+            },
+          ],
+          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+        }),
+      );
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      resolve({ server, url: `http://127.0.0.1:${port}/v1`, asked });
+    });
+  });
+}

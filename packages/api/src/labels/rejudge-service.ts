@@ -1,0 +1,105 @@
+import { TRPCError } from '@trpc/server';
+import type { Store } from '@terrarium/db';
+import { actionText } from '@terrarium/fidelity';
+import { createRejudgeJobs, type RejudgeJobs, type RejudgeProgress } from '@terrarium/jobs';
+import type { RewardItem } from '@terrarium/rubrics';
+import type { BenchItem } from '@terrarium/schema';
+import { createEndpointPool } from '@terrarium/worlds';
+import { getVersion } from '../rulesets/rule-set-service';
+import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
+import { requireQueue } from './label-service';
+
+// Judge answers are one small JSON object; a thinking judge needs room before it.
+const JUDGE_MAX_TOKENS = 4096;
+const JUDGE_CONCURRENCY = 4;
+
+// One registry per store: a server has one store, and tests each open their own.
+const registries = new WeakMap<Store, RejudgeJobs>();
+
+function jobsOf(store: Store): RejudgeJobs {
+  const found = registries.get(store);
+  if (found) return found;
+  const created = createRejudgeJobs(store);
+  registries.set(store, created);
+  return created;
+}
+
+export function rewardItemOf(item: BenchItem, prediction: string): RewardItem {
+  return {
+    prediction,
+    reference: item.real.content,
+    history: item.history.map((turn) => ({
+      action: actionText(turn.action),
+      observation: turn.observation.content,
+    })),
+    action: actionText(item.action),
+    domain: item.domain,
+    kind: item.real.kind,
+  };
+}
+
+export interface RejudgeInput {
+  queueId: string;
+  /** `openai:URL#MODEL`, reached only when its host is allowed (TERRARIUM_ENDPOINT_ALLOWLIST). */
+  judge: string;
+  ruleSet: { name: string; version?: number | undefined };
+}
+
+/** Starts judging the queue's items with a rule-set version's criteria; poll `rejudgeStatus`. */
+export async function startRejudge(store: Store, input: RejudgeInput): Promise<RejudgeProgress> {
+  const queue = await requireQueue(store, input.queueId);
+  const spec = parseSimSpec(input.judge, 'judge');
+  if (spec.kind !== 'openai') {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'judge: an openai:URL#MODEL endpoint' });
+  }
+  const version = await getVersion({ store }, input.ruleSet.name, input.ruleSet.version);
+  const labeled = new Set(queue.criteria.map((criterion) => criterion.id));
+  const criteria = version.ruleSet.criteria.filter(
+    (criterion) => criterion.rule === undefined && labeled.has(criterion.id),
+  );
+  if (criteria.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `ruleSet: ${input.ruleSet.name} shares no judge criterion with the queue (${[...labeled].join(', ')})`,
+    });
+  }
+  let pool;
+  try {
+    pool = createEndpointPool(
+      [{ baseUrl: spec.baseUrl, model: spec.model, maxConcurrency: JUDGE_CONCURRENCY }],
+      { fetch, allowlist: endpointAllowlistFromEnv() },
+    );
+  } catch (error) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `judge: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  }
+  return jobsOf(store).start({
+    queueId: queue.id,
+    ruleSet: { name: version.name, version: version.version ?? 0, criteria },
+    judge: async (messages) =>
+      (
+        await pool.complete({
+          messages,
+          temperature: 0,
+          maxTokens: JUDGE_MAX_TOKENS,
+          stream: false,
+        })
+      ).content,
+    rewardItem: rewardItemOf,
+    concurrency: JUDGE_CONCURRENCY,
+  });
+}
+
+export function rejudgeStatus(store: Store, id: string): RejudgeProgress {
+  const progress = jobsOf(store).get(id);
+  if (progress === null)
+    throw new TRPCError({ code: 'NOT_FOUND', message: `no re-judge job ${id}` });
+  return progress;
+}
+
+/** For tests and scripts: the job's last progress once it has ended. */
+export function rejudgeSettled(store: Store, id: string): Promise<RejudgeProgress | null> {
+  return jobsOf(store).settled(id);
+}

@@ -1,0 +1,171 @@
+import type { Store } from '@terrarium/db';
+import {
+  criteriaJudgePrompt,
+  parseCriteriaAnswer,
+  type Criterion,
+  type JudgeMessage,
+  type RewardItem,
+} from '@terrarium/rubrics';
+import type { BenchItem, ItemScore } from '@terrarium/schema';
+
+/** One judging call: the prompt in, the model's answer text out (the caller owns the endpoint). */
+export type CompleteJudge = (messages: JudgeMessage[]) => Promise<string>;
+
+export interface RejudgeSpec {
+  queueId: string;
+  /** The rule-set version whose criteria the judge applies; names the scores it writes. */
+  ruleSet: { name: string; version: number; criteria: readonly Criterion[] };
+  judge: CompleteJudge;
+  /** What the judge reads of an item and its prediction (the caller renders actions as text). */
+  rewardItem: (item: BenchItem, prediction: string) => RewardItem;
+  /** Judge requests in flight at once. */
+  concurrency?: number;
+}
+
+export type RejudgeStatus = 'running' | 'done' | 'failed';
+
+export interface RejudgeProgress {
+  id: string;
+  queueId: string;
+  /** The scores' metric prefix: `NAME@vN` (a criterion's metric is `NAME@vN/ID`). */
+  judgeVersion: string;
+  status: RejudgeStatus;
+  total: number;
+  done: number;
+  /** Items whose answer could not be read (their scores are stored as null). */
+  unparsed: number;
+  error: string | null;
+}
+
+export function judgeVersionOf(ruleSet: { name: string; version: number }): string {
+  return `${ruleSet.name}@v${ruleSet.version}`;
+}
+
+/**
+ * Judges every item of a label queue with a rule-set version's criteria and stores the scores
+ * beside the bench run's own (source `judge`, metric `NAME@vN/criterion`, on [0, 1]), so the
+ * humans' agreement with each judge version can be compared. Re-running a version replaces its
+ * scores; other versions and the run's own judge are never touched.
+ */
+export async function runRejudge(
+  store: Store,
+  spec: RejudgeSpec,
+  onProgress: (progress: RejudgeProgress) => void,
+  id: string,
+): Promise<RejudgeProgress> {
+  const judgeVersion = judgeVersionOf(spec.ruleSet);
+  const progress: RejudgeProgress = {
+    id,
+    queueId: spec.queueId,
+    judgeVersion,
+    status: 'running',
+    total: 0,
+    done: 0,
+    unparsed: 0,
+    error: null,
+  };
+  try {
+    const queue = await store.getLabelQueue(spec.queueId);
+    if (queue === null) throw new Error(`no label queue ${spec.queueId}`);
+    const run = await store.getBenchRun(queue.runId);
+    if (run === null) throw new Error(`the run of label queue ${queue.id} is gone`);
+    const criteria = spec.ruleSet.criteria.filter((criterion) => criterion.rule === undefined);
+    if (criteria.length === 0) throw new Error(`${judgeVersion} has no criteria for a judge`);
+    const itemIds = (await store.labelQueueItems(queue.id)).map((item) => item.itemId);
+    progress.total = itemIds.length;
+    onProgress({ ...progress });
+    const items = new Map(
+      (await store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, itemIds)).map(
+        (item) => [item.id, item],
+      ),
+    );
+    const predictions = new Map(
+      (
+        await store.listPredictions(run.id, { sim: queue.sim, itemIds, offset: 0, limit: 1000 })
+      ).rows.map((prediction) => [prediction.itemId, prediction]),
+    );
+    let next = 0;
+    const worker = async () => {
+      for (let index = next++; index < itemIds.length; index = next++) {
+        const itemId = itemIds[index] ?? '';
+        const item = items.get(itemId);
+        const observation = predictions.get(itemId)?.observation ?? null;
+        if (item !== undefined && observation !== null) {
+          const answer = await spec.judge(
+            criteriaJudgePrompt(spec.rewardItem(item, observation.content), criteria),
+          );
+          const points = parseCriteriaAnswer(answer, criteria);
+          const scores: ItemScore[] = criteria.map((criterion) => {
+            const point = points.get(criterion.id) ?? null;
+            const { min, max } = criterion.scale;
+            return {
+              itemId,
+              sim: queue.sim,
+              source: 'judge',
+              metric: `${judgeVersion}/${criterion.id}`,
+              value: point === null ? null : (point - min) / (max - min),
+              detail: { answer: answer.slice(0, 2000) },
+            };
+          });
+          if (scores.some((score) => score.value === null)) progress.unparsed += 1;
+          await store.addScores(run.id, scores);
+        }
+        progress.done += 1;
+        onProgress({ ...progress });
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(16, spec.concurrency ?? 4)) }, worker),
+    );
+    progress.status = 'done';
+  } catch (error) {
+    progress.status = 'failed';
+    progress.error = error instanceof Error ? error.message : String(error);
+  }
+  onProgress({ ...progress });
+  return progress;
+}
+
+/**
+ * Re-judge jobs of one process: started in the background, polled by id. A job is short (a
+ * queue's items, a few requests each) and its results land in the store as they come, so a
+ * restart loses only the progress record, never a stored score.
+ */
+export interface RejudgeJobs {
+  start(spec: RejudgeSpec): RejudgeProgress;
+  get(id: string): RejudgeProgress | null;
+  /** Resolves when the job has ended (tests, CLI). */
+  settled(id: string): Promise<RejudgeProgress | null>;
+}
+
+export function createRejudgeJobs(store: Store): RejudgeJobs {
+  const jobs = new Map<string, RejudgeProgress>();
+  const running = new Map<string, Promise<RejudgeProgress>>();
+  let counter = 0;
+  return {
+    start(spec) {
+      counter += 1;
+      const id = `rejudge-${counter}`;
+      const initial: RejudgeProgress = {
+        id,
+        queueId: spec.queueId,
+        judgeVersion: judgeVersionOf(spec.ruleSet),
+        status: 'running',
+        total: 0,
+        done: 0,
+        unparsed: 0,
+        error: null,
+      };
+      jobs.set(id, initial);
+      running.set(
+        id,
+        runRejudge(store, spec, (progress) => jobs.set(id, progress), id).finally(() =>
+          running.delete(id),
+        ),
+      );
+      return initial;
+    },
+    get: (id) => jobs.get(id) ?? null,
+    settled: async (id) => (await running.get(id)) ?? jobs.get(id) ?? null,
+  };
+}
