@@ -1,0 +1,162 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { formatCount } from '../../app/format';
+import { QueryStatus } from '../../app/query-status';
+import { navigate } from '../../app/router';
+import { useTRPC } from '../../app/trpc';
+import { TextDiffView } from '../compare/observation-diff';
+import { diffText } from '../compare/text-diff';
+import '../compare/compare.css';
+import './worlds.css';
+
+interface Counts {
+  transitions: number;
+  exact: number;
+  fallback: number;
+  mismatch: number;
+}
+
+function share(part: number, whole: number): string {
+  return whole === 0 ? '–' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+function CountCells({ counts }: { counts: Counts }) {
+  return (
+    <>
+      <td className="num">{formatCount(counts.transitions)}</td>
+      <td className="num">{formatCount(counts.exact)}</td>
+      <td className="num">{formatCount(counts.fallback)}</td>
+      <td className="num">{formatCount(counts.mismatch)}</td>
+      <td className="num">{share(counts.exact, counts.transitions - counts.fallback)}</td>
+    </>
+  );
+}
+
+const HEAD = (
+  <>
+    <th className="num">Transitions</th>
+    <th className="num">Exact</th>
+    <th className="num">Fallback</th>
+    <th className="num">Mismatch</th>
+    <th className="num" title="exact ÷ (transitions − fallback): of what the world ran itself">
+      Exact of run
+    </th>
+  </>
+);
+
+function Diff({ expected, actual }: { expected: string; actual: string }) {
+  const diff = diffText(expected, actual);
+  return diff.ok ? <TextDiffView lines={diff.lines} /> : <p className="muted">{diff.reason}</p>;
+}
+
+/**
+ * Sufficiency of executable worlds rebuilt from a dataset: how many recorded observations the
+ * reconstructed world reproduces byte for byte, per command family, with each mismatch diffed
+ * (recorded − / world +).
+ */
+export function WorldsPage({ datasetId }: { datasetId: string | null }) {
+  const trpc = useTRPC();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const [family, setFamily] = useState<string | null>(null);
+  const report = useQuery({
+    ...trpc.worlds.sufficiency.queryOptions({ dataset: datasetId ?? '', maxMismatches: 300 }),
+    enabled: datasetId !== null,
+    staleTime: Infinity,
+  });
+  const data = report.data;
+  const families = data
+    ? Object.entries(data.byCommand).toSorted(([, a], [, b]) => b.transitions - a.transitions)
+    : [];
+  const mismatches = data
+    ? data.trajectories.flatMap((trajectory) =>
+        trajectory.mismatches
+          .filter(
+            (check) => check.outcome === 'mismatch' && (family === null || check.family === family),
+          )
+          .map((check) => ({ trajectory: trajectory.id, ...check })),
+      )
+    : [];
+  return (
+    <div className="page worlds-page">
+      <div className="page-header">
+        <h1>Executable worlds</h1>
+      </div>
+      <p className="muted">
+        Each trajectory's workspace is rebuilt from what its recorded commands showed, then its
+        actions are replayed in a real shell (just-bash) over that workspace.
+      </p>
+      <label>
+        Dataset{' '}
+        <select
+          data-testid="worlds-dataset"
+          value={datasetId ?? ''}
+          onChange={(event) => navigate({ page: 'worlds', datasetId: event.target.value || null })}
+        >
+          <option value="">Choose…</option>
+          {datasets.data?.map((dataset) => (
+            <option key={dataset.id} value={dataset.id}>
+              {dataset.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <QueryStatus
+        label="worlds"
+        isPending={datasetId !== null && report.isPending}
+        error={report.error}
+      />
+      {data && (
+        <>
+          <p data-testid="worlds-summary">
+            {formatCount(data.worlds)} worlds, {formatCount(data.transitions)} transitions replayed:{' '}
+            <strong>{formatCount(data.exact)} exact</strong>, {formatCount(data.fallback)} fallback,{' '}
+            {formatCount(data.mismatch)} mismatch ({formatCount(data.skipped)} harness steps left
+            out).
+          </p>
+          <table className="data-table" data-testid="worlds-families">
+            <thead>
+              <tr>
+                <th>Command</th>
+                {HEAD}
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <td>
+                  <button type="button" className="link-button" onClick={() => setFamily(null)}>
+                    (all)
+                  </button>
+                </td>
+                <CountCells counts={data} />
+              </tr>
+              {families.map(([name, counts]) => (
+                <tr key={name} className={name === family ? 'selected' : undefined}>
+                  <td>
+                    <button type="button" className="link-button" onClick={() => setFamily(name)}>
+                      {name || '(empty)'}
+                    </button>
+                  </td>
+                  <CountCells counts={counts} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>
+            Mismatches{family === null ? '' : ` of ${family}`} ({formatCount(mismatches.length)}{' '}
+            shown)
+          </h2>
+          <ol className="worlds-mismatches" data-testid="worlds-mismatches">
+            {mismatches.slice(0, 100).map((check) => (
+              <li key={`${check.trajectory} ${check.step}`}>
+                <div className="worlds-command">
+                  <code>{check.command}</code> <span className="muted">step {check.step + 1}</span>
+                </div>
+                <Diff expected={check.expected} actual={check.actual} />
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { openStore, type Store } from '@terrarium/db';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectDataFiles, readDataFile } from '../import/collect-files';
+import { importFiles } from '../import/import-files';
+import { appRouter } from '../router';
+import { ANONYMOUS_PRINCIPAL, PROGRAM_PRINCIPAL } from '../trpc';
+
+// SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
+const SWE_AGENT = sharedDataPath('swe-agent');
+
+describe('worlds router', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const files = (await collectDataFiles([SWE_AGENT])).map(readDataFile);
+    await importFiles(store, files, { dataset: 'swe' });
+  }, 120_000);
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('reports the sufficiency of worlds rebuilt from a stored dataset, mismatches included', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const report = await api.worlds.sufficiency({ dataset: 'swe', maxMismatches: 5 });
+    const { trajectories, byCommand, ...totals } = report;
+    expect(totals).toEqual({
+      dataset: 'swe',
+      worlds: 22,
+      skipped: 13,
+      transitions: 219,
+      exact: 15,
+      fallback: 187,
+      mismatch: 17,
+    });
+    expect(byCommand['cat']).toEqual({ transitions: 3, exact: 3, fallback: 0, mismatch: 0 });
+    expect(trajectories.flatMap((trajectory) => trajectory.mismatches)).toHaveLength(5);
+  }, 120_000);
+
+  it('refuses an anonymous caller and names an unknown dataset', async () => {
+    const anonymous = appRouter.createCaller({ store, principal: ANONYMOUS_PRINCIPAL });
+    await expect(anonymous.worlds.sufficiency({ dataset: 'swe' })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    await expect(api.worlds.sufficiency({ dataset: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import { measureSufficiency, trimReport } from '@terrarium/executable-worlds';
+import { z } from 'zod';
+import { findDataset } from '../simulate/find-trajectory';
+import { loadDataset } from '../simulate/load-trajectories';
+import { simulatorTrpcError } from '../simulate/router';
+import { createRouter, researcherProcedure } from '../trpc';
+
+export const SufficiencyInput = z.object({
+  /** Dataset id or name. */
+  dataset: z.string().min(1).max(200),
+  /** Pool episodes of one image into one reconstruction (InterCode's fs_1…). */
+  pool: z.boolean().default(true),
+  /** Mismatches sent back with both texts, for the diff view; the counts always cover all. */
+  maxMismatches: z.number().int().min(0).max(2000).default(200),
+});
+
+/** Thin: loads the dataset, the reconstruction and replay live in @terrarium/executable-worlds. */
+export const worldsRouter = createRouter({
+  sufficiency: researcherProcedure.input(SufficiencyInput).query(async ({ ctx, input }) => {
+    const dataset = await findDataset(ctx.store, input.dataset).catch((error: unknown) => {
+      throw simulatorTrpcError(error);
+    });
+    const trajectories = await loadDataset(ctx.store, dataset.id);
+    const report = await measureSufficiency(trajectories, {
+      dataset: dataset.name,
+      pool: input.pool,
+    });
+    return trimReport(report, { maxMismatches: input.maxMismatches, maxChars: 4000 });
+  }),
+});

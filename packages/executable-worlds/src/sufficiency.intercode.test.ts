@@ -1,0 +1,55 @@
+import { sharedDataAvailable, UNSHIPPED_DATA_REASON } from '@terrarium/schema/testing';
+import { describe, expect, it } from 'vitest';
+import { measureSufficiency } from './sufficiency';
+import { WorkspaceReconstruction } from './terminal/reconstruct';
+import { readSharedTrajectories } from './testing/read-files';
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `sufficiency on the real InterCode bash runs ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    it('replays all 400 episodes in worlds rebuilt from them and counts exact reproductions', async () => {
+      const trajectories = await readSharedTrajectories('intercode/data/results/bash', '.json');
+      const report = await measureSufficiency(trajectories, { dataset: 'intercode/bash' });
+      const { trajectories: perTrajectory, byCommand, ...totals } = report;
+      expect(perTrajectory).toHaveLength(400);
+      expect(totals).toEqual({
+        dataset: 'intercode/bash',
+        worlds: 400,
+        skipped: 248,
+        transitions: 1829,
+        exact: 594,
+        fallback: 129,
+        mismatch: 1106,
+      });
+      expect({ echo: byCommand['echo'], find: byCommand['find'], df: byCommand['df'] }).toEqual({
+        // The harness's quote splitting emulated: `echo "…"` lines reproduce.
+        echo: { transitions: 110, exact: 94, fallback: 0, mismatch: 16 },
+        // Mostly md5sum/du/wc over files whose content no recorded step showed.
+        find: { transitions: 860, exact: 285, fallback: 0, mismatch: 575 },
+        // System state just-bash does not model: answered from the recording, marked fallback.
+        df: { transitions: 27, exact: 0, fallback: 27, mismatch: 0 },
+      });
+    }, 300_000);
+
+    it('pools what the episodes of one file system saw before they changed it', async () => {
+      const trajectories = await readSharedTrajectories(
+        'intercode/data/results/bash/gpt-4',
+        'fs_1.json',
+      );
+      const reconstruction = new WorkspaceReconstruction();
+      for (const trajectory of trajectories) reconstruction.add(trajectory);
+      const workspace = reconstruction.workspace();
+      const paths = new Set(workspace.entries.map((entry) => entry.path));
+      expect(workspace.cwd).toBe('/');
+      expect(paths.has('/testbed/Hello.java')).toBe(true);
+      expect(paths.has('/testbed/dir1/AnotherHello.java')).toBe(true);
+      expect(reconstruction.stats()).toEqual({
+        trajectories: 60,
+        stepsRead: 241,
+        files: 21,
+        filesWithContent: 0,
+        directories: 14,
+      });
+    }, 120_000);
+  },
+);

@@ -1,0 +1,221 @@
+import type { Trajectory } from '@terrarium/schema';
+import type { WorldModel } from '@terrarium/worlds';
+import { z } from 'zod';
+import { WorkspaceReconstruction } from './terminal/reconstruct';
+import { buildTerminalWorld, programsOf } from './terminal/terminal-world';
+import type { BuildTerminalWorldOptions, StepProvenance, Workspace } from './world';
+
+export const Outcome = z.enum(['exact', 'fallback', 'mismatch']);
+export type Outcome = z.infer<typeof Outcome>;
+
+export const Counts = z.object({
+  transitions: z.number().int(),
+  exact: z.number().int(),
+  fallback: z.number().int(),
+  mismatch: z.number().int(),
+});
+export type Counts = z.infer<typeof Counts>;
+
+export const TransitionCheck = z.object({
+  step: z.number().int(),
+  command: z.string(),
+  family: z.string(),
+  outcome: Outcome,
+  provenance: z.enum(['executed', 'recorded', 'world-model']),
+  expected: z.string(),
+  actual: z.string(),
+});
+export type TransitionCheck = z.infer<typeof TransitionCheck>;
+
+export const TrajectorySufficiency = Counts.extend({
+  id: z.string(),
+  /** Pool the workspace came from (InterCode's file-system image, or the trajectory itself). */
+  image: z.string(),
+  /** Only the transitions that did not reproduce exactly, with both texts, for diffing. */
+  mismatches: z.array(TransitionCheck),
+});
+export type TrajectorySufficiency = z.infer<typeof TrajectorySufficiency>;
+
+export const SufficiencyReport = Counts.extend({
+  dataset: z.string(),
+  worlds: z.number().int(),
+  /** Harness control steps left out of `transitions` (InterCode's `submit`, its parse errors). */
+  skipped: z.number().int(),
+  byCommand: z.record(z.string(), Counts),
+  trajectories: z.array(TrajectorySufficiency),
+});
+export type SufficiencyReport = z.infer<typeof SufficiencyReport>;
+
+export interface SufficiencyOptions {
+  dataset: string;
+  /**
+   * Pool episodes that started from the same image (default true): each adds what it saw of the
+   * initial workspace, as the real container was the same for all of them.
+   */
+  pool?: boolean;
+  fallback?: WorldModel;
+  /** Called after each trajectory, for progress output. */
+  onTrajectory?: (result: TrajectorySufficiency) => void;
+}
+
+function zero(): Counts {
+  return { transitions: 0, exact: 0, fallback: 0, mismatch: 0 };
+}
+
+function add(counts: Counts, outcome: Outcome): void {
+  counts.transitions++;
+  counts[outcome]++;
+}
+
+/** The image a trajectory started from: InterCode names its file system in `dataset`. */
+export function imageOf(trajectory: Trajectory): string {
+  const dataset = trajectory.metadata['dataset'];
+  return typeof dataset === 'string' ? dataset : trajectory.externalId;
+}
+
+/**
+ * The shell line of a recorded action, or null for a harness control action. InterCode's ReAct
+ * runs wrap commands as `execute[…]` and end with `submit`, which ends the episode and is not a
+ * shell command: it is left out of the counts.
+ */
+export function shellCommandOf(recorded: string): string | null {
+  const trimmed = recorded.trim();
+  if (trimmed === 'submit') return null;
+  const wrapped = /^execute\[([\s\S]*)\]$/.exec(trimmed);
+  return wrapped?.[1] ?? recorded;
+}
+
+/**
+ * Replies of the benchmark harness itself, not of the shell: InterCode's ReAct runner answers an
+ * action it could not parse with this text and never runs it.
+ */
+export function isHarnessReply(observation: string): boolean {
+  return observation.startsWith(
+    'Error executing query: Your last `execute` action did not contain',
+  );
+}
+
+/** The harness a trajectory was recorded through, so the replay sees what the agent saw. */
+export function transportFor(
+  trajectory: Trajectory,
+): NonNullable<BuildTerminalWorldOptions['transport']> {
+  // SWE-agent sessions are persistent shells; how they end outputs (newline kept or not, tty
+  // columns) differs by configuration and is not emulated.
+  return trajectory.sourceFormat === 'intercode' ? 'intercode' : 'shell';
+}
+
+function classify(provenance: StepProvenance, expected: string, actual: string): Outcome {
+  if (provenance !== 'executed') return 'fallback';
+  return expected === actual ? 'exact' : 'mismatch';
+}
+
+/**
+ * Replays each trajectory's recorded actions in its reconstructed world and counts how many
+ * recorded observations come back byte for byte (`exact`), how many the shell could not run and a
+ * fallback answered (`fallback`), and how many it ran with a different output (`mismatch`).
+ */
+export async function measureSufficiency(
+  trajectories: readonly Trajectory[],
+  options: SufficiencyOptions,
+): Promise<SufficiencyReport> {
+  const pool = options.pool ?? true;
+  const workspaces = new Map<string, Workspace>();
+  if (pool) {
+    const byImage = new Map<string, WorkspaceReconstruction>();
+    for (const trajectory of trajectories) {
+      const image = imageOf(trajectory);
+      const reconstruction = byImage.get(image) ?? new WorkspaceReconstruction();
+      byImage.set(image, reconstruction.add(trajectory));
+    }
+    for (const [image, reconstruction] of byImage)
+      workspaces.set(image, reconstruction.workspace());
+  }
+  const report: SufficiencyReport = {
+    dataset: options.dataset,
+    worlds: 0,
+    skipped: 0,
+    ...zero(),
+    byCommand: {},
+    trajectories: [],
+  };
+  for (const trajectory of trajectories) {
+    const image = pool ? imageOf(trajectory) : trajectory.externalId;
+    const world = buildTerminalWorld(trajectory, {
+      ...(pool ? { workspace: workspaces.get(image) } : {}),
+      ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
+      transport: transportFor(trajectory),
+    });
+    report.worlds++;
+    const result: TrajectorySufficiency = {
+      id: trajectory.externalId,
+      image,
+      ...zero(),
+      mismatches: [],
+    };
+    for (const step of trajectory.steps) {
+      if (step.action.type !== 'command' || step.observation === null) continue;
+      const command = shellCommandOf(step.action.command);
+      if (command === null || isHarnessReply(step.observation.content)) {
+        report.skipped++;
+        continue;
+      }
+      const stepped = await world.step({ ...step.action, command });
+      const expected = step.observation.content;
+      const actual = stepped.observation.content;
+      const outcome = classify(stepped.provenance, expected, actual);
+      const family = programsOf(command)[0] ?? '';
+      add(result, outcome);
+      add(report, outcome);
+      const familyCounts = report.byCommand[family] ?? zero();
+      add(familyCounts, outcome);
+      report.byCommand[family] = familyCounts;
+      if (outcome !== 'exact') {
+        result.mismatches.push({
+          step: step.index,
+          command,
+          family,
+          outcome,
+          provenance: stepped.provenance,
+          expected,
+          actual,
+        });
+      }
+    }
+    report.trajectories.push(result);
+    options.onTrajectory?.(result);
+  }
+  return report;
+}
+
+export interface TrimOptions {
+  /** Mismatch and fallback records kept over the whole report (counts stay complete). */
+  maxMismatches: number;
+  /** Longest expected/actual text kept; longer ones are cut with a marker. */
+  maxChars: number;
+}
+
+function cut(text: string, maxChars: number): string {
+  return text.length <= maxChars
+    ? text
+    : `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)`;
+}
+
+/** A report small enough to send: the counts whole, the first mismatches with bounded texts. */
+export function trimReport(report: SufficiencyReport, options: TrimOptions): SufficiencyReport {
+  let left = options.maxMismatches;
+  return {
+    ...report,
+    trajectories: report.trajectories.map((trajectory) => {
+      const kept = trajectory.mismatches.slice(0, Math.max(0, left));
+      left -= kept.length;
+      return {
+        ...trajectory,
+        mismatches: kept.map((check) => ({
+          ...check,
+          expected: cut(check.expected, options.maxChars),
+          actual: cut(check.actual, options.maxChars),
+        })),
+      };
+    }),
+  };
+}

@@ -1,0 +1,174 @@
+import type { Action, Trajectory } from '@terrarium/schema';
+import { describe, expect, it } from 'vitest';
+import type { Workspace } from '../world';
+import { buildTerminalWorld, createTerminalWorld } from './terminal-world';
+
+const bash = (command: string): Action => ({ type: 'command', command, interpreter: 'bash' });
+
+const WORKSPACE: Workspace = {
+  cwd: '/repo',
+  env: { HOME: '/root' },
+  entries: [
+    { path: '/repo/a.txt', content: 'alpha\nbeta\n' },
+    { path: '/repo/src', content: null },
+    { path: '/repo/src/main.py', content: 'print(1)\n' },
+  ],
+};
+
+async function run(world: ReturnType<typeof createTerminalWorld>, commands: string[]) {
+  const out: string[] = [];
+  for (const command of commands) out.push((await world.step(bash(command))).observation.content);
+  return out;
+}
+
+describe('terminal world (just-bash over a copy-on-write FS)', () => {
+  it('runs commands against the workspace and tracks cwd and exports across steps', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    expect(
+      await run(world, ['cat a.txt', 'ls', 'cd src && pwd', 'pwd', 'export X=7', 'echo $X']),
+    ).toEqual(['alpha\nbeta\n', 'a.txt\nsrc\n', '/repo/src\n', '/repo/src\n', '', '7\n']);
+    expect(world.cwd()).toBe('/repo/src');
+    expect(world.env()['X']).toBe('7');
+    expect(world.steps).toBe(6);
+  });
+
+  it('applies shell side effects: redirections, sed -i, mv, cp, rm', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    await run(world, [
+      'echo new > b.txt',
+      'sed -i s/alpha/ALPHA/ a.txt',
+      'cp a.txt c.txt',
+      'mv b.txt src/',
+      'rm src/main.py',
+    ]);
+    expect(world.files()).toEqual(['/repo/a.txt', '/repo/c.txt', '/repo/src/b.txt']);
+    expect(world.readFile('/repo/c.txt')).toBe('ALPHA\nbeta\n');
+    expect(world.readFile('/repo/src/b.txt')).toBe('new\n');
+    expect(world.readFile('/repo/src/main.py')).toBeNull();
+  });
+
+  it('a fork continues identically under the same actions and never leaks into its parent', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    await run(world, ['cd src', 'echo one >> log']);
+    const fork = world.fork();
+    const script = ['echo two >> log', 'cat log', 'ls -la', 'wc -l log', 'cd .. && ls'];
+    const [fromParent, fromFork] = [await run(world, script), await run(fork, script)];
+    expect(fromFork).toEqual(fromParent);
+    expect(fromParent[1]).toBe('one\ntwo\n');
+    await fork.step(bash('rm src/log; echo forked > only-in-fork'));
+    expect(world.readFile('/repo/src/log')).toBe('one\ntwo\n');
+    expect(world.readFile('/repo/only-in-fork')).toBeNull();
+    expect(fork.readFile('/repo/only-in-fork')).toBe('forked\n');
+    expect(fork.readFile('/repo/src/log')).toBeNull();
+  });
+
+  it('restores a snapshot (files, cwd, env, step count) and stays restorable', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    await world.step(bash('echo kept > k'));
+    const snapshot = world.snapshot();
+    await run(world, ['rm a.txt', 'cd src', 'export Y=1', 'echo lost > k']);
+    world.restore(snapshot);
+    expect(world.readFile('/repo/a.txt')).toBe('alpha\nbeta\n');
+    expect(world.readFile('/repo/k')).toBe('kept\n');
+    expect(world.cwd()).toBe('/repo');
+    expect(world.env()['Y']).toBeUndefined();
+    expect(world.steps).toBe(1);
+    await world.step(bash('echo again > k'));
+    world.restore(snapshot);
+    expect(world.readFile('/repo/k')).toBe('kept\n');
+    expect(() => createTerminalWorld('other', WORKSPACE).restore(snapshot)).toThrow(
+      /cannot restore/,
+    );
+  });
+
+  it('reset goes back to the reconstructed workspace', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    await run(world, ['rm -r src', 'cd /']);
+    await world.reset();
+    expect(world.files()).toEqual(['/repo/a.txt', '/repo/src/main.py']);
+    expect(world.cwd()).toBe('/repo');
+    expect(world.steps).toBe(0);
+  });
+
+  it('answers programs the shell cannot run from the recording, marked as such', async () => {
+    const trajectory: Trajectory = {
+      externalId: 'rec',
+      sourceFormat: 'swe-agent',
+      sourceBenchmark: null,
+      domain: 'swe',
+      task: null,
+      systemPrompt: null,
+      tools: [],
+      toolsInferred: true,
+      agentModel: null,
+      outcome: { reward: null, success: null },
+      steps: [
+        {
+          index: 0,
+          actor: 'agent',
+          action: bash('python main.py'),
+          observation: { kind: 'terminal', content: '1\n', callId: null },
+          reasoning: null,
+          reward: null,
+          timing: null,
+          metadata: {},
+        },
+      ],
+      metadata: {},
+      source: { file: 'x', line: null, record: null },
+    };
+    const world = buildTerminalWorld(trajectory, { workspace: WORKSPACE });
+    expect(await world.step(bash('python main.py'))).toEqual({
+      observation: { kind: 'terminal', content: '1\n', callId: null },
+      exitCode: null,
+      provenance: 'recorded',
+      detail: { reason: 'unsupported-command:python' },
+    });
+    const unknown = await world.step(bash('git status'));
+    expect(unknown.provenance).toBe('world-model');
+    expect(unknown.observation.kind).toBe('error');
+  });
+
+  it('reproduces the InterCode harness: quote splitting, fresh process per action, cd bookkeeping', async () => {
+    const world = createTerminalWorld('ic', { ...WORKSPACE, cwd: '/' }, { transport: 'intercode' });
+    expect(
+      await run(world, [
+        'echo "If you have more"',
+        'echo "don\'t"',
+        'export Z=1; echo $Z',
+        'echo $Z',
+        'cd repo/src',
+        'ls',
+      ]),
+    ).toEqual(['If\n', 'Malformed command', '1\n', '\n', '', 'main.py\n']);
+    expect(world.cwd()).toBe('/repo/src');
+  });
+
+  it('memoized transitions equal shell-run ones, across resets and forks', async () => {
+    const script = [
+      'echo a >> log',
+      'cat log',
+      'cd src',
+      'ls',
+      'cd ..',
+      'echo a >> log',
+      'wc -l log',
+      'export V=1',
+      'echo $V',
+    ];
+    const plain = createTerminalWorld('m', WORKSPACE, { memoize: false });
+    const memo = createTerminalWorld('m', WORKSPACE);
+    const expected = await run(plain, script);
+    for (let round = 0; round < 3; round++) {
+      await memo.reset();
+      expect(await run(memo, script)).toEqual(expected);
+      expect(memo.readFile('/repo/log')).toBe('a\na\n');
+      expect(memo.env()['V']).toBe('1');
+    }
+    // A fork shares the memo; its own later changes are still its own.
+    await memo.reset();
+    const fork = memo.fork();
+    expect(await run(fork, script)).toEqual(expected);
+    expect(memo.readFile('/repo/log')).toBeNull();
+  });
+});

@@ -1,0 +1,531 @@
+import type { Action, JsonValue, Observation, Trajectory } from '@terrarium/schema';
+import { actionKey, type Transition, type WorldModel } from '@terrarium/worlds';
+import { Bash } from 'just-bash';
+import type {
+  BuildTerminalWorldOptions,
+  StepProvenance,
+  TerminalWorld,
+  Workspace,
+  WorldSnapshot,
+  WorldStepResult,
+} from '../world';
+import { CowFs, type CowCapture, type CowEntry } from './cow-fs';
+import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-transport';
+import { reconstructWorkspace } from './reconstruct';
+import { parseLine } from './shell-words';
+
+/**
+ * Programs just-bash has no real implementation of (interpreters, VCS, compilers, package managers,
+ * network, system state). Their output cannot come from the virtual FS, so they go to the fallback
+ * before running: executing them would only print "command not found".
+ */
+export const UNSUPPORTED_PROGRAMS: ReadonlySet<string> = new Set([
+  'python',
+  'python3',
+  'pip',
+  'pip3',
+  'git',
+  'gcc',
+  'g++',
+  'cc',
+  'make',
+  'cargo',
+  'go',
+  'java',
+  'javac',
+  'node',
+  'npm',
+  'yarn',
+  'apt',
+  'apt-get',
+  'yum',
+  'curl',
+  'wget',
+  'ping',
+  'dig',
+  'nslookup',
+  'ssh',
+  'sudo',
+  'ps',
+  'top',
+  'kill',
+  'mount',
+  'df',
+  'free',
+  'uptime',
+  'who',
+  'w',
+  'last',
+  'ifconfig',
+  'ip',
+  'netstat',
+  'systemctl',
+  'service',
+  'man',
+  'pytest',
+]);
+
+const DEFAULT_MAX_COMMANDS = 10_000;
+
+/** Paths the world or just-bash provide (devices, command stubs), not part of the workspace. */
+const SYSTEM_PATH = /^\/(dev|proc|sys|bin|usr\/bin)(\/|$)/;
+
+/** Recorded observations per action key, in order: identical calls get the recorded answers. */
+type RecordedTable = ReadonlyMap<string, readonly Observation[]>;
+
+interface Internal {
+  fs: CowCapture;
+  cwd: string;
+  env: Record<string, string>;
+  steps: number;
+  recordedUse: Map<string, number>;
+  history: Transition[];
+}
+
+/** Snapshot internals live here, so the snapshot object itself stays opaque to callers. */
+const SNAPSHOTS = new WeakMap<WorldSnapshot, Internal>();
+
+function initialFs(workspace: Workspace): CowFs {
+  const fs = new CowFs();
+  for (const entry of workspace.entries) {
+    if (entry.content === null) fs.mkdirSync(entry.path);
+    else fs.writeFileSync(entry.path, entry.content);
+  }
+  fs.mkdirSync(workspace.cwd);
+  // What every Linux box has and shell lines rely on (`2>/dev/null`, scratch files in /tmp).
+  fs.mkdirSync('/tmp');
+  fs.writeFileSync('/dev/null', '');
+  return fs;
+}
+
+function recordedTable(trajectory: Trajectory | null): RecordedTable {
+  const table = new Map<string, Observation[]>();
+  for (const step of trajectory?.steps ?? []) {
+    if (step.observation === null) continue;
+    const key = actionKey(step.action);
+    const list = table.get(key) ?? [];
+    list.push(step.observation);
+    table.set(key, list);
+  }
+  return table;
+}
+
+/** The first program of each simple command of a line, for the unsupported check and reports. */
+export function programsOf(command: string): string[] {
+  return parseLine(command).commands.map((simple) => {
+    const words = simple.words.filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+    return words[0] ?? '';
+  });
+}
+
+/** A step already taken from the same state: its answer and what it changed. */
+interface Memo {
+  result: WorldStepResult;
+  changes: readonly (readonly [string, CowEntry | null])[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Actions whose output depends on more than the state (clock, randomness, process ids): never
+ * memoized. Everything else the shell runs is a function of (files, cwd, env, command).
+ */
+const NONDETERMINISTIC =
+  /\b(date|shuf|mktemp|uptime|sleep|time|timeout|hostname)\b|\$(RANDOM|SRANDOM|BASHPID|SECONDS|EPOCH\w*|\$)|\/dev\/u?random|\/proc\//;
+
+/** Bound on memoized transitions per world lineage (each holds one answer and one change list). */
+const MAX_MEMOS = 200_000;
+
+/** Transitions kept as context for the world-model fallback. */
+const MAX_HISTORY = 64;
+
+interface Shared {
+  id: string;
+  initial: CowCapture;
+  workspace: Workspace;
+  recorded: RecordedTable;
+  fallback: WorldModel | null;
+  trajectory: Trajectory | null;
+  maxCommandCount: number;
+  transport: NonNullable<BuildTerminalWorldOptions['transport']>;
+  /** Shared by a world and all its forks: same state + same action = same transition. */
+  memos: Map<string, Memo> | null;
+  /** Per distinct action line: the first program the shell cannot run, or null. */
+  unsupported: Map<string, string | null>;
+}
+
+class JustBashTerminalWorld implements TerminalWorld {
+  readonly kind = 'terminal';
+  private bash: Bash | null = null;
+  private fs: CowFs;
+  private currentCwd: string;
+  private currentEnv: Record<string, string>;
+  private stepCount: number;
+  private recordedUse: Map<string, number>;
+  private history: Transition[];
+
+  constructor(
+    private readonly shared: Shared,
+    from: Internal,
+  ) {
+    this.fs = new CowFs(from.fs);
+    this.currentCwd = from.cwd;
+    this.currentEnv = { ...from.env };
+    this.stepCount = from.steps;
+    this.recordedUse = new Map(from.recordedUse);
+    this.history = [...from.history];
+  }
+
+  get id(): string {
+    return this.shared.id;
+  }
+
+  get steps(): number {
+    return this.stepCount;
+  }
+
+  /** Created on first use: a fork that never steps costs no shell (fork cost stays a Map copy). */
+  private shell(): Bash {
+    this.bash ??= new Bash({
+      fs: this.fs,
+      cwd: this.currentCwd,
+      env: this.currentEnv,
+      executionLimits: { maxCommandCount: this.shared.maxCommandCount, maxLoopIterations: 10_000 },
+      // `sleep` must not wait for real: steps are in-process and a rollout runs millions of them.
+      sleep: () => Promise.resolve(),
+    });
+    return this.bash;
+  }
+
+  async reset(): Promise<Observation> {
+    this.restoreInternal({
+      fs: this.shared.initial,
+      cwd: this.shared.workspace.cwd,
+      env: this.shared.workspace.env,
+      steps: 0,
+      recordedUse: new Map(),
+      history: [],
+    });
+    return { kind: 'terminal', content: '', callId: null };
+  }
+
+  async step(action: Action): Promise<WorldStepResult> {
+    const result = await this.run(action);
+    this.stepCount++;
+    this.history.push({ action, observation: result.observation });
+    if (this.history.length > MAX_HISTORY)
+      this.history.splice(0, this.history.length - MAX_HISTORY);
+    return result;
+  }
+
+  private async run(action: Action): Promise<WorldStepResult> {
+    const command =
+      action.type === 'command'
+        ? action.command
+        : action.type === 'keystrokes'
+          ? action.keys
+          : null;
+    if (
+      command === null ||
+      (action.type === 'command' && action.interpreter !== null && action.interpreter !== 'bash')
+    ) {
+      return this.fallbackFor(action, 'not-a-shell-command');
+    }
+    let script = command;
+    let cwd = this.currentCwd;
+    let nextCwd: string | null = null;
+    let arg0 = 'bash';
+    const intercode = this.shared.transport === 'intercode';
+    if (intercode) {
+      const plan = planIntercodeAction(command, this.currentCwd);
+      if (plan.kind === 'malformed') {
+        const observation: Observation = {
+          kind: 'terminal',
+          content: 'Malformed command',
+          callId: null,
+        };
+        return {
+          observation,
+          exitCode: null,
+          provenance: 'executed',
+          detail: { reason: 'harness-split-failed' },
+        };
+      }
+      ({ script, cwd, nextCwd, arg0 } = plan);
+    }
+    const unsupported = this.unsupportedIn(script);
+    if (unsupported !== undefined)
+      return this.fallbackFor(action, `unsupported-command:${unsupported}`);
+    const memos = this.shared.memos;
+    const memoKey =
+      memos !== null && !NONDETERMINISTIC.test(script) ? this.memoKey(script, cwd) : null;
+    if (memoKey !== null) {
+      const memo = memos?.get(memoKey);
+      if (memo !== undefined) {
+        this.fs.applyChanges(memo.changes);
+        this.currentCwd = memo.cwd;
+        if (memo.env !== this.currentEnv) this.envKey = null;
+        this.currentEnv = memo.env;
+        return memo.result;
+      }
+    }
+    const result = await this.execute(script, cwd, nextCwd, arg0, action);
+    if (memoKey !== null && memos !== null && result.memo !== null) {
+      if (memos.size >= MAX_MEMOS) memos.clear();
+      memos.set(memoKey, result.memo);
+    }
+    return result.step;
+  }
+
+  private envKey: string | null = null;
+
+  /** The first program the shell cannot run, parsed once per distinct line (rollouts repeat lines). */
+  private unsupportedIn(script: string): string | undefined {
+    const cache = this.shared.unsupported;
+    if (cache.has(script)) return cache.get(script) ?? undefined;
+    const found = programsOf(script).find((program) => UNSUPPORTED_PROGRAMS.has(program));
+    if (cache.size >= MAX_MEMOS) cache.clear();
+    cache.set(script, found ?? null);
+    return found;
+  }
+
+  private memoKey(script: string, cwd: string): string {
+    const print = this.fs.fingerprint();
+    // The env only changes on `export`/assignments: serialized once per change, not per step.
+    this.envKey ??= JSON.stringify(this.currentEnv);
+    return `${print.a}:${print.b}\u0001${cwd}\u0001${this.envKey}\u0001${script}`;
+  }
+
+  private async execute(
+    script: string,
+    cwd: string,
+    nextCwd: string | null,
+    arg0: string,
+    action: Action,
+  ): Promise<{ step: WorldStepResult; memo: Memo | null }> {
+    const intercode = this.shared.transport === 'intercode';
+    const shell = this.shell();
+    let out;
+    this.fs.startRecording();
+    try {
+      // One stream, as a terminal shows it: stderr lines interleave with stdout in the order
+      // written (`exec 2>&1` does, a `{ …; } 2>&1` group does not in just-bash). Same line, so
+      // line numbers in messages stay those of the action.
+      out = await shell.exec(`exec 2>&1; ${script}`, {
+        cwd,
+        env: this.shared.transport === 'intercode' ? this.shared.workspace.env : this.currentEnv,
+        replaceEnv: true,
+      });
+    } catch (error) {
+      // A file-system error a just-bash command did not catch: shown the way a shell would.
+      const message = error instanceof Error ? error.message : String(error);
+      const content = redirectMessage(message, arg0) ?? `${arg0}: ${message}\n`;
+      this.fs.stopRecording();
+      const step: WorldStepResult = {
+        observation: { kind: 'terminal', content, callId: null },
+        exitCode: 1,
+        provenance: 'executed',
+        detail: { reason: 'uncaught-error' },
+      };
+      return { step, memo: null };
+    }
+    const changes = this.fs.stopRecording();
+    if (out.exitCode === 127 && /command not (found|available)/.test(out.stdout + out.stderr)) {
+      return { step: await this.fallbackFor(action, 'command-not-found'), memo: null };
+    }
+    if (this.shared.transport === 'intercode') {
+      // A fresh process per action: only the harness's own `cd` bookkeeping survives it.
+      if (nextCwd !== null && out.exitCode === 0) this.currentCwd = nextCwd;
+    } else {
+      this.currentEnv = { ...out.env };
+      this.envKey = null;
+      this.currentCwd = out.env['PWD'] ?? this.currentCwd;
+    }
+    const printed = out.stdout + out.stderr;
+    const step: WorldStepResult = {
+      observation: {
+        kind: 'terminal',
+        content: intercode ? bashMessages(printed, script, arg0) : printed,
+        callId: null,
+      },
+      exitCode: out.exitCode,
+      provenance: 'executed',
+    };
+    return { step, memo: { result: step, changes, cwd: this.currentCwd, env: this.currentEnv } };
+  }
+
+  /**
+   * The file-system effect of SWE-agent's `create FILE` (an ACI tool, not a shell program): the
+   * file exists afterwards, so later `ls`/`rm`/`cat` in the shell see it. Its answer still comes
+   * from the fallback; its content (none yet) needs no guess.
+   */
+  private applyToolEffect(action: Action): void {
+    if (action.type !== 'command') return;
+    const words = parseLine(action.command).commands[0]?.words ?? [];
+    const target = words[1];
+    if (words[0] !== 'create' || words.length !== 2 || target === undefined) return;
+    const path = this.fs.resolvePath(this.currentCwd, target);
+    if (this.fs.readTextSync(path) === null) this.fs.writeFileSync(path, '');
+  }
+
+  private async fallbackFor(action: Action, reason: string): Promise<WorldStepResult> {
+    this.applyToolEffect(action);
+    const key = actionKey(action);
+    const recorded = this.shared.recorded.get(key);
+    const used = this.recordedUse.get(key) ?? 0;
+    const detail: { [key: string]: JsonValue } = { reason };
+    if (recorded !== undefined && recorded.length > 0) {
+      this.recordedUse.set(key, used + 1);
+      const observation = recorded[Math.min(used, recorded.length - 1)];
+      if (observation !== undefined)
+        return { observation, exitCode: null, provenance: 'recorded', detail };
+    }
+    const model = this.shared.fallback;
+    if (model === null) {
+      const content = `${reason}: no recorded response and no world model configured\n`;
+      return {
+        observation: { kind: 'error', content, callId: null },
+        exitCode: null,
+        provenance: 'world-model',
+        detail,
+      };
+    }
+    const trajectory = this.shared.trajectory;
+    const prediction = await model.predict(
+      {
+        domain: trajectory?.domain ?? 'terminal',
+        task: trajectory?.task ?? null,
+        systemPrompt: trajectory?.systemPrompt ?? null,
+        tools: trajectory?.tools ?? [],
+      },
+      this.history,
+      action,
+    );
+    const provenance: StepProvenance = 'world-model';
+    return {
+      observation: prediction.observation,
+      exitCode: null,
+      provenance,
+      detail: { ...detail, backend: prediction.provenance.backend },
+    };
+  }
+
+  private internal(): Internal {
+    return {
+      fs: this.fs.capture(),
+      cwd: this.currentCwd,
+      env: { ...this.currentEnv },
+      steps: this.stepCount,
+      recordedUse: new Map(this.recordedUse),
+      history: [...this.history],
+    };
+  }
+
+  private restoreInternal(from: Internal): void {
+    this.fs.restoreEntries(from.fs);
+    this.currentCwd = from.cwd;
+    this.currentEnv = { ...from.env };
+    this.envKey = null;
+    this.stepCount = from.steps;
+    this.recordedUse = new Map(from.recordedUse);
+    this.history = [...from.history];
+  }
+
+  snapshot(): WorldSnapshot {
+    const snapshot: WorldSnapshot = Object.freeze({
+      kind: 'terminal',
+      worldId: this.id,
+      steps: this.stepCount,
+    });
+    SNAPSHOTS.set(snapshot, this.internal());
+    return snapshot;
+  }
+
+  restore(snapshot: WorldSnapshot): void {
+    const internal = SNAPSHOTS.get(snapshot);
+    if (internal === undefined || snapshot.worldId !== this.id) {
+      throw new Error(`snapshot of world ${snapshot.worldId} cannot restore world ${this.id}`);
+    }
+    this.restoreInternal(internal);
+  }
+
+  fork(): TerminalWorld {
+    return new JustBashTerminalWorld(this.shared, this.internal());
+  }
+
+  state(): { [key: string]: JsonValue } {
+    return {
+      id: this.id,
+      cwd: this.currentCwd,
+      steps: this.stepCount,
+      files: this.files().length,
+      bytes: this.fs.totalBytes(),
+    };
+  }
+
+  cwd(): string {
+    return this.currentCwd;
+  }
+
+  env(): Record<string, string> {
+    return { ...this.currentEnv };
+  }
+
+  files(): string[] {
+    return this.fs
+      .getAllPaths()
+      .filter((path) => !SYSTEM_PATH.test(path) && this.fs.readTextSync(path) !== null);
+  }
+
+  readFile(path: string): string | null {
+    return this.fs.readTextSync(path);
+  }
+}
+
+function open(
+  id: string,
+  workspace: Workspace,
+  trajectory: Trajectory | null,
+  options: BuildTerminalWorldOptions,
+): TerminalWorld {
+  const fs = initialFs(workspace);
+  const initial = fs.capture();
+  const shared: Shared = {
+    id,
+    initial,
+    workspace,
+    recorded: recordedTable(trajectory),
+    fallback: options.fallback ?? null,
+    trajectory,
+    maxCommandCount: options.maxCommandCount ?? DEFAULT_MAX_COMMANDS,
+    transport: options.transport ?? 'shell',
+    memos: options.memoize === false ? null : new Map(),
+    unsupported: new Map(),
+  };
+  return new JustBashTerminalWorld(shared, {
+    fs: initial,
+    cwd: workspace.cwd,
+    env: workspace.env,
+    steps: 0,
+    recordedUse: new Map(),
+    history: [],
+  });
+}
+
+/** Reconstruct a terminal/SWE trajectory's starting workspace and open a world on it. */
+export function buildTerminalWorld(
+  trajectory: Trajectory,
+  options: BuildTerminalWorldOptions = {},
+): TerminalWorld {
+  const workspace = options.workspace ?? reconstructWorkspace(trajectory);
+  return open(trajectory.externalId, workspace, trajectory, options);
+}
+
+/** Open a terminal world on a given workspace (tasks, sampled parameters, tests). */
+export function createTerminalWorld(
+  id: string,
+  workspace: Workspace,
+  options: Omit<BuildTerminalWorldOptions, 'workspace'> = {},
+): TerminalWorld {
+  return open(id, workspace, null, options);
+}

@@ -1,0 +1,277 @@
+import type { Action, JsonValue, Observation, Trajectory } from '@terrarium/schema';
+import type { Transition, WorldModel } from '@terrarium/worlds';
+import type { World, WorldSnapshot, WorldStepResult } from '../world';
+import {
+  executeRead,
+  learnReadMappings,
+  type ReadMapping,
+  type RecordedToolCall,
+  type ToolDatabase,
+} from './learn-reads';
+
+export interface ToolWorld extends World {
+  readonly kind: 'tool';
+  fork(): ToolWorld;
+  /** The learned read-only tools (tool → argument → table). */
+  readMappings(): ReadMapping[];
+  /** Records an unmodelled write may have changed (`table/key`), sorted: reads of them fall back. */
+  staleRecords(): string[];
+}
+
+export interface ToolWorldOptions {
+  /** Recorded calls answered verbatim when called again identically (default none). */
+  recorded?: readonly RecordedToolCall[];
+  /** Read mappings; default: learned from `recorded`, or from `learnFrom` when given. */
+  mappings?: readonly ReadMapping[];
+  /** Recorded calls to learn mappings from (e.g. a whole dataset) without answering them verbatim. */
+  learnFrom?: readonly RecordedToolCall[];
+  /** Answers what neither the recording nor the state can; default: an error observation. */
+  fallback?: WorldModel;
+  /** Source trajectory, for the world model's context. */
+  trajectory?: Trajectory;
+}
+
+interface Mutable {
+  steps: number;
+  stale: ReadonlySet<string>;
+  recordedUse: ReadonlyMap<string, number>;
+  history: readonly Transition[];
+}
+
+const SNAPSHOTS = new WeakMap<WorldSnapshot, Mutable>();
+
+function canonical(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value).toSorted();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k] ?? null)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function callKey(name: string, args: JsonValue): string {
+  return `${name}\u0000${canonical(args)}`;
+}
+
+function stringsIn(value: JsonValue): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/** The tool calls of a trajectory that have a recorded answer, in order. */
+export function recordedToolCalls(trajectory: Trajectory): RecordedToolCall[] {
+  return trajectory.steps.flatMap((step) =>
+    step.action.type === 'tool_call' && step.observation !== null
+      ? [
+          {
+            name: step.action.name,
+            arguments: step.action.arguments,
+            observation: step.observation.content,
+          },
+        ]
+      : [],
+  );
+}
+
+class StateToolWorld implements ToolWorld {
+  readonly kind = 'tool';
+  private now: Mutable;
+
+  constructor(
+    readonly id: string,
+    private readonly database: ToolDatabase,
+    private readonly mappings: ReadonlyMap<string, ReadMapping>,
+    private readonly recorded: ReadonlyMap<string, readonly string[]>,
+    private readonly options: ToolWorldOptions,
+    from?: Mutable,
+  ) {
+    this.now = from ?? { steps: 0, stale: new Set(), recordedUse: new Map(), history: [] };
+  }
+
+  get steps(): number {
+    return this.now.steps;
+  }
+
+  async reset(): Promise<Observation> {
+    this.now = { steps: 0, stale: new Set(), recordedUse: new Map(), history: [] };
+    return { kind: 'text', content: '', callId: null };
+  }
+
+  async step(action: Action): Promise<WorldStepResult> {
+    const result = await this.answer(action);
+    this.now = {
+      ...this.now,
+      steps: this.now.steps + 1,
+      history: [...this.now.history, { action, observation: result.observation }],
+    };
+    return result;
+  }
+
+  private async answer(action: Action): Promise<WorldStepResult> {
+    if (action.type !== 'tool_call') return this.fallbackFor(action, 'not-a-tool-call');
+    const mapping = this.mappings.get(action.name);
+    if (mapping === undefined) this.markStale(action.arguments);
+    const key = callKey(action.name, action.arguments);
+    const recorded = this.recorded.get(key);
+    if (recorded !== undefined && recorded.length > 0) {
+      const used = this.now.recordedUse.get(key) ?? 0;
+      this.now = { ...this.now, recordedUse: new Map([...this.now.recordedUse, [key, used + 1]]) };
+      const content = recorded[Math.min(used, recorded.length - 1)] ?? '';
+      return {
+        observation: { kind: 'text', content, callId: action.callId },
+        exitCode: null,
+        provenance: 'recorded',
+      };
+    }
+    if (mapping === undefined) return this.fallbackFor(action, 'no-read-mapping');
+    const args = action.arguments;
+    const selected =
+      typeof args === 'object' && args !== null && !Array.isArray(args)
+        ? args[mapping.argument]
+        : undefined;
+    if (typeof selected !== 'string') return this.fallbackFor(action, 'missing-argument');
+    if (this.now.stale.has(`${mapping.table}/${selected}`))
+      return this.fallbackFor(action, 'changed-by-unmodelled-write');
+    const content = executeRead(this.database, mapping, args);
+    if (content === null) return this.fallbackFor(action, 'key-not-in-state');
+    return {
+      observation: { kind: 'text', content, callId: action.callId },
+      exitCode: null,
+      provenance: 'executed',
+      detail: { table: mapping.table, key: selected },
+    };
+  }
+
+  /** A write we cannot apply: every record its arguments name may have changed. */
+  private markStale(args: JsonValue): void {
+    const touched = stringsIn(args).flatMap((key) =>
+      Object.entries(this.database).flatMap(([table, rows]) =>
+        rows[key] === undefined ? [] : [`${table}/${key}`],
+      ),
+    );
+    if (touched.length > 0)
+      this.now = { ...this.now, stale: new Set([...this.now.stale, ...touched]) };
+  }
+
+  private async fallbackFor(action: Action, reason: string): Promise<WorldStepResult> {
+    const callId = action.type === 'tool_call' ? action.callId : null;
+    const model = this.options.fallback;
+    if (model === undefined) {
+      return {
+        observation: {
+          kind: 'error',
+          content: `${reason}: no recorded response and no world model configured`,
+          callId,
+        },
+        exitCode: null,
+        provenance: 'world-model',
+        detail: { reason },
+      };
+    }
+    const trajectory = this.options.trajectory;
+    const prediction = await model.predict(
+      {
+        domain: 'tool',
+        task: trajectory?.task ?? null,
+        systemPrompt: trajectory?.systemPrompt ?? null,
+        tools: trajectory?.tools ?? [],
+      },
+      [...this.now.history],
+      action,
+    );
+    return {
+      observation: prediction.observation,
+      exitCode: null,
+      provenance: 'world-model',
+      detail: { reason, backend: prediction.provenance.backend },
+    };
+  }
+
+  snapshot(): WorldSnapshot {
+    const snapshot: WorldSnapshot = { kind: 'tool', worldId: this.id, steps: this.now.steps };
+    SNAPSHOTS.set(snapshot, this.now);
+    return snapshot;
+  }
+
+  restore(snapshot: WorldSnapshot): void {
+    const saved = SNAPSHOTS.get(snapshot);
+    if (saved === undefined || snapshot.worldId !== this.id)
+      throw new Error(`snapshot of another world (${snapshot.worldId}) cannot restore ${this.id}`);
+    this.now = saved;
+  }
+
+  fork(): ToolWorld {
+    // The database is never written and `now` is replaced, never mutated: sharing both is safe.
+    return new StateToolWorld(
+      this.id,
+      this.database,
+      this.mappings,
+      this.recorded,
+      this.options,
+      this.now,
+    );
+  }
+
+  state(): { [key: string]: JsonValue } {
+    const tables: { [key: string]: JsonValue } = {};
+    for (const [table, rows] of Object.entries(this.database))
+      tables[table] = Object.keys(rows).length;
+    return {
+      steps: this.now.steps,
+      tables,
+      readTools: [...this.mappings.keys()],
+      staleRecords: this.staleRecords(),
+    };
+  }
+
+  readMappings(): ReadMapping[] {
+    return [...this.mappings.values()];
+  }
+
+  staleRecords(): string[] {
+    return [...this.now.stale].toSorted();
+  }
+}
+
+/**
+ * A tool world over a benchmark database (e.g. tau-bench airline's users/reservations/flights):
+ * identical recorded calls get their recorded answer; learned read-only tools are executed against
+ * the state; the rest (writes, searches, unknown keys) go to the world model, marked so. Writes are
+ * not applied: the records they name are marked stale and reads of them fall back.
+ */
+export function createToolWorld(
+  id: string,
+  database: ToolDatabase,
+  options: ToolWorldOptions = {},
+): ToolWorld {
+  const recordedCalls = options.recorded ?? [];
+  const mappings =
+    options.mappings ?? learnReadMappings(database, options.learnFrom ?? recordedCalls);
+  const recorded = new Map<string, string[]>();
+  for (const call of recordedCalls) {
+    const key = callKey(call.name, call.arguments);
+    recorded.set(key, [...(recorded.get(key) ?? []), call.observation]);
+  }
+  return new StateToolWorld(
+    id,
+    database,
+    new Map(mappings.map((m) => [m.tool, m])),
+    recorded,
+    options,
+  );
+}
+
+/** A tool world for one trajectory: its calls are the recording (and, by default, the lessons). */
+export function buildToolWorld(
+  trajectory: Trajectory,
+  database: ToolDatabase,
+  options: Omit<ToolWorldOptions, 'recorded' | 'trajectory'> = {},
+): ToolWorld {
+  return createToolWorld(trajectory.externalId, database, {
+    ...options,
+    recorded: recordedToolCalls(trajectory),
+    trajectory,
+  });
+}
