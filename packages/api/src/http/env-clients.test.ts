@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { openStore, type Store } from '@terrarium/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createApiRequestHandler } from './api-routes';
+
+const TOKEN = 'env-clients-token-0123456789';
+const SCRIPT = fileURLToPath(
+  new URL('../../../../examples/python/check_clients.py', import.meta.url),
+);
+
+function runPython(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [SCRIPT], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const Report = z.object({
+  gymnasium: z.object({
+    check_env: z.string(),
+    reward: z.number(),
+    terminated: z.boolean(),
+    truncated: z.boolean(),
+    fork_same: z.boolean(),
+  }),
+  verl: z.object({ outputs: z.array(z.string()), reward: z.number() }),
+  openrlhf: z.object({
+    prompt: z.string(),
+    feedback: z.string(),
+    reward: z.number(),
+    done: z.boolean(),
+  }),
+  skyrl: z.object({ prompt_turns: z.number(), reward: z.number(), done: z.boolean() }),
+});
+
+/**
+ * The Python clients in examples/python against a real server: the Gymnasium Env through
+ * gymnasium's own check_env (CI installs gymnasium), and the verl, OpenRLHF and SkyRL-gym adapters
+ * through their import-free stand-ins (those libraries are not installable here).
+ */
+describe('examples/python clients against a live environment server', () => {
+  let store: Store;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const answer = createApiRequestHandler({ store, token: TOKEN, allowedHosts: ['127.0.0.1'] });
+    server = createServer((request, response) => {
+      if (!answer(request, response)) response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    url = `http://127.0.0.1:${address.port}`;
+  }, 60_000);
+  afterAll(async () => {
+    await new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
+    await store.close();
+  });
+
+  it('passes check_env, and every adapter solves the builtin task with reward 1', async () => {
+    const { code, stdout, stderr } = await runPython({
+      TERRARIUM_URL: url,
+      TERRARIUM_TOKEN: TOKEN,
+    });
+    // stderr in the comparison, so a failure shows Python's traceback.
+    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+    const report = Report.parse(JSON.parse(stdout));
+    expect(report.gymnasium).toEqual({
+      check_env: 'passed',
+      reward: 1,
+      terminated: true,
+      truncated: false,
+      fork_same: true,
+    });
+    expect(report.verl).toEqual({ outputs: ['alpha\nbravo\ncharlie\n', ''], reward: 1 });
+    expect(report.openrlhf).toEqual({
+      prompt: 'How many lines does /data/notes.txt have? Submit the number as the answer.\n',
+      feedback: '\n<output>3 /data/notes.txt\n</output>\n',
+      reward: 1,
+      done: true,
+    });
+    expect(report.skyrl).toMatchObject({ prompt_turns: 2, reward: 1, done: true });
+  }, 120_000);
+});

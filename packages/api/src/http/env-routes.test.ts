@@ -1,0 +1,287 @@
+import { createServer, type Server } from 'node:http';
+import { openStore, type Store } from '@terrarium/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiRequestHandler } from './api-routes';
+import { createDefaultEnvService } from './env-routes';
+
+const TOKEN = 'env-test-token-0123456789';
+
+/** The environment server over real HTTP on 127.0.0.1 behind the real gate (bearer token). */
+describe('/v1/envs (environment server)', () => {
+  let store: Store;
+  let server: Server;
+  let url: string;
+  const auth = { authorization: `Bearer ${TOKEN}` };
+
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    const answer = createApiRequestHandler({
+      store,
+      token: TOKEN,
+      allowedHosts: ['127.0.0.1'],
+      env: createDefaultEnvService({ maxSessions: 6, retryAfterSeconds: 2 }),
+    });
+    server = createServer((request, response) => {
+      if (!answer(request, response)) response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    url = `http://127.0.0.1:${address.port}`;
+  }, 60_000);
+  afterAll(async () => {
+    await new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
+    await store.close();
+  });
+
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown; headers: Headers }> {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      json: text === '' ? null : JSON.parse(text),
+      headers: response.headers,
+    };
+  }
+
+  async function open(body: unknown): Promise<string> {
+    const { status, json } = await call('POST', '/v1/envs', body);
+    expect(status).toBe(201);
+    if (
+      typeof json !== 'object' ||
+      json === null ||
+      !('id' in json) ||
+      typeof json.id !== 'string'
+    ) {
+      throw new Error(`no id in ${JSON.stringify(json)}`);
+    }
+    return json.id;
+  }
+
+  it('refuses callers without the program token', async () => {
+    const response = await fetch(`${url}/v1/envs`, { method: 'POST', body: '{"world":"scratch"}' });
+    expect(response.status).toBe(401);
+  });
+
+  it('plays a task: text, OpenAI tool calls and text/plain steps, submit, evaluate, state, delete', async () => {
+    const created = await call('POST', '/v1/envs', { task: 'scratch-last-line', seed: 1 });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      observation: '',
+      tools: [
+        { type: 'function', function: { name: 'bash', parameters: { required: ['command'] } } },
+        { type: 'function', function: { name: 'submit' } },
+      ],
+      info: { task: 'scratch-last-line', world: 'scratch', seed: 1, maxSteps: 30 },
+    });
+    const id = await open({ task: 'scratch-last-line' });
+    expect(
+      (await call('POST', `/v1/envs/${id}/step`, { action: 'cat /data/notes.txt' })).json,
+    ).toEqual({
+      observation: 'alpha\nbravo\ncharlie\n',
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: { steps: 1, exitCode: 0, provenance: 'executed' },
+    });
+    const toolCall = {
+      id: 'call_1',
+      type: 'function',
+      function: {
+        name: 'bash',
+        arguments: JSON.stringify({ command: 'echo charlie > /data/last.txt' }),
+      },
+    };
+    expect((await call('POST', `/v1/envs/${id}/step`, { action: toolCall })).json).toMatchObject({
+      observation: '',
+      reward: 0,
+    });
+    const plain = await fetch(`${url}/v1/envs/${id}/step`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'cat /data/last.txt',
+    });
+    expect(await plain.json()).toMatchObject({ observation: 'charlie\n' });
+    expect((await call('POST', `/v1/envs/${id}/evaluate`)).json).toEqual({
+      reward: 1,
+      passed: true,
+      breakdown: [
+        {
+          name: 'file /data/last.txt has the expected content',
+          weight: 1,
+          passed: true,
+          detail: '',
+        },
+      ],
+    });
+    const done = await call('POST', `/v1/envs/${id}/step`, {
+      tool_call: { function: { name: 'submit', arguments: '{}' } },
+    });
+    expect(done.json).toMatchObject({
+      reward: 1,
+      terminated: true,
+      truncated: false,
+      info: { steps: 4 },
+    });
+    expect((await call('POST', `/v1/envs/${id}/step`, { action: 'ls' })).status).toBe(409);
+    expect((await call('GET', `/v1/envs/${id}/state`)).json).toMatchObject({
+      steps: 4,
+      terminated: true,
+      worldState: { files: 5, cwd: '/' },
+    });
+    expect((await call('DELETE', `/v1/envs/${id}`)).status).toBe(204);
+    expect((await call('GET', `/v1/envs/${id}/state`)).status).toBe(404);
+    expect(
+      (
+        await call(
+          'DELETE',
+          `/v1/envs/${created.json && typeof created.json === 'object' && 'id' in created.json ? String(created.json.id) : ''}`,
+        )
+      ).status,
+    ).toBe(204);
+  });
+
+  it('forks over HTTP: the fork and a second fork continue identically', async () => {
+    const id = await open({ world: 'scratch', params: { files: 4 }, seed: 9 });
+    await call('POST', `/v1/envs/${id}/step`, { action: 'echo base > /w.txt' });
+    const forks = [
+      await call('POST', `/v1/envs/${id}/fork`),
+      await call('POST', `/v1/envs/${id}/fork`),
+    ];
+    const ids = forks.map((fork) =>
+      fork.json && typeof fork.json === 'object' && 'id' in fork.json ? String(fork.json.id) : '',
+    );
+    const script = [
+      'echo more >> /w.txt',
+      'cat /w.txt /data/file-2.txt',
+      'rm /data/file-1.txt',
+      'ls /data',
+    ];
+    const seen: unknown[][] = [];
+    for (const forkId of ids) {
+      const outputs: unknown[] = [];
+      for (const action of script)
+        outputs.push((await call('POST', `/v1/envs/${forkId}/step`, { action })).json);
+      seen.push(outputs);
+    }
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[0]?.[3]).toMatchObject({ observation: 'file-0.txt\nfile-2.txt\nfile-3.txt\n' });
+    expect(
+      (await call('POST', `/v1/envs/${id}/step`, { action: 'cat /w.txt' })).json,
+    ).toMatchObject({ observation: 'base\n' });
+    for (const sessionId of [id, ...ids])
+      expect((await call('DELETE', `/v1/envs/${sessionId}`)).status).toBe(204);
+  });
+
+  it('answers 503 with Retry-After when full, while admitted sessions keep stepping', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i += 1) ids.push(await open({ world: 'scratch' }));
+    const refused = await call('POST', '/v1/envs', { world: 'scratch' });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect((await call('POST', `/v1/envs/${ids[0] ?? ''}/fork`)).status).toBe(503);
+    const steps = await Promise.all(
+      ids.map((id) => call('POST', `/v1/envs/${id}/step`, { action: 'echo ok' })),
+    );
+    expect(
+      steps.map((step) => [
+        step.status,
+        step.json && typeof step.json === 'object' && 'observation' in step.json
+          ? step.json.observation
+          : null,
+      ]),
+    ).toEqual(ids.map(() => [200, 'ok\n']));
+    await call('DELETE', `/v1/envs/${ids[0] ?? ''}`);
+    const admitted = await call('POST', '/v1/envs', { world: 'scratch' });
+    expect(admitted.status).toBe(201);
+    const rest = [
+      ...ids.slice(1),
+      admitted.json && typeof admitted.json === 'object' && 'id' in admitted.json
+        ? String(admitted.json.id)
+        : '',
+    ];
+    for (const id of rest) await call('DELETE', `/v1/envs/${id}`);
+  });
+
+  it('names the bad field, and refuses a task the gates reject with the reason', async () => {
+    const bad = await call('POST', '/v1/envs', { world: 'scratch', seed: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ error: { issues: [{ field: 'seed' }] } });
+    const lazy = await call('POST', '/v1/tasks', {
+      id: 'lazy-task',
+      goal: 'Remove nothing.',
+      world: { id: 'scratch' },
+      verifier: { checks: [{ check: { kind: 'file-exists', path: '/nope', exists: false } }] },
+      oracle: ['true'],
+      provenance: { source: 'test', trajectory: null, steps: [] },
+    });
+    expect(lazy.status).toBe(422);
+    expect(lazy.json).toMatchObject({
+      accepted: false,
+      report: {
+        reasons: [
+          'the empty solution passes the verifier (reward 1.00; passing: file /nope does not exist)',
+          'the no-op solution (["true"]) passes the verifier (reward 1.00; passing: file /nope does not exist)',
+          'the initial world passes the verifier (reward 1.00; passing: file /nope does not exist)',
+        ],
+      },
+    });
+    expect((await call('GET', '/v1/tasks/lazy-task')).status).toBe(404);
+    const good = await call('POST', '/v1/tasks', {
+      id: 'make-file',
+      goal: 'Create /made.txt containing "made".',
+      world: { id: 'scratch' },
+      verifier: {
+        checks: [{ check: { kind: 'file-equals', path: '/made.txt', content: 'made\n' } }],
+      },
+      oracle: ['echo made > /made.txt'],
+      provenance: { source: 'test', trajectory: null, steps: [] },
+    });
+    expect(good.status).toBe(201);
+    expect((await call('GET', '/v1/tasks')).json).toMatchObject({
+      tasks: [{ id: 'scratch-last-line' }, { id: 'scratch-count-lines' }, { id: 'make-file' }],
+    });
+  });
+
+  it('serves the OpenAPI document describing every environment route', async () => {
+    const { status, json } = await call('GET', '/v1/openapi.json');
+    expect(status).toBe(200);
+    expect(json).toMatchObject({
+      openapi: '3.1.0',
+      components: { securitySchemes: { bearer: { scheme: 'bearer' } } },
+    });
+    const paths =
+      json &&
+      typeof json === 'object' &&
+      'paths' in json &&
+      json.paths &&
+      typeof json.paths === 'object'
+        ? Object.keys(json.paths)
+        : [];
+    // Other plain-HTTP APIs (the reward service) add their own paths to the same document.
+    const envPaths = paths.filter((path) => /^\/v1\/(envs|tasks|worlds)/.test(path));
+    expect(envPaths).toEqual([
+      '/v1/envs',
+      '/v1/envs/{id}',
+      '/v1/envs/{id}/step',
+      '/v1/envs/{id}/state',
+      '/v1/envs/{id}/fork',
+      '/v1/envs/{id}/evaluate',
+      '/v1/tasks',
+      '/v1/tasks/generate',
+      '/v1/tasks/{id}',
+      '/v1/worlds',
+    ]);
+  });
+});

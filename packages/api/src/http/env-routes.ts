@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from '@terrarium/db';
+import { z } from 'zod';
+import { loadDataset } from '../simulate/load-trajectories';
+import {
+  addTrajectoryTasks,
+  createEnvService,
+  CreateEnvRequest,
+  isSessionError,
+  moveFromRequest,
+  StepEnvRequest,
+  Task,
+  type EnvService,
+  type SessionError,
+  type SessionLimits,
+} from '@terrarium/curriculum';
+import type { StepEnvRequest as StepBody } from '@terrarium/curriculum';
+import { sendError, sendJson } from './json-response';
+import { BodyError } from './read-json-body';
+import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
+
+/** Step and create bodies are small; a trainer sending more is broken. */
+const MAX_ENV_BODY_BYTES = 1024 * 1024;
+
+const SESSION_ROUTE = /^\/v1\/envs\/([A-Za-z0-9-]{1,64})(?:\/(step|state|fork|evaluate))?$/;
+
+const GenerateTasksRequest = z.object({
+  dataset: z.string().min(1),
+  limit: z.number().int().positive().max(100_000).optional(),
+});
+
+/** The builtin worlds and tasks on the wall clock, with unguessable session ids. */
+export function createDefaultEnvService(limits?: Partial<SessionLimits>): EnvService {
+  return createEnvService({
+    now: Date.now,
+    newId: randomUUID,
+    ...(limits === undefined ? {} : { limits }),
+  });
+}
+
+/** Whether the environment server (sessions, tasks, worlds, the OpenAPI document) answers this path. */
+export function isEnvPath(pathname: string): boolean {
+  return (
+    pathname === ENV_OPENAPI_PATH ||
+    pathname === '/v1/envs' ||
+    pathname.startsWith('/v1/envs/') ||
+    pathname === '/v1/tasks' ||
+    pathname.startsWith('/v1/tasks/') ||
+    pathname === '/v1/worlds'
+  );
+}
+
+function issuesOf(error: z.ZodError): { field: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}
+
+function sendSessionError(response: ServerResponse, error: SessionError): void {
+  switch (error.error) {
+    case 'full':
+      // Back-pressure for new work only: admitted sessions keep being served.
+      return sendJson(
+        response,
+        503,
+        { error: { message: error.message } },
+        {
+          'retry-after': String(error.retryAfterSeconds),
+        },
+      );
+    case 'not-found':
+      return sendError(response, 404, error.message);
+    case 'bad-request':
+      return sendError(response, 400, error.message);
+    case 'conflict':
+      return sendError(response, 409, error.message);
+  }
+}
+
+/**
+ * The body as JSON (or `{action: text}` for text/plain). Event-based rather than `for await`:
+ * on the step path, at thousands of requests per second, the async iterator costs a visible
+ * share of the server's CPU.
+ */
+function readBody(request: IncomingMessage): Promise<unknown> {
+  const plain = (request.headers['content-type'] ?? '').startsWith('text/plain');
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    request.on('data', (part: Buffer) => {
+      size += part.length;
+      if (size > MAX_ENV_BODY_BYTES) {
+        request.removeAllListeners('data');
+        request.resume();
+        reject(new BodyError(`the request body exceeds ${MAX_ENV_BODY_BYTES} bytes`, 413));
+        return;
+      }
+      parts.push(part);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      const text =
+        parts.length === 1 && parts[0]
+          ? parts[0].toString('utf8')
+          : Buffer.concat(parts).toString('utf8');
+      if (plain) return resolve({ action: text });
+      try {
+        resolve(JSON.parse(text));
+      } catch (error) {
+        reject(
+          new BodyError(
+            `the request body is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+            400,
+          ),
+        );
+      }
+    });
+  });
+}
+
+/** The common step body, `{"action": "<text>"}`, without a trip through zod's union. */
+function textStep(body: unknown): StepBody | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  if (!('action' in body) || typeof body.action !== 'string' || Object.keys(body).length !== 1)
+    return null;
+  return { action: body.action };
+}
+
+function methodNotAllowed(request: IncomingMessage, response: ServerResponse, allow: string): void {
+  request.resume();
+  response.setHeader('allow', allow);
+  sendError(response, 405, `${request.url ?? ''} answers ${allow}`);
+}
+
+// Services whose builtin tasks are in: later requests skip the await (a microtask turn each).
+const readyServices = new WeakSet<EnvService>();
+
+/** The plain HTTP environment server for RL trainers. Thin: the logic is in @terrarium/curriculum. */
+export async function respondToEnv(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  env: EnvService,
+  /** Where `POST /v1/tasks/generate` reads datasets from. */
+  store?: Store,
+): Promise<void> {
+  try {
+    if (!readyServices.has(env)) {
+      await env.ready;
+      readyServices.add(env);
+    }
+    await route(request, response, url, env, store);
+  } catch (error) {
+    if (error instanceof BodyError) return sendError(response, error.status, error.message);
+    throw error;
+  }
+}
+
+async function route(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  env: EnvService,
+  store: Store | undefined,
+): Promise<void> {
+  const method = request.method ?? 'GET';
+  const path = url.pathname;
+  if (path === ENV_OPENAPI_PATH) {
+    if (method !== 'GET') return methodNotAllowed(request, response, 'GET');
+    return sendJson(response, 200, openApiDocument());
+  }
+  if (path === '/v1/worlds') {
+    if (method !== 'GET') return methodNotAllowed(request, response, 'GET');
+    return sendJson(response, 200, {
+      worlds: env.worlds.list().map((world) => ({ id: world.id, description: world.description })),
+    });
+  }
+  if (path === '/v1/tasks') return respondToTasks(request, response, env);
+  if (path === '/v1/tasks/generate') {
+    if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
+    const body = GenerateTasksRequest.safeParse(await readBody(request));
+    if (!body.success)
+      return sendError(response, 400, 'bad generate request', issuesOf(body.error));
+    if (store === undefined)
+      return sendError(response, 409, 'this server has no store to read datasets from');
+    const dataset = (await store.listDatasets()).find(
+      (entry) => entry.id === body.data.dataset || entry.name === body.data.dataset,
+    );
+    if (dataset === undefined) {
+      return sendError(response, 404, `no dataset ${body.data.dataset}`, [
+        { field: 'dataset', message: 'unknown dataset' },
+      ]);
+    }
+    const trajectories = await loadDataset(store, dataset.id);
+    return sendJson(
+      response,
+      200,
+      await addTrajectoryTasks(env, trajectories.slice(0, body.data.limit), dataset.name),
+    );
+  }
+  if (path.startsWith('/v1/tasks/')) {
+    if (method !== 'GET') return methodNotAllowed(request, response, 'GET');
+    const task = env.tasks.get(decodeURIComponent(path.slice('/v1/tasks/'.length)));
+    return task === undefined
+      ? sendError(response, 404, `no task ${path.slice(10)}`)
+      : sendJson(response, 200, task);
+  }
+  if (path === '/v1/envs') {
+    if (method === 'GET') {
+      request.resume();
+      env.sessions.sweep();
+      return sendJson(response, 200, { sessions: env.sessions.size, limits: env.sessions.limits });
+    }
+    if (method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
+    const body = CreateEnvRequest.safeParse(await readBody(request));
+    if (!body.success)
+      return sendError(response, 400, 'bad environment request', issuesOf(body.error));
+    const opened = await env.sessions.create(body.data);
+    return isSessionError(opened)
+      ? sendSessionError(response, opened)
+      : sendJson(response, 201, opened);
+  }
+  const match = SESSION_ROUTE.exec(path);
+  if (match === null) {
+    request.resume();
+    return sendError(response, 404, `no environment route ${path}`);
+  }
+  const id = match[1] ?? '';
+  const action = match[2];
+  const answer = (value: unknown, status = 200): void =>
+    isSessionError(value) ? sendSessionError(response, value) : sendJson(response, status, value);
+  switch (action) {
+    case undefined:
+      if (method !== 'DELETE') return methodNotAllowed(request, response, 'DELETE');
+      request.resume();
+      if (!env.sessions.close(id)) return sendError(response, 404, `no session ${id}`);
+      response.writeHead(204).end();
+      return;
+    case 'state':
+      if (method !== 'GET') return methodNotAllowed(request, response, 'GET');
+      return answer(await env.sessions.state(id));
+    case 'step': {
+      if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
+      const raw = await readBody(request);
+      const fast = textStep(raw);
+      const body =
+        fast === null ? StepEnvRequest.safeParse(raw) : { success: true as const, data: fast };
+      if (!body.success)
+        return sendError(
+          response,
+          400,
+          'bad step: send {"action": text | tool call}',
+          issuesOf(body.error),
+        );
+      const world = env.sessions.worldOf(id);
+      if (isSessionError(world)) return sendSessionError(response, world);
+      return answer(await env.sessions.step(id, moveFromRequest(world, body.data)));
+    }
+    case 'fork':
+      if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
+      request.resume();
+      return answer(await env.sessions.fork(id), 201);
+    case 'evaluate':
+      if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
+      request.resume();
+      return answer(await env.sessions.evaluate(id));
+    default:
+      request.resume();
+      return sendError(response, 404, `no environment route ${path}`);
+  }
+}
+
+async function respondToTasks(
+  request: IncomingMessage,
+  response: ServerResponse,
+  env: EnvService,
+): Promise<void> {
+  if (request.method === 'GET') {
+    request.resume();
+    return sendJson(response, 200, {
+      tasks: env.tasks.list().map((task) => ({
+        id: task.id,
+        goal: task.goal,
+        world: task.world.id,
+        provenance: task.provenance,
+      })),
+    });
+  }
+  if (request.method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
+  const body = Task.safeParse(await readBody(request));
+  if (!body.success) return sendError(response, 400, 'bad task', issuesOf(body.error));
+  if (env.worlds.get(body.data.world.id) === undefined)
+    return sendError(response, 400, `no world ${body.data.world.id}`, [
+      { field: 'world.id', message: 'unknown world' },
+    ]);
+  const added = await env.tasks.add(body.data);
+  // 422: well-formed, but the gates refused it (the report says which and why).
+  return sendJson(response, added.accepted ? 201 : 422, {
+    accepted: added.accepted,
+    report: added.report,
+  });
+}

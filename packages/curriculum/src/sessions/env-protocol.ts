@@ -1,0 +1,75 @@
+import type { World } from '@terrarium/executable-worlds';
+import { JsonValue } from '@terrarium/schema';
+import { z } from 'zod';
+import { moveFromText, moveFromToolCall, type AgentMove } from '../tasks/episode';
+
+/** `POST /v1/envs` body. */
+export const CreateEnvRequest = z
+  .object({
+    task: z.string().min(1).optional(),
+    world: z.string().min(1).optional(),
+    params: z.record(z.string(), z.json()).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
+    maxSteps: z.number().int().positive().max(100_000).optional(),
+  })
+  .refine((body) => body.task !== undefined || body.world !== undefined, {
+    message: 'name a task or a world',
+    path: ['task'],
+  });
+export type CreateEnvRequest = z.infer<typeof CreateEnvRequest>;
+
+/** An OpenAI tool call as the chat completions API returns it (arguments are a JSON string). */
+export const OpenAIToolCall = z.object({
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.object({
+    name: z.string().min(1),
+    arguments: z.union([z.string(), z.record(z.string(), z.json())]),
+  }),
+});
+export type OpenAIToolCall = z.infer<typeof OpenAIToolCall>;
+
+/**
+ * `POST /v1/envs/{id}/step` body: `{"action": "ls -la"}` (raw text), `{"action": <tool call>}`,
+ * `{"tool_call": <tool call>}`, or a bare tool call. A text/plain body is raw text too.
+ */
+export const StepEnvRequest = z.union([
+  z.object({ action: z.union([z.string(), OpenAIToolCall]) }),
+  z.object({ tool_call: OpenAIToolCall }),
+  OpenAIToolCall,
+]);
+export type StepEnvRequest = z.infer<typeof StepEnvRequest>;
+
+function parseArguments(raw: string | Record<string, JsonValue>): JsonValue | undefined {
+  if (typeof raw !== 'string') return raw;
+  try {
+    const parsed: unknown = JSON.parse(raw === '' ? '{}' : raw);
+    const json = JsonValue.safeParse(parsed);
+    return json.success ? json.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function moveFromCall(world: World, call: OpenAIToolCall): AgentMove {
+  const args = parseArguments(call.function.arguments);
+  if (args === undefined) {
+    return { kind: 'invalid', reason: `the arguments of ${call.function.name} are not JSON` };
+  }
+  return moveFromToolCall(world, call.function.name, args);
+}
+
+export function moveFromRequest(world: World, body: StepEnvRequest): AgentMove {
+  if ('action' in body) {
+    return typeof body.action === 'string'
+      ? moveFromText(world, body.action)
+      : moveFromCall(world, body.action);
+  }
+  if ('tool_call' in body) return moveFromCall(world, body.tool_call);
+  return moveFromCall(world, body);
+}

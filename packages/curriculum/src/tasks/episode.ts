@@ -1,0 +1,82 @@
+import type { World, WorldStepResult } from '@terrarium/executable-worlds';
+import type { Action, JsonValue } from '@terrarium/schema';
+import type { SolutionAction } from './task';
+
+/** What an agent did: act on the world, or end the episode (optionally with an answer). */
+export type AgentMove =
+  | { kind: 'act'; action: Action }
+  | { kind: 'submit'; answer: string | null }
+  | { kind: 'invalid'; reason: string };
+
+/** A tool call (name + parsed arguments) as the agent's move in a world of this kind. */
+export function moveFromToolCall(world: World, name: string, args: JsonValue): AgentMove {
+  const record = typeof args === 'object' && args !== null && !Array.isArray(args) ? args : {};
+  if (name === 'submit') {
+    const answer = record['answer'];
+    return { kind: 'submit', answer: typeof answer === 'string' ? answer : null };
+  }
+  const field = world.kind === 'sql' ? 'query' : 'command';
+  const expected = world.kind === 'sql' ? 'sql' : 'bash';
+  if (name !== expected)
+    return { kind: 'invalid', reason: `unknown tool ${name}; use ${expected} or submit` };
+  const text = record[field];
+  if (typeof text !== 'string')
+    return { kind: 'invalid', reason: `${name} needs a string "${field}"` };
+  return {
+    kind: 'act',
+    action: { type: 'command', command: text, interpreter: world.kind === 'sql' ? 'sql' : 'bash' },
+  };
+}
+
+/** Raw text: `submit` (optionally `submit <answer>`) ends the episode; anything else is a command. */
+export function moveFromText(world: World, text: string): AgentMove {
+  const submit = /^submit(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (submit) return { kind: 'submit', answer: submit[1] ?? null };
+  return {
+    kind: 'act',
+    action: { type: 'command', command: text, interpreter: world.kind === 'sql' ? 'sql' : 'bash' },
+  };
+}
+
+export function moveFromSolution(world: World, action: SolutionAction): AgentMove {
+  return typeof action === 'string'
+    ? moveFromText(world, action)
+    : moveFromToolCall(world, action.tool, action.arguments);
+}
+
+/** An episode in progress: the world plus what the verifier reads besides the state. */
+export interface Episode {
+  world: World;
+  /** Output of the last action that ran (InterCode scores the last command's output). */
+  lastOutput: string;
+  answer: string | null;
+  submitted: boolean;
+}
+
+export function startEpisode(world: World, initialOutput = ''): Episode {
+  return { world, lastOutput: initialOutput, answer: null, submitted: false };
+}
+
+/** The answer the verifier scores: the submitted one, else the last output. */
+export function answerOf(episode: Episode): string {
+  return episode.answer ?? episode.lastOutput;
+}
+
+export async function applyMove(
+  episode: Episode,
+  move: AgentMove,
+): Promise<WorldStepResult | null> {
+  if (move.kind === 'submit') {
+    episode.submitted = true;
+    episode.answer = move.answer;
+    return null;
+  }
+  if (move.kind === 'invalid') return null;
+  const result = await episode.world.step(move.action);
+  episode.lastOutput = result.observation.content;
+  return result;
+}
+
+export function forkEpisode(episode: Episode): Episode {
+  return { ...episode, world: episode.world.fork() };
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * One check of a verifier. State checks read the final world (files, command output in a fork of it,
+ * SQL rows); answer checks read what the agent submitted (or, without a submission, the output of
+ * its last action, the way InterCode scores bash episodes).
+ */
+export const VerifierCheck = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('file-equals'), path: z.string().min(1), content: z.string() }),
+  z.object({ kind: z.literal('file-contains'), path: z.string().min(1), text: z.string().min(1) }),
+  z.object({ kind: z.literal('file-exists'), path: z.string().min(1), exists: z.boolean() }),
+  z.object({
+    kind: z.literal('command-output'),
+    /** Run in a fork of the final world, so checking never changes the session. */
+    command: z.string().min(1),
+    expected: z.string(),
+  }),
+  z.object({
+    kind: z.literal('sql-rows'),
+    query: z.string().min(1),
+    expected: z.array(z.array(z.union([z.string(), z.number(), z.null()]))),
+  }),
+  z.object({
+    kind: z.literal('answer-equals'),
+    expected: z.string(),
+    /** `trim`: surrounding whitespace ignored; `lines`: trailing spaces per line and blank ends ignored. */
+    normalize: z.enum(['exact', 'trim', 'lines']).default('trim'),
+  }),
+  z.object({ kind: z.literal('answer-contains'), text: z.string().min(1) }),
+]);
+export type VerifierCheck = z.infer<typeof VerifierCheck>;
+
+export const WeightedCheck = z.object({
+  /** Shown in the breakdown; defaults to a description of the check. */
+  name: z.string().optional(),
+  weight: z.number().positive().default(1),
+  check: VerifierCheck,
+});
+export type WeightedCheck = z.infer<typeof WeightedCheck>;
+
+export const Verifier = z.object({
+  checks: z.array(WeightedCheck).min(1),
+  /** Reward at or above this passes (reward is Σ weight·passed / Σ weight). */
+  passThreshold: z.number().min(0).max(1).default(1),
+});
+export type Verifier = z.infer<typeof Verifier>;
+
+/** One solution action: a shell line (the default tool) or a call of one of the world's tools. */
+export const SolutionAction = z.union([
+  z.string(),
+  z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.json()) }),
+]);
+export type SolutionAction = z.infer<typeof SolutionAction>;
+
+export const Provenance = z.object({
+  /** e.g. `intercode/bash`, `swe-agent`, `builtin`. */
+  source: z.string(),
+  /** The source trajectory's external id. */
+  trajectory: z.string().nullable(),
+  /** 0-based indexes of the steps the task was derived from (goal, oracle, expected state). */
+  steps: z.array(z.number().int().nonnegative()),
+  note: z.string().optional(),
+});
+export type Provenance = z.infer<typeof Provenance>;
+
+export const WorldRef = z.object({
+  /** A world in the server's catalog (`scratch`, `intercode-bash:fs_1`…). */
+  id: z.string().min(1),
+  params: z.record(z.string(), z.json()).default({}),
+});
+export type WorldRef = z.infer<typeof WorldRef>;
+
+export const Task = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, . _ : - only'),
+  goal: z.string().min(1),
+  world: WorldRef,
+  verifier: Verifier,
+  /** A known solution; the gates run it and it must pass. */
+  oracle: z.array(SolutionAction).min(1),
+  /** An action that changes nothing relevant; the gates run it and it must fail. */
+  noop: z.array(SolutionAction).default(['true']),
+  maxSteps: z.number().int().positive().default(30),
+  provenance: Provenance,
+});
+export type Task = z.infer<typeof Task>;
+export type TaskInput = z.input<typeof Task>;

@@ -1,0 +1,281 @@
+import type { TerminalWorld, WorldSnapshot, WorldStepResult } from '@terrarium/executable-worlds';
+import type { Action, JsonValue, Observation } from '@terrarium/schema';
+
+/**
+ * A tiny deterministic shell over an in-memory file map: `echo` (with `>`/`>>`), `cat`, `ls`, `rm`,
+ * `pwd`, `cd`, `wc -l`, `true`. It is the reference world of the environment server (no
+ * reconstruction needed, cheap enough for 1,000 sessions) and the world the Python benchmark ports
+ * line for line, so both servers do identical work per step.
+ */
+export interface ScratchWorldOptions {
+  /** Distractor files `/data/file-<i>.txt`, filled from the seed. */
+  files?: number;
+  seed?: number;
+  /** Extra files placed as given. */
+  extra?: Record<string, string>;
+}
+
+interface ScratchState {
+  files: Map<string, string>;
+  cwd: string;
+  /** Set when a snapshot or fork holds `files` too: the next write copies first. */
+  shared: boolean;
+}
+
+interface ScratchSnapshot extends WorldSnapshot {
+  readonly kind: 'terminal';
+  readonly files: ReadonlyMap<string, string>;
+  readonly cwd: string;
+}
+
+const SNAPSHOTS = new WeakSet<object>();
+
+/** mulberry32: a seeded PRNG small enough to port exactly to Python. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+
+export function scratchInitialFiles(options: ScratchWorldOptions): Map<string, string> {
+  const random = seededRandom(options.seed ?? 0);
+  const files = new Map<string, string>();
+  for (let i = 0; i < (options.files ?? 3); i += 1) {
+    const lines: string[] = [];
+    const count = 1 + Math.floor(random() * 4);
+    for (let l = 0; l < count; l += 1) lines.push(WORDS[Math.floor(random() * WORDS.length)] ?? '');
+    files.set(`/data/file-${i}.txt`, `${lines.join('\n')}\n`);
+  }
+  for (const [path, content] of Object.entries(options.extra ?? {})) files.set(path, content);
+  return files;
+}
+
+export function createScratchWorld(id: string, options: ScratchWorldOptions = {}): TerminalWorld {
+  const initial = scratchInitialFiles(options);
+  return new ScratchWorld(id, { files: initial, cwd: '/', shared: true }, initial, 0);
+}
+
+class ScratchWorld implements TerminalWorld {
+  readonly kind = 'terminal';
+  constructor(
+    readonly id: string,
+    private current: ScratchState,
+    private readonly initial: ReadonlyMap<string, string>,
+    private stepCount: number,
+  ) {}
+
+  get steps(): number {
+    return this.stepCount;
+  }
+
+  async reset(): Promise<Observation> {
+    this.current = { files: new Map(this.initial), cwd: '/', shared: false };
+    this.stepCount = 0;
+    return { kind: 'terminal', content: '', callId: null };
+  }
+
+  async step(action: Action): Promise<WorldStepResult> {
+    this.stepCount += 1;
+    const line = commandOf(action);
+    const callId = action.type === 'tool_call' ? action.callId : null;
+    if (line === null) {
+      return {
+        observation: {
+          kind: 'error',
+          content: `scratch: cannot run a ${action.type} action`,
+          callId,
+        },
+        exitCode: 2,
+        provenance: 'executed',
+      };
+    }
+    const { output, exitCode } = this.run(line);
+    return {
+      observation: { kind: 'terminal', content: output, callId },
+      exitCode,
+      provenance: 'executed',
+    };
+  }
+
+  snapshot(): WorldSnapshot {
+    this.current.shared = true;
+    const snapshot: ScratchSnapshot = {
+      kind: 'terminal',
+      worldId: this.id,
+      steps: this.stepCount,
+      files: this.current.files,
+      cwd: this.current.cwd,
+    };
+    SNAPSHOTS.add(snapshot);
+    return snapshot;
+  }
+
+  restore(snapshot: WorldSnapshot): void {
+    if (!isScratchSnapshot(snapshot) || snapshot.worldId !== this.id) {
+      throw new Error(`snapshot of world ${snapshot.worldId} cannot restore ${this.id}`);
+    }
+    this.current = { files: new Map(snapshot.files), cwd: snapshot.cwd, shared: false };
+    this.stepCount = snapshot.steps;
+  }
+
+  fork(): TerminalWorld {
+    this.current.shared = true;
+    return new ScratchWorld(
+      this.id,
+      { files: this.current.files, cwd: this.current.cwd, shared: true },
+      this.initial,
+      this.stepCount,
+    );
+  }
+
+  state(): { [key: string]: JsonValue } {
+    let bytes = 0;
+    for (const content of this.current.files.values()) bytes += content.length;
+    return { cwd: this.current.cwd, files: this.current.files.size, bytes, steps: this.stepCount };
+  }
+
+  cwd(): string {
+    return this.current.cwd;
+  }
+
+  env(): Record<string, string> {
+    return {};
+  }
+
+  files(): string[] {
+    return [...this.current.files.keys()].toSorted();
+  }
+
+  readFile(path: string): string | null {
+    return this.current.files.get(this.resolve(path)) ?? null;
+  }
+
+  private writable(): Map<string, string> {
+    if (this.current.shared) {
+      this.current = { ...this.current, files: new Map(this.current.files), shared: false };
+    }
+    return this.current.files;
+  }
+
+  private resolve(path: string): string {
+    const absolute = path.startsWith('/') ? path : `${this.current.cwd.replace(/\/$/, '')}/${path}`;
+    const parts: string[] = [];
+    for (const part of absolute.split('/')) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') parts.pop();
+      else parts.push(part);
+    }
+    return `/${parts.join('/')}`;
+  }
+
+  private run(line: string): { output: string; exitCode: number } {
+    const redirect = /^(.*?)\s*(>>?)\s*(\S+)\s*$/.exec(line);
+    const [commandLine, mode, target] = redirect
+      ? [redirect[1] ?? '', redirect[2] ?? '>', redirect[3] ?? '']
+      : [line, null, null];
+    const words = splitWords(commandLine);
+    const [name = '', ...args] = words;
+    const result = this.runWords(name, args);
+    if (mode === null || target === null || result.exitCode !== 0) return result;
+    const path = this.resolve(target);
+    const files = this.writable();
+    files.set(path, mode === '>>' ? (files.get(path) ?? '') + result.output : result.output);
+    return { output: '', exitCode: 0 };
+  }
+
+  private runWords(name: string, args: string[]): { output: string; exitCode: number } {
+    switch (name) {
+      case '':
+      case 'true':
+        return { output: '', exitCode: 0 };
+      case 'echo':
+        return args[0] === '-n'
+          ? { output: args.slice(1).join(' '), exitCode: 0 }
+          : { output: `${args.join(' ')}\n`, exitCode: 0 };
+      case 'pwd':
+        return { output: `${this.current.cwd}\n`, exitCode: 0 };
+      case 'cd': {
+        this.current = { ...this.current, cwd: this.resolve(args[0] ?? '/') };
+        return { output: '', exitCode: 0 };
+      }
+      case 'cat': {
+        let output = '';
+        for (const arg of args) {
+          const content = this.current.files.get(this.resolve(arg));
+          if (content === undefined)
+            return { output: `cat: ${arg}: No such file or directory\n`, exitCode: 1 };
+          output += content;
+        }
+        return { output, exitCode: 0 };
+      }
+      case 'wc': {
+        const path = args[args.length - 1] ?? '';
+        const content = this.current.files.get(this.resolve(path));
+        if (args[0] !== '-l' || content === undefined)
+          return { output: `wc: ${path}: cannot count\n`, exitCode: 1 };
+        return { output: `${content.split('\n').length - 1} ${path}\n`, exitCode: 0 };
+      }
+      case 'ls': {
+        const dir = this.resolve(args[0] ?? '.');
+        const prefix = dir === '/' ? '/' : `${dir}/`;
+        const names = new Set<string>();
+        for (const path of this.current.files.keys()) {
+          if (path.startsWith(prefix)) names.add(path.slice(prefix.length).split('/')[0] ?? '');
+        }
+        return {
+          output: [...names]
+            .toSorted()
+            .map((entry) => `${entry}\n`)
+            .join(''),
+          exitCode: 0,
+        };
+      }
+      case 'rm': {
+        const files = this.writable();
+        for (const arg of args) {
+          if (!files.delete(this.resolve(arg))) {
+            return {
+              output: `rm: cannot remove '${arg}': No such file or directory\n`,
+              exitCode: 1,
+            };
+          }
+        }
+        return { output: '', exitCode: 0 };
+      }
+      default:
+        return { output: `scratch: ${name}: command not found\n`, exitCode: 127 };
+    }
+  }
+}
+
+function isScratchSnapshot(snapshot: WorldSnapshot): snapshot is ScratchSnapshot {
+  return SNAPSHOTS.has(snapshot);
+}
+
+function commandOf(action: Action): string | null {
+  if (action.type === 'command') return action.command;
+  if (action.type === 'keystrokes') return action.keys.replace(/\n$/, '');
+  if (action.type === 'tool_call') {
+    const args = action.arguments;
+    if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+      const command = args['command'];
+      if (typeof command === 'string') return command;
+    }
+  }
+  return null;
+}
+
+/** Whitespace-separated words; single and double quotes group (no escapes: the port stays exact). */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3] ?? '');
+  return words;
+}

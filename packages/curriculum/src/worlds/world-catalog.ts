@@ -1,0 +1,110 @@
+import type { World } from '@terrarium/executable-worlds';
+import type { JsonValue, ToolSchema } from '@terrarium/schema';
+import { createScratchWorld } from './scratch-world';
+
+/** Makes a fresh world from parameters and a seed; the same inputs give the same world. */
+export interface WorldEntry {
+  id: string;
+  description: string;
+  create(params: Record<string, JsonValue>, seed: number): World;
+}
+
+export interface WorldCatalog {
+  get(id: string): WorldEntry | undefined;
+  list(): WorldEntry[];
+}
+
+export function createWorldCatalog(
+  entries: WorldEntry[],
+): WorldCatalog & { add(entry: WorldEntry): void } {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  return {
+    get: (id) => byId.get(id),
+    list: () => [...byId.values()],
+    add(entry) {
+      byId.set(entry.id, entry);
+    },
+  };
+}
+
+function numberParam(params: Record<string, JsonValue>, name: string, fallback: number): number {
+  const value = params[name];
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
+}
+
+function stringRecordParam(
+  params: Record<string, JsonValue>,
+  name: string,
+): Record<string, string> {
+  const value = params[name];
+  const out: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  for (const [key, content] of Object.entries(value))
+    if (typeof content === 'string') out[key] = content;
+  return out;
+}
+
+/** `scratch`: params `files` (distractors, default 3, at most 1,000) and `extra` (path → content). */
+export const SCRATCH_WORLD: WorldEntry = {
+  id: 'scratch',
+  description: 'A small in-memory shell (echo with > and >>, cat, ls, rm, pwd, cd, wc -l, true).',
+  create: (params, seed) =>
+    createScratchWorld('scratch', {
+      files: Math.min(numberParam(params, 'files', 3), 1000),
+      seed,
+      extra: stringRecordParam(params, 'extra'),
+    }),
+};
+
+export const SUBMIT_TOOL: ToolSchema = {
+  type: 'function',
+  function: {
+    name: 'submit',
+    description: 'End the episode. The verifier then scores the final state and the answer.',
+    parameters: {
+      type: 'object',
+      properties: {
+        answer: {
+          type: 'string',
+          description: 'The answer; when omitted, the output of the last action counts.',
+        },
+      },
+    },
+  },
+};
+
+/** The tools (OpenAI function schemas) an agent gets for a world of this kind. */
+export function toolsFor(world: World): ToolSchema[] {
+  if (world.kind === 'sql') {
+    return [
+      {
+        type: 'function',
+        function: {
+          name: 'sql',
+          description: 'Run one SQL statement against the database and see the rows or the error.',
+          parameters: {
+            type: 'object',
+            properties: { query: { type: 'string' } },
+            required: ['query'],
+          },
+        },
+      },
+      SUBMIT_TOOL,
+    ];
+  }
+  return [
+    {
+      type: 'function',
+      function: {
+        name: 'bash',
+        description: 'Run one shell command line and see its output.',
+        parameters: {
+          type: 'object',
+          properties: { command: { type: 'string' } },
+          required: ['command'],
+        },
+      },
+    },
+    SUBMIT_TOOL,
+  ];
+}
