@@ -1,1 +1,15 @@
-export {};
+export * from './tasks/task';
+export * from './tasks/episode';
+export * from './tasks/verifier';
+export * from './tasks/gates';
+export * from './tasks/task-catalog';
+export * from './tasks/builtin-tasks';
+export * from './tasks/from-trajectory';
+export * from './worlds/scratch-world';
+export * from './worlds/world-catalog';
+export * from './worlds/world-kinds';
+export * from './sessions/session-manager';
+export * from './sessions/env-protocol';
+export * from './sessions/env-service';
+export * from './export/harbor';
+export * from './evolve';

@@ -1,0 +1,198 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  evolvableWorldFactory,
+  lineageScheduler,
+  runCurriculum,
+  runGates,
+  scriptedPolicy,
+  Task,
+  trajectoryWorld,
+} from '@terrarium/curriculum';
+import { readTrajectories } from '@terrarium/formats';
+import type { Trajectory } from '@terrarium/schema';
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/run-cli';
+
+// SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
+const MARSHMALLOW =
+  'swe-agent/trajectories/demonstrations/replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1___install_from_source/marshmallow-code__marshmallow-1867.traj';
+
+async function readOne(relative: string): Promise<Trajectory> {
+  const file = sharedDataPath(relative);
+  for await (const event of readTrajectories(createReadStream(file), { fileName: file }))
+    if (event.type === 'trajectory') return event.trajectory;
+  throw new Error(`no trajectory in ${relative}`);
+}
+
+function numberField(value: unknown, field: string): number {
+  const found: unknown =
+    typeof value === 'object' && value !== null && field in value
+      ? Object.entries(value).find(([key]) => key === field)?.[1]
+      : undefined;
+  if (typeof found !== 'number') throw new Error(`no number ${field} in ${JSON.stringify(value)}`);
+  return found;
+}
+
+/** The issue's fields of each `--json` line, plus the mean tier (the curriculum's progress). */
+function generations(stdout: string): string[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const g: unknown = JSON.parse(line);
+      const [generation, tasks, passRate, partial, tier] = [
+        'generation',
+        'tasks',
+        'passRate',
+        'partialGroups',
+        'meanTier',
+      ].map((field) => numberField(g, field));
+      return `${generation}: ${tasks} tasks, pass ${passRate?.toFixed(3)}, partial ${partial?.toFixed(3)}, tier ${tier?.toFixed(3)}`;
+    });
+}
+
+describe.skipIf(!sharedDataAvailable('swe-agent'))(
+  'a curriculum on a reconstructed SWE-agent workspace (marshmallow-1867)',
+  () => {
+    it('evolves a listing task along every axis, each child gated, none refused', async () => {
+      const trajectory = await readOne(MARSHMALLOW);
+      const world = trajectoryWorld('swe:marshmallow', trajectory);
+      const createWorld = evolvableWorldFactory([world]);
+      const seed = Task.parse({
+        id: 'marshmallow-rst',
+        goal: 'List the reStructuredText files at the top of the repository.',
+        world: { id: world.id },
+        verifier: {
+          checks: [
+            {
+              check: {
+                kind: 'answer-equals',
+                expected: 'AUTHORS.rst\nCHANGELOG.rst\nCONTRIBUTING.rst\nREADME.rst\n',
+                normalize: 'lines',
+              },
+            },
+          ],
+        },
+        oracle: ["ls | grep '[.]rst$'", 'submit'],
+        provenance: { source: 'swe-agent', trajectory: trajectory.externalId, steps: [] },
+      });
+      expect((await runGates(seed, createWorld)).reasons).toEqual([]);
+      const result = await runCurriculum([seed], 6, {
+        createWorld,
+        policy: scriptedPolicy(),
+        scheduler: lineageScheduler(),
+      });
+      const [lineage] = result.lineages;
+      if (lineage === undefined) throw new Error('one lineage');
+      expect(lineage.nodes.map((node) => `${node.tier} ${node.axis ?? 'seed'}`)).toEqual([
+        '0 seed',
+        '1 execution-length',
+        '2 scenario',
+        '3 skill',
+        '4 verifier',
+        '5 execution-length',
+      ]);
+      // Generation 5 passes 6 of 8: not above the threshold, so the lineage stays at tier 4.
+      expect(result.generations.map((stats) => stats.passRate)).toEqual([
+        1, 1, 1, 0.875, 0.75, 0.875,
+      ]);
+      expect(lineage.rejected.map((r) => `${r.axis}: ${r.reasons.join('; ')}`)).toEqual([]);
+      for (const node of lineage.nodes)
+        expect((await runGates(node.task, createWorld)).accepted).toBe(true);
+    }, 120_000);
+  },
+);
+
+describe('terrarium curriculum run', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-curriculum-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints a line per generation for the builtin tasks', { timeout: 120_000 }, async () => {
+    const run = await runCli([
+      'curriculum',
+      'run',
+      '--dataset',
+      'builtin',
+      '--policy',
+      'scripted',
+      '--generations',
+      '3',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(generations(run.stdout)).toEqual([
+      '1: 2 tasks, pass 1.000, partial 0.000, tier 0.000',
+      '2: 2 tasks, pass 1.000, partial 0.000, tier 1.000',
+      '3: 2 tasks, pass 1.000, partial 0.000, tier 2.000',
+    ]);
+  });
+
+  it('refuses a policy it does not have yet', { timeout: 120_000 }, async () => {
+    const run = await runCli([
+      'curriculum',
+      'run',
+      '--dataset',
+      'builtin',
+      '--policy',
+      'onnx:x.onnx',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('policy onnx:x.onnx is not available yet; use --policy scripted');
+  });
+
+  describe.skipIf(!sharedDataAvailable('intercode'))(
+    `on the real InterCode bash gpt-4 runs ${UNSHIPPED_DATA_REASON}`,
+    () => {
+      it('advances tiers over generations', { timeout: 300_000 }, async () => {
+        const imported = await runCli([
+          'import',
+          sharedDataPath('intercode/data/results/bash/gpt-4'),
+          '--dataset',
+          'icb',
+          '--json',
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(imported.code).toBe(0);
+        const run = await runCli([
+          'curriculum',
+          'run',
+          '--dataset',
+          'icb',
+          '--policy',
+          'scripted',
+          '--generations',
+          '4',
+          '--json',
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(run.stderr).toBe('');
+        expect(generations(run.stdout)).toEqual([
+          '1: 9 tasks, pass 0.861, partial 0.556, tier 0.000',
+          '2: 9 tasks, pass 0.778, partial 0.667, tier 0.667',
+          '3: 9 tasks, pass 0.903, partial 0.333, tier 1.222',
+          '4: 9 tasks, pass 0.611, partial 0.889, tier 1.889',
+        ]);
+      });
+    },
+  );
+});

@@ -1,0 +1,291 @@
+import type { GateReport, WorldFactory } from '../tasks/gates';
+import { runGates } from '../tasks/gates';
+import type { Task } from '../tasks/task';
+import { CurriculumCheckpoint } from './checkpoint';
+import { AXES, mutate, type Axis, type MutationDiff } from './mutators';
+import type { Policy } from './policy';
+import { hashSeed, randomFor } from './random';
+import { rollout, type Rollout } from './rollout';
+import type { Scheduler } from './schedulers';
+
+/** One task of a lineage: the root or a gated mutation of its parent. */
+export interface LineageNode {
+  task: Task;
+  parentId: string | null;
+  axis: Axis | null;
+  generation: number;
+  tier: number;
+  description: string;
+  diff: MutationDiff | null;
+}
+
+/** A mutation that did not become a task, with the reason (its own or the failed gates'). */
+export interface RejectedMutation {
+  parentId: string;
+  axis: Axis;
+  generation: number;
+  reasons: string[];
+}
+
+export interface Lineage {
+  id: string;
+  nodes: LineageNode[];
+  rejected: RejectedMutation[];
+  /** The node now being played. */
+  currentId: string;
+  /** Next axis to try, round robin. */
+  nextAxis: number;
+  /** Set when the lineage reached the generation cap. */
+  capped: boolean;
+}
+
+export interface GroupResult {
+  lineageId: string;
+  taskId: string;
+  tier: number;
+  axis: Axis | 'root';
+  passes: number;
+  rollouts: number;
+  meanTurns: number;
+  meanReward: number;
+}
+
+export interface AxisStats {
+  tasks: number;
+  passRate: number;
+}
+
+export interface GenerationStats {
+  generation: number;
+  /** Tasks probed (one per lineage). */
+  tasks: number;
+  passRate: number;
+  /** Fraction of groups solved by some but not all rollouts. */
+  partialGroups: number;
+  meanTurns: number;
+  meanTier: number;
+  byAxis: Partial<Record<Axis | 'root', AxisStats>>;
+  mutations: { accepted: number; rejected: number };
+  groups: GroupResult[];
+}
+
+export interface CurriculumOptions {
+  createWorld: WorldFactory;
+  policy: Policy;
+  scheduler: Scheduler;
+  /** Probes per task and generation (default 8). */
+  probes?: number;
+  /** Mutations per lineage at most (default 15). */
+  maxDepth?: number;
+  seed?: number;
+  /** Called with every rollout (a job stores them as trajectories). */
+  onRollout?: (
+    rollout: Rollout,
+    group: { lineageId: string; generation: number },
+  ) => void | Promise<void>;
+}
+
+export function newLineage(task: Task): Lineage {
+  return {
+    id: task.id,
+    nodes: [
+      {
+        task,
+        parentId: null,
+        axis: null,
+        generation: 0,
+        tier: 0,
+        description: 'seed task',
+        diff: null,
+      },
+    ],
+    rejected: [],
+    currentId: task.id,
+    nextAxis: 0,
+    capped: false,
+  };
+}
+
+export function currentNode(lineage: Lineage): LineageNode {
+  const node = lineage.nodes.find((candidate) => candidate.task.id === lineage.currentId);
+  if (node === undefined) throw new Error(`lineage ${lineage.id} has no node ${lineage.currentId}`);
+  return node;
+}
+
+async function probe(
+  lineage: Lineage,
+  generation: number,
+  options: CurriculumOptions,
+): Promise<GroupResult> {
+  const node = currentNode(lineage);
+  const count = options.probes ?? 8;
+  let passes = 0;
+  let turns = 0;
+  let reward = 0;
+  for (let i = 0; i < count; i += 1) {
+    const seed = hashSeed(options.seed ?? 0, lineage.id, node.task.id, generation, i);
+    const played = await rollout(node.task, options.policy, options.createWorld, seed);
+    if (played.evaluation.passed) passes += 1;
+    turns += played.turns;
+    reward += played.evaluation.reward;
+    await options.onRollout?.(played, { lineageId: lineage.id, generation });
+  }
+  return {
+    lineageId: lineage.id,
+    taskId: node.task.id,
+    tier: node.tier,
+    axis: node.axis ?? 'root',
+    passes,
+    rollouts: count,
+    meanTurns: count === 0 ? 0 : turns / count,
+    meanReward: count === 0 ? 0 : reward / count,
+  };
+}
+
+/** Tries the axes round robin until a mutation passes every gate; records each refusal. */
+async function advance(
+  lineage: Lineage,
+  generation: number,
+  options: CurriculumOptions,
+): Promise<{ accepted: number; rejected: number }> {
+  const parent = currentNode(lineage);
+  if (parent.tier >= (options.maxDepth ?? 15)) {
+    lineage.capped = true;
+    return { accepted: 0, rejected: 0 };
+  }
+  let rejected = 0;
+  for (let attempt = 0; attempt < AXES.length; attempt += 1) {
+    const axis = AXES[(lineage.nextAxis + attempt) % AXES.length] ?? 'scenario';
+    const childId = `${lineage.id}.t${parent.tier + 1}-${axis}`;
+    const outcome = await mutate(axis, parent.task, {
+      createWorld: options.createWorld,
+      childId,
+      random: randomFor(options.seed ?? 0, childId, generation),
+    });
+    let report: GateReport | null = null;
+    if (outcome.ok) report = await runGates(outcome.task, options.createWorld);
+    if (!outcome.ok || report === null || !report.accepted) {
+      rejected += 1;
+      lineage.rejected.push({
+        parentId: parent.task.id,
+        axis,
+        generation,
+        reasons: outcome.ok ? (report?.reasons ?? []) : [outcome.reason],
+      });
+      continue;
+    }
+    if (!outcome.ok) continue;
+    lineage.nodes.push({
+      task: outcome.task,
+      parentId: parent.task.id,
+      axis,
+      generation,
+      tier: parent.tier + 1,
+      description: outcome.description,
+      diff: outcome.diff,
+    });
+    lineage.currentId = outcome.task.id;
+    lineage.nextAxis = (lineage.nextAxis + attempt + 1) % AXES.length;
+    return { accepted: 1, rejected };
+  }
+  return { accepted: 0, rejected };
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function summarize(
+  generation: number,
+  groups: GroupResult[],
+  mutations: GenerationStats['mutations'],
+): GenerationStats {
+  const rollouts = groups.reduce((sum, group) => sum + group.rollouts, 0);
+  const passes = groups.reduce((sum, group) => sum + group.passes, 0);
+  const byAxis: GenerationStats['byAxis'] = {};
+  for (const axis of new Set(groups.map((group) => group.axis))) {
+    const mine = groups.filter((group) => group.axis === axis);
+    const total = mine.reduce((sum, group) => sum + group.rollouts, 0);
+    byAxis[axis] = {
+      tasks: mine.length,
+      passRate: total === 0 ? 0 : mine.reduce((sum, group) => sum + group.passes, 0) / total,
+    };
+  }
+  return {
+    generation,
+    tasks: groups.length,
+    passRate: rollouts === 0 ? 0 : passes / rollouts,
+    partialGroups: mean(
+      groups.map((group) => (group.passes > 0 && group.passes < group.rollouts ? 1 : 0)),
+    ),
+    meanTurns: mean(groups.map((group) => group.meanTurns)),
+    meanTier: mean(groups.map((group) => group.tier)),
+    byAxis,
+    mutations,
+    groups,
+  };
+}
+
+/**
+ * One generation: probe every lineage's current task with B rollouts, then let the scheduler
+ * move each lineage (a harder gated child, stay, or back to the parent). Tiers move only on
+ * verifier-scored probes. Lineages are mutated in place, so a caller can persist and resume them.
+ */
+export async function runGeneration(
+  lineages: Lineage[],
+  generation: number,
+  options: CurriculumOptions,
+): Promise<GenerationStats> {
+  const groups: GroupResult[] = [];
+  const mutations = { accepted: 0, rejected: 0 };
+  for (const lineage of lineages) {
+    const group = await probe(lineage, generation, options);
+    groups.push(group);
+    const decision = options.scheduler.decide(group);
+    if (decision === 'advance') {
+      const result = await advance(lineage, generation, options);
+      mutations.accepted += result.accepted;
+      mutations.rejected += result.rejected;
+    } else if (decision === 'retreat') {
+      const parentId = currentNode(lineage).parentId;
+      if (parentId !== null) lineage.currentId = parentId;
+    }
+  }
+  return summarize(generation, groups, mutations);
+}
+
+export interface RunCurriculumOptions extends CurriculumOptions {
+  onGeneration?: (stats: GenerationStats) => void | Promise<void>;
+  /** Called after every generation with the state to store; resume from it with `resume`. */
+  onCheckpoint?: (checkpoint: CurriculumCheckpoint) => void | Promise<void>;
+  /** Continue a stored run instead of seeding new lineages (the tasks argument is then ignored). */
+  resume?: CurriculumCheckpoint;
+  /** Checked between generations: a canceled run stops after the generation in progress. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Seeds lineages from tasks that already passed their gates (or resumes a checkpoint) and runs
+ * up to `generations` generations in all.
+ */
+export async function runCurriculum(
+  tasks: Task[],
+  generations: number,
+  options: RunCurriculumOptions,
+): Promise<{ lineages: Lineage[]; generations: GenerationStats[]; completed: number }> {
+  // A deep copy, so the caller's checkpoint stays what was stored.
+  const lineages: Lineage[] =
+    options.resume === undefined
+      ? tasks.map(newLineage)
+      : CurriculumCheckpoint.parse(structuredClone(options.resume)).lineages;
+  const stats: GenerationStats[] = [];
+  let completed = options.resume?.generation ?? 0;
+  while (completed < generations && options.signal?.aborted !== true) {
+    const result = await runGeneration(lineages, completed + 1, options);
+    completed += 1;
+    stats.push(result);
+    await options.onGeneration?.(result);
+    await options.onCheckpoint?.({ generation: completed, lineages: structuredClone(lineages) });
+  }
+  return { lineages, generations: stats, completed };
+}
