@@ -11,6 +11,13 @@ export const ImportError = z.object({
 });
 export type ImportError = z.infer<typeof ImportError>;
 
+/** A file that was read but gives nothing to learn from (e.g. 0 transitions), and why. */
+export const ImportWarning = z.object({
+  file: z.string(),
+  reason: z.string(),
+});
+export type ImportWarning = z.infer<typeof ImportWarning>;
+
 /** What `terrarium import --json` prints and what the UI shows after an upload. */
 export const ImportReport = z.object({
   dataset: z.string(),
@@ -19,6 +26,8 @@ export const ImportReport = z.object({
   transitions: z.number().int(),
   quarantined: z.number().int(),
   errors: z.array(ImportError),
+  /** Files recognized and read that yield no transitions, with the reason. Absent when none. */
+  warnings: z.array(ImportWarning).optional(),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
 

@@ -115,6 +115,7 @@ export const SOURCE_FORMATS = [
   'swe-agent',
   'intercode',
   'intercode-human-sql',
+  'mini-swe-agent',
 ] as const;
 export const SourceFormat = z.enum(SOURCE_FORMATS);
 export type SourceFormat = z.infer<typeof SourceFormat>;
@@ -163,4 +164,35 @@ export function countTransitions(trajectory: Pick<Trajectory, 'steps'>): number 
   let n = 0;
   for (const step of trajectory.steps) if (isTransition(step)) n++;
   return n;
+}
+
+/**
+ * A reference from one trajectory to another that is not a transition: a subagent the agent
+ * delegated to (ATIF `subagent_trajectory_ref`) or the file a long run continues in (ATIF
+ * `continued_trajectory_ref`). Kept in `Trajectory.metadata[TRAJECTORY_LINKS_KEY]` so every store
+ * keeps it without a schema change; read it back with `trajectoryLinks`.
+ */
+export const TrajectoryLink = z.object({
+  kind: z.enum(['subagent', 'continuation']),
+  /** The linked trajectory's session id, which is its `externalId` once imported; null if unnamed. */
+  sessionId: z.string().nullable(),
+  /** The file the source names for it, as written there (often relative to the linking file). */
+  path: z.string().nullable(),
+  /** The step of this trajectory that made the link (the delegating call); null for a continuation. */
+  stepIndex: z.number().int().nonnegative().nullable(),
+});
+export type TrajectoryLink = z.infer<typeof TrajectoryLink>;
+
+export const TRAJECTORY_LINKS_KEY = 'trajectoryLinks';
+
+/** The links stored in a trajectory's metadata; entries that do not parse are left out. */
+export function trajectoryLinks(metadata: Metadata): TrajectoryLink[] {
+  const stored = metadata[TRAJECTORY_LINKS_KEY];
+  if (!Array.isArray(stored)) return [];
+  const links: TrajectoryLink[] = [];
+  for (const entry of stored) {
+    const parsed = TrajectoryLink.safeParse(entry);
+    if (parsed.success) links.push(parsed.data);
+  }
+  return links;
 }

@@ -1,7 +1,13 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { collectDataFiles, importFiles, readDataFile, type DataFile } from '@terrarium/api';
-import { importExitCode, SOURCE_FORMATS, SourceFormat, type ImportReport } from '@terrarium/schema';
+import {
+  importExitCode,
+  SOURCE_FORMATS,
+  SourceFormat,
+  type ImportReport,
+  type ImportWarning,
+} from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { byteProgress, type ProgressSink } from '../progress';
@@ -86,6 +92,7 @@ async function importInto(
       const report = await uploadFile(target.url, file, {
         dataset,
         format,
+        token: target.token,
         onBytes: (byteLength) =>
           progress.advance(byteLength, { file: file.name, trajectories: trajectoriesSoFar }),
       }).catch((error: unknown) => failedFileReport(dataset, file, error));
@@ -131,7 +138,12 @@ export function mergeReports(dataset: string, reports: ImportReport[]): ImportRe
     transitions: reports.reduce((sum, report) => sum + report.transitions, 0),
     quarantined: reports.reduce((sum, report) => sum + report.quarantined, 0),
     errors: reports.flatMap((report) => report.errors),
+    ...withWarnings(reports.flatMap((report) => report.warnings ?? [])),
   };
+}
+
+function withWarnings(warnings: ImportWarning[]): Pick<ImportReport, 'warnings'> {
+  return warnings.length === 0 ? {} : { warnings };
 }
 
 function failedFileReport(dataset: string, file: DataFile, error: unknown): ImportReport {
@@ -184,6 +196,7 @@ export function toJsonOutput(report: ImportReport) {
           ? `${error.reason} (at byte ${error.byteOffset})`
           : error.reason,
     })),
+    ...withWarnings(report.warnings ?? []),
   };
 }
 
@@ -212,4 +225,6 @@ function printSummary(report: ImportReport, target: DataTarget): void {
       `… and ${report.errors.length - ERRORS_SHOWN} more (use --json for all)\n`,
     );
   }
+  for (const warning of report.warnings ?? [])
+    process.stderr.write(`warning: ${warning.file}: ${warning.reason}\n`);
 }

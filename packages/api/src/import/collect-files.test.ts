@@ -8,21 +8,42 @@ import { sharedDataPath } from '@terrarium/schema/testing';
 const SWE_AGENT = sharedDataPath('swe-agent');
 
 describe('collectDataFiles', () => {
-  it('recurses a folder in name order, skipping licences, notes and configs', async () => {
+  it('lists the shipped swe-agent folder in name order, skipping its licence', async () => {
     const files = await collectDataFiles([SWE_AGENT]);
-    expect(files).toHaveLength(30);
+    expect(files).toHaveLength(22);
     expect(files.filter((file) => file.name.endsWith('.traj'))).toHaveLength(22);
-    expect(files.some((file) => /LICENSE|SOURCE\.md|args\.yaml/.test(file.name))).toBe(false);
-    expect(files[0]?.name).toBe(
-      'swe-agent/tests/test_data/data_sources/ctf/crypto/Katy/challenge.json',
-    );
+    expect(files[0]?.name).toBe('swe-agent/ctf__crypto__BabyEncryption.traj');
     const sorted = files.map((file) => file.name).toSorted();
     expect(files.map((file) => file.name)).toEqual(sorted);
   });
 
+  it('recurses subfolders in name order, skipping licences, notes and configs', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'terrarium-collect-'));
+    const runs = path.join(folder, 'runs');
+    await mkdir(path.join(runs, 'b', 'deep'), { recursive: true });
+    await mkdir(path.join(runs, 'a'));
+    for (const name of [
+      'LICENSE',
+      'SOURCE.md',
+      'a/args.yaml',
+      'a/x.traj',
+      'b/deep/all_preds.jsonl',
+      'b/notes.md',
+      '0.json',
+    ]) {
+      await writeFile(path.join(runs, name), '{}');
+    }
+    const files = await collectDataFiles([runs]);
+    expect(files.map((file) => file.name)).toEqual([
+      'runs/0.json',
+      'runs/a/x.traj',
+      'runs/b/deep/all_preds.jsonl',
+    ]);
+  });
+
   it('keeps a file named explicitly even if it looks like a note', async () => {
-    const files = await collectDataFiles([path.join(SWE_AGENT, 'SOURCE.md')]);
-    expect(files.map((file) => file.name)).toEqual(['SOURCE.md']);
+    const files = await collectDataFiles([path.join(SWE_AGENT, 'LICENSE')]);
+    expect(files.map((file) => file.name)).toEqual(['LICENSE']);
   });
 
   it('reads a file lazily and completely', async () => {

@@ -6,8 +6,11 @@ import {
   JSONL_WITH_ONE_BAD_LINE,
   TAU2_AIRLINE,
   TAU2_RETAIL,
+  TAU2_TELECOM,
+  TAU_BENCH_AIRLINE,
   textFile,
 } from '../testing/sample-files';
+import { sharedDataAvailable, UNSHIPPED_DATA_REASON } from '@terrarium/schema/testing';
 import { collectDataFiles, readDataFile } from './collect-files';
 import { importFiles, type ImportProgress } from './import-files';
 
@@ -55,12 +58,17 @@ describe('importFiles', () => {
     },
   );
 
-  it('writes a file with more trajectories than one insert group', SLOW, async () => {
-    const report = await importFiles(store, await realFiles(INTERCODE_SQL), { dataset: 'sql' });
-    expect(report).toMatchObject({ format: 'intercode', trajectories: 1034, transitions: 5867 });
-    const datasetId = (await datasetNamed('sql'))?.id;
+  it('writes files whose trajectories fill more than one insert group', SLOW, async () => {
+    // 9.8 MB of trajectories: more than the 8 MB one insert group holds.
+    const report = await importFiles(
+      store,
+      await realFiles(TAU2_RETAIL, TAU2_TELECOM, TAU2_AIRLINE, TAU_BENCH_AIRLINE),
+      { dataset: 'four' },
+    );
+    expect(report).toMatchObject({ trajectories: 300, transitions: 2300 });
+    const datasetId = (await datasetNamed('four'))?.id;
     const page = await store.listTrajectories({ datasetId }, { offset: 0, limit: 1 });
-    expect(page.total).toBe(1034);
+    expect(page.total).toBe(300);
   });
 
   it(
@@ -116,3 +124,24 @@ describe('importFiles', () => {
     expect(await datasetNamed('aborted')).toBeUndefined();
   });
 });
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `importFiles on InterCode ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await openStore({ memory: true });
+    }, 120_000);
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('writes a file with more trajectories than one insert group', SLOW, async () => {
+      const report = await importFiles(store, await realFiles(INTERCODE_SQL), { dataset: 'sql' });
+      expect(report).toMatchObject({ format: 'intercode', trajectories: 1034, transitions: 5867 });
+      const datasetId = (await store.listDatasets()).find((dataset) => dataset.name === 'sql')?.id;
+      const page = await store.listTrajectories({ datasetId }, { offset: 0, limit: 1 });
+      expect(page.total).toBe(1034);
+    });
+  },
+);

@@ -1,9 +1,10 @@
 import type { ImportBatch, Store } from '@terrarium/db';
-import { readTrajectories, type ImportEvent } from '@terrarium/formats';
+import { readTrajectories, TransitionTally, type ImportEvent } from '@terrarium/formats';
 import {
   countTransitions,
   type ImportError,
   type ImportReport,
+  type ImportWarning,
   type SourceFormat,
   type Trajectory,
 } from '@terrarium/schema';
@@ -72,6 +73,10 @@ class BatchImporter {
   private transitions = 0;
   private quarantined = 0;
   private readonly errors: ImportError[] = [];
+  private readonly warnings: ImportWarning[] = [];
+  // The file being read: its format and what its trajectories hold, for the 0-transitions warning.
+  private fileFormat: SourceFormat | null = null;
+  private fileTally = new TransitionTally();
   private unlistedErrors = 0;
   private readonly formats = new Set<SourceFormat>();
   private pendingTrajectories: Trajectory[] = [];
@@ -100,6 +105,8 @@ class BatchImporter {
       fileName: file.name,
       format: this.options.format,
     });
+    this.fileFormat = null;
+    this.fileTally = new TransitionTally();
     try {
       for (;;) {
         let next: IteratorResult<ImportEvent>;
@@ -121,6 +128,8 @@ class BatchImporter {
       }
     } finally {
       await events.return(undefined);
+      const reason = this.fileTally.zeroTransitionReason(this.fileFormat);
+      if (reason !== null) this.warnings.push({ file: file.name, reason });
     }
   }
 
@@ -128,9 +137,11 @@ class BatchImporter {
     switch (event.type) {
       case 'format':
         this.formats.add(event.format);
+        this.fileFormat = event.format;
         return;
       case 'trajectory':
         this.trajectories++;
+        this.fileTally.add(event.trajectory);
         this.transitions += countTransitions(event.trajectory);
         this.pendingTrajectories.push(event.trajectory);
         if (
@@ -194,6 +205,7 @@ class BatchImporter {
       transitions: this.transitions,
       quarantined: this.quarantined,
       errors,
+      ...(this.warnings.length === 0 ? {} : { warnings: [...this.warnings] }),
     };
   }
 }

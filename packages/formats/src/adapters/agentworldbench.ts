@@ -12,8 +12,18 @@ import {
   optionalString,
   toJsonValue,
 } from './json-guards';
+import { topLevelValueText } from '../raw-value';
+import { rowActionText, rowObservationText } from './agentworldbench-layout';
 import { observationOf } from './observation-kind';
 import { buildTrajectory, stepDraft } from './trajectory-builder';
+
+/** A numeric id from the line's digits: `JSON.parse` rounds ids above 2^53 (the official ones are). */
+function exactId(value: unknown, text: (() => string) | undefined): string {
+  const parsed = expectId(value, 'id');
+  if (typeof value !== 'number' || text === undefined) return parsed;
+  const digits = topLevelValueText(text(), 'id');
+  return digits !== null && /^-?\d+$/.test(digits) ? digits : parsed;
+}
 
 /** Turns are usually text; structured ones are kept as their JSON text. */
 function turnText(value: unknown, path: string): string {
@@ -47,12 +57,19 @@ function actionOf(text: string, domain: Domain): Action {
   return { type: 'command', command: text, interpreter };
 }
 
+function turnList(value: unknown, path: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [value];
+  return expectArray(value, path).map((turn, i) => turnText(turn, `${path}[${i}]`));
+}
+
 /**
- * AgentWorldBench JSONL: one turn-level sample per line. `prompt[i]` are the earlier actions and
- * `response[i]` their real observations; `current_prompt` is the action to predict, so it is the last
- * step. Rows come in two shapes: with one `response` per `prompt`, the current step has no
- * observation; with one more (as the official files and Terrarium's bench export write them), that
- * last response is the real observation of `current_prompt` and becomes the current step's.
+ * AgentWorldBench JSONL: one turn-level sample per line, read as the official script reads it.
+ * `prompt`/`response` are the trajectory's action prompts and real observations (all turns, fewer,
+ * or a bare string); the evaluated turn is `turn_idx` (1-based), its action `current_prompt` or,
+ * when that is empty, `prompt[turn_idx - 1]`, its real observation `response[turn_idx - 1]` (none
+ * when the list is shorter). Steps are the earlier turns, the evaluated one (`metadata.current`)
+ * and any later turns the lists hold; the official markers are taken off actions and observations.
  */
 export const agentWorldBenchAdapter: FormatAdapter = {
   format: 'agentworldbench',
@@ -67,43 +84,49 @@ export const agentWorldBenchAdapter: FormatAdapter = {
   },
   convert(record, context) {
     const sample = expectObject(record, '');
-    const benchmark = expectString(sample.task, 'task');
+    const task = sample.task === undefined ? 'mcp' : expectString(sample.task, 'task');
+    const benchmark = task.split('/').at(-1) ?? task;
     const domain = domainOfBenchmark(benchmark);
-    const prompts = expectArray(sample.prompt, 'prompt');
-    const responses = expectArray(sample.response, 'response');
-    const answered = responses.length === prompts.length + 1;
-    if (responses.length !== prompts.length && !answered) {
+    const prompts = turnList(sample.prompt, 'prompt');
+    const responses = turnList(sample.response, 'response');
+    const turnIdx = optionalNumber(sample.turn_idx, 'turn_idx') ?? 1;
+    const turn = Math.max(Math.trunc(turnIdx) - 1, 0);
+    const given =
+      sample.current_prompt === undefined || sample.current_prompt === null
+        ? ''
+        : turnText(sample.current_prompt, 'current_prompt');
+    const current = given !== '' ? given : (prompts[turn] ?? '');
+    if (current === '') {
       throw new RecordError(
-        'response',
-        `has ${responses.length} observations for ${prompts.length} actions ` +
-          `(expected ${prompts.length}, or ${prompts.length + 1} with the real observation of current_prompt)`,
+        'current_prompt',
+        `is empty and prompt has no entry ${turn + 1} (turn_idx ${turnIdx})`,
       );
     }
     const hints = { shellOutput: domain === 'terminal' };
-    const observationAt = (i: number) =>
-      observationOf(turnText(responses[i], `response[${i}]`), null, hints);
-    const steps = prompts.map((prompt, i) =>
+    const observationAt = (i: number) => {
+      const response = responses[i];
+      return response === undefined
+        ? null
+        : observationOf(rowObservationText(response), null, hints);
+    };
+    const step = (prompt: string, i: number, metadata: Record<string, JsonValue> = {}) =>
       stepDraft({
         actor: 'agent',
-        action: actionOf(turnText(prompt, `prompt[${i}]`), domain),
+        action: actionOf(rowActionText(prompt), domain),
         observation: observationAt(i),
-      }),
-    );
-    if (sample.current_prompt === undefined || sample.current_prompt === null) {
-      throw new RecordError('current_prompt', 'is missing');
+        metadata,
+      });
+    const before = Math.min(turn, prompts.length, responses.length);
+    const steps = prompts.slice(0, before).map((prompt, i) => step(prompt, i));
+    steps.push(step(current, before, { current: true }));
+    // Later turns of the full lists (the documented shape) complete the trajectory.
+    for (let i = before + 1; i < Math.min(prompts.length, responses.length); i++) {
+      steps.push(step(prompts[i] ?? '', i));
     }
-    steps.push(
-      stepDraft({
-        actor: 'agent',
-        action: actionOf(turnText(sample.current_prompt, 'current_prompt'), domain),
-        observation: answered ? observationAt(prompts.length) : null,
-        metadata: { current: true },
-      }),
-    );
     return [
       buildTrajectory(
         {
-          externalId: expectId(sample.id, 'id'),
+          externalId: exactId(sample.id, context.text),
           sourceFormat: 'agentworldbench',
           sourceBenchmark: `agentworldbench/${benchmark}`,
           domain,

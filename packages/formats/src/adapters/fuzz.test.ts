@@ -24,17 +24,19 @@ const KEYS: Record<string, string[]> = {
     'total_turns',
   ],
   atif: ['schema_version', 'session_id', 'agent', 'steps'],
-  openhands: ['instance_id', 'history', 'metadata', 'test_result'],
+  openhands: ['instance_id', 'history', 'metadata', 'test_result', 'issue', 'success'],
+  'mini-swe-agent': ['info', 'messages', 'trajectory_format', 'instance_id'],
 };
 
 const message = fc.record(
   {
-    role: fc.constantFrom('system', 'user', 'assistant', 'tool', 'function'),
+    role: fc.constantFrom('system', 'user', 'assistant', 'tool', 'function', 'exit'),
     content: fc.oneof(fc.string(), fc.constant(null), fc.jsonValue()),
     tool_calls: fc.array(fc.jsonValue(), { maxLength: 3 }),
     tool_call_id: fc.oneof(fc.string(), fc.integer()),
     id: fc.string(),
     name: fc.string(),
+    extra: fc.jsonValue(),
   },
   { requiredKeys: ['role'] },
 );

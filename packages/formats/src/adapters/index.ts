@@ -3,6 +3,7 @@ import { agentWorldBenchAdapter } from './agentworldbench';
 import { atifAdapter } from './atif';
 import { interCodeAdapter } from './intercode';
 import { interCodeHumanSqlAdapter } from './intercode-human-sql';
+import { miniSweAgentAdapter } from './mini-swe-agent';
 import { openAiMessagesAdapter } from './openai-messages';
 import { openHandsEvalOutputAdapter, openHandsEventsAdapter } from './openhands';
 import { shareGptAdapter, shareGptArrayAdapter } from './sharegpt';
@@ -21,6 +22,7 @@ export const ADAPTERS: FormatAdapter[] = [
   interCodeAdapter,
   sweAgentAdapter,
   atifAdapter,
+  miniSweAgentAdapter,
   agentWorldBenchAdapter,
   openHandsEvalOutputAdapter,
   openHandsEventsAdapter,
@@ -34,6 +36,7 @@ export {
   atifAdapter,
   interCodeAdapter,
   interCodeHumanSqlAdapter,
+  miniSweAgentAdapter,
   openAiMessagesAdapter,
   openHandsEvalOutputAdapter,
   openHandsEventsAdapter,
@@ -46,3 +49,4 @@ export {
 export { domainOfBenchmark } from './domains';
 export { guessObservationKind, type KindHints } from './observation-kind';
 export { inferToolSchemas, normalizeToolSchemas } from './tool-schemas';
+export { rowActionText, rowObservationText, OBSERVATION_MARKER } from './agentworldbench-layout';

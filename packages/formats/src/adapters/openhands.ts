@@ -8,6 +8,7 @@ import {
   isArray,
   isRecord,
   metadataOf,
+  optionalBoolean,
   optionalId,
   optionalString,
   toJsonValue,
@@ -91,6 +92,9 @@ export function stepsFromEvents(events: readonly unknown[], path: string): Event
   };
   const byEventId = new Map<string, StepDraft>();
   const byCallId = new Map<string, StepDraft>();
+  // Older histories (pairs, resolver output) have no `id`/`cause`: an observation answers the
+  // action right before it.
+  let previousAction: StepDraft | null = null;
   events.forEach((raw, i) => {
     const at = `${path}[${i}]`;
     const event = expectObject(raw, at);
@@ -102,6 +106,7 @@ export function stepsFromEvents(events: readonly unknown[], path: string): Event
         : optionalId(metadata.tool_call_id, `${at}.tool_call_metadata.tool_call_id`);
     if (typeof event.action === 'string') {
       const kind = event.action;
+      previousAction = null;
       if (STATE_ACTIONS.has(kind)) {
         result.skippedEvents++;
         return;
@@ -117,7 +122,9 @@ export function stepsFromEvents(events: readonly unknown[], path: string): Event
         return;
       }
       const source = optionalString(event.source, `${at}.source`);
-      const actor = source === 'user' ? 'user' : 'agent';
+      // Older events have no source; their first message is the user's task.
+      const firstMessage = source === null && kind === 'message' && result.steps.length === 0;
+      const actor = source === 'user' || firstMessage ? 'user' : 'agent';
       const timing = timingAt(optionalString(event.timestamp, `${at}.timestamp`));
       const reasoning =
         typeof args.thought === 'string' && args.thought !== '' ? args.thought : null;
@@ -148,20 +155,25 @@ export function stepsFromEvents(events: readonly unknown[], path: string): Event
         });
       }
       result.steps.push(step);
+      previousAction = step;
       if (id !== null) byEventId.set(id, step);
       if (callId !== null) byCallId.set(callId, step);
       return;
     }
     if (typeof event.observation === 'string') {
       const kind = event.observation;
+      const adjacent = previousAction;
+      previousAction = null;
       if (STATE_OBSERVATIONS.has(kind)) {
         result.skippedEvents++;
         return;
       }
       const cause = optionalId(event.cause, `${at}.cause`);
-      const step =
+      const linked =
         (cause === null ? undefined : byEventId.get(cause)) ??
         (callId === null ? undefined : byCallId.get(callId));
+      const step =
+        linked ?? (cause === null && callId === null ? (adjacent ?? undefined) : undefined);
       if (step === undefined || step.action.type === 'message' || step.observation !== null) {
         // Recall results, errors raised by the controller and the like answer no agent action.
         result.unansweredObservations.push(`${id ?? at}:${kind}`);
@@ -172,6 +184,9 @@ export function stepsFromEvents(events: readonly unknown[], path: string): Event
         markedError: kind === 'error',
         shellOutput: kind === 'run',
       });
+      const extras = isRecord(event.extras) ? event.extras : {};
+      if (typeof extras.exit_code === 'number')
+        step.metadata = { ...step.metadata, exitCode: extras.exit_code };
       return;
     }
     throw new RecordError(at, 'is neither an action nor an observation event');
@@ -222,14 +237,15 @@ export const openHandsEventsAdapter: FormatAdapter = {
   format: 'openhands',
   layout: { kind: 'json-document' },
   sniff({ head }) {
+    if (!/^\s*\[\s*[[{]/.test(head) || !/"(action|observation)"\s*:\s*"/.test(head)) return false;
     return (
-      /^\s*\[\s*\{/.test(head) &&
-      /"(action|observation)"\s*:\s*"/.test(head) &&
-      /"source"\s*:\s*"(agent|user|environment)"/.test(head)
+      /"source"\s*:\s*"(agent|user|environment)"/.test(head) ||
+      // Older event dicts carry no source: an observation's `extras` still marks them.
+      (/"observation"\s*:\s*"/.test(head) && /"extras"\s*:/.test(head))
     );
   },
   convert(record, context) {
-    const events = stepsFromEvents(expectArray(record, ''), '');
+    const events = stepsFromEvents(flattenHistory(expectArray(record, '')), '');
     return [
       trajectoryOf(
         events,
@@ -260,6 +276,17 @@ function flattenHistory(history: unknown[]): unknown[] {
   return flat;
 }
 
+/** A resolver run is named by its issue: `owner/repo#number`. */
+function resolverIssueId(root: Record<string, unknown>): string | null {
+  const issue = root.issue;
+  if (!isRecord(issue)) return null;
+  const number = optionalId(issue.number, 'issue.number');
+  if (number === null) return null;
+  const owner = optionalString(issue.owner, 'issue.owner');
+  const repo = optionalString(issue.repo, 'issue.repo');
+  return owner === null || repo === null ? `#${number}` : `${owner}/${repo}#${number}`;
+}
+
 function resolvedOf(root: Record<string, unknown>): boolean | null {
   const candidates = [
     root.report,
@@ -272,21 +299,33 @@ function resolvedOf(root: Record<string, unknown>): boolean | null {
   return null;
 }
 
-/** OpenHands evaluation output JSONL (`output.jsonl`): one `EvalOutput` per line with its `history`. */
+/**
+ * OpenHands evaluation output JSONL (`output.jsonl`): one `EvalOutput` per line with its `history`
+ * (an event list, or `[action, observation]` pairs in older files); also resolver output, one
+ * `ResolverOutput` (issue, patch, history, success) per line.
+ */
 export const openHandsEvalOutputAdapter: FormatAdapter = {
   format: 'openhands',
   layout: { kind: 'jsonl' },
   sniff({ head }) {
+    if (!/^\s*\{/.test(head)) return false;
+    // Resolver output (`openhands.resolver`): the issue it worked on, its patch and history.
+    if (
+      /"issue"\s*:\s*\{/.test(head) &&
+      /"(issue_type|git_patch|result_explanation)"\s*:/.test(head)
+    )
+      return /"(history|instruction)"\s*:/.test(head);
     return (
-      /^\s*\{/.test(head) &&
       /"instance_id"\s*:/.test(head) &&
       (/"history"\s*:\s*\[/.test(head) ||
-        (/"test_result"\s*:/.test(head) && /"instruction"\s*:/.test(head)))
+        // Long instructions and instances can push `history` out of the first 64 KiB.
+        (/"instruction"\s*:/.test(head) &&
+          /"(test_result|agent_class|git_patch|swe_instance)"\s*:/.test(head)))
     );
   },
   convert(record, context) {
     const root = expectObject(record, '');
-    const instanceId = optionalId(root.instance_id, 'instance_id');
+    const instanceId = optionalId(root.instance_id, 'instance_id') ?? resolverIssueId(root);
     const metadata =
       root.metadata === undefined || root.metadata === null
         ? {}
@@ -294,7 +333,7 @@ export const openHandsEvalOutputAdapter: FormatAdapter = {
     const llm = isRecord(metadata.llm_config) ? metadata.llm_config : {};
     const dataset = optionalString(metadata.dataset, 'metadata.dataset');
     const events = stepsFromEvents(flattenHistory(expectArray(root.history, 'history')), 'history');
-    const resolved = resolvedOf(root);
+    const resolved = resolvedOf(root) ?? optionalBoolean(root.success, 'success');
     return [
       trajectoryOf(
         events,
@@ -313,6 +352,8 @@ export const openHandsEvalOutputAdapter: FormatAdapter = {
           metadata: {
             agentClass: metadata.agent_class,
             error: root.error ?? undefined,
+            issueType: root.issue_type,
+            resultExplanation: root.result_explanation,
           },
         },
         record,

@@ -166,40 +166,37 @@ describe('broken records name the field that is wrong', () => {
     });
   });
 
-  it('AgentWorldBench: fewer observations than actions', () => {
+  // Lists of any length are read as the official script reads them; what it cannot read is an
+  // evaluated turn with no action at all.
+  it('AgentWorldBench: no current_prompt and no prompt at turn_idx', () => {
     const sample = {
-      task: 'terminal_bench',
-      id: 'x',
-      prompt: ['ls', 'pwd'],
-      response: ['a'],
-      current_prompt: 'id',
+      task: 'terminal',
+      id: 7,
+      prompt: ['### Turn 1\n**Action:**\nls'],
+      response: ['**Environment Observation:**\na', '**Environment Observation:**\nb'],
+      current_prompt: '',
       system_str: 's',
-      turn_idx: 3,
-      total_turns: 4,
+      turn_idx: 2,
+      total_turns: 2,
     };
     expect(errorOf(agentWorldBenchAdapter, sample)).toEqual({
-      field: 'response',
-      problem:
-        'has 1 observations for 2 actions (expected 2, or 3 with the real observation of current_prompt)',
+      field: 'current_prompt',
+      problem: 'is empty and prompt has no entry 2 (turn_idx 2)',
     });
   });
 
-  it('AgentWorldBench: two observations more than actions', () => {
+  it('AgentWorldBench: a turn list that is neither a list nor a string', () => {
     const sample = {
-      task: 'terminal_bench',
-      id: 'x',
-      prompt: ['ls'],
-      response: ['a', 'b', 'c'],
-      current_prompt: 'id',
+      task: 'terminal',
+      id: 8,
+      prompt: { turn: 'ls' },
+      response: ['a'],
+      current_prompt: 'ls',
       system_str: 's',
-      turn_idx: 2,
-      total_turns: 4,
+      turn_idx: 1,
+      total_turns: 1,
     };
-    expect(errorOf(agentWorldBenchAdapter, sample)).toEqual({
-      field: 'response',
-      problem:
-        'has 3 observations for 1 actions (expected 1, or 2 with the real observation of current_prompt)',
-    });
+    expect(errorOf(agentWorldBenchAdapter, sample).field).toBe('prompt');
   });
 
   it('ATIF: a tool call without a function name, and a result for a call that is not there', () => {
@@ -222,7 +219,7 @@ describe('broken records name the field that is wrong', () => {
       }),
     ).toEqual({
       field: 'steps[0].tool_calls[0].function_name',
-      problem: 'expected a string, got undefined',
+      problem: 'expected a string (or name), got undefined',
     });
     const step = {
       step_id: 1,
@@ -233,7 +230,7 @@ describe('broken records name the field that is wrong', () => {
     };
     expect(errorOf(atifAdapter, { ...base, steps: [step] })).toEqual({
       field: 'steps[0].observation.results[0].source_call_id',
-      problem: 'no tool call with id "other" in this step',
+      problem: 'no tool call with id "other" in this or an earlier step',
     });
   });
 

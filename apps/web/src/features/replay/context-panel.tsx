@@ -6,6 +6,7 @@ import { JsonTree } from '../observations/json-tree';
 import { PlainText } from '../observations/plain-text';
 import { Link } from '../../app/link';
 import { forkParentOf } from './fork-origin';
+import { TrajectoryLinks } from './trajectory-links';
 
 /** Prompts this long start collapsed so the panel stays scannable. */
 const LONG_TEXT = 1500;
@@ -55,6 +56,7 @@ export const ContextPanel = memo(function ContextPanel({ detail }: { detail: Tra
             at step {parent.step + 1}, continued by {parent.sim}
           </Field>
         )}
+        <TrajectoryLinks datasetId={detail.datasetId} metadata={detail.metadata} />
       </dl>
       <Collapsible
         title="Task"

@@ -3,9 +3,6 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import type { Trajectory } from '@terrarium/schema';
 import { readTrajectories } from '../../read-trajectories';
-import { sharedDataPath } from '@terrarium/schema/testing';
-
-export const DATA = sharedDataPath();
 
 export function headOf(file: string): string {
   return readFileSync(file, 'utf8').slice(0, 64 * 1024);

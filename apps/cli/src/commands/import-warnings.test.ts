@@ -1,0 +1,42 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../testing/run-cli';
+
+const FIXTURES = fileURLToPath(new URL('../../../../packages/formats/fixtures/', import.meta.url));
+
+describe('terrarium import: files that give 0 transitions', () => {
+  it(
+    'prints a warning naming the file and the reason, also in --json',
+    { timeout: 120_000 },
+    async () => {
+      const folder = await mkdtemp(path.join(tmpdir(), 'terrarium-warn-'));
+      // The real mini-swe-agent run (MIT fixture) cut before the environment answered its command.
+      const messages: unknown = JSON.parse(
+        await readFile(`${FIXTURES}mini-swe-agent/github_issue.traj.json`, 'utf8'),
+      );
+      const file = path.join(folder, 'cut.traj.json');
+      await writeFile(file, JSON.stringify(Array.isArray(messages) ? messages.slice(0, 3) : []));
+      const dataDir = path.join(folder, 'data');
+      const reason =
+        'recognized as mini-swe-agent but yields 0 transitions: none of 1 action has an observation';
+
+      const json = await runCli(['import', file, '--json', '--data-dir', dataDir]);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual({
+        dataset: 'cut.traj',
+        format: 'mini-swe-agent',
+        trajectories: 1,
+        transitions: 0,
+        quarantined: 0,
+        errors: [],
+        warnings: [{ file: 'cut.traj.json', reason }],
+      });
+
+      const text = await runCli(['import', file, '--dataset', 'again', '--data-dir', dataDir]);
+      expect(text.stderr).toContain(`warning: cut.traj.json: ${reason}\n`);
+    },
+  );
+});

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { openStore, type Store } from '@terrarium/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textFile } from '../testing/sample-files';
+import { TRAJECTORY_LINKS_KEY, trajectoryLinks } from '@terrarium/schema';
+import { importFiles } from './import-files';
+
+const FORMATS_FIXTURES = fileURLToPath(new URL('../../../formats/fixtures/', import.meta.url));
+
+describe('importFiles warns about recognized files that give 0 transitions', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+  }, 120_000);
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it(
+    'names the file and the reason; files with transitions get no warning',
+    { timeout: 120_000 },
+    async () => {
+      // A real mini-swe-agent run (MIT fixture) cut after the first command, before any output.
+      const messages: unknown = JSON.parse(
+        readFileSync(`${FORMATS_FIXTURES}mini-swe-agent/github_issue.traj.json`, 'utf8'),
+      );
+      const cut = Array.isArray(messages) ? messages.slice(0, 3) : [];
+      const terminus = readFileSync(
+        `${FORMATS_FIXTURES}atif-terminus2-raw.trajectory.json`,
+        'utf8',
+      );
+      const report = await importFiles(
+        store,
+        [
+          textFile('cut.traj.json', JSON.stringify(cut, null, 2)),
+          textFile('trajectory.json', terminus),
+        ],
+        { dataset: 'warned' },
+      );
+      expect(report).toEqual({
+        dataset: 'warned',
+        format: 'mixed',
+        trajectories: 2,
+        transitions: 3,
+        quarantined: 0,
+        errors: [],
+        warnings: [
+          {
+            file: 'cut.traj.json',
+            reason:
+              'recognized as mini-swe-agent but yields 0 transitions: none of 1 action has an observation',
+          },
+        ],
+      });
+    },
+  );
+  it(
+    'keeps ATIF links through the store; the linked session id finds the subagent run',
+    { timeout: 120_000 },
+    async () => {
+      const text = readFileSync(
+        `${FORMATS_FIXTURES}atif-v1-7-copied-context.trajectory.json`,
+        'utf8',
+      );
+      const report = await importFiles(store, [textFile('trajectory.json', text)], {
+        dataset: 'linked',
+      });
+      expect(report.trajectories).toBe(2);
+      // The embedded summarizer holds only messages, but the file as a whole has a transition.
+      expect(report.warnings).toBeUndefined();
+      const dataset = (await store.listDatasets()).find((entry) => entry.name === 'linked');
+      const datasetId = dataset?.id ?? '';
+      const main = (
+        await store.listTrajectories(
+          { datasetId, search: 'fix-test-cont-1' },
+          { offset: 0, limit: 10 },
+        )
+      ).rows.find((entry) => entry.externalId === 'fix-test-cont-1');
+      const detail = main === undefined ? null : await store.getTrajectory(main.id);
+      const links = detail === null ? [] : trajectoryLinks(detail.metadata);
+      expect(links).toEqual([
+        { kind: 'subagent', sessionId: 'fix-test-cont-1-summary', path: null, stepIndex: null },
+      ]);
+      expect(detail?.metadata[TRAJECTORY_LINKS_KEY]).toEqual(links);
+      // What the replay view's link opens: the dataset's list searched by the session id.
+      const found = await store.listTrajectories(
+        { datasetId, search: links[0]?.sessionId ?? '' },
+        { offset: 0, limit: 10 },
+      );
+      expect(found.rows.map((entry) => entry.externalId)).toEqual(['fix-test-cont-1-summary']);
+    },
+  );
+});
