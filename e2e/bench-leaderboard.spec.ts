@@ -110,12 +110,26 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   await expect(detail.locator('[data-score="rule:exact-match"]')).toHaveText('0.0');
   await expect(detail.getByRole('region', { name: 'Real observation' })).toBeVisible();
   await expect(detail.getByRole('region', { name: 'Predicted observation' })).toBeVisible();
+  // Re-run in bench: the run's own code path gives the stored prediction and score again.
+  await detail.getByRole('button', { name: 'Re-run in bench' }).click();
+  await expect(detail.getByTestId('item-rerun-score')).toHaveText(/^content (\S+) \(run: \1\)$/);
+  const stored = detail
+    .getByRole('region', { name: 'Predicted observation' })
+    .locator(':scope > :not(h3)');
+  const storedText = (await stored.textContent()) ?? '';
+  await expect(detail.getByTestId('item-rerun-observation')).toHaveText(storedText);
 
   // The worst item in Compare: its trajectory, retrieval, at its step.
   await detail.getByRole('link', { name: 'Open in Compare' }).click();
   await expect(page).toHaveURL(
-    /\/datasets\/[^/]+\/trajectories\/[^/]+\/compare\?sims=retrieval&step=\d+$/,
+    /\/datasets\/[^/]+\/trajectories\/[^/]+\/compare\?sims=retrieval&step=\d+&bench=[^&]+&item=[^&]+$/,
   );
+  // The bench item in Compare: predicted through the run's code path, the drill-down's answer.
+  const benchItem = page.getByRole('region', { name: 'Bench item' });
+  await expect(benchItem).toHaveAttribute('data-item', firstItem ?? '');
+  await benchItem.getByRole('button', { name: 'Re-run in bench' }).click();
+  await expect(benchItem.getByTestId('item-rerun-score')).toHaveText(/^content (\S+) \(run: \1\)$/);
+  await expect(benchItem.getByTestId('item-rerun-observation')).toHaveText(storedText);
   await expect(page.getByTestId('sim-prediction')).toHaveCount(1);
   await expect(page.locator('[data-testid="sim-prediction"][data-sim="retrieval"]')).toBeVisible();
   const step = new URL(page.url()).searchParams.get('step');

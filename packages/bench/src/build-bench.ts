@@ -149,7 +149,9 @@ function compareItems(a: BenchItem, b: BenchItem): number {
     compareCodeUnits(a.task, b.task) ||
     compareCodeUnits(a.origin.dataset ?? '', b.origin.dataset ?? '') ||
     compareCodeUnits(a.origin.trajectory ?? '', b.origin.trajectory ?? '') ||
-    a.turnIndex - b.turnIndex
+    a.turnIndex - b.turnIndex ||
+    // Two runs may share a source id: the content decides, never the order they came in.
+    compareCodeUnits(a.id, b.id)
   );
 }
 

@@ -32,8 +32,13 @@ export {
   AGENTWORLDBENCH_KEYS,
   parseAgentWorldBenchLine,
   benchItemsFromAgentWorldBench,
+  createAgentWorldBenchReader,
   toAgentWorldBenchRecord,
   formatAgentWorldBenchLine,
+  agentWorldBenchLine,
+  itemRowTurns,
+  isImportedItem,
+  type RowTurn,
   importedBenchManifest,
   simulatorSystemPrompt,
   type AgentWorldBenchError,
@@ -41,6 +46,7 @@ export {
   type AgentWorldBenchImport,
 } from './agentworldbench/records';
 export { pythonJson } from './agentworldbench/python-json';
+export { agentWorldBenchExportLines, itemTrajectoryKey } from './agentworldbench/export-lines';
 export {
   sftRecords,
   benchTrajectoryFilter,
@@ -92,3 +98,12 @@ export {
   TURING_METRIC,
 } from './judge/scores';
 export { closedLoopHistory, closedLoopTurns, itemAtTurn, rollOut } from './closed-loop';
+export {
+  officialJudgeMessages,
+  officialJudgeScores,
+  parseVerdict,
+  DEFAULT_JUDGE_USER_TEMPLATE,
+  VERDICT_TAG,
+  type Verdict,
+} from './agentworldbench/official-judge';
+export { protocolInput } from './agentworldbench/protocol-input';

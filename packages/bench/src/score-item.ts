@@ -9,6 +9,7 @@ import {
   type ContentClassScore,
   type HistoryTurn,
 } from '@terrarium/fidelity';
+import { rowObservationText } from '@terrarium/formats';
 import type { BenchItem, ItemScore, JsonValue, Observation } from '@terrarium/schema';
 
 /** Metric id of the content-class score among an item's rule scores. */
@@ -36,6 +37,14 @@ export function itemHistory(item: Pick<BenchItem, 'history'>): HistoryTurn[] {
   }));
 }
 
+/**
+ * An observation as it is compared: without the official `**Environment Observation:**` marker
+ * that rows of AgentWorldBench files put in front (the official scorer strips it too).
+ */
+export function comparableText(content: string): string {
+  return rowObservationText(content);
+}
+
 export function classifyItem(item: BenchItem): ClassifiedItem {
   const history = itemHistory(item);
   const action = actionText(item.action);
@@ -43,7 +52,7 @@ export function classifyItem(item: BenchItem): ClassifiedItem {
     item,
     history,
     action,
-    classified: classifyObservation(item.real.content, history, action),
+    classified: classifyObservation(comparableText(item.real.content), history, action),
   };
 }
 
@@ -62,7 +71,8 @@ export function scoreClassifiedItem(
   predicted: Observation,
 ): ItemScore[] {
   const { item, history, action, classified } = classifiedItem;
-  const rules = scoreRules(predicted.content, item.real.content, {
+  const prediction = comparableText(predicted.content);
+  const rules = scoreRules(prediction, comparableText(item.real.content), {
     kind: item.real.kind,
     history,
     action,
@@ -75,7 +85,7 @@ export function scoreClassifiedItem(
     value: unitValue(rules[metric]),
     detail: null,
   }));
-  const content = scoreClassified(predicted.content, classified);
+  const content = scoreClassified(prediction, classified);
   scores.push({
     itemId: item.id,
     sim,

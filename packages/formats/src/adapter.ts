@@ -31,6 +31,8 @@ export interface RecordContext {
   key: string | null;
   /** For `object-stream`: the other top-level members, parsed. */
   header: Record<string, unknown>;
+  /** The record's source text (lazily decoded), for digits `JSON.parse` rounds (ids above 2^53). */
+  text?: () => string;
 }
 
 /** What the reader knows about a file before choosing a format: its name and first bytes as text. */

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectFormat, topLevelShape } from './detect';
 import { probeAdapter, utf8 } from './stream/testing/probe-adapter';
-import { sharedDataPath } from '@terrarium/schema/testing';
-
-const DATA = sharedDataPath();
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
 
 function probeOf(path: string) {
   const head = new TextDecoder().decode(readFileSync(path).subarray(0, 64 * 1024));
@@ -34,19 +36,22 @@ describe('topLevelShape', () => {
   it('sees the shapes of the real files', () => {
     expect(
       topLevelShape(
-        readFileSync(`${DATA}/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json`),
+        readFileSync(
+          sharedDataPath('tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json'),
+        ),
       ),
     ).toBe('json-object');
     expect(
       topLevelShape(
-        readFileSync(`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`).subarray(
-          0,
-          65536,
-        ),
+        readFileSync(
+          sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+        ).subarray(0, 65536),
       ),
     ).toBe('json-array');
     const lines = readFileSync(
-      `${DATA}/swe-agent/tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/all_preds.jsonl`,
+      sharedDataPath(
+        'swe-agent/tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/all_preds.jsonl',
+      ),
     );
     expect(topLevelShape(lines)).toBe('json-object');
   });
@@ -56,24 +61,18 @@ describe('detectFormat', () => {
   it('recognises the real files with the real adapters', () => {
     expect(
       detectFormat(
-        probeOf(`${DATA}/tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json`),
+        probeOf(sharedDataPath('tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json')),
       ),
     ).toBe('tau2-bench');
     expect(
-      detectFormat(probeOf(`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`)),
+      detectFormat(
+        probeOf(sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json')),
+      ),
     ).toBe('tau-bench-v1');
     expect(
       detectFormat(
-        probeOf(`${DATA}/intercode/data/results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json`),
+        probeOf(sharedDataPath('swe-agent/trajectories/demonstrations/ctf/rev/rock.traj')),
       ),
-    ).toBe('intercode');
-    expect(
-      detectFormat(
-        probeOf(`${DATA}/intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json`),
-      ),
-    ).toBe('intercode-human-sql');
-    expect(
-      detectFormat(probeOf(`${DATA}/swe-agent/trajectories/demonstrations/ctf/rev/rock.traj`)),
     ).toBe('swe-agent');
     expect(detectFormat({ fileName: 'notes.md', head: '# Notes\nnothing here\n' })).toBeNull();
   });
@@ -108,3 +107,25 @@ describe('detectFormat', () => {
     ).toBe('sharegpt');
   });
 });
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `detectFormat on InterCode ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    it('recognises the InterCode results and the human SQL sessions', () => {
+      expect(
+        detectFormat(
+          probeOf(
+            sharedDataPath('intercode/data/results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json'),
+          ),
+        ),
+      ).toBe('intercode');
+      expect(
+        detectFormat(
+          probeOf(
+            sharedDataPath('intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json'),
+          ),
+        ),
+      ).toBe('intercode-human-sql');
+    });
+  },
+);

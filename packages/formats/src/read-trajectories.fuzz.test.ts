@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RecordLayout } from './adapter';
@@ -13,18 +14,30 @@ import {
   tasksOf,
   utf8,
 } from './stream/testing/probe-adapter';
-import { sharedDataPath } from '@terrarium/schema/testing';
+import { sharedDataAvailable, sharedDataPath } from '@terrarium/schema/testing';
 
-const DATA = sharedDataPath();
-const REAL_FILES = [
-  `${DATA}/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json`,
-  `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_4.json`,
-  `${DATA}/intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json`,
-  `${DATA}/swe-agent/trajectories/demonstrations/function_calling_simple.traj`,
-].map((path) => ({ path, bytes: new Uint8Array(readFileSync(path)) }));
+const REAL_PATHS = [
+  sharedDataPath('tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json'),
+  sharedDataPath('swe-agent/trajectories/demonstrations/function_calling_simple.traj'),
+];
+// InterCode (json-object-values results) joins the fuzzed files only where ../shared/data has it:
+// its licence keeps it out of the repository.
+if (sharedDataAvailable('intercode')) {
+  REAL_PATHS.push(
+    sharedDataPath('intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_4.json'),
+    sharedDataPath('intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json'),
+  );
+}
+// Shipped fixtures of the formats without files in ../shared/data (mini-swe-agent's is real, MIT).
+REAL_PATHS.push(
+  ...['mini-swe-agent/github_issue.traj.json', 'atif-terminus2-raw.trajectory.json'].map((name) =>
+    fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)),
+  ),
+);
+const REAL_FILES = REAL_PATHS.map((path) => ({ path, bytes: new Uint8Array(readFileSync(path)) }));
 // The first 300 KB of the 4 MB tau-bench file: a truncated json-array.
 const TAU_BENCH_HEAD = new Uint8Array(
-  readFileSync(`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`).subarray(
+  readFileSync(sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json')).subarray(
     0,
     300_000,
   ),
@@ -193,16 +206,15 @@ describe('readTrajectories under fuzzing', () => {
   });
 
   it('accounts for every line of mutated JSONL built from real records', async () => {
-    const values: unknown[] = Object.values(
-      Object(
-        JSON.parse(
-          readFileSync(
-            `${DATA}/intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json`,
-            'utf8',
-          ),
-        ),
+    // The first 15 tau-bench v1 trajectories, one per line.
+    const all: unknown = JSON.parse(
+      readFileSync(
+        sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+        'utf8',
       ),
     );
+    const values: unknown[] = Array.isArray(all) ? all.slice(0, 15) : [];
+    expect(values.length).toBe(15);
     const jsonlBytes = utf8(values.map((value) => JSON.stringify(value)).join('\n'));
     await fc.assert(
       fc.asyncProperty(

@@ -10,7 +10,11 @@ import {
   tasksOf,
   utf8,
 } from './stream/testing/probe-adapter';
-import { sharedDataPath } from '@terrarium/schema/testing';
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
 
 const jsonl = probeAdapter({ kind: 'jsonl' });
 const jsonArray = probeAdapter({ kind: 'json-array' });
@@ -470,40 +474,29 @@ function readReal(bytes: Uint8Array, fileName: string, size = 4096): Promise<Imp
 }
 
 describe('readTrajectories on the real files', () => {
-  const DATA = sharedDataPath();
-  const RETAIL = `${DATA}/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`;
+  const RETAIL = sharedDataPath('tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json');
 
   it('detects and reads every real results file with the default adapters', async () => {
     const expected: [string, string, number][] = [
       [RETAIL, 'tau2-bench', 40],
-      [`${DATA}/tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json`, 'tau2-bench', 40],
-      [`${DATA}/tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json`, 'tau2-bench', 20],
-      [`${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`, 'tau-bench-v1', 200],
       [
-        `${DATA}/intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json`,
-        'intercode',
-        60,
+        sharedDataPath('tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json'),
+        'tau2-bench',
+        40,
       ],
       [
-        `${DATA}/intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json`,
-        'intercode',
-        1034,
+        sharedDataPath('tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json'),
+        'tau2-bench',
+        20,
       ],
       [
-        `${DATA}/intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json`,
-        'intercode-human-sql',
-        15,
+        sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+        'tau-bench-v1',
+        200,
       ],
     ];
-    for (const [path, format, count] of expected) {
-      const events = await readReal(new Uint8Array(readFileSync(path)), path);
-      expect([path, events[0], events.length, quarantinesOf(events).length]).toEqual([
-        path,
-        { type: 'format', format },
-        count + 1,
-        0,
-      ]);
-    }
+    const { seen, wanted } = await readWhole(expected);
+    expect(seen).toEqual(wanted);
   });
 
   it('keeps the simulations before the cut of a truncated tau2 file and quarantines the cut one', async () => {
@@ -532,3 +525,43 @@ describe('readTrajectories on the real files', () => {
     ]);
   });
 });
+
+/** Per file: its path, first event, event count and quarantines, and what they should be. */
+async function readWhole(expected: readonly [string, string, number][]) {
+  const seen: unknown[] = [];
+  const wanted: unknown[] = [];
+  for (const [path, format, count] of expected) {
+    const events = await readReal(new Uint8Array(readFileSync(path)), path);
+    seen.push([path, events[0], events.length, quarantinesOf(events).length]);
+    wanted.push([path, { type: 'format', format }, count + 1, 0]);
+  }
+  return { seen, wanted };
+}
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `readTrajectories on the InterCode files ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    it('detects and reads the InterCode bash, SQL and human SQL results', async () => {
+      const { seen, wanted } = await readWhole([
+        [
+          sharedDataPath(
+            'intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json',
+          ),
+          'intercode',
+          60,
+        ],
+        [
+          sharedDataPath('intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json'),
+          'intercode',
+          1034,
+        ],
+        [
+          sharedDataPath('intercode/data/results/sql/human/ic_sql_multiturn_human_10_turns.json'),
+          'intercode-human-sql',
+          15,
+        ],
+      ]);
+      expect(seen).toEqual(wanted);
+    });
+  },
+);

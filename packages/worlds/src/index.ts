@@ -23,3 +23,7 @@ export * from './openai/errors';
 export type { ChatRequest } from './openai/chat-protocol';
 export * from './openai/endpoint-pool';
 export * from './openai/openai-world-model';
+export * from './agentworldbench/markers';
+export * from './agentworldbench/model-output';
+export * from './agentworldbench/protocol';
+export * from './agentworldbench/prompt-folder';

@@ -1,9 +1,11 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import {
   agentWorldBenchLines,
   buildBenchFromDatasets,
   importAgentWorldBench,
   judgePairwise,
-  linesOf,
   report,
   listBenches,
   sftExport,
@@ -19,9 +21,16 @@ import {
   type StartRunInput,
 } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
+import type { PromptFolder } from '@terrarium/api';
 import type { BenchManifest, BenchRun, BenchSummary } from '@terrarium/schema';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { CliError } from '../cli-error';
+
+/** A file's lines (LF or CRLF) as they are read, so a large bench file is never held whole. */
+async function* fileLines(file: string): AsyncGenerator<string> {
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) yield line;
+}
 
 /**
  * What the bench commands need, whether the data is in a store this process opened or behind a
@@ -30,7 +39,11 @@ import { CliError } from '../cli-error';
 export interface BenchClient {
   list(): Promise<BenchSummary[]>;
   build(input: BuildBenchInput): Promise<BenchManifest>;
-  importFile(input: { name: string; fileName: string; text: string }): Promise<BenchImportResult>;
+  /** AgentWorldBench JSONL files as one bench; a local store reads them line by line. */
+  importFiles(input: {
+    name: string;
+    files: ReadonlyArray<{ fileName: string; path: string }>;
+  }): Promise<BenchImportResult>;
   exportAgentWorldBench(name: string, version?: number): AsyncIterable<string>;
   exportSft(input: {
     bench: string;
@@ -47,18 +60,27 @@ export interface BenchClient {
 }
 
 /** Runs benches in this process: a worker of its own takes the run's jobs from the store's queue. */
-export function localBenchClient(store: Store, options: { workers: number }): BenchClient {
+export function localBenchClient(
+  store: Store,
+  options: { workers: number; prompts?: PromptFolder | null },
+): BenchClient {
   let workers: Promise<BenchWorkers> | null = null;
   const startWorkers = () =>
-    (workers ??= startBenchWorkers(store, { concurrency: options.workers, anyOnnxPath: true }));
+    (workers ??= startBenchWorkers(store, {
+      concurrency: options.workers,
+      anyOnnxPath: true,
+      prompts: options.prompts ?? null,
+    }));
   return {
     list: () => listBenches({ store }),
     build: (input) => buildBenchFromDatasets({ store }, input),
-    importFile: (input) =>
+    importFiles: (input) =>
       importAgentWorldBench(store, {
         name: input.name,
-        fileName: input.fileName,
-        lines: linesOf(input.text),
+        files: input.files.map((file) => ({
+          fileName: file.fileName,
+          lines: fileLines(file.path),
+        })),
       }),
     exportAgentWorldBench: (name, version) => agentWorldBenchLines(store, name, version),
     exportSft: (input) => sftExport(store, input),
@@ -88,14 +110,28 @@ function clientError(error: unknown, url: string): never {
 }
 
 /** Goes through a running `terrarium serve`; its workers run the bench. */
-export function remoteBenchClient(url: string): BenchClient {
-  const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc` })] });
+export function remoteBenchClient(url: string, token: string): BenchClient {
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${url}/trpc`, headers: { authorization: `Bearer ${token}` } })],
+  });
   const call = <T>(promise: Promise<T>) =>
     promise.catch((error: unknown) => clientError(error, url));
   return {
     list: () => call(trpc.bench.list.query()),
     build: (input) => call(trpc.bench.build.mutate(input)),
-    importFile: (input) => call(trpc.bench.importFile.mutate(input)),
+    async importFiles(input) {
+      const [file, ...more] = input.files;
+      if (file === undefined || more.length > 0) {
+        // The server's import takes one file's text; a folder goes through a local store.
+        throw new CliError(
+          'a running server imports one bench file at a time: name one file, or stop the server to import a folder',
+        );
+      }
+      const text = await readFile(file.path, 'utf8');
+      return call(
+        trpc.bench.importFile.mutate({ name: input.name, fileName: file.fileName, text }),
+      );
+    },
     async *exportAgentWorldBench(name, version) {
       const lines = await call(
         trpc.bench.exportLines.query({ name, ...(version === undefined ? {} : { version }) }),

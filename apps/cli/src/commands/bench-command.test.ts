@@ -97,7 +97,8 @@ describe('terrarium bench', () => {
     expect(isRecord(replay?.['byMetric']) && replay['byMetric']['rule:exact-match']).toBe(100);
     expect(retrieval).toMatchObject({ sim: 'retrieval', items: RETAIL_ITEMS, failed: 0 });
     const overall = retrieval?.['overall'];
-    expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(46.5);
+    // 46.5 before retrieval preferred recorded calls with the same arguments.
+    expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(49.8);
   });
 
   it('exports AgentWorldBench JSONL and imports it back as another bench', SLOW, async () => {

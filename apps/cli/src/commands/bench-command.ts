@@ -1,8 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { overallSelector, type RunReport, type SimReport } from '@terrarium/api';
+import { overallSelector, readPromptFolder, type RunReport, type SimReport } from '@terrarium/api';
+import type { PromptFolder } from '@terrarium/api';
 import {
   BenchSplit,
   JudgeConfig,
@@ -20,14 +21,24 @@ import { connect, disconnect, type GlobalOptions } from '../connect';
 
 /** Opens the bench client for the data target, runs `work`, and always closes both. */
 async function withBenchClient<T>(
-  options: GlobalOptions & { workers?: number },
+  options: GlobalOptions & { workers?: number; prompts?: PromptFolder | null },
   work: (client: BenchClient) => Promise<T>,
 ): Promise<T> {
   const target = await connect(options);
+  if (target.kind === 'server' && (options.prompts ?? null) !== null) {
+    await disconnect(target);
+    // The server's workers run the bench: they speak with the folder given to `serve --prompts`.
+    throw new CliError(
+      '--prompts: a running server runs this bench; start it with `terrarium serve --prompts DIR` instead',
+    );
+  }
   const client =
     target.kind === 'server'
-      ? remoteBenchClient(target.url)
-      : localBenchClient(target.store, { workers: options.workers ?? 2 });
+      ? remoteBenchClient(target.url, target.token)
+      : localBenchClient(target.store, {
+          workers: options.workers ?? 2,
+          prompts: options.prompts ?? null,
+        });
   try {
     return await work(client);
   } catch (error) {
@@ -105,22 +116,41 @@ export interface BenchImportOptions extends GlobalOptions {
   json?: boolean;
 }
 
-/** Exit code 2 when some rows were skipped, as `terrarium import` does for quarantined records. */
-export async function runBenchImport(file: string, options: BenchImportOptions): Promise<void> {
-  let text: string;
+/**
+ * The files a `bench import` path names: the file itself, or in a folder its `*_test.jsonl` files
+ * (the official layout, sorted as the official script loads them), else its `*.jsonl` files.
+ */
+export async function benchImportFiles(target: string): Promise<string[]> {
+  let info;
   try {
-    text = await readFile(file, 'utf8');
+    info = await stat(target);
   } catch (error) {
     throw new CliError(
-      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read ${target}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  if (!info.isDirectory()) return [target];
+  const names = (await readdir(target)).toSorted();
+  const official = names.filter((name) => name.endsWith('_test.jsonl'));
+  const chosen = official.length > 0 ? official : names.filter((name) => name.endsWith('.jsonl'));
+  if (chosen.length === 0) {
+    throw new CliError(`${target}: no *_test.jsonl or *.jsonl file in this folder`);
+  }
+  return chosen.map((name) => path.join(target, name));
+}
+
+/** Exit code 2 when some rows were skipped, as `terrarium import` does for quarantined records. */
+export async function runBenchImport(target: string, options: BenchImportOptions): Promise<void> {
+  const files = await benchImportFiles(target);
   const result = await withBenchClient(options, (client) =>
-    client.importFile({ name: options.name, fileName: path.basename(file), text }),
+    client.importFiles({
+      name: options.name,
+      files: files.map((file) => ({ fileName: path.basename(file), path: file })),
+    }),
   );
   const errors = result.errors.map((error) => `${error.message}\n`).join('');
   if (result.manifest === null) {
-    throw new CliError(`${file}: no row could be read; nothing imported\n${errors}`.trimEnd());
+    throw new CliError(`${target}: no row could be read; nothing imported\n${errors}`.trimEnd());
   }
   print(options.json, result, describeManifest(result.manifest) + errors);
   if (result.errors.length > 0) process.exitCode = 2;
@@ -215,6 +245,20 @@ export interface BenchRunOptions extends GlobalOptions {
   split: string;
   workers: number;
   json?: boolean;
+  /** A folder laid out like the official `prompts/` (see `readPromptFolder`). */
+  prompts?: string;
+}
+
+/** The `--prompts DIR` folder, read once; a folder in another layout is the user's to fix. */
+export async function promptsOption(dir: string | undefined): Promise<PromptFolder | null> {
+  if (dir === undefined) return null;
+  try {
+    return await readPromptFolder(dir);
+  } catch (error) {
+    throw new CliError(
+      `--prompts ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 export function parseMode(text: string): BenchRunMode | null {
@@ -272,8 +316,9 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
   if (judge !== null && !judge.success) {
     throw new CliError(`--judge ${options.judge ?? ''}: expected openai:URL#MODEL`);
   }
+  const prompts = await promptsOption(options.prompts);
   const bar = progressBar(!options.json);
-  const result = await withBenchClient(options, async (client) => {
+  const result = await withBenchClient({ ...options, prompts }, async (client) => {
     const run = await client.run(
       {
         bench: options.bench,

@@ -1,5 +1,6 @@
-import { serveTerrarium, DEFAULT_HOST } from '@terrarium/server';
+import { serveTerrarium, DEFAULT_HOST, TokenError } from '@terrarium/server';
 import { CliError } from '../cli-error';
+import { promptsOption } from './bench-command';
 import { dataDirFor, databaseUrlFromEnv, type GlobalOptions } from '../connect';
 
 export const DEFAULT_PORT = 4317;
@@ -8,22 +9,30 @@ export interface ServeCommandOptions extends GlobalOptions {
   host?: string;
   port?: number;
   demo?: boolean;
+  /** More Host names to answer for (repeatable `--allowed-host`). */
+  allowedHost?: string[];
+  /** A folder laid out like the official AgentWorldBench `prompts/`: bench runs, /v1 and simulate. */
+  prompts?: string;
 }
 
 /** Serves until SIGINT or SIGTERM, then closes the server, the store and the folder's server info. */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
   const host = options.host ?? DEFAULT_HOST;
   const port = options.port ?? DEFAULT_PORT;
+  const prompts = await promptsOption(options.prompts);
   const served = await serveTerrarium({
+    prompts,
     dataDir: dataDirFor(options),
     databaseUrl: databaseUrlFromEnv(),
     host,
     port,
     demo: options.demo,
+    ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
   }).catch((error: unknown) => {
     if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
       throw new CliError(`port ${port} on ${host} is already in use; choose another with --port`);
     }
+    if (error instanceof TokenError) throw new CliError(error.message);
     throw error;
   });
   for (const report of served.demoReports) {
@@ -39,6 +48,8 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
     );
   }
   process.stdout.write(`Terrarium is running at ${served.url}\n`);
+  // Programs (CLI, trainers, eval scripts) send it; the browser on loopback needs nothing.
+  process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
 
   let closing = false;
   const shutDown = (signal: NodeJS.Signals) => {

@@ -1,13 +1,17 @@
 import {
   findDataset,
   findTrajectory,
+  officialProtocolSimulator,
   SimulatorError,
+  type PromptFolder,
   simulateTrajectory,
   type SimulateParams,
 } from '@terrarium/api';
 import { SimSpec, SimulationResult, type Action, type SimulatedStep } from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
+import { authHeaders } from '../server-client';
+import { promptsOption } from './bench-command';
 
 export interface SimulateCommandOptions extends GlobalOptions {
   dataset: string;
@@ -15,6 +19,8 @@ export interface SimulateCommandOptions extends GlobalOptions {
   sim: string;
   maxSteps?: number;
   json?: boolean;
+  /** A folder laid out like the official AgentWorldBench `prompts/` (openai: simulators). */
+  prompts?: string;
 }
 
 /** `terrarium simulate`: a simulator open loop over one stored trajectory, scored per transition. */
@@ -31,10 +37,11 @@ export async function runSimulate(options: SimulateCommandOptions): Promise<void
     ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
   };
+  const prompts = await promptsOption(options.prompts);
   const target = await connect(options);
   let result: SimulationResult;
   try {
-    result = await simulateOn(target, params);
+    result = await simulateOn(target, params, prompts);
   } finally {
     await disconnect(target);
   }
@@ -42,8 +49,19 @@ export async function runSimulate(options: SimulateCommandOptions): Promise<void
   else process.stdout.write(simulationTable(result));
 }
 
-async function simulateOn(target: DataTarget, params: SimulateParams): Promise<SimulationResult> {
-  if (target.kind === 'server') return simulateThroughServer(target.url, params);
+async function simulateOn(
+  target: DataTarget,
+  params: SimulateParams,
+  prompts: PromptFolder | null,
+): Promise<SimulationResult> {
+  if (target.kind === 'server') {
+    if (prompts !== null) {
+      throw new CliError(
+        '--prompts: the data folder is held by a running server; stop it to simulate with --prompts',
+      );
+    }
+    return simulateThroughServer(target.url, target.token, params);
+  }
   try {
     const dataset = await findDataset(target.store, params.dataset, '--dataset');
     const trajectory = await findTrajectory(
@@ -54,6 +72,9 @@ async function simulateOn(target: DataTarget, params: SimulateParams): Promise<S
     );
     return await simulateTrajectory(target.store, trajectory.id, params.sim, {
       anyOnnxPath: true,
+      ...(prompts === null
+        ? {}
+        : { simulator: officialProtocolSimulator(params.sim, trajectory, prompts) }),
       ...(params.maxSteps === undefined ? {} : { maxSteps: params.maxSteps }),
     });
   } catch (error) {
@@ -74,11 +95,12 @@ function errorMessageOf(body: unknown): string {
 /** The data folder is held by `terrarium serve`: the server runs the simulation. */
 async function simulateThroughServer(
   serverUrl: string,
+  token: string,
   params: SimulateParams,
 ): Promise<SimulationResult> {
   const response = await fetch(new URL('/api/simulate', serverUrl), {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...authHeaders(token), 'content-type': 'application/json' },
     body: JSON.stringify(params),
   });
   const body: unknown = await response.json().catch(() => null);

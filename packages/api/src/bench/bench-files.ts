@@ -1,12 +1,11 @@
 import {
-  benchItemsFromAgentWorldBench,
+  agentWorldBenchExportLines,
   benchTrajectoryFilter,
+  createAgentWorldBenchReader,
   dropLeakingRecords,
   findLeaks,
-  formatAgentWorldBenchLine,
   importedBenchManifest,
   sftRecords,
-  toAgentWorldBenchRecord,
   type AgentWorldBenchError,
   type BenchSource,
 } from '@terrarium/bench';
@@ -14,11 +13,9 @@ import type { Store } from '@terrarium/db';
 import type { BenchManifest } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { findDataset } from '../simulate/find-trajectory';
-import { loadDataset } from '../simulate/load-trajectories';
+import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { requireBench } from './bench-service';
 import { allBenchItems } from './read-all';
-
-const PAGE = 1000;
 
 /** Splits text into lines (CRLF or LF) lazily. */
 export function* linesOf(text: string): Generator<string> {
@@ -39,38 +36,55 @@ export interface BenchImportResult {
   errors: AgentWorldBenchError[];
 }
 
+/** One file of an import: its name (as errors print it) and its lines, read as they come. */
+export interface BenchImportFile {
+  fileName: string;
+  lines: AsyncIterable<string> | Iterable<string>;
+}
+
 /**
- * Imports an AgentWorldBench JSONL file as a new bench (or the next version of `name`). Bad rows
- * are reported and skipped; a file with no good row stores nothing.
+ * Imports AgentWorldBench JSONL (one file, or a folder's `{domain}_test.jsonl` files in the order
+ * given) as a new bench (or the next version of `name`). Lines are read as they arrive; bad rows
+ * are reported and skipped; files with no good row store nothing.
  */
 export async function importAgentWorldBench(
   store: Store,
-  input: { name: string; fileName: string; lines: Iterable<string> },
+  input:
+    | { name: string; fileName: string; lines: Iterable<string> }
+    | {
+        name: string;
+        files: readonly BenchImportFile[];
+      },
 ): Promise<BenchImportResult> {
-  const { items, errors } = benchItemsFromAgentWorldBench(input.lines, input.fileName);
+  const files = 'files' in input ? input.files : [input];
+  const reader = createAgentWorldBenchReader();
+  for (const file of files) {
+    let lineNumber = 0;
+    for await (const line of file.lines) reader.add(line, ++lineNumber, file.fileName);
+  }
+  const { items, errors } = reader;
   if (items.length === 0) return { manifest: null, errors };
   const { version: _assigned, ...manifest } = importedBenchManifest(items, {
     name: input.name,
     version: 1,
     createdAt: new Date().toISOString(),
-    fileName: input.fileName,
+    fileName: files.map((file) => file.fileName).join(', '),
   });
   const stored = await store.createBench(manifest, items);
   return { manifest: stored.manifest, errors };
 }
 
-/** The bench as AgentWorldBench JSONL lines (no newline), in build order. */
+/**
+ * The bench as AgentWorldBench JSONL lines (no newline), in build order, each row with the full
+ * turn lists of its trajectory, `current_prompt` and the official markers.
+ */
 export async function* agentWorldBenchLines(
   store: Store,
   name: string,
   version?: number,
 ): AsyncGenerator<string> {
   const bench = await requireBench(store, name, version);
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.getBenchItems({ benchId: bench.id }, { offset, limit: PAGE });
-    for (const item of page.rows) yield formatAgentWorldBenchLine(toAgentWorldBenchRecord(item));
-    if (page.rows.length < PAGE) return;
-  }
+  yield* agentWorldBenchExportLines(await allBenchItems(store, { benchId: bench.id }));
 }
 
 export interface SftExport {
@@ -100,8 +114,9 @@ export async function sftExport(
   const sources: BenchSource[] = [];
   for (const wanted of input.datasets) {
     const dataset = await findDataset(store, wanted, 'datasets');
-    for (const trajectory of await loadDataset(store, dataset.id)) {
-      sources.push({ dataset: dataset.id, trajectory });
+    // Named as bench items name their origin (dataset name, source id), so the filter matches.
+    for (const trajectory of await loadDatasetBySourceIds(store, dataset.id)) {
+      sources.push({ dataset: dataset.name, trajectory });
     }
   }
   const records = sftRecords(sources, {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL } from '../testing/sample-files';
-import type { ApiContext } from '../trpc';
+import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import {
   benchItems,
   buildBenchFromDatasets,
@@ -89,7 +89,7 @@ describe('bench service on tau2 retail', () => {
       anyOnnxPath: true,
       queue: { schema: 'pgboss' },
     });
-    ctx = { store, benchRunner: workers.runner };
+    ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
     first = await buildBenchFromDatasets(ctx, {
       name: 'retail',
       datasets: ['retail'],
@@ -160,10 +160,11 @@ describe('bench service on tau2 retail', () => {
     }
     const content = cell(cells, 'retrieval', 'content');
     expect(content).toMatchObject({ n: RETAIL_ITEMS, missing: 0 });
-    // Measured: BM25 over the other 39 trajectories.
-    expect(content.mean).toBeCloseTo(46.5375, 3);
-    // 57 of 194 items answered word for word by another trajectory's observation.
-    expect(cell(cells, 'retrieval', 'exact-match').mean).toBeCloseTo((57 / 194) * 100, 9);
+    // Measured: BM25 over the other 39 trajectories, recorded calls with the same arguments first
+    // (46.5375 and 57 exact before arguments were matched first).
+    expect(content.mean).toBeCloseTo(49.7911, 3);
+    // 66 of 194 items answered word for word by another trajectory's observation.
+    expect(cell(cells, 'retrieval', 'exact-match').mean).toBeCloseTo((66 / 194) * 100, 9);
     // JSON metrics apply only to the 146 items whose real observation is JSON.
     expect(cell(cells, 'retrieval', 'json-validity').n).toBe(146);
   });
@@ -215,7 +216,7 @@ describe('bench service on tau2 retail', () => {
       RETAIL_ITEMS,
     );
     expect(points.filter((point) => point.sim === 'retrieval' && point.value === 100)).toHaveLength(
-      57,
+      66,
     );
   });
 
@@ -234,7 +235,8 @@ describe('bench service on tau2 retail', () => {
     expect(replay.every((entry) => entry.after === null && entry.delta === null)).toBe(true);
     expect(comparison.improved).toEqual([]);
     expect(comparison.regressed).toEqual([]);
-  });
+    // A whole bench run on a shared machine: more than the default 5 s under load.
+  }, 60_000);
 
   it('reports per simulator in the `bench run --json` shape', async () => {
     const result = await report(ctx, main.id);
@@ -257,8 +259,8 @@ describe('bench service on tau2 retail', () => {
     });
     expect(Object.keys(replay?.byMetric ?? {})).toHaveLength(12);
     expect(Object.values(replay?.byMetric ?? {}).every((value) => value === 100)).toBe(true);
-    expect(retrieval?.overall).toBeCloseTo(46.5375, 3);
-    expect(retrieval?.byMetric['rule:exact-match']).toBeCloseTo((57 / 194) * 100, 9);
+    expect(retrieval?.overall).toBeCloseTo(49.7911, 3);
+    expect(retrieval?.byMetric['rule:exact-match']).toBeCloseTo((66 / 194) * 100, 9);
   });
 
   it('cancels a run no worker has taken yet', async () => {
@@ -266,6 +268,7 @@ describe('bench service on tau2 retail', () => {
     // A runner that only records: the run stays queued until it is canceled.
     const idle: ApiContext = {
       store,
+      principal: PROGRAM_PRINCIPAL,
       benchRunner: { enqueue: async (id) => void enqueued.push(id) },
     };
     const queued = await startRun(idle, runInput(['replay']));

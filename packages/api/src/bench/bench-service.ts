@@ -5,7 +5,7 @@ import {
   compareRuns as compareScores,
   leaderboard as aggregate,
 } from '@terrarium/bench';
-import { watchRun as watchProgress } from '@terrarium/jobs';
+import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
   type BenchItem,
@@ -18,6 +18,7 @@ import {
   type ItemScore,
   type JudgeConfig,
   type Leaderboard,
+  type Observation,
   type LeaderboardCell,
   type RunComparison,
   type RunPrediction,
@@ -26,13 +27,15 @@ import {
   type ScoreSelector,
 } from '@terrarium/schema';
 import { findDataset } from '../simulate/find-trajectory';
-import { loadDataset } from '../simulate/load-trajectories';
+import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
-import type { ApiContext } from '../trpc';
+import type { ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
+import { predictBenchItem } from './item-prediction';
+import { createBenchRunDeps } from './run-deps';
 
 export interface BuildBenchInput {
   name: string;
@@ -63,7 +66,7 @@ function notFound(message: string): TRPCError {
   return new TRPCError({ code: 'NOT_FOUND', message });
 }
 
-export async function listBenches(ctx: ApiContext): Promise<BenchSummary[]> {
+export async function listBenches(ctx: ServiceContext): Promise<BenchSummary[]> {
   const [benches, runs] = await Promise.all([ctx.store.listBenches(), ctx.store.listBenchRuns()]);
   return benches.map(({ id, manifest }) => ({
     ...manifest,
@@ -85,7 +88,7 @@ export async function requireBench(store: Store, name: string, version?: number)
 }
 
 export async function benchItems(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   input: {
     name: string;
     version?: number | undefined;
@@ -107,10 +110,12 @@ export async function benchItems(
 
 /**
  * Builds a bench from stored datasets and freezes it in the store (a new version when the name
- * exists). Items point back to their dataset and trajectory by store id, for links to Compare.
+ * exists). Items point back to their dataset by name and to their trajectory by its source id
+ * (Compare looks both up): never by store ids, so the same files imported in another order, or on
+ * another machine, give the same item ids, split, sampling and content hash.
  */
 export async function buildBenchFromDatasets(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   input: BuildBenchInput,
 ): Promise<BenchManifest> {
   const sources = [];
@@ -118,8 +123,8 @@ export async function buildBenchFromDatasets(
   for (const wanted of input.datasets) {
     const dataset = await findDataset(ctx.store, wanted, 'datasets');
     names.push(dataset.name);
-    for (const trajectory of await loadDataset(ctx.store, dataset.id)) {
-      sources.push({ dataset: dataset.id, trajectory });
+    for (const trajectory of await loadDatasetBySourceIds(ctx.store, dataset.id)) {
+      sources.push({ dataset: dataset.name, trajectory });
     }
   }
   const built = buildBench({
@@ -144,17 +149,17 @@ export async function buildBenchFromDatasets(
   return (await ctx.store.createBench(manifest, built.items)).manifest;
 }
 
-export async function listRuns(ctx: ApiContext, bench?: string): Promise<BenchRun[]> {
+export async function listRuns(ctx: ServiceContext, bench?: string): Promise<BenchRun[]> {
   return ctx.store.listBenchRuns(bench);
 }
 
-export async function getRun(ctx: ApiContext, runId: string): Promise<BenchRun> {
+export async function getRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   const run = await ctx.store.getBenchRun(runId);
   if (run === null) throw notFound(`runId: no bench run ${runId}`);
   return run;
 }
 
-export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<BenchRun> {
+export async function startRun(ctx: ServiceContext, input: StartRunInput): Promise<BenchRun> {
   if (ctx.benchRunner === undefined) {
     throw new TRPCError({
       code: 'PRECONDITION_FAILED',
@@ -189,7 +194,7 @@ export async function startRun(ctx: ApiContext, input: StartRunInput): Promise<B
   return run;
 }
 
-export async function cancelRun(ctx: ApiContext, runId: string): Promise<BenchRun> {
+export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   await getRun(ctx, runId);
   await ctx.store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']);
   return getRun(ctx, runId);
@@ -200,7 +205,7 @@ export async function cancelRun(ctx: ApiContext, runId: string): Promise<BenchRu
  * (PostgreSQL), so the store is the one place progress is seen.
  */
 export async function* watchRun(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   runId: string,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<BenchRun> {
@@ -230,7 +235,7 @@ function leaderboardCells(data: RunData, bootstrap: number): LeaderboardCell[] {
 }
 
 export async function leaderboard(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   runId: string,
   bootstrap: number,
 ): Promise<Leaderboard> {
@@ -268,7 +273,7 @@ async function predictionsOf(
 }
 
 export async function cellItems(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   input: {
     runId: string;
     sim: string;
@@ -325,7 +330,7 @@ export async function cellItems(
 }
 
 export async function scorePoints(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   runId: string,
   score: ScoreSelector,
 ): Promise<ScorePoint[]> {
@@ -360,7 +365,7 @@ const ITEM_DELTAS_LISTED = 20;
 
 /** Two runs of the same bench cell by cell, and the items that moved most on the chosen score. */
 export async function compareRuns(
-  ctx: ApiContext,
+  ctx: ServiceContext,
   input: { before: string; after: string; score: ScoreSelector },
 ): Promise<RunComparison> {
   const [before, after] = await Promise.all([
@@ -382,7 +387,7 @@ export async function compareRuns(
 }
 
 /** The `bench run --json` summary of a run (see run-report.ts). */
-export async function report(ctx: ApiContext, runId: string): Promise<RunReport> {
+export async function report(ctx: ServiceContext, runId: string): Promise<RunReport> {
   const data = await runData(ctx.store, runId);
   const predictions = await readAll((offset, limit) =>
     ctx.store.listPredictions(runId, { offset, limit }),
@@ -400,7 +405,10 @@ export async function report(ctx: ApiContext, runId: string): Promise<RunReport>
  * (which prediction is closer to the real observation?). It needs both predictions, so it runs
  * after the run rather than per unit. Scores are stored with source `judge`; re-judging replaces.
  */
-export async function judgePairwise(ctx: ApiContext, runId: string): Promise<{ judged: number }> {
+export async function judgePairwise(
+  ctx: ServiceContext,
+  runId: string,
+): Promise<{ judged: number }> {
   const data = await runData(ctx.store, runId);
   const { run } = data;
   if (run.judge === null || run.judge.mode !== 'pairwise') {
@@ -443,4 +451,70 @@ export async function judgePairwise(ctx: ApiContext, runId: string): Promise<{ j
     }
   }
   return { judged };
+}
+
+/** Scores keyed `source:metric`, 0-100, as the drill-down shows them. */
+function scoreMap(scores: readonly ItemScore[]): Record<string, number | null> {
+  return Object.fromEntries(
+    scores.map((score) => [key(score.source, score.metric), percent(score.value)]),
+  );
+}
+
+// Per store, like a server's workers: a bench version never changes, so its corpus is kept.
+const recomputeDeps = new WeakMap<Store, BenchRunDeps>();
+
+export interface ItemRecomputation {
+  itemId: string;
+  sim: string;
+  /** What the run stored (the drill-down shows this), null when the unit has not run. */
+  stored: { predicted: Observation | null; scores: Record<string, number | null> } | null;
+  /** The same unit predicted and scored again now, through the run's own code path. */
+  recomputed: { predicted: Observation; scores: Record<string, number | null> };
+}
+
+/**
+ * One bench item under one of the run's simulators, predicted again with the run's simulator
+ * construction, corpus and leave-one-out (see `predictBenchItem`): what "Open in Compare" and the
+ * CLI use instead of re-simulating the item's trajectory over the whole dataset.
+ */
+export async function recomputeItem(
+  ctx: ServiceContext,
+  input: { runId: string; itemId: string; sim: string },
+): Promise<ItemRecomputation> {
+  const run = await getRun(ctx, input.runId);
+  if (!run.sims.includes(input.sim)) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `sim: run ${run.id} has no simulator "${input.sim}" (it has ${run.sims.join(', ')})`,
+    });
+  }
+  const ref: BenchRef = { name: run.bench, version: run.benchVersion };
+  const [item] = await ctx.store.getBenchItemsByIds(ref, [input.itemId]);
+  if (item === undefined) {
+    throw notFound(`itemId: bench "${run.bench}" v${run.benchVersion} has no item ${input.itemId}`);
+  }
+  let deps = recomputeDeps.get(ctx.store);
+  if (deps === undefined) {
+    deps = createBenchRunDeps(ctx.store, { allowlist: endpointAllowlistFromEnv(), fetch });
+    recomputeDeps.set(ctx.store, deps);
+  }
+  let recomputed;
+  try {
+    recomputed = await predictBenchItem(deps, run, input.sim, item);
+  } catch (error) {
+    throw simulatorTrpcError(error);
+  }
+  const prediction = (await predictionsOf(ctx.store, run.id, input.sim, [item.id])).get(item.id);
+  const storedScores = await readAll((offset, limit) =>
+    ctx.store.listScores(run.id, { sim: input.sim, itemIds: [item.id], offset, limit }),
+  );
+  return {
+    itemId: item.id,
+    sim: input.sim,
+    stored:
+      prediction === undefined
+        ? null
+        : { predicted: prediction.observation, scores: scoreMap(storedScores) },
+    recomputed: { predicted: recomputed.observation, scores: scoreMap(recomputed.scores) },
+  };
 }

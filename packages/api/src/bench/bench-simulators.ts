@@ -1,20 +1,30 @@
-import type { BenchItem, Trajectory } from '@terrarium/schema';
+import { itemTrajectoryKey, protocolInput } from '@terrarium/bench';
+import { rowActionText, rowObservationText } from '@terrarium/formats';
+import type { Action, BenchItem, Domain, Trajectory } from '@terrarium/schema';
 import {
   buildRetrievalIndex,
   createReplayWorldModel,
   createRetrievalWorldModel,
   type ReplayWorldModel,
   type RetrievalIndex,
+  type PromptFolder,
+  type Transition,
   type WorldModel,
   withCircuitBreaker,
 } from '@terrarium/worlds';
 import { onnxModel, openAIModel } from '../simulate/resolve-simulator';
+import { parseActionText } from '../simulate/chat-input';
 import { parseSimSpec } from '../simulate/sim-spec';
 import { itemTrajectory } from './item-trajectory';
 
 export interface BenchSimulatorOptions {
   allowlist: readonly string[];
   fetch: typeof fetch;
+  /**
+   * A folder laid out like the official `prompts/` (`--prompts DIR`): endpoints are then spoken to
+   * as the official AgentWorldBench script does (row texts, its sampling and output parsing).
+   */
+  prompts?: PromptFolder | null;
   /** Let `onnx:PATH` name any folder (CLI and workers act for their user); a server lists its own. */
   anyOnnxPath: boolean;
 }
@@ -32,20 +42,8 @@ function turnsOf(item: BenchItem): string[] {
   ];
 }
 
-/**
- * The trajectory an item was taken from. Items imported from an AgentWorldBench file do not name
- * one, but every item of a trajectory starts with its first transition: items sharing the task and
- * first transition are taken as one trajectory. (Distinct trajectories that begin alike are merged,
- * which only leaves more out of retrieval; keying them by item id instead let retrieval read an
- * item's answer from the history of a later item of its own trajectory.)
- */
-export function trajectoryKey(item: BenchItem): string {
-  if (item.origin.trajectory !== null) return item.origin.trajectory;
-  const first = item.history[0];
-  const opening =
-    first === undefined ? [item.action, item.real] : [first.action, first.observation];
-  return `imported\u0000${item.task}\u0000${JSON.stringify(opening)}`;
-}
+/** The trajectory an item was taken from (see packages/bench `itemTrajectoryKey`). */
+export const trajectoryKey = itemTrajectoryKey;
 
 function isPrefix(shorter: readonly string[], longer: readonly string[]): boolean {
   return shorter.length < longer.length && shorter.every((turn, i) => turn === longer[i]);
@@ -75,7 +73,12 @@ export function benchCorpus(items: readonly BenchItem[]): Trajectory[] {
     for (const { item, turns } of longestFirst) {
       if (kept.some((longer) => isPrefix(turns, longer))) continue;
       kept.push(turns);
-      corpus.push({ ...itemTrajectory(item), externalId: key });
+      const trajectory = itemTrajectory(item);
+      corpus.push({
+        ...trajectory,
+        externalId: key,
+        metadata: { ...trajectory.metadata, imported: item.origin.dataset === null },
+      });
     }
   }
   return corpus;
@@ -95,6 +98,47 @@ function ownRecordingFirst(item: BenchItem, corpus: ReplayWorldModel): WorldMode
       return found.hit
         ? own.predict(context, history, action, options)
         : corpus.predict(context, history, action, options);
+    },
+  };
+}
+
+/** A row's action text as the call or command it holds (markers off, a JSON call parsed). */
+function readableAction(action: Action, domain: Domain): Action {
+  return action.type === 'command'
+    ? parseActionText(rowActionText(action.command), domain)
+    : action;
+}
+
+function readableTransition(turn: Transition, domain: Domain): Transition {
+  return {
+    action: readableAction(turn.action, domain),
+    observation: { ...turn.observation, content: rowObservationText(turn.observation.content) },
+  };
+}
+
+/** An imported row's trajectory with its turns readable (built items are already). */
+function readableTurns(trajectory: Trajectory): Trajectory {
+  if (trajectory.metadata['imported'] !== true) return trajectory;
+  return {
+    ...trajectory,
+    steps: trajectory.steps.map((step) => {
+      if (step.observation === null) return step;
+      const turn = readableTransition(
+        { action: step.action, observation: step.observation },
+        trajectory.domain,
+      );
+      return { ...step, action: turn.action, observation: turn.observation };
+    }),
+  };
+}
+
+/** The model spoken to with the item's row texts, whatever history the run shows it. */
+function officialProtocol(model: WorldModel, item: BenchItem, prompts: PromptFolder): WorldModel {
+  return {
+    id: model.id,
+    predict(_context, history, _action, options) {
+      const input = protocolInput(item, history, prompts);
+      return model.predict(input.context, input.history, input.action, options);
     },
   };
 }
@@ -121,19 +165,39 @@ export function createBenchSimulators(
           replay ??= createReplayWorldModel(benchCorpus(items));
           return ownRecordingFirst(item, replay);
         }
-        case 'retrieval':
-          retrieval ??= buildRetrievalIndex(benchCorpus(items));
-          return createRetrievalWorldModel(retrieval, {
+        case 'retrieval': {
+          // Imported rows keep their file's texts; retrieval compares the calls inside them.
+          retrieval ??= buildRetrievalIndex(benchCorpus(items).map(readableTurns));
+          const model = createRetrievalWorldModel(retrieval, {
             excludeTrajectory: trajectoryKey(item),
           });
+          if (item.origin.dataset !== null) return model;
+          return {
+            id: model.id,
+            predict: (context, history, action, predictOptions) =>
+              model.predict(
+                context,
+                history.map((turn) => readableTransition(turn, item.domain)),
+                readableAction(action, item.domain),
+                predictOptions,
+              ),
+          };
+        }
         case 'openai': {
+          const prompts = options.prompts ?? null;
           let model = models.get(sim);
           if (model === undefined) {
             // A bench run sends every item to it: an unreachable endpoint must fail fast.
-            model = withCircuitBreaker(openAIModel(parsed.baseUrl, parsed.model, options));
+            model = withCircuitBreaker(
+              openAIModel(parsed.baseUrl, parsed.model, {
+                ...options,
+                protocol: prompts === null ? 'templates' : 'agentworldbench',
+              }),
+            );
             models.set(sim, model);
           }
-          return model;
+          if (prompts === null) return model;
+          return officialProtocol(await model, item, prompts);
         }
         case 'onnx': {
           let model = models.get(sim);

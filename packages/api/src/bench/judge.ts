@@ -1,4 +1,7 @@
 import {
+  officialJudgeMessages,
+  officialJudgeScores,
+  parseVerdict,
   judgeItemScores,
   judgePrompt,
   pairwiseItemScores,
@@ -9,13 +12,27 @@ import {
   turingPrompt,
 } from '@terrarium/bench';
 import type { BenchItem, ItemScore, JudgeConfig, Observation } from '@terrarium/schema';
-import { createEndpointPool, type EndpointPool } from '@terrarium/worlds';
+import {
+  AGENTWORLDBENCH_SAMPLING,
+  createEndpointPool,
+  type EndpointPool,
+  type PromptFolder,
+} from '@terrarium/worlds';
 import { parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
 export interface JudgeOptions {
   allowlist: readonly string[];
   fetch: typeof fetch;
+  /**
+   * `--prompts DIR`: score mode judges as the official AgentWorldBench script does (its message
+   * layout with the folder's judge prompts, temperature 0.6, 32,768 tokens, up to 3 attempts until
+   * a `<final_evaluation>` verdict parses, failed judgings left out).
+   */
+  prompts?: PromptFolder | null;
 }
+
+/** Attempts per judging under the official protocol before the judging counts as failed. */
+const OFFICIAL_ATTEMPTS = 3;
 
 /** A judge model behind an OpenAI-compatible endpoint, pinned to one model and temperature. */
 export interface Judge {
@@ -77,9 +94,38 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
     return answers;
   }
 
+  /** One official judging: retried until the verdict parses, as the official script does. */
+  async function askOfficially(messages: ReturnType<typeof judgePrompt>): Promise<string[]> {
+    const answers: string[] = [];
+    for (let judging = 0; judging < config.repeats; judging++) {
+      for (let attempt = 0; attempt < OFFICIAL_ATTEMPTS; attempt++) {
+        try {
+          const result = await pool.complete({
+            messages,
+            temperature: AGENTWORLDBENCH_SAMPLING.temperature,
+            maxTokens: AGENTWORLDBENCH_SAMPLING.maxTokens,
+            stream: false,
+          });
+          answers.push(result.content);
+          if (parseVerdict(result.content).ok) break;
+        } catch (error) {
+          answers.push(
+            `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
+          );
+        }
+      }
+    }
+    return answers;
+  }
+
+  const prompts = options.prompts ?? null;
   return {
     config,
     async judge(item, sim, predicted) {
+      if (prompts !== null && config.mode === 'score') {
+        const messages = officialJudgeMessages(item, predicted.content, prompts);
+        return officialJudgeScores(item.id, sim, await askOfficially(messages));
+      }
       if (config.mode === 'turing') {
         const realIs = turingOrder(item.id, TURING_SEED);
         const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];

@@ -8,7 +8,7 @@ import {
   SimSpec,
 } from '@terrarium/schema';
 import { z } from 'zod';
-import { createRouter, publicProcedure } from '../trpc';
+import { createRouter, researcherProcedure } from '../trpc';
 import * as files from './bench-files';
 import * as service from './bench-service';
 
@@ -19,8 +19,8 @@ const runId = z.string().min(1);
 
 /** Benches (frozen item sets), bench runs (simulators × bench, as jobs) and their scores. */
 export const benchRouter = createRouter({
-  list: publicProcedure.query(({ ctx }) => service.listBenches(ctx)),
-  items: publicProcedure
+  list: researcherProcedure.query(({ ctx }) => service.listBenches(ctx)),
+  items: researcherProcedure
     .input(
       z.object({
         name: benchName,
@@ -31,7 +31,7 @@ export const benchRouter = createRouter({
       }),
     )
     .query(({ ctx, input }) => service.benchItems(ctx, input)),
-  build: publicProcedure
+  build: researcherProcedure
     .input(
       z.object({
         name: benchName,
@@ -44,7 +44,7 @@ export const benchRouter = createRouter({
     )
     .mutation(({ ctx, input }) => service.buildBenchFromDatasets(ctx, input)),
   /** An AgentWorldBench JSONL file's text, as a new bench (or the next version of `name`). */
-  importFile: publicProcedure
+  importFile: researcherProcedure
     .input(z.object({ name: benchName, fileName: z.string().min(1), text: z.string() }))
     .mutation(({ ctx, input }) =>
       files.importAgentWorldBench(ctx.store, {
@@ -54,7 +54,7 @@ export const benchRouter = createRouter({
       }),
     ),
   /** The bench as AgentWorldBench JSONL lines. */
-  exportLines: publicProcedure
+  exportLines: researcherProcedure
     .input(z.object({ name: benchName, version: z.number().int().positive().optional() }))
     .query(async ({ ctx, input }) => {
       const lines: string[] = [];
@@ -64,7 +64,7 @@ export const benchRouter = createRouter({
       return lines;
     }),
   /** SFT data from datasets with every item of the bench kept out (13-gram leak check). */
-  exportSft: publicProcedure
+  exportSft: researcherProcedure
     .input(
       z.object({
         bench: benchName,
@@ -74,13 +74,13 @@ export const benchRouter = createRouter({
       }),
     )
     .mutation(({ ctx, input }) => files.sftExport(ctx.store, input)),
-  runs: publicProcedure
+  runs: researcherProcedure
     .input(z.object({ bench: benchName.optional() }))
     .query(({ ctx, input }) => service.listRuns(ctx, input.bench)),
-  run: publicProcedure
+  run: researcherProcedure
     .input(z.object({ runId }))
     .query(({ ctx, input }) => service.getRun(ctx, input.runId)),
-  startRun: publicProcedure
+  startRun: researcherProcedure
     .input(
       z.object({
         bench: benchName,
@@ -93,25 +93,25 @@ export const benchRouter = createRouter({
     )
     .mutation(({ ctx, input }) => service.startRun(ctx, input)),
   /** Pairwise judging of a finished run (first simulator against each other one). */
-  judgePairwise: publicProcedure
+  judgePairwise: researcherProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => service.judgePairwise(ctx, input.runId)),
-  cancelRun: publicProcedure
+  cancelRun: researcherProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => service.cancelRun(ctx, input.runId)),
   /** The run as it progresses, until it ends (server-sent events). */
-  watchRun: publicProcedure
+  watchRun: researcherProcedure
     .input(z.object({ runId }))
     .subscription(({ ctx, input, signal }) => service.watchRun(ctx, input.runId, signal)),
-  leaderboard: publicProcedure
+  leaderboard: researcherProcedure
     .input(z.object({ runId, bootstrap: z.number().int().min(0).max(10_000).default(1000) }))
     .query(({ ctx, input }) => service.leaderboard(ctx, input.runId, input.bootstrap)),
   /** What `terrarium bench run --json` prints: Overall, by domain, task and metric per simulator. */
-  report: publicProcedure
+  report: researcherProcedure
     .input(z.object({ runId }))
     .query(({ ctx, input }) => service.report(ctx, input.runId)),
   /** The scored predictions behind one leaderboard cell, worst first. */
-  cellItems: publicProcedure
+  cellItems: researcherProcedure
     .input(
       z.object({
         runId,
@@ -124,10 +124,17 @@ export const benchRouter = createRouter({
       }),
     )
     .query(({ ctx, input }) => service.cellItems(ctx, input)),
-  points: publicProcedure
+  /**
+   * One item of a run predicted and scored again through the run's own code path (its corpus and
+   * leave-one-out), next to what the run stored: the bench-aware Compare of a drill-down item.
+   */
+  recomputeItem: researcherProcedure
+    .input(z.object({ runId, itemId: z.string().min(1), sim: z.string().min(1) }))
+    .mutation(({ ctx, input }) => service.recomputeItem(ctx, input)),
+  points: researcherProcedure
     .input(z.object({ runId, score: ScoreSelector }))
     .query(({ ctx, input }) => service.scorePoints(ctx, input.runId, input.score)),
-  compareRuns: publicProcedure
+  compareRuns: researcherProcedure
     .input(z.object({ before: runId, after: runId, score: ScoreSelector }))
     .query(({ ctx, input }) => service.compareRuns(ctx, input)),
 });

@@ -2,7 +2,7 @@ import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrari
 import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, JudgeConfig } from '@terrarium/schema';
-import { costOf, type Pricing, type Transition } from '@terrarium/worlds';
+import { costOf, type Pricing, type PromptFolder, type Transition } from '@terrarium/worlds';
 import { pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
@@ -17,6 +17,11 @@ export interface BenchRunDepsOptions {
   anyOnnxPath?: boolean;
   /** Dollar prices by simulator spec (default: `TERRARIUM_PRICING`). */
   pricing?: ReadonlyMap<string, Pricing>;
+  /**
+   * `--prompts DIR`: endpoints and judges are spoken to as the official AgentWorldBench script
+   * does, with this folder's per-domain world-model and judge prompts.
+   */
+  prompts?: PromptFolder | null;
 }
 
 // Each entry holds a whole bench (items and the retrieval index over them).
@@ -62,6 +67,7 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
     fetch: options.fetch ?? fetch,
     anyOnnxPath: options.anyOnnxPath ?? false,
+    prompts: options.prompts ?? null,
   };
   const pricing = options.pricing ?? pricingFromEnv();
   const judges = new Map<string, Judge>();

@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { openStore, type Store } from '@terrarium/db';
 import type { Trajectory } from '@terrarium/schema';
 import {
@@ -16,16 +15,26 @@ import { loadTrajectory } from '../simulate/load-trajectories';
 import { bundledOnnxSpec } from '../simulate/onnx-simulator';
 import { simulateTrajectory } from '../simulate/simulate-trajectory';
 import { TAU2_RETAIL } from '../testing/sample-files';
-import { createApiRequestHandler } from './api-routes';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
 
 /**
  * The OpenAI-compatible endpoint over real HTTP on 127.0.0.1, with packages/worlds' own client on
  * the global fetch. The server is the API handler that apps/server's startServer mounts (the api
  * package cannot depend on the app; startServer adds only security headers and static files).
  */
+// openai: specs carry no key; this endpoint is Terrarium's own, behind the program token.
+const withToken: typeof fetch = (target, init) =>
+  fetch(target, {
+    ...init,
+    headers: {
+      ...Object.fromEntries(new Headers(init?.headers)),
+      authorization: `Bearer ${TEST_TOKEN}`,
+    },
+  });
+
 describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
   let store: Store;
-  let server: Server;
+  let server: TestServer;
   let url: string;
   let trajectory: Trajectory;
   let inputs: PredictionInput[];
@@ -36,17 +45,11 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     const detail = await findTrajectory(store, await findDataset(store, 'retail'));
     trajectory = await loadTrajectory(store, detail);
     inputs = [...predictionInputs(trajectory)];
-    const answer = createApiRequestHandler({ store });
-    server = createServer((request, response) => {
-      if (!answer(request, response)) response.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    url = `http://127.0.0.1:${address.port}`;
+    server = await startTestServer({ store });
+    url = server.url;
   }, 120_000);
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await store.close();
   });
 
@@ -59,13 +62,13 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
   function post(body: unknown): Promise<Response> {
     return fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TOKEN}` },
       body: JSON.stringify(body),
     });
   }
 
   it('lists the simulators as model ids', async () => {
-    const response = await fetch(`${url}/v1/models`);
+    const response = await fetch(`${url}/v1/models`, { headers: server.authHeaders });
     expect(response.status).toBe(200);
     const body: unknown = await response.json();
     expect(body).toMatchObject({ object: 'list' });
@@ -82,6 +85,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
         baseUrl: url,
         model: 'replay@retail',
         fetch,
+        apiKey: TEST_TOKEN,
         stream,
         retry: { attempts: 1, baseDelayMs: 0 },
       });
@@ -100,6 +104,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     const detail = await findTrajectory(store, await findDataset(store, 'retail'));
     const result = await simulateTrajectory(store, detail.id, `openai:${url}#replay@retail`, {
       allowlist: ['127.0.0.1'],
+      fetch: withToken,
     });
     expect(result.steps).toHaveLength(4);
     expect(result.steps.map((step) => step.scores['exact-match'])).toEqual([1, 1, 1, 1]);
@@ -110,7 +115,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     const messages = renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action);
     const viaField = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TOKEN}` },
       body: JSON.stringify({ model: 'replay', messages, terrarium: { dataset: 'retail' } }),
     });
     expect(viaField.status).toBe(200);
@@ -131,7 +136,11 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
 
     const viaHeader = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-terrarium-dataset': 'retail' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'x-terrarium-dataset': 'retail',
+      },
       body: JSON.stringify({ model: 'replay', messages, stream: true }),
     });
     expect(viaHeader.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -151,7 +160,12 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
   });
 
   it('serves retrieval over the whole dataset', async () => {
-    const model = createOpenAIWorldModel({ baseUrl: url, model: 'retrieval@retail', fetch });
+    const model = createOpenAIWorldModel({
+      baseUrl: url,
+      model: 'retrieval@retail',
+      fetch,
+      apiKey: TEST_TOKEN,
+    });
     const known = input(1);
     const prediction = await model.predict(known.context, known.history, known.action);
     // The trajectory is not left out here (a chat names none), so its own step is the nearest.
@@ -178,7 +192,13 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
 
     // Streamed token by token through the worlds client: the same greedy text, in pieces.
     const pieces: string[] = [];
-    const model = createOpenAIWorldModel({ baseUrl: url, model: spec, fetch, stream: true });
+    const model = createOpenAIWorldModel({
+      baseUrl: url,
+      model: spec,
+      fetch,
+      apiKey: TEST_TOKEN,
+      stream: true,
+    });
     const streamed = await model.predict(known.context, known.history, known.action, {
       maxTokens: 16,
       onToken: (text) => pieces.push(text),
@@ -187,6 +207,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
       baseUrl: url,
       model: spec,
       fetch,
+      apiKey: TEST_TOKEN,
       stream: false,
     }).predict(known.context, known.history, known.action, { maxTokens: 16 });
     expect(streamed.observation.content).toBe(unstreamed.observation.content);

@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
-import type { Prediction, PredictOptions, WorldModel } from '@terrarium/worlds';
+import {
+  createCacheThenModelWorldModel,
+  type Prediction,
+  type PredictOptions,
+  type PromptFolder,
+  type WorldModel,
+} from '@terrarium/worlds';
 import { z } from 'zod';
 import { errorMessage } from '../import/import-files';
 import { ChatInputError, parseChatToSimInput } from '../simulate/chat-input';
 import { findDataset } from '../simulate/find-trajectory';
+import { asChatCarriesIt } from '../simulate/chat-input';
+import { loadDataset } from '../simulate/load-trajectories';
 import { datasetSimulator, onnxModel, openAIModel } from '../simulate/resolve-simulator';
+import { speakingOfficially } from '../simulate/official-simulator';
 import {
   availableSimulators,
   endpointAllowlistFromEnv,
@@ -75,15 +84,101 @@ interface Served {
   streamsTokens: boolean;
 }
 
+/**
+ * `replay@DATASET+FALLBACK` / `retrieval@DATASET+FALLBACK`: the dataset's recordings first, the
+ * fallback simulator (`retrieval`, or a configured `openai:`/`onnx:` spec) for what they miss.
+ */
+function splitModelId(model: string): { kind: string; dataset?: string; fallback?: string } {
+  const scoped = /^(replay|retrieval)@(.+)$/.exec(model);
+  if (scoped?.[1] === undefined || scoped[2] === undefined) return { kind: model };
+  const rest = scoped[2];
+  // The fallback is what follows the last `+` that starts a simulator spec (names may hold `+`).
+  const plus = [...rest.matchAll(/\+(?=retrieval$|openai:|onnx:)/g)].at(-1);
+  if (plus === undefined) return { kind: scoped[1], dataset: rest };
+  return {
+    kind: scoped[1],
+    dataset: rest.slice(0, plus.index),
+    fallback: rest.slice(plus.index + 1),
+  };
+}
+
+/** A simulator that is not tied to a dataset, as `model` names it: configured specs only. */
+async function configuredModel(
+  spec: string,
+  field: string,
+  prompts: PromptFolder | null,
+): Promise<Served> {
+  if (!availableSimulators().some((sim) => sim.spec === spec)) {
+    throw new SimulatorError(
+      field,
+      `"${spec}" is not a configured simulator; GET /v1/models lists them (configure more in TERRARIUM_SIMULATORS)`,
+      404,
+    );
+  }
+  const parsed = parseSimSpec(spec, field);
+  if (parsed.kind === 'onnx') {
+    return { model: await onnxModel(spec, parsed.path, {}, field), streamsTokens: true };
+  }
+  if (parsed.kind !== 'openai') throw new SimulatorError(field, `cannot serve "${spec}"`);
+  // `serve --prompts DIR`: the endpoint is spoken to as the official script does.
+  const official = prompts !== null;
+  const key = `${official}\u0000${spec}`;
+  let model = endpointModels.get(key);
+  if (model === undefined) {
+    model = openAIModel(
+      parsed.baseUrl,
+      parsed.model,
+      {
+        allowlist: endpointAllowlistFromEnv(),
+        fetch,
+        ...(official ? { protocol: 'agentworldbench' as const } : {}),
+      },
+      field,
+    );
+    if (official) model = speakingOfficially(model, null);
+    endpointModels.set(key, model);
+  }
+  return { model, streamsTokens: false };
+}
+
+/**
+ * Replay first; on a miss the recorded response of the same call in any context (cache-then-model,
+ * as StableToolBench serves), and only then the fallback model. Provenance says which answered.
+ */
+async function withFallback(
+  store: Store,
+  datasetId: string,
+  primary: WorldModel,
+  fallbackSpec: string,
+  prompts: PromptFolder | null,
+): Promise<WorldModel> {
+  const fallback =
+    fallbackSpec === 'retrieval'
+      ? await datasetSimulator(store, 'retrieval', datasetId, { chat: true })
+      : (await configuredModel(fallbackSpec, 'model', prompts)).model;
+  const cached = createCacheThenModelWorldModel({
+    trajectories: (await loadDataset(store, datasetId)).map(asChatCarriesIt),
+    model: fallback,
+  });
+  return {
+    id: `${primary.id}+${fallback.id}`,
+    async predict(context, history, action, options) {
+      const first = await primary.predict(context, history, action, options);
+      if (first.provenance.cache !== 'miss') return first;
+      return cached.predict(context, history, action, options);
+    },
+  };
+}
+
 async function simulatorFor(
   store: Store,
   body: ChatCompletionRequest,
   headerDataset: string | undefined,
+  prompts: PromptFolder | null,
 ): Promise<Served> {
-  const scoped = /^(replay|retrieval)@(.+)$/.exec(body.model);
-  const kind = scoped?.[1] ?? body.model;
+  const { kind, dataset: scopedDataset, fallback } = splitModelId(body.model);
   if (kind === 'replay' || kind === 'retrieval') {
-    const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scoped?.[2];
+    const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scopedDataset;
     if (datasetRef === undefined) {
       throw new SimulatorError(
         'terrarium.dataset',
@@ -92,34 +187,57 @@ async function simulatorFor(
     }
     const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
     // A chat names no trajectory to leave out: retrieval here draws on the whole dataset.
+    const model = await datasetSimulator(store, kind, dataset.id, { chat: true });
     return {
-      model: await datasetSimulator(store, kind, dataset.id, { chat: true }),
+      model:
+        fallback === undefined
+          ? model
+          : await withFallback(store, dataset.id, model, fallback, prompts),
       streamsTokens: false,
     };
   }
-  if (!availableSimulators().some((sim) => sim.spec === body.model)) {
-    throw new SimulatorError(
-      'model',
-      `"${body.model}" is not a configured simulator; GET /v1/models lists them (configure more in TERRARIUM_SIMULATORS)`,
-      404,
-    );
+  return configuredModel(body.model, 'model', prompts);
+}
+
+/**
+ * A replay miss is not an answer: an empty 200 would pass for an empty observation, so the client
+ * gets an OpenAI-style error naming why (and how to name a fallback).
+ */
+function missError(body: ChatCompletionRequest, prediction: Prediction): SimulatorError | null {
+  const reason = missReason(prediction.provenance);
+  if (reason === null) return null;
+  const named = /\+(retrieval|openai:|onnx:)/.test(body.model);
+  return new SimulatorError(
+    'model',
+    `${body.model}: ${reason}` +
+      (named
+        ? ''
+        : `; name a fallback for misses, e.g. "${body.model}+retrieval" or "${body.model}+openai:URL#MODEL"`),
+    404,
+  );
+}
+
+/**
+ * Why a prediction holds no answer, or null when it holds one. Replay and retrieval report a miss
+ * with a reason; cache-then-model reports `miss` for "not cached" even when its model answered,
+ * so there the model's own provenance decides.
+ */
+function missReason(provenance: Prediction['provenance']): string | null {
+  if (provenance.cache !== 'miss') return null;
+  const detail = provenance.detail ?? {};
+  if (provenance.backend === 'cache-then-model') {
+    const inner = detail['modelProvenance'];
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return null;
+    if (inner['cache'] !== 'miss') return null;
+    const innerDetail = inner['detail'];
+    const reason =
+      typeof innerDetail === 'object' && innerDetail !== null && !Array.isArray(innerDetail)
+        ? innerDetail['reason']
+        : undefined;
+    return typeof reason === 'string' ? reason : 'the fallback found no answer';
   }
-  const parsed = parseSimSpec(body.model, 'model');
-  if (parsed.kind === 'onnx') {
-    return { model: await onnxModel(body.model, parsed.path, {}, 'model'), streamsTokens: true };
-  }
-  if (parsed.kind !== 'openai') throw new SimulatorError('model', `cannot serve "${body.model}"`);
-  let model = endpointModels.get(body.model);
-  if (model === undefined) {
-    model = openAIModel(
-      parsed.baseUrl,
-      parsed.model,
-      { allowlist: endpointAllowlistFromEnv(), fetch },
-      'model',
-    );
-    endpointModels.set(body.model, model);
-  }
-  return { model, streamsTokens: false };
+  const reason = detail['reason'];
+  return `${typeof reason === 'string' ? reason : 'no recorded answer'} in the dataset`;
 }
 
 function predictOptionsOf(body: ChatCompletionRequest, signal: AbortSignal): PredictOptions {
@@ -220,6 +338,7 @@ async function respondToChatCompletion(
   request: IncomingMessage,
   response: ServerResponse,
   store: Store,
+  prompts: PromptFolder | null,
 ): Promise<void> {
   const disconnected = new AbortController();
   response.on('close', () => {
@@ -239,25 +358,24 @@ async function respondToChatCompletion(
     }
     const body = parsed.data;
     const header = request.headers[DATASET_HEADER];
-    const served = await simulatorFor(store, body, typeof header === 'string' ? header : undefined);
+    const served = await simulatorFor(
+      store,
+      body,
+      typeof header === 'string' ? header : undefined,
+      prompts,
+    );
     const input = parseChatToSimInput(body.messages);
     const options = predictOptionsOf(body, disconnected.signal);
-    if (body.stream !== true) {
+    if (body.stream !== true || !served.streamsTokens) {
       const prediction = await served.model.predict(
         input.context,
         input.history,
         input.action,
         options,
       );
-      return sendCompletion(response, body.model, prediction);
-    }
-    if (!served.streamsTokens) {
-      const prediction = await served.model.predict(
-        input.context,
-        input.history,
-        input.action,
-        options,
-      );
+      const miss = missError(body, prediction);
+      if (miss !== null) throw miss;
+      if (body.stream !== true) return sendCompletion(response, body.model, prediction);
       return openStream(response, body.model).finish(prediction, false);
     }
     const stream = openStream(response, body.model);
@@ -295,12 +413,14 @@ export async function respondToOpenAI(
   response: ServerResponse,
   url: URL,
   store: Store,
+  /** `serve --prompts DIR`: `openai:` simulators speak the official protocol. */
+  prompts: PromptFolder | null = null,
 ): Promise<void> {
   const route =
     url.pathname === '/v1/models'
       ? { method: 'GET', run: async () => listModels(response, store) }
       : url.pathname === '/v1/chat/completions'
-        ? { method: 'POST', run: () => respondToChatCompletion(request, response, store) }
+        ? { method: 'POST', run: () => respondToChatCompletion(request, response, store, prompts) }
         : null;
   if (route === null) {
     request.resume();

@@ -1,12 +1,13 @@
+import type { PromptFolder } from '@terrarium/worlds';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { SimSpec } from '@terrarium/schema';
 import { z } from 'zod';
-import { errorMessage } from '../import/import-files';
 import { findDataset, findTrajectory } from '../simulate/find-trajectory';
 import { SimulatorError } from '../simulate/sim-spec';
+import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from '../simulate/simulate-caps';
 import { simulateTrajectory } from '../simulate/simulate-trajectory';
-import { fieldIssues } from '../trpc';
+import { fieldIssues, INTERNAL_ERROR_MESSAGE } from '../trpc';
 import { sendError, sendJson } from './json-response';
 import { BodyError, readJsonBody } from './read-json-body';
 
@@ -16,7 +17,7 @@ export const SimulateParams = z.object({
   /** Store id or the source's id; default the dataset's first trajectory. */
   trajectory: z.string().min(1).optional(),
   sim: SimSpec,
-  maxSteps: z.number().int().positive().optional(),
+  maxSteps: MaxSimulatedSteps.optional(),
 });
 export type SimulateParams = z.infer<typeof SimulateParams>;
 
@@ -25,6 +26,7 @@ export async function respondToSimulate(
   request: IncomingMessage,
   response: ServerResponse,
   store: Store,
+  prompts: PromptFolder | null = null,
 ): Promise<void> {
   if (request.method !== 'POST') {
     request.resume();
@@ -53,8 +55,9 @@ export async function respondToSimulate(
     const dataset = await findDataset(store, params.data.dataset);
     const trajectory = await findTrajectory(store, dataset, params.data.trajectory);
     const result = await simulateTrajectory(store, trajectory.id, params.data.sim, {
-      ...(params.data.maxSteps === undefined ? {} : { maxSteps: params.data.maxSteps }),
+      maxSteps: params.data.maxSteps ?? MAX_SIMULATED_STEPS,
       signal: disconnected.signal,
+      prompts,
     });
     return sendJson(response, 200, result);
   } catch (error) {
@@ -65,6 +68,7 @@ export async function respondToSimulate(
       ]);
     }
     if (error instanceof BodyError) return sendError(response, error.status, error.message);
-    return sendError(response, 500, errorMessage(error));
+    console.error('POST /api/simulate failed:', error);
+    return sendError(response, 500, INTERNAL_ERROR_MESSAGE);
   }
 }

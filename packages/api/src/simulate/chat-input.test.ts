@@ -1,7 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
-import { sharedDataPath } from '@terrarium/schema/testing';
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
 import {
   createReplayWorldModel,
   DEFAULT_TEMPLATES,
@@ -47,23 +51,6 @@ async function replayThroughChat(
 }
 
 describe('parseChatToSimInput', () => {
-  it('reads back every transition of InterCode bash (shell commands, terminal template)', async () => {
-    const trajectories = await load(
-      sharedDataPath(
-        'intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json',
-      ),
-    );
-    expect(await replayThroughChat(trajectories, trajectories.map(asChatCarriesIt))).toEqual({
-      transitions: 401,
-      exact: 401,
-    });
-    // Indexed as recorded instead, the commands' interpreter (lost in the text) misses them.
-    expect(await replayThroughChat(trajectories, trajectories)).toEqual({
-      transitions: 401,
-      exact: 0,
-    });
-  });
-
   it('keeps a system message in another shape whole', () => {
     expect(parseSystemMessage('You simulate a Linux shell.')).toEqual({
       domain: 'tool',
@@ -92,3 +79,25 @@ describe('parseChatToSimInput', () => {
     );
   });
 });
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `parseChatToSimInput on InterCode ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    it('reads back every transition of InterCode bash (shell commands, terminal template)', async () => {
+      const trajectories = await load(
+        sharedDataPath(
+          'intercode/data/results/bash/gpt-4/ic_bash_multiturn_gpt-4_10_turns_fs_1.json',
+        ),
+      );
+      expect(await replayThroughChat(trajectories, trajectories.map(asChatCarriesIt))).toEqual({
+        transitions: 401,
+        exact: 401,
+      });
+      // Indexed as recorded instead, the commands' interpreter (lost in the text) misses them.
+      expect(await replayThroughChat(trajectories, trajectories)).toEqual({
+        transitions: 401,
+        exact: 0,
+      });
+    });
+  },
+);

@@ -6,7 +6,9 @@ import {
   type Observation,
   type Trajectory,
 } from '@terrarium/schema';
+import { rowActionText, rowObservationText } from '@terrarium/formats';
 import {
+  actionText,
   DEFAULT_TEMPLATES,
   predictedKind,
   renderMessages,
@@ -107,14 +109,19 @@ export function parseActionText(text: string, domain: Domain): Action {
   if (trimmed.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(trimmed);
+      // The argument key as the AgentWorldBench importer reads it (`arguments`, `parameters`,
+      // `args`), so a call typed by a client and one imported from a file are the same action.
+      const argsKey = ['arguments', 'parameters', 'args'].find(
+        (key) => isRecord(parsed) && key in parsed,
+      );
       if (
         isRecord(parsed) &&
         typeof parsed['name'] === 'string' &&
-        'arguments' in parsed &&
+        argsKey !== undefined &&
         Object.keys(parsed).length === 2
       ) {
         const name = parsed['name'];
-        const args = JsonValue.parse(parsed['arguments']);
+        const args = JsonValue.parse(parsed[argsKey]);
         return domain === 'web' || domain === 'android'
           ? { type: 'browser', name, arguments: args }
           : { type: 'tool_call', name, arguments: args, callId: null };
@@ -148,9 +155,11 @@ function contentOf(message: unknown, at: number): { role: string; content: strin
 }
 
 /**
- * Reads an AgentWorldBench chat (as `renderMessages` writes it) back into a world model's input:
- * an optional system message, then user(action) / assistant(observation) pairs, then the current
- * action as the last user message.
+ * Reads an AgentWorldBench chat back into a world model's input: an optional system message, then
+ * user(action) / assistant(observation) pairs, then the current action as the last user message.
+ * Both layouts are read: Terrarium's templates (`renderMessages`) and the official script's, whose
+ * system message is the row's `system_str` and whose turns carry the row markers (`### Turn N` /
+ * `**Action:**`, `**Environment Observation:**`), taken off here as the importer takes them off.
  */
 export function parseChatToSimInput(messages: unknown): SimInput {
   if (!Array.isArray(messages) || messages.length === 0) {
@@ -184,8 +193,8 @@ export function parseChatToSimInput(messages: unknown): SimInput {
       );
     }
     history.push({
-      action: parseActionText(user.content, context.domain),
-      observation: parseObservationText(assistant.content, context.domain),
+      action: parseActionText(rowActionText(user.content), context.domain),
+      observation: parseObservationText(rowObservationText(assistant.content), context.domain),
     });
   }
   const last = rest.at(-1);
@@ -195,7 +204,11 @@ export function parseChatToSimInput(messages: unknown): SimInput {
       'expected "user": the last message is the current action',
     );
   }
-  return { context, history, action: parseActionText(last.content, context.domain) };
+  return {
+    context,
+    history,
+    action: parseActionText(rowActionText(last.content), context.domain),
+  };
 }
 
 /**
@@ -205,6 +218,7 @@ export function parseChatToSimInput(messages: unknown): SimInput {
  * guessed from its content) matches what was recorded. Observation contents are unchanged.
  */
 export function asChatCarriesIt(trajectory: Trajectory): Trajectory {
+  if (trajectory.sourceFormat === 'agentworldbench') return asOfficialChatCarriesIt(trajectory);
   const original = simContextOf(trajectory);
   const template = selectTemplate(DEFAULT_TEMPLATES, original.domain);
   let context: SimContext | null = null;
@@ -236,4 +250,34 @@ export function asChatCarriesIt(trajectory: Trajectory): Trajectory {
       }),
     ).context;
   return { ...trajectory, ...setting, steps };
+}
+
+/**
+ * An imported AgentWorldBench row as the official script sends it: the row's `system_str` as the
+ * system message (none when empty), actions and observations as their text. Read back with
+ * `parseChatToSimInput`, as a client's chat is, so both sides lose and keep the same things.
+ */
+function asOfficialChatCarriesIt(trajectory: Trajectory): Trajectory {
+  const system: ChatMessage[] =
+    trajectory.systemPrompt === null || trajectory.systemPrompt === ''
+      ? []
+      : [{ role: 'system', content: trajectory.systemPrompt }];
+  const steps = trajectory.steps.map((step) => {
+    if (step.observation === null || step.action.type === 'message') return step;
+    const parsed = parseChatToSimInput([
+      ...system,
+      { role: 'user', content: actionText(step.action) },
+      { role: 'assistant', content: step.observation.content },
+      { role: 'user', content: actionText(step.action) },
+    ]);
+    const transition = parsed.history[0];
+    if (transition === undefined) return step;
+    return {
+      ...step,
+      action: transition.action,
+      observation: { ...transition.observation, callId: step.observation.callId },
+    };
+  });
+  const { context } = parseChatToSimInput([...system, { role: 'user', content: '' }]);
+  return { ...trajectory, ...context, steps };
 }

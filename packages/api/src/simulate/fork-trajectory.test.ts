@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
+import { PROGRAM_PRINCIPAL } from '../trpc';
 import { TAU2_RETAIL } from '../testing/sample-files';
 import { findDataset, findTrajectory } from './find-trajectory';
 import { forkTrajectory, type ForkEvent } from './fork-trajectory';
@@ -174,7 +175,7 @@ describe('forkTrajectory', () => {
   });
 
   it('serves simulate.fork: the fork replays through the trajectories router', async () => {
-    const api = appRouter.createCaller({ store });
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     const result = await api.simulate.fork({
       trajectoryId: parent.id,
       step: 11,
@@ -216,7 +217,7 @@ describe('forkTrajectory', () => {
   });
 
   it('streams the fork’s progress, then the stored fork (simulate.forkEvents)', async () => {
-    const api = appRouter.createCaller({ store });
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     const events: ForkEvent[] = [];
     const stream = await api.simulate.forkEvents({
       trajectoryId: parent.id,

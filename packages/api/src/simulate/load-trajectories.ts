@@ -48,3 +48,21 @@ export async function loadDataset(store: Store, datasetId: string): Promise<Traj
   }
   return trajectories;
 }
+
+/**
+ * Every trajectory of a dataset named by its source id (`externalId` from the imported file), not
+ * by its store id: what a bench is built from, so that its item ids, split, sampling and hash
+ * depend on the content alone and not on import order or on which machine imported it.
+ */
+export async function loadDatasetBySourceIds(
+  store: Store,
+  datasetId: string,
+): Promise<Trajectory[]> {
+  const trajectories: Trajectory[] = [];
+  for (const summary of await listDatasetTrajectories(store, datasetId)) {
+    const detail = await store.getTrajectory(summary.id);
+    if (detail === null) continue;
+    trajectories.push({ ...(await loadTrajectory(store, detail)), externalId: detail.externalId });
+  }
+  return trajectories;
+}

@@ -116,7 +116,10 @@ export async function datasetSimulator(
 export function openAIModel(
   baseUrl: string,
   model: string,
-  options: Pick<ResolveOptions, 'allowlist' | 'fetch'>,
+  options: Pick<ResolveOptions, 'allowlist' | 'fetch'> & {
+    /** `agentworldbench`: the official protocol (see packages/worlds' OpenAI model). */
+    protocol?: 'templates' | 'agentworldbench';
+  },
   field = 'sim',
 ): WorldModel {
   try {
@@ -126,6 +129,7 @@ export function openAIModel(
       fetch: options.fetch,
       allowlist: options.allowlist,
       id: `openai:${baseUrl}#${model}`,
+      ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
     });
   } catch (error) {
     if (error instanceof HostNotAllowedError) {

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { Action, SimSpec } from '@terrarium/schema';
 import { z } from 'zod';
-import { createRouter, publicProcedure } from '../trpc';
+import { createRouter, researcherProcedure } from '../trpc';
 import { availableSimulators, SimulatorError } from './sim-spec';
 import {
   forkTrajectory,
@@ -9,9 +9,10 @@ import {
   MAX_FORK_CONTINUE_STEPS,
   type ForkRequest,
 } from './fork-trajectory';
+import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from './simulate-caps';
 import { simulateTrajectory } from './simulate-trajectory';
 
-export const MAX_SIMULATED_STEPS = 500;
+export { MAX_SIMULATED_STEPS } from './simulate-caps';
 
 /** A SimulatorError as the tRPC error of the same meaning. */
 export function simulatorTrpcError(error: unknown): unknown {
@@ -42,19 +43,20 @@ function forkRequest(input: z.infer<typeof ForkInput>): ForkRequest {
 }
 
 export const simulateRouter = createRouter({
-  available: publicProcedure.query(() => availableSimulators()),
-  run: publicProcedure
+  available: researcherProcedure.query(() => availableSimulators()),
+  run: researcherProcedure
     .input(
       z.object({
         trajectoryId: z.string().min(1),
         sim: SimSpec,
-        maxSteps: z.number().int().positive().max(MAX_SIMULATED_STEPS).optional(),
+        maxSteps: MaxSimulatedSteps.optional(),
       }),
     )
     .mutation(async ({ ctx, input, signal }) => {
       try {
         return await simulateTrajectory(ctx.store, input.trajectoryId, input.sim, {
           maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
+          prompts: ctx.prompts ?? null,
           ...(signal === undefined ? {} : { signal }),
         });
       } catch (error) {
@@ -62,7 +64,7 @@ export const simulateRouter = createRouter({
       }
     }),
   /** "What if": the trajectory with the action at `step` replaced, continued by `sim` (stored). */
-  fork: publicProcedure.input(ForkInput).mutation(async ({ ctx, input, signal }) => {
+  fork: researcherProcedure.input(ForkInput).mutation(async ({ ctx, input, signal }) => {
     try {
       return await forkTrajectory(
         ctx.store,
@@ -74,7 +76,7 @@ export const simulateRouter = createRouter({
     }
   }),
   /** `fork` with its progress: `progress` events, then `done` with the stored fork. */
-  forkEvents: publicProcedure.input(ForkInput).subscription(async function* ({
+  forkEvents: researcherProcedure.input(ForkInput).subscription(async function* ({
     ctx,
     input,
     signal,

@@ -7,10 +7,16 @@ import {
   scoreRules,
 } from '@terrarium/fidelity';
 import type { SimulatedStep, SimulationResult, TrajectoryDetail } from '@terrarium/schema';
-import { answeredCallId, predictionInputs, type WorldModel } from '@terrarium/worlds';
+import {
+  answeredCallId,
+  predictionInputs,
+  type PromptFolder,
+  type WorldModel,
+} from '@terrarium/worlds';
+import { officialProtocolSimulator } from './official-simulator';
 import { loadTrajectory } from './load-trajectories';
 import { resolveSimulator } from './resolve-simulator';
-import { endpointAllowlistFromEnv, SimulatorError } from './sim-spec';
+import { endpointAllowlistFromEnv, parseSimSpec, SimulatorError } from './sim-spec';
 
 export interface SimulateOptions {
   /** At most this many transitions, from the first. */
@@ -24,6 +30,8 @@ export interface SimulateOptions {
   anyOnnxPath?: boolean;
   /** A ready simulator instead of resolving `spec` (tests, the `/v1` endpoint). */
   simulator?: WorldModel;
+  /** `serve --prompts DIR`: an `openai:` spec speaks the official protocol. */
+  prompts?: PromptFolder | null;
 }
 
 function errorText(error: unknown): string {
@@ -55,8 +63,17 @@ export async function simulateTrajectory(
   options: SimulateOptions = {},
 ): Promise<SimulationResult> {
   const detail = await requireTrajectory(store, trajectoryId);
+  const prompts = options.prompts ?? null;
+  const official =
+    options.simulator === undefined && prompts !== null && parseSimSpec(spec).kind === 'openai';
   const simulator =
     options.simulator ??
+    (official && prompts !== null
+      ? officialProtocolSimulator(spec, detail, prompts, {
+          allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
+          fetch: options.fetch ?? fetch,
+        })
+      : undefined) ??
     (await resolveSimulator(spec, {
       store,
       trajectory: detail,

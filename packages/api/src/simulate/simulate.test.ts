@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
+import { PROGRAM_PRINCIPAL } from '../trpc';
 import { TAU2_RETAIL } from '../testing/sample-files';
 import { parseChatToSimInput } from './chat-input';
 import { findDataset, findTrajectory } from './find-trajectory';
@@ -125,7 +126,7 @@ describe('simulate', () => {
   }, 30_000);
 
   it('serves the simulate router: available simulators and runs', async () => {
-    const api = appRouter.createCaller({ store });
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     const available = await api.simulate.available();
     expect(available.map((sim) => sim.spec)).toEqual(
       availableSimulators(process.env).map((sim) => sim.spec),

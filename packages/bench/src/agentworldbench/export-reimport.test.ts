@@ -9,7 +9,7 @@ import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import { buildBench } from '../build-bench';
 import { readSources } from '../real-data.testkit';
-import { formatAgentWorldBenchLine, toAgentWorldBenchRecord } from './records';
+import { agentWorldBenchExportLines } from './export-lines';
 
 const { items } = buildBench({
   trajectories: await readSources(['tau2-retail', 'tau2-airline', 'tau2-telecom']),
@@ -27,7 +27,9 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 const file = join(folder, 'tau2.jsonl');
 writeFileSync(
   file,
-  items.map((item) => `${formatAgentWorldBenchLine(toAgentWorldBenchRecord(item))}\n`).join(''),
+  agentWorldBenchExportLines(items)
+    .map((line) => `${line}\n`)
+    .join(''),
 );
 
 let format: string | null = null;
@@ -49,14 +51,15 @@ describe('a bench exported as AgentWorldBench JSONL, read back by the importer',
     );
   });
 
-  it("gives each row's last step the item's real observation, after its history", () => {
+  it("gives each row's evaluated step the item's real observation, after its history, markers off", () => {
     const mismatched = items.filter((item, i) => {
       const steps = imported[i]?.steps ?? [];
-      const last = steps.at(-1);
+      const current = steps[item.history.length];
       return (
-        steps.length !== item.history.length + 1 ||
-        last?.observation?.content !== item.real.content ||
-        last.metadata.current !== true ||
+        steps.length !== item.totalTurns ||
+        steps.filter((step) => step.metadata.current === true).length !== 1 ||
+        current?.observation?.content !== item.real.content ||
+        current.metadata.current !== true ||
         steps.some(
           (step, k) =>
             k < item.history.length &&
@@ -69,7 +72,7 @@ describe('a bench exported as AgentWorldBench JSONL, read back by the importer',
 
   it('reads every tau2 action back as the same tool call (name and arguments)', () => {
     const lost = items.filter((item, i) => {
-      const action = imported[i]?.steps.at(-1)?.action;
+      const action = imported[i]?.steps[item.history.length]?.action;
       if (item.action.type !== 'tool_call') return true;
       return (
         action?.type !== 'tool_call' ||

@@ -3,8 +3,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BenchItem } from '@terrarium/schema';
+import { z } from 'zod';
 import { buildBench } from '../build-bench';
-import { readSources } from '../real-data.testkit';
+import { readDataset, readSources } from '../real-data.testkit';
+import { agentWorldBenchExportLines } from './export-lines';
+import { officialRows } from './official-rows.testkit';
 import {
   AGENTWORLDBENCH_KEYS,
   benchItemsFromAgentWorldBench,
@@ -15,7 +18,7 @@ import {
 } from './records';
 
 const { items: built } = buildBench({
-  trajectories: await readSources(['tau2-retail', 'tau2-airline', 'swe-agent', 'intercode-bash']),
+  trajectories: await readSources(['tau2-retail', 'tau2-airline', 'swe-agent']),
   name: 'awb',
   version: 1,
   sampling: { kind: 'agentworld' },
@@ -24,71 +27,197 @@ const { items: built } = buildBench({
   createdAt: '2026-11-29T00:00:00.000Z',
   sources: [],
 });
-const lines = built.map((item) => formatAgentWorldBenchLine(toAgentWorldBenchRecord(item)));
+const lines = agentWorldBenchExportLines(built);
 
 describe('AgentWorldBench export', () => {
   it('writes every row with exactly the AgentWorldBench keys, in order', () => {
-    expect(built).toHaveLength(1740);
-    for (const line of lines.slice(0, 50)) {
+    expect(built).toHaveLength(385);
+    for (const line of lines) {
       expect(Object.keys(JSON.parse(line))).toEqual([...AGENTWORLDBENCH_KEYS]);
     }
   });
 
-  it('renders tool calls as {"name", "arguments"} JSON and keeps 1-based turns', () => {
-    const item = built.find((candidate) => candidate.action.type === 'tool_call');
+  it('writes the documented shape: full lists, current_prompt = prompt[turn_idx-1], markers', () => {
+    const item = built.find(
+      (candidate) => candidate.action.type === 'tool_call' && candidate.turnIndex === 0,
+    );
     if (item === undefined || item.action.type !== 'tool_call') throw new Error('no tool call');
+    const row = AgentWorldBenchRowJson.parse(JSON.parse(lines[built.indexOf(item)] ?? ''));
+    expect(row.turn_idx).toBe(1);
+    // The first turn's row still carries the whole trajectory, as the official files do.
+    expect(row.prompt).toHaveLength(item.totalTurns);
+    expect(row.response).toHaveLength(item.totalTurns);
+    expect(row.current_prompt).toBe(row.prompt[0]);
+    expect(row.current_prompt).toBe(
+      `### Turn 1\n**Action:**\n${JSON.stringify({ name: item.action.name, arguments: item.action.arguments })}`,
+    );
+    expect(row.response[0]).toBe(`**Environment Observation:**\n${item.real.content}`);
+    expect(row.system_str).toContain('You are a world model');
+  });
+
+  it('keeps lists ending at the turn when the row has no trajectory to draw on', () => {
+    const item = built.find((candidate) => candidate.turnIndex === 3);
+    if (item === undefined) throw new Error('no fourth turn');
     const record = toAgentWorldBenchRecord(item);
-    expect(JSON.parse(record.current_prompt)).toEqual({
-      name: item.action.name,
-      arguments: item.action.arguments,
-    });
-    expect(record.turn_idx).toBe(item.turnIndex + 1);
-    expect(record.prompt).toHaveLength(item.turnIndex);
-    expect(record.response).toHaveLength(item.turnIndex + 1);
-    expect(record.response.at(-1)).toBe(item.real.content);
-    expect(record.system_str).toContain('You are a world model');
+    expect(record.prompt).toHaveLength(4);
+    expect(record.response).toHaveLength(4);
+    expect(record.prompt[2]?.startsWith('### Turn 3\n**Action:**\n')).toBe(true);
+    expect(record.turn_idx).toBe(4);
   });
 });
 
-describe('AgentWorldBench import', () => {
+function manifest(items: BenchItem[]): string {
+  return importedBenchManifest(items, {
+    name: 'awb',
+    version: 1,
+    createdAt: '2026-11-29T00:00:00.000Z',
+    fileName: 'real.jsonl',
+  }).contentHash;
+}
+
+function withoutTask(line: string): string {
+  return line.replace(/^\{"task": "[^"]*", /, '{');
+}
+
+describe('AgentWorldBench import of an export', () => {
   const imported = benchItemsFromAgentWorldBench(lines, 'real.jsonl');
 
-  it('reads back every exported row of the real data without errors', () => {
+  it('reads back every exported row without errors, ids and tasks kept', () => {
     expect(imported.errors).toEqual([]);
-    expect(imported.items).toHaveLength(1740);
+    expect(imported.items.map((item) => item.id)).toEqual(built.map((item) => item.id));
     expect(imported.items.every((item) => BenchItem.safeParse(item).success)).toBe(true);
-  });
-
-  it('round-trips each row byte for byte', () => {
-    const again = imported.items.map((item) =>
-      formatAgentWorldBenchLine(toAgentWorldBenchRecord(item)),
+    expect(imported.items.map((item) => item.turnIndex)).toEqual(
+      built.map((item) => item.turnIndex),
     );
-    expect(again).toEqual(lines);
   });
 
-  it('keeps id and task, and makes the last response the real observation', () => {
-    const first = imported.items[0];
-    const source = built[0];
-    expect(first?.id).toBe(source?.id);
-    expect(first?.task).toBe(source?.task);
-    expect(first?.real.content).toBe(source?.real.content);
-    expect(first?.history.length).toBe(source?.history.length);
-    expect(first?.action.type).toBe('command');
+  it('is the same bench: same content hash, and it exports to the same bytes', () => {
+    expect(manifest(imported.items)).toBe(manifest(built));
+    // The official script groups by the part of `task` after the last `/`, and so does the import.
+    const once = agentWorldBenchExportLines(imported.items);
+    expect(once.map(withoutTask)).toEqual(lines.map(withoutTask));
+    const twice = agentWorldBenchExportLines(benchItemsFromAgentWorldBench(once).items);
+    expect(twice).toEqual(once);
+  });
+});
+
+const retail = await readDataset('tau2-retail');
+// Ids around 2^53: the later ones cannot be held by a JavaScript number.
+const official = officialRows(retail.slice(0, 12), {
+  task: 'mcp',
+  firstId: 9007199254740970n,
+  systemStr: 'You simulate the tools of a retail store.',
+});
+
+describe('AgentWorldBench import of rows in the official shape (real tau2 retail)', () => {
+  const { items, errors } = benchItemsFromAgentWorldBench(
+    official.map((row) => row.line),
+    'mcp_test.jsonl',
+  );
+
+  it('imports every row, ids exact even above 2^53', () => {
+    expect(errors).toEqual([]);
+    expect(items).toHaveLength(official.length);
+    expect(items).toHaveLength(57);
+    expect(items[0]?.id).toBe('9007199254740970');
+    expect(items.at(-1)?.id).toBe('9007199254741026');
+    expect(new Set(items.map((item) => item.task))).toEqual(new Set(['mcp']));
+    expect(new Set(items.map((item) => item.domain))).toEqual(new Set(['tool']));
   });
 
-  it('round-trips a Python-written row with non-ASCII text byte for byte', () => {
-    const line =
-      '{"task": "terminal_bench", "id": "tb-1", "prompt": ["echo caf\\u00e9"], ' +
-      '"response": ["caf\\u00e9\\n", "done \\ud83d\\ude00\\n"], "current_prompt": "echo done", ' +
-      '"system_str": "You simulate a terminal.", "turn_idx": 2, "total_turns": 4}';
-    const parsed = parseAgentWorldBenchLine(line, 1, 'x.jsonl');
-    if (!parsed.ok) throw new Error(parsed.error.message);
-    expect(parsed.item.domain).toBe('terminal');
-    expect(parsed.item.history[0]?.observation.content).toBe('café\n');
-    expect(parsed.item.real.content).toBe('done 😀\n');
-    expect(formatAgentWorldBenchLine(toAgentWorldBenchRecord(parsed.item))).toBe(line);
+  it('slices the full lists by turn_idx: history before it, real observation at it', () => {
+    const wrong = official.filter((row, i) => {
+      const item = items[i];
+      return (
+        item === undefined ||
+        item.turnIndex !== row.turn ||
+        item.history.length !== row.turn ||
+        item.action.type !== 'command' ||
+        item.action.command !== row.prompts[row.turn] ||
+        item.real.content !== row.responses[row.turn] ||
+        item.history.some(
+          (turn, j) =>
+            turn.observation.content !== row.responses[j] ||
+            turn.action.type !== 'command' ||
+            turn.action.command !== row.prompts[j],
+        )
+      );
+    });
+    expect(wrong.map((row) => row.turn)).toEqual([]);
   });
 
+  it('writes numeric ids back as numbers with every digit, and the file back byte for byte', () => {
+    const again = agentWorldBenchExportLines(items);
+    expect(again[56]).toContain('"id": 9007199254741026,');
+    expect(again).toEqual(official.map((row) => row.line));
+    const reparsed = benchItemsFromAgentWorldBench(again, 'again.jsonl');
+    expect(reparsed.errors).toEqual([]);
+    expect(reparsed.items).toEqual(items);
+  });
+
+  it('accepts every shape the official script reads, with the same item', () => {
+    const source = official.find((row) => row.turn === 2);
+    const item = items[official.indexOf(source ?? official[0]!)];
+    if (source === undefined || item === undefined) throw new Error('no third turn');
+    const base = {
+      task: 'mcp',
+      id: 7,
+      current_prompt: source.prompts[2],
+      system_str: 'You simulate the tools of a retail store.',
+      turn_idx: 3,
+      total_turns: source.prompts.length,
+    };
+    const shapes = {
+      sliced: {
+        ...base,
+        prompt: source.prompts.slice(0, 3),
+        response: source.responses.slice(0, 3),
+      },
+      terrariumV1: {
+        ...base,
+        prompt: source.prompts.slice(0, 2),
+        response: source.responses.slice(0, 3),
+      },
+      emptyCurrent: {
+        ...base,
+        prompt: source.prompts,
+        response: source.responses,
+        current_prompt: '',
+      },
+    };
+    for (const [shape, row] of Object.entries(shapes)) {
+      const parsed = parseAgentWorldBenchLine(JSON.stringify(row), 1, `${shape}.jsonl`);
+      if (!parsed.ok) throw new Error(parsed.error.message);
+      expect({
+        shape,
+        item: { ...parsed.item, id: item.id, totalTurns: item.totalTurns, origin: item.origin },
+      }).toEqual({ shape, item });
+    }
+    const first = official[0];
+    const bare = parseAgentWorldBenchLine(
+      JSON.stringify({
+        task: 'mcp',
+        id: 8,
+        prompt: first?.prompts[0],
+        response: first?.responses[0],
+        turn_idx: 1,
+      }),
+      1,
+      'bare.jsonl',
+    );
+    if (!bare.ok) throw new Error(bare.error.message);
+    expect(bare.item.history).toEqual([]);
+    expect(bare.item.real.content).toBe(first?.responses[0]);
+    expect(bare.item.action).toEqual({
+      type: 'command',
+      command: first?.prompts[0],
+      interpreter: null,
+    });
+    expect(bare.item.context.systemPrompt).toBeNull();
+  });
+});
+
+describe('AgentWorldBench import errors', () => {
   it('names file, line and field of a bad row', () => {
     const fixture = readFileSync(
       fileURLToPath(new URL('../../../formats/fixtures/agentworldbench.jsonl', import.meta.url)),
@@ -97,35 +226,67 @@ describe('AgentWorldBench import', () => {
     const { items, errors } = benchItemsFromAgentWorldBench(fixture, 'fixture.jsonl');
     expect(items).toEqual([]);
     expect(errors.map((error) => error.message)).toEqual([
-      'fixture.jsonl:1: response: has 2 observations for 2 earlier actions; expected 3 (the last is the real observation of current_prompt)',
-      'fixture.jsonl:2: response: has 0 observations for 0 earlier actions; expected 1 (the last is the real observation of current_prompt)',
+      'fixture.jsonl:1: response: has 2 entries; turn_idx 3 needs entry 3 (the real observation)',
+      'fixture.jsonl:2: response: has 0 entries; turn_idx 1 needs entry 1 (the real observation)',
     ]);
-    const missing = parseAgentWorldBenchLine('{"task": "t", "id": "a"}', 7, 'f.jsonl');
-    expect(missing.ok ? null : missing.error.field).toBe('prompt');
+    const missing = parseAgentWorldBenchLine('{"task": "t", "prompt": ["ls"]}', 7, 'f.jsonl');
+    expect(missing.ok ? null : missing.error.message).toBe('f.jsonl:7: id: Invalid input');
+    const noAction = parseAgentWorldBenchLine(
+      '{"task": "t", "id": 1, "prompt": ["ls"], "response": ["a", "b"], "turn_idx": 2}',
+      3,
+      'f.jsonl',
+    );
+    expect(noAction.ok ? null : noAction.error.message).toBe(
+      'f.jsonl:3: current_prompt: is empty and prompt has no entry 2 (turn_idx 2)',
+    );
     const wrongType = parseAgentWorldBenchLine(
       '{"task": "t", "id": "a", "prompt": ["ls", 3], "response": [], "current_prompt": "x", "system_str": null, "turn_idx": 1, "total_turns": 1}',
       8,
       'f.jsonl',
     );
-    expect(wrongType.ok ? null : wrongType.error.message).toMatch(/^f\.jsonl:8: prompt\[1\]: /);
+    expect(wrongType.ok ? null : wrongType.error.message).toMatch(/^f\.jsonl:8: prompt: /);
     const broken = parseAgentWorldBenchLine('{"task": ', 9, 'f.jsonl');
     expect(broken.ok ? null : broken.error.message).toMatch(/^f\.jsonl:9: not JSON: /);
+  });
+
+  it('takes the task after the last / (as the official script groups rows)', () => {
+    const parsed = parseAgentWorldBenchLine(
+      '{"task": "agentworldbench/terminal", "id": 3, "prompt": "ls", "response": "a"}',
+      1,
+      'terminal_test.jsonl',
+    );
+    expect(parsed.ok ? [parsed.item.task, parsed.item.domain] : null).toEqual([
+      'terminal',
+      'terminal',
+    ]);
   });
 
   it('reports a repeated id', () => {
     const { items, errors } = benchItemsFromAgentWorldBench([lines[0] ?? '', lines[0] ?? '']);
     expect(items).toHaveLength(1);
-    expect(errors.map((error) => error.field)).toEqual(['id']);
+    expect(errors.map((error) => error.message)).toEqual([
+      'agentworldbench.jsonl:2: id: repeats the id of an earlier row',
+    ]);
   });
 
-  it('builds a manifest for the imported file', () => {
-    const manifest = importedBenchManifest(imported.items, {
-      name: 'awb',
-      version: 1,
-      createdAt: '2026-11-29T00:00:00.000Z',
-      fileName: 'real.jsonl',
-    });
-    expect(manifest.itemCount).toBe(1740);
-    expect(manifest.byTask['intercode/bash']).toBe(1355);
+  it('round-trips a Python-written row with non-ASCII text byte for byte', () => {
+    const line =
+      '{"task": "terminal", "id": "tb-1", "prompt": ["echo caf\\u00e9", "echo done"], ' +
+      '"response": ["caf\\u00e9\\n", "done \\ud83d\\ude00\\n"], "current_prompt": "echo done", ' +
+      '"system_str": "You simulate a terminal.", "turn_idx": 2, "total_turns": 2}';
+    const parsed = parseAgentWorldBenchLine(line, 1, 'x.jsonl');
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    expect(parsed.item.domain).toBe('terminal');
+    expect(parsed.item.history[0]?.observation.content).toBe('café\n');
+    expect(parsed.item.real.content).toBe('done 😀\n');
+    expect(formatAgentWorldBenchLine(toAgentWorldBenchRecord(parsed.item))).toBe(line);
   });
+});
+
+const AgentWorldBenchRowJson = z.object({
+  prompt: z.array(z.string()),
+  response: z.array(z.string()),
+  current_prompt: z.string(),
+  system_str: z.string().nullable(),
+  turn_idx: z.number(),
 });

@@ -5,16 +5,31 @@ import type {
   Observation,
   ObservationKind,
 } from '@terrarium/schema';
-import { actionText, DEFAULT_TEMPLATES, renderMessages, selectTemplate } from '@terrarium/worlds';
+import {
+  actionPrompt,
+  actionText,
+  canonicalJson,
+  currentAction,
+  hashText,
+  DEFAULT_TEMPLATES,
+  evaluatedTurn,
+  historyLength,
+  observationResponse,
+  stripObservationMarker,
+  renderMessages,
+  selectTemplate,
+} from '@terrarium/worlds';
 import { z } from 'zod';
 import { benchContentHash } from '../build-bench';
 import { domainOfBenchmark } from '@terrarium/formats';
 import { pythonJson } from './python-json';
+import { topLevelValueText } from './raw-value';
 
 /**
- * One AgentWorldBench row. `prompt[i]` are the earlier actions and `response[i]` their real
- * observations; `response` holds one entry more than `prompt`: the real observation of
- * `current_prompt`, which is what a simulator must predict. `turn_idx` is 1-based.
+ * One AgentWorldBench row as Terrarium writes it: `prompt` and `response` hold every turn up to the
+ * evaluated one (the official files may hold the whole trajectory), `current_prompt` is
+ * `prompt[turn_idx - 1]` and `response[turn_idx - 1]` its real observation; `turn_idx` is 1-based.
+ * `id` is text here; a numeric id from a file is written back as the number it was.
  */
 export const AgentWorldBenchRecord = z.object({
   task: z.string(),
@@ -39,6 +54,22 @@ export const AGENTWORLDBENCH_KEYS = [
   'turn_idx',
   'total_turns',
 ] as const;
+
+/**
+ * A row as the official script accepts it: `prompt`/`response` lists of any length or bare
+ * strings, `current_prompt` possibly empty, `turn_idx` 1 and `task` `mcp` when absent.
+ */
+const TurnList = z.union([z.string().transform((text) => [text]), z.array(z.string())]);
+const OfficialRow = z.object({
+  task: z.string().default('mcp'),
+  id: z.union([z.number(), z.string().min(1)]),
+  prompt: TurnList.default([]),
+  response: TurnList.default([]),
+  current_prompt: z.string().nullish(),
+  system_str: z.string().nullish(),
+  turn_idx: z.number().int().default(1),
+  total_turns: z.number().int().positive().nullish(),
+});
 
 export interface AgentWorldBenchError {
   file: string;
@@ -87,7 +118,8 @@ function observationKind(content: string, domain: Domain): ObservationKind {
 }
 
 function observationOf(content: string, domain: Domain): Observation {
-  return { kind: observationKind(content, domain), content, callId: null };
+  // The kind is the content's, not the marker's that official rows put in front of it.
+  return { kind: observationKind(stripObservationMarker(content), domain), content, callId: null };
 }
 
 /**
@@ -118,7 +150,7 @@ export function parseAgentWorldBenchLine(
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return failure(fileName, lineNumber, null, 'not a JSON object');
   }
-  const result = AgentWorldBenchRecord.safeParse(parsed);
+  const result = OfficialRow.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     return failure(
@@ -129,32 +161,67 @@ export function parseAgentWorldBenchLine(
     );
   }
   const row = result.data;
-  if (row.response.length !== row.prompt.length + 1) {
+  // Ids above 2^53 lose digits in JSON.parse: numeric ids are taken from the line's text.
+  const id =
+    typeof row.id === 'number' ? (topLevelValueText(line, 'id') ?? String(row.id)) : row.id;
+  if (typeof row.id === 'number' && !/^-?\d+$/.test(id)) {
+    return failure(fileName, lineNumber, 'id', `expected an integer or a string, got ${id}`);
+  }
+  const protocol = {
+    systemPrompt: row.system_str ?? null,
+    prompts: row.prompt,
+    responses: row.response,
+    currentPrompt: row.current_prompt ?? '',
+    turnIdx: row.turn_idx,
+  };
+  const turn = evaluatedTurn(protocol);
+  const action = currentAction(protocol);
+  if (action === '') {
+    return failure(
+      fileName,
+      lineNumber,
+      'current_prompt',
+      `is empty and prompt has no entry ${turn + 1} (turn_idx ${row.turn_idx})`,
+    );
+  }
+  const real = row.response[turn];
+  if (real === undefined) {
     return failure(
       fileName,
       lineNumber,
       'response',
-      `has ${row.response.length} observations for ${row.prompt.length} earlier actions; ` +
-        `expected ${row.prompt.length + 1} (the last is the real observation of current_prompt)`,
+      `has ${row.response.length} entries; turn_idx ${row.turn_idx} needs entry ${turn + 1} (the real observation)`,
     );
   }
-  const domain = domainOfBenchmark(row.task);
-  const real = row.response[row.prompt.length];
-  if (real === undefined) return failure(fileName, lineNumber, 'response', 'is empty');
+  // The official scorer takes the domain from the part after the last `/`.
+  const task = row.task.split('/').at(-1) ?? row.task;
+  const domain = domainOfBenchmark(task);
+  const history = row.prompt.slice(0, historyLength(protocol)).map((prompt, i) => ({
+    action: commandOf(prompt, domain),
+    observation: observationOf(row.response[i] ?? '', domain),
+  }));
   const item: BenchItem = {
-    id: row.id,
-    task: row.task,
+    id,
+    task,
     domain,
     split: 'test',
-    origin: { dataset: null, trajectory: null, stepIndex: null },
-    turnIndex: row.turn_idx - 1,
-    totalTurns: row.total_turns,
-    context: { task: null, systemPrompt: row.system_str, tools: [] },
-    history: row.prompt.map((action, i) => ({
-      action: commandOf(action, domain),
-      observation: observationOf(row.response[i] ?? '', domain),
-    })),
-    action: commandOf(row.current_prompt, domain),
+    // No dataset: the row is its own source. The trajectory names the row's turn lists, which
+    // every row of one trajectory shares in the official files, so the export can write them back.
+    origin: {
+      dataset: null,
+      trajectory: `agentworldbench:${hashText(canonicalJson([row.task, row.prompt, row.response]))}`,
+      stepIndex: null,
+    },
+    turnIndex: history.length,
+    totalTurns: Math.max(
+      row.total_turns ?? 0,
+      row.prompt.length,
+      row.response.length,
+      history.length + 1,
+    ),
+    context: { task: null, systemPrompt: protocol.systemPrompt, tools: [] },
+    history,
+    action: commandOf(action, domain),
     real: observationOf(real, domain),
   };
   return { ok: true, item };
@@ -165,40 +232,53 @@ export interface AgentWorldBenchImport {
   errors: AgentWorldBenchError[];
 }
 
+/**
+ * Reads rows of one or more files (a folder of `{domain}_test.jsonl`) one line at a time; a bad row
+ * or an id repeated in any file is an error naming file, line and field, never fatal.
+ */
+export function createAgentWorldBenchReader() {
+  const items: BenchItem[] = [];
+  const errors: AgentWorldBenchError[] = [];
+  const seen = new Set<string>();
+  return {
+    items,
+    errors,
+    /** One line of `fileName` (1-based `lineNumber`); blank lines are skipped. */
+    add(line: string, lineNumber: number, fileName: string): void {
+      if (line.trim() === '') return;
+      const parsed = parseAgentWorldBenchLine(line, lineNumber, fileName);
+      if (!parsed.ok) {
+        errors.push(parsed.error);
+      } else if (seen.has(parsed.item.id)) {
+        const reason = `repeats the id of an earlier row`;
+        errors.push({
+          file: fileName,
+          line: lineNumber,
+          field: 'id',
+          reason,
+          message: `${fileName}:${lineNumber}: id: ${reason}`,
+        });
+      } else {
+        seen.add(parsed.item.id);
+        items.push(parsed.item);
+      }
+    },
+  };
+}
+
 /** Every row of a JSONL file (blank lines skipped); a bad row or a repeated id is an error, not fatal. */
 export function benchItemsFromAgentWorldBench(
   lines: Iterable<string>,
   fileName = 'agentworldbench.jsonl',
 ): AgentWorldBenchImport {
-  const items: BenchItem[] = [];
-  const errors: AgentWorldBenchError[] = [];
-  const seen = new Set<string>();
+  const reader = createAgentWorldBenchReader();
   let lineNumber = 0;
-  for (const line of lines) {
-    lineNumber++;
-    if (line.trim() === '') continue;
-    const parsed = parseAgentWorldBenchLine(line, lineNumber, fileName);
-    if (!parsed.ok) {
-      errors.push(parsed.error);
-    } else if (seen.has(parsed.item.id)) {
-      const reason = `repeats the id of an earlier row`;
-      errors.push({
-        file: fileName,
-        line: lineNumber,
-        field: 'id',
-        reason,
-        message: `${fileName}:${lineNumber}: id: ${reason}`,
-      });
-    } else {
-      seen.add(parsed.item.id);
-      items.push(parsed.item);
-    }
-  }
-  return { items, errors };
+  for (const line of lines) reader.add(line, ++lineNumber, fileName);
+  return { items: reader.items, errors: reader.errors };
 }
 
 function isImported(item: BenchItem): boolean {
-  return item.origin.dataset === null && item.origin.trajectory === null;
+  return item.origin.dataset === null;
 }
 
 /**
@@ -218,23 +298,85 @@ export function simulatorSystemPrompt(item: BenchItem): string | null {
   return messages[0]?.content ?? null;
 }
 
-/** The row of an item, keys in AgentWorldBench's order; actions as the agent wrote them. */
-export function toAgentWorldBenchRecord(item: BenchItem): AgentWorldBenchRecord {
+/** True for an item read from an AgentWorldBench file: its texts are the file's, verbatim. */
+export function isImportedItem(item: BenchItem): boolean {
+  return isImported(item);
+}
+
+/** One turn as an official row writes it: the action prompt and the observation response. */
+export interface RowTurn {
+  prompt: string;
+  response: string;
+}
+
+/**
+ * An item's turns (history, then its own) in the official row layout. Imported items keep their
+ * file's texts; built ones get the official markers (`### Turn N` / `**Action:**`, and
+ * `**Environment Observation:**`), so the official script reads them as it reads its own files.
+ */
+export function itemRowTurns(item: BenchItem): RowTurn[] {
+  const turns = [...item.history, { action: item.action, observation: item.real }];
+  if (isImported(item)) {
+    return turns.map((turn) => ({
+      prompt: actionText(turn.action),
+      response: turn.observation.content,
+    }));
+  }
+  return turns.map((turn, i) => ({
+    prompt: actionPrompt(i + 1, actionText(turn.action)),
+    response: observationResponse(turn.observation.content),
+  }));
+}
+
+/**
+ * The row of an item, keys in AgentWorldBench's order. `trajectory` are the turns of the whole
+ * trajectory when known (they must begin with the item's own turns), so `prompt` and `response`
+ * hold every turn as the official files do; else they end at the item's turn.
+ */
+export function toAgentWorldBenchRecord(
+  item: BenchItem,
+  trajectory?: readonly RowTurn[],
+): AgentWorldBenchRecord {
+  const own = itemRowTurns(item);
+  const full =
+    trajectory !== undefined &&
+    trajectory.length >= own.length &&
+    own.every(
+      (turn, i) =>
+        trajectory[i]?.prompt === turn.prompt && trajectory[i]?.response === turn.response,
+    )
+      ? trajectory
+      : own;
+  const current = own.at(-1);
   return {
     task: item.task,
     id: item.id,
-    prompt: item.history.map((turn) => actionText(turn.action)),
-    response: [...item.history.map((turn) => turn.observation.content), item.real.content],
-    current_prompt: actionText(item.action),
+    prompt: full.map((turn) => turn.prompt),
+    response: full.map((turn) => turn.response),
+    current_prompt: current?.prompt ?? '',
     system_str: simulatorSystemPrompt(item),
-    turn_idx: item.turnIndex + 1,
-    total_turns: item.totalTurns,
+    turn_idx: own.length,
+    total_turns: Math.max(item.totalTurns, full.length),
   };
 }
 
 /** One JSONL line, written as Python's `json.dumps` writes it (the official files' style). */
-export function formatAgentWorldBenchLine(record: AgentWorldBenchRecord): string {
-  return pythonJson(record);
+export function formatAgentWorldBenchLine(
+  record: AgentWorldBenchRecord,
+  options: { numericId?: boolean } = {},
+): string {
+  const line = pythonJson(record);
+  if (options.numericId !== true || !/^-?\d+$/.test(record.id)) return line;
+  // The official ids are JSON numbers (some above 2^53): written from their digits, unquoted.
+  const quoted = `"id": ${pythonJson(record.id)}`;
+  return line.replace(quoted, `"id": ${record.id}`);
+}
+
+/** The line of an item: an imported item's numeric id stays a number. */
+export function agentWorldBenchLine(item: BenchItem, trajectory?: readonly RowTurn[]): string {
+  return formatAgentWorldBenchLine(toAgentWorldBenchRecord(item, trajectory), {
+    numericId: isImported(item),
+  });
 }
 
 /** A manifest for a bench imported from a file: its items as they are, AgentWorldBench's sampling. */

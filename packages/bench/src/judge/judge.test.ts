@@ -7,7 +7,7 @@ import { RUBRICS, rubricFor } from './rubrics';
 import { judgeItemScores, pairwiseItemScores, turingItemScore, turingOrder } from './scores';
 
 const { items } = buildBench({
-  trajectories: await readSources(['tau2-airline', 'intercode-bash']),
+  trajectories: await readSources(['tau2-airline', 'swe-agent']),
   name: 'judge',
   version: 1,
   sampling: { kind: 'agentworld' },

@@ -90,7 +90,7 @@ describe('sftRecords', () => {
     const { items } = benchItemsFromAgentWorldBench(
       testItems.map((item) => formatAgentWorldBenchLine(toAgentWorldBenchRecord(item))),
     );
-    expect(items.every((item) => item.origin.trajectory === null)).toBe(true);
+    expect(items.every((item) => item.origin.dataset === null)).toBe(true);
     // The file kept the content-hash ids, so the trajectories holding them are found by content.
     expect(sftRecords(airline, { excludeItems: items, includeReasoning: false })).toEqual(train);
   });

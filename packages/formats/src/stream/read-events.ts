@@ -156,6 +156,7 @@ class RecordConverter {
       ordinal,
       key: item.key,
       header: this.header,
+      text: () => new TextDecoder().decode(item.bytes),
     };
     try {
       for (const trajectory of this.adapter.convert(parsed.value, context)) {

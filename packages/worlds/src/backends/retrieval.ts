@@ -1,5 +1,6 @@
 import type { Action, JsonValue, Observation, Trajectory } from '@terrarium/schema';
 import { actionHead, actionText } from '../action-text';
+import { canonicalJson } from '../canonical-json';
 import { Bm25Index } from '../text/bm25';
 import { tokenize } from '../text/tokenize';
 import { predictionInputs } from '../trajectory-inputs';
@@ -37,8 +38,45 @@ const MAX_TASK_TOKENS = 64;
 
 interface Document {
   head: number;
+  /** The arguments as one canonical text: equal texts ask the environment the same thing. */
+  args: string;
+  /** Top-level arguments as `name\u0000canonical value`, for partial matches. */
+  argPairs: ReadonlySet<string>;
   observation: Observation;
   source: RecordedSource;
+}
+
+/** Exact argument matches considered per query (the same `ls` may be recorded thousands of times). */
+const MAX_EXACT_CONSIDERED = 256;
+
+function argumentsKey(action: Action): string {
+  return action.type === 'tool_call' || action.type === 'browser'
+    ? canonicalJson(action.arguments)
+    : argumentsText(action).trim();
+}
+
+function argumentPairs(action: Action): Set<string> {
+  if (action.type !== 'tool_call' && action.type !== 'browser') return new Set();
+  const args = action.arguments;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return new Set();
+  return new Set(
+    Object.entries(args).map(([name, value]) => `${name}\u0000${canonicalJson(value ?? null)}`),
+  );
+}
+
+/**
+ * How well a recorded call's arguments match the query's, compared before any text similarity:
+ * the same arguments first, then calls sharing more top-level arguments (name and value), then
+ * the rest. A what-if that edits one argument is answered from a call that had that value.
+ */
+function argumentMatch(
+  query: { args: string; argPairs: ReadonlySet<string> },
+  document: Pick<Document, 'args' | 'argPairs'>,
+): [number, number] {
+  if (query.args === document.args) return [2, query.argPairs.size];
+  let shared = 0;
+  for (const pair of query.argPairs) if (document.argPairs.has(pair)) shared++;
+  return shared > 0 ? [1, shared] : [0, 0];
 }
 
 export interface RetrievalIndex {
@@ -114,6 +152,8 @@ export function buildRetrievalIndex(
   const heads = new Map<string, number>();
   /** Documents by head, in order. */
   const byHead: number[][] = [];
+  /** Documents by head and canonical arguments, in order. */
+  const byArguments = new Map<string, number[]>();
   for (const trajectory of trajectories) {
     for (const input of predictionInputs(trajectory)) {
       const doc = bm25.add(queryTokens(input.context, input.history, input.action));
@@ -125,8 +165,15 @@ export function buildRetrievalIndex(
         byHead.push([]);
       }
       byHead[head]?.push(doc);
+      const args = argumentsKey(input.action);
+      const sameCall = `${head}\u0000${args}`;
+      const calls = byArguments.get(sameCall);
+      if (calls === undefined) byArguments.set(sameCall, [doc]);
+      else calls.push(doc);
       documents.push({
         head,
+        args,
+        argPairs: argumentPairs(input.action),
         observation: input.expected,
         source: { trajectory: trajectory.externalId, stepIndex: input.stepIndex },
       });
@@ -145,24 +192,44 @@ export function buildRetrievalIndex(
       const touched = bm25.score(query, weights, scores);
       const head = heads.get(headOf(action));
       const sameHead = head === undefined ? [] : (byHead[head] ?? []);
-      // Recorded calls of the same tool or command come first whatever their other words.
-      const best: { doc: number; score: number }[] = [];
-      // Best first; equal scores in recording order, so results do not depend on scoring order.
+      // Recorded calls of the same tool or command come first whatever their other words; among
+      // them the arguments decide (exact, then partial), and only then the text similarity.
+      const wanted = { args: argumentsKey(action), argPairs: argumentPairs(action) };
+      type Ranked = { doc: number; score: number; match: [number, number] };
+      const best: Ranked[] = [];
+      // Best first; equal ranks in recording order, so results do not depend on scoring order.
+      const before = (a: Ranked, b: Ranked) =>
+        a.match[0] !== b.match[0]
+          ? a.match[0] > b.match[0]
+          : a.match[1] !== b.match[1]
+            ? a.match[1] > b.match[1]
+            : a.score !== b.score
+              ? a.score > b.score
+              : a.doc < b.doc;
       const consider = (doc: number, score: number) => {
-        if (excluded !== undefined && documents[doc]?.source.trajectory === excluded) return;
-        const last = best.at(-1);
-        if (best.length === k && last !== undefined) {
-          if (score < last.score || (score === last.score && doc > last.doc)) return;
-        }
+        const document = documents[doc];
+        if (document === undefined) return;
+        if (excluded !== undefined && document.source.trajectory === excluded) return;
         if (best.some((entry) => entry.doc === doc)) return;
+        const ranked: Ranked = {
+          doc,
+          score,
+          match: document.head === head ? argumentMatch(wanted, document) : [0, 0],
+        };
+        const last = best.at(-1);
+        if (best.length === k && last !== undefined && !before(ranked, last)) return;
         let at = best.length;
         for (let previous = best[at - 1]; previous !== undefined; previous = best[at - 1]) {
-          if (previous.score > score || (previous.score === score && previous.doc < doc)) break;
+          if (before(previous, ranked)) break;
           at--;
         }
-        best.splice(at, 0, { doc, score });
+        best.splice(at, 0, ranked);
         if (best.length > k) best.pop();
       };
+      if (head !== undefined) {
+        const exact = byArguments.get(`${head}\u0000${wanted.args}`) ?? [];
+        for (const doc of exact.slice(0, MAX_EXACT_CONSIDERED)) consider(doc, scores[doc] ?? 0);
+      }
       for (const doc of touched) {
         if (head === undefined || documents[doc]?.head === head) {
           consider(doc, scores[doc] ?? 0);

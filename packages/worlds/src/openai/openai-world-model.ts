@@ -6,6 +6,12 @@ import {
   type PromptTemplate,
 } from '../prompt/template';
 import { splitReasoning } from '../reasoning';
+import { actionText } from '../action-text';
+import { parseModelOutput } from '../agentworldbench/model-output';
+import { AGENTWORLDBENCH_SAMPLING, worldModelMessages } from '../agentworldbench/protocol';
+import type { ChatMessage } from '../prompt/template';
+import type { SimContext, Transition } from '../world-model';
+import type { Action } from '@terrarium/schema';
 import { answeredCallId, type Prediction, type WorldModel } from '../world-model';
 import { systemClock } from './clock';
 import {
@@ -22,6 +28,30 @@ interface ModelOptions {
   templates?: readonly PromptTemplate[];
   /** Default true: stream replies (server-sent events). */
   stream?: boolean;
+  /**
+   * `agentworldbench`: the official protocol. The caller passes turns already written as the
+   * official rows write them (see packages/bench `protocolItem`); they are sent verbatim (system =
+   * the context's system prompt, left out when empty), at temperature 0.6 and 32,768 tokens unless
+   * the caller sets them, and the prediction is read from the reply as the official scorer reads
+   * it (reasoning removed, the last `<predicted_observation>` block). Default: Terrarium's
+   * templates.
+   */
+  protocol?: 'templates' | 'agentworldbench';
+}
+
+/** The official chat for (context, history, action) whose texts are already in the row layout. */
+export function agentWorldBenchChat(
+  context: SimContext,
+  history: readonly Transition[],
+  action: Action,
+): ChatMessage[] {
+  return worldModelMessages({
+    systemPrompt: context.systemPrompt,
+    prompts: history.map((turn) => actionText(turn.action)),
+    responses: history.map((turn) => turn.observation.content),
+    currentPrompt: actionText(action),
+    turnIdx: history.length + 1,
+  });
 }
 
 export type OpenAIWorldModelOptions =
@@ -52,22 +82,31 @@ export function createOpenAIWorldModel(options: OpenAIWorldModelOptions): OpenAI
     pool,
     stats: () => pool.stats(),
     async predict(context, history, action, predictOptions = {}): Promise<Prediction> {
+      const official = options.protocol === 'agentworldbench';
       const template = selectTemplate(templates, context.domain);
-      const messages = renderMessages(template, context, history, action);
+      const messages = official
+        ? agentWorldBenchChat(context, history, action)
+        : renderMessages(template, context, history, action);
+      const maxTokens =
+        predictOptions.maxTokens ?? (official ? AGENTWORLDBENCH_SAMPLING.maxTokens : undefined);
       const started = now();
       const onToken = predictOptions.onToken;
       const result = await pool.complete({
         messages,
-        temperature: predictOptions.temperature ?? 0,
-        ...(predictOptions.maxTokens === undefined ? {} : { maxTokens: predictOptions.maxTokens }),
+        temperature:
+          predictOptions.temperature ?? (official ? AGENTWORLDBENCH_SAMPLING.temperature : 0),
+        ...(maxTokens === undefined ? {} : { maxTokens }),
         ...(predictOptions.stop === undefined ? {} : { stop: predictOptions.stop }),
         ...(predictOptions.seed === undefined ? {} : { seed: predictOptions.seed }),
         ...(predictOptions.signal === undefined ? {} : { signal: predictOptions.signal }),
         ...(onToken === undefined ? {} : { onToken: (text: string) => onToken(text) }),
-        stream: options.stream ?? true,
+        // The official script asks for whole replies; so does its protocol here.
+        stream: options.stream ?? !official,
       });
       const latencyMs = now() - started;
-      const reply = splitReasoning(result.content, result.reasoningContent);
+      const reply = official
+        ? officialReply(result.content, result.reasoningContent)
+        : splitReasoning(result.content, result.reasoningContent);
       return {
         observation: {
           kind: predictedKind(reply.observation, context.domain),
@@ -84,7 +123,7 @@ export function createOpenAIWorldModel(options: OpenAIWorldModelOptions): OpenAI
           detail: {
             endpoint: result.endpoint,
             attempts: result.attempts,
-            template: `${template.id}@${template.version}`,
+            template: official ? 'agentworldbench-official' : `${template.id}@${template.version}`,
             finishReason: result.finishReason,
             usageReported: result.usage !== null,
             costUsd: result.costUsd,
@@ -93,4 +132,13 @@ export function createOpenAIWorldModel(options: OpenAIWorldModelOptions): OpenAI
       };
     },
   };
+}
+
+/** The official reading of a reply; the full reply is kept as reasoning when anything was cut. */
+function officialReply(content: string, reasoningContent: string | null | undefined) {
+  const observation = parseModelOutput(content);
+  const parts = [reasoningContent ?? '', observation === content.trim() ? '' : content].filter(
+    (part) => part !== '',
+  );
+  return parts.length === 0 ? { observation } : { observation, reasoning: parts.join('\n') };
 }

@@ -1,0 +1,46 @@
+import type { BenchRunDeps } from '@terrarium/jobs';
+import type { BenchItem, BenchRun, ItemScore, Observation } from '@terrarium/schema';
+import type { Transition } from '@terrarium/worlds';
+
+export interface ItemPrediction {
+  observation: Observation;
+  reasoning: string | null;
+  scores: ItemScore[];
+}
+
+/**
+ * The prediction and scores of `sim` on one bench item, exactly as a bench run computes them: the
+ * run's simulator construction (the bench's own corpus; retrieval leaves the item's trajectory out
+ * by its content key, never by a store id), the run's history (closed loop included) and its
+ * scoring. Anything that shows or recomputes an item's prediction outside a run goes through here,
+ * so the drill-down, a re-run and the worker cannot disagree on the same item and simulator.
+ */
+export async function predictBenchItem(
+  deps: BenchRunDeps,
+  run: BenchRun,
+  sim: string,
+  item: BenchItem,
+  signal?: AbortSignal,
+): Promise<ItemPrediction> {
+  const simulator = await deps.simulatorFor(run, sim, item);
+  const history: Transition[] =
+    run.mode.kind === 'closed' && deps.historyFor
+      ? await deps.historyFor(run, sim, item)
+      : item.history;
+  const predicted = await simulator.predict(
+    {
+      domain: item.domain,
+      task: item.context.task,
+      systemPrompt: item.context.systemPrompt,
+      tools: item.context.tools,
+    },
+    history,
+    item.action,
+    { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
+  );
+  return {
+    observation: predicted.observation,
+    reasoning: predicted.reasoning ?? null,
+    scores: await deps.score(item, sim, predicted.observation, run),
+  };
+}
