@@ -2,7 +2,12 @@
  * Benchmark (a) of issue 2: importing ≥ 1 GB of real trajectories, replicated with fresh ids, against
  * a bare JSON.parse of the same bytes, with peak RSS. Prints ratios measured in this one run.
  *
- *   pnpm --filter @terrarium/benchmarks import [--mb 1024] [--store] [--keep]
+ *   pnpm --filter @terrarium/benchmarks import [--mb 1024] [--store] [--postgres] [--keep]
+ *
+ * `--store` imports into embedded PGlite in a temp folder; `--postgres` into the server at
+ * TEST_DATABASE_URL (scripts/pg-test-server.sh starts one). Each ratio is printed twice: wall time,
+ * and this process's CPU time, which the other loads of a shared machine disturb less (PGlite runs
+ * in this process; PostgreSQL's own CPU is not in it, so there only the wall ratio counts).
  *
  * The replica is a single tau-bench v1 JSON array (the format of the real file, one huge array), so the
  * importer must stream it. The baseline reads the same file in the same chunks and JSON.parses each
@@ -33,6 +38,7 @@ const CHUNK = 1 << 20;
 const args = process.argv.slice(2);
 const targetMb = Number(args[args.indexOf('--mb') + 1] ?? 1024) || 1024;
 const withStore = args.includes('--store');
+const withPostgres = args.includes('--postgres');
 const keep = args.includes('--keep');
 
 interface Replica {
@@ -138,8 +144,11 @@ async function readOnly(replica: Replica) {
   return { trajectories, transitions, quarantined };
 }
 
-async function intoStore(replica: Replica, dataDir: string) {
-  const store = await openStore({ dataDir });
+async function intoStore(
+  replica: Replica,
+  location: { dataDir: string } | { databaseUrl: string },
+) {
+  const store = await openStore(location);
   try {
     return await importFiles(
       store,
@@ -155,9 +164,11 @@ async function timed<T>(run: () => Promise<T>) {
   globalThis.gc?.();
   const rss = new PeakRss().start();
   const started = performance.now();
+  const cpuStart = process.cpuUsage();
   const result = await run();
   const ms = performance.now() - started;
-  return { result, ms, peakRssMb: rss.stop() / 2 ** 20 };
+  const cpu = process.cpuUsage(cpuStart);
+  return { result, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMb: rss.stop() / 2 ** 20 };
 }
 
 const dir = join(tmpdir(), `terrarium-bench-import-${process.pid}`);
@@ -181,14 +192,21 @@ try {
     `RATIO importer / JSON.parse = ${(read.ms / base.ms).toFixed(2)}x (goal ≤ 2.0x); peak RSS ${read.peakRssMb.toFixed(0)} MB (goal < 400 MB)`,
   );
 
-  if (withStore) {
-    const dataDir = join(dir, 'store');
-    const stored = await timed(() => intoStore(replica, dataDir));
+  const targets: { label: string; location: { dataDir: string } | { databaseUrl: string } }[] = [];
+  if (withStore)
+    targets.push({ label: 'embedded PGlite', location: { dataDir: join(dir, 'store') } });
+  if (withPostgres) {
+    const databaseUrl = process.env['TEST_DATABASE_URL'];
+    if (!databaseUrl) throw new Error('--postgres needs TEST_DATABASE_URL');
+    targets.push({ label: 'PostgreSQL', location: { databaseUrl } });
+  }
+  for (const { label, location } of targets) {
+    const stored = await timed(() => intoStore(replica, location));
     console.log(
-      `import into embedded PGlite: ${stored.result.trajectories} trajectories in ${(stored.ms / 1000).toFixed(1)} s, peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
+      `import into ${label}: ${stored.result.trajectories} trajectories in ${(stored.ms / 1000).toFixed(1)} s, peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
     );
     console.log(
-      `RATIO import-into-store / JSON.parse = ${(stored.ms / base.ms).toFixed(2)}x; peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
+      `RATIO import-into-${label.split(' ').at(-1)} / JSON.parse = ${(stored.ms / base.ms).toFixed(2)}x wall, ${(stored.cpuMs / base.cpuMs).toFixed(2)}x CPU of this process; peak RSS ${stored.peakRssMb.toFixed(0)} MB`,
     );
   }
 } finally {

@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { deflateRaw } from 'node:zlib';
 import { countTransitions, type ImportError, type Trajectory } from '@terrarium/schema';
 import type { Queryable, SqlExecutor, SqlSession } from './executor';
 import { toJsonPayload } from './json-payload';
@@ -17,16 +19,27 @@ const INSERT_TRAJECTORIES = `
 INSERT INTO trajectories (
   id, dataset_id, batch_id, external_id, source_format, source_benchmark, domain, task,
   system_prompt, tools, tools_inferred, agent_model, outcome_reward, outcome_success, metadata,
-  source_file, source_line, source_record, step_count, transition_count, search)
+  source_file, source_line, source_record_deflated, step_count, transition_count, search)
 SELECT x.id, $2::bigint, $3::bigint, x.external_id, x.source_format, x.source_benchmark, x.domain,
   x.task, x.system_prompt, x.tools, x.tools_inferred, x.agent_model, x.outcome_reward,
-  x.outcome_success, x.metadata, x.source_file, x.source_line, x.source_record, x.step_count,
-  x.transition_count, terrarium_search_vector(x.external_id, x.task, NULL)
+  x.outcome_success, x.metadata, x.source_file, x.source_line, decode(x.record, 'base64'),
+  x.step_count, x.transition_count, terrarium_search_vector(x.external_id, x.task, NULL)
 FROM json_to_recordset($1::json) AS x(
   id bigint, external_id text, source_format text, source_benchmark text, domain text, task text,
   system_prompt text, tools jsonb, tools_inferred boolean, agent_model text,
   outcome_reward double precision, outcome_success boolean, metadata jsonb, source_file text,
-  source_line integer, source_record json, step_count integer, transition_count integer)`;
+  source_line integer, record text, step_count integer, transition_count integer)`;
+
+const deflateAsync = promisify(deflateRaw);
+
+/**
+ * The source record as raw-deflate bytes of its JSON text (migration 007 says why). Level 1: the
+ * record is kept for export, not read often, and higher levels cost more than they save here.
+ * zlib runs on Node's thread pool, so a group's records compress in parallel with the database.
+ */
+export function deflateSourceRecord(record: unknown): Promise<Buffer> {
+  return deflateAsync(Buffer.from(JSON.stringify(record), 'utf8'), { level: 1 });
+}
 
 const INSERT_STEPS = `
 INSERT INTO steps (
@@ -73,7 +86,7 @@ export class StatementChunks {
   }
 }
 
-function trajectoryRow(id: string, trajectory: Trajectory): string {
+function trajectoryRow(id: string, trajectory: Trajectory, deflatedRecord: Buffer): string {
   return toJsonPayload({
     id,
     external_id: trajectory.externalId,
@@ -90,7 +103,7 @@ function trajectoryRow(id: string, trajectory: Trajectory): string {
     metadata: trajectory.metadata,
     source_file: trajectory.source.file,
     source_line: trajectory.source.line,
-    source_record: trajectory.source.record,
+    record: deflatedRecord.toString('base64'),
     step_count: trajectory.steps.length,
     transition_count: countTransitions(trajectory),
   });
@@ -124,17 +137,21 @@ export class SqlImportBatch implements ImportBatch {
     this.assertOpen();
     if (trajectories.length === 0) return;
     const { executor, datasetId, batchId } = this.context;
+    const records = Promise.all(trajectories.map((t) => deflateSourceRecord(t.source.record)));
     const idRows = await executor.query(
       `SELECT nextval('trajectory_ids')::text AS id FROM generate_series(1, $1::int)`,
       [trajectories.length],
     );
+    const deflated = await records;
     const headers = new StatementChunks();
     const steps = new StatementChunks();
     trajectories.forEach((trajectory, position) => {
       const idRow = idRows[position];
       if (!idRow) throw new Error('the database returned fewer trajectory ids than asked for');
       const id = textColumn(idRow, 'id');
-      headers.add(trajectoryRow(id, trajectory));
+      const record = deflated[position];
+      if (!record) throw new Error('a source record was not compressed');
+      headers.add(trajectoryRow(id, trajectory, record));
       // `idx` is the array position: Step.index is defined as exactly that, and windows and
       // markers rely on positions being dense.
       trajectory.steps.forEach((step, idx) => {
@@ -200,8 +217,14 @@ export class SqlImportBatch implements ImportBatch {
          WHERE id = $1::bigint AND status = 'importing'`,
         [this.batchId],
       );
-      // PGlite runs no autovacuum, so without this the planner keeps the row estimates of an empty
-      // store and sorts 100,000 rows where an index scan in id order would do.
+      // The search indexes keep a large pending list (migration 007); merge it now so searches do
+      // not scan it linearly. PGlite runs no autovacuum, which would otherwise do this.
+      await this.context.executor.query(
+        `SELECT gin_clean_pending_list('steps_search'::regclass),
+           gin_clean_pending_list('trajectories_search'::regclass)`,
+      );
+      // Without autovacuum the planner also keeps the row estimates of an empty store and sorts
+      // 100,000 rows where an index scan in id order would do.
       await this.context.executor.exec('ANALYZE import_batches, trajectories, steps, quarantine');
     } finally {
       await this.releaseLock();

@@ -26,6 +26,9 @@ const BASH_COMMANDS = [
   { command: 'find . -name "*.py" | head -n 2', output: './setup.py\n./src/app.py\n' },
 ];
 
+// Versions are assigned per feature and may land out of order, so the latest is not the count.
+const LATEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
 /** 12 retail conversations (7 steps, 3 transitions each) and 5 bash episodes of 1..5 commands. */
 const RETAIL = Array.from({ length: 12 }, (_, n) => retailTrajectory(n));
 const BASH = Array.from({ length: 5 }, (_, n) => bashTrajectory(n, BASH_COMMANDS.slice(0, n + 1)));
@@ -550,7 +553,7 @@ export function describeStoreSuite(harness: StoreHarness): void {
           `INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')`,
         );
         await expect(openOnExecutor(raw)).rejects.toThrow(
-          `this store was written by a newer Terrarium (schema 999, this build knows up to ${MIGRATIONS.length})`,
+          `this store was written by a newer Terrarium (schema 999, this build knows up to ${LATEST_VERSION})`,
         );
       } finally {
         await location.dispose();
@@ -571,7 +574,7 @@ export function describePersistentStoreSuite(harness: StoreHarness): void {
           `INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')`,
         );
         await raw.close();
-        const message = `this store was written by a newer Terrarium (schema 999, this build knows up to ${MIGRATIONS.length})`;
+        const message = `this store was written by a newer Terrarium (schema 999, this build knows up to ${LATEST_VERSION})`;
         await expect(openStore(location.options)).rejects.toThrow(message);
         // A failed open released the folder: the second attempt fails the same way, not as busy.
         await expect(openStore(location.options)).rejects.toBeInstanceOf(StoreSchemaTooNewError);
