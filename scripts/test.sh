@@ -22,6 +22,9 @@ fi
 
 pnpm install --frozen-lockfile || exit 1
 
+# The Gymnasium example (examples/python) is checked with gymnasium's own check_env.
+python3 -c 'import gymnasium' 2>/dev/null || python3 -m pip install -q gymnasium >/dev/null
+
 RESULTS=$(mktemp -d)
 check() { # name, command...: a static check counts as one test
   local name=$1

@@ -4,14 +4,16 @@ import { createPgExecutor, openStore, type SqlExecutor, type Store } from '@terr
 import { buildBenchManifest, postgresForTests, type PostgresForTests } from '@terrarium/db/testing';
 import { readTrajectories } from '@terrarium/formats';
 import type { BenchItem, BenchTurn, Trajectory } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkJob } from './chunk-job';
 import { createJobQueue } from './job-queue';
 import { spawnWorkerChild, type WorkerChild } from './test-support/spawn-worker';
 import { watchRun } from './watch-run';
 
-const RETAIL_RUNS =
-  '/work/shared/data/tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
+const RETAIL_RUNS = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
 const ITEM_COUNT = 110;
 const SIMS = ['replay', 'retrieval'];
 const RULE_METRICS_PER_ITEM = 11;

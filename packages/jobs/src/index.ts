@@ -12,3 +12,12 @@ export { runBenchChunk, type ChunkOutcome, type ChunkRuntime } from './run-bench
 export { resumeRuns } from './resume-runs';
 export { watchRun, type RunProgress, type WatchOptions } from './watch-run';
 export { ChunkReleasedError, startWorker, type BenchWorker, type WorkerOptions } from './worker';
+export {
+  createRejudgeJobs,
+  judgeVersionOf,
+  runRejudge,
+  type CompleteJudge,
+  type RejudgeJobs,
+  type RejudgeProgress,
+  type RejudgeSpec,
+} from './rejudge';

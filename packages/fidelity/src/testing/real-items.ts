@@ -3,9 +3,8 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
+import { sharedDataAvailable, sharedDataPath } from '@terrarium/schema/testing';
 import { scoringItems, type ScoringItem } from '../items';
-
-export const DATA = '/work/shared/data';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir)
@@ -16,21 +15,27 @@ function filesUnder(dir: string): string[] {
     .toSorted();
 }
 
-const TAU2 = `${DATA}/tau2-bench/results`;
-const INTERCODE = `${DATA}/intercode/data/results`;
+const tau2 = (name: string) => sharedDataPath(`tau2-bench/results/${name}`);
+const intercode = (path: string) => sharedDataPath(`intercode/data/results/${path}`);
 
-/** The real datasets of ../shared/data, one entry per source benchmark and domain. */
+/** The real datasets, one entry per source benchmark and domain (files via the one resolver). */
 export const REAL_DATASETS: Record<string, () => string[]> = {
   'tau-bench-v1/airline': () => [
-    `${DATA}/tau-bench-v1/historical_trajectories/gpt-4o-airline.json`,
+    sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
   ],
-  'tau2/retail': () => [`${TAU2}/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`],
-  'tau2/telecom': () => [`${TAU2}/gpt-4.1_telecom_default_gpt-4.1_1trials.json`],
-  'tau2/airline': () => [`${TAU2}/gpt-4.1_airline_default_gpt-4.1_1trials.json`],
-  'intercode/bash': () => filesUnder(`${INTERCODE}/bash`),
-  'intercode/sql': () => [`${INTERCODE}/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json`],
-  'swe-agent': () => filesUnder(`${DATA}/swe-agent`).filter((file) => file.endsWith('.traj')),
+  'tau2/retail': () => [tau2('gpt-4.1_retail_defautl_gpt-4.1_1trials.json')],
+  'tau2/telecom': () => [tau2('gpt-4.1_telecom_default_gpt-4.1_1trials.json')],
+  'tau2/airline': () => [tau2('gpt-4.1_airline_default_gpt-4.1_1trials.json')],
+  'intercode/bash': () => filesUnder(intercode('bash')),
+  'intercode/sql': () => [intercode('sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json')],
+  'swe-agent': () =>
+    filesUnder(sharedDataPath('swe-agent')).filter((file) => file.endsWith('.traj')),
 };
+
+/** Whether a dataset's files are here: InterCode only where ../shared/data has it (licence). */
+export function datasetAvailable(dataset: string): boolean {
+  return !dataset.startsWith('intercode/') || sharedDataAvailable('intercode');
+}
 
 /** Every transition of a dataset with its history, read through the real importer. */
 export async function loadItems(dataset: string): Promise<ScoringItem[]> {

@@ -5,10 +5,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
 import { z } from 'zod';
 import { BUNDLED_MODEL_FOLDER } from '../node/load-model-folder';
-
-export const DATA = process.env.TERRARIUM_DATA ?? '/work/shared/data';
 
 const Split = z.object({ heldOut: z.array(z.string()) });
 
@@ -27,7 +26,9 @@ export interface KeyedTrajectory {
 
 /** The trajectories of one data file, keyed as in the split. */
 export async function keyedTrajectories(file: string): Promise<KeyedTrajectory[]> {
-  const path = join(DATA, file);
+  // Keys name the file as the model's training saw it (its place under ../shared/data); the bytes
+  // come from the repository's shipped copy when it has one.
+  const path = sharedDataPath(file);
   const out: KeyedTrajectory[] = [];
   for await (const event of readTrajectories(createReadStream(path), { fileName: path })) {
     if (event.type === 'trajectory') {

@@ -206,7 +206,7 @@ export function CellDrilldown({
           </div>
         </div>
         {selected ? (
-          <ItemDetail key={selected.itemId} item={selected} />
+          <ItemDetail key={selected.itemId} item={selected} runId={runId} />
         ) : (
           <p className="muted drilldown-empty">
             Select an item (click, or j/k) to see it against the real observation.

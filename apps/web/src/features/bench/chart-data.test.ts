@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { scorePoint } from './bench.fixture';
-import { costVsScore, defaultCostAxis, meanAlong, scoreHistogram } from './chart-data';
+import {
+  COST_AXES,
+  costVsScore,
+  defaultCostAxis,
+  HISTOGRAM_AXES,
+  ITEM_SCORE_AXIS,
+  lineChartSpecs,
+  meanAlong,
+  scoreHistogram,
+} from './chart-data';
 
 const sims = ['replay', 'openai:http://127.0.0.1:8000/v1#m'];
 
@@ -68,5 +77,44 @@ describe('cost vs score', () => {
       [{ cost: 1234, score: 100, itemId: 'item-1' }],
     ]);
     expect(costVsScore(remote, sims, 'latency')[0]?.map((point) => point.cost)).toEqual([2, 3]);
+  });
+});
+
+describe('lineChartSpecs', () => {
+  it('draws one chart, saying so, when history length is the turn index for every item', () => {
+    const points = [
+      scorePoint({ turnIndex: 0, historyLength: 0 }),
+      scorePoint({ turnIndex: 4, historyLength: 4 }),
+    ];
+    expect(lineChartSpecs(points).map((spec) => [spec.title, spec.x.title, spec.y.title])).toEqual([
+      [
+        'Score vs turn index (= history length: each item shows its whole history)',
+        'Turn index (0 = first transition)',
+        'Mean score (0–100)',
+      ],
+    ]);
+  });
+
+  it('draws both, each with its own axis title, when the history is cut', () => {
+    const points = [
+      scorePoint({ turnIndex: 0, historyLength: 0 }),
+      scorePoint({ turnIndex: 30, historyLength: 8 }),
+    ];
+    expect(lineChartSpecs(points).map((spec) => [spec.axis, spec.x.title])).toEqual([
+      ['turnIndex', 'Turn index (0 = first transition)'],
+      ['historyLength', 'History length (earlier turns shown)'],
+    ]);
+  });
+
+  it('gives every other chart axis a title with its unit', () => {
+    expect([HISTOGRAM_AXES.x.title, HISTOGRAM_AXES.y.title, ITEM_SCORE_AXIS.title]).toEqual([
+      'Item score (0–100), in bins of 10',
+      'Items',
+      'Item score (0–100)',
+    ]);
+    expect(COST_AXES).toEqual({
+      tokens: { title: 'Tokens per prediction (input + output)' },
+      latency: { title: 'Latency per prediction (ms)' },
+    });
   });
 });

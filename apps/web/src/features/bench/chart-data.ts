@@ -119,3 +119,60 @@ export function costVsScore(
     ),
   );
 }
+
+/** An axis title with its unit, as every chart shows it. */
+export interface AxisTitle {
+  title: string;
+}
+
+export interface LineChartSpec {
+  title: string;
+  axis: 'turnIndex' | 'historyLength';
+  x: AxisTitle;
+  y: AxisTitle;
+}
+
+export const SCORE_AXIS: AxisTitle = { title: 'Mean score (0–100)' };
+
+/**
+ * The score-along charts to draw. History length counts the earlier turns an item shows the
+ * simulator; when every item shows its whole history that is its turn index, and a second chart
+ * would draw the same curve under another name, so the one chart says both.
+ */
+export function lineChartSpecs(points: readonly ScorePoint[]): LineChartSpec[] {
+  const turn: LineChartSpec = {
+    title: 'Score vs turn index',
+    axis: 'turnIndex',
+    x: { title: 'Turn index (0 = first transition)' },
+    y: SCORE_AXIS,
+  };
+  if (points.every((point) => point.historyLength === point.turnIndex)) {
+    return [
+      {
+        ...turn,
+        title: 'Score vs turn index (= history length: each item shows its whole history)',
+      },
+    ];
+  }
+  return [
+    turn,
+    {
+      title: 'Score vs history length',
+      axis: 'historyLength',
+      x: { title: 'History length (earlier turns shown)' },
+      y: SCORE_AXIS,
+    },
+  ];
+}
+
+export const ITEM_SCORE_AXIS: AxisTitle = { title: 'Item score (0–100)' };
+
+export const HISTOGRAM_AXES: { x: AxisTitle; y: AxisTitle } = {
+  x: { title: 'Item score (0–100), in bins of 10' },
+  y: { title: 'Items' },
+};
+
+export const COST_AXES: Record<CostAxis, AxisTitle> = {
+  tokens: { title: 'Tokens per prediction (input + output)' },
+  latency: { title: 'Latency per prediction (ms)' },
+};

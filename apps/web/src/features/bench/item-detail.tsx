@@ -4,14 +4,15 @@ import { formatLatency } from '../compare/format-run';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import { formatScore100 } from './format-bench';
+import { ItemRerun } from './item-rerun';
 import { metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
 import { useCompareRoute } from './use-compare-route';
 // The diff's colours and the score lists are styled with the Compare view.
 import '../compare/compare.css';
 
-function CompareLink({ item }: { item: CellItem }) {
-  const target = useCompareRoute(item);
-  if (item.origin.trajectory === null) {
+function CompareLink({ item, runId }: { item: CellItem; runId: string | undefined }) {
+  const target = useCompareRoute(item, runId);
+  if (item.origin.dataset === null || item.origin.trajectory === null) {
     return <span className="muted">Imported item: no trajectory to compare.</span>;
   }
   if (target.route !== null) {
@@ -19,7 +20,7 @@ function CompareLink({ item }: { item: CellItem }) {
       <Link
         to={target.route}
         className="button"
-        title="Run this simulator over the trajectory in Compare"
+        title="Run this simulator over the whole trajectory against its dataset (retrieval may answer differently than in the bench; use Re-run in bench for the run's own prediction)"
       >
         Open in Compare
       </Link>
@@ -54,7 +55,7 @@ function ItemScores({ item }: { item: CellItem }) {
 }
 
 /** One prediction behind a cell: the real and predicted observations side by side, and the diff. */
-export function ItemDetail({ item }: { item: CellItem }) {
+export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) {
   return (
     <article
       className="panel item-detail"
@@ -69,7 +70,7 @@ export function ItemDetail({ item }: { item: CellItem }) {
           {formatLatency(item.latencyMs)}
         </span>
         <span className="spacer-left">
-          <CompareLink item={item} />
+          <CompareLink item={item} runId={runId} />
         </span>
       </header>
       <div className="panel-body">
@@ -96,6 +97,14 @@ export function ItemDetail({ item }: { item: CellItem }) {
             )}
           </section>
         </div>
+        {runId !== undefined && (
+          <ItemRerun
+            runId={runId}
+            itemId={item.itemId}
+            sim={item.sim}
+            runScore={item.scores['rule:content']}
+          />
+        )}
         {item.predicted !== null && (
           <section className="item-diff" aria-label="Diff">
             <h3>Diff (real → predicted)</h3>

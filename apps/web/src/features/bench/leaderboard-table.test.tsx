@@ -56,6 +56,14 @@ describe('LeaderboardTable', () => {
     );
     expect(within(retrieval).getByTestId('cell-mean').textContent).toBe('31.3');
     expect(retrieval.textContent).toBe('31.3±4.8n=118 · 2 missing');
+    // Replay is labelled as the oracle it is, with the reason on hover; retrieval is not.
+    const oracle = within(table).getByTestId('oracle-tag');
+    expect([oracle.textContent, oracle.closest('tr')?.getAttribute('data-sim')]).toEqual([
+      'oracle',
+      'replay',
+    ]);
+    expect(oracle.getAttribute('title')).toMatch(/^Oracle: replay answers with the recorded/);
+    expect(within(table).getAllByTestId('oracle-tag')).toHaveLength(1);
     const macro = table.querySelector('[data-sim="replay"][data-task="macro"]');
     expect(macro?.textContent).toBe('100.0n=120');
     // The judge's `content` score is another source: it is not in this table.
@@ -131,5 +139,39 @@ describe('MetricSwitcher', () => {
     );
     const select = screen.getByRole('combobox', { name: 'Score' });
     expect(select.querySelector('option')?.textContent).toBe('Judge: Realism (no scores)');
+  });
+
+  it('defines every metric in one line on hover: the caption and each option', () => {
+    render(
+      <>
+        <LeaderboardTable
+          cells={cells}
+          score={{ source: 'rule', metric: 'exact-match' }}
+          sims={['retrieval']}
+          selected={null}
+          onSelect={() => undefined}
+        />
+        <MetricSwitcher
+          cells={cells}
+          score={{ source: 'rule', metric: 'content' }}
+          onChange={() => undefined}
+        />
+      </>,
+    );
+    expect(screen.getByTestId('metric-definition').getAttribute('title')).toBe(
+      '1 when the prediction equals the real observation byte for byte.',
+    );
+    const titles = [
+      ...screen.getByRole('combobox', { name: 'Score' }).querySelectorAll('option'),
+    ].map((option) => [option.textContent, option.getAttribute('title')]);
+    expect(titles).toEqual([
+      [
+        'Content',
+        'Content-class score: deterministic content exact, live data close, the rest plausible.',
+      ],
+      ['Exact match', '1 when the prediction equals the real observation byte for byte.'],
+      // A judge score named like no judge dimension has no definition to show.
+      ['Content', null],
+    ]);
   });
 });

@@ -2,10 +2,12 @@ import type { LeaderboardCell, ScoreSelector } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import type { BenchCell } from '../../app/url-state';
 import { formatHalfWidth, formatScore100 } from './format-bench';
+import { SimName } from './sim-name';
 import {
   intervalBar,
   leaderboardGrid,
   MACRO_TASK,
+  metricDefinition,
   metricLabel,
   OVERALL_TASK,
   SOURCE_LABELS,
@@ -102,8 +104,11 @@ export function LeaderboardTable({
         data-score={`${score.source}:${score.metric}`}
       >
         <caption className="leaderboard-caption">
-          {SOURCE_LABELS[score.source]}: {metricLabel(score)} (0-100, mean ± half the 95% bootstrap
-          interval)
+          {SOURCE_LABELS[score.source]}:{' '}
+          <abbr title={metricDefinition(score) ?? undefined} data-testid="metric-definition">
+            {metricLabel(score)}
+          </abbr>{' '}
+          (0-100, mean ± half the 95% bootstrap interval)
         </caption>
         <thead>
           <tr>
@@ -119,7 +124,7 @@ export function LeaderboardTable({
           {grid.sims.map((sim) => (
             <tr key={sim} data-sim={sim}>
               <th scope="row" className="mono">
-                {sim}
+                <SimName sim={sim} />
               </th>
               {grid.tasks.map((task) => {
                 const cell = grid.cellAt(sim, task);

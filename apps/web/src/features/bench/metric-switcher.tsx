@@ -1,6 +1,6 @@
 import { SCORE_SOURCES, type LeaderboardCell, type ScoreSelector } from '@terrarium/schema';
 import { scoreKey } from './format-bench';
-import { metricGroups, metricLabel, SOURCE_LABELS } from './leaderboard';
+import { metricDefinition, metricGroups, metricLabel, SOURCE_LABELS } from './leaderboard';
 
 /**
  * The scores present in a run, one option group per source: a rule metric and a judge dimension
@@ -20,7 +20,7 @@ export function MetricSwitcher({
     (group) => group.source === score.source && group.metrics.includes(score.metric),
   );
   return (
-    <label className="field metric-switcher">
+    <label className="field metric-switcher" title={metricDefinition(score) ?? undefined}>
       Score{' '}
       <select
         aria-label="Score"
@@ -41,7 +41,11 @@ export function MetricSwitcher({
         {groups.map((group) => (
           <optgroup key={group.source} label={SOURCE_LABELS[group.source]}>
             {group.metrics.map((metric) => (
-              <option key={metric} value={scoreKey({ source: group.source, metric })}>
+              <option
+                key={metric}
+                value={scoreKey({ source: group.source, metric })}
+                title={metricDefinition({ source: group.source, metric }) ?? undefined}
+              >
                 {metricLabel({ source: group.source, metric })}
               </option>
             ))}

@@ -6,8 +6,16 @@ import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
 import { formatDelta, formatHalfWidth, formatScore100 } from './format-bench';
 import { MetricSwitcher } from './metric-switcher';
-import { deltaDirection, deltaRows } from './run-comparison';
+import {
+  deltaDirection,
+  deltaRows,
+  deltaSignificance,
+  orderRuns,
+  settingDiffs,
+  type SettingDiff,
+} from './run-comparison';
 import { runLabel } from './runs-table';
+import { SimName } from './sim-name';
 import './bench.css';
 
 function CellScore({ cell }: { cell: LeaderboardCell | null }) {
@@ -39,9 +47,9 @@ function DeltaTable({
         <tr>
           <th scope="col">Simulator</th>
           <th scope="col">Task</th>
-          <th scope="col">Before</th>
-          <th scope="col">After</th>
-          <th scope="col" className="num">
+          <th scope="col">Before (older run)</th>
+          <th scope="col">After (newer run)</th>
+          <th scope="col" className="num" title="After minus before, in points of 100">
             Δ
           </th>
         </tr>
@@ -60,7 +68,7 @@ function DeltaTable({
               >
                 {position === 0 ? (
                   <th scope="row" rowSpan={row.cells.length} className="mono">
-                    {row.sim}
+                    <SimName sim={row.sim} />
                   </th>
                 ) : null}
                 <td>{cell.task}</td>
@@ -70,19 +78,75 @@ function DeltaTable({
                 <td>
                   <CellScore cell={cell.after} />
                 </td>
-                <td className="num mono" data-testid="delta">
-                  {formatDelta(cell.delta)}
-                  {cell.separated && (
-                    <span className="delta-flag" title="The 95% intervals do not overlap">
-                      {' '}
-                      {direction === 'better' ? '▲' : '▼'} separated
-                    </span>
-                  )}
+                <td className="num mono">
+                  <span data-testid="delta">{formatDelta(cell.delta)}</span>
+                  <DeltaFlag cell={cell} direction={direction} />
                 </td>
               </tr>
             );
           }),
         )}
+      </tbody>
+    </table>
+  );
+}
+
+const SIGNIFICANCE_TITLE = {
+  significant: 'Significant: the 95% intervals of the two runs do not overlap',
+  'not significant': 'Not significant: the 95% intervals of the two runs overlap',
+  'no interval': 'No 95% interval on one side (too few items or no scores): cannot tell',
+} as const;
+
+function DeltaFlag({
+  cell,
+  direction,
+}: {
+  cell: CellDelta;
+  direction: ReturnType<typeof deltaDirection>;
+}) {
+  const significance = deltaSignificance(cell);
+  return (
+    <span
+      className={significance === 'significant' ? 'delta-flag' : 'muted'}
+      title={SIGNIFICANCE_TITLE[significance]}
+      data-testid="delta-significance"
+      data-significance={significance}
+    >
+      {' '}
+      {significance === 'significant'
+        ? `${direction === 'better' ? '▲' : '▼'} significant`
+        : significance}
+    </span>
+  );
+}
+
+/** The settings the two runs differ in besides the simulators' outputs (mode, judge, version…). */
+export function SettingDiffs({ diffs }: { diffs: readonly SettingDiff[] }) {
+  if (diffs.length === 0) {
+    return (
+      <p className="muted" data-testid="setting-diffs">
+        Both runs used the same settings.
+      </p>
+    );
+  }
+  return (
+    <table className="data-table" data-testid="setting-diffs">
+      <caption>The runs differ in</caption>
+      <thead>
+        <tr>
+          <th scope="col">Setting</th>
+          <th scope="col">Before (older run)</th>
+          <th scope="col">After (newer run)</th>
+        </tr>
+      </thead>
+      <tbody>
+        {diffs.map((diff) => (
+          <tr key={diff.setting} data-setting={diff.setting}>
+            <th scope="row">{diff.setting}</th>
+            <td>{diff.before}</td>
+            <td>{diff.after}</td>
+          </tr>
+        ))}
       </tbody>
     </table>
   );
@@ -155,13 +219,20 @@ export function RunComparePage({
     enabled: bench !== undefined,
   });
   const board = useQuery(trpc.bench.leaderboard.queryOptions({ runId }));
-  const comparison = useQuery({
-    ...trpc.bench.compareRuns.queryOptions({ before: runId, after: otherRunId ?? '', score }),
-    enabled: otherRunId !== null,
-  });
   const others = (siblings.data ?? []).filter(
     (run) => run.id !== runId && run.benchVersion === base.data?.benchVersion,
   );
+  const other = others.find((run) => run.id === otherRunId);
+  // Before is the older run and after the newer, whichever of the two the page was opened from.
+  const ordered = base.data && other ? orderRuns(base.data, other) : null;
+  const comparison = useQuery({
+    ...trpc.bench.compareRuns.queryOptions({
+      before: ordered?.[0].id ?? '',
+      after: ordered?.[1].id ?? '',
+      score,
+    }),
+    enabled: ordered !== null,
+  });
   const go = (next: { otherRunId?: string | null; score?: ScoreSelector }) =>
     navigate(
       {
@@ -185,13 +256,13 @@ export function RunComparePage({
       <QueryStatus label="the run" isPending={base.isPending} error={base.error} />
       <div className="leaderboard-controls">
         <div className="field">
-          Before{' '}
+          This run{' '}
           <span className="mono" data-testid="before-run">
             {base.data ? `${base.data.id} · ${runLabel(base.data)}` : runId}
           </span>
         </div>
         <label className="field">
-          After{' '}
+          Compare with{' '}
           <select
             aria-label="Other run"
             data-testid="other-run"
@@ -229,8 +300,14 @@ export function RunComparePage({
           error={comparison.error}
         />
       )}
-      {comparison.data && (
+      {comparison.data && ordered && (
         <>
+          <p className="muted" data-testid="compare-order">
+            Before: <span className="mono">{ordered[0].id}</span> ({runLabel(ordered[0])}) → after:{' '}
+            <span className="mono">{ordered[1].id}</span> ({runLabel(ordered[1])}), ordered by start
+            time.
+          </p>
+          <SettingDiffs diffs={settingDiffs(ordered[0], ordered[1])} />
           <DeltaTable
             cells={comparison.data.cells}
             score={score}

@@ -1,7 +1,13 @@
 import type { CellDelta } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
 import { leaderboardCell } from './bench.fixture';
-import { deltaDirection, deltaRows } from './run-comparison';
+import {
+  deltaDirection,
+  deltaRows,
+  deltaSignificance,
+  orderRuns,
+  settingDiffs,
+} from './run-comparison';
 
 function delta(overrides: Partial<CellDelta>): CellDelta {
   return {
@@ -42,5 +48,56 @@ describe('run comparison', () => {
     expect(deltaDirection({ delta: -4, separated: true })).toBe('worse');
     expect(deltaDirection({ delta: -4, separated: false })).toBe('same');
     expect(deltaDirection({ delta: null, separated: false })).toBe('unknown');
+  });
+});
+
+describe('which run is before, what else differs, and what is significant', () => {
+  const older: Parameters<typeof settingDiffs>[0] = {
+    id: 'run-a',
+    createdAt: '2026-11-30T10:00:00.000Z',
+    benchVersion: 1,
+    sims: ['replay', 'retrieval'],
+    judge: null,
+    mode: { kind: 'open' },
+    split: 'test',
+    status: 'done',
+  };
+  const newer: Parameters<typeof settingDiffs>[0] = {
+    ...older,
+    id: 'run-b',
+    createdAt: '2026-12-01T09:00:00.000Z',
+    sims: ['retrieval'],
+    mode: { kind: 'closed', steps: 3 },
+  };
+
+  it('puts the older run before, from whichever run the page was opened', () => {
+    expect(orderRuns(newer, older).map((run) => run.id)).toEqual(['run-a', 'run-b']);
+    expect(orderRuns(older, newer).map((run) => run.id)).toEqual(['run-a', 'run-b']);
+  });
+
+  it('names every setting that differs, closed loop included', () => {
+    expect(settingDiffs(older, newer)).toEqual([
+      { setting: 'Simulators', before: 'replay, retrieval', after: 'retrieval' },
+      {
+        setting: 'Mode',
+        before: 'open loop (real history)',
+        after: 'closed loop (own predictions for the last 3 turns)',
+      },
+    ]);
+    expect(settingDiffs(older, { ...older, id: 'run-c' })).toEqual([]);
+  });
+
+  it('calls a Δ significant only when the 95% intervals separate', () => {
+    expect(deltaSignificance(delta({}))).toBe('significant');
+    expect(deltaSignificance(delta({ separated: false }))).toBe('not significant');
+    expect(
+      deltaSignificance(
+        delta({
+          separated: false,
+          before: leaderboardCell({ sim: 'retrieval', mean: 30, ciLow: null, ciHigh: null }),
+        }),
+      ),
+    ).toBe('no interval');
+    expect(deltaSignificance(delta({ delta: null, after: null }))).toBe('no interval');
   });
 });

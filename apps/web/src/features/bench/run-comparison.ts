@@ -1,4 +1,10 @@
-import type { CellDelta, ScoreSelector } from '@terrarium/schema';
+import type {
+  BenchRun,
+  BenchRunMode,
+  CellDelta,
+  JudgeConfig,
+  ScoreSelector,
+} from '@terrarium/schema';
 import { orderTasks } from './leaderboard';
 
 export interface DeltaRow {
@@ -41,4 +47,60 @@ export function deltaDirection(cell: Pick<CellDelta, 'delta' | 'separated'>): De
   if (cell.delta === null) return 'unknown';
   if (!cell.separated || cell.delta === 0) return 'same';
   return cell.delta > 0 ? 'better' : 'worse';
+}
+
+type RunSettings = Pick<
+  BenchRun,
+  'id' | 'createdAt' | 'benchVersion' | 'sims' | 'judge' | 'mode' | 'split' | 'status'
+>;
+
+/** The two runs oldest first, whichever the page was opened from: "before" is always the older. */
+export function orderRuns<T extends Pick<BenchRun, 'id' | 'createdAt'>>(a: T, b: T): [T, T] {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? [a, b] : [b, a];
+  return a.id <= b.id ? [a, b] : [b, a];
+}
+
+export interface SettingDiff {
+  setting: string;
+  before: string;
+  after: string;
+}
+
+function modeText(mode: BenchRunMode): string {
+  return mode.kind === 'open'
+    ? 'open loop (real history)'
+    : `closed loop (own predictions for the last ${mode.steps} turns)`;
+}
+
+function judgeText(judge: JudgeConfig | null): string {
+  if (judge === null) return 'none';
+  return `${judge.spec} · ${judge.mode} · k=${judge.repeats} · temperature ${judge.temperature}`;
+}
+
+/** Every setting in which two runs differ, so a Δ is never read without what changed besides. */
+export function settingDiffs(before: RunSettings, after: RunSettings): SettingDiff[] {
+  const settings: [string, (run: RunSettings) => string][] = [
+    ['Bench version', (run) => `v${run.benchVersion}`],
+    ['Simulators', (run) => run.sims.join(', ')],
+    ['Mode', (run) => modeText(run.mode)],
+    ['Split', (run) => run.split],
+    ['Judge', (run) => judgeText(run.judge)],
+    ['Status', (run) => run.status],
+  ];
+  return settings.flatMap(([setting, read]) => {
+    const [was, is] = [read(before), read(after)];
+    return was === is ? [] : [{ setting, before: was, after: is }];
+  });
+}
+
+/** How a Δ reads: significant only when the two 95% intervals do not overlap. */
+export function deltaSignificance(
+  cell: Pick<CellDelta, 'delta' | 'separated' | 'before' | 'after'>,
+): 'significant' | 'not significant' | 'no interval' {
+  if (cell.delta === null) return 'no interval';
+  if (cell.separated) return 'significant';
+  const intervals = [cell.before, cell.after].every(
+    (side) => side !== null && side.ciLow !== null && side.ciHigh !== null,
+  );
+  return intervals ? 'not significant' : 'no interval';
 }

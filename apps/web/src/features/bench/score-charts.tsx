@@ -15,12 +15,18 @@ import {
   YAxis,
 } from 'recharts';
 import {
+  COST_AXES,
   costVsScore,
   defaultCostAxis,
+  HISTOGRAM_AXES,
+  ITEM_SCORE_AXIS,
+  lineChartSpecs,
   meanAlong,
   scoreHistogram,
   seriesKey,
+  type AxisTitle,
   type CostAxis,
+  type LineChartSpec,
 } from './chart-data';
 
 const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
@@ -43,6 +49,23 @@ function ChartPanel({ title, children }: { title: string; children: ReactNode })
   );
 }
 
+// Room below and left of the plot for the axis titles.
+const CHART_MARGIN = { top: 8, right: 16, bottom: 24, left: 8 };
+
+/** Recharts axis labels: the x title under the axis, the y title along it. */
+function xTitle(axis: AxisTitle) {
+  return { value: axis.title, position: 'insideBottom' as const, offset: -16 };
+}
+
+function yTitle(axis: AxisTitle) {
+  return {
+    value: axis.title,
+    angle: -90,
+    position: 'insideLeft' as const,
+    style: { textAnchor: 'middle' as const },
+  };
+}
+
 function formatTooltipScore(value: unknown): string {
   return typeof value === 'number' ? value.toFixed(1) : String(value);
 }
@@ -58,8 +81,14 @@ export function ScoreCharts({
   const [costAxis, setCostAxis] = useState<CostAxis | null>(null);
   const axis = costAxis ?? defaultCostAxis(points);
   const histogram = useMemo(() => scoreHistogram(points, sims), [points, sims]);
-  const byTurn = useMemo(() => meanAlong(points, sims, 'turnIndex'), [points, sims]);
-  const byHistory = useMemo(() => meanAlong(points, sims, 'historyLength'), [points, sims]);
+  const lines = useMemo(
+    () =>
+      lineChartSpecs(points).map((spec) => ({
+        spec,
+        data: meanAlong(points, sims, spec.axis),
+      })),
+    [points, sims],
+  );
   const cost = useMemo(() => costVsScore(points, sims, axis), [points, sims, axis]);
 
   if (points.length === 0) return <p className="muted">No scored items yet.</p>;
@@ -67,10 +96,10 @@ export function ScoreCharts({
     <div className="score-charts" data-testid="score-charts">
       <ChartPanel title="Score distribution">
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <BarChart data={histogram}>
+          <BarChart data={histogram} margin={CHART_MARGIN}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="bin" />
-            <YAxis allowDecimals={false} />
+            <XAxis dataKey="bin" label={xTitle(HISTOGRAM_AXES.x)} />
+            <YAxis allowDecimals={false} label={yTitle(HISTOGRAM_AXES.y)} />
             <Tooltip />
             <Legend />
             {sims.map((sim, index) => (
@@ -85,8 +114,9 @@ export function ScoreCharts({
           </BarChart>
         </ResponsiveContainer>
       </ChartPanel>
-      <ScoreLineChart title="Score vs turn index" data={byTurn} sims={sims} />
-      <ScoreLineChart title="Score vs history length" data={byHistory} sims={sims} />
+      {lines.map(({ spec, data }) => (
+        <ScoreLineChart key={spec.axis} spec={spec} data={data} sims={sims} />
+      ))}
       <ChartPanel title={axis === 'tokens' ? 'Tokens vs score' : 'Latency vs score'}>
         <div className="segmented" role="group" aria-label="Cost axis">
           <button
@@ -105,14 +135,21 @@ export function ScoreCharts({
           </button>
         </div>
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <ScatterChart>
+          <ScatterChart margin={CHART_MARGIN}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis
               dataKey="cost"
               type="number"
               name={axis === 'tokens' ? 'tokens' : 'latency (ms)'}
+              label={xTitle(COST_AXES[axis])}
             />
-            <YAxis dataKey="score" type="number" domain={SCORE_DOMAIN} name="score" />
+            <YAxis
+              dataKey="score"
+              type="number"
+              domain={SCORE_DOMAIN}
+              name="score"
+              label={yTitle(ITEM_SCORE_AXIS)}
+            />
             <Tooltip />
             <Legend />
             {sims.map((sim, index) => (
@@ -133,21 +170,21 @@ export function ScoreCharts({
 
 /** Mean score per simulator against a numeric x (turn index, history length), one line each. */
 function ScoreLineChart({
-  title,
+  spec,
   data,
   sims,
 }: {
-  title: string;
+  spec: LineChartSpec;
   data: ComponentProps<typeof LineChart>['data'];
   sims: readonly string[];
 }) {
   return (
-    <ChartPanel title={title}>
+    <ChartPanel title={spec.title}>
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-        <LineChart data={data}>
+        <LineChart data={data} margin={CHART_MARGIN}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} />
-          <YAxis domain={SCORE_DOMAIN} />
+          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} label={xTitle(spec.x)} />
+          <YAxis domain={SCORE_DOMAIN} label={yTitle(spec.y)} />
           <Tooltip formatter={formatTooltipScore} />
           <Legend />
           {sims.map((sim, index) => (

@@ -11,7 +11,10 @@ const TRAJECTORY_PAGE = 500;
  * up. Null while looking, or when the item came from an imported bench file or its trajectory is
  * gone.
  */
-export function useCompareRoute(item: CellItem): {
+export function useCompareRoute(
+  item: CellItem,
+  runId?: string,
+): {
   route: Route | null;
   isPending: boolean;
   error: { message: string } | null;
@@ -69,6 +72,7 @@ export function useCompareRoute(item: CellItem): {
           trajectoryId: found.data,
           sims: [item.sim],
           step: stepIndex ?? 0,
+          ...(runId === undefined ? {} : { bench: { runId, itemId: item.itemId } }),
         }
       : null;
   return {

@@ -17,8 +17,16 @@ import { BUNDLED_BROWSER_SIM } from '../models/browser-sim-spec';
 import { SimPicker, type SimulatorOption } from './sim-picker';
 import { SimPrediction } from './sim-prediction';
 import { StepTable } from './step-table';
-import { alignSteps, summarizeSimulation, worstSteps, type ComparedStep } from './summary';
+import {
+  alignSteps,
+  scoredPredictions,
+  summarizeSimulation,
+  worstSteps,
+  type ComparedStep,
+} from './summary';
 import { SummaryTable } from './summary-table';
+import type { BenchItemRef } from '../../app/url-state';
+import { ItemRerun } from '../bench/item-rerun';
 import { MAX_SIMULATED_STEPS, useSimulationRuns } from './use-simulation-runs';
 import { WorstSteps } from './worst-steps';
 import './compare.css';
@@ -107,11 +115,13 @@ export function ComparePage({
   trajectoryId,
   sims,
   step,
+  bench,
 }: {
   datasetId: string;
   trajectoryId: string;
   sims: string[];
   step: number;
+  bench?: BenchItemRef | undefined;
 }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.trajectories.get.queryOptions({ trajectoryId }));
@@ -143,6 +153,7 @@ export function ComparePage({
   const rows = useMemo(() => alignSteps(results), [results]);
   const summaries = useMemo(() => results.map(summarizeSimulation), [results]);
   const worst = useMemo(() => worstSteps(rows, WORST_STEPS_SHOWN), [rows]);
+  const scored = useMemo(() => scoredPredictions(rows), [rows]);
   const rowIndex = rowIndexFor(rows, step);
   const currentRow = rows[rowIndex];
 
@@ -150,12 +161,15 @@ export function ComparePage({
   const shownStep = currentRow?.step;
   useEffect(() => {
     if (shownStep !== undefined && shownStep !== step) {
-      navigate({ page: 'compare', datasetId, trajectoryId, sims, step: shownStep }, 'replace');
+      navigate(
+        { page: 'compare', datasetId, trajectoryId, sims, step: shownStep, bench },
+        'replace',
+      );
     }
-  }, [shownStep, step, datasetId, trajectoryId, sims]);
+  }, [shownStep, step, datasetId, trajectoryId, sims, bench]);
 
   const goToStep = (target: number) =>
-    navigate({ page: 'compare', datasetId, trajectoryId, sims, step: target }, 'replace');
+    navigate({ page: 'compare', datasetId, trajectoryId, sims, step: target, bench }, 'replace');
   // Several keys can arrive before React re-renders; each must move from the previous one.
   const latestRow = useRef(rowIndex);
   useLayoutEffect(() => {
@@ -190,13 +204,19 @@ export function ComparePage({
           </span>
         </div>
       )}
+      {bench && sims[0] !== undefined && (
+        <ItemRerun runId={bench.runId} itemId={bench.itemId} sim={sims[0]} />
+      )}
       <div className="compare-controls">
         <QueryStatus label="simulators" isPending={available.isPending} error={available.error} />
         <SimPicker
           available={[...(available.data ?? []), BUNDLED_BROWSER_SIM]}
           selected={sims}
           onChange={(next) =>
-            navigate({ page: 'compare', datasetId, trajectoryId, sims: next, step }, 'replace')
+            navigate(
+              { page: 'compare', datasetId, trajectoryId, sims: next, step, bench },
+              'replace',
+            )
           }
         />
         <label className="max-steps">
@@ -234,7 +254,7 @@ export function ComparePage({
               current={currentRow?.step ?? null}
               onSelect={goToStep}
             />
-            <WorstSteps worst={worst} onSelect={goToStep} />
+            <WorstSteps worst={worst} scored={scored} onSelect={goToStep} />
           </div>
           {currentRow && (
             <StepComparison

@@ -35,6 +35,25 @@ describe('compare route', () => {
     expect(roundTrip(route)).toEqual(route);
   });
 
+  it('carries the bench run and item it was opened from', () => {
+    const route: Route = {
+      page: 'compare',
+      datasetId: '1',
+      trajectoryId: '12',
+      sims: ['retrieval'],
+      step: 2,
+      bench: { runId: 'run 1', itemId: '01d2261dfe240919ecad5a1614bc' },
+    };
+    expect(formatRoute(route)).toBe(
+      '/datasets/1/trajectories/12/compare?sims=retrieval&step=3&bench=run%201&item=01d2261dfe240919ecad5a1614bc',
+    );
+    expect(roundTrip(route)).toEqual(route);
+    // Half a reference is no reference: Compare then runs over the dataset only.
+    expect(parseRoute('/datasets/1/trajectories/12/compare', '?bench=r')).not.toHaveProperty(
+      'bench',
+    );
+  });
+
   it('drops empty and repeated simulators and lands on the first step without one', () => {
     expect(parseRoute('/datasets/d/trajectories/t/compare', '?sims=replay,,replay')).toEqual({
       page: 'compare',

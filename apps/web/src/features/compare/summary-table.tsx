@@ -1,4 +1,5 @@
 import { formatCount } from '../../app/format';
+import { SimName } from '../bench/sim-name';
 import { formatLatency, formatPercent, formatScore } from './format-run';
 import { metricDescription, metricLabel, orderMetrics, type SimulationSummary } from './summary';
 
@@ -11,8 +12,12 @@ export function SummaryTable({ summaries }: { summaries: readonly SimulationSumm
         <thead>
           <tr>
             <th scope="col">Simulator</th>
-            <th scope="col">Steps</th>
-            <th scope="col">Errors</th>
+            <th scope="col" title="Predictions that came back, of the steps asked for">
+              Simulated
+            </th>
+            <th scope="col" title="Predictions that failed (endpoint down, timeout…): never scored">
+              Failed
+            </th>
             {metrics.map((id) => (
               <th key={id} scope="col" title={metricDescription(id)}>
                 {metricLabel(id)}
@@ -27,9 +32,11 @@ export function SummaryTable({ summaries }: { summaries: readonly SimulationSumm
           {summaries.map((summary) => (
             <tr key={summary.sim} data-sim={summary.sim}>
               <th scope="row" className="mono">
-                {summary.sim}
+                <SimName sim={summary.sim} />
               </th>
-              <td>{formatCount(summary.steps)}</td>
+              <td>
+                {formatCount(summary.simulated)} / {formatCount(summary.steps)}
+              </td>
               <td>{formatCount(summary.errors)}</td>
               {metrics.map((id) => (
                 <td key={id} className="mono" data-metric={id}>

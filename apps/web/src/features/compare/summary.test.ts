@@ -1,7 +1,8 @@
 import type { SimulationResult } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
 import { simulatedStep } from './simulated-step.fixture';
-import { alignSteps, summarizeSimulation, worstSteps } from './summary';
+import { doneText } from './run-status';
+import { alignSteps, scoredPredictions, summarizeSimulation, worstSteps } from './summary';
 
 const retrieval: SimulationResult = {
   trajectory: 't1',
@@ -42,22 +43,50 @@ const replay: SimulationResult = {
 };
 
 describe('summarizeSimulation', () => {
-  it('averages each score over the steps where it applies, with hit rate, latency and tokens', () => {
+  it('averages each score over the simulated steps, leaving the failed prediction out', () => {
+    // Step 5 failed (timeout): its placeholder scores are not averaged in and it is not simulated;
+    // its tokens were still spent.
     expect(summarizeSimulation(retrieval)).toEqual({
       sim: 'retrieval',
       steps: 3,
+      simulated: 2,
       errors: 1,
       meanScores: {
-        content: 0.5833333333333334,
-        'exact-match': 1 / 3,
+        content: 0.625,
+        'exact-match': 0.5,
         'json-structure': 1,
-        'token-f1': 0.5833333333333334,
+        'token-f1': 0.75,
       },
-      hitRate: 1 / 3,
-      meanLatencyMs: 8,
+      hitRate: 0.5,
+      meanLatencyMs: 6,
       inputTokens: 60,
       outputTokens: 21,
     });
+  });
+
+  it('scores nothing and simulates nothing when every prediction failed (endpoint unreachable)', () => {
+    const down: SimulationResult = {
+      trajectory: 't1',
+      sim: 'openai:http://127.0.0.1:9/v1#m',
+      steps: [1, 3, 5].map((step) =>
+        simulatedStep({ step, scores: { content: 1, 'exact-match': 1 }, error: 'fetch failed' }),
+      ),
+    };
+    const summary = summarizeSimulation(down);
+    expect([summary.steps, summary.simulated, summary.errors, summary.meanScores]).toEqual([
+      3,
+      0,
+      3,
+      {},
+    ]);
+    const rows = alignSteps([down]);
+    expect([worstSteps(rows, 10), scoredPredictions(rows)]).toEqual([[], 0]);
+    expect(doneText(down)).toEqual({
+      text: 'no transition simulated: all 3 predictions failed (fetch failed)',
+      failed: true,
+    });
+    expect(doneText(retrieval).text).toBe('2 of 3 transitions simulated; 1 failed (timeout)');
+    expect(doneText(replay)).toEqual({ text: '2 transitions simulated', failed: false });
   });
 
   it('puts content first, then the rule metrics in their canonical order', () => {
@@ -90,11 +119,12 @@ describe('alignSteps and worstSteps', () => {
       [5, ['retrieval']],
       [7, ['replay']],
     ]);
+    // Step 5 of retrieval failed: it has no prediction to rank.
     expect(worstSteps(rows, 10)).toEqual([
       { step: 3, sim: 'replay', content: 0.1 },
       { step: 3, sim: 'retrieval', content: 0.25 },
-      { step: 5, sim: 'retrieval', content: 0.5 },
     ]);
+    expect(scoredPredictions(rows)).toBe(3);
     expect(worstSteps(rows, 1)).toEqual([{ step: 3, sim: 'replay', content: 0.1 }]);
   });
 });

@@ -37,7 +37,9 @@ export function orderMetrics(ids: Iterable<string>): string[] {
 
 export interface SimulationSummary {
   sim: string;
+  /** Steps asked for; `simulated` of them got a prediction, `errors` failed (never scored). */
   steps: number;
+  simulated: number;
   errors: number;
   /** Metric id → mean over the steps where it applied (null scores are left out), or null. */
   meanScores: Record<string, number | null>;
@@ -53,10 +55,20 @@ function mean(values: number[]): number | null {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
+/** A step whose prediction failed (endpoint down, timeout…): it has no prediction to score. */
+export function predictionFailed(step: Pick<SimulatedStep, 'error'>): boolean {
+  return step.error !== null;
+}
+
+/**
+ * Means over the steps that were simulated: a failed prediction is never scored, counted as
+ * simulated or averaged in (its placeholder observation would score as if the model had answered).
+ */
 export function summarizeSimulation(result: SimulationResult): SimulationSummary {
   const scores = new Map<string, number[]>();
   const cacheOutcomes: boolean[] = [];
-  for (const step of result.steps) {
+  const simulated = result.steps.filter((step) => !predictionFailed(step));
+  for (const step of simulated) {
     for (const [id, value] of Object.entries(step.scores)) {
       const values = scores.get(id) ?? [];
       if (value !== null) values.push(value);
@@ -69,10 +81,11 @@ export function summarizeSimulation(result: SimulationResult): SimulationSummary
   return {
     sim: result.sim,
     steps: result.steps.length,
-    errors: result.steps.filter((step) => step.error !== null).length,
+    simulated: simulated.length,
+    errors: result.steps.length - simulated.length,
     meanScores,
     hitRate: mean(cacheOutcomes.map((hit) => (hit ? 1 : 0))),
-    meanLatencyMs: mean(result.steps.map((step) => step.latencyMs)),
+    meanLatencyMs: mean(simulated.map((step) => step.latencyMs)),
     inputTokens: result.steps.reduce((sum, step) => sum + step.usage.inputTokens, 0),
     outputTokens: result.steps.reduce((sum, step) => sum + step.usage.outputTokens, 0),
   };
@@ -112,10 +125,24 @@ export interface WorstStep {
 }
 
 /** Content scores below 1 over all simulators and steps, lowest first; ties by step. */
+/** How many (step, simulator) predictions have a content score: none means nothing to rank. */
+export function scoredPredictions(rows: readonly ComparedStep[]): number {
+  let scored = 0;
+  for (const row of rows) {
+    for (const simulated of row.bySim.values()) {
+      if (!predictionFailed(simulated) && typeof simulated.scores[CONTENT_METRIC] === 'number') {
+        scored++;
+      }
+    }
+  }
+  return scored;
+}
+
 export function worstSteps(rows: readonly ComparedStep[], limit: number): WorstStep[] {
   const candidates: WorstStep[] = [];
   for (const row of rows) {
     for (const [sim, simulated] of row.bySim) {
+      if (predictionFailed(simulated)) continue;
       const content = simulated.scores[CONTENT_METRIC];
       if (typeof content === 'number' && content < 1) {
         candidates.push({ step: row.step, sim, content });

@@ -4,9 +4,12 @@ import type { WorstStep } from './summary';
 /** The lowest content scores below 1; a click jumps to the step. */
 export function WorstSteps({
   worst,
+  scored,
   onSelect,
 }: {
   worst: readonly WorstStep[];
+  /** Predictions with a content score: 0 when every prediction failed or none was scored. */
+  scored: number;
   onSelect(step: number): void;
 }) {
   return (
@@ -15,7 +18,12 @@ export function WorstSteps({
         <h3>Worst steps</h3>
         <span className="muted">by content score</span>
       </header>
-      {worst.length === 0 && <p className="muted panel-body">Every step scored 1.</p>}
+      {scored === 0 && (
+        <p className="muted panel-body">No step was scored: no prediction came back.</p>
+      )}
+      {scored > 0 && worst.length === 0 && (
+        <p className="muted panel-body">Every scored step scored 1.</p>
+      )}
       <ol className="panel-body worst-list">
         {worst.map((entry) => (
           <li key={`${entry.sim} ${entry.step}`}>

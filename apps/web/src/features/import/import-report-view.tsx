@@ -1,13 +1,7 @@
 import type { ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 
-export function ImportReportView({
-  report,
-  exitCode,
-}: {
-  report: ImportReport;
-  exitCode: number | null;
-}) {
+export function ImportReportView({ report }: { report: ImportReport }) {
   return (
     <div className="import-report" data-testid="import-report">
       <dl className="report-counts">
@@ -19,13 +13,16 @@ export function ImportReportView({
         <dd data-testid="report-transitions">{formatCount(report.transitions)}</dd>
         <dt>Quarantined</dt>
         <dd data-testid="report-quarantined">{formatCount(report.quarantined)}</dd>
-        {exitCode !== null && (
-          <>
-            <dt>Exit code</dt>
-            <dd>{exitCode}</dd>
-          </>
-        )}
       </dl>
+      {(report.warnings ?? []).length > 0 && (
+        <ul className="import-warnings" data-testid="import-warnings">
+          {(report.warnings ?? []).map((warning, position) => (
+            <li key={position}>
+              <span className="mono">{warning.file}</span>: {warning.reason}
+            </li>
+          ))}
+        </ul>
+      )}
       {report.errors.length > 0 && (
         <table className="data-table errors-table" data-testid="import-errors">
           <thead>

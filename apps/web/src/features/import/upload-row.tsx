@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { formatCount } from '../../app/format';
 import type { ImportOutcome } from './import-request';
+import { importVerdict, type ImportVerdict } from './import-outcome';
 import { ImportReportView } from './import-report-view';
 
 export interface Upload {
@@ -18,7 +19,7 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-function statusText(upload: Upload): string {
+function statusText(upload: Upload, verdict: ImportVerdict | null): string {
   switch (upload.status) {
     case 'queued':
       return 'queued';
@@ -27,7 +28,7 @@ function statusText(upload: Upload): string {
         ? 'importing…'
         : `uploading ${formatBytes(upload.sentBytes)} of ${formatBytes(upload.file.size)}`;
     case 'done':
-      return 'imported';
+      return verdict?.label ?? 'imported';
     case 'failed':
       return 'failed';
   }
@@ -37,6 +38,8 @@ function statusText(upload: Upload): string {
 export function UploadRow({ upload, children }: { upload: Upload; children?: ReactNode }) {
   const fraction = upload.file.size === 0 ? 1 : upload.sentBytes / upload.file.size;
   const finished = upload.status === 'done' || upload.status === 'failed';
+  const verdict = upload.outcome?.ok === true ? importVerdict(upload.outcome.report) : null;
+  const tone = verdict?.tone ?? upload.status;
   return (
     <article
       className={`upload upload-${upload.status}`}
@@ -48,7 +51,13 @@ export function UploadRow({ upload, children }: { upload: Upload; children?: Rea
         <span className="mono">{upload.file.name}</span>
         <span className="muted">{formatBytes(upload.file.size)}</span>
         <span className="muted">→ {upload.dataset}</span>
-        <span className={`upload-status status-${upload.status}`}>{statusText(upload)}</span>
+        <span
+          className={`upload-status status-${tone}`}
+          data-testid="upload-verdict"
+          data-tone={tone}
+        >
+          {statusText(upload, verdict)}
+        </span>
         {children}
       </header>
       {!finished && (
@@ -65,12 +74,15 @@ export function UploadRow({ upload, children }: { upload: Upload; children?: Rea
       )}
       {upload.outcome?.ok === true && (
         <>
-          {upload.outcome.report.trajectories === 0 && (
-            <p className="status status-error" role="alert">
-              Nothing could be imported from this file.
+          {verdict?.detail && (
+            <p
+              className={`status ${verdict.tone === 'failed' ? 'status-error' : 'status-partial'}`}
+              role={verdict.tone === 'failed' ? 'alert' : 'status'}
+            >
+              {verdict.detail}
             </p>
           )}
-          <ImportReportView report={upload.outcome.report} exitCode={upload.outcome.exitCode} />
+          <ImportReportView report={upload.outcome.report} />
           <p className="muted">
             {formatCount(upload.outcome.report.trajectories)} trajectories into{' '}
             {upload.outcome.report.dataset}

@@ -4,6 +4,7 @@ import { useRef, useState } from 'react';
 import type { SimulatorOption } from '../compare/sim-picker';
 import { decodeInBrowser, loadBrowserModel, type ModelSource } from './browser-model';
 import { ModelSourcePicker } from './model-source-picker';
+import { providerFallbackNotice } from './provider-fallback';
 import { actionFromText, historyFromText } from './playground-input';
 import { streamFromServer } from './server-stream';
 
@@ -22,6 +23,8 @@ interface Outcome {
   tokensPerSecond: number | null;
   finishReason: string | null;
   detail: string;
+  /** Set when WebGPU was asked for and the run fell back to wasm. */
+  fallback: string | null;
 }
 
 type RunState =
@@ -115,6 +118,7 @@ export function Playground({
             detail: `${decode.model}, onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             }, prompt ${decode.promptTokens} tokens`,
+            fallback: providerFallbackNotice(executionProvider, decode.executionProvider),
           },
         });
       } else {
@@ -140,6 +144,7 @@ export function Playground({
             where,
             runtime: serverSim,
             tokens: null,
+            fallback: null,
             pieces: result.pieces,
             tokensPerSecond: generated !== null && seconds > 0 ? generated / seconds : null,
             finishReason: result.finishReason,
@@ -335,6 +340,11 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
       </span>
       <span>finish: {outcome.finishReason ?? '–'}</span>
       <span className="muted">{outcome.detail}</span>
+      {outcome.fallback !== null && (
+        <p className="note" role="status" data-testid="provider-fallback">
+          {outcome.fallback}
+        </p>
+      )}
       {outcome.tokens !== null && (
         <details>
           <summary>{outcome.tokens.length} token ids</summary>

@@ -7,6 +7,11 @@ afterEach(cleanup);
 
 const ESC = '\u001b';
 
+/** The visible text of each line. */
+function text(content: string): string[] {
+  return ansiToLines(content).map((line) => line.map((segment) => segment.text).join(''));
+}
+
 describe('AnsiText', () => {
   it('renders SGR colours as styled spans and drops the escape codes', () => {
     const { container } = render(
@@ -43,5 +48,31 @@ describe('AnsiText', () => {
     const { container } = render(<AnsiText content={content} />);
     expect(container.querySelector('pre')?.textContent).toBe('then osc link and done');
     expect(container.querySelector('a')).toBeNull();
+  });
+
+  it('overwrites as a terminal does: carriage return, backspace and cursor-left', () => {
+    // A progress bar redrawn in place, then erased to the end of the line by ESC[K.
+    expect(text('  0%\r 50%\r100% done\n')).toEqual(['100% done', '']);
+    expect(text(`downloading 10%\r${ESC}[Kok`)).toEqual(['ok']);
+    // Backspaces move back: "ab\bc" shows "ac"; a backspace at the line start stays at column 0.
+    expect(text('ab\bc\n\bx')).toEqual(['ac', 'x']);
+    // A spinner drawn with cursor-left sequences, and a move right that leaves a gap.
+    expect(text(`wait |${ESC}[1D/${ESC}[1D-${ESC}[1D\\ done`)).toEqual(['wait \\ done']);
+    expect(text(`a${ESC}[3Cb`)).toEqual(['a   b']);
+    // Tabs go to the next multiple of 8; a bell and NUL have no glyph and show nothing.
+    expect(text('ab\tc\u0007\u0000d')).toEqual(['ab      cd']);
+    // Windows line endings are just line ends.
+    expect(text('one\r\ntwo')).toEqual(['one', 'two']);
+  });
+
+  it('keeps the colours of overwritten text per character', () => {
+    expect(ansiToLines(`xxxx\r${ESC}[32mok${ESC}[0m`)).toEqual([
+      [
+        { text: 'ok', style: { color: 'rgb(0, 187, 0)' } },
+        { text: 'xx', style: {} },
+      ],
+    ]);
+    const { container } = render(<AnsiText content={'50%\r\u0008100%'} />);
+    expect(container.querySelector('pre')?.textContent).toBe('100%');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
-import { toTrajectoryFilter } from './list-filter';
+import { presentOptions, toTrajectoryFilter } from './list-filter';
 
 describe('toTrajectoryFilter', () => {
   it('sends only the filters that are set, with the search trimmed', () => {
@@ -24,5 +24,21 @@ describe('toTrajectoryFilter', () => {
       minSteps: 0,
       maxSteps: 12,
     });
+  });
+});
+
+describe('presentOptions', () => {
+  const all = ['tool', 'terminal', 'swe', 'database'] as const;
+  it('offers only the values the datasets in view hold, in canonical order', () => {
+    expect(presentOptions(all, [['swe', 'terminal'], ['tool']], null)).toEqual([
+      'tool',
+      'terminal',
+      'swe',
+    ]);
+  });
+
+  it('keeps a selected value a link named, and offers everything while datasets load', () => {
+    expect(presentOptions(all, [['tool']], 'database')).toEqual(['tool', 'database']);
+    expect(presentOptions(all, null, null)).toEqual([...all]);
   });
 });

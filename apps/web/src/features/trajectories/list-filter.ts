@@ -14,3 +14,18 @@ export function toTrajectoryFilter(datasetId: string | null, query: ListQuery): 
   if (query.maxSteps !== null) filter.maxSteps = query.maxSteps;
   return filter;
 }
+
+/**
+ * The values a filter offers: those the datasets in view hold (one dataset, or all of them), in the
+ * canonical order, plus the one selected (a link may name a value that is no longer there). Until
+ * the datasets are known, everything is offered.
+ */
+export function presentOptions<T extends string>(
+  all: readonly T[],
+  present: readonly (readonly T[])[] | null,
+  selected: T | null,
+): T[] {
+  if (present === null) return [...all];
+  const held = new Set(present.flat());
+  return all.filter((value) => held.has(value) || value === selected);
+}

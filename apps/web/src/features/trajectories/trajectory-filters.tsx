@@ -1,6 +1,7 @@
-import { DOMAINS, SOURCE_FORMATS } from '@terrarium/schema';
+import { DOMAINS, SOURCE_FORMATS, type DatasetSummary } from '@terrarium/schema';
 import { useState } from 'react';
 import { OUTCOME_FILTERS, type ListQuery } from '../../app/url-state';
+import { presentOptions } from './list-filter';
 import { useDebouncedEffect } from './use-debounced-effect';
 
 const SEARCH_DEBOUNCE_MS = 300;
@@ -8,6 +9,8 @@ const SEARCH_DEBOUNCE_MS = 300;
 interface TrajectoryFiltersProps {
   query: ListQuery;
   onChange(query: ListQuery): void;
+  /** The datasets in view, for the values the filters offer; null while they load. */
+  datasets: readonly Pick<DatasetSummary, 'domains' | 'formats'>[] | null;
 }
 
 function parseStepBound(text: string): number | null {
@@ -19,7 +22,7 @@ function pickOption<T extends string>(options: readonly T[], value: string): T |
 }
 
 /** Search box and filters. Edits are kept locally and applied after a pause in typing. */
-export function TrajectoryFilters({ query, onChange }: TrajectoryFiltersProps) {
+export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFiltersProps) {
   const [draft, setDraft] = useState(query);
   // Back/forward or a link can change the query under us: the URL wins.
   const [appliedQuery, setAppliedQuery] = useState(query);
@@ -51,7 +54,11 @@ export function TrajectoryFilters({ query, onChange }: TrajectoryFiltersProps) {
           }
         >
           <option value="">any</option>
-          {DOMAINS.map((domain) => (
+          {presentOptions(
+            DOMAINS,
+            datasets && datasets.map((dataset) => dataset.domains),
+            draft.domain,
+          ).map((domain) => (
             <option key={domain} value={domain}>
               {domain}
             </option>
@@ -68,7 +75,11 @@ export function TrajectoryFilters({ query, onChange }: TrajectoryFiltersProps) {
           }
         >
           <option value="">any</option>
-          {SOURCE_FORMATS.map((format) => (
+          {presentOptions(
+            SOURCE_FORMATS,
+            datasets && datasets.map((dataset) => dataset.formats),
+            draft.format,
+          ).map((format) => (
             <option key={format} value={format}>
               {format}
             </option>

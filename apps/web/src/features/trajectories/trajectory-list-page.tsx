@@ -37,6 +37,15 @@ export function TrajectoryListPage({
       </div>
       <TrajectoryFilters
         query={query}
+        datasets={
+          datasets.data === undefined
+            ? null
+            : datasetId === null
+              ? datasets.data
+              : dataset === undefined
+                ? null
+                : [dataset]
+        }
         onChange={(next) => navigate({ page: 'trajectories', datasetId, query: next }, 'replace')}
       />
       <QueryStatus label="trajectories" isPending={paged.total === null} error={paged.error} />

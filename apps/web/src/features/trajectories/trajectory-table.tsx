@@ -6,6 +6,7 @@ import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
 import type { Route } from '../../app/url-state';
 import { QueryStatus } from '../../app/query-status';
+import { displayId, taskHeadline } from './trajectory-name';
 import { usePagedTrajectories } from './use-paged-trajectories';
 
 const ROW_HEIGHT = 30;
@@ -30,7 +31,7 @@ function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }
     >
       <span role="cell" className="mono cell-id">
         <Link to={replayRoute(row)} title={row.externalId}>
-          {row.externalId}
+          {displayId(row.externalId)}
         </Link>
       </span>
       <span role="cell" className="cell-ellipsis">
@@ -38,7 +39,7 @@ function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }
       </span>
       <span role="cell">{row.domain}</span>
       <span role="cell" className="cell-ellipsis" title={row.task ?? undefined}>
-        {row.task ?? '—'}
+        {taskHeadline(row.task) ?? '—'}
       </span>
       <span role="cell" className="cell-ellipsis muted">
         {row.agentModel ?? '—'}

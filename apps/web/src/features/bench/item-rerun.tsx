@@ -1,0 +1,52 @@
+import { useMutation } from '@tanstack/react-query';
+import { useTRPC } from '../../app/trpc';
+import { ObservationView } from '../observations/observation-view';
+import { formatScore100 } from './format-bench';
+
+/**
+ * Predicts one bench item again through the bench run's own code path (its corpus, its
+ * leave-one-out, its scoring), so the answer matches the drill-down's stored prediction. The
+ * Compare table below it simulates the whole trajectory against its dataset, a different corpus.
+ */
+export function ItemRerun({
+  runId,
+  itemId,
+  sim,
+  runScore,
+}: {
+  runId: string;
+  itemId: string;
+  sim: string;
+  /** The run's stored content score, when the caller has it (the drill-down). */
+  runScore?: number | null | undefined;
+}) {
+  const trpc = useTRPC();
+  const rerun = useMutation(trpc.bench.recomputeItem.mutationOptions());
+  const result = rerun.data;
+  const stored = runScore ?? result?.stored?.scores['rule:content'];
+  return (
+    <section className="item-rerun" aria-label="Bench item" data-item={itemId}>
+      <button
+        type="button"
+        className="button"
+        disabled={rerun.isPending}
+        title="Predict this bench item again exactly as the bench run did"
+        onClick={() => rerun.mutate({ runId, itemId, sim })}
+      >
+        {rerun.isPending ? 'Re-running…' : 'Re-run in bench'}
+      </button>
+      {rerun.error && <span className="status-error">Re-run: {rerun.error.message}</span>}
+      {result !== undefined && (
+        <div data-testid="item-rerun">
+          <p className="muted" data-testid="item-rerun-score">
+            content {formatScore100(result.recomputed.scores['rule:content'])} (run:{' '}
+            {formatScore100(stored)})
+          </p>
+          <div data-testid="item-rerun-observation">
+            <ObservationView observation={result.recomputed.predicted} />
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

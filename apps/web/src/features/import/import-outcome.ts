@@ -1,0 +1,47 @@
+import type { ImportReport } from '@terrarium/schema';
+import { formatCount } from '../../app/format';
+
+/** How an import ended, in the user's words (the CLI's exit codes stay in the CLI). */
+export interface ImportVerdict {
+  tone: 'done' | 'partial' | 'failed';
+  /** The badge beside the file name. */
+  label: string;
+  /** One sentence under it, or null when everything was imported. */
+  detail: string | null;
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
+/** Reads a finished import's report: imported, imported with problems, or nothing imported. */
+export function importVerdict(report: ImportReport): ImportVerdict {
+  // An error with neither a line nor a byte offset is a whole file that could not be read.
+  const unreadable = report.errors.filter(
+    (error) => error.line === null && error.byteOffset === null,
+  ).length;
+  const problems = [
+    report.quarantined > 0
+      ? `${plural(report.quarantined, 'record was', 'records were')} set aside as unreadable`
+      : '',
+    unreadable > 0 ? `${plural(unreadable, 'file', 'files')} could not be read` : '',
+  ].filter((text) => text !== '');
+  if (report.trajectories === 0) {
+    return {
+      tone: 'failed',
+      label: 'nothing imported',
+      detail:
+        problems.length > 0
+          ? `Nothing could be imported from this file: ${problems.join(', ')}.`
+          : 'Nothing could be imported from this file: it holds no trajectory Terrarium can read.',
+    };
+  }
+  if (problems.length > 0) {
+    return {
+      tone: 'partial',
+      label: 'imported with problems',
+      detail: `${plural(report.trajectories, 'trajectory was', 'trajectories were')} imported; ${problems.join(', ')} (listed below).`,
+    };
+  }
+  return { tone: 'done', label: 'imported', detail: null };
+}

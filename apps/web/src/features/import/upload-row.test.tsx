@@ -1,0 +1,81 @@
+import type { ImportReport } from '@terrarium/schema';
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { importVerdict } from './import-outcome';
+import { UploadRow, type Upload } from './upload-row';
+
+afterEach(cleanup);
+
+function report(fields: Partial<ImportReport>): ImportReport {
+  return {
+    dataset: 'runs',
+    format: 'openai-messages',
+    trajectories: 0,
+    transitions: 0,
+    quarantined: 0,
+    errors: [],
+    ...fields,
+  };
+}
+
+function finished(result: ImportReport): Upload {
+  return {
+    id: 1,
+    file: new File(['x'], 'runs.jsonl'),
+    dataset: 'runs',
+    status: 'done',
+    sentBytes: 1,
+    outcome: { ok: true, report: result, exitCode: 1 },
+  };
+}
+
+const BAD_LINE = { file: 'runs.jsonl', line: 2, byteOffset: 40, reason: 'not JSON' };
+const UNREADABLE = { file: 'notes.bin', line: null, byteOffset: null, reason: 'no format' };
+
+describe('importVerdict', () => {
+  it('says imported, imported with problems, or nothing imported, in words', () => {
+    expect(importVerdict(report({ trajectories: 3, transitions: 9 }))).toEqual({
+      tone: 'done',
+      label: 'imported',
+      detail: null,
+    });
+    expect(
+      importVerdict(report({ trajectories: 2, quarantined: 1, errors: [BAD_LINE, UNREADABLE] })),
+    ).toEqual({
+      tone: 'partial',
+      label: 'imported with problems',
+      detail:
+        '2 trajectories were imported; 1 record was set aside as unreadable, 1 file could not be read (listed below).',
+    });
+    expect(importVerdict(report({ errors: [UNREADABLE] }))).toEqual({
+      tone: 'failed',
+      label: 'nothing imported',
+      detail: 'Nothing could be imported from this file: 1 file could not be read.',
+    });
+  });
+});
+
+describe('UploadRow', () => {
+  it('never shows a green "imported" badge for an import that kept nothing, nor an exit code', () => {
+    const { container } = render(<UploadRow upload={finished(report({ errors: [UNREADABLE] }))} />);
+    const badge = screen.getByTestId('upload-verdict');
+    expect([badge.textContent, badge.dataset['tone'], badge.className]).toEqual([
+      'nothing imported',
+      'failed',
+      'upload-status status-failed',
+    ]);
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Nothing could be imported from this file: 1 file could not be read.',
+    );
+    expect(container.textContent).not.toMatch(/exit code/i);
+  });
+
+  it('marks a partial import as such', () => {
+    render(
+      <UploadRow
+        upload={finished(report({ trajectories: 2, quarantined: 1, errors: [BAD_LINE] }))}
+      />,
+    );
+    expect(screen.getByTestId('upload-verdict').textContent).toBe('imported with problems');
+  });
+});
