@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openStore, readServerInfo } from '@terrarium/db';
@@ -147,8 +147,15 @@ describe('terrarium CLI', () => {
       expect(imported.code).toBe(0);
       expect(JSON.parse(imported.stdout)).toMatchObject({ trajectories: 20, transitions: 148 });
 
+      // The server wrote its program token into the folder, readable by this user only.
+      const tokenFile = path.join(dataDir, 'token');
+      expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+      const token = (await readFile(tokenFile, 'utf8')).trim();
+      expect((await fetch(`${url}/api/datasets`)).status).toBe(401);
       const served = DatasetSummary.array().parse(
-        await (await fetch(`${url}/api/datasets`)).json(),
+        await (
+          await fetch(`${url}/api/datasets`, { headers: { authorization: `Bearer ${token}` } })
+        ).json(),
       );
       expect(served.map((dataset) => [dataset.name, dataset.trajectories])).toEqual([
         ['airline', 20],

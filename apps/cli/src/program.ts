@@ -12,7 +12,12 @@ import { runDatasets } from './commands/datasets-command';
 import { runImport } from './commands/import-command';
 import { DEFAULT_PORT, runServe } from './commands/serve-command';
 import { runSimulate } from './commands/simulate-command';
+import { registerUsersCommand } from './commands/users-command';
+import { registerLabelsCommand } from './commands/labels-command';
 import { registerWorkerCommand } from './commands/worker';
+import { registerTasksCommand } from './commands/tasks-command';
+import { registerCurriculumCommand } from './commands/curriculum-command';
+import { runWorldsBuild } from './commands/worlds-command';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -83,6 +88,15 @@ export function buildProgram(): Command {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', `port (0: any free port)`, parsePort, DEFAULT_PORT)
     .option('--demo', 'load the bundled demo datasets when the store is empty')
+    .option(
+      '--allowed-host <name>',
+      'also answer requests naming this host (repeatable), e.g. behind a proxy',
+      collect,
+    )
+    .option(
+      '--prompts <dir>',
+      'a folder laid out like the official AgentWorldBench prompts/: speak to endpoints and judges as the official script does',
+    )
     .action((_options: unknown, command: Command) => runServe(command.optsWithGlobals()));
 
   program
@@ -95,9 +109,17 @@ export function buildProgram(): Command {
     .requiredOption('--sim <spec>', 'replay, retrieval, onnx:PATH or openai:URL#MODEL')
     .option('--max-steps <n>', 'simulate at most this many transitions', parsePositive)
     .option('--json', 'print one JSON object instead of a table')
+    .option(
+      '--prompts <dir>',
+      'a folder laid out like the official AgentWorldBench prompts/: speak to endpoints and judges as the official script does',
+    )
     .action((_options: unknown, command: Command) => runSimulate(command.optsWithGlobals()));
 
   registerWorkerCommand(program);
+  registerTasksCommand(program);
+  registerCurriculumCommand(program);
+  registerUsersCommand(program);
+  registerLabelsCommand(program);
   const bench = program
     .command('bench')
     .description('Benches: frozen items sampled from datasets, run against simulators and scored.');
@@ -187,7 +209,33 @@ export function buildProgram(): Command {
       2,
     )
     .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .option(
+      '--prompts <dir>',
+      'a folder laid out like the official AgentWorldBench prompts/: speak to endpoints and judges as the official script does',
+    )
     .action((_options: unknown, command: Command) => runBenchRun(command.optsWithGlobals()));
+
+  const worlds = program
+    .command('worlds')
+    .description('Executable worlds rebuilt from trajectories.');
+  worlds
+    .command('build')
+    .description(
+      'Reconstruct a world per trajectory of a dataset, replay its actions and count recorded observations reproduced exactly, answered by a fallback, or mismatched.',
+    )
+    .requiredOption('--dataset <name>', 'dataset name or id')
+    .option('--no-pool', 'one reconstruction per trajectory (default: pool episodes of one image)')
+    .option(
+      '--mismatches <n>',
+      'list up to n mismatches with both texts in --json',
+      parseInteger,
+      0,
+    )
+    .option(
+      '--json',
+      'print {"dataset","worlds","transitions","exact","fallback","mismatch","byCommand"}',
+    )
+    .action((_options: unknown, command: Command) => runWorldsBuild(command.optsWithGlobals()));
 
   return program;
 }

@@ -1,5 +1,22 @@
 export { appRouter, type AppRouter } from './router';
-export type { ApiContext, FieldIssue } from './trpc';
+export type { ApiContext, FieldIssue, ServiceContext } from './trpc';
+export {
+  ANONYMOUS_PRINCIPAL,
+  INTERNAL_ERROR_MESSAGE,
+  isResearcher,
+  PROGRAM_PRINCIPAL,
+  type Principal,
+  type Role,
+} from './trpc';
+export { addUser, NewUserInput, UserExistsError, type StoredUser } from './auth/users';
+export { LOCAL_OWNER, SESSION_COOKIE } from './auth/sessions';
+export {
+  HTTP_ROUTE_POLICIES,
+  routeAccess,
+  type Access,
+  type RoutePolicy,
+} from './http/route-policy';
+export { MAX_REQUEST_BODY_BYTES, MAX_UPLOAD_BYTES } from './http/api-routes';
 export { MAX_STEP_WINDOW, MAX_TRAJECTORY_PAGE } from './trajectories/router';
 export {
   importFiles,
@@ -89,6 +106,7 @@ export {
   type BenchWorkersOptions,
 } from './bench/bench-workers';
 export { createBenchRunDeps, type BenchRunDepsOptions } from './bench/run-deps';
+export { predictBenchItem, type ItemPrediction } from './bench/item-prediction';
 export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
 export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';
 export {
@@ -102,3 +120,15 @@ export {
   type SftExport,
 } from './bench/bench-files';
 export { createJudge, type Judge, type JudgeOptions } from './bench/judge';
+export { readPromptFolder } from './bench/prompt-folder-files';
+export { officialProtocolSimulator, officialSystemPrompt } from './simulate/official-simulator';
+export type { PromptFolder } from '@terrarium/worlds';
+export type { LabelingItem } from './labels/label-service';
+export type { QueueAgreement } from './labels/agreement-service';
+export { createDefaultEnvService, isEnvPath, respondToEnv } from './http/env-routes';
+export {
+  addOpenApiPart,
+  openApiDocument,
+  ENV_OPENAPI_PATH,
+  type OpenApiPart,
+} from './http/openapi';

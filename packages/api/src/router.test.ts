@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from './import/collect-files';
 import { importFiles } from './import/import-files';
 import { appRouter } from './router';
+import { PROGRAM_PRINCIPAL } from './trpc';
 import { JSONL_WITH_ONE_BAD_LINE, TAU2_RETAIL, textFile } from './testing/sample-files';
 
 describe('appRouter', () => {
@@ -15,7 +16,7 @@ describe('appRouter', () => {
     await importFiles(store, [...files, textFile('chat.jsonl', JSONL_WITH_ONE_BAD_LINE)], {
       dataset: 'retail',
     });
-    api = appRouter.createCaller({ store });
+    api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
   }, 120_000);
   afterAll(async () => {
     await store.close();

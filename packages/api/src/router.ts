@@ -1,8 +1,13 @@
+import { authRouter } from './auth/router';
 import { benchRouter } from './bench/router';
 import { datasetsRouter } from './datasets/router';
+import { labelsRouter } from './labels/router';
 import { trajectoriesRouter } from './trajectories/router';
 import { simulateRouter } from './simulate/router';
 import { modelsRouter } from './models/router';
+import { worldsRouter } from './worlds/router';
+import { rulesetsRouter } from './rulesets/router';
+import { curriculumRouter } from './curriculum/router';
 import { createRouter } from './trpc';
 
 export const appRouter = createRouter({
@@ -11,6 +16,11 @@ export const appRouter = createRouter({
   simulate: simulateRouter,
   models: modelsRouter,
   bench: benchRouter,
+  auth: authRouter,
+  labels: labelsRouter,
+  worlds: worldsRouter,
+  rulesets: rulesetsRouter,
+  curriculum: curriculumRouter,
 });
 
 /** The only thing the web app imports from here (as a type): procedures, inputs and outputs. */

@@ -17,3 +17,5 @@ export { createPgExecutor } from './pg-executor';
 export { runMigrations, StoreSchemaTooNewError } from './migrate';
 export { MIGRATIONS, type Migration } from './migrations';
 export { MAX_STEP_WINDOW } from './sql-store';
+export type * from './label-store';
+export type * from './rule-set-store';

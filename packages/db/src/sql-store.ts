@@ -19,7 +19,10 @@ import {
   type TrajectoryFilter,
   type TrajectorySummary,
 } from '@terrarium/schema';
+import { createAuthStore } from './auth-store';
 import { createBenchStore } from './bench-store';
+import { createLabelStore } from './label-store';
+import { createRuleSetStore } from './rule-set-store';
 import type { Row, SqlExecutor } from './executor';
 import { deleteUnfinishedBatch, IMPORT_BATCH_LOCK_NAMESPACE, SqlImportBatch } from './import-batch';
 import {
@@ -33,6 +36,7 @@ import {
   textColumn,
 } from './row';
 import { parseSearch } from './search';
+import { sourceRecordOf } from './source-record';
 import type { ImportBatch, Page, Store } from './store';
 
 /** Steps per `getSteps` call at most, so no caller can pull a 10,000-step trajectory at once. */
@@ -247,6 +251,9 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
   return {
     backend: executor.backend,
     ...createBenchStore(executor),
+    ...createLabelStore(executor),
+    ...createRuleSetStore(executor),
+    ...createAuthStore(executor),
 
     async listDatasets() {
       const rows = await executor.query(`${DATASET_SUMMARY} GROUP BY d.id ORDER BY d.id`);
@@ -379,15 +386,15 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
     async getSourceRecord(trajectoryId): Promise<Trajectory['source'] | null> {
       if (!ID_PATTERN.test(trajectoryId)) return null;
       const [row] = await executor.query(
-        `SELECT t.source_file, t.source_line, t.source_record FROM trajectories t ${VISIBLE}
-         WHERE t.id = $1::bigint`,
+        `SELECT t.source_file, t.source_line, t.source_record, t.source_record_deflated
+         FROM trajectories t ${VISIBLE} WHERE t.id = $1::bigint`,
         [trajectoryId],
       );
       if (!row) return null;
       return {
         file: textColumn(row, 'source_file'),
         line: nullableIntColumn(row, 'source_line'),
-        record: JsonValue.parse(jsonColumn(row, 'source_record')),
+        record: JsonValue.parse(await sourceRecordOf(row)),
       };
     },
 

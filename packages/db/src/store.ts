@@ -1,3 +1,5 @@
+import type { LabelStore } from './label-store';
+import type { RuleSetStore } from './rule-set-store';
 import type {
   BenchItem,
   BenchManifest,
@@ -46,7 +48,7 @@ export interface Page<T> {
   rows: T[];
 }
 
-export interface Store {
+export interface Store extends LabelStore, RuleSetStore {
   readonly backend: 'pglite' | 'postgres';
   listDatasets(): Promise<DatasetSummary[]>;
   getDatasetByName(name: string): Promise<DatasetSummary | null>;
@@ -118,6 +120,23 @@ export interface Store {
    */
   addScores(runId: string, scores: readonly ItemScore[]): Promise<number>;
 
+  // Accounts and sessions (auth-store.ts). Passwords and session tokens arrive already hashed.
+  /** A new account; null when the name is taken. */
+  createUser(user: NewUser): Promise<StoredUser | null>;
+  /** Every account by name, without password hashes. */
+  listUsers(): Promise<StoredUser[]>;
+  countUsers(): Promise<number>;
+  /** The account and its password hash, for checking a login; null for an unknown name. */
+  getUserCredentials(name: string): Promise<{ user: StoredUser; passwordHash: string } | null>;
+  /** Deletes the account and all its sessions; false when there was none. */
+  removeUser(name: string): Promise<boolean>;
+  createSession(session: NewSession): Promise<void>;
+  /** The session if it exists and has not expired at `now`. */
+  getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+  /** Returns how many were deleted. */
+  deleteExpiredSessions(now: Date): Promise<number>;
+
   /**
    * SQL access for the job queue (pg-boss's `db` option), on this store's own connections: the
    * single embedded connection for PGlite (a second one cannot exist: the folder belongs to one
@@ -126,6 +145,35 @@ export interface Store {
    */
   jobDb(): JobDb;
   close(): Promise<void>;
+}
+
+export type UserRole = 'researcher' | 'labeler';
+
+export interface StoredUser {
+  id: string;
+  name: string;
+  role: UserRole;
+  createdAt: string;
+}
+
+export interface NewUser {
+  name: string;
+  role: UserRole;
+  passwordHash: string;
+}
+
+export interface NewSession {
+  /** SHA-256 (hex) of the cookie value; the value itself is never stored. */
+  tokenHash: string;
+  /** null: the local owner's session (loopback, before any account exists). */
+  userId: string | null;
+  expiresAt: Date;
+}
+
+export interface SessionRecord {
+  expiresAt: string;
+  /** null for the local owner. */
+  user: StoredUser | null;
 }
 
 /** A bench manifest before it is stored: the store assigns the version. */

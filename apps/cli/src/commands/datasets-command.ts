@@ -12,7 +12,7 @@ export async function runDatasets(options: DatasetsCommandOptions): Promise<void
   try {
     datasets =
       target.kind === 'server'
-        ? await fetchDatasets(target.url)
+        ? await fetchDatasets(target.url, target.token)
         : await target.store.listDatasets();
   } finally {
     await disconnect(target);

@@ -4,6 +4,7 @@ import { QuarantinePage } from '../features/datasets/quarantine-page';
 import { ImportPage } from '../features/import/import-page';
 import { ReplayPage } from '../features/replay/replay-page';
 import { TrajectoryListPage } from '../features/trajectories/trajectory-list-page';
+import { UserMenu } from '../features/auth/user-menu';
 import { Link } from './link';
 import { useRoute } from './router';
 import { EMPTY_LIST_QUERY, type Route } from './url-state';
@@ -22,6 +23,35 @@ const RunComparePage = lazy(() =>
   import('../features/bench/run-compare-page').then((module) => ({
     default: module.RunComparePage,
   })),
+);
+const LabelingPage = lazy(() =>
+  import('../features/labeling/labeling-page').then((module) => ({
+    default: module.LabelingPage,
+  })),
+);
+const LabelQueuePage = lazy(() =>
+  import('../features/labeling/label-queue-page').then((module) => ({
+    default: module.LabelQueuePage,
+  })),
+);
+const AgreementPage = lazy(() =>
+  import('../features/labeling/agreement-page').then((module) => ({
+    default: module.AgreementPage,
+  })),
+);
+// Monaco lives only in this chunk, never in the main bundle.
+const RuleSetsPage = lazy(() =>
+  import('../features/rule-sets/rule-sets-page').then((module) => ({
+    default: module.RuleSetsPage,
+  })),
+);
+const CurriculumPage = lazy(() =>
+  import('../features/curriculum/curriculum-page').then((module) => ({
+    default: module.CurriculumPage,
+  })),
+);
+const WorldsPage = lazy(() =>
+  import('../features/worlds/worlds-page').then((module) => ({ default: module.WorldsPage })),
 );
 const ModelsPage = lazy(() =>
   import('../features/models/models-page').then((module) => ({ default: module.ModelsPage })),
@@ -52,6 +82,7 @@ function PageFor({ route }: { route: Route }) {
           trajectoryId={route.trajectoryId}
           sims={route.sims}
           step={route.step}
+          bench={route.bench}
         />
       );
     case 'models':
@@ -79,6 +110,18 @@ function PageFor({ route }: { route: Route }) {
           score={route.score}
         />
       );
+    case 'labeling':
+      return <LabelingPage />;
+    case 'label-queue':
+      return <LabelQueuePage key={route.queueId} queueId={route.queueId} />;
+    case 'label-agreement':
+      return <AgreementPage key={route.queueId} queueId={route.queueId} />;
+    case 'rule-sets':
+      return <RuleSetsPage />;
+    case 'worlds':
+      return <WorldsPage datasetId={route.datasetId} />;
+    case 'curriculum':
+      return <CurriculumPage />;
     case 'not-found':
       return (
         <div className="page">
@@ -134,7 +177,30 @@ export function AppShell() {
           >
             Benches
           </Link>
+          <Link
+            to={{ page: 'labeling' }}
+            className={navClass(
+              route.page === 'labeling' ||
+                route.page === 'label-queue' ||
+                route.page === 'label-agreement',
+            )}
+          >
+            Labeling
+          </Link>
+          <Link to={{ page: 'rule-sets' }} className={navClass(route.page === 'rule-sets')}>
+            Rule sets
+          </Link>
+          <Link
+            to={{ page: 'worlds', datasetId: null }}
+            className={navClass(route.page === 'worlds')}
+          >
+            Worlds
+          </Link>
+          <Link to={{ page: 'curriculum' }} className={navClass(route.page === 'curriculum')}>
+            Curriculum
+          </Link>
         </nav>
+        <UserMenu />
       </header>
       <main className="app-main">
         <Suspense fallback={<p className="status">Loading…</p>}>

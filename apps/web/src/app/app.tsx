@@ -1,5 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
+import { AuthGate } from '../features/auth/auth-gate';
 import { AppShell } from './app-shell';
 import { TRPCProvider, createApiClient, createQueryClient } from './trpc';
 
@@ -9,7 +10,9 @@ export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <AppShell />
+        <AuthGate>
+          <AppShell />
+        </AuthGate>
       </TRPCProvider>
     </QueryClientProvider>
   );

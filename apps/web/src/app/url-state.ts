@@ -38,7 +38,15 @@ export type Route =
   | { page: 'quarantine'; datasetId: string }
   | { page: 'trajectories'; datasetId: string | null; query: ListQuery }
   | { page: 'replay'; datasetId: string; trajectoryId: string; step: number }
-  | { page: 'compare'; datasetId: string; trajectoryId: string; sims: string[]; step: number }
+  | {
+      page: 'compare';
+      datasetId: string;
+      trajectoryId: string;
+      sims: string[];
+      step: number;
+      /** Opened from a bench item: that run and item, predicted through the run's own code path. */
+      bench?: BenchItemRef | undefined;
+    }
   | { page: 'models' }
   | { page: 'import' }
   | { page: 'benches' }
@@ -52,6 +60,12 @@ export type Route =
       item: string | null;
     }
   | { page: 'bench-compare'; runId: string; otherRunId: string | null; score: ScoreSelector }
+  | { page: 'labeling' }
+  | { page: 'label-queue'; queueId: string }
+  | { page: 'label-agreement'; queueId: string }
+  | { page: 'rule-sets' }
+  | { page: 'worlds'; datasetId: string | null }
+  | { page: 'curriculum' }
   | { page: 'not-found'; path: string };
 
 /** A leaderboard cell: a simulator on a task, or on `overall`/`macro`. */
@@ -131,6 +145,18 @@ function formatListQuery(query: ListQuery): string {
   return search === '' ? '' : `?${search}`;
 }
 
+/** A bench run's item, as Compare carries it (`?bench=RUN&item=ID`). */
+export interface BenchItemRef {
+  runId: string;
+  itemId: string;
+}
+
+function parseBenchItemRef(params: URLSearchParams): { bench?: BenchItemRef } {
+  const runId = params.get('bench');
+  const itemId = params.get('item');
+  return runId && itemId ? { bench: { runId, itemId } } : {};
+}
+
 function parseStep(params: URLSearchParams): number {
   const oneBasedStep = parseCount(params.get('step'));
   return oneBasedStep === null || oneBasedStep < 1 ? 0 : oneBasedStep - 1;
@@ -166,6 +192,16 @@ export function parseRoute(pathname: string, search: string): Route {
   if (first === 'import' && datasetId === undefined) return { page: 'import' };
   if (first === 'models' && datasetId === undefined) return { page: 'models' };
   if (first === 'benches' && datasetId === undefined) return { page: 'benches' };
+  if (first === 'labeling' && trajectoryId === undefined) {
+    if (datasetId === undefined) return { page: 'labeling' };
+    if (third === undefined) return { page: 'label-queue', queueId: datasetId };
+    if (third === 'agreement') return { page: 'label-agreement', queueId: datasetId };
+  }
+  if (first === 'rule-sets' && datasetId === undefined) return { page: 'rule-sets' };
+  if (first === 'curriculum' && datasetId === undefined) return { page: 'curriculum' };
+  if (first === 'worlds' && datasetId === undefined) {
+    return { page: 'worlds', datasetId: params.get('dataset') || null };
+  }
   if (first === 'bench-runs' && datasetId !== undefined && trajectoryId === undefined) {
     if (third === undefined) {
       const cell = parseCell(params);
@@ -200,6 +236,7 @@ export function parseRoute(pathname: string, search: string): Route {
       trajectoryId,
       sims: parseSims(params),
       step: parseStep(params),
+      ...parseBenchItemRef(params),
     };
   }
   if (first === 'trajectories' && datasetId === undefined) {
@@ -246,7 +283,10 @@ export function formatRoute(route: Route): string {
         route.sims.length > 0 ? `sims=${route.sims.map(encodeURIComponent).join(',')}&` : '';
       return (
         `/datasets/${encodeURIComponent(route.datasetId)}` +
-        `/trajectories/${encodeURIComponent(route.trajectoryId)}/compare?${sims}step=${route.step + 1}`
+        `/trajectories/${encodeURIComponent(route.trajectoryId)}/compare?${sims}step=${route.step + 1}` +
+        (route.bench
+          ? `&bench=${encodeURIComponent(route.bench.runId)}&item=${encodeURIComponent(route.bench.itemId)}`
+          : '')
       );
     }
     case 'models':
@@ -257,6 +297,20 @@ export function formatRoute(route: Route): string {
       return `/bench-runs/${encodeURIComponent(route.runId)}${formatBenchRunQuery(route)}`;
     case 'bench-compare':
       return `/bench-runs/${encodeURIComponent(route.runId)}/compare${formatBenchRunQuery(route)}`;
+    case 'labeling':
+      return '/labeling';
+    case 'label-queue':
+      return `/labeling/${encodeURIComponent(route.queueId)}`;
+    case 'label-agreement':
+      return `/labeling/${encodeURIComponent(route.queueId)}/agreement`;
+    case 'rule-sets':
+      return '/rule-sets';
+    case 'curriculum':
+      return '/curriculum';
+    case 'worlds':
+      return route.datasetId === null
+        ? '/worlds'
+        : `/worlds?dataset=${encodeURIComponent(route.datasetId)}`;
     case 'not-found':
       return route.path;
   }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { createRouter, publicProcedure } from '../trpc';
+import { createRouter, researcherProcedure } from '../trpc';
 
 export const datasetsRouter = createRouter({
-  list: publicProcedure.query(({ ctx }) => ctx.store.listDatasets()),
-  quarantine: publicProcedure
+  list: researcherProcedure.query(({ ctx }) => ctx.store.listDatasets()),
+  quarantine: researcherProcedure
     .input(z.object({ datasetId: z.string().min(1) }))
     .query(({ ctx, input }) => ctx.store.listQuarantined(input.datasetId)),
 });

@@ -6,9 +6,25 @@ import { appRouter } from '../router';
 import { TERRARIUM_VERSION } from '../version';
 import { respondToImport } from './import-route';
 import { respondToOpenAI } from './openai-routes';
+import { createDefaultEnvService, isEnvPath, respondToEnv } from './env-routes';
+import type { EnvService } from '@terrarium/curriculum';
+import type { PromptFolder } from '@terrarium/worlds';
+import { isRewardPath, respondToReward } from './reward-routes';
+import { createDefaultRewardService } from '../rulesets/default-reward-service';
+import type { RewardService } from '../rulesets/reward-service';
 import { respondToSimulate } from './simulate-route';
 import { sendError, sendJson } from './json-response';
-import { errorMessage } from '../import/import-files';
+import { SESSION_COOKIE } from '../auth/sessions';
+import {
+  ANONYMOUS_PRINCIPAL,
+  INTERNAL_ERROR_MESSAGE,
+  type ApiContext,
+  type Principal,
+} from '../trpc';
+import { setCookie } from './cookies';
+import { MAX_JSON_BODY_BYTES } from './read-json-body';
+import { createRequestGate } from './request-gate';
+import { refusal, routeAccess } from './route-policy';
 
 export interface HealthReport {
   ok: true;
@@ -22,23 +38,77 @@ export interface ApiHandlerOptions {
   /** The embedded data folder being served, reported by /api/health. */
   dataDir?: string;
   benchRunner?: BenchRunner;
+  /** The program token: every non-browser request sends `Authorization: Bearer <token>`. */
+  token: string;
+  /** Host names (no port) the Host header may name, e.g. the bound address and `--allowed-host`s. */
+  allowedHosts?: readonly string[];
+  /**
+   * Bound to loopback only: the loopback names are accepted as Host and, while no account exists,
+   * pages get a local-owner session. Never set it for other binds.
+   */
+  loopback?: boolean;
+  /** JSON body limit of tRPC, /api and /v1 (default MAX_REQUEST_BODY_BYTES; tests lower it). */
+  maxBodyBytes?: number;
+  /** The environment server behind `/v1/envs…` (default: the builtin worlds and tasks). */
+  env?: EnvService;
+  /** The reward service behind `/v1/reward…` (default: judge and sandbox from the environment). */
+  rewards?: RewardService;
+  /** `serve --prompts DIR`: `openai:` simulators behind /v1 and simulate speak the official protocol. */
+  prompts?: PromptFolder | null;
 }
 
+/** One limit on JSON bodies for every transport (tRPC, /api, /v1); uploads have their own. */
+export const MAX_REQUEST_BODY_BYTES = MAX_JSON_BODY_BYTES;
+/** `POST /api/import` streams; this only bounds what one upload may declare. */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024 * 1024;
+
 /**
- * Answers a request when it belongs to the API (`/trpc/…`, `/api/…`, the OpenAI-compatible `/v1/…`);
- * returns false otherwise.
+ * Answers a request when it belongs to the API (`/trpc/…`, `/api/…`, the OpenAI-compatible `/v1/…`)
+ * or must be refused (wrong Host, for any path); returns false for the web app's own paths, which
+ * the caller serves after `openPage`.
  */
-export type ApiRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+export interface ApiRequestHandler {
+  (request: IncomingMessage, response: ServerResponse): boolean;
+  /** Before serving a page: gives a loopback browser its local-owner session when that applies. */
+  openPage(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
 
 export function createApiRequestHandler({
   store,
   dataDir,
   benchRunner,
+  token,
+  allowedHosts = [],
+  loopback = false,
+  maxBodyBytes = MAX_REQUEST_BODY_BYTES,
+  env = createDefaultEnvService(),
+  rewards = createDefaultRewardService(store),
+  prompts = null,
 }: ApiHandlerOptions): ApiRequestHandler {
+  const gate = createRequestGate({ store, token, allowedHosts, localOwner: loopback });
+  // The gate's verdict for each tRPC request, read by createContext (which sees only req/res).
+  const principals = new WeakMap<
+    IncomingMessage,
+    { principal: Principal; session: string | null }
+  >();
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
-    createContext: () => ({ store, ...(benchRunner === undefined ? {} : { benchRunner }) }),
+    maxBodySize: maxBodyBytes,
+    createContext: ({ req, res }): ApiContext => {
+      const admitted = principals.get(req);
+      return {
+        store,
+        ...(benchRunner === undefined ? {} : { benchRunner }),
+        prompts,
+        principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
+        cookies: {
+          current: admitted?.session ?? null,
+          set: (value, expiresAt) => setCookie(res, SESSION_COOKIE, value, expiresAt),
+          clear: () => setCookie(res, SESSION_COOKIE, '', null),
+        },
+      };
+    },
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         console.error(`tRPC ${path ?? '?'} failed:`, error.cause ?? error);
@@ -46,34 +116,75 @@ export function createApiRequestHandler({
     },
   });
 
-  return (request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname.startsWith('/trpc/')) {
-      trpc(request, response);
+    const badHost = gate.checkHost(request);
+    if (badHost && !badHost.ok) {
+      request.resume();
+      sendError(response, badHost.status, badHost.message);
       return true;
     }
+    const isTrpc = url.pathname.startsWith('/trpc/');
     const openAI = url.pathname.startsWith('/v1/');
-    if (!openAI && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) return false;
-    const answer = openAI
-      ? respondToOpenAI(request, response, url, store)
-      : respondToApi(request, response, url, { store, dataDir });
+    if (!isTrpc && !openAI && url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
+      return false;
+    }
+    const answer = (async () => {
+      const admission = await gate.admit(request);
+      if (!admission.ok) {
+        request.resume();
+        return sendError(response, admission.status, admission.message);
+      }
+      if (isTrpc) {
+        principals.set(request, {
+          principal: admission.principal,
+          session: admission.sessionToken,
+        });
+        return trpc(request, response);
+      }
+      const refused = refusal(routeAccess(url.pathname), admission.principal);
+      if (refused) {
+        request.resume();
+        return sendError(response, refused.status, refused.message);
+      }
+      const declared = Number(request.headers['content-length']);
+      const limit = url.pathname === '/api/import' ? MAX_UPLOAD_BYTES : maxBodyBytes;
+      if (Number.isFinite(declared) && declared > limit) {
+        request.resume();
+        return sendError(response, 413, `the request body exceeds ${limit} bytes`);
+      }
+      if (isEnvPath(url.pathname)) return respondToEnv(request, response, url, env, store);
+      if (isRewardPath(url.pathname)) return respondToReward(request, response, url, rewards);
+      return openAI
+        ? respondToOpenAI(request, response, url, store, prompts)
+        : respondToApi(request, response, url, {
+            store,
+            prompts,
+            // Where the data lives is nobody else's business: only callers who may read it learn it.
+            dataDir: admission.principal.kind === 'anonymous' ? undefined : dataDir,
+          });
+    })();
     answer.catch((error: unknown) => {
       console.error(`${request.method ?? '?'} ${url.pathname} failed:`, error);
-      if (!response.headersSent) sendError(response, 500, errorMessage(error));
+      if (!response.headersSent) sendError(response, 500, INTERNAL_ERROR_MESSAGE);
       else response.destroy();
     });
     return true;
   };
+  return Object.assign(handler, {
+    openPage: (request: IncomingMessage, response: ServerResponse) =>
+      gate.offerLocalOwnerSession(request, response),
+  });
 }
 
 async function respondToApi(
   request: IncomingMessage,
   response: ServerResponse,
   url: URL,
-  { store, dataDir }: ApiHandlerOptions,
+  { store, dataDir, prompts = null }: Pick<ApiHandlerOptions, 'store' | 'dataDir' | 'prompts'>,
 ): Promise<void> {
   if (url.pathname === '/api/import') return respondToImport(request, response, url, store);
-  if (url.pathname === '/api/simulate') return respondToSimulate(request, response, store);
+  if (url.pathname === '/api/simulate') return respondToSimulate(request, response, store, prompts);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     request.resume();
     response.setHeader('allow', 'GET, HEAD');

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { importExitCode, SourceFormat, type ImportReport } from '@terrarium/schema';
 import { z } from 'zod';
-import { errorMessage, importFiles } from '../import/import-files';
+import { importFiles } from '../import/import-files';
+import { INTERNAL_ERROR_MESSAGE } from '../trpc';
 import { fieldIssues } from '../trpc';
 import { sendError, sendJson } from './json-response';
 
@@ -69,7 +70,9 @@ export async function respondToImport(
   } catch (error) {
     // Nobody is left to answer when the client went away; the batch was already discarded.
     if (disconnected.signal.aborted) return;
-    sendError(response, 500, `import failed: ${errorMessage(error)}`);
+    // The reason stays in the server log: messages of storage errors carry SQL and paths.
+    console.error('POST /api/import failed:', error);
+    sendError(response, 500, `import failed: ${INTERNAL_ERROR_MESSAGE}`);
   }
 }
 

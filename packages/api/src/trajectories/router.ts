@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { TrajectoryFilter } from '@terrarium/schema';
 import { z } from 'zod';
-import { createRouter, publicProcedure } from '../trpc';
+import { createRouter, researcherProcedure } from '../trpc';
 
 export const MAX_TRAJECTORY_PAGE = 500;
 export const MAX_STEP_WINDOW = 200;
@@ -10,7 +10,7 @@ const trajectoryId = z.string().min(1);
 const offset = z.number().int().nonnegative();
 
 export const trajectoriesRouter = createRouter({
-  list: publicProcedure
+  list: researcherProcedure
     .input(
       z.object({
         filter: TrajectoryFilter,
@@ -21,7 +21,7 @@ export const trajectoriesRouter = createRouter({
     .query(({ ctx, input }) =>
       ctx.store.listTrajectories(input.filter, { offset: input.offset, limit: input.limit }),
     ),
-  get: publicProcedure.input(z.object({ trajectoryId })).query(async ({ ctx, input }) => {
+  get: researcherProcedure.input(z.object({ trajectoryId })).query(async ({ ctx, input }) => {
     const detail = await ctx.store.getTrajectory(input.trajectoryId);
     if (!detail) {
       throw new TRPCError({
@@ -31,10 +31,10 @@ export const trajectoriesRouter = createRouter({
     }
     return detail;
   }),
-  markers: publicProcedure
+  markers: researcherProcedure
     .input(z.object({ trajectoryId }))
     .query(({ ctx, input }) => ctx.store.getStepMarkers(input.trajectoryId)),
-  steps: publicProcedure
+  steps: researcherProcedure
     .input(
       z.object({
         trajectoryId,

@@ -1,8 +1,19 @@
 import { initial } from './001-initial';
 import { benches } from './002-benches';
+import { auth } from './003-auth';
+import { ruleSets } from './004-rule-sets';
+import { labels } from './005-labels';
+import { performanceSchema } from './007-performance';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
 
 /** Every migration this build knows, in order. Append; never edit a released one. */
-export const MIGRATIONS: readonly Migration[] = [initial, benches];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  benches,
+  auth,
+  ruleSets,
+  labels,
+  performanceSchema,
+];
