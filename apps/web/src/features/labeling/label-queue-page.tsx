@@ -284,7 +284,8 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
         <p className="status">Loading…</p>
       ) : shown === null ? (
         <p className="status" data-testid="labeling-done">
-          Nothing left for you in this queue. Thank you!
+          No item is free for you in this queue now: you labeled or skipped the rest, or other
+          labelers hold them (reload to check again). Thank you!
           {ownOrdinals.length > 0 && ' (← reviews your labels.)'}
         </p>
       ) : (
