@@ -15,13 +15,12 @@ import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import { sharedDataAvailable, sharedDataPath } from '@terrarium/schema/testing';
 import {
-  BUILTIN_TASKS,
+  builtinSeedTasks,
   evolvableWorldFactory,
   lineageScheduler,
   rollout,
   runCurriculum,
   runGates,
-  SCRATCH_EVOLVABLE,
   scriptedPolicy,
   seedTasksFromTrajectories,
   Task,
@@ -40,11 +39,7 @@ async function seeds(): Promise<{ name: string; seeds: SeedTasks }> {
   if (values.builtin || !sharedDataAvailable('intercode')) {
     return {
       name: 'builtin',
-      seeds: {
-        tasks: BUILTIN_TASKS.map((input) => Task.parse(input)),
-        worlds: [SCRATCH_EVOLVABLE],
-        rejected: [],
-      },
+      seeds: builtinSeedTasks(),
     };
   }
   const folder = sharedDataPath('intercode/data/results/bash/gpt-4');

@@ -1,14 +1,9 @@
 import { findDataset, loadDataset } from '@terrarium/api';
 import {
-  bandScheduler,
-  BUILTIN_TASKS,
-  evolvableWorldFactory,
-  lineageScheduler,
+  builtinSeedTasks,
   runCurriculum,
-  SCRATCH_EVOLVABLE,
-  scriptedPolicy,
+  scriptedRunOptions,
   seedTasksFromTrajectories,
-  Task,
   type GenerationStats,
   type SeedTasks,
 } from '@terrarium/curriculum';
@@ -76,12 +71,7 @@ export function registerCurriculumCommand(program: Command): void {
 }
 
 async function seedsFor(options: CurriculumRunOptions): Promise<SeedTasks> {
-  if (options.dataset === 'builtin')
-    return {
-      tasks: BUILTIN_TASKS.map((input) => Task.parse(input)),
-      worlds: [SCRATCH_EVOLVABLE],
-      rejected: [],
-    };
+  if (options.dataset === 'builtin') return builtinSeedTasks();
   const target = await connect(options);
   try {
     if (target.kind === 'server')
@@ -122,12 +112,7 @@ export async function runCurriculumCommand(options: CurriculumRunOptions): Promi
       `${seeds.tasks.length} seed task(s), ${seeds.rejected.length} trajectory(ies) without a task\n`,
     );
   const result = await runCurriculum(seeds.tasks, options.generations, {
-    createWorld: evolvableWorldFactory(seeds.worlds),
-    policy: scriptedPolicy(),
-    scheduler: options.scheduler === 'band' ? bandScheduler() : lineageScheduler(),
-    probes: options.probes,
-    maxDepth: options.maxDepth,
-    seed: options.seed,
+    ...scriptedRunOptions(seeds, options),
     onGeneration: (stats) => {
       process.stdout.write(
         options.json

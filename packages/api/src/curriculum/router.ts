@@ -1,13 +1,8 @@
 import {
-  bandScheduler,
-  BUILTIN_TASKS,
-  evolvableWorldFactory,
-  lineageScheduler,
+  builtinSeedTasks,
   runCurriculum,
-  SCRATCH_EVOLVABLE,
-  scriptedPolicy,
+  scriptedRunOptions,
   seedTasksFromTrajectories,
-  Task,
   type SeedTasks,
 } from '@terrarium/curriculum';
 import { TRPCError } from '@trpc/server';
@@ -34,11 +29,7 @@ export const curriculumRouter = createRouter({
   run: researcherProcedure.input(CurriculumRunInput).mutation(async ({ ctx, input }) => {
     let seeds: SeedTasks;
     if (input.dataset === 'builtin') {
-      seeds = {
-        tasks: BUILTIN_TASKS.map((task) => Task.parse(task)),
-        worlds: [SCRATCH_EVOLVABLE],
-        rejected: [],
-      };
+      seeds = builtinSeedTasks();
     } else {
       const dataset = await findDataset(ctx.store, input.dataset).catch((error: unknown) => {
         throw simulatorTrpcError(error);
@@ -51,14 +42,11 @@ export const curriculumRouter = createRouter({
         message: `no task of ${input.dataset} passes its gates (${seeds.rejected.length} rejected)`,
       });
     }
-    const result = await runCurriculum(seeds.tasks, input.generations, {
-      createWorld: evolvableWorldFactory(seeds.worlds),
-      policy: scriptedPolicy(),
-      scheduler: input.scheduler === 'band' ? bandScheduler() : lineageScheduler(),
-      probes: input.probes,
-      maxDepth: input.maxDepth,
-      seed: input.seed,
-    });
+    const result = await runCurriculum(
+      seeds.tasks,
+      input.generations,
+      scriptedRunOptions(seeds, input),
+    );
     return {
       generations: result.generations,
       lineages: result.lineages,

@@ -7,3 +7,4 @@ export * from './curriculum';
 export { hashSeed } from './random';
 export * from './seed-tasks';
 export * from './checkpoint';
+export * from './scripted-run';
