@@ -140,6 +140,39 @@ export const JudgeConfig = z.object({
 });
 export type JudgeConfig = z.infer<typeof JudgeConfig>;
 
+/**
+ * The prompt folder (`--prompts DIR`, laid out like the official `prompts/`) a bench run speaks to
+ * endpoints and judges with, as the run records it: the SHA-256 of its files (each file's relative
+ * path, NUL, text, NUL, in path order) and their paths. The texts are stored with the run (the
+ * store's `getBenchRunPromptFiles`), so a re-run uses the same prompts on any machine.
+ */
+export const RunPrompts = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  files: z.array(z.string().min(1)),
+});
+export type RunPrompts = z.infer<typeof RunPrompts>;
+
+/** A prompt folder's files by relative path (`mcp/system_prompt.txt`), texts byte for byte. */
+export const PromptFiles = z.record(z.string().min(1), z.string());
+export type PromptFiles = z.infer<typeof PromptFiles>;
+
+/** A row of an AgentWorldBench file that could not be read: `file:line: field: reason`. */
+export const BenchImportError = z.object({
+  file: z.string(),
+  line: z.number().int().nonnegative(),
+  field: z.string().nullable(),
+  reason: z.string(),
+  message: z.string(),
+});
+export type BenchImportError = z.infer<typeof BenchImportError>;
+
+/** What a bench import answers (`POST /api/bench/import`, `bench import`): null manifest, nothing stored. */
+export const BenchImportResponse = z.object({
+  manifest: BenchManifest.nullable(),
+  errors: z.array(BenchImportError),
+});
+export type BenchImportResponse = z.infer<typeof BenchImportResponse>;
+
 export const BenchRun = z.object({
   id: z.string(),
   bench: z.string(),
@@ -157,6 +190,8 @@ export const BenchRun = z.object({
   failed: z.number().int().nonnegative(),
   usage: RunUsage,
   error: z.string().nullable(),
+  /** The prompt folder the run speaks with; null: Terrarium's own templates. */
+  prompts: RunPrompts.nullable(),
 });
 export type BenchRun = z.infer<typeof BenchRun>;
 

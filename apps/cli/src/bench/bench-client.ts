@@ -1,11 +1,13 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import {
   agentWorldBenchLines,
   buildBenchFromDatasets,
   importAgentWorldBench,
+  BENCH_IMPORT_PATH,
   judgePairwise,
+  promptFilesOf,
   report,
   listBenches,
   sftExport,
@@ -21,8 +23,12 @@ import {
   type StartRunInput,
 } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
-import type { PromptFolder } from '@terrarium/api';
-import type { BenchManifest, BenchRun, BenchSummary } from '@terrarium/schema';
+import {
+  BenchImportResponse,
+  type BenchManifest,
+  type BenchRun,
+  type BenchSummary,
+} from '@terrarium/schema';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { CliError } from '../cli-error';
 
@@ -60,16 +66,12 @@ export interface BenchClient {
 }
 
 /** Runs benches in this process: a worker of its own takes the run's jobs from the store's queue. */
-export function localBenchClient(
-  store: Store,
-  options: { workers: number; prompts?: PromptFolder | null },
-): BenchClient {
+export function localBenchClient(store: Store, options: { workers: number }): BenchClient {
   let workers: Promise<BenchWorkers> | null = null;
   const startWorkers = () =>
     (workers ??= startBenchWorkers(store, {
       concurrency: options.workers,
       anyOnnxPath: true,
-      prompts: options.prompts ?? null,
     }));
   return {
     list: () => listBenches({ store }),
@@ -102,6 +104,66 @@ export function localBenchClient(
   };
 }
 
+function refusalMessage(body: unknown): string | null {
+  const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : null;
+  const message =
+    typeof error === 'object' && error !== null ? Reflect.get(error, 'message') : null;
+  return typeof message === 'string' ? message : null;
+}
+
+/** The files' bytes one after another, read from disk as the upload goes. */
+async function* concatenated(paths: readonly string[]): AsyncGenerator<Uint8Array> {
+  for (const file of paths) {
+    for await (const chunk of createReadStream(file)) {
+      if (chunk instanceof Uint8Array) yield chunk;
+    }
+  }
+}
+
+/**
+ * `bench import` through a running server: the files streamed in one request to its bench import
+ * route (each file's name and size in the URL), so a folder is one bench, read as it arrives.
+ */
+async function uploadBenchFiles(
+  url: string,
+  token: string,
+  input: { name: string; files: ReadonlyArray<{ fileName: string; path: string }> },
+): Promise<BenchImportResult> {
+  const params = new URLSearchParams({ name: input.name });
+  for (const file of input.files) {
+    params.append('file', file.fileName);
+    params.append('size', String((await stat(file.path)).size));
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${url}${BENCH_IMPORT_PATH}?${params.toString()}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+      body: ReadableStream.from(concatenated(input.files.map((file) => file.path))),
+      duplex: 'half',
+    });
+  } catch (error) {
+    throw new CliError(
+      `cannot reach the server at ${url}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CliError(
+      `the server at ${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+    );
+  }
+  if (!response.ok) {
+    throw new CliError(
+      `the server at ${url} refused: ${refusalMessage(body) ?? `HTTP ${response.status}`}`,
+    );
+  }
+  return BenchImportResponse.parse(body);
+}
+
 function clientError(error: unknown, url: string): never {
   if (error instanceof TRPCClientError) {
     throw new CliError(`the server at ${url} refused: ${error.message}`);
@@ -119,19 +181,7 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
   return {
     list: () => call(trpc.bench.list.query()),
     build: (input) => call(trpc.bench.build.mutate(input)),
-    async importFiles(input) {
-      const [file, ...more] = input.files;
-      if (file === undefined || more.length > 0) {
-        // The server's import takes one file's text; a folder goes through a local store.
-        throw new CliError(
-          'a running server imports one bench file at a time: name one file, or stop the server to import a folder',
-        );
-      }
-      const text = await readFile(file.path, 'utf8');
-      return call(
-        trpc.bench.importFile.mutate({ name: input.name, fileName: file.fileName, text }),
-      );
-    },
+    importFiles: (input) => uploadBenchFiles(url, token, input),
     async *exportAgentWorldBench(name, version) {
       const lines = await call(
         trpc.bench.exportLines.query({ name, ...(version === undefined ? {} : { version }) }),
@@ -140,7 +190,15 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     },
     exportSft: (input) => call(trpc.bench.exportSft.mutate(input)),
     async run(input, onProgress) {
-      const started = await call(trpc.bench.startRun.mutate(input));
+      const { prompts, ...rest } = input;
+      // The folder goes with the run (the server records it), so `--prompts` works remotely too.
+      const started = await call(
+        trpc.bench.startRun.mutate(
+          prompts === undefined
+            ? rest
+            : { ...rest, prompts: prompts === null ? null : promptFilesOf(prompts) },
+        ),
+      );
       onProgress(started);
       // Polling: Node 20 has no EventSource for tRPC's subscription link.
       for (;;) {

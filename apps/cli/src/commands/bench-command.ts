@@ -17,28 +17,18 @@ import {
 import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
 import { CliError } from '../cli-error';
-import { connect, disconnect, type GlobalOptions } from '../connect';
+import { connect, dataDirFor, disconnect, programTokenFor, type GlobalOptions } from '../connect';
 
 /** Opens the bench client for the data target, runs `work`, and always closes both. */
 async function withBenchClient<T>(
-  options: GlobalOptions & { workers?: number; prompts?: PromptFolder | null },
+  options: GlobalOptions & { workers?: number },
   work: (client: BenchClient) => Promise<T>,
 ): Promise<T> {
   const target = await connect(options);
-  if (target.kind === 'server' && (options.prompts ?? null) !== null) {
-    await disconnect(target);
-    // The server's workers run the bench: they speak with the folder given to `serve --prompts`.
-    throw new CliError(
-      '--prompts: a running server runs this bench; start it with `terrarium serve --prompts DIR` instead',
-    );
-  }
   const client =
     target.kind === 'server'
       ? remoteBenchClient(target.url, target.token)
-      : localBenchClient(target.store, {
-          workers: options.workers ?? 2,
-          prompts: options.prompts ?? null,
-        });
+      : localBenchClient(target.store, { workers: options.workers ?? 2 });
   try {
     return await work(client);
   } catch (error) {
@@ -114,6 +104,8 @@ export function benchTable(benches: BenchSummary[]): string {
 export interface BenchImportOptions extends GlobalOptions {
   name: string;
   json?: boolean;
+  /** `--server URL`: a running Terrarium to upload to, whatever --data-dir holds. */
+  server?: string;
 }
 
 /**
@@ -139,15 +131,32 @@ export async function benchImportFiles(target: string): Promise<string[]> {
   return chosen.map((name) => path.join(target, name));
 }
 
+async function uploadToServer(
+  server: string,
+  options: GlobalOptions,
+  input: Parameters<BenchClient['importFiles']>[0],
+) {
+  const url = server.replace(/\/+$/, '');
+  const token = await programTokenFor(dataDirFor(options));
+  if (token === null) {
+    throw new CliError(
+      `--server ${server}: no program token; set TERRARIUM_TOKEN (printed by \`terrarium serve\`)`,
+    );
+  }
+  return remoteBenchClient(url, token).importFiles(input);
+}
+
 /** Exit code 2 when some rows were skipped, as `terrarium import` does for quarantined records. */
 export async function runBenchImport(target: string, options: BenchImportOptions): Promise<void> {
   const files = await benchImportFiles(target);
-  const result = await withBenchClient(options, (client) =>
-    client.importFiles({
-      name: options.name,
-      files: files.map((file) => ({ fileName: path.basename(file), path: file })),
-    }),
-  );
+  const input = {
+    name: options.name,
+    files: files.map((file) => ({ fileName: path.basename(file), path: file })),
+  };
+  const result =
+    options.server === undefined
+      ? await withBenchClient(options, (client) => client.importFiles(input))
+      : await uploadToServer(options.server, options, input);
   const errors = result.errors.map((error) => `${error.message}\n`).join('');
   if (result.manifest === null) {
     throw new CliError(`${target}: no row could be read; nothing imported\n${errors}`.trimEnd());
@@ -318,7 +327,7 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
   }
   const prompts = await promptsOption(options.prompts);
   const bar = progressBar(!options.json);
-  const result = await withBenchClient({ ...options, prompts }, async (client) => {
+  const result = await withBenchClient(options, async (client) => {
     const run = await client.run(
       {
         bench: options.bench,
@@ -327,6 +336,8 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
         judge: judge?.data ?? null,
         mode,
         split: split.data,
+        // Recorded with the run; without --prompts a server uses its own `serve --prompts` folder.
+        ...(prompts === null ? {} : { prompts }),
       },
       (progress) => bar.update(progress),
     );

@@ -159,7 +159,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     expect(chunks[3]).toMatchObject({ choices: [], usage: { total_tokens: 0 } });
   });
 
-  it('serves retrieval over the whole dataset', async () => {
+  it('serves retrieval leaving the chat’s own recorded trajectory out, as Compare does', async () => {
     const model = createOpenAIWorldModel({
       baseUrl: url,
       model: 'retrieval@retail',
@@ -168,8 +168,12 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     });
     const known = input(1);
     const prediction = await model.predict(known.context, known.history, known.action);
-    // The trajectory is not left out here (a chat names none), so its own step is the nearest.
-    expect(prediction.observation.content).toBe(known.expected.content);
+    // A chat names no trajectory: the one its history and action were recorded in is left out
+    // (else its own step would be the nearest and retrieval would be replay).
+    expect(prediction.observation.content).not.toBe(known.expected.content);
+    const detail = await findTrajectory(store, await findDataset(store, 'retail'));
+    const compared = await simulateTrajectory(store, detail.id, 'retrieval');
+    expect(prediction.observation.content).toBe(compared.steps[1]?.predicted.content);
   });
 
   it('serves the bundled ONNX model', async () => {

@@ -130,7 +130,6 @@ async function configuredModel(
       parsed.model,
       {
         allowlist: endpointAllowlistFromEnv(),
-        fetch,
         ...(official ? { protocol: 'agentworldbench' as const } : {}),
       },
       field,
@@ -154,7 +153,10 @@ async function withFallback(
 ): Promise<WorldModel> {
   const fallback =
     fallbackSpec === 'retrieval'
-      ? await datasetSimulator(store, 'retrieval', datasetId, { chat: true })
+      ? await datasetSimulator(store, 'retrieval', datasetId, {
+          chat: true,
+          leaveOutRecorded: true,
+        })
       : (await configuredModel(fallbackSpec, 'model', prompts)).model;
   const cached = createCacheThenModelWorldModel({
     trajectories: (await loadDataset(store, datasetId)).map(asChatCarriesIt),
@@ -186,8 +188,12 @@ async function simulatorFor(
       );
     }
     const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
-    // A chat names no trajectory to leave out: retrieval here draws on the whole dataset.
-    const model = await datasetSimulator(store, kind, dataset.id, { chat: true });
+    // A chat names no trajectory: retrieval leaves out the recorded run the chat's own history
+    // and action come from (as a bench leaves out its item's trajectory), else it would be replay.
+    const model = await datasetSimulator(store, kind, dataset.id, {
+      chat: true,
+      leaveOutRecorded: kind === 'retrieval',
+    });
     return {
       model:
         fallback === undefined

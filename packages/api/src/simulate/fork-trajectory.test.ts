@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openStore, type Store } from '@terrarium/db';
 import type { Action, Step, TrajectoryDetail } from '@terrarium/schema';
 import type { Transition, WorldModel } from '@terrarium/worlds';
@@ -10,6 +13,9 @@ import { TAU2_RETAIL } from '../testing/sample-files';
 import { findDataset, findTrajectory } from './find-trajectory';
 import { forkTrajectory, type ForkEvent } from './fork-trajectory';
 import { SimulatorError } from './sim-spec';
+import { readPromptFolder } from '../bench/prompt-folder-files';
+import { startRecordingEndpoint } from '../bench/recording-endpoint.testkit';
+import { promptFilesHash, promptFilesOf } from '../bench/run-prompts';
 
 // The first tau2 retail simulation: 14 steps, tool calls at steps 4, 5, 6 and 11 (0-based).
 const SIMULATION = '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae';
@@ -90,6 +96,7 @@ describe('forkTrajectory', () => {
       },
       editedAction: { ...EDITED, callId: 'call_2xzbrH6DkKxcu4GnAB2Rdipb' },
       continueSteps: 9,
+      promptsHash: null,
     });
 
     const steps = await storedSteps(store, result.trajectoryId);
@@ -214,6 +221,52 @@ describe('forkTrajectory', () => {
     await expect(
       api.simulate.fork({ trajectoryId: '999999', step: 4, action: EDITED, sim: 'replay' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('serve --prompts: an endpoint continues the fork in the official protocol', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fork-prompts-'));
+    const endpoint = await startRecordingEndpoint();
+    try {
+      mkdirSync(join(dir, 'mcp'));
+      writeFileSync(join(dir, 'mcp', 'system_prompt.txt'), 'Simulate the MCP tools.\n');
+      writeFileSync(join(dir, 'mcp', 'judge_system_prompt.txt'), 'Judge.\n');
+      const prompts = await readPromptFolder(dir);
+      const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL, prompts });
+      const result = await api.simulate.fork({
+        trajectoryId: parent.id,
+        step: 4,
+        action: EDITED,
+        sim: `openai:${endpoint.url}#wm`,
+        continueSteps: 1,
+      });
+      expect(result.simulated).toBe(2);
+      expect(endpoint.bodies).toHaveLength(2);
+      const [first, second] = endpoint.bodies;
+      expect(first?.messages[0]).toEqual({ role: 'system', content: 'Simulate the MCP tools.\n' });
+      // The edited call as the current turn in the row layout (the steps before it are messages).
+      expect(first?.messages.slice(1)).toEqual([
+        {
+          role: 'user',
+          content:
+            '### Turn 1\n**Action:**\n{"name":"find_user_id_by_email","arguments":{"email":"mei.kovacs8020@example.com"}}',
+        },
+      ]);
+      // The next call sees the fork's own answer to the edit, with the observation marker.
+      expect(second?.messages[2]).toEqual({
+        role: 'assistant',
+        content: '**Environment Observation:**\n{"simulated": true}',
+      });
+      expect([first?.temperature, first?.max_tokens]).toEqual([0.6, 32768]);
+      const steps = await storedSteps(store, result.trajectoryId);
+      expect(steps[4]?.observation?.content).toBe('{"simulated": true}');
+      const detail = await store.getTrajectory(result.trajectoryId);
+      expect(detail?.metadata['fork']).toMatchObject({
+        promptsHash: promptFilesHash(promptFilesOf(prompts)),
+      });
+    } finally {
+      await endpoint.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('streams the fork’s progress, then the stored fork (simulate.forkEvents)', async () => {

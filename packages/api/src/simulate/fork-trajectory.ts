@@ -5,12 +5,15 @@ import {
   answeredCallId,
   simContextOf,
   transitionOf,
+  type PromptFolder,
   type Transition,
   type WorldModel,
 } from '@terrarium/worlds';
 import { listDatasetTrajectories, loadTrajectory } from './load-trajectories';
 import { resolveSimulator } from './resolve-simulator';
-import { endpointAllowlistFromEnv, SimulatorError } from './sim-spec';
+import { runPromptsOf } from '../bench/run-prompts';
+import { officialProtocolSimulator } from './official-simulator';
+import { endpointAllowlistFromEnv, parseSimSpec, SimulatorError } from './sim-spec';
 import { requireTrajectory } from './simulate-trajectory';
 
 /** A fork continues at most this many steps past the edited one. */
@@ -38,6 +41,11 @@ export interface ForkOptions {
   anyOnnxPath?: boolean;
   /** A ready simulator instead of resolving `sim` (tests). */
   simulator?: WorldModel;
+  /**
+   * `serve --prompts DIR`: an `openai:` simulator continues the fork speaking the official
+   * AgentWorldBench protocol with this folder, as simulate and bench runs do.
+   */
+  prompts?: PromptFolder | null;
 }
 
 export interface ForkResult {
@@ -62,6 +70,8 @@ export interface ForkOrigin {
   originalAction: Action;
   editedAction: Action;
   continueSteps: number;
+  /** SHA-256 of the prompt folder an `openai:` simulator spoke with (see RunPrompts); else null. */
+  promptsHash: string | null;
 }
 
 function errorText(error: unknown): string {
@@ -85,6 +95,7 @@ function originMetadata(origin: ForkOrigin): JsonValue {
     originalAction: origin.originalAction,
     editedAction: origin.editedAction,
     continueSteps: origin.continueSteps,
+    promptsHash: origin.promptsHash,
   };
 }
 
@@ -202,14 +213,27 @@ export async function forkTrajectory(
   const parentDatasetName = parentDataset?.name ?? detail.datasetId;
   const datasetName = request.dataset ?? `${parentDatasetName}-forks`;
 
+  const prompts = options.prompts ?? null;
+  // The official protocol applies to endpoints only; replay, retrieval and ONNX ignore the folder.
+  const official =
+    options.simulator === undefined &&
+    prompts !== null &&
+    parseSimSpec(request.sim, 'sim').kind === 'openai';
+  const allowlist = options.allowlist ?? endpointAllowlistFromEnv();
   const simulator =
     options.simulator ??
+    (official && prompts !== null
+      ? officialProtocolSimulator(request.sim, detail, prompts, {
+          allowlist,
+          fetch: options.fetch ?? fetch,
+        })
+      : undefined) ??
     (await resolveSimulator(request.sim, {
       store,
       // Replay and retrieval draw on the parent's dataset; retrieval leaves the parent out, so
       // the fork's future is never read from the very trajectory it departs from.
       trajectory: detail,
-      allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
+      allowlist,
       fetch: options.fetch ?? fetch,
       anyOnnxPath: options.anyOnnxPath ?? false,
     }));
@@ -223,6 +247,7 @@ export async function forkTrajectory(
     originalAction: original.action,
     editedAction,
     continueSteps,
+    promptsHash: official && prompts !== null ? runPromptsOf(prompts).hash : null,
   };
 
   const steps: Step[] = parent.steps.slice(0, request.step);

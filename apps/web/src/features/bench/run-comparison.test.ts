@@ -61,6 +61,7 @@ describe('which run is before, what else differs, and what is significant', () =
     mode: { kind: 'open' },
     split: 'test',
     status: 'done',
+    prompts: null,
   };
   const newer: Parameters<typeof settingDiffs>[0] = {
     ...older,
@@ -85,6 +86,18 @@ describe('which run is before, what else differs, and what is significant', () =
       },
     ]);
     expect(settingDiffs(older, { ...older, id: 'run-c' })).toEqual([]);
+  });
+
+  it('names a different prompt folder by its hash', () => {
+    const hash = 'ab'.repeat(32);
+    const withFolder = {
+      ...older,
+      id: 'run-d',
+      prompts: { hash, files: ['mcp/system_prompt.txt'] },
+    };
+    expect(settingDiffs(older, withFolder)).toEqual([
+      { setting: 'Prompts', before: 'Terrarium prompts', after: `prompt folder ${hash}` },
+    ]);
   });
 
   it('calls a Δ significant only when the 95% intervals separate', () => {

@@ -51,7 +51,7 @@ export function deltaDirection(cell: Pick<CellDelta, 'delta' | 'separated'>): De
 
 type RunSettings = Pick<
   BenchRun,
-  'id' | 'createdAt' | 'benchVersion' | 'sims' | 'judge' | 'mode' | 'split' | 'status'
+  'id' | 'createdAt' | 'benchVersion' | 'sims' | 'judge' | 'mode' | 'split' | 'status' | 'prompts'
 >;
 
 /** The two runs oldest first, whichever the page was opened from: "before" is always the older. */
@@ -85,6 +85,11 @@ export function settingDiffs(before: RunSettings, after: RunSettings): SettingDi
     ['Mode', (run) => modeText(run.mode)],
     ['Split', (run) => run.split],
     ['Judge', (run) => judgeText(run.judge)],
+    // The full hash: two folders must never read as the same one.
+    [
+      'Prompts',
+      (run) => (run.prompts === null ? 'Terrarium prompts' : `prompt folder ${run.prompts.hash}`),
+    ],
     ['Status', (run) => run.status],
   ];
   return settings.flatMap(([setting, read]) => {

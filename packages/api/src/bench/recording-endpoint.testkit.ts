@@ -1,0 +1,69 @@
+/// <reference types="node" />
+// Test support only: an OpenAI-compatible server on 127.0.0.1 that records every request body.
+// Model `wm` answers as a world model in the official tag; any other model answers as a judge.
+import { createServer, type Server } from 'node:http';
+import { z } from 'zod';
+
+export const RecordedChat = z.object({
+  model: z.string(),
+  messages: z.array(z.object({ role: z.string(), content: z.string() })),
+  temperature: z.number().optional(),
+  max_tokens: z.number().optional(),
+  stream: z.boolean().optional(),
+});
+export type RecordedChat = z.infer<typeof RecordedChat>;
+
+export const WORLD_MODEL_REPLY =
+  '<think>recalling the user</think>\n<predicted_observation>\n{"simulated": true}\n</predicted_observation>';
+export const JUDGE_VERDICT =
+  '<final_evaluation>\n```json\n{"strengths": [], "weaknesses": [], ' +
+  '"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}\n```\n</final_evaluation>';
+
+export interface RecordingEndpoint {
+  /** Base URL, e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  bodies: RecordedChat[];
+  close(): Promise<void>;
+}
+
+export async function startRecordingEndpoint(): Promise<RecordingEndpoint> {
+  const bodies: RecordedChat[] = [];
+  const server: Server = createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    request.on('end', () => {
+      const body = RecordedChat.parse(JSON.parse(text));
+      bodies.push(body);
+      const content = body.model === 'wm' ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
+      if (body.stream === true) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };
+        response.write(
+          `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content } }] })}\n\n`,
+        );
+        response.end(
+          `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+        );
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}/v1`,
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
