@@ -62,8 +62,12 @@ export {
 } from './sft/leaks';
 export {
   leaderboard,
+  cellsFromAggregates,
+  groupIntervals,
   OVERALL_TASK,
   MACRO_TASK,
+  type GroupAggregate,
+  type GroupStrata,
   type LeaderboardOptions,
 } from './report/leaderboard';
 export {

@@ -9,10 +9,13 @@ import {
   JsonValue,
   JudgeConfig,
   Observation,
+  PromptFiles,
+  RunPrompts,
   ScoreSource,
   SimSpec,
   type RunPrediction,
 } from '@terrarium/schema';
+import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
 import { toJsonPayload } from './json-payload';
@@ -25,6 +28,7 @@ import type {
   NewBenchRun,
   Page,
   PredictionFilter,
+  RecordedUnit,
   ScoreFilter,
   Store,
   StoredBench,
@@ -41,6 +45,7 @@ export type BenchStore = Pick<
   | 'countBenchItems'
   | 'createBenchRun'
   | 'getBenchRun'
+  | 'getBenchRunPromptFiles'
   | 'listBenchRuns'
   | 'setBenchRunStatus'
   | 'recordPrediction'
@@ -49,8 +54,10 @@ export type BenchStore = Pick<
   | 'listPredictions'
   | 'listScores'
   | 'addScores'
+  | 'recordPredictions'
   | 'jobDb'
->;
+> &
+  BenchPages;
 
 // Serialises version numbering of one bench name across processes (any constant works).
 const BENCH_NAME_LOCK_NAMESPACE = 7_362_043;
@@ -63,7 +70,8 @@ const RUN_COLUMNS = `r.id::text AS id, b.name AS bench, b.version AS bench_versi
   r.mode, r.split, r.status, to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
   to_char(r.finished_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS finished_at, r.total, r.done, r.failed,
   r.input_tokens::float8 AS input_tokens, r.output_tokens::float8 AS output_tokens, r.cost_usd,
-  r.error`;
+  r.error, (SELECT jsonb_build_object('hash', p.content_hash, 'files', p.file_names)
+    FROM bench_run_prompts p WHERE p.run_id = r.id) AS prompts`;
 
 const INSERT_SCORES = (onConflict: string) => `
 INSERT INTO run_scores (run_id, item_id, sim, source, metric, value, detail)
@@ -107,6 +115,7 @@ function runFromRow(row: Row): BenchRun {
       costUsd: nullableNumberColumn(row, 'cost_usd') ?? 0,
     },
     error: nullableTextColumn(row, 'error'),
+    prompts: RunPrompts.nullable().parse(jsonColumn(row, 'prompts') ?? null),
   };
 }
 
@@ -139,17 +148,24 @@ function scoreFromRow(row: Row): ItemScore {
   };
 }
 
+function scoreRow(score: ItemScore) {
+  return {
+    item_id: score.itemId,
+    sim: score.sim,
+    source: score.source,
+    metric: score.metric,
+    value: score.value,
+    detail: score.detail,
+  };
+}
+
 function scorePayload(scores: readonly ItemScore[]): string {
-  return toJsonPayload(
-    scores.map((score) => ({
-      item_id: score.itemId,
-      sim: score.sim,
-      source: score.source,
-      metric: score.metric,
-      value: score.value,
-      detail: score.detail,
-    })),
-  );
+  return toJsonPayload(scores.map(scoreRow));
+}
+
+/** One JSON text per score, for `StatementChunks`. */
+function scorePayloadRows(scores: readonly ItemScore[]): string[] {
+  return scores.map((score) => toJsonPayload(scoreRow(score)));
 }
 
 /** Builds the WHERE conditions shared by prediction and score listings; params from $2. */
@@ -210,6 +226,131 @@ async function finishIfDrained(db: Queryable, runId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+const INSERT_PREDICTIONS = `
+INSERT INTO run_predictions (run_id, item_id, sim, observation, reasoning, provenance,
+  latency_ms, input_tokens, output_tokens, cost_usd, error)
+SELECT $1::bigint, x.item_id, x.sim, x.observation, x.reasoning,
+  -- json_to_recordset turns a JSON null into SQL NULL; the column holds the JSON value null.
+  coalesce(x.provenance, 'null'::jsonb), x.latency_ms,
+  x.input_tokens, x.output_tokens, x.cost_usd, x.error
+FROM json_to_recordset($2::json) AS x(item_id text, sim text, observation jsonb, reasoning text,
+  provenance jsonb, latency_ms double precision, input_tokens integer, output_tokens integer,
+  cost_usd double precision, error text)
+ON CONFLICT (run_id, item_id, sim) DO NOTHING
+RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens, cost_usd`;
+
+// The batch's scores added to the run's running totals (migration 009): what a running run's
+// leaderboard reads. Only scores of units this batch inserted arrive here, so none counts twice.
+const ADD_TO_TOTALS = `
+INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
+SELECT r.id, x.sim, x.source, x.metric, i.task, count(x.value)::int,
+  coalesce(sum(x.value), 0), (count(*) - count(x.value))::int
+FROM json_to_recordset($2::json) AS x(item_id text, sim text, source text, metric text,
+  value double precision)
+JOIN bench_runs r ON r.id = $1::bigint
+JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = x.item_id AND i.split = r.split
+GROUP BY r.id, x.sim, x.source, x.metric, i.task
+ON CONFLICT (run_id, sim, source, metric, task) DO UPDATE
+  SET n = run_score_totals.n + EXCLUDED.n, sum = run_score_totals.sum + EXCLUDED.sum,
+    nulls = run_score_totals.nulls + EXCLUDED.nulls`;
+
+// All of a run's totals again from its scores: after `addScores` replaced values.
+const RECOMPUTE_TOTALS = `
+INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
+SELECT r.id, s.sim, s.source, s.metric, i.task, count(s.value)::int,
+  coalesce(sum(s.value), 0), (count(*) - count(s.value))::int
+FROM bench_runs r
+JOIN run_scores s ON s.run_id = r.id
+JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = s.item_id AND i.split = r.split
+WHERE r.id = $1::bigint
+GROUP BY r.id, s.sim, s.source, s.metric, i.task`;
+
+const unitKey = (itemId: string, sim: string) => `${sim}\u0000${itemId}`;
+
+/**
+ * Records units of one run in one transaction, with multi-row statements: predictions that are not
+ * there yet, the scores of exactly those, the run's counters by what was inserted, and `done` when
+ * the last unit lands. One transaction per unit measured 8-16 ms a unit on PGlite; a batch costs
+ * about as much as one of them.
+ */
+async function recordUnits(
+  executor: SqlExecutor,
+  units: readonly RecordedUnit[],
+): Promise<{ recorded: number; failed: number }> {
+  const [first] = units;
+  if (first === undefined) return { recorded: 0, failed: 0 };
+  const runId = first.prediction.runId;
+  for (const unit of units) {
+    checkScoresMatch(unit.prediction, unit.scores);
+    if (unit.prediction.runId !== runId) {
+      throw new Error(`a batch records one run's units; got ${runId} and ${unit.prediction.runId}`);
+    }
+  }
+  if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
+  return executor.transaction(async (tx) => {
+    const [run] = await tx.query('SELECT sims FROM bench_runs WHERE id = $1::bigint', [runId]);
+    if (!run) throw new Error(`no bench run ${runId}`);
+    const sims = new Set(SimSpec.array().parse(jsonColumn(run, 'sims')));
+    for (const unit of units) {
+      if (!sims.has(unit.prediction.sim)) {
+        throw new Error(`bench run ${runId} does not run ${unit.prediction.sim}`);
+      }
+    }
+    const predictions = new StatementChunks();
+    for (const { prediction } of units) {
+      predictions.add(
+        toJsonPayload({
+          item_id: prediction.itemId,
+          sim: prediction.sim,
+          observation: prediction.observation,
+          reasoning: prediction.reasoning,
+          provenance: prediction.provenance,
+          latency_ms: prediction.latencyMs,
+          input_tokens: prediction.usage.inputTokens,
+          output_tokens: prediction.usage.outputTokens,
+          cost_usd: prediction.usage.costUsd ?? 0,
+          error: prediction.error,
+        }),
+      );
+    }
+    const inserted = new Set<string>();
+    let failed = 0;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let costUsd = 0;
+    for (const payload of predictions.flush()) {
+      for (const row of await tx.query(INSERT_PREDICTIONS, [runId, payload])) {
+        inserted.add(unitKey(textColumn(row, 'item_id'), textColumn(row, 'sim')));
+        if (row['failed'] === true) failed++;
+        inputTokens += intColumn(row, 'input_tokens');
+        outputTokens += intColumn(row, 'output_tokens');
+        costUsd += nullableNumberColumn(row, 'cost_usd') ?? 0;
+      }
+    }
+    if (inserted.size === 0) return { recorded: 0, failed: 0 };
+    const scores = units.flatMap((unit) =>
+      inserted.has(unitKey(unit.prediction.itemId, unit.prediction.sim)) ? unit.scores : [],
+    );
+    const scoreChunks = new StatementChunks();
+    for (const payload of scorePayloadRows(scores)) scoreChunks.add(payload);
+    for (const payload of scoreChunks.flush()) {
+      await tx.query(`${INSERT_SCORES('ON CONFLICT DO NOTHING')}`, [runId, payload]);
+      await tx.query(ADD_TO_TOTALS, [runId, payload]);
+    }
+    await tx.query(
+      `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
+         input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
+         cost_usd = cost_usd + $6::float8, scores_version = scores_version + 1
+       WHERE id = $1::bigint`,
+      [runId, inserted.size - failed, failed, inputTokens, outputTokens, costUsd],
+    );
+    // In the same transaction and conditional on the status, so that of two workers
+    // recording the last units exactly one finishes the run.
+    await finishIfDrained(tx, runId);
+    return { recorded: inserted.size, failed };
+  });
+}
+
 export function createBenchStore(executor: SqlExecutor): BenchStore {
   async function runRow(runId: string): Promise<Row | null> {
     if (!ID_PATTERN.test(runId)) return null;
@@ -260,15 +401,25 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         const chunks = new StatementChunks();
         items.forEach((item, ordinal) =>
           chunks.add(
-            toJsonPayload({ ordinal, item_id: item.id, task: item.task, split: item.split, item }),
+            toJsonPayload({
+              ordinal,
+              item_id: item.id,
+              task: item.task,
+              split: item.split,
+              turn_index: item.turnIndex,
+              history_length: item.history.length,
+              item,
+            }),
           ),
         );
         for (const payload of chunks.flush()) {
           await tx.query(
-            `INSERT INTO bench_items (bench_id, ordinal, item_id, task, split, item)
-             SELECT $2::bigint, x.ordinal, x.item_id, x.task, x.split, x.item
-             FROM json_to_recordset($1::json) AS x(
-               ordinal integer, item_id text, task text, split text, item jsonb)`,
+            `INSERT INTO bench_items (bench_id, ordinal, item_id, task, split, turn_index,
+               history_length, item)
+             SELECT $2::bigint, x.ordinal, x.item_id, x.task, x.split, x.turn_index,
+               x.history_length, x.item
+             FROM json_to_recordset($1::json) AS x(ordinal integer, item_id text, task text,
+               split text, turn_index integer, history_length integer, item jsonb)`,
             [payload, benchId],
           );
         }
@@ -368,7 +519,21 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
           ],
         );
         if (!row) throw new Error('the bench run was not stored');
-        return textColumn(row, 'id');
+        const runId = textColumn(row, 'id');
+        if (input.prompts !== undefined && input.prompts !== null) {
+          const files = PromptFiles.parse(input.prompts.files);
+          await tx.query(
+            `INSERT INTO bench_run_prompts (run_id, content_hash, file_names, files)
+             VALUES ($1::bigint, $2, $3::jsonb, $4::jsonb)`,
+            [
+              runId,
+              input.prompts.hash,
+              JSON.stringify(Object.keys(files).toSorted()),
+              JSON.stringify(files),
+            ],
+          );
+        }
+        return runId;
       });
       const row = await runRow(id);
       if (!row) throw new Error(`bench run ${id} vanished after it was created`);
@@ -378,6 +543,15 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     async getBenchRun(runId) {
       const row = await runRow(runId);
       return row ? runFromRow(row) : null;
+    },
+
+    async getBenchRunPromptFiles(runId) {
+      if (!ID_PATTERN.test(runId)) return null;
+      const [row] = await executor.query(
+        'SELECT files FROM bench_run_prompts WHERE run_id = $1::bigint',
+        [runId],
+      );
+      return row ? PromptFiles.parse(jsonColumn(row, 'files')) : null;
     },
 
     async listBenchRuns(benchName) {
@@ -410,64 +584,12 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     },
 
     async recordPrediction(prediction, scores) {
-      checkScoresMatch(prediction, scores);
-      if (!ID_PATTERN.test(prediction.runId)) throw new Error(`no bench run ${prediction.runId}`);
-      return executor.transaction(async (tx) => {
-        const [run] = await tx.query(
-          'SELECT sims @> to_jsonb($2::text) AS has_sim FROM bench_runs WHERE id = $1::bigint',
-          [prediction.runId, prediction.sim],
-        );
-        if (!run) throw new Error(`no bench run ${prediction.runId}`);
-        if (run['has_sim'] !== true) {
-          throw new Error(`bench run ${prediction.runId} does not run ${prediction.sim}`);
-        }
-        const inserted = await tx.query(
-          `INSERT INTO run_predictions (run_id, item_id, sim, observation, reasoning, provenance,
-             latency_ms, input_tokens, output_tokens, cost_usd, error)
-           VALUES ($1::bigint, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8, $9, $10, $11)
-           ON CONFLICT (run_id, item_id, sim) DO NOTHING
-           RETURNING item_id`,
-          [
-            prediction.runId,
-            prediction.itemId,
-            prediction.sim,
-            prediction.observation === null ? null : toJsonPayload(prediction.observation),
-            prediction.reasoning,
-            toJsonPayload(prediction.provenance),
-            prediction.latencyMs,
-            prediction.usage.inputTokens,
-            prediction.usage.outputTokens,
-            prediction.usage.costUsd ?? 0,
-            prediction.error,
-          ],
-        );
-        if (inserted.length === 0) return false;
-        if (scores.length > 0) {
-          await tx.query(INSERT_SCORES('ON CONFLICT DO NOTHING'), [
-            prediction.runId,
-            scorePayload(scores),
-          ]);
-        }
-        const failed = prediction.error !== null;
-        await tx.query(
-          `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
-             input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
-             cost_usd = cost_usd + $6::float8
-           WHERE id = $1::bigint`,
-          [
-            prediction.runId,
-            failed ? 0 : 1,
-            failed ? 1 : 0,
-            prediction.usage.inputTokens,
-            prediction.usage.outputTokens,
-            prediction.usage.costUsd ?? 0,
-          ],
-        );
-        // In the same transaction and conditional on the status, so that of two workers
-        // recording the last units exactly one finishes the run.
-        await finishIfDrained(tx, prediction.runId);
-        return true;
-      });
+      const { recorded } = await recordUnits(executor, [{ prediction, scores }]);
+      return recorded > 0;
+    },
+
+    async recordPredictions(units) {
+      return recordUnits(executor, units);
     },
 
     async completeBenchRunIfDrained(runId) {
@@ -519,16 +641,28 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     async addScores(runId, scores) {
       if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
       if (scores.length === 0) return 0;
-      const rows = await executor.query(
-        `${INSERT_SCORES(`ON CONFLICT (run_id, item_id, sim, source, metric)
-           DO UPDATE SET value = EXCLUDED.value, detail = EXCLUDED.detail, created_at = now()`)}
-         RETURNING metric`,
-        [runId, scorePayload(scores.map((score) => ItemScore.parse(score)))],
-      );
-      return rows.length;
+      return executor.transaction(async (tx) => {
+        const rows = await tx.query(
+          `${INSERT_SCORES(`ON CONFLICT (run_id, item_id, sim, source, metric)
+             DO UPDATE SET value = EXCLUDED.value, detail = EXCLUDED.detail, created_at = now()`)}
+           RETURNING metric`,
+          [runId, scorePayload(scores.map((score) => ItemScore.parse(score)))],
+        );
+        // A cached leaderboard of this run no longer holds (bench-pages.ts), nor its totals.
+        if (rows.length > 0) {
+          await tx.query(
+            'UPDATE bench_runs SET scores_version = scores_version + 1 WHERE id = $1::bigint',
+            [runId],
+          );
+          await tx.query('DELETE FROM run_score_totals WHERE run_id = $1::bigint', [runId]);
+          await tx.query(RECOMPUTE_TOTALS, [runId]);
+        }
+        return rows.length;
+      });
     },
 
     jobDb: () => jobDb,
+    ...createBenchPages(executor),
   };
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { BenchRunDeps } from './bench-run-deps';
 import { BENCH_RUN_QUEUE, ChunkJob } from './chunk-job';
 import {
@@ -47,6 +48,8 @@ export async function startWorker(options: WorkerOptions): Promise<BenchWorker> 
     ? options.limits
     : createEndpointLimits(options.limits ?? {});
   const stopping = new AbortController();
+  // One listener per chunk in flight; more than 10 chunks at once is normal, not a leak.
+  setMaxListeners(0, stopping.signal);
   const active = new Set<Promise<unknown>>();
 
   async function handle(jobs: { id: string; data: unknown }[]): Promise<void> {

@@ -1,10 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { BenchRef, Store } from '@terrarium/db';
-import {
-  buildBench,
-  compareRuns as compareScores,
-  leaderboard as aggregate,
-} from '@terrarium/bench';
+import { buildBench, compareRuns as compareScores } from '@terrarium/bench';
 import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
@@ -19,13 +15,13 @@ import {
   type JudgeConfig,
   type Leaderboard,
   type Observation,
-  type LeaderboardCell,
   type RunComparison,
   type RunPrediction,
   type Sampling,
   type ScorePoint,
   type ScoreSelector,
 } from '@terrarium/schema';
+import type { PromptFolder } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
@@ -34,8 +30,10 @@ import type { ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
+import { sharedRunLeaderboard } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { createBenchRunDeps } from './run-deps';
+import { runPromptsOf } from './run-prompts';
 
 export interface BuildBenchInput {
   name: string;
@@ -53,6 +51,11 @@ export interface StartRunInput {
   judge: JudgeConfig | null;
   mode: BenchRunMode;
   split: BenchSplit;
+  /**
+   * The prompt folder the run speaks with (`bench run --prompts DIR`), recorded with the run;
+   * omitted: the server's own (`serve --prompts DIR`), if any; null: Terrarium's templates.
+   */
+  prompts?: PromptFolder | null | undefined;
 }
 
 /** Runs bench runs in the background: the server's job queue. */
@@ -169,7 +172,7 @@ export async function startRun(ctx: ServiceContext, input: StartRunInput): Promi
   if (input.judge !== null) {
     // Refused now, with the reason, rather than failing every unit of the run later.
     try {
-      createJudge(input.judge, { allowlist: endpointAllowlistFromEnv(), fetch });
+      createJudge(input.judge, { allowlist: endpointAllowlistFromEnv() });
     } catch (error) {
       throw simulatorTrpcError(error);
     }
@@ -182,6 +185,7 @@ export async function startRun(ctx: ServiceContext, input: StartRunInput): Promi
       message: `split: bench "${bench.manifest.name}" has no ${input.split} items`,
     });
   }
+  const prompts = input.prompts === undefined ? (ctx.prompts ?? null) : input.prompts;
   const run = await ctx.store.createBenchRun({
     bench: bench.manifest.name,
     benchVersion: bench.manifest.version,
@@ -189,6 +193,7 @@ export async function startRun(ctx: ServiceContext, input: StartRunInput): Promi
     judge: input.judge,
     mode: input.mode,
     split: input.split,
+    prompts: prompts === null ? null : runPromptsOf(prompts),
   });
   await ctx.benchRunner.enqueue(run.id);
   return run;
@@ -230,31 +235,18 @@ async function runData(store: Store, runId: string): Promise<RunData> {
   return { run, items: new Map(items.map((item) => [item.id, item])), scores };
 }
 
-function leaderboardCells(data: RunData, bootstrap: number): LeaderboardCell[] {
-  return aggregate(data.scores, [...data.items.values()], { bootstrap, seed: 0 });
-}
-
+/** The run's leaderboard from SQL aggregates, its intervals cached once it ends (run-leaderboard.ts). */
 export async function leaderboard(
   ctx: ServiceContext,
   runId: string,
   bootstrap: number,
 ): Promise<Leaderboard> {
-  const data = await runData(ctx.store, runId);
-  return { run: data.run, cells: leaderboardCells(data, bootstrap) };
+  const run = await getRun(ctx, runId);
+  return { run, cells: await sharedRunLeaderboard(ctx.store, run, bootstrap) };
 }
 
 const key = (source: string, metric: string) => `${source}:${metric}`;
 const percent = (value: number | null) => (value === null ? null : value * 100);
-
-function selected(score: ItemScore, selector: ScoreSelector): boolean {
-  return score.source === selector.source && score.metric === selector.metric;
-}
-
-/** Worst first; missing scores (unparseable judge answers, simulator errors) before all. */
-function worstFirst(a: number | null, b: number | null): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
-  return a - b;
-}
 
 async function predictionsOf(
   store: Store,
@@ -272,6 +264,10 @@ async function predictionsOf(
   return new Map(page.rows.map((prediction) => [prediction.itemId, prediction]));
 }
 
+/**
+ * The items behind one leaderboard cell, worst first (missing scores first), paged in SQL: only the
+ * page's items, predictions and scores are read.
+ */
 export async function cellItems(
   ctx: ServiceContext,
   input: {
@@ -283,82 +279,46 @@ export async function cellItems(
     limit: number;
   },
 ): Promise<{ total: number; rows: CellItem[] }> {
-  const data = await runData(ctx.store, input.runId);
-  const inCell = (score: ItemScore) => {
-    if (score.sim !== input.sim) return false;
-    if (SUMMARY_TASKS.has(input.task)) return true;
-    return data.items.get(score.itemId)?.task === input.task;
-  };
-  const ranked = data.scores
-    .filter((score) => inCell(score) && selected(score, input.score))
-    .toSorted((a, b) => worstFirst(a.value, b.value) || a.itemId.localeCompare(b.itemId));
-  const page = ranked.slice(input.offset, input.offset + input.limit);
-  const ids = new Set(page.map((score) => score.itemId));
-  const predictions = await predictionsOf(ctx.store, input.runId, input.sim, [...ids]);
-  const allScores = new Map<string, Record<string, number | null>>();
-  for (const score of data.scores) {
-    if (score.sim !== input.sim || !ids.has(score.itemId)) continue;
-    const scores = allScores.get(score.itemId) ?? {};
-    scores[key(score.source, score.metric)] = percent(score.value);
-    allScores.set(score.itemId, scores);
-  }
-  const rows = page.flatMap((score): CellItem[] => {
-    const item = data.items.get(score.itemId);
-    if (item === undefined) return [];
-    const prediction = predictions.get(score.itemId);
-    return [
-      {
-        itemId: item.id,
-        sim: input.sim,
-        task: item.task,
-        domain: item.domain,
-        turnIndex: item.turnIndex,
-        totalTurns: item.totalTurns,
-        historyLength: item.history.length,
-        origin: item.origin,
-        action: actionText(item.action),
-        real: item.real,
-        predicted: prediction?.observation ?? null,
-        value: percent(score.value),
-        scores: allScores.get(item.id) ?? {},
-        latencyMs: prediction?.latencyMs ?? 0,
-        error: prediction?.error ?? null,
-      },
-    ];
+  const run = await getRun(ctx, input.runId);
+  const page = await ctx.store.listCellScores(run.id, {
+    sim: input.sim,
+    source: input.score.source,
+    metric: input.score.metric,
+    task: SUMMARY_TASKS.has(input.task) ? null : input.task,
+    offset: input.offset,
+    limit: input.limit,
   });
-  return { total: ranked.length, rows };
+  const rows = page.rows.map(({ item, value, prediction, scores }): CellItem => ({
+    itemId: item.id,
+    sim: input.sim,
+    task: item.task,
+    domain: item.domain,
+    turnIndex: item.turnIndex,
+    totalTurns: item.totalTurns,
+    historyLength: item.history.length,
+    origin: item.origin,
+    action: actionText(item.action),
+    real: item.real,
+    predicted: prediction?.observation ?? null,
+    value: percent(value),
+    scores: Object.fromEntries(
+      Object.entries(scores).map(([name, score]) => [name, percent(score)]),
+    ),
+    latencyMs: prediction?.latencyMs ?? 0,
+    error: prediction?.error ?? null,
+  }));
+  return { total: page.total, rows };
 }
 
+/** One point per score of the selector, for the charts: one SQL read, no item documents. */
 export async function scorePoints(
   ctx: ServiceContext,
   runId: string,
   score: ScoreSelector,
 ): Promise<ScorePoint[]> {
-  const data = await runData(ctx.store, runId);
-  const predictions = await readAll((offset, limit) =>
-    ctx.store.listPredictions(runId, { offset, limit }),
-  );
-  const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
-  return data.scores
-    .filter((entry) => selected(entry, score))
-    .flatMap((entry): ScorePoint[] => {
-      const item = data.items.get(entry.itemId);
-      if (item === undefined) return [];
-      const prediction = byUnit.get(`${entry.sim}\u0000${entry.itemId}`);
-      return [
-        {
-          sim: entry.sim,
-          task: item.task,
-          itemId: item.id,
-          turnIndex: item.turnIndex,
-          historyLength: item.history.length,
-          value: percent(entry.value),
-          latencyMs: prediction?.latencyMs ?? 0,
-          inputTokens: prediction?.usage.inputTokens ?? 0,
-          outputTokens: prediction?.usage.outputTokens ?? 0,
-        },
-      ];
-    });
+  const run = await getRun(ctx, runId);
+  const points = await ctx.store.listScorePoints(run.id, score);
+  return points.map((point) => ({ ...point, value: percent(point.value) }));
 }
 
 const ITEM_DELTAS_LISTED = 20;
@@ -426,7 +386,7 @@ export async function judgePairwise(
   }
   let judge;
   try {
-    judge = createJudge(run.judge, { allowlist: endpointAllowlistFromEnv(), fetch });
+    judge = createJudge(run.judge, { allowlist: endpointAllowlistFromEnv() });
   } catch (error) {
     throw simulatorTrpcError(error);
   }
@@ -495,7 +455,7 @@ export async function recomputeItem(
   }
   let deps = recomputeDeps.get(ctx.store);
   if (deps === undefined) {
-    deps = createBenchRunDeps(ctx.store, { allowlist: endpointAllowlistFromEnv(), fetch });
+    deps = createBenchRunDeps(ctx.store, { allowlist: endpointAllowlistFromEnv() });
     recomputeDeps.set(ctx.store, deps);
   }
   let recomputed;

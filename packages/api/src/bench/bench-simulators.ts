@@ -19,7 +19,8 @@ import { itemTrajectory } from './item-trajectory';
 
 export interface BenchSimulatorOptions {
   allowlist: readonly string[];
-  fetch: typeof fetch;
+  /** Default: the server's node:http transport. */
+  fetch?: typeof fetch;
   /**
    * A folder laid out like the official `prompts/` (`--prompts DIR`): endpoints are then spoken to
    * as the official AgentWorldBench script does (row texts, its sampling and output parsing).

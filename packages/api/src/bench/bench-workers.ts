@@ -8,6 +8,7 @@ import {
 } from '@terrarium/jobs';
 import type { BenchRunner } from './bench-service';
 import { createBenchRunDeps, type BenchRunDepsOptions } from './run-deps';
+import { warmRunLeaderboard } from './run-leaderboard';
 
 export interface BenchWorkers {
   readonly runner: BenchRunner;
@@ -32,10 +33,26 @@ export async function startBenchWorkers(
 ): Promise<BenchWorkers> {
   const queue = await createJobQueue(store, options.queue ?? {});
   const concurrency = options.concurrency ?? 2;
+  // Leaderboards being cached after a run's last chunk; `stop` waits for them (the store closes next).
+  const warmUps = new Set<Promise<void>>();
   try {
     const worker =
       concurrency > 0
-        ? await startWorker({ queue, deps: createBenchRunDeps(store, options), concurrency })
+        ? await startWorker({
+            queue,
+            deps: createBenchRunDeps(store, options),
+            concurrency,
+            // The chunk that finishes a run also caches its leaderboard (intervals included),
+            // so the run page's first view after the end is one row, not a bootstrap.
+            onChunk: (job) => {
+              const warming = warmRunLeaderboard(store, job.runId)
+                .catch((error: unknown) =>
+                  console.warn(`bench run ${job.runId}: leaderboard not cached: ${String(error)}`),
+                )
+                .finally(() => warmUps.delete(warming));
+              warmUps.add(warming);
+            },
+          })
         : null;
     await resumeRuns(queue);
     return {
@@ -47,6 +64,7 @@ export async function startBenchWorkers(
       },
       async stop() {
         await worker?.stop();
+        await Promise.allSettled(warmUps);
         await queue.stop();
       },
     };

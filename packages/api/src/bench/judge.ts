@@ -17,12 +17,15 @@ import {
   createEndpointPool,
   type EndpointPool,
   type PromptFolder,
+  withPoolCircuitBreaker,
 } from '@terrarium/worlds';
+import { endpointClient } from '../simulate/server-transport';
 import { parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
 export interface JudgeOptions {
   allowlist: readonly string[];
-  fetch: typeof fetch;
+  /** Default: the server's node:http transport. */
+  fetch?: typeof fetch;
   /**
    * `--prompts DIR`: score mode judges as the official AgentWorldBench script does (its message
    * layout with the folder's judge prompts, temperature 0.6, 32,768 tokens, up to 3 attempts until
@@ -65,8 +68,11 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   try {
     pool = createEndpointPool(
       [{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: JUDGE_CONCURRENCY }],
-      { fetch: options.fetch, allowlist: options.allowlist },
+      { ...endpointClient(options.fetch), allowlist: options.allowlist },
     );
+    // A judge is asked about every item of a run: an unreachable one must fail fast (each
+    // judging then recorded as failed, as for simulators).
+    pool = withPoolCircuitBreaker(pool);
   } catch (error) {
     throw new SimulatorError('judge', error instanceof Error ? error.message : String(error));
   }

@@ -3,6 +3,7 @@ import {
   BenchRunMode,
   BenchSplit,
   JudgeConfig,
+  PromptFiles,
   Sampling,
   ScoreSelector,
   SimSpec,
@@ -11,6 +12,8 @@ import { z } from 'zod';
 import { createRouter, researcherProcedure } from '../trpc';
 import * as files from './bench-files';
 import * as service from './bench-service';
+import { promptFolderOfFiles } from './run-prompts';
+import type { PromptFolder } from '@terrarium/worlds';
 
 const offset = z.number().int().nonnegative();
 const limit = z.number().int().positive().max(500);
@@ -43,16 +46,8 @@ export const benchRouter = createRouter({
       }),
     )
     .mutation(({ ctx, input }) => service.buildBenchFromDatasets(ctx, input)),
-  /** An AgentWorldBench JSONL file's text, as a new bench (or the next version of `name`). */
-  importFile: researcherProcedure
-    .input(z.object({ name: benchName, fileName: z.string().min(1), text: z.string() }))
-    .mutation(({ ctx, input }) =>
-      files.importAgentWorldBench(ctx.store, {
-        name: input.name,
-        fileName: input.fileName,
-        lines: files.linesOf(input.text),
-      }),
-    ),
+  // Importing AgentWorldBench files over HTTP: POST /api/bench/import (bench-import-route.ts)
+  // streams them, where a procedure would take the whole text as one JSON string.
   /** The bench as AgentWorldBench JSONL lines. */
   exportLines: researcherProcedure
     .input(z.object({ name: benchName, version: z.number().int().positive().optional() }))
@@ -89,9 +84,18 @@ export const benchRouter = createRouter({
         judge: JudgeConfig.nullable().default(null),
         mode: BenchRunMode.default({ kind: 'open' }),
         split: BenchSplit.default('test'),
+        /**
+         * `bench run --prompts DIR` through a server: the folder's files by relative path. Omitted:
+         * the server's `serve --prompts` folder; null: Terrarium's templates.
+         */
+        prompts: PromptFiles.nullable().optional(),
       }),
     )
-    .mutation(({ ctx, input }) => service.startRun(ctx, input)),
+    .mutation(({ ctx, input }) => {
+      const { prompts, ...rest } = input;
+      if (prompts === undefined) return service.startRun(ctx, rest);
+      return service.startRun(ctx, { ...rest, prompts: promptFolderInput(prompts) });
+    }),
   /** Pairwise judging of a finished run (first simulator against each other one). */
   judgePairwise: researcherProcedure
     .input(z.object({ runId }))
@@ -138,6 +142,18 @@ export const benchRouter = createRouter({
     .input(z.object({ before: runId, after: runId, score: ScoreSelector }))
     .query(({ ctx, input }) => service.compareRuns(ctx, input)),
 });
+
+function promptFolderInput(prompts: PromptFiles | null): PromptFolder | null {
+  if (prompts === null) return null;
+  try {
+    return promptFolderOfFiles(prompts);
+  } catch (error) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
 
 export function notFound(message: string): TRPCError {
   return new TRPCError({ code: 'NOT_FOUND', message });

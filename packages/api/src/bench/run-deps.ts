@@ -9,6 +9,7 @@ import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
 import { allBenchItems } from './read-all';
 import { createJudge, type Judge } from './judge';
+import { promptFilesHash, promptFolderOfFiles } from './run-prompts';
 
 export interface BenchRunDepsOptions {
   allowlist?: readonly string[];
@@ -17,17 +18,14 @@ export interface BenchRunDepsOptions {
   anyOnnxPath?: boolean;
   /** Dollar prices by simulator spec (default: `TERRARIUM_PRICING`). */
   pricing?: ReadonlyMap<string, Pricing>;
-  /**
-   * `--prompts DIR`: endpoints and judges are spoken to as the official AgentWorldBench script
-   * does, with this folder's per-domain world-model and judge prompts.
-   */
-  prompts?: PromptFolder | null;
 }
 
 // Each entry holds a whole bench (items and the retrieval index over them).
 const BENCHES_KEPT = 4;
 // A run scores each item once per simulator: classify its real observation once.
 const CLASSIFIED_KEPT = 2048;
+// Prompt folders by content hash: a few distinct folders at most are in use at once.
+const FOLDERS_KEPT = 8;
 
 /**
  * The history a closed-loop run shows the simulator at `item`: the real history except for the
@@ -63,30 +61,51 @@ function contextOf(item: BenchItem) {
 export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = {}): BenchRunDeps {
   const benches = new LruCache<Promise<BenchSimulators>>(BENCHES_KEPT);
   const classified = new LruCache<ClassifiedItem>(CLASSIFIED_KEPT);
+  const folders = new LruCache<Promise<PromptFolder | null>>(FOLDERS_KEPT);
   const simulatorOptions = {
     allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
-    fetch: options.fetch ?? fetch,
+    fetch: options.fetch,
     anyOnnxPath: options.anyOnnxPath ?? false,
-    prompts: options.prompts ?? null,
   };
   const pricing = options.pricing ?? pricingFromEnv();
   const judges = new Map<string, Judge>();
-  function judgeFor(config: JudgeConfig): Judge {
-    const key = JSON.stringify(config);
+  /**
+   * The prompt folder the run was started with, from the store (never this process's own
+   * `--prompts`): every worker, and a re-run, speaks with the prompts the run recorded.
+   */
+  function promptsOf(run: BenchRun): Promise<PromptFolder | null> {
+    const recorded = run.prompts;
+    if (recorded === null) return Promise.resolve(null);
+    let folder = folders.get(recorded.hash);
+    if (folder === undefined) {
+      folder = store.getBenchRunPromptFiles(run.id).then((files) => {
+        if (files === null || promptFilesHash(files) !== recorded.hash) {
+          throw new Error(`bench run ${run.id}: its prompt folder ${recorded.hash} is not stored`);
+        }
+        return promptFolderOfFiles(files);
+      });
+      folders.set(recorded.hash, folder);
+      folder.catch(() => folders.delete(recorded.hash, folder));
+    }
+    return folder;
+  }
+  async function judgeFor(run: BenchRun, config: JudgeConfig): Promise<Judge> {
+    const key = `${JSON.stringify(config)}\u0000${run.prompts?.hash ?? ''}`;
     let judge = judges.get(key);
     if (judge === undefined) {
-      judge = createJudge(config, simulatorOptions);
+      judge = createJudge(config, { ...simulatorOptions, prompts: await promptsOf(run) });
       judges.set(key, judge);
     }
     return judge;
   }
   function simulatorsFor(run: BenchRun): Promise<BenchSimulators> {
-    const key = `${run.bench}\u0000${run.benchVersion}`;
+    const key = `${run.bench}\u0000${run.benchVersion}\u0000${run.prompts?.hash ?? ''}`;
     let simulators = benches.get(key);
     if (simulators === undefined) {
-      simulators = allBenchItems(store, { name: run.bench, version: run.benchVersion }).then(
-        (items) => createBenchSimulators(items, simulatorOptions),
-      );
+      simulators = Promise.all([
+        allBenchItems(store, { name: run.bench, version: run.benchVersion }),
+        promptsOf(run),
+      ]).then(([items, prompts]) => createBenchSimulators(items, { ...simulatorOptions, prompts }));
       benches.set(key, simulators);
       simulators.catch(() => benches.delete(key, simulators));
     }
@@ -109,7 +128,8 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
       }
       const rules = scoreClassifiedItem(entry, sim, predicted);
       if (run.judge === null) return rules;
-      return [...rules, ...(await judgeFor(run.judge).judge(item, sim, predicted))];
+      const judge = await judgeFor(run, run.judge);
+      return [...rules, ...(await judge.judge(item, sim, predicted))];
     },
   };
 }

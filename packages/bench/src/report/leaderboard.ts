@@ -79,6 +79,151 @@ const weightedMean = (means: readonly number[], sizes: readonly number[]) => {
 };
 const plainMean = (means: readonly number[]) => mean(means);
 
+/** One (simulator, source, metric)'s scores reduced to what its cells need, per task. */
+export interface GroupAggregate {
+  sim: string;
+  source: ScoreSource;
+  metric: string;
+  /**
+   * Per task: items with a value (n), the sum of their values added one by one in item order
+   * (so that sum / n is bit for bit the mean of those values), and items whose value is null.
+   */
+  tasks: ReadonlyMap<string, { n: number; sum: number; nulls: number }>;
+  /** Every value of the group added one by one in task order, then item order. */
+  overallSum: number;
+}
+
+/** A group's values per task (item order), tasks in code-unit order: what the bootstrap resamples. */
+export type GroupStrata = ReadonlyMap<string, readonly number[]>;
+
+/** The seed text of one cell's bootstrap. */
+function cellSeedText(
+  seed: number,
+  group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
+  task: string,
+) {
+  return canonicalJson([seed, group.sim, group.source, group.metric, task]);
+}
+
+/**
+ * The 95% intervals of one group's cells (each task, overall, macro), seeded by the cell: the same
+ * numbers whether the values come from memory or from the store.
+ */
+export function groupIntervals(
+  group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
+  tasks: readonly string[],
+  strata: GroupStrata,
+  options: LeaderboardOptions,
+): Map<string, { low: number | null; high: number | null }> {
+  const intervals = new Map<string, { low: number | null; high: number | null }>();
+  const all = tasks.map((task) => strata.get(task) ?? []);
+  for (const [index, task] of tasks.entries()) {
+    const values = all[index] ?? [];
+    intervals.set(
+      task,
+      bootstrapInterval(
+        [values],
+        weightedMean,
+        options.bootstrap,
+        cellSeedText(options.seed, group, task),
+      ),
+    );
+  }
+  const present = all.filter((values) => values.length > 0);
+  intervals.set(
+    OVERALL_TASK,
+    bootstrapInterval(
+      [present.flat()],
+      weightedMean,
+      options.bootstrap,
+      cellSeedText(options.seed, group, OVERALL_TASK),
+    ),
+  );
+  intervals.set(
+    MACRO_TASK,
+    bootstrapInterval(
+      present,
+      plainMean,
+      options.bootstrap,
+      cellSeedText(options.seed, group, MACRO_TASK),
+    ),
+  );
+  return intervals;
+}
+
+/** Groups in the leaderboard's order: simulator, source, metric (code units). */
+export function compareGroups(
+  a: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
+  b: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
+): number {
+  return (
+    compareCodeUnits(a.sim, b.sim) ||
+    compareCodeUnits(a.source, b.source) ||
+    compareCodeUnits(a.metric, b.metric)
+  );
+}
+
+/**
+ * Leaderboard cells from per-task aggregates (see `leaderboard` for what a cell means). Intervals
+ * come from `intervalsOf` (null when it gives none: a run still going shows means only).
+ */
+export function cellsFromAggregates(
+  groups: readonly GroupAggregate[],
+  itemsPerTask: ReadonlyMap<string, number>,
+  intervalsOf: (
+    group: GroupAggregate,
+  ) => ReadonlyMap<string, { low: number | null; high: number | null }> | null,
+): LeaderboardCell[] {
+  const tasks = [...itemsPerTask.keys()].toSorted(compareCodeUnits);
+  const cells: LeaderboardCell[] = [];
+  for (const group of groups.toSorted(compareGroups)) {
+    const intervals = intervalsOf(group);
+    const push = (task: string, point: number | null, n: number, missing: number) => {
+      const interval = intervals?.get(task);
+      cells.push({
+        sim: group.sim,
+        task,
+        source: group.source,
+        metric: group.metric,
+        mean: point,
+        ciLow: interval?.low ?? null,
+        ciHigh: interval?.high ?? null,
+        n,
+        missing,
+      });
+    };
+    let totalN = 0;
+    let totalMissing = 0;
+    const taskMeans: number[] = [];
+    for (const task of tasks) {
+      const entry = group.tasks.get(task) ?? { n: 0, sum: 0, nulls: 0 };
+      // A null rule metric means "does not apply": neither scored nor missing.
+      const notApplicable = group.source === 'rule' ? entry.nulls : 0;
+      const missing = (itemsPerTask.get(task) ?? 0) - entry.n - notApplicable;
+      const taskMean = entry.n === 0 ? null : entry.sum / entry.n;
+      if (taskMean !== null) taskMeans.push(taskMean);
+      totalN += entry.n;
+      totalMissing += missing;
+      push(task, taskMean === null ? null : taskMean * 100, entry.n, missing);
+    }
+    push(
+      OVERALL_TASK,
+      totalN === 0 ? null : (group.overallSum / totalN) * 100,
+      totalN,
+      totalMissing,
+    );
+    push(MACRO_TASK, totalN === 0 ? null : mean(taskMeans) * 100, totalN, totalMissing);
+  }
+  return cells;
+}
+
+/** Sums one by one, in order (what `mean` does), so stored and in-memory sums agree exactly. */
+function sequentialSum(values: readonly number[], start = 0): number {
+  let sum = start;
+  for (const value of values) sum += value;
+  return sum;
+}
+
 /**
  * The leaderboard: per simulator × task × (source, metric), the mean over items ×100 with a seeded
  * 95% percentile bootstrap interval, the items scored (n) and missing; plus `overall` (every item
@@ -111,66 +256,42 @@ export function leaderboard(
     else values.push(score.value);
   }
 
-  const cells: LeaderboardCell[] = [];
-  const sortedGroups = [...groups.values()].toSorted(
-    (a, b) =>
-      compareCodeUnits(a.sim, b.sim) ||
-      compareCodeUnits(a.source, b.source) ||
-      compareCodeUnits(a.metric, b.metric),
-  );
-  for (const group of sortedGroups) {
+  const aggregates: GroupAggregate[] = [];
+  const strataOf = new Map<GroupAggregate, GroupStrata>();
+  for (const group of groups.values()) {
     const perTask = new Map<string, TaskValues>();
     for (const task of tasks) perTask.set(task, { values: [], missing: 0 });
-    const notApplicable = new Map<string, number>();
+    const nulls = new Map<string, number>();
     for (const [itemId, values] of group.byItem) {
       const task = taskOf.get(itemId) ?? '';
       const present = values.filter((value): value is number => value !== null);
       const bucket = perTask.get(task);
       if (bucket === undefined) continue;
       if (present.length > 0) bucket.values.push(mean(present));
-      else if (group.source === 'rule') notApplicable.set(task, (notApplicable.get(task) ?? 0) + 1);
+      else nulls.set(task, (nulls.get(task) ?? 0) + 1);
     }
-    for (const [task, bucket] of perTask) {
-      bucket.missing =
-        (itemsPerTask.get(task) ?? 0) - bucket.values.length - (notApplicable.get(task) ?? 0);
-    }
-    const seedBase = [options.seed, group.sim, group.source, group.metric];
-    const cell = (task: string, strata: number[][], missing: number, macro: boolean) => {
-      const present = strata.filter((values) => values.length > 0);
-      const n = present.reduce((sum, values) => sum + values.length, 0);
-      const point =
-        n === 0
-          ? null
-          : macro
-            ? mean(present.map((values) => mean(values))) * 100
-            : mean(present.flat()) * 100;
-      const interval = bootstrapInterval(
-        macro ? present : [present.flat()],
-        macro ? plainMean : weightedMean,
-        options.bootstrap,
-        canonicalJson([...seedBase, task]),
-      );
-      cells.push({
-        sim: group.sim,
-        task,
-        source: group.source,
-        metric: group.metric,
-        mean: point,
-        ciLow: interval.low,
-        ciHigh: interval.high,
-        n,
-        missing,
-      });
-    };
-    let totalMissing = 0;
+    let overallSum = 0;
+    const taskAggregates = new Map<string, { n: number; sum: number; nulls: number }>();
     for (const task of tasks) {
-      const bucket = perTask.get(task) ?? { values: [], missing: 0 };
-      totalMissing += bucket.missing;
-      cell(task, [bucket.values], bucket.missing, false);
+      const values = perTask.get(task)?.values ?? [];
+      overallSum = sequentialSum(values, overallSum);
+      taskAggregates.set(task, {
+        n: values.length,
+        sum: sequentialSum(values),
+        nulls: nulls.get(task) ?? 0,
+      });
     }
-    const strata = tasks.map((task) => perTask.get(task)?.values ?? []);
-    cell(OVERALL_TASK, strata, totalMissing, false);
-    cell(MACRO_TASK, strata, totalMissing, true);
+    const aggregate: GroupAggregate = {
+      sim: group.sim,
+      source: group.source,
+      metric: group.metric,
+      tasks: taskAggregates,
+      overallSum,
+    };
+    aggregates.push(aggregate);
+    strataOf.set(aggregate, new Map(tasks.map((task) => [task, perTask.get(task)?.values ?? []])));
   }
-  return cells;
+  return cellsFromAggregates(aggregates, itemsPerTask, (group) =>
+    groupIntervals(group, tasks, strataOf.get(group) ?? new Map(), options),
+  );
 }

@@ -125,7 +125,7 @@ export function BenchRunPage({
           score={score}
           onChange={(next) => go({ score: next, item: null }, 'replace')}
         />
-        {live && <span className="muted">Scores so far; refreshed while the run goes on.</span>}
+        {live && <span className="muted">Refreshed while the run goes on.</span>}
       </div>
       <QueryStatus label="the leaderboard" isPending={board.isPending} error={board.error} />
       {board.data && (
@@ -135,6 +135,15 @@ export function BenchRunPage({
           sims={sims}
           selected={cell}
           onSelect={(next) => go({ cell: next, item: null }, 'push')}
+          // The run as the leaderboard saw it, so n/N matches the cells shown.
+          partial={
+            isFinished(board.data.run.status)
+              ? null
+              : {
+                  recorded: board.data.run.done + board.data.run.failed,
+                  total: board.data.run.total,
+                }
+          }
         />
       )}
       {cell !== null && (

@@ -18,6 +18,7 @@ export function benchRun(overrides: Partial<BenchRun> = {}): BenchRun {
     failed: 0,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     error: null,
+    prompts: null,
     ...overrides,
   };
 }

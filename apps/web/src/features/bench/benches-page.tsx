@@ -6,6 +6,7 @@ import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { BuildBenchForm } from './build-bench-form';
 import { samplingLabel } from './format-bench';
+import { ImportBenchForm } from './import-bench-form';
 import { RunsTable } from './runs-table';
 import { StartRunForm } from './start-run-form';
 import './bench.css';
@@ -93,6 +94,11 @@ export function BenchesPage() {
         // Opened at first for a store without benches: building one is then the only thing to do.
         <Collapsible title="New bench" testId="new-bench" defaultOpen={benches.data.length === 0}>
           <BuildBenchForm />
+        </Collapsible>
+      )}
+      {benches.data && (
+        <Collapsible title="Import AgentWorldBench files" testId="import-bench">
+          <ImportBenchForm />
         </Collapsible>
       )}
       <QueryStatus label="benches" isPending={benches.isPending} error={benches.error} />

@@ -2,6 +2,7 @@ import type {
   BenchRunMode,
   BenchRunStatus,
   LeaderboardCell,
+  RunPrompts,
   Sampling,
   ScoreSelector,
 } from '@terrarium/schema';
@@ -32,6 +33,13 @@ export function samplingLabel(sampling: Sampling): string {
 
 export function modeLabel(mode: BenchRunMode): string {
   return mode.kind === 'open' ? 'open loop' : `closed loop, ${mode.steps} steps`;
+}
+
+/** The prompt folder a run speaks with: its hash's first 12 digits and file count, or the default. */
+export function promptsLabel(prompts: RunPrompts | null): string {
+  if (prompts === null) return 'Terrarium prompts';
+  const count = prompts.files.length;
+  return `prompt folder ${prompts.hash.slice(0, 12)} (${count} ${count === 1 ? 'file' : 'files'})`;
 }
 
 /** `rule:content`: how a score is named in selects, URLs and CellItem.scores keys. */

@@ -5,7 +5,7 @@ import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import { formatScore100 } from './format-bench';
 import { ItemRerun } from './item-rerun';
-import { metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
+import { metricDefinition, metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
 import { useCompareRoute } from './use-compare-route';
 // The diff's colours and the score lists are styled with the Compare view.
 import '../compare/compare.css';
@@ -40,7 +40,13 @@ function ItemScores({ item }: { item: CellItem }) {
           <h3>{SOURCE_LABELS[group.source]}</h3>
           <dl className="score-list">
             {group.scores.map((entry) => (
-              <div key={entry.metric} className="score-item">
+              <div
+                key={entry.metric}
+                className="score-item"
+                title={
+                  metricDefinition({ source: group.source, metric: entry.metric }) ?? undefined
+                }
+              >
                 <dt>{metricLabel({ source: group.source, metric: entry.metric })}</dt>
                 <dd className="mono" data-score={`${group.source}:${entry.metric}`}>
                   {formatScore100(entry.value)}

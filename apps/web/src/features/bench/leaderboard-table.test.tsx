@@ -175,3 +175,38 @@ describe('MetricSwitcher', () => {
     ]);
   });
 });
+
+describe('LeaderboardTable while the run goes on', () => {
+  it('labels the means of what is scored so far as partial, with n of N units', () => {
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['replay', 'retrieval']}
+        selected={null}
+        onSelect={() => undefined}
+        partial={{ recorded: 1204, total: 2800 }}
+      />,
+    );
+    expect(screen.getByTestId('leaderboard-partial').textContent).toBe(
+      'Partial results: 1,204 of 2,800 units so far. Means of what is scored; 95% intervals once the run ends.',
+    );
+    expect(screen.getByTestId('leaderboard').getAttribute('data-partial')).toBe('true');
+  });
+
+  it('says how many units are recorded when none has this score yet, not that none exist', () => {
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'judge', metric: 'overall' }}
+        sims={['replay', 'retrieval']}
+        selected={null}
+        onSelect={() => undefined}
+        partial={{ recorded: 12, total: 2800 }}
+      />,
+    );
+    expect(screen.getByTestId('leaderboard-partial').textContent).toBe(
+      'No judge scores for overall among the 12 of 2,800 units recorded so far.',
+    );
+  });
+});

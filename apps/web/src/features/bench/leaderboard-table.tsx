@@ -74,34 +74,61 @@ function CellButton({
   );
 }
 
-/** Simulators × (overall, macro, each task) for one score, with 95% intervals and item counts. */
+/** Units recorded so far of a run still going (scored or failed), of all its units. */
+export interface PartialProgress {
+  recorded: number;
+  total: number;
+}
+
+function PartialNote({ partial }: { partial: PartialProgress }) {
+  return (
+    <p className="muted leaderboard-partial" data-testid="leaderboard-partial">
+      Partial results: {formatCount(partial.recorded)} of {formatCount(partial.total)} units so far.
+      Means of what is scored; 95% intervals once the run ends.
+    </p>
+  );
+}
+
+/**
+ * Simulators × (overall, macro, each task) for one score, with 95% intervals and item counts.
+ * While the run goes on (`partial`), the means of what is scored so far, labelled as such.
+ */
 export function LeaderboardTable({
   cells,
   score,
   sims,
   selected,
   onSelect,
+  partial = null,
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
   sims: readonly string[];
   selected: BenchCell | null;
   onSelect(cell: BenchCell): void;
+  partial?: PartialProgress | null;
 }) {
   const grid = leaderboardGrid(cells, score, sims);
   if (grid.sims.length === 0) {
-    return (
+    return partial === null ? (
       <p className="muted">
         No {score.source} scores for {score.metric} yet.
+      </p>
+    ) : (
+      <p className="muted" data-testid="leaderboard-partial">
+        No {score.source} scores for {score.metric} among the {formatCount(partial.recorded)} of{' '}
+        {formatCount(partial.total)} units recorded so far.
       </p>
     );
   }
   return (
     <div className="table-scroll">
+      {partial !== null && <PartialNote partial={partial} />}
       <table
         className="data-table leaderboard"
         data-testid="leaderboard"
         data-score={`${score.source}:${score.metric}`}
+        data-partial={partial === null ? undefined : 'true'}
       >
         <caption className="leaderboard-caption">
           {SOURCE_LABELS[score.source]}:{' '}

@@ -5,11 +5,8 @@ import {
   type ScoreSelector,
   type ScoreSource,
 } from '@terrarium/schema';
-import {
-  metricDescription as ruleMetricDescription,
-  metricLabel as ruleMetricLabel,
-  orderMetrics,
-} from '../compare/summary';
+import { metricDefinition as definitionOf } from '@terrarium/fidelity';
+import { metricLabel as ruleMetricLabel, orderMetrics } from '../compare/summary';
 
 /** The sample-weighted mean over every item of the run. */
 export const OVERALL_TASK = 'overall';
@@ -152,22 +149,7 @@ export function scoresBySource(scores: Readonly<Record<string, number | null>>):
   });
 }
 
-// One line each, in our words: what a judge dimension asks the judge to rate (1-5, shown as 0-100).
-const JUDGE_DEFINITIONS: Record<string, string> = {
-  format:
-    'Judge, 1-5 as 0-100: does the simulated response have the real one’s structure and layout?',
-  factuality:
-    'Judge, 1-5 as 0-100: are values fixed by the history or the action reproduced exactly?',
-  consistency:
-    'Judge, 1-5 as 0-100: does the simulated response agree with the state the earlier turns set?',
-  realism: 'Judge, 1-5 as 0-100: is content never seen before plausible and well-formed?',
-  quality: 'Judge, 1-5 as 0-100: would an agent take the same next step as with the real response?',
-  overall: 'Judge: the mean of the five dimensions, per item.',
-};
-
-/** A one-line definition of a score for hover text; null when none is known. */
+/** A one-line definition of a score for hover text (the table in packages/fidelity); null when none is known. */
 export function metricDefinition(score: ScoreSelector): string | null {
-  if (score.source === 'rule') return ruleMetricDescription(score.metric) ?? null;
-  if (score.source === 'judge') return JUDGE_DEFINITIONS[score.metric] ?? null;
-  return `Human labels for ${score.metric}, averaged per item.`;
+  return definitionOf(score.source, score.metric)?.definition ?? null;
 }

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { BenchRun } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import { formatUsd, isFinished, modeLabel, progressShare } from './format-bench';
+import { formatUsd, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
 
 /** Status, work units done/failed/total, tokens and cost of a run, and a cancel button. */
 export function RunProgressBar({
@@ -42,6 +42,17 @@ export function RunProgressBar({
         <span className="muted">
           {modeLabel(run.mode)} · {run.split} split
           {run.judge !== null && ` · judge ${run.judge.spec}`}
+        </span>
+        <span
+          className="muted"
+          data-testid="run-prompts"
+          title={
+            run.prompts === null
+              ? undefined
+              : `SHA-256 ${run.prompts.hash}: ${run.prompts.files.join(', ')}`
+          }
+        >
+          {promptsLabel(run.prompts)}
         </span>
         {!finished && (
           <button
