@@ -11,7 +11,7 @@
  *
  *   cd bench && node --import tsx openai-client-throughput.ts [--requests 2500] [--concurrency 256] [--latency 50]
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { loadavg } from 'node:os';
@@ -23,13 +23,15 @@ import {
   createOpenAIWorldModel,
   createReplayWorldModel,
   createRetrievalWorldModel,
+  createHistoryKeyer,
   DEFAULT_TEMPLATE,
   renderMessages,
   predictionInputs,
+  replayHistoryKey,
   type PredictionInput,
   type WorldModel,
 } from '@terrarium/worlds';
-import { createNodeHttpFetch } from './node-http-fetch';
+import { createNodeHttpFetch, createNodeHttpTransport } from './node-http-fetch';
 
 const SQL = resolve(
   import.meta.dirname,
@@ -151,12 +153,37 @@ async function startStub(): Promise<Stub> {
   };
 }
 
-async function loadSql(): Promise<Trajectory[]> {
+async function loadFile(file: string): Promise<Trajectory[]> {
   const trajectories: Trajectory[] = [];
-  for await (const event of readTrajectories(createReadStream(SQL), { fileName: SQL })) {
+  for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
     if (event.type === 'trajectory') trajectories.push(event.trajectory);
   }
   return trajectories;
+}
+
+function loadSql(): Promise<Trajectory[]> {
+  return loadFile(SQL);
+}
+
+const SWE_AGENT = resolve(import.meta.dirname, '../demo/data/swe-agent');
+
+/**
+ * (c') Replay's history keys for every transition, hashed from scratch per prediction (the old
+ * lookup) against chained per trajectory (`createHistoryKeyer`), the same keys checked equal.
+ */
+function historyKeys(name: string, inputs: PredictionInput[]): void {
+  let started = performance.now();
+  const scratch = inputs.map((input) => replayHistoryKey(input.context, input.history));
+  const scratchMs = performance.now() - started;
+  const keyer = createHistoryKeyer();
+  started = performance.now();
+  const chained = inputs.map((input) => keyer(input.context, input.history));
+  const chainedMs = performance.now() - started;
+  const differing = scratch.filter((key, at) => key !== chained[at]).length;
+  console.log(
+    `    history keys, ${name}: from scratch ${scratchMs.toFixed(1)} ms, chained ${chainedMs.toFixed(1)} ms = ${(scratchMs / chainedMs).toFixed(1)}× faster; ` +
+      `${keyer.hashed} transitions hashed instead of ${inputs.reduce((sum, input) => sum + input.history.length, 0)}; ${differing} keys differ`,
+  );
 }
 
 async function predictAll(model: WorldModel, inputs: PredictionInput[]): Promise<number> {
@@ -236,6 +263,21 @@ async function clientThroughput(): Promise<void> {
       { name: `bare ${transport}`, model: null, one: bare },
     ];
   });
+  // What the server's `openai:` simulators and judges use: the pool's own node:http transport,
+  // no Response or web stream per request.
+  const served = createOpenAIWorldModel({
+    baseUrl: stub.baseUrl,
+    model: 'stub',
+    transport: createNodeHttpTransport({ maxSockets: concurrency }),
+    maxConcurrency: concurrency,
+    retry: { attempts: 1, baseDelayMs: 100 },
+    pricing: { inputPerMillion: 0.1, outputPerMillion: 0.4 },
+  });
+  variants.push({
+    name: 'client, http transport',
+    model: served,
+    one: () => served.predict(input.context, input.history, input.action),
+  });
   const ideal = concurrency / (latencyMs / 1000);
   console.log(
     `(a) OpenAI client: ${requests} requests per round, ${concurrency} in flight, stub latency ${latencyMs} ms, ideal ${ideal.toFixed(0)} req/s; ` +
@@ -294,6 +336,16 @@ async function backendThroughput(): Promise<void> {
   );
   console.log(
     `    replay:    index built in ${replayBuildMs.toFixed(0)} ms; ${replayRate.toFixed(0)} predictions/s`,
+  );
+  historyKeys(`InterCode SQL (${inputs.length} lookups)`, inputs);
+  const swe: Trajectory[] = [];
+  for (const file of readdirSync(SWE_AGENT).filter((name) => name.endsWith('.traj'))) {
+    swe.push(...(await loadFile(resolve(SWE_AGENT, file))));
+  }
+  const sweInputs = swe.flatMap((trajectory) => [...predictionInputs(trajectory)]);
+  historyKeys(
+    `SWE-agent demo (${swe.length} trajectories, ${sweInputs.length} lookups)`,
+    sweInputs,
   );
 }
 

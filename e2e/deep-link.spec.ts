@@ -22,7 +22,10 @@ test('the URL of a step reopens that step, and back/forward move between pages',
   // From the list, as a person would get there.
   await page.goto(`/datasets/${datasetId}`);
   await expect(page.getByTestId('trajectory-total')).toHaveText('40 trajectories');
-  await page.getByTestId('trajectory-row').getByRole('link', { name: simulation.id }).click();
+  await page
+    .getByTestId('trajectory-row')
+    .getByRole('link', { name: simulation.listName, exact: true })
+    .click();
   await expect(page).toHaveURL(`/datasets/${datasetId}/trajectories/${trajectoryId}?step=1`);
   await expectStep(page, 1, steps);
   for (let press = 0; press < 5; press++) await page.keyboard.press('j');

@@ -29,8 +29,18 @@ test('full-text search and the outcome filter give the counts the real file hold
   await expect(total).toHaveText(`${calling.length} trajectories`);
   const rows = page.getByTestId('trajectory-row');
   await expect(rows).toHaveCount(calling.length);
-  const shownIds = await rows.getByRole('link').allTextContents();
-  expect(shownIds.toSorted()).toEqual(calling.map((simulation) => simulation.id).toSorted());
+  const shownNames = await rows.getByTestId('trajectory-name').allTextContents();
+  expect(shownNames.toSorted()).toEqual(
+    calling.map((simulation) => simulation.listName).toSorted(),
+  );
+  // Each row shows where the search matched, the tool's name marked, and opens at that step.
+  const snippets = rows.getByTestId('search-snippet');
+  await expect(snippets).toHaveCount(calling.length);
+  for (const mark of await snippets.locator('mark').allTextContents()) expect(mark).toBe(TOOL);
+  await rows.first().getByTestId('trajectory-name').click();
+  await expect(page).not.toHaveURL(/[?&]step=1$/);
+  await expect(page.getByTestId('step-action')).toContainText(TOOL);
+  await page.goBack();
 
   // Search and filter combine.
   await page.getByLabel('Outcome').selectOption('success');

@@ -12,6 +12,8 @@ export interface ExpectedStep {
 
 export interface Tau2Simulation {
   id: string;
+  /** How the trajectory list names it: its task and trial (the id is a UUID). */
+  listName: string;
   reward: number;
   messages: unknown[];
 }
@@ -32,7 +34,9 @@ export function readTau2Simulations(path: string): Tau2Simulation[] {
     const reward =
       isRecord(rewardInfo) && typeof rewardInfo.reward === 'number' ? rewardInfo.reward : 0;
     const messages = Array.isArray(simulation.messages) ? simulation.messages : [];
-    return { id: simulation.id, reward, messages };
+    const taskId = typeof simulation.task_id === 'string' ? simulation.task_id : '?';
+    const trial = typeof simulation.trial === 'number' ? ` · trial ${simulation.trial}` : '';
+    return { id: simulation.id, listName: `task ${taskId}${trial}`, reward, messages };
   });
 }
 

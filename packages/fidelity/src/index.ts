@@ -35,3 +35,10 @@ export {
   type PerturbationInput,
 } from './perturbations';
 export { spearman, pearson, averageRanks } from './stats';
+export {
+  CONTENT_METRIC,
+  metricDefinition,
+  metricLabelOf,
+  type MetricDefinition,
+  type MetricSource,
+} from './metrics/metric-definitions';

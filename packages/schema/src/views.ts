@@ -23,6 +23,20 @@ export const DatasetSummary = z.object({
 });
 export type DatasetSummary = z.infer<typeof DatasetSummary>;
 
+/**
+ * Where a search matched a trajectory: its first matching step (or its task or id), an excerpt of
+ * the matching text and the ranges to highlight in it (offsets into `text`, end exclusive). Ranges,
+ * not markup: the text is shown as text, so nothing in a log can become HTML.
+ */
+export const SearchMatch = z.object({
+  /** 0-based index of the step; null when the task or id matched and no step did. */
+  step: z.number().int().nullable(),
+  field: z.enum(['action', 'observation', 'reasoning', 'task', 'id']),
+  text: z.string(),
+  highlights: z.array(z.tuple([z.number().int(), z.number().int()])),
+});
+export type SearchMatch = z.infer<typeof SearchMatch>;
+
 export const TrajectorySummary = z.object({
   id: z.string(),
   datasetId: z.string(),
@@ -35,6 +49,14 @@ export const TrajectorySummary = z.object({
   outcome: Outcome,
   stepCount: z.number().int(),
   transitionCount: z.number().int(),
+  /**
+   * The source's task id and trial where its format records them (`metadata.taskId`, `.trial`:
+   * tau-bench, tau2-bench, InterCode), so a list can name a run by them rather than by a UUID.
+   */
+  taskId: z.string().nullable(),
+  trial: z.string().nullable(),
+  /** In a listing filtered by `search`: where the search matched, to show and to open at. */
+  match: SearchMatch.optional(),
 });
 export type TrajectorySummary = z.infer<typeof TrajectorySummary>;
 

@@ -22,6 +22,7 @@ export * from './openai/clock';
 export * from './openai/errors';
 export type { ChatRequest } from './openai/chat-protocol';
 export * from './openai/endpoint-pool';
+export * from './openai/transport';
 export * from './openai/openai-world-model';
 export * from './agentworldbench/markers';
 export * from './agentworldbench/model-output';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SimulateJsonOutput } from './simulate-command';
+import type { SimulatedStep } from '@terrarium/schema';
+import { simulationTable, type SimulateJsonOutput } from './simulate-command';
 import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
 
 const TAU2_RETAIL = sharedDataPath(
@@ -109,7 +110,42 @@ describe('terrarium simulate', () => {
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[1]).toBe('step  tool/command                  exact?  token F1  content  latency');
     expect(lines[2]).toMatch(/^ {3}4 {2}find_user_id_by_email {9}no {9}0\.000 {4}0\.000 /);
-    expect(lines.at(-1)).toMatch(/^mean: exact 0\/4, token F1 0\.545, content 0\.219, latency /);
+    expect(lines[0]).toMatch(/^retrieval on trajectory \d+: 4 transitions, 4 simulated, 0 failed$/);
+    expect(lines.at(-1)).toMatch(
+      /^mean over 4 simulated: exact 0\/4, token F1 0\.545, content 0\.219, latency /,
+    );
+  });
+
+  it('counts failed predictions as failed, never as simulated or scored', () => {
+    const failed: SimulatedStep = {
+      step: 4,
+      actor: 'agent',
+      action: { type: 'command', command: 'ls', interpreter: 'bash' },
+      real: { kind: 'text', content: 'a.txt', callId: null },
+      predicted: { kind: 'text', content: '', callId: null },
+      reasoning: null,
+      provenance: { backend: 'openai:http://127.0.0.1:9#m', cache: null, model: null },
+      latencyMs: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      scores: {},
+      error: 'request to http://127.0.0.1:9/v1/chat/completions failed: connect ECONNREFUSED',
+    };
+    const lines = simulationTable({
+      trajectory: '7',
+      sim: 'openai:http://127.0.0.1:9#m',
+      steps: [failed, { ...failed, step: 6 }],
+    }).split('\n');
+    expect(lines[0]).toBe(
+      'openai:http://127.0.0.1:9#m on trajectory 7: 2 transitions, 0 simulated, 2 failed',
+    );
+    expect(lines.slice(2)).toEqual([
+      '   4  ls            error          -        -   0.0 ms',
+      '   6  ls            error          -        -   0.0 ms',
+      'mean: none, every prediction failed (nothing was scored)',
+      `step 4 failed: ${failed.error}`,
+      `step 6 failed: ${failed.error}`,
+      '',
+    ]);
   });
 
   it('goes through a running server that holds the folder, and names bad input', SLOW, async () => {

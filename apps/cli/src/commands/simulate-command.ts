@@ -193,16 +193,20 @@ export function simulationTable(result: SimulationResult): string {
       })
       .join('  ')
       .trimEnd();
-  const steps = result.steps;
+  // A failed prediction is neither counted as simulated nor averaged in (its scores are empty).
+  const steps = result.steps.filter((step) => step.error === null);
   const exact = steps.filter((step) => step.scores['exact-match'] === 1).length;
-  const errors = steps.filter((step) => step.error !== null);
+  const errors = result.steps.filter((step) => step.error !== null);
   const lines = [
-    `${result.sim} on trajectory ${result.trajectory}: ${steps.length} transitions`,
+    `${result.sim} on trajectory ${result.trajectory}: ${result.steps.length} transitions, ` +
+      `${steps.length} simulated, ${errors.length} failed`,
     render(header),
     ...rows.map(render),
-    `mean: exact ${exact}/${steps.length}, token F1 ${score(mean(steps.map((s) => s.scores['token-f1'])))}, ` +
-      `content ${score(mean(steps.map((s) => s.scores['content'])))}, ` +
-      `latency ${(mean(steps.map((s) => s.latencyMs)) ?? 0).toFixed(1)} ms`,
+    steps.length === 0
+      ? 'mean: none, every prediction failed (nothing was scored)'
+      : `mean over ${steps.length} simulated: exact ${exact}/${steps.length}, token F1 ${score(mean(steps.map((s) => s.scores['token-f1'])))}, ` +
+        `content ${score(mean(steps.map((s) => s.scores['content'])))}, ` +
+        `latency ${(mean(steps.map((s) => s.latencyMs)) ?? 0).toFixed(1)} ms`,
     ...errors.map((step) => `step ${step.step} failed: ${step.error ?? ''}`),
   ];
   return `${lines.join('\n')}\n`;

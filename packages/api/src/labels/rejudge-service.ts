@@ -4,7 +4,8 @@ import { actionText } from '@terrarium/fidelity';
 import { createRejudgeJobs, type RejudgeJobs, type RejudgeProgress } from '@terrarium/jobs';
 import type { RewardItem } from '@terrarium/rubrics';
 import type { BenchItem } from '@terrarium/schema';
-import { createEndpointPool } from '@terrarium/worlds';
+import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
+import { serverTransport } from '../simulate/server-transport';
 import { getVersion } from '../rulesets/rule-set-service';
 import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
 import { requireQueue } from './label-service';
@@ -65,9 +66,12 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
   }
   let pool;
   try {
-    pool = createEndpointPool(
-      [{ baseUrl: spec.baseUrl, model: spec.model, maxConcurrency: JUDGE_CONCURRENCY }],
-      { fetch, allowlist: endpointAllowlistFromEnv() },
+    // The server's node:http transport, and fail fast when the judge is unreachable.
+    pool = withPoolCircuitBreaker(
+      createEndpointPool(
+        [{ baseUrl: spec.baseUrl, model: spec.model, maxConcurrency: JUDGE_CONCURRENCY }],
+        { transport: serverTransport(), allowlist: endpointAllowlistFromEnv() },
+      ),
     );
   } catch (error) {
     throw new TRPCError({

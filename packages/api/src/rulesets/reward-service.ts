@@ -16,7 +16,8 @@ import {
   type RewardItem,
   type RuleSetIssue,
 } from '@terrarium/rubrics';
-import { createEndpointPool, type EndpointPool } from '@terrarium/worlds';
+import { createEndpointPool, type EndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
+import { endpointClient } from '../simulate/server-transport';
 import { parseSimSpec } from '../simulate/sim-spec';
 
 /** Which rule set scores a request: a stored (or default) one by name, or one sent inline. */
@@ -217,8 +218,10 @@ function judgePoolFor(options: RewardServiceOptions): EndpointPool {
   const parsed = parseSimSpec(options.judgeSpec ?? '', 'judge');
   if (parsed.kind !== 'openai')
     throw new Error(`a reward judge is an endpoint (openai:URL#MODEL), not ${options.judgeSpec}`);
-  return createEndpointPool([{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: 8 }], {
-    fetch: options.fetch ?? fetch,
-    ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
-  });
+  return withPoolCircuitBreaker(
+    createEndpointPool([{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: 8 }], {
+      ...endpointClient(options.fetch),
+      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+    }),
+  );
 }

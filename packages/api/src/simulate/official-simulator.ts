@@ -50,7 +50,7 @@ export function officialProtocolSimulator(
   }
   const model = openAIModel(parsed.baseUrl, parsed.model, {
     allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
-    fetch: options.fetch ?? fetch,
+    fetch: options.fetch,
     protocol: 'agentworldbench',
   });
   return speakingOfficially(model, officialSystemPrompt(trajectory, prompts));

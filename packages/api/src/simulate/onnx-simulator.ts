@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorldModel } from '@terrarium/worlds';
+import type { RetrievalIndex, WorldModel } from '@terrarium/worlds';
 import { LruCache } from './lru';
 import { SimulatorError } from './simulator-error';
 
@@ -21,38 +21,70 @@ export function bundledOnnxSpec(cwd: string = process.cwd()): string | null {
   return `onnx:${relative.startsWith('..') ? BUNDLED_ONNX_FOLDER : relative}`;
 }
 
+/**
+ * Where a retrieval-augmented (prompt format v2) model finds the recorded transitions it is shown:
+ * a dataset's retrieval index, leaving the simulated trajectory out (as `retrieval` does).
+ */
+export interface OnnxCorpus {
+  index: RetrievalIndex;
+  excludeTrajectory?: string;
+}
+
+type LoadedFolder = Awaited<
+  ReturnType<(typeof import('@terrarium/inference/node'))['loadOnnxModelFolder']>
+>;
+
 // A loaded model holds an onnxruntime session (a few MB for the tiny one): keep a couple.
-const loaded = new LruCache<Promise<WorldModel>>(2);
+const loaded = new LruCache<Promise<LoadedFolder>>(2);
 
 /**
  * A local ONNX model folder (config.json, onnx/model.onnx) run with onnxruntime-node, loaded once
- * per folder. onnxruntime is imported only when a model is first asked for.
+ * per folder. onnxruntime is imported only when a model is first asked for. With `corpus`, a v2
+ * model's prompts carry the nearest recorded transitions of that corpus; without, none.
  */
-export function onnxSimulator(folder: string, field = 'sim'): Promise<WorldModel> {
+export async function onnxSimulator(
+  folder: string,
+  field = 'sim',
+  corpus?: OnnxCorpus,
+): Promise<WorldModel> {
   const absolute = path.resolve(folder);
   if (!existsSync(path.join(absolute, 'config.json'))) {
-    return Promise.reject(
-      new SimulatorError(
-        field,
-        `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
-      ),
+    throw new SimulatorError(
+      field,
+      `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
     );
   }
-  const hit = loaded.get(absolute);
-  if (hit !== undefined) return hit;
-  const model = (async () => {
-    const [{ createOnnxWorldModel }, { loadOnnxModelFolder }] = await Promise.all([
-      import('@terrarium/inference'),
-      import('@terrarium/inference/node'),
-    ]);
-    const { decoder } = await loadOnnxModelFolder(absolute);
-    return createOnnxWorldModel({
-      decoder,
-      id: `onnx:${path.basename(absolute)}`,
-      runtime: 'onnxruntime-node',
-    });
-  })();
-  loaded.set(absolute, model);
-  model.catch(() => loaded.delete(absolute, model));
-  return model;
+  let folderLoad = loaded.get(absolute);
+  if (folderLoad === undefined) {
+    const load = import('@terrarium/inference/node').then(({ loadOnnxModelFolder }) =>
+      loadOnnxModelFolder(absolute),
+    );
+    folderLoad = load;
+    loaded.set(absolute, load);
+    load.catch(() => loaded.delete(absolute, load));
+  }
+  const [{ createOnnxWorldModel, promptNeighbors }, { decoder, promptFormat }] = await Promise.all([
+    import('@terrarium/inference'),
+    folderLoad,
+  ]);
+  return createOnnxWorldModel({
+    decoder,
+    id: `onnx:${path.basename(absolute)}`,
+    runtime: 'onnxruntime-node',
+    promptFormat,
+    ...(corpus === undefined
+      ? {}
+      : {
+          neighbors: (context, history, action) =>
+            promptNeighbors(
+              corpus.index,
+              context,
+              history,
+              action,
+              corpus.excludeTrajectory === undefined
+                ? {}
+                : { excludeTrajectory: corpus.excludeTrajectory },
+            ),
+        }),
+  });
 }

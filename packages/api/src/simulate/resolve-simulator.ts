@@ -6,13 +6,18 @@ import {
   createReplayWorldModel,
   createRetrievalWorldModel,
   HostNotAllowedError,
+  type ReplayWorldModel,
   type RetrievalIndex,
+  type RetryPolicy,
   type WorldModel,
+  withCircuitBreaker,
 } from '@terrarium/worlds';
 import { asChatCarriesIt } from './chat-input';
 import { loadDataset } from './load-trajectories';
 import { LruCache } from './lru';
-import { onnxSimulator } from './onnx-simulator';
+import { byRecordedRun } from './recorded-lineage';
+import { onnxSimulator, type OnnxCorpus } from './onnx-simulator';
+import { endpointClient } from './server-transport';
 import { availableSimulators, parseSimSpec, SimulatorError } from './sim-spec';
 
 export interface ResolveOptions {
@@ -21,7 +26,10 @@ export interface ResolveOptions {
   trajectory: Pick<TrajectorySummary, 'id' | 'datasetId'>;
   /** Hosts `openai:` endpoints may be on. */
   allowlist: readonly string[];
-  fetch: typeof fetch;
+  /** Default: the server's node:http transport (`serverTransport`). */
+  fetch?: typeof fetch;
+  /** `openai:` retries (default: the pool's, four attempts with backoff). */
+  retry?: RetryPolicy;
   /** Let `onnx:PATH` name any folder (the CLI); a server loads only the folders it lists. */
   anyOnnxPath?: boolean;
 }
@@ -79,6 +87,54 @@ export interface DatasetSimulatorOptions {
    * `/v1/chat/completions` endpoint where inputs arrive as rendered text.
    */
   chat?: boolean;
+  /**
+   * Retrieval for a request that names no trajectory (`/v1`): leave out the recorded run the
+   * request's own history and action come from (found as replay finds it, every copy of it), so
+   * a client asking about a recorded row never gets that row's answer back. See `byRecordedRun`.
+   */
+  leaveOutRecorded?: boolean;
+}
+
+interface LeaveOneOut {
+  replay: ReplayWorldModel;
+  index: RetrievalIndex;
+  runOf: Map<string, string>;
+}
+
+const leaveOneOutByStore = new WeakMap<Store, LruCache<Promise<LeaveOneOut>>>();
+
+/** Retrieval leaving out the run each request was recorded in (see `leaveOutRecorded`). */
+async function retrievalLeavingRecordedOut(
+  store: Store,
+  key: string,
+  load: () => Promise<Trajectory[]>,
+): Promise<WorldModel> {
+  let cache = leaveOneOutByStore.get(store);
+  if (cache === undefined) {
+    cache = new LruCache(DATASETS_KEPT);
+    leaveOneOutByStore.set(store, cache);
+  }
+  const { replay, index, runOf } = await cached(cache, key, async () => {
+    const trajectories = await load();
+    const runs = byRecordedRun(trajectories);
+    return {
+      replay: createReplayWorldModel(trajectories),
+      index: buildRetrievalIndex(runs.trajectories),
+      runOf: runs.runOf,
+    };
+  });
+  return {
+    id: 'retrieval',
+    predict(context, history, action, predictOptions) {
+      const recorded = replay.lookup(context, history, action);
+      const run = recorded.hit ? runOf.get(recorded.source.trajectory) : undefined;
+      const model = createRetrievalWorldModel(
+        index,
+        run === undefined ? {} : { excludeTrajectory: run },
+      );
+      return model.predict(context, history, action, predictOptions);
+    },
+  };
 }
 
 /** Replay or retrieval over one dataset of the store. */
@@ -100,6 +156,9 @@ export async function datasetSimulator(
       createReplayWorldModel(await load()),
     );
   }
+  if (options.leaveOutRecorded === true) {
+    return retrievalLeavingRecordedOut(store, `${dataset}\u0000${chat}`, load);
+  }
   const excluded = options.exclude ?? '';
   const index = await cached(
     caches.retrieval,
@@ -112,11 +171,26 @@ export async function datasetSimulator(
   return createRetrievalWorldModel(index);
 }
 
+/**
+ * The retrieval index over a whole dataset (cached, the same entry `retrieval` without an excluded
+ * trajectory uses): a caller leaves a trajectory out per search (`excludeTrajectory`), as the v2
+ * prompt's neighbors do (packages/inference `promptNeighbors`).
+ */
+export async function datasetRetrievalIndex(
+  store: Store,
+  datasetId: string,
+): Promise<RetrievalIndex> {
+  const dataset = await datasetKey(store, datasetId);
+  return cached(cachesOf(store).retrieval, `${dataset}\u0000false\u0000`, async () =>
+    buildRetrievalIndex(await datasetOf(store, dataset, datasetId)),
+  );
+}
+
 /** The world model for an `openai:URL#MODEL` spec; a host outside the allowlist is a 400. */
 export function openAIModel(
   baseUrl: string,
   model: string,
-  options: Pick<ResolveOptions, 'allowlist' | 'fetch'> & {
+  options: Pick<ResolveOptions, 'allowlist' | 'fetch' | 'retry'> & {
     /** `agentworldbench`: the official protocol (see packages/worlds' OpenAI model). */
     protocol?: 'templates' | 'agentworldbench';
   },
@@ -126,8 +200,9 @@ export function openAIModel(
     return createOpenAIWorldModel({
       baseUrl,
       model,
-      fetch: options.fetch,
+      ...endpointClient(options.fetch),
       allowlist: options.allowlist,
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
       id: `openai:${baseUrl}#${model}`,
       ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
     });
@@ -152,6 +227,7 @@ export function onnxModel(
   folder: string,
   options: { anyOnnxPath?: boolean },
   field = 'sim',
+  corpus?: OnnxCorpus,
 ): Promise<WorldModel> {
   if (!options.anyOnnxPath && !availableSimulators().some((sim) => sim.spec === spec)) {
     return Promise.reject(
@@ -161,7 +237,7 @@ export function onnxModel(
       ),
     );
   }
-  return onnxSimulator(folder, field);
+  return onnxSimulator(folder, field, corpus);
 }
 
 /**
@@ -183,8 +259,15 @@ export async function resolveSimulator(spec: string, options: ResolveOptions): P
         exclude: options.trajectory.id,
       });
     case 'openai':
-      return openAIModel(parsed.baseUrl, parsed.model, options);
+      // One breaker per simulation: after 5 unreachable answers in a row the remaining steps fail
+      // at once (each recorded as failed) instead of each spending four attempts with backoff.
+      return withCircuitBreaker(openAIModel(parsed.baseUrl, parsed.model, options));
     case 'onnx':
-      return onnxModel(spec, parsed.path, options);
+      // A retrieval-augmented model is shown the dataset's nearest recorded transitions, the
+      // simulated trajectory left out as for `retrieval`.
+      return onnxModel(spec, parsed.path, options, 'sim', {
+        index: await datasetRetrievalIndex(options.store, options.trajectory.datasetId),
+        excludeTrajectory: options.trajectory.id,
+      });
   }
 }

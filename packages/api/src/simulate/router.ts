@@ -66,11 +66,10 @@ export const simulateRouter = createRouter({
   /** "What if": the trajectory with the action at `step` replaced, continued by `sim` (stored). */
   fork: researcherProcedure.input(ForkInput).mutation(async ({ ctx, input, signal }) => {
     try {
-      return await forkTrajectory(
-        ctx.store,
-        forkRequest(input),
-        signal === undefined ? {} : { signal },
-      );
+      return await forkTrajectory(ctx.store, forkRequest(input), {
+        prompts: ctx.prompts ?? null,
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (error) {
       throw simulatorTrpcError(error);
     }
@@ -82,11 +81,10 @@ export const simulateRouter = createRouter({
     signal,
   }) {
     try {
-      yield* forkTrajectoryEvents(
-        ctx.store,
-        forkRequest(input),
-        signal === undefined ? {} : { signal },
-      );
+      yield* forkTrajectoryEvents(ctx.store, forkRequest(input), {
+        prompts: ctx.prompts ?? null,
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (error) {
       throw simulatorTrpcError(error);
     }

@@ -11,7 +11,9 @@ import {
   answeredCallId,
   predictionInputs,
   type PromptFolder,
+  type RetryPolicy,
   type WorldModel,
+  withCircuitBreaker,
 } from '@terrarium/worlds';
 import { officialProtocolSimulator } from './official-simulator';
 import { loadTrajectory } from './load-trajectories';
@@ -25,7 +27,10 @@ export interface SimulateOptions {
   onStep?: (step: SimulatedStep) => void;
   /** Default: `TERRARIUM_ENDPOINT_ALLOWLIST`, else this machine. */
   allowlist?: readonly string[];
+  /** Default: the server's node:http transport. */
   fetch?: typeof fetch;
+  /** `openai:` retries per step (default: four attempts with backoff). */
+  retry?: RetryPolicy;
   /** Let `onnx:PATH` name any model folder (the CLI acting for its user). */
   anyOnnxPath?: boolean;
   /** A ready simulator instead of resolving `spec` (tests, the `/v1` endpoint). */
@@ -69,16 +74,19 @@ export async function simulateTrajectory(
   const simulator =
     options.simulator ??
     (official && prompts !== null
-      ? officialProtocolSimulator(spec, detail, prompts, {
-          allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
-          fetch: options.fetch ?? fetch,
-        })
+      ? withCircuitBreaker(
+          officialProtocolSimulator(spec, detail, prompts, {
+            allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
+            fetch: options.fetch,
+          }),
+        )
       : undefined) ??
     (await resolveSimulator(spec, {
       store,
       trajectory: detail,
       allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
-      fetch: options.fetch ?? fetch,
+      fetch: options.fetch,
+      retry: options.retry,
       anyOnnxPath: options.anyOnnxPath ?? false,
     }));
   const trajectory = await loadTrajectory(store, detail);

@@ -125,6 +125,43 @@ describe('simulate', () => {
     expect(result.steps[0]?.scores).toEqual({});
   }, 30_000);
 
+  it('never scores a failed prediction; an unreachable endpoint fails fast after 5 steps', async () => {
+    const page = await store.listTrajectories(
+      { datasetId: first.datasetId },
+      { offset: 0, limit: 100 },
+    );
+    const long = page.rows.find((row) => row.transitionCount >= 8);
+    if (long === undefined) throw new Error('no retail trajectory with 8 transitions');
+    // Through the server's own path (resolveSimulator, its node:http transport and breaker).
+    const result = await simulateTrajectory(store, long.id, 'openai:http://127.0.0.1:9#m', {
+      allowlist: ['127.0.0.1'],
+      retry: { attempts: 1, baseDelayMs: 1 },
+    });
+    expect(result.steps).toHaveLength(long.transitionCount);
+    const kinds = result.steps.map((step) =>
+      step.error === null
+        ? 'predicted'
+        : /is unreachable \(5 failures in a row, last: .*ECONNREFUSED.*\); not tried again for 30 s$/.test(
+              step.error,
+            )
+          ? 'circuit open'
+          : step.error.startsWith(
+                'request to http://127.0.0.1:9/v1/chat/completions failed: fetch failed: connect ECONNREFUSED',
+              )
+            ? 'refused'
+            : step.error,
+    );
+    expect(kinds).toEqual([
+      ...Array.from({ length: 5 }, () => 'refused'),
+      ...Array.from({ length: long.transitionCount - 5 }, () => 'circuit open'),
+    ]);
+    // Nothing was scored: no metric, no content score, no tokens, no latency to average in.
+    expect(result.steps.filter((step) => Object.keys(step.scores).length > 0)).toEqual([]);
+    expect(result.steps.map((step) => [step.predicted.content, step.latencyMs])).toEqual(
+      result.steps.map(() => ['', 0]),
+    );
+  }, 30_000);
+
   it('serves the simulate router: available simulators and runs', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     const available = await api.simulate.available();

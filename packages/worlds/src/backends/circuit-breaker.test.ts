@@ -2,7 +2,10 @@ import type { Action, Observation } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
 import { EndpointError } from '../openai/errors';
 import { NO_USAGE, type Prediction, type SimContext, type WorldModel } from '../world-model';
-import { CircuitOpenError, withCircuitBreaker } from './circuit-breaker';
+import { createEndpointPool } from '../openai/endpoint-pool';
+import { createNodeHttpTransport } from '../openai/node-http';
+import { startStubServer } from '../openai/testing/stub-server';
+import { CircuitOpenError, withCircuitBreaker, withPoolCircuitBreaker } from './circuit-breaker';
 
 const context: SimContext = { domain: 'tool', task: null, systemPrompt: null, tools: [] };
 const action: Action = { type: 'command', command: 'ls', interpreter: 'bash' };
@@ -69,5 +72,41 @@ describe('circuit breaker', () => {
       await expect(guarded.predict(context, [], action)).rejects.toThrow('HTTP 500');
     }
     expect(answering.calls).toBe(4);
+  });
+
+  it('guards an endpoint pool (judges) over real HTTP: a closed port is asked 5 times, not 8', async () => {
+    const closed = await startStubServer(() => ({ type: 'hang' }));
+    const deadUrl = closed.baseUrl;
+    await closed.close();
+    const pool = withPoolCircuitBreaker(
+      createEndpointPool([{ baseUrl: deadUrl, model: 'judge' }], {
+        transport: createNodeHttpTransport(),
+        retry: { attempts: 1, baseDelayMs: 1 },
+      }),
+    );
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const error = await pool
+        .complete({ messages: [{ role: 'user', content: 'score it' }], stream: false })
+        .catch((caught: unknown) => caught);
+      outcomes.push(
+        error instanceof CircuitOpenError
+          ? 'open'
+          : error instanceof EndpointError
+            ? error.kind
+            : 'ok',
+      );
+    }
+    expect(outcomes).toEqual([
+      'network',
+      'network',
+      'network',
+      'network',
+      'network',
+      'open',
+      'open',
+      'open',
+    ]);
+    expect(pool.stats()[0]?.requests).toBe(5);
   });
 });

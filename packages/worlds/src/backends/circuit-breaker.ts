@@ -1,4 +1,5 @@
 import { EndpointError } from '../openai/errors';
+import type { EndpointPool } from '../openai/endpoint-pool';
 import type { Now, WorldModel } from '../world-model';
 
 export interface CircuitBreakerOptions {
@@ -17,17 +18,23 @@ function unreachable(error: unknown): boolean {
   return error instanceof EndpointError && (error.kind === 'network' || error.kind === 'timeout');
 }
 
+export interface CircuitBreaker {
+  /** Runs `call` unless the circuit is open (then throws a CircuitOpenError without calling). */
+  run<T>(call: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Fails fast once an endpoint has been unreachable several times in a row. Without it a bench run
- * against a mistyped port spends every unit's full retry budget (four attempts with backoff) before
- * recording it as failed; with it the rest fail at once, each saying why, and the endpoint is tried
- * again after the cool-down (so a server that comes back is used again). HTTP errors and bad answers
- * do not count: the endpoint is there.
+ * (or a simulation of a 500-step trajectory, or a judge asked about every item) against a mistyped
+ * port spends every call's full retry budget (four attempts with backoff) before recording it as
+ * failed; with it the rest fail at once, each saying why, and the endpoint is tried again after the
+ * cool-down (so a server that comes back is used again). HTTP errors and bad answers do not count:
+ * the endpoint is there.
  */
-export function withCircuitBreaker(
-  model: WorldModel,
+export function createCircuitBreaker(
+  name: string,
   options: CircuitBreakerOptions = {},
-): WorldModel {
+): CircuitBreaker {
   const threshold = options.threshold ?? 5;
   const cooldownMs = options.cooldownMs ?? 30_000;
   const now = options.now ?? (() => performance.now());
@@ -35,21 +42,20 @@ export function withCircuitBreaker(
   let openedAt: number | null = null;
   let lastError = '';
   return {
-    id: model.id,
-    async predict(context, history, action, predictOptions) {
+    async run(call) {
       if (openedAt !== null && now() - openedAt < cooldownMs) {
         throw new CircuitOpenError(
-          `${model.id} is unreachable (${failures} failures in a row, last: ${lastError}); not tried again for ${Math.ceil((cooldownMs - (now() - openedAt)) / 1000)} s`,
+          `${name} is unreachable (${failures} failures in a row, last: ${lastError}); not tried again for ${Math.ceil((cooldownMs - (now() - openedAt)) / 1000)} s`,
           'network',
-          model.id,
+          name,
           0,
         );
       }
       try {
-        const prediction = await model.predict(context, history, action, predictOptions);
+        const result = await call();
         failures = 0;
         openedAt = null;
-        return prediction;
+        return result;
       } catch (error) {
         if (unreachable(error)) {
           failures++;
@@ -60,5 +66,34 @@ export function withCircuitBreaker(
         throw error;
       }
     },
+  };
+}
+
+/** A world model behind a circuit breaker (see `createCircuitBreaker`). */
+export function withCircuitBreaker(
+  model: WorldModel,
+  options: CircuitBreakerOptions = {},
+): WorldModel {
+  const breaker = createCircuitBreaker(model.id, options);
+  return {
+    id: model.id,
+    predict: (context, history, action, predictOptions) =>
+      breaker.run(() => model.predict(context, history, action, predictOptions)),
+  };
+}
+
+/** An endpoint pool behind a circuit breaker, for callers that speak to it directly (judges). */
+export function withPoolCircuitBreaker(
+  pool: EndpointPool,
+  options: CircuitBreakerOptions = {},
+): EndpointPool {
+  const breaker = createCircuitBreaker(
+    pool.endpoints.map((endpoint) => `openai:${endpoint.baseUrl}#${endpoint.model}`).join(', '),
+    options,
+  );
+  return {
+    endpoints: pool.endpoints,
+    stats: () => pool.stats(),
+    complete: (request) => breaker.run(() => pool.complete(request)),
   };
 }

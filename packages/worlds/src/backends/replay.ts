@@ -48,10 +48,57 @@ function contextKey(context: SimContext): string {
   );
 }
 
-function historyKey(context: SimContext, history: readonly Transition[]): string {
+/**
+ * The key of a history hashed from scratch: each transition's texts again on every call. Kept as
+ * the reference that `createHistoryKeyer` must agree with (tests, benchmarks).
+ */
+export function replayHistoryKey(context: SimContext, history: readonly Transition[]): string {
   let key = contextKey(context);
   for (const transition of history) key = chainKey(key, transition);
   return key;
+}
+
+export interface HistoryKeyer {
+  (context: SimContext, history: readonly Transition[]): string;
+  /** Transitions hashed so far (each at most once per history key before it). */
+  readonly hashed: number;
+}
+
+/**
+ * `replayHistoryKey` with the chain remembered per transition object: teacher forcing asks for
+ * the key of every prefix of one trajectory (`predictionInputs` shares the transition objects
+ * between them), so hashing the whole history each time cost O(n²) text per trajectory (a 100-step
+ * SWE-agent run re-hashed ~5,000 observations); now each transition is hashed once and a lookup
+ * walks its history through a WeakMap. A memo entry records the key it was chained onto, so a
+ * transition reused under another history is hashed again, never answered wrongly. Transitions
+ * are treated as immutable once looked up (as everywhere in the worlds package).
+ */
+export function createHistoryKeyer(): HistoryKeyer {
+  const contexts = new WeakMap<SimContext, string>();
+  const chained = new WeakMap<Transition, { previous: string; key: string }>();
+  const keyer = Object.assign(
+    (context: SimContext, history: readonly Transition[]): string => {
+      let key = contexts.get(context);
+      if (key === undefined) {
+        key = contextKey(context);
+        contexts.set(context, key);
+      }
+      for (const transition of history) {
+        const memo = chained.get(transition);
+        if (memo !== undefined && memo.previous === key) {
+          key = memo.key;
+          continue;
+        }
+        const next = chainKey(key, transition);
+        keyer.hashed++;
+        chained.set(transition, { previous: key, key: next });
+        key = next;
+      }
+      return key;
+    },
+    { hashed: 0 },
+  );
+  return keyer;
 }
 
 function chainKey(previous: string, transition: Transition): string {
@@ -97,6 +144,8 @@ export function createReplayWorldModel(
       history = chainKey(history, { action: input.action, observation: input.expected });
     }
   }
+
+  const historyKey = createHistoryKeyer();
 
   function lookup(
     context: SimContext,

@@ -42,6 +42,7 @@ interface Document {
   args: string;
   /** Top-level arguments as `name\u0000canonical value`, for partial matches. */
   argPairs: ReadonlySet<string>;
+  action: Action;
   observation: Observation;
   source: RecordedSource;
 }
@@ -100,6 +101,8 @@ export interface SearchOptions {
 }
 
 export interface Neighbor {
+  /** The recorded action, so a model shown the neighbor sees what was asked (prompt format v2). */
+  action: Action;
   observation: Observation;
   source: RecordedSource;
   score: number;
@@ -174,6 +177,7 @@ export function buildRetrievalIndex(
         head,
         args,
         argPairs: argumentPairs(input.action),
+        action: input.action,
         observation: input.expected,
         source: { trajectory: trajectory.externalId, stepIndex: input.stepIndex },
       });
@@ -246,6 +250,7 @@ export function buildRetrievalIndex(
         if (document === undefined) return [];
         return [
           {
+            action: document.action,
             observation: document.observation,
             source: document.source,
             score,

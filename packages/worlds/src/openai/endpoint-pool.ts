@@ -9,7 +9,8 @@ import {
 } from './chat-protocol';
 import { sleep, systemClock, type Clock } from './clock';
 import { EndpointError, type EndpointErrorKind } from './errors';
-import { readSseData } from './sse';
+import { readSseEvents } from './sse';
+import { fetchTransport, replyText, type ChatTransport } from './transport';
 
 /** US dollars per million tokens. */
 export interface Pricing {
@@ -37,7 +38,10 @@ export interface RetryPolicy {
 }
 
 export interface PoolOptions {
-  fetch: typeof fetch;
+  /** How requests are sent: a `fetch`, or a transport (which wins when both are given). */
+  fetch?: typeof fetch;
+  /** e.g. `createNodeHttpTransport()` from `@terrarium/worlds/node-http` on a server. */
+  transport?: ChatTransport;
   retry?: RetryPolicy;
   /** Per attempt, from sending to the last byte (default 600 s; 0 = none). */
   timeoutMs?: number;
@@ -130,6 +134,12 @@ function excerpt(text: string): string {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
+function transportOf(options: PoolOptions): ChatTransport {
+  if (options.transport !== undefined) return options.transport;
+  if (options.fetch !== undefined) return fetchTransport(options.fetch);
+  throw new TypeError('an endpoint pool needs a fetch or a transport');
+}
+
 /**
  * Several OpenAI-compatible endpoints behind one `complete`: each request goes to the endpoint with
  * the fewest requests in flight relative to its limit, and waits in line when all are full. A 429,
@@ -149,7 +159,7 @@ export function createEndpointPool(
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const fetchImpl = options.fetch;
+  const transport = transportOf(options);
   if (!Number.isInteger(retry.attempts) || retry.attempts < 1) {
     throw new TypeError(`retry.attempts must be a positive integer, not ${retry.attempts}`);
   }
@@ -244,17 +254,29 @@ export function createEndpointPool(
     const { url, config } = state;
     const signal = request.signal;
     const stream = request.stream ?? true;
-    const controller = new AbortController();
+    // Not an AbortController: creating one (and its signal) per request was 4% of the client's CPU
+    // at 256 in flight; the transport registers one listener and is told once.
+    let cancelled: { reason: unknown } | null = null;
+    let cancelListener: ((reason: unknown) => void) | null = null;
+    const cancel = (reason: unknown) => {
+      if (cancelled !== null) return;
+      cancelled = { reason };
+      cancelListener?.(reason);
+    };
+    const onCancel = (listener: (reason: unknown) => void) => {
+      if (cancelled !== null) listener(cancelled.reason);
+      else cancelListener = listener;
+    };
     let timedOut = false;
     let streamed = false;
     const cancelTimer =
       timeoutMs > 0
         ? clock.setTimer(timeoutMs, () => {
             timedOut = true;
-            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            cancel(new Error(`timed out after ${timeoutMs} ms`));
           })
         : () => undefined;
-    const onAbort = () => controller.abort(signal?.reason);
+    const onAbort = () => cancel(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const fail = (
       kind: EndpointErrorKind,
@@ -270,18 +292,17 @@ export function createEndpointPool(
       }),
     });
     try {
-      const response = await fetchImpl(url, {
-        method: 'POST',
+      const response = await transport(url, {
         headers: {
           'content-type': 'application/json',
           accept: stream ? 'text/event-stream' : 'application/json',
           ...(config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` }),
         },
         body: requestBody(config.model, request),
-        signal: controller.signal,
+        onCancel,
       });
-      if (!response.ok) {
-        const text = await response.text().catch(() => '');
+      if (response.status < 200 || response.status > 299) {
+        const text = await replyText(response).catch(() => '');
         let parsed: unknown = null;
         try {
           parsed = JSON.parse(text);
@@ -295,12 +316,12 @@ export function createEndpointPool(
           response.status === 429 || response.status >= 500,
           {
             status: response.status,
-            retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), clock),
+            retryAfterMs: parseRetryAfter(response.header('retry-after'), clock),
           },
         );
       }
       if (!stream) {
-        const body: unknown = await response.json();
+        const body: unknown = JSON.parse(await replyText(response));
         const parsed = ChatCompletion.safeParse(body);
         if (!parsed.success) {
           const message = errorMessageOf(body) ?? parsed.error.issues[0]?.message ?? 'invalid';
@@ -324,14 +345,14 @@ export function createEndpointPool(
           },
         };
       }
-      if (response.body === null) return fail('protocol', `${url} sent no response body`, false);
+      if (response.text === null) return fail('protocol', `${url} sent no response body`, false);
       let content = '';
       let reasoning: string | null = null;
       let usage: Usage | null = null;
       let finishReason: string | null = null;
       let model = config.model;
       let done = false;
-      for await (const data of readSseData(response.body)) {
+      for await (const data of readSseEvents(response.text)) {
         // Read on to the end of the body after [DONE]: leaving early would cancel the body, and
         // undici then closes the connection instead of reusing it.
         if (done) continue;

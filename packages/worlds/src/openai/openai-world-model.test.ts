@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, renderMessages } from '../prompt/template';
 import type { SimContext, Transition } from '../world-model';
 import { systemClock, type Clock } from './clock';
-import { createEndpointPool } from './endpoint-pool';
+import { createEndpointPool, type PoolOptions } from './endpoint-pool';
+import { createNodeHttpTransport } from './node-http';
 import { EndpointError } from './errors';
 import { createOpenAIWorldModel } from './openai-world-model';
 import { startStubServer, type StubReply, type StubServer } from './testing/stub-server';
@@ -56,7 +57,14 @@ function slowReply(): StubReply {
   return { type: 'completion', content: 'x', delayMs: 20 };
 }
 
-describe('the OpenAI-compatible world model over real HTTP', () => {
+// Every behaviour holds over both ways of sending: a fetch (browsers, tests) and the node:http
+// transport the server uses.
+const clients: [string, Pick<PoolOptions, 'fetch' | 'transport'>][] = [
+  ['fetch', { fetch }],
+  ['the node:http transport', { transport: createNodeHttpTransport() }],
+];
+
+describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (_, client) => {
   it('streams a prediction, sending the AgentWorldBench messages and the options', async () => {
     const server = await serve(() => ({
       type: 'completion',
@@ -67,7 +75,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
       baseUrl: `${server.baseUrl}/v1/`,
       model: 'qwen-world',
       apiKey: 'k-123',
-      fetch,
+      ...client,
       maxConcurrency: 2,
     });
     const tokens: string[] = [];
@@ -115,7 +123,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       stream: false,
     });
     const prediction = await model.predict(context, [], action);
@@ -133,7 +141,12 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     ];
     const server = await serve((index) => replies[index % 2] ?? { type: 'hang' });
     for (const stream of [true, false]) {
-      const model = createOpenAIWorldModel({ baseUrl: server.baseUrl, model: 'm', fetch, stream });
+      const model = createOpenAIWorldModel({
+        baseUrl: server.baseUrl,
+        model: 'm',
+        ...client,
+        stream,
+      });
       const inline = await model.predict(context, history, action);
       const field = await model.predict(context, history, action);
       expect([inline.observation.content, inline.reasoning]).toEqual([
@@ -154,7 +167,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       clock,
       random: () => 0,
       retry: { attempts: 3, baseDelayMs: 10 },
@@ -175,7 +188,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       clock,
       random: () => 0.5,
       retry: { attempts: 4, baseDelayMs: 8 },
@@ -198,7 +211,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
       status: 400,
       body: JSON.stringify({ error: { message: 'max_tokens is too large' } }),
     }));
-    const model = createOpenAIWorldModel({ baseUrl: server.baseUrl, model: 'm', fetch });
+    const model = createOpenAIWorldModel({ baseUrl: server.baseUrl, model: 'm', ...client });
     await expect(model.predict(context, history, action)).rejects.toThrow(
       `${server.baseUrl}/v1/chat/completions answered HTTP 400: max_tokens is too large`,
     );
@@ -212,7 +225,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const dead = createOpenAIWorldModel({
       baseUrl: deadUrl,
       model: 'm',
-      fetch,
+      ...client,
       retry: { attempts: 2, baseDelayMs: 1 },
     });
     const error = await dead.predict(context, history, action).catch((caught: unknown) => caught);
@@ -229,7 +242,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       retry: { attempts: 2, baseDelayMs: 1 },
     });
     const prediction = await model.predict(context, history, action);
@@ -241,7 +254,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       retry: { attempts: 3, baseDelayMs: 1 },
     });
     const tokens: string[] = [];
@@ -264,7 +277,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
         { baseUrl: first.baseUrl, model: 'a', maxConcurrency: 3 },
         { baseUrl: second.baseUrl, model: 'b', maxConcurrency: 5 },
       ],
-      { fetch },
+      client,
     );
     const model = createOpenAIWorldModel({ pool });
     const predictions = await Promise.all(
@@ -285,7 +298,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       maxConcurrency: 1,
     });
     const sent = new AbortController();
@@ -310,7 +323,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       timeoutMs: 150,
       retry: { attempts: 2, baseDelayMs: 1 },
     });
@@ -331,7 +344,7 @@ describe('the OpenAI-compatible world model over real HTTP', () => {
     const model = createOpenAIWorldModel({
       baseUrl: server.baseUrl,
       model: 'm',
-      fetch,
+      ...client,
       maxConcurrency: 4,
       pricing: { inputPerMillion: 0.5, outputPerMillion: 2 },
     });

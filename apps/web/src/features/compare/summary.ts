@@ -1,27 +1,15 @@
-import { RULE_METRICS } from '@terrarium/fidelity';
+import { CONTENT_METRIC, metricDefinition, RULE_METRICS } from '@terrarium/fidelity';
 import type { SimulatedStep, SimulationResult } from '@terrarium/schema';
 
-export const CONTENT_METRIC = 'content';
+export { CONTENT_METRIC };
 
-const LABELS = new Map<string, string>([
-  ...RULE_METRICS.map((metric): [string, string] => [metric.id, metric.label]),
-  [CONTENT_METRIC, 'Content'],
-]);
-
-const DESCRIPTIONS = new Map<string, string>([
-  ...RULE_METRICS.map((metric): [string, string] => [metric.id, metric.description]),
-  [
-    CONTENT_METRIC,
-    'Content-class score: deterministic content exact, live data close, the rest plausible.',
-  ],
-]);
-
+// Labels and definitions come from the one table in packages/fidelity (metric-definitions.ts).
 export function metricLabel(id: string): string {
-  return LABELS.get(id) ?? id;
+  return metricDefinition('rule', id)?.label ?? id;
 }
 
 export function metricDescription(id: string): string | undefined {
-  return DESCRIPTIONS.get(id);
+  return metricDefinition('rule', id)?.definition;
 }
 
 function metricRank(id: string): number {

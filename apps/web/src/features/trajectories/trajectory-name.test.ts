@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayId, taskHeadline } from './trajectory-name';
+import { displayId, taskHeadline, trajectoryName } from './trajectory-name';
 
 describe('trajectory names', () => {
   it('drops the folders and extension of a file-like id, keeps other ids whole', () => {
@@ -31,5 +31,60 @@ describe('trajectory names', () => {
     );
     expect(taskHeadline('Summary:')).toBe('Summary:');
     expect(taskHeadline(null)).toBeNull();
+  });
+
+  it('names a run by its task and trial, or its instance, not by a UUID or its settings', () => {
+    // Real ids and metadata of the demo data (tau2-bench, tau-bench v1, SWE-agent, InterCode).
+    expect(
+      trajectoryName({
+        externalId: 'b762699f-cf72-4a2f-b500-5bbe1258209c',
+        taskId: '13',
+        trial: '0',
+      }),
+    ).toEqual({ name: 'task 13 · trial 0', detail: null });
+    expect(trajectoryName({ externalId: 'task-0-trial-0', taskId: '0', trial: '0' })).toEqual({
+      name: 'task-0-trial-0',
+      detail: null,
+    });
+    expect(
+      trajectoryName({
+        externalId:
+          '../demo/data/swe-agent/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1__pydicom__pydicom-1458.traj',
+        taskId: null,
+        trial: null,
+      }),
+    ).toEqual({
+      name: 'pydicom__pydicom-1458',
+      detail: 'gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1',
+    });
+    expect(
+      trajectoryName({
+        externalId:
+          'replay__marshmallow-code__marshmallow-1867__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1__marshmallow-code__marshmallow-1867.traj',
+        taskId: null,
+        trial: null,
+      }),
+    ).toEqual({
+      name: 'marshmallow-code__marshmallow-1867',
+      detail:
+        'replay__marshmallow-code__marshmallow-1867__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1',
+    });
+    expect(
+      trajectoryName({ externalId: 'ctf__crypto__BabyEncryption.traj', taskId: null, trial: null }),
+    ).toEqual({ name: 'ctf__crypto__BabyEncryption', detail: null });
+    expect(
+      trajectoryName({
+        externalId: 'ic_sql_multiturn_gpt-4_10_turns.json#3',
+        taskId: '3',
+        trial: null,
+      }),
+    ).toEqual({ name: 'ic_sql_multiturn_gpt-4_10_turns.json#3', detail: null });
+    expect(
+      trajectoryName({
+        externalId: 'ic_sql_multiturn_gpt-4_10_turns.json#3',
+        taskId: '17',
+        trial: null,
+      }),
+    ).toEqual({ name: 'task 17', detail: 'ic_sql_multiturn_gpt-4_10_turns.json#3' });
   });
 });

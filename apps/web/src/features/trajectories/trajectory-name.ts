@@ -1,3 +1,5 @@
+import type { TrajectorySummary } from '@terrarium/schema';
+
 /**
  * Names for a trajectory list, so rows tell apart at a glance: the file-like id without its folders
  * (SWE-agent ids are paths whose last part names the instance), and the first line of the task that
@@ -28,4 +30,38 @@ export function taskHeadline(task: string | null): string | null {
     return line;
   }
   return lines.find((line) => line !== '') ?? null;
+}
+
+// SWE-agent names a run `model__dataset__config__t-T__p-P__c-C__install-N__INSTANCE`; the instance
+// is what tells runs apart, the rest is the setup (kept as detail: several configs share one).
+const SWE_AGENT_RUN = /^(.+?__(?:t-[\d.]+__p-[\d.]+__c-[\d.]+__)?install-\d+)__(.+)$/;
+const SWE_AGENT_SETTINGS = /^(.+?__t-[\d.]+__p-[\d.]+__c-[\d.]+)__(.+)$/;
+// A bare UUID or long hex hash says nothing to a reader.
+const OPAQUE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})$/i;
+
+export interface TrajectoryName {
+  /** What tells this trajectory apart: the task and trial, or the instance id. */
+  name: string;
+  /** The rest of the source's id when it says something more (a run's settings), else null. */
+  detail: string | null;
+}
+
+/**
+ * The distinguishing name of a trajectory: the source's task id and trial where its format records
+ * them (tau2-bench ids are UUIDs), the instance id of a SWE-agent run (its file name leads with the
+ * model and settings), otherwise the id without its folders.
+ */
+export function trajectoryName(
+  row: Pick<TrajectorySummary, 'externalId' | 'taskId' | 'trial'>,
+): TrajectoryName {
+  const id = displayId(row.externalId);
+  if (row.taskId !== null && (OPAQUE.test(id) || !id.includes(row.taskId))) {
+    const name = `task ${row.taskId}${row.trial === null ? '' : ` · trial ${row.trial}`}`;
+    return { name, detail: OPAQUE.test(id) ? null : id };
+  }
+  const run = SWE_AGENT_RUN.exec(id) ?? SWE_AGENT_SETTINGS.exec(id);
+  if (run !== null && run[1] !== undefined && run[2] !== undefined) {
+    return { name: run[2], detail: run[1] };
+  }
+  return { name: id, detail: null };
 }

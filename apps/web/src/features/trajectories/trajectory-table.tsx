@@ -6,17 +6,21 @@ import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
 import type { Route } from '../../app/url-state';
 import { QueryStatus } from '../../app/query-status';
-import { displayId, taskHeadline } from './trajectory-name';
+import { SearchSnippet } from './search-snippet';
+import { taskHeadline, trajectoryName } from './trajectory-name';
 import { usePagedTrajectories } from './use-paged-trajectories';
 
 const ROW_HEIGHT = 30;
 
-function replayRoute(row: TrajectorySummary): Route {
-  return { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step: 0 };
+/** The replay, at the step a search matched when the list is a search's. */
+export function replayRoute(row: TrajectorySummary): Route {
+  const step = row.match?.step ?? 0;
+  return { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step };
 }
 
 function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }) {
   const outcome = outcomeLabel(row.outcome);
+  const { name, detail } = trajectoryName(row);
   return (
     <div
       role="row"
@@ -31,15 +35,24 @@ function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }
     >
       <span role="cell" className="mono cell-id">
         <Link to={replayRoute(row)} title={row.externalId}>
-          {displayId(row.externalId)}
+          <span data-testid="trajectory-name">{name}</span>
         </Link>
+        {detail !== null && <span className="muted"> {detail}</span>}
       </span>
       <span role="cell" className="cell-ellipsis">
         {row.sourceBenchmark ?? row.sourceFormat}
       </span>
       <span role="cell">{row.domain}</span>
-      <span role="cell" className="cell-ellipsis" title={row.task ?? undefined}>
-        {taskHeadline(row.task) ?? '—'}
+      <span
+        role="cell"
+        className="cell-ellipsis"
+        title={row.match === undefined ? (row.task ?? undefined) : row.match.text}
+      >
+        {row.match === undefined ? (
+          (taskHeadline(row.task) ?? '—')
+        ) : (
+          <SearchSnippet match={row.match} />
+        )}
       </span>
       <span role="cell" className="cell-ellipsis muted">
         {row.agentModel ?? '—'}
