@@ -156,8 +156,15 @@ export function buildProgram(): Command {
     .description(
       'Import an AgentWorldBench JSONL file as a bench. Exit code 2 when some rows were skipped.',
     )
-    .argument('<file>', 'AgentWorldBench JSONL ({task,id,prompt,response,current_prompt,…})')
+    .argument(
+      '<file>',
+      'AgentWorldBench JSONL ({task,id,prompt,response,current_prompt,…}), or a folder of *_test.jsonl',
+    )
     .requiredOption('--name <name>', 'bench name')
+    .option(
+      '--server <url>',
+      'upload to this running Terrarium (token: TERRARIUM_TOKEN, else the --data-dir token file)',
+    )
     .option('--json', 'print the result as JSON')
     .action((file: string, _options: unknown, command: Command) =>
       runBenchImport(file, command.optsWithGlobals()),
@@ -230,6 +237,15 @@ export function buildProgram(): Command {
       'list up to n mismatches with both texts in --json',
       parseInteger,
       0,
+    )
+    .option(
+      '--sql-dump <file>',
+      'SQL datasets: the MySQL dump the episodes ran on (InterCode: data/sql/spider/ic_spider_dbs.sql)',
+    )
+    .option(
+      '--sql-tasks <file>',
+      "SQL datasets: a Spider task file naming each question's database (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
     )
     .option(
       '--json',

@@ -48,12 +48,22 @@ export {
   type SampledWorkspace,
   type WorldParameters,
 } from './params/sample-workspace';
-export { pythonJsonDumps } from './tool/python-json';
+export {
+  pythonJsonDumps,
+  floatKeysOf,
+  parseOrderedJson,
+  type JsonFormat,
+} from './tool/python-json';
 export {
   applyRenames,
   executeRead,
   keyRenames,
   learnReadMappings,
+  toolDatabaseFrom,
+  databaseLookup,
+  learnShapes,
+  type LearnOptions,
+  type RecordLookup,
   type KeyRename,
   type ReadMapping,
   type RecordedToolCall,
@@ -66,4 +76,29 @@ export {
   type ToolWorld,
   type ToolWorldOptions,
 } from './tool/tool-world';
-export { measureToolReads, type ReadCounts, type ToolReadReport } from './tool/tool-sufficiency';
+export {
+  measureToolReads,
+  type MeasureToolOptions,
+  type ReadCounts,
+  type ToolReadReport,
+  type WriteCounts,
+} from './tool/tool-sufficiency';
+export { cloneJson, type ToolHandler, type ToolHandlers, type ToolState } from './tool/tool-state';
+export {
+  domainOptions,
+  tau2RetailDomain,
+  tau2TelecomDomain,
+  tau2Initialization,
+  tauAirlineDomain,
+  type ToolDomain,
+} from './tool/domains/tool-domains';
+export {
+  TAU_AIRLINE_ALL,
+  TAU_AIRLINE_TOOLS,
+  TAU_AIRLINE_UPDATES,
+} from './tool/domains/tau-airline';
+export { TAU2_RETAIL_NOT_FOUND, TAU2_RETAIL_TOOLS } from './tool/domains/tau2-retail';
+export { calculate, ToolError } from './tool/domains/python-values';
+export { inferToolSchemas } from './tool/infer-schemas';
+export { TAU2_TELECOM_INITIALIZATION, TAU2_TELECOM_TOOLS } from './tool/domains/tau2-telecom';
+export { parseTomlSubset, TomlSubsetError } from './tool/toml-subset';

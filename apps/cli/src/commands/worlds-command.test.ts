@@ -1,7 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sharedDataPath } from '@terrarium/schema/testing';
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
 
@@ -69,3 +73,69 @@ describe('terrarium worlds build', () => {
     },
   );
 });
+
+describe.skipIf(!sharedDataAvailable('intercode'))(
+  `terrarium worlds build on an InterCode SQL dataset ${UNSHIPPED_DATA_REASON}`,
+  () => {
+    let dataDir: string;
+    beforeAll(async () => {
+      dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-worlds-sql-'));
+      const imported = await runCli([
+        'import',
+        sharedDataPath('intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json'),
+        '--dataset',
+        'ic-sql',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
+    }, 300_000);
+    afterAll(async () => {
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it(
+      'replays the episodes on the Spider dump and prints the SQL sufficiency',
+      { timeout: 300_000 },
+      async () => {
+        const bare = await runCli([
+          'worlds',
+          'build',
+          '--dataset',
+          'ic-sql',
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(bare.code).toBe(1);
+        expect(bare.stderr).toContain('ic-sql holds SQL episodes: pass --sql-dump FILE');
+        const json = await runCli([
+          'worlds',
+          'build',
+          '--dataset',
+          'ic-sql',
+          '--sql-dump',
+          sharedDataPath('intercode/data/sql/spider/ic_spider_dbs.sql'),
+          '--sql-tasks',
+          sharedDataPath('intercode/data/sql/spider/ic_spider_dev.json'),
+          '--json',
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(json.stderr).toBe('');
+        expect(json.code).toBe(0);
+        const report: unknown = JSON.parse(json.stdout);
+        // The same figures as the SQL world's own test on the same files (sql-world.intercode.test.ts).
+        expect(report).toMatchObject({
+          dataset: 'ic-sql',
+          worlds: 1034,
+          transitions: 5867,
+          exact: 4960,
+          fallback: 0,
+          mismatch: 907,
+          byCommand: { SHOW: { transitions: 1083, exact: 1074, fallback: 0, mismatch: 9 } },
+        });
+      },
+    );
+  },
+);

@@ -5,6 +5,7 @@ import {
   trimReport,
   type Counts,
 } from '@terrarium/executable-worlds';
+import { measureSqlSufficiencyFromFiles } from '@terrarium/executable-worlds/node';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { authHeaders } from '../server-client';
@@ -16,6 +17,9 @@ export interface WorldsBuildOptions extends GlobalOptions {
   pool?: boolean;
   /** Mismatches listed (with both texts) in `--json`; the counts always cover all. */
   mismatches?: number;
+  /** SQL datasets: the MySQL dump the episodes ran on, and Spider task files naming each db. */
+  sqlDump?: string;
+  sqlTasks?: string[];
 }
 
 /**
@@ -31,7 +35,10 @@ export async function runWorldsBuild(options: WorldsBuildOptions): Promise<void>
   const target = await connect(options);
   let report: SufficiencyReport;
   try {
-    report = await sufficiencyOn(target, input);
+    report = await sufficiencyOn(target, input, {
+      ...(options.sqlDump === undefined ? {} : { dump: options.sqlDump }),
+      tasks: options.sqlTasks ?? [],
+    });
   } finally {
     await disconnect(target);
   }
@@ -46,15 +53,34 @@ interface Input {
   maxMismatches: number;
 }
 
-async function sufficiencyOn(target: DataTarget, input: Input): Promise<SufficiencyReport> {
-  if (target.kind === 'server') return sufficiencyThroughServer(target.url, target.token, input);
+async function sufficiencyOn(
+  target: DataTarget,
+  input: Input,
+  sqlFiles: { dump?: string; tasks: string[] },
+): Promise<SufficiencyReport> {
+  if (target.kind === 'server') {
+    if (sqlFiles.dump !== undefined)
+      throw new CliError(
+        `SQL worlds are built from files on this machine: stop the server at ${target.url} (it holds the data folder) and run again`,
+      );
+    return sufficiencyThroughServer(target.url, target.token, input);
+  }
   try {
     const dataset = await findDataset(target.store, input.dataset, '--dataset');
     const trajectories = await loadDataset(target.store, dataset.id);
-    const report = await measureSufficiency(trajectories, {
-      dataset: dataset.name,
-      pool: input.pool,
-    });
+    // InterCode SQL episodes: replayed in a SQL world on the dump they ran on.
+    const sql = trajectories.length > 0 && trajectories.every((t) => t.domain === 'database');
+    if (sql && sqlFiles.dump === undefined)
+      throw new CliError(
+        `${dataset.name} holds SQL episodes: pass --sql-dump FILE (the MySQL dump they ran on, e.g. InterCode's ic_spider_dbs.sql) and --sql-tasks FILE for the Spider tasks naming each question's database`,
+      );
+    const report =
+      sqlFiles.dump === undefined
+        ? await measureSufficiency(trajectories, { dataset: dataset.name, pool: input.pool })
+        : await measureSqlSufficiencyFromFiles(trajectories, dataset.name, {
+            dump: sqlFiles.dump,
+            tasks: sqlFiles.tasks,
+          });
     return trimReport(report, { maxMismatches: input.maxMismatches, maxChars: 4000 });
   } catch (error) {
     if (error instanceof SimulatorError) throw new CliError(error.message);

@@ -11,6 +11,7 @@ import {
   moveFromRequest,
   StepEnvRequest,
   Task,
+  type CodeRunner,
   type EnvService,
   type SessionError,
   type SessionLimits,
@@ -18,6 +19,10 @@ import {
 import type { StepEnvRequest as StepBody } from '@terrarium/curriculum';
 import { sendError, sendJson } from './json-response';
 import { BodyError } from './read-json-body';
+import { CustomRule } from '@terrarium/rubrics';
+import { sharedCustomRuleRunner } from '../rulesets/sandbox-runner';
+import { storeEnvPersistence } from './env-routes-persistence';
+import { loadToolWorlds, toolWorldFilesIn, type ToolWorldFiles } from './env-routes-tool-worlds';
 import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
 
 /** Step and create bodies are small; a trainer sending more is broken. */
@@ -30,13 +35,50 @@ const GenerateTasksRequest = z.object({
   limit: z.number().int().positive().max(100_000).optional(),
 });
 
-/** The builtin worlds and tasks on the wall clock, with unguessable session ids. */
-export function createDefaultEnvService(limits?: Partial<SessionLimits>): EnvService {
+/**
+ * The builtin worlds and tasks on the wall clock, with unguessable session ids. With a store,
+ * accepted tasks and built worlds are saved there and come back on the next start (sessions do not:
+ * they are in memory).
+ */
+export function createDefaultEnvService(
+  limits?: Partial<SessionLimits>,
+  store?: Store,
+  /**
+   * Benchmark files for the tool worlds; default: the upstream layout under the folder
+   * `TERRARIUM_WORLD_DATA` names (e.g. ../shared/data), none when it is unset.
+   */
+  toolWorlds?: ToolWorldFiles,
+): EnvService {
+  const folder = process.env['TERRARIUM_WORLD_DATA'];
+  const files = toolWorlds ?? (folder === undefined ? {} : toolWorldFilesIn(folder));
   return createEnvService({
     now: Date.now,
     newId: randomUUID,
     ...(limits === undefined ? {} : { limits }),
+    ...(store === undefined ? {} : { persistence: storeEnvPersistence(store) }),
+    runCode: sandboxCodeRunner(),
+    loadWorlds: () => loadToolWorlds(files),
   });
+}
+
+/**
+ * Code verifiers run where custom rubric rules run: the process's QuickJS worker pool, with the
+ * check's own time and memory limits (a worker that overruns is replaced).
+ */
+export function sandboxCodeRunner(): CodeRunner {
+  const run = sharedCustomRuleRunner();
+  return (check, item) =>
+    run(
+      CustomRule.parse({
+        id: 'task-verifier',
+        type: 'custom',
+        language: check.language,
+        source: check.source,
+        timeoutMs: check.timeoutMs,
+        memoryMb: check.memoryMb,
+      }),
+      item,
+    );
 }
 
 /** Whether the environment server (sessions, tasks, worlds, the OpenAPI document) answers this path. */
@@ -197,7 +239,9 @@ async function route(
     return sendJson(
       response,
       200,
-      await addTrajectoryTasks(env, trajectories.slice(0, body.data.limit), dataset.name),
+      await addTrajectoryTasks(env, trajectories.slice(0, body.data.limit), dataset.name, {
+        dataset: dataset.id,
+      }),
     );
   }
   if (path.startsWith('/v1/tasks/')) {

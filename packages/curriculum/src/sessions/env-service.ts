@@ -1,8 +1,15 @@
-import { buildTerminalWorld, reconstructWorkspace } from '@terrarium/executable-worlds';
+import {
+  buildTerminalWorld,
+  reconstructWorkspace,
+  type TerminalWorld,
+} from '@terrarium/executable-worlds';
 import type { Trajectory } from '@terrarium/schema';
 import { BUILTIN_TASKS } from '../tasks/builtin-tasks';
 import { taskFromTerminalTrajectory } from '../tasks/from-trajectory';
 import type { WorldFactory } from '../tasks/gates';
+import type { GateReport } from '../tasks/gates';
+import type { CodeRunner } from '../tasks/verifier';
+import { Task } from '../tasks/task';
 import { createTaskCatalog, type TaskCatalog } from '../tasks/task-catalog';
 import {
   createWorldCatalog,
@@ -16,8 +23,42 @@ export interface EnvService {
   worlds: WorldCatalog & { add(entry: WorldEntry): void };
   tasks: TaskCatalog;
   sessions: SessionManager;
-  /** Settles when the builtin tasks have passed their gates. */
+  /** Settles when the builtin tasks have passed their gates and saved ones are back. */
   ready: Promise<void>;
+  persistence: EnvPersistence | null;
+  /** What `ready` brought back from the store (empty without persistence). */
+  restored: RestoreReport;
+}
+
+/** A built world as its recipe: reconstructed from a stored trajectory of a dataset. */
+export interface WorldRecipe {
+  id: string;
+  kind: 'trajectory';
+  description: string;
+  spec: { dataset: string; trajectory: string };
+}
+
+export interface RestoreReport {
+  worlds: number;
+  tasks: number;
+  /** Saved worlds or tasks that could not come back (dataset deleted, world gone), and why. */
+  skipped: { id: string; reason: string }[];
+}
+
+/**
+ * Keeps tasks and built worlds across restarts. Sessions are not kept: they live in memory and a
+ * restart ends them (a trainer opens new ones on the same task ids). The API layer implements it
+ * over the store; this package stays free of I/O.
+ */
+export interface EnvPersistence {
+  saveTask(task: Task, report: GateReport): Promise<void>;
+  saveWorld(recipe: WorldRecipe): Promise<void>;
+  /** Saved worlds rebuilt as catalog entries (or skipped with a reason) and saved task documents. */
+  load(): Promise<{
+    worlds: WorldEntry[];
+    tasks: { id: string; task: unknown }[];
+    skipped: { id: string; reason: string }[];
+  }>;
 }
 
 export interface EnvServiceOptions {
@@ -26,6 +67,12 @@ export interface EnvServiceOptions {
   limits?: Partial<SessionLimits>;
   /** More worlds besides `scratch` (e.g. reconstructed terminal worlds). */
   worlds?: WorldEntry[];
+  /** Saves accepted tasks and built worlds, and brings them back on start. */
+  persistence?: EnvPersistence;
+  /** Runs code verifiers in a sandbox (without it, a code check fails saying so). */
+  runCode?: CodeRunner;
+  /** Worlds that take I/O to build (tool worlds on benchmark files): in before saved tasks return. */
+  loadWorlds?: () => Promise<WorldEntry[]>;
 }
 
 /** The catalogs and the session manager behind the environment server, wired together. */
@@ -36,23 +83,86 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
     if (entry === undefined) throw new Error(`no world ${ref.id}`);
     return entry.create(ref.params, seed);
   };
-  const tasks = createTaskCatalog(createWorld);
+  const persistence = options.persistence ?? null;
+  const verifier = options.runCode === undefined ? {} : { runCode: options.runCode };
+  const tasks = createTaskCatalog(
+    createWorld,
+    persistence === null
+      ? undefined
+      : { save: (task, report) => persistence.saveTask(task, report) },
+    verifier,
+  );
+  const restored: RestoreReport = { worlds: 0, tasks: 0, skipped: [] };
   const sessions = new SessionManager({
     worlds,
     tasks,
     now: options.now,
     newId: options.newId,
+    verifier,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   const ready = (async () => {
     for (const task of BUILTIN_TASKS) {
-      const added = await tasks.add(task);
+      const added = await tasks.add(task, { save: false });
       // A builtin task that fails its gates is a bug in this package, not bad input.
       if (!added.accepted)
         throw new Error(`builtin task ${task.id}: ${added.report.reasons.join('; ')}`);
     }
+    try {
+      for (const entry of (await options.loadWorlds?.()) ?? []) worlds.add(entry);
+    } catch (error) {
+      // Unreadable benchmark files cost their worlds, not the server: the rest is served.
+      restored.skipped.push({
+        id: 'loadWorlds',
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+    if (persistence === null) return;
+    let saved: Awaited<ReturnType<EnvPersistence['load']>>;
+    try {
+      saved = await persistence.load();
+    } catch (error) {
+      // A store that cannot be read costs the saved tasks (reported), not the builtin ones.
+      restored.skipped.push({
+        id: 'store',
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
+    restored.skipped.push(...saved.skipped);
+    for (const entry of saved.worlds) {
+      worlds.add(entry);
+      restored.worlds++;
+    }
+    for (const { id, task } of saved.tasks) {
+      const parsed = Task.safeParse(task);
+      if (!parsed.success) {
+        restored.skipped.push({ id, reason: `not a task any more: ${parsed.error.message}` });
+      } else if (tasks.get(parsed.data.id) !== undefined) {
+        // A builtin task of the same id: the code's version wins over a saved copy.
+        restored.skipped.push({ id, reason: 'a builtin task has this id' });
+      } else if (worlds.get(parsed.data.world.id) === undefined) {
+        restored.skipped.push({ id, reason: `its world ${parsed.data.world.id} is gone` });
+      } else {
+        tasks.restore(parsed.data);
+        restored.tasks++;
+      }
+    }
   })();
-  return { worlds, tasks, sessions, ready };
+  return { worlds, tasks, sessions, ready, persistence, restored };
+}
+
+/** The catalog entry of a terminal or SWE trajectory's reconstructed world (fresh per create). */
+export function trajectoryWorldEntry(
+  trajectory: Trajectory,
+  worldId: string,
+): WorldEntry & { create: () => TerminalWorld } {
+  const workspace = reconstructWorkspace(trajectory);
+  return {
+    id: worldId,
+    description: `reconstructed from ${trajectory.externalId}`,
+    create: () => buildTerminalWorld(trajectory, { workspace }),
+  };
 }
 
 export interface TrajectoryTasksReport {
@@ -69,6 +179,8 @@ export async function addTrajectoryTasks(
   trajectories: Trajectory[],
   /** Keeps ids of different datasets apart (their trajectories may share external ids). */
   namespace = 'traj',
+  /** The stored dataset the trajectories come from: with persistence, worlds are saved as recipes. */
+  origin?: { dataset: string },
 ): Promise<TrajectoryTasksReport> {
   const report: TrajectoryTasksReport = { accepted: [], rejected: [] };
   for (const trajectory of trajectories) {
@@ -79,9 +191,9 @@ export async function addTrajectoryTasks(
       });
       continue;
     }
-    const workspace = reconstructWorkspace(trajectory);
-    const build = () => buildTerminalWorld(trajectory, { workspace });
     const worldId = `${namespace}:${trajectory.externalId}`;
+    const entry = trajectoryWorldEntry(trajectory, worldId);
+    const build = entry.create;
     const generated = await taskFromTerminalTrajectory({
       trajectory,
       worldId,
@@ -92,11 +204,15 @@ export async function addTrajectoryTasks(
       report.rejected.push({ trajectory: generated.trajectory, reason: generated.reason });
       continue;
     }
-    env.worlds.add({
-      id: worldId,
-      description: `reconstructed from ${trajectory.externalId}`,
-      create: build,
-    });
+    env.worlds.add(entry);
+    if (origin !== undefined && env.persistence !== null) {
+      await env.persistence.saveWorld({
+        id: worldId,
+        kind: 'trajectory',
+        description: entry.description,
+        spec: { dataset: origin.dataset, trajectory: trajectory.externalId },
+      });
+    }
     const added = await env.tasks.add(generated.task);
     if (added.accepted) report.accepted.push(generated.task.id);
     else

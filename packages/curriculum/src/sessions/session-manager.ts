@@ -2,7 +2,7 @@ import type { World } from '@terrarium/executable-worlds';
 import type { JsonValue, ToolSchema } from '@terrarium/schema';
 import { answerOf, applyMove, startEpisode, type AgentMove, type Episode } from '../tasks/episode';
 import type { Task } from '../tasks/task';
-import { evaluateVerifier, type Evaluation } from '../tasks/verifier';
+import { evaluateVerifier, type Evaluation, type VerifierOptions } from '../tasks/verifier';
 import { toolsFor, type WorldCatalog } from '../worlds/world-catalog';
 import { isTerminalWorld } from '../worlds/world-kinds';
 
@@ -38,6 +38,8 @@ export interface SessionManagerOptions {
   /** Unguessable session ids (the server passes crypto.randomUUID). */
   newId: () => string;
   limits?: Partial<SessionLimits>;
+  /** Runs code verifiers (see `CodeRunner`). */
+  verifier?: VerifierOptions;
 }
 
 export interface CreateSessionInput {
@@ -234,6 +236,7 @@ export class SessionManager {
         session.task.verifier,
         session.episode.world,
         answerOf(session.episode),
+        this.options.verifier,
       );
       info['evaluation'] = evaluationJson(evaluation);
       return {
@@ -311,6 +314,7 @@ export class SessionManager {
       session.task.verifier,
       session.episode.world,
       answerOf(session.episode),
+      this.options.verifier,
     );
   }
 

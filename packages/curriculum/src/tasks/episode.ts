@@ -15,6 +15,11 @@ export function moveFromToolCall(world: World, name: string, args: JsonValue): A
     const answer = record['answer'];
     return { kind: 'submit', answer: typeof answer === 'string' ? answer : null };
   }
+  if (world.kind === 'tool') {
+    // Any tool the world was given, by name; environment setup (`init:`) is not the agent's.
+    if (name.startsWith('init:')) return { kind: 'invalid', reason: `unknown tool ${name}` };
+    return { kind: 'act', action: { type: 'tool_call', name, arguments: record, callId: null } };
+  }
   const field = world.kind === 'sql' ? 'query' : 'command';
   const expected = world.kind === 'sql' ? 'sql' : 'bash';
   if (name !== expected)
@@ -32,6 +37,23 @@ export function moveFromToolCall(world: World, name: string, args: JsonValue): A
 export function moveFromText(world: World, text: string): AgentMove {
   const submit = /^submit(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (submit) return { kind: 'submit', answer: submit[1] ?? null };
+  if (world.kind === 'tool') {
+    // `name {json arguments}`, the way tool calls read in a transcript.
+    const call = /^\s*([A-Za-z_][\w.:-]*)\s*(\{[\s\S]*\})?\s*$/.exec(text);
+    if (call === null)
+      return {
+        kind: 'invalid',
+        reason: 'a tool world takes `tool_name {"arg": …}` or a tool call',
+      };
+    let args: JsonValue = {};
+    try {
+      const parsed: JsonValue = JSON.parse(call[2] ?? '{}');
+      args = parsed;
+    } catch {
+      return { kind: 'invalid', reason: `the arguments of ${call[1]} are not JSON` };
+    }
+    return moveFromToolCall(world, call[1] ?? '', args);
+  }
   return {
     kind: 'act',
     action: { type: 'command', command: text, interpreter: world.kind === 'sql' ? 'sql' : 'bash' },

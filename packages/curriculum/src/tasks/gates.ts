@@ -1,7 +1,7 @@
 import type { World } from '@terrarium/executable-worlds';
 import { answerOf, applyMove, moveFromSolution, startEpisode } from './episode';
 import type { SolutionAction, Task, WorldRef } from './task';
-import { evaluateVerifier, type Evaluation } from './verifier';
+import { evaluateVerifier, type Evaluation, type VerifierOptions } from './verifier';
 
 export type GateName = 'oracle-passes' | 'empty-fails' | 'noop-fails' | 'initial-fails';
 
@@ -29,6 +29,7 @@ export async function runSolution(
   createWorld: WorldFactory,
   solution: SolutionAction[],
   seed = 0,
+  options: VerifierOptions = {},
 ): Promise<{ evaluation: Evaluation; world: World }> {
   const world = createWorld(task.world, seed);
   await world.reset();
@@ -38,7 +39,10 @@ export async function runSolution(
     await applyMove(episode, move);
     if (episode.submitted) break;
   }
-  return { evaluation: await evaluateVerifier(task.verifier, world, answerOf(episode)), world };
+  return {
+    evaluation: await evaluateVerifier(task.verifier, world, answerOf(episode), options),
+    world,
+  };
 }
 
 function failedChecks(evaluation: Evaluation): string {
@@ -62,9 +66,10 @@ export async function runGates(
   task: Task,
   createWorld: WorldFactory,
   seed = 0,
+  options: VerifierOptions = {},
 ): Promise<GateReport> {
   const gates: GateResult[] = [];
-  const oracle = await runSolution(task, createWorld, task.oracle, seed);
+  const oracle = await runSolution(task, createWorld, task.oracle, seed, options);
   gates.push({
     gate: 'oracle-passes',
     ok: oracle.evaluation.passed,
@@ -78,16 +83,22 @@ export async function runGates(
     createWorld,
     [{ tool: 'submit', arguments: { answer: '' } }],
     seed,
+    options,
   );
   gates.push(mustFail('empty-fails', empty.evaluation, 'the empty solution'));
-  const noop = await runSolution(task, createWorld, task.noop, seed);
+  const noop = await runSolution(task, createWorld, task.noop, seed, options);
   gates.push(
     mustFail('noop-fails', noop.evaluation, `the no-op solution (${JSON.stringify(task.noop)})`),
   );
 
   const initialWorld = createWorld(task.world, seed);
   const firstObservation = await initialWorld.reset();
-  const initial = await evaluateVerifier(task.verifier, initialWorld, firstObservation.content);
+  const initial = await evaluateVerifier(
+    task.verifier,
+    initialWorld,
+    firstObservation.content,
+    options,
+  );
   gates.push(mustFail('initial-fails', initial, 'the initial world'));
 
   const reasons = gates.filter((gate) => !gate.ok).map((gate) => gate.reason);

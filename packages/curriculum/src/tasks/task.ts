@@ -27,6 +27,35 @@ export const VerifierCheck = z.discriminatedUnion('kind', [
     normalize: z.enum(['exact', 'trim', 'lines']).default('trim'),
   }),
   z.object({ kind: z.literal('answer-contains'), text: z.string().min(1) }),
+  z.object({
+    kind: z.literal('record-equals'),
+    /** Tool worlds: a record of the final state (after applied writes), or one field of it. */
+    table: z.string().min(1),
+    key: z.string().min(1),
+    /** Object keys / list indexes into the record; empty: the whole record. */
+    field: z.array(z.union([z.string(), z.number().int().nonnegative()])).default([]),
+    /** null also matches a record or field that does not exist. */
+    expected: z.json(),
+  }),
+  z.object({
+    kind: z.literal('code'),
+    /**
+     * Defines `score(item)` returning a number in [0, 1], null or `{score, detail}`; run in the
+     * rubrics' QuickJS sandbox (no host access) within `timeoutMs` and `memoryMb`. `item.prediction`
+     * is the answer; `item.reference` is JSON text `{state, files, outputs, rows}`: the world's
+     * state summary, the contents of `files` (null when missing), the output of each of
+     * `commands` (run in a fork) and the rows of each of `queries` (SQL worlds).
+     */
+    language: z.enum(['javascript', 'typescript']).default('javascript'),
+    source: z.string().min(1).max(100_000),
+    timeoutMs: z.number().int().min(1).max(10_000).default(1000),
+    memoryMb: z.number().int().min(1).max(256).default(32),
+    files: z.array(z.string().min(1)).max(100).default([]),
+    commands: z.array(z.string().min(1)).max(20).default([]),
+    queries: z.array(z.string().min(1)).max(20).default([]),
+    /** The check passes when the score is at least this. */
+    passAt: z.number().min(0).max(1).default(1),
+  }),
 ]);
 export type VerifierCheck = z.infer<typeof VerifierCheck>;
 

@@ -1,6 +1,7 @@
 import type { World } from '@terrarium/executable-worlds';
 import type { JsonValue, ToolSchema } from '@terrarium/schema';
 import { createScratchWorld } from './scratch-world';
+import { isToolWorld } from './world-kinds';
 
 /** Makes a fresh world from parameters and a seed; the same inputs give the same world. */
 export interface WorldEntry {
@@ -75,6 +76,7 @@ export const SUBMIT_TOOL: ToolSchema = {
 
 /** The tools (OpenAI function schemas) an agent gets for a world of this kind. */
 export function toolsFor(world: World): ToolSchema[] {
+  if (isToolWorld(world)) return [...world.tools(), SUBMIT_TOOL];
   if (world.kind === 'sql') {
     return [
       {

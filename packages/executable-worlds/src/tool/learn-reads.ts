@@ -1,5 +1,5 @@
 import type { JsonValue } from '@terrarium/schema';
-import { pythonJsonDumps } from './python-json';
+import { pythonJsonDumps, type JsonFormat } from './python-json';
 
 /** One recorded tool call and the text the environment answered. */
 export interface RecordedToolCall {
@@ -8,11 +8,17 @@ export interface RecordedToolCall {
   observation: string;
 }
 
-/** A key renamed between the database and the tool's output, at `path` (object keys from the record). */
-export interface KeyRename {
-  path: string[];
-  to: string;
-}
+/**
+ * How a tool's output differs in shape from the stored record, at `path` (object keys from the
+ * record, `[]` for list items): a key renamed (`to`), or a key the tool adds as null (`insert`,
+ * before the stored key `before`, or last): tau2's pydantic models print their unset optional
+ * fields (`cancel_reason: null`…) that the database file leaves out.
+ */
+export type KeyRename =
+  | { path: string[]; to: string }
+  | { path: string[]; insert: string; before: string | null }
+  /** The tool prints this object's keys in this order (absent ones as null). */
+  | { path: string[]; order: string[] };
 
 /**
  * What a read-only tool returns: `table[arguments[argument]]`, with `renames` applied. Learned
@@ -68,19 +74,55 @@ export function keyRenames(
   if (isObject(stored) && isObject(observed)) {
     const storedKeys = Object.keys(stored);
     const observedKeys = Object.keys(observed);
-    if (storedKeys.length !== observedKeys.length) return null;
-    const renames: KeyRename[] = [];
-    for (const [i, key] of storedKeys.entries()) {
-      const to = observedKeys[i];
-      if (to === undefined) return null;
-      if (to !== key) renames.push({ path: [...path, key], to });
-      const inner = keyRenames(stored[key] ?? null, observed[to] ?? null, [...path, key]);
-      if (inner === null) return null;
-      renames.push(...inner);
+    const sameSet =
+      storedKeys.every((key) => key in observed) &&
+      observedKeys.every((key) => key in stored || observed[key] === null);
+    const inOrder = observedKeys
+      .filter((key) => key in stored)
+      .every((key, i) => key === storedKeys[i]);
+    if (sameSet && !inOrder) {
+      // Same fields (plus nulls), another order: pydantic prints its field order, not the file's.
+      const renames: KeyRename[] = [{ path, order: observedKeys }];
+      for (const key of storedKeys) {
+        const inner = keyRenames(stored[key] ?? null, observed[key] ?? null, [...path, key]);
+        if (inner === null) return null;
+        renames.push(...inner);
+      }
+      return renames;
     }
-    return renames;
+    if (storedKeys.length === observedKeys.length) {
+      const renames: KeyRename[] = [];
+      for (const [i, key] of storedKeys.entries()) {
+        const to = observedKeys[i];
+        if (to === undefined) return null;
+        if (to !== key) renames.push({ path: [...path, key], to });
+        const inner = keyRenames(stored[key] ?? null, observed[to] ?? null, [...path, key]);
+        if (inner === null) return null;
+        renames.push(...inner);
+      }
+      return renames;
+    }
+    if (storedKeys.length > observedKeys.length) return null;
+    // More keys observed: the extra ones must be null fields the tool adds, at fixed places.
+    const renames: KeyRename[] = [];
+    let next = 0;
+    for (const key of observedKeys) {
+      if (storedKeys[next] === key) {
+        const inner = keyRenames(stored[key] ?? null, observed[key] ?? null, [...path, key]);
+        if (inner === null) return null;
+        renames.push(...inner);
+        next++;
+      } else if (observed[key] === null && !(key in stored)) {
+        renames.push({ path, insert: key, before: storedKeys[next] ?? null });
+      } else return null;
+    }
+    return next === storedKeys.length ? renames : null;
   }
-  return pythonJsonDumps(stored) === pythonJsonDumps(observed) ? [] : null;
+  return JSON.stringify(stored) === JSON.stringify(observed) ? [] : null;
+}
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
 }
 
 /** `value` with `renames` applied (paths as `keyRenames` reports them). */
@@ -93,12 +135,30 @@ export function applyRenames(
   if (Array.isArray(value))
     return value.map((item) => applyRenames(item, renames, [...path, '[]']));
   if (!isObject(value)) return value;
-  const out: { [key: string]: JsonValue } = {};
-  for (const [key, field] of Object.entries(value)) {
-    const at = [...path, key];
-    const rename = renames.find((r) => r.path.join('\u0000') === at.join('\u0000'));
-    out[rename?.to ?? key] = applyRenames(field, renames, at);
+  const order = renames.find((r) => 'order' in r && samePath(r.path, path));
+  if (order !== undefined && 'order' in order) {
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of order.order)
+      out[key] = applyRenames(value[key] ?? null, renames, [...path, key]);
+    for (const [key, field] of Object.entries(value))
+      if (!(key in out)) out[key] = applyRenames(field, renames, [...path, key]);
+    return out;
   }
+  const inserts = renames.flatMap((r) => ('insert' in r && samePath(r.path, path) ? [r] : []));
+  const out: { [key: string]: JsonValue } = {};
+  // A key the record already has (a write set it) is never inserted again as null.
+  const missing = inserts.filter((insert) => !(insert.insert in value));
+  for (const [key, field] of Object.entries(value)) {
+    for (const insert of missing) if (insert.before === key) out[insert.insert] = null;
+    const at = [...path, key];
+    const rename = renames.find((r) => 'to' in r && samePath(r.path, at));
+    out[rename !== undefined && 'to' in rename ? rename.to : key] = applyRenames(
+      field,
+      renames,
+      at,
+    );
+  }
+  for (const insert of missing) if (insert.before === null) out[insert.insert] = null;
   return out;
 }
 
@@ -106,17 +166,32 @@ function sameRenames(a: KeyRename[], b: KeyRename[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Reads one record of the current state (the database under any writes applied since). */
+export type RecordLookup = (table: string, key: string) => JsonValue | undefined;
+
+export function databaseLookup(database: ToolDatabase): RecordLookup {
+  return (table, key) => database[table]?.[key];
+}
+
 function renderRead(
-  database: ToolDatabase,
+  lookup: RecordLookup,
   mapping: Omit<ReadMapping, 'checked' | 'reproduced'>,
   args: JsonValue,
+  format: JsonFormat,
 ): string | null {
   if (!isObject(args)) return null;
   const key = args[mapping.argument];
   if (typeof key !== 'string') return null;
-  const record = database[mapping.table]?.[key];
+  const record = lookup(mapping.table, key);
   if (record === undefined) return null;
-  return pythonJsonDumps(applyRenames(record, mapping.renames));
+  return pythonJsonDumps(applyRenames(record, mapping.renames), format);
+}
+
+export interface LearnOptions {
+  /** Share of a tool's recorded calls a mapping must reproduce (default 0.5). */
+  minShare?: number;
+  /** Floats and key order of the database (see `JsonFormat`). */
+  format?: JsonFormat;
 }
 
 /**
@@ -129,8 +204,11 @@ function renderRead(
 export function learnReadMappings(
   database: ToolDatabase,
   calls: readonly RecordedToolCall[],
-  minShare = 0.5,
+  options: LearnOptions = {},
 ): ReadMapping[] {
+  const minShare = options.minShare ?? 0.5;
+  const format = options.format ?? {};
+  const lookup = databaseLookup(database);
   const byTool = new Map<string, RecordedToolCall[]>();
   for (const call of calls) byTool.set(call.name, [...(byTool.get(call.name) ?? []), call]);
   const mappings: ReadMapping[] = [];
@@ -156,7 +234,7 @@ export function learnReadMappings(
     let best: ReadMapping | null = null;
     for (const candidate of candidates) {
       const reproduced = toolCalls.filter(
-        (call) => renderRead(database, candidate, call.arguments) === call.observation,
+        (call) => renderRead(lookup, candidate, call.arguments, format) === call.observation,
       ).length;
       if (best === null || reproduced > best.reproduced)
         best = { ...candidate, checked: toolCalls.length, reproduced };
@@ -168,9 +246,70 @@ export function learnReadMappings(
 
 /** Execute a read through its mapping; null when the argument is missing or no record has that key. */
 export function executeRead(
-  database: ToolDatabase,
+  lookup: RecordLookup,
   mapping: ReadMapping,
   args: JsonValue,
+  format: JsonFormat = {},
 ): string | null {
-  return renderRead(database, mapping, args);
+  return renderRead(lookup, mapping, args, format);
+}
+
+/** A parsed database file as tables of records (top level: table → key → record), or null. */
+export function toolDatabaseFrom(value: JsonValue): ToolDatabase | null {
+  if (!isObject(value)) return null;
+  const database: ToolDatabase = {};
+  for (const [table, rows] of Object.entries(value)) {
+    if (!isObject(rows)) return null;
+    database[table] = rows;
+  }
+  return database;
+}
+
+/** Objects in a tool's answer that may be records: itself, list items, and object fields. */
+function recordCandidates(value: JsonValue): { [key: string]: JsonValue }[] {
+  if (Array.isArray(value)) return value.flatMap(recordCandidates);
+  if (!isObject(value)) return [];
+  return [value, ...Object.values(value).flatMap((field) => (isObject(field) ? [field] : []))];
+}
+
+/**
+ * The printed shape of each table's records (renames, null fields, key order), learned from any
+ * recorded answer that holds a record: an object one of whose string fields is that record's key
+ * and that matches it up to shape. For tools whose answers are records of several tables
+ * (`get_details_by_id`) or found by a search (`get_customer_by_phone`), where no single
+ * argument → table mapping exists.
+ */
+export function learnShapes(
+  database: ToolDatabase,
+  calls: readonly RecordedToolCall[],
+): Map<string, KeyRename[]> {
+  const shapes = new Map<string, KeyRename[]>();
+  for (const call of calls) {
+    const observed = parseJson(call.observation);
+    if (observed === undefined) continue;
+    for (const candidate of recordCandidates(observed)) {
+      for (const field of Object.values(candidate)) {
+        if (typeof field !== 'string') continue;
+        for (const [table, rows] of Object.entries(database)) {
+          const record = rows[field];
+          if (shapes.has(table) || record === undefined) continue;
+          const shape = keyRenames(record, candidate);
+          if (shape === null) continue;
+          // Top-level null fields as a full key order: records that have some of them (a line
+          // already suspended) then print them in the model's place too.
+          const top = shape.filter((r) => r.path.length === 0 && 'insert' in r);
+          shapes.set(
+            table,
+            top.length === 0
+              ? shape
+              : [
+                  { path: [], order: Object.keys(candidate) },
+                  ...shape.filter((r) => !top.includes(r)),
+                ],
+          );
+        }
+      }
+    }
+  }
+  return shapes;
 }

@@ -5,15 +5,19 @@ import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readTrajectoryFile } from '../testing/read-files';
+import { domainOptions, tauAirlineDomain, type ToolDomain } from './domains/tool-domains';
 import { learnReadMappings, type ReadMapping, type ToolDatabase } from './learn-reads';
 import { measureToolReads } from './tool-sufficiency';
-import { buildToolWorld, recordedToolCalls } from './tool-world';
+import { buildToolWorld, createToolWorld, recordedToolCalls } from './tool-world';
 
 const Table = z.record(z.string(), z.record(z.string(), JsonValue));
 
+function airlineFile(name: string): string {
+  return readFileSync(sharedDataPath(`tau-bench-v1/envs/airline/data/${name}.json`), 'utf8');
+}
+
 function table(name: string): ToolDatabase[string] {
-  const file = sharedDataPath(`tau-bench-v1/envs/airline/data/${name}.json`);
-  return Table.parse(JSON.parse(readFileSync(file, 'utf8')));
+  return Table.parse(JSON.parse(airlineFile(name)));
 }
 
 describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => {
@@ -25,7 +29,7 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
     trajectories = await readTrajectoryFile(
       sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
     );
-    // flights.json is not shipped: no read-only tool selects a flight record by one argument.
+    // No read-only tool selects a flight record by one argument: flights are for the searches.
     database = { users: table('users'), reservations: table('reservations') };
     mappings = learnReadMappings(database, trajectories.flatMap(recordedToolCalls));
   });
@@ -100,6 +104,7 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
   });
 
   it('marks records an unmodelled write names as stale; snapshot and fork keep that state', async () => {
+    // No implemented tools here: cancel_reservation is a write the world cannot apply.
     const world = buildToolWorld(firstTrajectory(trajectories), database, { mappings });
     const before = world.snapshot();
     const read = reservation('NM1VX1');
@@ -152,4 +157,164 @@ function firstTrajectory(trajectories: Trajectory[]): Trajectory {
   const first = trajectories[0];
   if (first === undefined) throw new Error('no trajectories read');
   return first;
+}
+
+describe('tau-bench v1 airline with flight searches and applied writes (bookings, cancellations, updates)', () => {
+  let trajectories: Trajectory[] = [];
+  let domain: ToolDomain;
+
+  beforeAll(async () => {
+    trajectories = await readTrajectoryFile(
+      sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+    );
+    domain = tauAirlineDomain(
+      {
+        users: airlineFile('users'),
+        reservations: airlineFile('reservations'),
+        flights: airlineFile('flights'),
+      },
+      trajectories.flatMap(recordedToolCalls),
+    );
+  });
+
+  it('reproduces every recorded read, searches included, and every write answer, replaying writes in order', async () => {
+    const report = await measureToolReads(
+      trajectories,
+      domain.database,
+      domain.mappings,
+      domainOptions(domain),
+    );
+    expect(report).toEqual({
+      ...reads(912),
+      byTool: {
+        get_user_details: reads(120),
+        search_direct_flight: reads(141),
+        search_onestop_flight: reads(38),
+        calculate: reads(96),
+        think: reads(92),
+        get_reservation_details: reads(377),
+        transfer_to_human_agents: reads(48),
+      },
+      applied: {
+        ...writes(250),
+        byTool: {
+          book_reservation: writes(53),
+          update_reservation_flights: writes(104),
+          update_reservation_baggages: writes(14),
+          cancel_reservation: writes(69),
+          send_certificate: writes(8),
+          update_reservation_passengers: writes(2),
+        },
+      },
+    });
+  });
+
+  it('a booking and a cancellation change what later reads return; a fork keeps its own state', async () => {
+    const world = createToolWorld('airline', domain.database, domainOptions(domain));
+    const Flight = z.object({
+      flight_number: z.string(),
+      prices: z.record(z.string(), z.number()),
+    });
+    const found = z.array(Flight).parse(
+      JSON.parse(
+        (
+          await world.step(
+            toolCall('search_direct_flight', {
+              origin: 'JFK',
+              destination: 'SEA',
+              date: '2024-05-20',
+            }),
+          )
+        ).observation.content,
+      ),
+    );
+    expect(found.map((flight) => flight.flight_number)).toEqual(['HAT069', 'HAT083']);
+    const price = found[0]?.prices['economy'] ?? 0;
+    const before = await world.step(toolCall('get_user_details', { user_id: 'mia_li_3668' }));
+    const fork = world.fork();
+    const booked = await world.step(
+      toolCall('book_reservation', {
+        user_id: 'mia_li_3668',
+        origin: 'JFK',
+        destination: 'SEA',
+        flight_type: 'one_way',
+        cabin: 'economy',
+        flights: [{ flight_number: 'HAT069', date: '2024-05-20' }],
+        passengers: [{ first_name: 'Mia', last_name: 'Li', dob: '1990-04-05' }],
+        payment_methods: [{ payment_id: 'credit_card_4421486', amount: price }],
+        total_baggages: 0,
+        nonfree_baggages: 0,
+        insurance: 'no',
+      }),
+    );
+    expect([booked.provenance, booked.detail]).toEqual([
+      'executed',
+      { tool: 'book_reservation', effect: 'write' },
+    ]);
+    const Reservation = z.object({ reservation_id: z.string(), status: z.string().optional() });
+    expect(Reservation.parse(JSON.parse(booked.observation.content)).reservation_id).toBe('HATHAT');
+    const read = await world.step(
+      toolCall('get_reservation_details', { reservation_id: 'HATHAT' }),
+    );
+    expect([read.provenance, read.observation.content]).toEqual([
+      'executed',
+      booked.observation.content,
+    ]);
+    const User = z.object({ reservations: z.array(z.string()) });
+    const after = User.parse(
+      JSON.parse(
+        (await world.step(toolCall('get_user_details', { user_id: 'mia_li_3668' }))).observation
+          .content,
+      ),
+    );
+    expect(after.reservations).toEqual([
+      ...User.parse(JSON.parse(before.observation.content)).reservations,
+      'HATHAT',
+    ]);
+    const cancelled = await world.step(
+      toolCall('cancel_reservation', { reservation_id: 'HATHAT' }),
+    );
+    expect(Reservation.parse(JSON.parse(cancelled.observation.content)).status).toBe('cancelled');
+    expect(
+      (await world.step(toolCall('get_reservation_details', { reservation_id: 'HATHAT' })))
+        .observation.content,
+    ).toBe(cancelled.observation.content);
+    expect(world.state()['written']).toEqual({ reservations: ['HATHAT'], users: ['mia_li_3668'] });
+    // The fork was taken before the booking: it never saw it.
+    const elsewhere = await fork.step(
+      toolCall('get_reservation_details', { reservation_id: 'HATHAT' }),
+    );
+    expect([elsewhere.provenance, elsewhere.detail]).toEqual([
+      'world-model',
+      { reason: 'key-not-in-state' },
+    ]);
+    expect(fork.state()['written']).toEqual({});
+    // A refused booking (payment does not add up) changes nothing.
+    const refused = await fork.step(
+      toolCall('book_reservation', {
+        user_id: 'mia_li_3668',
+        origin: 'JFK',
+        destination: 'SEA',
+        flight_type: 'one_way',
+        cabin: 'economy',
+        flights: [{ flight_number: 'HAT069', date: '2024-05-20' }],
+        passengers: [{ first_name: 'Mia', last_name: 'Li', dob: '1990-04-05' }],
+        payment_methods: [{ payment_id: 'credit_card_4421486', amount: 1 }],
+        total_baggages: 0,
+        nonfree_baggages: 0,
+        insurance: 'no',
+      }),
+    );
+    expect(refused.observation.content).toBe(
+      `Error: payment amount does not add up, total price is ${price}, but paid 1`,
+    );
+    expect(fork.state()['written']).toEqual({});
+  });
+});
+
+const reads = (n: number) => ({ reads: n, exact: n, mismatch: 0, fallback: 0 });
+const writes = (n: number) => ({ writes: n, exact: n, mismatch: 0 });
+
+function toolCall(name: string, args: JsonValue): Action {
+  return { type: 'tool_call', name, arguments: args, callId: null };
 }

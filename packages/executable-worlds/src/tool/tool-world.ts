@@ -1,13 +1,16 @@
-import type { Action, JsonValue, Observation, Trajectory } from '@terrarium/schema';
+import type { Action, JsonValue, Observation, ToolSchema, Trajectory } from '@terrarium/schema';
 import type { Transition, WorldModel } from '@terrarium/worlds';
 import type { World, WorldSnapshot, WorldStepResult } from '../world';
 import {
   executeRead,
   learnReadMappings,
+  type KeyRename,
   type ReadMapping,
   type RecordedToolCall,
   type ToolDatabase,
 } from './learn-reads';
+import type { JsonFormat } from './python-json';
+import { overlayLookup, stateFor, type Overlay, type ToolHandlers } from './tool-state';
 
 export interface ToolWorld extends World {
   readonly kind: 'tool';
@@ -16,6 +19,10 @@ export interface ToolWorld extends World {
   readMappings(): ReadMapping[];
   /** Records an unmodelled write may have changed (`table/key`), sorted: reads of them fall back. */
   staleRecords(): string[];
+  /** A record as it is now (after applied writes), for verifiers. */
+  record(table: string, key: string): JsonValue | undefined;
+  /** The tools an agent is offered (OpenAI function schemas), as given to the world. */
+  tools(): ToolSchema[];
 }
 
 export interface ToolWorldOptions {
@@ -29,10 +36,28 @@ export interface ToolWorldOptions {
   fallback?: WorldModel;
   /** Source trajectory, for the world model's context. */
   trajectory?: Trajectory;
+  /**
+   * Tools implemented over the state (searches, writes such as a booking or a cancellation):
+   * they run before the recording is consulted, so a write always changes what later reads return.
+   */
+  handlers?: ToolHandlers;
+  /** Floats and key order of the database (see `JsonFormat`). */
+  format?: JsonFormat;
+  /**
+   * What a learned read answers for a key the state does not have, per table (tau2 prints
+   * `Error: Order not found`); without it such a read falls back.
+   */
+  notFound?: { readonly [table: string]: string };
+  /** The tools an agent is offered (e.g. `inferToolSchemas` of the recordings). */
+  tools?: readonly ToolSchema[];
+  /** Printed shapes of records per table (see `learnShapes`); learned read mappings fill the rest. */
+  shapes?: ReadonlyMap<string, KeyRename[]>;
 }
 
 interface Mutable {
   steps: number;
+  /** Records written by implemented tools, over the shared database. */
+  overlay: Overlay;
   stale: ReadonlySet<string>;
   recordedUse: ReadonlyMap<string, number>;
   history: readonly Transition[];
@@ -75,9 +100,19 @@ export function recordedToolCalls(trajectory: Trajectory): RecordedToolCall[] {
   );
 }
 
+function initial(): Mutable {
+  return { steps: 0, overlay: new Map(), stale: new Set(), recordedUse: new Map(), history: [] };
+}
+
+function isRecord(value: JsonValue): value is { [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 class StateToolWorld implements ToolWorld {
   readonly kind = 'tool';
   private now: Mutable;
+  /** Per table, the output shape learned by its read tool (what handlers read and write). */
+  private readonly shapes: ReadonlyMap<string, KeyRename[]>;
 
   constructor(
     readonly id: string,
@@ -87,7 +122,11 @@ class StateToolWorld implements ToolWorld {
     private readonly options: ToolWorldOptions,
     from?: Mutable,
   ) {
-    this.now = from ?? { steps: 0, stale: new Set(), recordedUse: new Map(), history: [] };
+    this.now = from ?? initial();
+    const shapes = new Map<string, KeyRename[]>(options.shapes ?? []);
+    for (const mapping of mappings.values())
+      if (!shapes.has(mapping.table)) shapes.set(mapping.table, mapping.renames);
+    this.shapes = shapes;
   }
 
   get steps(): number {
@@ -95,7 +134,7 @@ class StateToolWorld implements ToolWorld {
   }
 
   async reset(): Promise<Observation> {
-    this.now = { steps: 0, stale: new Set(), recordedUse: new Map(), history: [] };
+    this.now = initial();
     return { kind: 'text', content: '', callId: null };
   }
 
@@ -111,6 +150,30 @@ class StateToolWorld implements ToolWorld {
 
   private async answer(action: Action): Promise<WorldStepResult> {
     if (action.type !== 'tool_call') return this.fallbackFor(action, 'not-a-tool-call');
+    const handler = this.options.handlers?.[action.name];
+    if (handler !== undefined) {
+      const args = isRecord(action.arguments) ? action.arguments : {};
+      const { state, written } = stateFor(
+        this.database,
+        this.now.overlay,
+        this.shapes,
+        this.options.format ?? {},
+      );
+      let content: string;
+      try {
+        content = handler.run(state, args);
+      } catch (error) {
+        // The benchmarks' tools raise on malformed arguments; the agent sees the error text.
+        content = `Error: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      if (handler.effect === 'write') this.now = { ...this.now, overlay: written() };
+      return {
+        observation: { kind: 'text', content, callId: action.callId },
+        exitCode: null,
+        provenance: 'executed',
+        detail: { tool: action.name, effect: handler.effect },
+      };
+    }
     const mapping = this.mappings.get(action.name);
     if (mapping === undefined) this.markStale(action.arguments);
     const key = callKey(action.name, action.arguments);
@@ -134,7 +197,21 @@ class StateToolWorld implements ToolWorld {
     if (typeof selected !== 'string') return this.fallbackFor(action, 'missing-argument');
     if (this.now.stale.has(`${mapping.table}/${selected}`))
       return this.fallbackFor(action, 'changed-by-unmodelled-write');
-    const content = executeRead(this.database, mapping, args);
+    const content = executeRead(
+      overlayLookup(this.database, this.now.overlay),
+      mapping,
+      args,
+      this.options.format,
+    );
+    const missing = this.options.notFound?.[mapping.table];
+    if (content === null && missing !== undefined) {
+      return {
+        observation: { kind: 'text', content: `Error: ${missing}`, callId: action.callId },
+        exitCode: null,
+        provenance: 'executed',
+        detail: { table: mapping.table, key: selected, missing: true },
+      };
+    }
     if (content === null) return this.fallbackFor(action, 'key-not-in-state');
     return {
       observation: { kind: 'text', content, callId: action.callId },
@@ -218,12 +295,24 @@ class StateToolWorld implements ToolWorld {
     const tables: { [key: string]: JsonValue } = {};
     for (const [table, rows] of Object.entries(this.database))
       tables[table] = Object.keys(rows).length;
+    const written: { [key: string]: JsonValue } = {};
+    for (const [table, rows] of this.now.overlay) written[table] = [...rows.keys()].toSorted();
     return {
       steps: this.now.steps,
       tables,
       readTools: [...this.mappings.keys()],
+      implementedTools: Object.keys(this.options.handlers ?? {}).toSorted(),
+      written,
       staleRecords: this.staleRecords(),
     };
+  }
+
+  record(table: string, key: string): JsonValue | undefined {
+    return overlayLookup(this.database, this.now.overlay)(table, key);
+  }
+
+  tools(): ToolSchema[] {
+    return [...(this.options.tools ?? [])];
   }
 
   readMappings(): ReadMapping[] {
@@ -248,7 +337,12 @@ export function createToolWorld(
 ): ToolWorld {
   const recordedCalls = options.recorded ?? [];
   const mappings =
-    options.mappings ?? learnReadMappings(database, options.learnFrom ?? recordedCalls);
+    options.mappings ??
+    learnReadMappings(
+      database,
+      options.learnFrom ?? recordedCalls,
+      options.format === undefined ? {} : { format: options.format },
+    );
   const recorded = new Map<string, string[]>();
   for (const call of recordedCalls) {
     const key = callKey(call.name, call.arguments);
