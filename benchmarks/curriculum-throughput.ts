@@ -3,6 +3,10 @@
  * the gates, and the share of a run spent outside rollouts (mutations, gates, bookkeeping), found
  * by replaying the very rollouts of the run alone. Goal: gates and bookkeeping ≤ 20% of the time.
  *
+ * Two world factories in the same process, so the figures are ratios of one run: `rebuild` (every
+ * rollout, oracle run and gate builds its world: the factory before this change) and `shared` (a
+ * world is built once per task and seed and handed out as forks sharing its transition memo).
+ *
  *   node --import tsx curriculum-throughput.ts [--generations 8] [--builtin]
  *
  * Seeds: the gated tasks of the InterCode bash gpt-4 runs (../shared, not shipped), else the
@@ -23,8 +27,8 @@ import {
   runGates,
   scriptedPolicy,
   seedTasksFromTrajectories,
-  Task,
   type SeedTasks,
+  type Task,
 } from '@terrarium/curriculum';
 
 const { values } = parseArgs({
@@ -37,10 +41,7 @@ const generations = Number(values.generations);
 
 async function seeds(): Promise<{ name: string; seeds: SeedTasks }> {
   if (values.builtin || !sharedDataAvailable('intercode')) {
-    return {
-      name: 'builtin',
-      seeds: builtinSeedTasks(),
-    };
+    return { name: 'builtin', seeds: builtinSeedTasks() };
   }
   const folder = sharedDataPath('intercode/data/results/bash/gpt-4');
   const trajectories: Trajectory[] = [];
@@ -53,62 +54,67 @@ async function seeds(): Promise<{ name: string; seeds: SeedTasks }> {
 }
 
 const { name, seeds: seed } = await seeds();
-const createWorld = evolvableWorldFactory(seed.worlds);
 const policy = scriptedPolicy();
-const played: { task: Task; seed: number }[] = [];
-const byId = new Map<string, Task>();
 
-const start = performance.now();
-const result = await runCurriculum(seed.tasks, generations, {
-  createWorld,
-  policy,
-  scheduler: lineageScheduler(),
-  onRollout: (episode) => {
-    const task = byId.get(episode.taskId);
-    if (task !== undefined) played.push({ task, seed: episode.seed });
-  },
-  onGeneration: () => {},
-});
-const runMs = performance.now() - start;
-// Tasks are known by id only once their lineage holds them; fill the map and count again.
-for (const lineage of result.lineages)
-  for (const node of lineage.nodes) byId.set(node.task.id, node.task);
-played.length = 0;
-// The second, identical run is the one measured against its rollouts (both warm).
-const warm = performance.now();
-const again = await runCurriculum(seed.tasks, generations, {
-  createWorld,
-  policy,
-  scheduler: lineageScheduler(),
-  onRollout: (episode) => {
-    const task = byId.get(episode.taskId);
-    if (task !== undefined) played.push({ task, seed: episode.seed });
-  },
-});
-const warmMs = performance.now() - warm;
-if (JSON.stringify(again.generations) !== JSON.stringify(result.generations))
-  throw new Error('runs differ');
+interface Figures {
+  runSeconds: number;
+  generationsPerMinute: number;
+  rolloutsAloneSeconds: number;
+  outsideRolloutsShare: number;
+  gatedTasksPerSecond: number;
+  generationsJson: string;
+}
 
-const alone = performance.now();
-for (const { task, seed: rolloutSeed } of played)
-  await rollout(task, policy, createWorld, rolloutSeed);
-const rolloutsMs = performance.now() - alone;
+async function measure(cacheSize: number): Promise<Figures> {
+  const factory = () => evolvableWorldFactory(seed.worlds, { cacheSize });
+  const options = () => ({ createWorld: factory(), policy, scheduler: lineageScheduler() });
+  // Warm-up (module code, JIT); the second, identical run is the one measured.
+  await runCurriculum(seed.tasks, generations, options());
+  const played: { task: Task; seed: number }[] = [];
+  const start = performance.now();
+  const result = await runCurriculum(seed.tasks, generations, {
+    ...options(),
+    onRollout: (episode, origin) => {
+      played.push({ task: origin.task, seed: episode.seed });
+    },
+  });
+  const runMs = performance.now() - start;
+  // The same rollouts alone, through a fresh factory of the same kind: they pay for their own
+  // worlds, as they would in a run without gates or mutations.
+  const alone = factory();
+  const aloneStart = performance.now();
+  for (const { task, seed: rolloutSeed } of played) await rollout(task, policy, alone, rolloutSeed);
+  const rolloutsMs = performance.now() - aloneStart;
+  const nodes = result.lineages.flatMap((lineage) => lineage.nodes);
+  const gates = factory();
+  const gatesStart = performance.now();
+  for (const node of nodes) await runGates(node.task, gates);
+  const gatesMs = performance.now() - gatesStart;
+  return {
+    runSeconds: Number((runMs / 1000).toFixed(2)),
+    generationsPerMinute: Number(((generations / runMs) * 60_000).toFixed(1)),
+    rolloutsAloneSeconds: Number((rolloutsMs / 1000).toFixed(2)),
+    outsideRolloutsShare: Number(((runMs - rolloutsMs) / runMs).toFixed(3)),
+    gatedTasksPerSecond: Number(((nodes.length / gatesMs) * 1000).toFixed(1)),
+    generationsJson: JSON.stringify(result.generations),
+  };
+}
 
-const nodes = result.lineages.flatMap((lineage) => lineage.nodes);
-const gatesStart = performance.now();
-for (const node of nodes) await runGates(node.task, createWorld);
-const gatesMs = performance.now() - gatesStart;
-
-const figures = {
-  seeds: name,
-  tasks: seed.tasks.length,
-  generations,
-  rollouts: played.length,
-  coldRunSeconds: Number((runMs / 1000).toFixed(2)),
-  runSeconds: Number((warmMs / 1000).toFixed(2)),
-  generationsPerMinute: Number(((generations / warmMs) * 60_000).toFixed(1)),
-  rolloutsAloneSeconds: Number((rolloutsMs / 1000).toFixed(2)),
-  outsideRolloutsShare: Number(((warmMs - rolloutsMs) / warmMs).toFixed(3)),
-  gatedTasksPerSecond: Number(((nodes.length / gatesMs) * 1000).toFixed(1)),
-};
-process.stdout.write(`${JSON.stringify(figures)}\n`);
+const rebuild = await measure(0);
+const shared = await measure(256);
+// The cache must not change what a run does, only how fast.
+if (rebuild.generationsJson !== shared.generationsJson)
+  throw new Error('the shared-world run differs');
+const { generationsJson: _a, ...rebuildFigures } = rebuild;
+const { generationsJson: _b, ...sharedFigures } = shared;
+process.stdout.write(
+  `${JSON.stringify({
+    seeds: name,
+    tasks: seed.tasks.length,
+    generations,
+    rebuild: rebuildFigures,
+    shared: sharedFigures,
+    speedup: Number((rebuild.runSeconds / shared.runSeconds).toFixed(2)),
+    gatesSpeedup: Number((shared.gatedTasksPerSecond / rebuild.gatedTasksPerSecond).toFixed(2)),
+  })}\n`,
+);

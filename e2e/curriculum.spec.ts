@@ -1,12 +1,19 @@
 import { expect, test } from '@playwright/test';
 
-/** The demo: the scripted policy plays the builtin tasks; the chart and lineages show tiers rise. */
-test('a curriculum plays live and its lineages advance', async ({ page }) => {
+/**
+ * The demo: the scripted policy plays the builtin tasks as a job on the server's queue; the page
+ * follows it live, the chart and lineages show tiers rise, and a generation's rollouts open in
+ * the replay viewer.
+ */
+test('a curriculum plays live as a job, its lineages advance and its rollouts replay', async ({
+  page,
+}) => {
   await page.goto('/');
   await page.getByRole('link', { name: 'Curriculum' }).click();
   await expect(page).toHaveURL(/\/curriculum$/);
   await page.getByLabel('Generations').fill('4');
   await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 30_000 });
   const rows = page.locator('.curriculum-generations tbody tr');
   await expect(rows).toHaveCount(4);
   // Mean tier per generation: every lineage passes above 6/8 and moves on once per generation.
@@ -14,6 +21,14 @@ test('a curriculum plays live and its lineages advance', async ({ page }) => {
   await expect(
     page.getByRole('figure', { name: 'Curriculum chart' }).locator('svg').first(),
   ).toBeVisible();
+  // Per-axis charts, with their axis titles and units.
+  const axisChart = page.getByRole('figure', { name: 'Pass rate per axis' });
+  await expect(axisChart.locator('svg').first()).toBeVisible();
+  await expect(axisChart).toContainText('pass rate (%)');
+  await expect(axisChart).toContainText('generation');
+  await expect(page.getByRole('figure', { name: 'Turns per axis' })).toContainText(
+    'turns per rollout',
+  );
   await expect(page.locator('.curriculum-lineage summary')).toHaveText([
     'scratch-last-line: tier 4',
     'scratch-count-lines: tier 4',
@@ -22,4 +37,21 @@ test('a curriculum plays live and its lineages advance', async ({ page }) => {
   await expect(page.locator('.curriculum-rejected').first()).toContainText(
     'refused skill of scratch-last-line.t2-scenario: the verifier does not check the answer',
   );
+  // Generation 1's rollouts: 2 lineages × 8 probes, each a stored trajectory.
+  await page.getByRole('button', { name: 'Rollouts of generation 1' }).click();
+  const rollouts = page.getByRole('list', { name: 'Rollouts of generation 1' }).getByRole('link');
+  await expect(rollouts).toHaveCount(16);
+  await page.getByRole('link', { name: 'scratch-last-line #0: passed' }).click();
+  await expect(page).toHaveURL(/\/datasets\/[^/]+\/trajectories\/[^/?]+\?step=1$/);
+  await expect(page.getByText('cat /data/notes.txt').first()).toBeVisible();
+});
+
+test('a long curriculum run can be canceled from the page', async ({ page }) => {
+  await page.goto('/curriculum');
+  await page.getByLabel('Generations').fill('200');
+  await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText(/queued|running/);
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText('canceled');
+  await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
 });

@@ -13,3 +13,4 @@ export * from './sessions/env-protocol';
 export * from './sessions/env-service';
 export * from './export/harbor';
 export * from './evolve';
+export * from './export/rollout-trajectory';

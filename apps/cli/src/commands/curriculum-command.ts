@@ -1,12 +1,14 @@
-import { findDataset, loadDataset } from '@terrarium/api';
 import {
-  builtinSeedTasks,
-  runCurriculum,
-  scriptedRunOptions,
-  seedTasksFromTrajectories,
-  type GenerationStats,
-  type SeedTasks,
-} from '@terrarium/curriculum';
+  checkCurriculumSim,
+  createCurriculumRunDeps,
+  curriculumPolicy,
+  SimulatorError,
+  type AppRouter,
+} from '@terrarium/api';
+import type { GenerationStatsRecord } from '@terrarium/curriculum';
+import type { CurriculumRunRecord, Store } from '@terrarium/db';
+import { CurriculumRunSettings, executeCurriculumRun } from '@terrarium/jobs';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type GlobalOptions } from '../connect';
@@ -14,11 +16,17 @@ import { connect, disconnect, type GlobalOptions } from '../connect';
 export interface CurriculumRunOptions extends GlobalOptions {
   dataset: string;
   policy: string;
+  sim?: string;
   generations: number;
   probes: number;
   scheduler: 'lineage' | 'band';
   maxDepth: number;
   seed: number;
+  json?: boolean;
+}
+
+export interface CurriculumResumeOptions extends GlobalOptions {
+  run: string;
   json?: boolean;
 }
 
@@ -41,16 +49,20 @@ export function registerCurriculumCommand(program: Command): void {
   curriculum
     .command('run')
     .description(
-      'Seed a lineage per task the dataset yields (gated), probe each with a policy, and mutate mastered tasks along the axes (execution length, scenario, skill, verifier); every mutation passes the gates.',
+      'Seed a lineage per task the dataset yields (gated), probe each with a policy, and mutate mastered tasks along the axes (execution length, scenario, skill, verifier, noise); every mutation passes the gates. The run is stored (resume it with `curriculum resume`), its rollouts are trajectories of dataset curriculum-<run>-rollouts; with a server on the data folder, the server plays it as a job.',
     )
     .requiredOption(
       '--dataset <name>',
       'dataset name or id (terminal/SWE trajectories), or `builtin` for the scratch tasks',
     )
     .addOption(
-      new Option('--policy <policy>', 'who plays the tasks (only `scripted` so far)').default(
+      new Option('--policy <policy>', 'who plays: scripted, or openai:URL#MODEL').default(
         'scripted',
       ),
+    )
+    .option(
+      '--sim <spec>',
+      'also play every probe with this simulator standing in for the world (replay, retrieval, onnx:PATH, openai:URL#MODEL)',
     )
     .option('--generations <n>', 'generations to run', positive, 10)
     .option('--probes <n>', 'rollouts per task and generation (B)', positive, 8)
@@ -63,30 +75,26 @@ export function registerCurriculumCommand(program: Command): void {
     .option('--seed <n>', 'seed of the policy and the mutators', integer, 0)
     .option(
       '--json',
-      'print one {"generation","tasks","passRate","partialGroups"} line per generation',
+      'print one {"generation","tasks","passRate","partialGroups",…} line per generation (with --sim also "passRateSimulated","passRateExecutable","divergentSteps")',
     )
     .action((_options: unknown, command: Command) =>
       runCurriculumCommand(command.optsWithGlobals()),
     );
+  curriculum
+    .command('resume')
+    .description(
+      'Continue a stored run from its last finished generation (after a crash or Ctrl-C).',
+    )
+    .requiredOption('--run <id>', 'the run id `curriculum run` printed')
+    .option('--json', 'print one line per generation')
+    .action((_options: unknown, command: Command) =>
+      resumeCurriculumCommand(command.optsWithGlobals()),
+    );
 }
 
-async function seedsFor(options: CurriculumRunOptions): Promise<SeedTasks> {
-  if (options.dataset === 'builtin') return builtinSeedTasks();
-  const target = await connect(options);
-  try {
-    if (target.kind === 'server')
-      throw new CliError(
-        `a server owns ${target.dataDir}; stop it or pass a --data-dir the server does not hold`,
-      );
-    const dataset = await findDataset(target.store, options.dataset, '--dataset');
-    return await seedTasksFromTrajectories(await loadDataset(target.store, dataset.id));
-  } finally {
-    await disconnect(target);
-  }
-}
-
-function line(stats: GenerationStats): string {
-  const { generation, tasks, passRate, partialGroups, meanTurns, meanTier, mutations } = stats;
+/** The issue's fields per generation, and the simulated-vs-executable ones when a sim ran. */
+function line(stats: GenerationStatsRecord): string {
+  const { generation, tasks, passRate, partialGroups, meanTurns, meanTier, mutations, gap } = stats;
   return JSON.stringify({
     generation,
     tasks,
@@ -95,36 +103,164 @@ function line(stats: GenerationStats): string {
     meanTurns,
     meanTier,
     mutations,
+    ...(gap === null
+      ? {}
+      : {
+          passRateSimulated: gap.passRateSimulated,
+          passRateExecutable: gap.passRateExecutable,
+          divergentSteps: gap.divergentSteps,
+        }),
   });
 }
 
-/** `terrarium curriculum run`: plays a curriculum and prints per-generation figures. */
-export async function runCurriculumCommand(options: CurriculumRunOptions): Promise<void> {
-  if (options.policy !== 'scripted')
-    throw new CliError(`policy ${options.policy} is not available yet; use --policy scripted`);
-  const seeds = await seedsFor(options);
-  if (seeds.tasks.length === 0)
-    throw new CliError(
-      `no task of ${options.dataset} passes its gates (${seeds.rejected.length} rejected)`,
-    );
-  if (!options.json)
-    process.stdout.write(
-      `${seeds.tasks.length} seed task(s), ${seeds.rejected.length} trajectory(ies) without a task\n`,
-    );
-  const result = await runCurriculum(seeds.tasks, options.generations, {
-    ...scriptedRunOptions(seeds, options),
-    onGeneration: (stats) => {
-      process.stdout.write(
-        options.json
-          ? `${line(stats)}\n`
-          : `generation ${stats.generation}: ${stats.tasks} tasks, pass rate ${(stats.passRate * 100).toFixed(1)}%, partially solved groups ${(stats.partialGroups * 100).toFixed(1)}%, mean tier ${stats.meanTier.toFixed(2)}, mutations ${stats.mutations.accepted} accepted / ${stats.mutations.rejected} rejected\n`,
-      );
-    },
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
+function text(stats: GenerationStatsRecord): string {
+  const gap =
+    stats.gap === null
+      ? ''
+      : `, simulated ${percent(stats.gap.passRateSimulated)} vs executable ${percent(stats.gap.passRateExecutable)}, ${stats.gap.divergentSteps}/${stats.gap.steps} steps diverged`;
+  return `generation ${stats.generation}: ${stats.tasks} tasks, pass rate ${percent(stats.passRate)}, partially solved groups ${percent(stats.partialGroups)}, mean tier ${stats.meanTier.toFixed(2)}, mutations ${stats.mutations.accepted} accepted / ${stats.mutations.rejected} rejected${gap}`;
+}
+
+function printer(json: boolean | undefined): (stats: GenerationStatsRecord) => void {
+  return (stats) => process.stdout.write(`${json ? line(stats) : text(stats)}\n`);
+}
+
+function settingsFrom(options: CurriculumRunOptions): CurriculumRunSettings {
+  return CurriculumRunSettings.parse({
+    policy: options.policy,
+    sim: options.sim ?? null,
+    scheduler: options.scheduler,
+    probes: options.probes,
+    maxDepth: options.maxDepth,
+    seed: options.seed,
   });
-  if (!options.json) {
-    for (const lineage of result.lineages) {
-      const tiers = lineage.nodes.map((node) => node.axis ?? 'seed').join(' → ');
-      process.stdout.write(`${lineage.id}: ${tiers}${lineage.capped ? ' (capped)' : ''}\n`);
+}
+
+function cliErrorOf(error: unknown): unknown {
+  return error instanceof SimulatorError ? new CliError(error.message) : error;
+}
+
+async function playHere(
+  store: Store,
+  run: CurriculumRunRecord,
+  json: boolean | undefined,
+): Promise<void> {
+  const deps = createCurriculumRunDeps(store, { anyOnnxPath: true });
+  const print = printer(json);
+  if (!json) {
+    const seeds = await deps.seedsFor(run).catch((error: unknown) => {
+      throw cliErrorOf(error);
+    });
+    process.stdout.write(
+      `run ${run.id}: ${seeds.tasks.length} seed task(s), ${seeds.rejected.length} trajectory(ies) without a task\n`,
+    );
+  }
+  const outcome = await executeCurriculumRun(store, run.id, deps, { onGeneration: print });
+  const final = await store.getCurriculumRun(run.id);
+  if (outcome.stoppedBy === 'failed') throw new CliError(final?.error ?? 'the run failed');
+  if (!json && final !== null) {
+    process.stdout.write(
+      `run ${final.id} ${final.status} after ${final.generationsDone} generation(s); rollouts in dataset ${final.rolloutsDataset}\n`,
+    );
+  }
+}
+
+type Client = ReturnType<typeof createTRPCClient<AppRouter>>;
+
+/** With `serve` on the folder: the server's workers play the run; this polls its generations. */
+async function playOnServer(
+  trpc: Client,
+  url: string,
+  options: CurriculumRunOptions,
+): Promise<void> {
+  const { policy, sim, scheduler, probes, maxDepth, seed } = settingsFrom(options);
+  const call = <T>(promise: Promise<T>) =>
+    promise.catch((error: unknown) => {
+      if (error instanceof TRPCClientError)
+        throw new CliError(`the server at ${url} refused: ${error.message}`);
+      throw error;
+    });
+  const run = await call(
+    trpc.curriculum.start.mutate({
+      dataset: options.dataset,
+      generations: options.generations,
+      policy,
+      sim,
+      scheduler,
+      probes,
+      maxDepth,
+      seed,
+    }),
+  );
+  if (!options.json) process.stdout.write(`run ${run.id} queued on ${url}\n`);
+  const print = printer(options.json);
+  let printed = 0;
+  for (;;) {
+    const current = await call(trpc.curriculum.get.query({ runId: run.id }));
+    for (const stats of current.generations.slice(printed)) print(stats);
+    printed = current.generations.length;
+    if (current.run.status === 'failed')
+      throw new CliError(current.run.error ?? `run ${run.id} failed`);
+    if (current.run.status === 'done' || current.run.status === 'canceled') return;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** `terrarium curriculum run`: stores a run and plays it, printing per-generation figures. */
+export async function runCurriculumCommand(options: CurriculumRunOptions): Promise<void> {
+  try {
+    curriculumPolicy(options.policy);
+    if (options.sim !== undefined) checkCurriculumSim(options.sim, options.dataset);
+  } catch (error) {
+    throw cliErrorOf(error);
+  }
+  const target = await connect(options);
+  try {
+    if (target.kind === 'server') {
+      const trpc = createTRPCClient<AppRouter>({
+        links: [
+          httpLink({
+            url: `${target.url}/trpc`,
+            headers: { authorization: `Bearer ${target.token}` },
+          }),
+        ],
+      });
+      await playOnServer(trpc, target.url, options);
+      return;
     }
+    const run = await target.store.createCurriculumRun({
+      dataset: options.dataset,
+      settings: settingsFrom(options),
+      generations: options.generations,
+    });
+    await playHere(target.store, run, options.json);
+  } finally {
+    await disconnect(target);
+  }
+}
+
+/** `terrarium curriculum resume`: continues a stored run from its checkpoint. */
+export async function resumeCurriculumCommand(options: CurriculumResumeOptions): Promise<void> {
+  const target = await connect(options);
+  try {
+    if (target.kind === 'server')
+      throw new CliError(
+        `a server owns ${target.dataDir}: it resumes unfinished runs itself at start`,
+      );
+    const run = await target.store.getCurriculumRun(options.run);
+    if (run === null) throw new CliError(`no curriculum run ${options.run}`);
+    if (run.status !== 'queued' && run.status !== 'running')
+      throw new CliError(`run ${run.id} is ${run.status}; only a queued or running run resumes`);
+    if (!options.json)
+      process.stdout.write(
+        `resuming run ${run.id} after generation ${run.generationsDone} of ${run.generationsTotal}\n`,
+      );
+    await playHere(target.store, run, options.json);
+  } finally {
+    await disconnect(target);
   }
 }

@@ -1,7 +1,9 @@
 import { openStore, type Store } from '@terrarium/db';
+import { createJobQueue, type CurriculumJobs, type JobQueue } from '@terrarium/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../router';
 import { PROGRAM_PRINCIPAL } from '../trpc';
+import { startCurriculumWorkers } from './curriculum-workers';
 
 describe('curriculum router', () => {
   let store: Store;
@@ -43,6 +45,98 @@ describe('curriculum router', () => {
   it('names a dataset that is not there', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     await expect(api.curriculum.run({ dataset: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+});
+
+describe('curriculum runs as jobs through the router', () => {
+  let store: Store;
+  let queue: JobQueue;
+  let jobs: CurriculumJobs;
+  beforeAll(async () => {
+    store = await openStore({ memory: true });
+    queue = await createJobQueue(store, { schema: 'pgboss_curriculum_router' });
+    jobs = await startCurriculumWorkers(store, queue);
+  }, 60_000);
+  afterAll(async () => {
+    await jobs.stop();
+    await queue.stop();
+    await store.close();
+  });
+
+  const api = () =>
+    appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL, curriculumJobs: jobs });
+
+  async function finished(runId: string) {
+    for (;;) {
+      const detail = await api().curriculum.get({ runId });
+      if (detail.run.status !== 'queued' && detail.run.status !== 'running') return detail;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('starts a run, which the workers play to the end; its rollouts are listed per generation', async () => {
+    const run = await api().curriculum.start({ dataset: 'builtin', generations: 2 });
+    expect(run).toMatchObject({ status: 'queued', generationsTotal: 2 });
+    expect(run.settings).toEqual({
+      policy: 'scripted',
+      sim: null,
+      scheduler: 'lineage',
+      probes: 8,
+      maxDepth: 15,
+      seed: 0,
+    });
+    const detail = await finished(run.id);
+    expect(detail.run.status).toBe('done');
+    expect(detail.generations.map((g) => [g.generation, g.passRate, g.meanTier])).toEqual([
+      [1, 1, 0],
+      [2, 1, 1],
+    ]);
+    expect(detail.lineages.map((lineage) => lineage.nodes.length)).toEqual([3, 3]);
+    const rollouts = await api().curriculum.rollouts({ runId: run.id, generation: 2 });
+    expect(rollouts).toHaveLength(16);
+    expect(rollouts.every((rollout) => rollout.mode === 'executable' && rollout.passed)).toBe(true);
+    expect(new Set(rollouts.map((rollout) => rollout.lineageId))).toEqual(
+      new Set(['scratch-last-line', 'scratch-count-lines']),
+    );
+    expect((await api().curriculum.list()).map((listed) => listed.id)).toContain(run.id);
+  }, 60_000);
+
+  it('cancels a run', async () => {
+    const run = await api().curriculum.start({ dataset: 'builtin', generations: 200, probes: 32 });
+    expect(await api().curriculum.cancel({ runId: run.id })).toEqual({ canceled: true });
+    const detail = await finished(run.id);
+    expect(detail.run.status).toBe('canceled');
+    expect(detail.run.generationsDone).toBeLessThan(200);
+  }, 60_000);
+
+  it('refuses what the run could not do, before queueing it', async () => {
+    await expect(
+      api().curriculum.start({ dataset: 'builtin', policy: 'onnx:/x' }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        'policy: "onnx:/x" is not a policy; expected scripted or openai:URL#MODEL (an ONNX policy is not wired yet)',
+    });
+    await expect(
+      api().curriculum.start({ dataset: 'builtin', policy: 'openai:http://example.org/v1#m' }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(
+      api().curriculum.start({ dataset: 'builtin', sim: 'retrieval' }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        "sim: retrieval draws on the seed dataset's recorded transitions; the builtin tasks have none",
+    });
+    await expect(api().curriculum.start({ dataset: 'nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const withoutWorkers = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    await expect(withoutWorkers.curriculum.start({ dataset: 'builtin' })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(api().curriculum.get({ runId: '999999' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });

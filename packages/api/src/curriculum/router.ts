@@ -1,22 +1,28 @@
 import {
-  builtinSeedTasks,
+  CurriculumCheckpoint,
+  GenerationStatsRecord,
   runCurriculum,
   scriptedRunOptions,
-  seedTasksFromTrajectories,
-  type SeedTasks,
 } from '@terrarium/curriculum';
+import type { CurriculumRunRecord, Store } from '@terrarium/db';
+import { CurriculumRunSettings } from '@terrarium/jobs';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { findDataset } from '../simulate/find-trajectory';
-import { loadDataset } from '../simulate/load-trajectories';
+import { listDatasetTrajectories } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
 import { createRouter, researcherProcedure } from '../trpc';
+import {
+  BUILTIN_DATASET,
+  checkCurriculumSim,
+  curriculumPolicy,
+  curriculumSeeds,
+} from './curriculum-deps';
 
 export const CurriculumRunInput = z.object({
   /** Dataset id or name, or `builtin` for the scratch tasks (the demo). */
   dataset: z.string().min(1).max(200),
   policy: z.literal('scripted').default('scripted'),
-  /** Bounded: the run happens inside the request until the curriculum job lands. */
+  /** Bounded: this one plays inside the request (the demo); `start` queues a job. */
   generations: z.number().int().min(1).max(30).default(8),
   probes: z.number().int().min(1).max(32).default(8),
   scheduler: z.enum(['lineage', 'band']).default('lineage'),
@@ -24,24 +30,39 @@ export const CurriculumRunInput = z.object({
   seed: z.number().int().default(0),
 });
 
-/** Thin: loads the seed tasks; lineages, mutators and schedulers live in @terrarium/curriculum. */
+export const CurriculumStartInput = CurriculumRunSettings.extend({
+  dataset: z.string().min(1).max(200),
+  generations: z.number().int().min(1).max(200).default(8),
+});
+
+const RunId = z.object({ runId: z.string().min(1).max(40) });
+
+async function seedsOrError(store: Store, dataset: string) {
+  const seeds = await curriculumSeeds(store, dataset).catch((error: unknown) => {
+    throw simulatorTrpcError(error);
+  });
+  if (seeds.tasks.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `no task of ${dataset} passes its gates (${seeds.rejected.length} rejected)`,
+    });
+  }
+  return seeds;
+}
+
+function settingsOf(run: CurriculumRunRecord) {
+  const parsed = CurriculumRunSettings.safeParse(run.settings);
+  return parsed.success ? parsed.data : null;
+}
+
+function summaryOf(run: CurriculumRunRecord) {
+  return { ...run, settings: settingsOf(run) };
+}
+
+/** Thin: seeds and settings are checked here; the run itself is a job (packages/jobs). */
 export const curriculumRouter = createRouter({
   run: researcherProcedure.input(CurriculumRunInput).mutation(async ({ ctx, input }) => {
-    let seeds: SeedTasks;
-    if (input.dataset === 'builtin') {
-      seeds = builtinSeedTasks();
-    } else {
-      const dataset = await findDataset(ctx.store, input.dataset).catch((error: unknown) => {
-        throw simulatorTrpcError(error);
-      });
-      seeds = await seedTasksFromTrajectories(await loadDataset(ctx.store, dataset.id));
-    }
-    if (seeds.tasks.length === 0) {
-      throw new TRPCError({
-        code: 'BAD_REQUEST',
-        message: `no task of ${input.dataset} passes its gates (${seeds.rejected.length} rejected)`,
-      });
-    }
+    const seeds = await seedsOrError(ctx.store, input.dataset);
     const result = await runCurriculum(
       seeds.tasks,
       input.generations,
@@ -52,5 +73,86 @@ export const curriculumRouter = createRouter({
       lineages: result.lineages,
       rejectedSeeds: seeds.rejected,
     };
+  }),
+
+  /** Queues a run: it is played by the server's workers, streams progress, resumes after a crash. */
+  start: researcherProcedure.input(CurriculumStartInput).mutation(async ({ ctx, input }) => {
+    const jobs = ctx.curriculumJobs;
+    if (jobs === undefined)
+      throw new TRPCError({
+        code: 'PRECONDITION_FAILED',
+        message: 'this server runs no curriculum workers',
+      });
+    const { dataset, generations, ...settings } = input;
+    try {
+      curriculumPolicy(settings.policy);
+      if (settings.sim !== null) checkCurriculumSim(settings.sim, dataset);
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
+    await seedsOrError(ctx.store, dataset);
+    return summaryOf(await jobs.submit({ dataset, settings, generations }));
+  }),
+
+  list: researcherProcedure.query(async ({ ctx }) =>
+    (await ctx.store.listCurriculumRuns()).map(summaryOf),
+  ),
+
+  /** A run with its generations so far and its lineages (from the last checkpoint). */
+  get: researcherProcedure.input(RunId).query(async ({ ctx, input }) => {
+    const run = await ctx.store.getCurriculumRun(input.runId);
+    if (run === null)
+      throw new TRPCError({ code: 'NOT_FOUND', message: `no curriculum run ${input.runId}` });
+    const generations = (await ctx.store.listCurriculumGenerations(run.id)).map((row) =>
+      GenerationStatsRecord.parse(row.stats),
+    );
+    const stored = await ctx.store.getCurriculumCheckpoint(run.id);
+    const lineages = stored === null ? [] : CurriculumCheckpoint.parse(stored).lineages;
+    const rollouts = await ctx.store.getDatasetByName(run.rolloutsDataset);
+    return {
+      run: summaryOf(run),
+      generations,
+      lineages,
+      rolloutsDatasetId: rollouts?.id ?? null,
+      builtin: run.dataset === BUILTIN_DATASET,
+    };
+  }),
+
+  /** The stored rollouts of one generation, each a trajectory that opens in the replay viewer. */
+  rollouts: researcherProcedure
+    .input(RunId.extend({ generation: z.number().int().positive() }))
+    .query(async ({ ctx, input }) => {
+      const run = await ctx.store.getCurriculumRun(input.runId);
+      if (run === null)
+        throw new TRPCError({ code: 'NOT_FOUND', message: `no curriculum run ${input.runId}` });
+      const dataset = await ctx.store.getDatasetByName(run.rolloutsDataset);
+      if (dataset === null) return [];
+      const prefix = `${run.id}/g${input.generation}/`;
+      const rows = (await listDatasetTrajectories(ctx.store, dataset.id)).filter((row) =>
+        row.externalId.startsWith(prefix),
+      );
+      return rows.map((row) => {
+        const [lineageId = '', probe = '', sim] = row.externalId.slice(prefix.length).split('/');
+        return {
+          trajectoryId: row.id,
+          datasetId: row.datasetId,
+          externalId: row.externalId,
+          lineageId,
+          probe: Number(probe.replace(/^p/, '')),
+          mode: sim === undefined ? ('executable' as const) : ('simulated' as const),
+          passed: row.outcome.success === true,
+          steps: row.stepCount,
+        };
+      });
+    }),
+
+  cancel: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
+    const jobs = ctx.curriculumJobs;
+    if (jobs === undefined)
+      throw new TRPCError({
+        code: 'PRECONDITION_FAILED',
+        message: 'this server runs no curriculum workers',
+      });
+    return { canceled: await jobs.cancel(input.runId) };
   }),
 });

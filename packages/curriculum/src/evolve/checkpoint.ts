@@ -48,3 +48,53 @@ export const CurriculumCheckpoint = z.object({
   ),
 });
 export type CurriculumCheckpoint = z.infer<typeof CurriculumCheckpoint>;
+
+const AxisKey = z.enum([...AXES, 'root']);
+
+/** A generation's figures as stored (`GenerationStats`), read back from JSON. */
+export const GenerationStatsRecord = z.object({
+  generation: z.number().int().positive(),
+  tasks: z.number().int().nonnegative(),
+  passRate: z.number(),
+  partialGroups: z.number(),
+  meanTurns: z.number(),
+  meanTier: z.number(),
+  byAxis: z.partialRecord(
+    AxisKey,
+    z.object({
+      tasks: z.number().int().nonnegative(),
+      passRate: z.number(),
+      meanTurns: z.number(),
+      partialGroups: z.number(),
+    }),
+  ),
+  mutations: z.object({ accepted: z.number().int(), rejected: z.number().int() }),
+  gap: z
+    .object({
+      passRateSimulated: z.number(),
+      passRateExecutable: z.number(),
+      divergentSteps: z.number().int().nonnegative(),
+      steps: z.number().int().nonnegative(),
+    })
+    .nullable(),
+  groups: z.array(
+    z.object({
+      lineageId: z.string(),
+      taskId: z.string(),
+      tier: z.number().int().nonnegative(),
+      axis: AxisKey,
+      passes: z.number().int().nonnegative(),
+      rollouts: z.number().int().nonnegative(),
+      meanTurns: z.number(),
+      meanReward: z.number(),
+      simulated: z
+        .object({
+          passes: z.number().int().nonnegative(),
+          divergentSteps: z.number().int().nonnegative(),
+          steps: z.number().int().nonnegative(),
+        })
+        .nullable(),
+    }),
+  ),
+});
+export type GenerationStatsRecord = z.infer<typeof GenerationStatsRecord>;

@@ -136,15 +136,16 @@ describe('a curriculum on the builtin tasks', () => {
       { generation: 2, tasks: 2, passRate: 1, partialGroups: 0, meanTier: 1 },
       { generation: 3, tasks: 2, passRate: 1, partialGroups: 0, meanTier: 2 },
       { generation: 4, tasks: 2, passRate: 0.9375, partialGroups: 0.5, meanTier: 3 },
-      { generation: 5, tasks: 2, passRate: 0.875, partialGroups: 1, meanTier: 4 },
-      { generation: 6, tasks: 2, passRate: 0.8125, partialGroups: 1, meanTier: 5 },
+      // Tier 4 is the noise axis: the lineages' verifiers check files, which noise cannot reach.
+      { generation: 5, tasks: 2, passRate: 1, partialGroups: 0, meanTier: 4 },
+      { generation: 6, tasks: 2, passRate: 0.9375, partialGroups: 0.5, meanTier: 5 },
     ]);
     for (const lineage of result.lineages) {
       for (const node of lineage.nodes.slice(1))
         expect((await runGates(node.task, createWorld)).accepted).toBe(true);
       for (const rejected of lineage.rejected) expect(rejected.reasons.length).toBeGreaterThan(0);
     }
-    expect(result.lineages.map((lineage) => currentNode(lineage).tier)).toEqual([6, 5]);
+    expect(result.lineages.map((lineage) => currentNode(lineage).tier)).toEqual([6, 6]);
     expect(
       result.lineages.flatMap((lineage) =>
         lineage.rejected.map(
@@ -153,7 +154,6 @@ describe('a curriculum on the builtin tasks', () => {
       ),
     ).toEqual([
       '3 scratch-last-line.t2-scenario skill: the verifier does not check the answer',
-      '6 scratch-last-line.t5-scenario skill: the verifier does not check the answer',
       '3 scratch-count-lines.t2-scenario skill: the answer is not the output of a shell command',
     ]);
   });

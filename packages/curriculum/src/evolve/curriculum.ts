@@ -2,10 +2,11 @@ import type { GateReport, WorldFactory } from '../tasks/gates';
 import { runGates } from '../tasks/gates';
 import type { Task } from '../tasks/task';
 import { CurriculumCheckpoint } from './checkpoint';
+import type { OracleRun } from './derive';
 import { AXES, mutate, type Axis, type MutationDiff } from './mutators';
 import type { Policy } from './policy';
 import { hashSeed, randomFor } from './random';
-import { rollout, type Rollout } from './rollout';
+import { rollout, simulatedRollout, type Rollout, type RolloutSimulator } from './rollout';
 import type { Scheduler } from './schedulers';
 
 /** One task of a lineage: the root or a gated mutation of its parent. */
@@ -48,11 +49,24 @@ export interface GroupResult {
   rollouts: number;
   meanTurns: number;
   meanReward: number;
+  /** The same probes with a simulator standing in for the world (null without `simulatorFor`). */
+  simulated: { passes: number; divergentSteps: number; steps: number } | null;
 }
 
 export interface AxisStats {
   tasks: number;
   passRate: number;
+  meanTurns: number;
+  partialGroups: number;
+}
+
+/** Simulated vs executable over a generation: the gap a policy trained in the simulator exploits. */
+export interface GapStats {
+  passRateSimulated: number;
+  passRateExecutable: number;
+  /** Acting steps whose simulated observation differs from the world's, over all probes. */
+  divergentSteps: number;
+  steps: number;
 }
 
 export interface GenerationStats {
@@ -66,7 +80,20 @@ export interface GenerationStats {
   meanTier: number;
   byAxis: Partial<Record<Axis | 'root', AxisStats>>;
   mutations: { accepted: number; rejected: number };
+  gap: GapStats | null;
   groups: GroupResult[];
+}
+
+/** Where a rollout came from, for storing it with its task and lineage. */
+export interface RolloutOrigin {
+  /** The task played (a lineage's node). */
+  task: Task;
+  lineageId: string;
+  generation: number;
+  tier: number;
+  axis: Axis | 'root';
+  probe: number;
+  mode: 'executable' | 'simulated';
 }
 
 export interface CurriculumOptions {
@@ -79,10 +106,14 @@ export interface CurriculumOptions {
   maxDepth?: number;
   seed?: number;
   /** Called with every rollout (a job stores them as trajectories). */
-  onRollout?: (
-    rollout: Rollout,
-    group: { lineageId: string; generation: number },
-  ) => void | Promise<void>;
+  onRollout?: (rollout: Rollout, origin: RolloutOrigin) => void | Promise<void>;
+  /**
+   * Runs every probe a second time with this simulator standing in for the world (`--sim`), so
+   * each generation reports the simulated and the executable pass rate and the divergent steps.
+   */
+  simulatorFor?: (task: Task) => Promise<RolloutSimulator>;
+  /** Oracle runs shared by the mutations of a run (see `MutationContext`); set by runCurriculum. */
+  oracleRuns?: Map<string, Promise<OracleRun>>;
 }
 
 export function newLineage(task: Task): Lineage {
@@ -122,13 +153,38 @@ async function probe(
   let passes = 0;
   let turns = 0;
   let reward = 0;
+  const simulator =
+    options.simulatorFor === undefined ? null : await options.simulatorFor(node.task);
+  const simulated = simulator === null ? null : { passes: 0, divergentSteps: 0, steps: 0 };
+  const origin = (probeIndex: number, mode: RolloutOrigin['mode']): RolloutOrigin => ({
+    task: node.task,
+    lineageId: lineage.id,
+    generation,
+    tier: node.tier,
+    axis: node.axis ?? 'root',
+    probe: probeIndex,
+    mode,
+  });
   for (let i = 0; i < count; i += 1) {
     const seed = hashSeed(options.seed ?? 0, lineage.id, node.task.id, generation, i);
     const played = await rollout(node.task, options.policy, options.createWorld, seed);
     if (played.evaluation.passed) passes += 1;
     turns += played.turns;
     reward += played.evaluation.reward;
-    await options.onRollout?.(played, { lineageId: lineage.id, generation });
+    await options.onRollout?.(played, origin(i, 'executable'));
+    if (simulator !== null && simulated !== null) {
+      const dreamt = await simulatedRollout(
+        node.task,
+        options.policy,
+        options.createWorld,
+        seed,
+        simulator,
+      );
+      if (dreamt.evaluation.passed) simulated.passes += 1;
+      simulated.divergentSteps += dreamt.divergentSteps;
+      simulated.steps += dreamt.steps.filter((step) => step.exitCode !== null).length;
+      await options.onRollout?.(dreamt, origin(i, 'simulated'));
+    }
   }
   return {
     lineageId: lineage.id,
@@ -139,6 +195,7 @@ async function probe(
     rollouts: count,
     meanTurns: count === 0 ? 0 : turns / count,
     meanReward: count === 0 ? 0 : reward / count,
+    simulated,
   };
 }
 
@@ -161,6 +218,7 @@ async function advance(
       createWorld: options.createWorld,
       childId,
       random: randomFor(options.seed ?? 0, childId, generation),
+      ...(options.oracleRuns === undefined ? {} : { oracleRuns: options.oracleRuns }),
     });
     let report: GateReport | null = null;
     if (outcome.ok) report = await runGates(outcome.task, options.createWorld);
@@ -195,6 +253,10 @@ function mean(values: number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+function isPartial(group: GroupResult): number {
+  return group.passes > 0 && group.passes < group.rollouts ? 1 : 0;
+}
+
 function summarize(
   generation: number,
   groups: GroupResult[],
@@ -209,19 +271,35 @@ function summarize(
     byAxis[axis] = {
       tasks: mine.length,
       passRate: total === 0 ? 0 : mine.reduce((sum, group) => sum + group.passes, 0) / total,
+      meanTurns: mean(mine.map((group) => group.meanTurns)),
+      partialGroups: mean(mine.map(isPartial)),
     };
   }
+  const simulatedGroups = groups.flatMap((group) =>
+    group.simulated === null ? [] : [{ ...group.simulated, rollouts: group.rollouts }],
+  );
+  const gap: GapStats | null =
+    simulatedGroups.length === 0
+      ? null
+      : {
+          passRateSimulated:
+            rollouts === 0
+              ? 0
+              : simulatedGroups.reduce((sum, group) => sum + group.passes, 0) / rollouts,
+          passRateExecutable: rollouts === 0 ? 0 : passes / rollouts,
+          divergentSteps: simulatedGroups.reduce((sum, group) => sum + group.divergentSteps, 0),
+          steps: simulatedGroups.reduce((sum, group) => sum + group.steps, 0),
+        };
   return {
     generation,
     tasks: groups.length,
     passRate: rollouts === 0 ? 0 : passes / rollouts,
-    partialGroups: mean(
-      groups.map((group) => (group.passes > 0 && group.passes < group.rollouts ? 1 : 0)),
-    ),
+    partialGroups: mean(groups.map(isPartial)),
     meanTurns: mean(groups.map((group) => group.meanTurns)),
     meanTier: mean(groups.map((group) => group.tier)),
     byAxis,
     mutations,
+    gap,
     groups,
   };
 }
@@ -280,8 +358,9 @@ export async function runCurriculum(
       : CurriculumCheckpoint.parse(structuredClone(options.resume)).lineages;
   const stats: GenerationStats[] = [];
   let completed = options.resume?.generation ?? 0;
+  const shared = { ...options, oracleRuns: options.oracleRuns ?? new Map() };
   while (completed < generations && options.signal?.aborted !== true) {
-    const result = await runGeneration(lineages, completed + 1, options);
+    const result = await runGeneration(lineages, completed + 1, shared);
     completed += 1;
     stats.push(result);
     await options.onGeneration?.(result);

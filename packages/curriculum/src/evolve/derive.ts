@@ -8,10 +8,12 @@ export interface OracleRun {
   answer: string;
   /** The last shell action's result (null when the oracle ran no action). */
   last: WorldStepResult | null;
-  /** Final files of a terminal world (path → content); empty for other kinds. */
-  files: Map<string, string>;
+  /** A final file's content (undefined when missing or not a terminal world). */
+  file(path: string): string | undefined;
+  /** Final files of a terminal world (path → content); empty for other kinds. Read on first use. */
+  files(): Map<string, string>;
   /** Files before the oracle ran (after a harmless `true`, as the task generator does). */
-  before: Map<string, string>;
+  before(): Promise<Map<string, string>>;
 }
 
 /** Runs a task's oracle in its (possibly mutated) world, to re-derive what the verifier expects. */
@@ -22,8 +24,9 @@ export async function runOracle(
 ): Promise<OracleRun> {
   const world = createWorld(task.world, 0);
   await world.reset();
+  // A copy-on-write fork, stepped and read only if a mutator asks for the files before: reading
+  // a reconstructed workspace whole is most of what an oracle run costs.
   const probe = world.fork();
-  await probe.step({ type: 'command', command: 'true', interpreter: 'bash' });
   const episode = startEpisode(world);
   let last: WorldStepResult | null = null;
   for (const action of oracle) {
@@ -37,11 +40,17 @@ export async function runOracle(
     for (const path of target.files()) files.set(path, target.readFile(path) ?? '');
     return files;
   };
+  let files: Map<string, string> | null = null;
+  let before: Promise<Map<string, string>> | null = null;
   return {
     answer: answerOf(episode),
     last,
-    files: snapshotFiles(world),
-    before: snapshotFiles(probe),
+    file: (path) => (isTerminalWorld(world) ? (world.readFile(path) ?? undefined) : undefined),
+    files: () => (files ??= snapshotFiles(world)),
+    before: () =>
+      (before ??= probe
+        .step({ type: 'command', command: 'true', interpreter: 'bash' })
+        .then(() => snapshotFiles(probe))),
   };
 }
 
@@ -56,7 +65,7 @@ export function rederiveChecks(checks: WeightedCheck[], run: OracleRun): Weighte
     if (check.kind === 'answer-equals')
       return { ...weighted, check: { ...check, expected: run.answer } };
     if (check.kind === 'file-equals') {
-      const content = run.files.get(check.path);
+      const content = run.file(check.path);
       return content === undefined ? weighted : { ...weighted, check: { ...check, content } };
     }
     return weighted;

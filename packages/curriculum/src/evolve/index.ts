@@ -1,6 +1,7 @@
 export * from './world-source';
 export * from './mutators';
 export * from './policy';
+export * from './openai-policy';
 export * from './rollout';
 export * from './schedulers';
 export * from './curriculum';

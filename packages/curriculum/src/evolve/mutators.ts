@@ -2,10 +2,13 @@ import type { WorldFactory } from '../tasks/gates';
 import { Task, type SolutionAction, type Verifier, type WeightedCheck } from '../tasks/task';
 import { rederiveChecks, runOracle, type OracleRun } from './derive';
 import { pick } from './random';
-import { overlayOf, withOverlay } from './world-source';
+import { NOISE_LEVELS, noiseOf, overlayOf, withNoise, withOverlay } from './world-source';
 
-/** The named directions a task gets harder in (Environment Evolution's axes plus a stricter verifier). */
-export const AXES = ['execution-length', 'scenario', 'skill', 'verifier'] as const;
+/**
+ * The named directions a task gets harder in: Environment Evolution's three axes, a stricter
+ * verifier, and noisier observations (last, so adding it left the older axes' round robin as it was).
+ */
+export const AXES = ['execution-length', 'scenario', 'skill', 'verifier', 'noise'] as const;
 export type Axis = (typeof AXES)[number];
 
 export interface MutationDiff {
@@ -24,6 +27,20 @@ export interface MutationContext {
   createWorld: WorldFactory;
   childId: string;
   random: () => number;
+  /**
+   * Oracle runs by (world, oracle), kept for a run: a child's run, made to re-derive its
+   * verifier, is the parent's run when the child is mutated in turn.
+   */
+  oracleRuns?: Map<string, Promise<OracleRun>>;
+}
+
+function oracleRunOf(task: Task, context: MutationContext): Promise<OracleRun> {
+  const key = JSON.stringify([task.world, task.oracle]);
+  const known = context.oracleRuns?.get(key);
+  if (known !== undefined) return known;
+  const run = runOracle(task, context.createWorld);
+  context.oracleRuns?.set(key, run);
+  return run;
 }
 
 type Mutator = (task: Task, context: MutationContext) => Promise<MutationOutcome>;
@@ -55,10 +72,17 @@ async function child(
   context: MutationContext,
   axis: Axis,
   description: string,
-  changes: { goal: string; oracle: SolutionAction[]; added?: Record<string, string> },
-  checksFor: (run: OracleRun) => WeightedCheck[] | string,
+  changes: {
+    goal: string;
+    oracle: SolutionAction[];
+    added?: Record<string, string>;
+    noise?: number;
+  },
+  checksFor: (run: OracleRun) => WeightedCheck[] | string | Promise<WeightedCheck[] | string>,
 ): Promise<MutationOutcome> {
-  const world = changes.added === undefined ? task.world : withOverlay(task.world, changes.added);
+  const overlaid =
+    changes.added === undefined ? task.world : withOverlay(task.world, changes.added);
+  const world = changes.noise === undefined ? overlaid : withNoise(overlaid, changes.noise);
   const draft = Task.parse({
     ...task,
     id: context.childId,
@@ -66,14 +90,14 @@ async function child(
     world,
     oracle: changes.oracle,
   });
-  const run = await runOracle(draft, context.createWorld);
+  const run = await oracleRunOf(draft, context);
   if (run.last !== null && run.last.provenance !== 'executed')
     return {
       ok: false,
       axis,
       reason: `the world cannot run the oracle's last action (${run.last.provenance})`,
     };
-  const checks = checksFor(run);
+  const checks = await checksFor(run);
   if (typeof checks === 'string') return { ok: false, axis, reason: checks };
   const verifier = { ...task.verifier, checks };
   const mutated = Task.parse({
@@ -121,10 +145,10 @@ const executionLength: Mutator = async (task, context) => {
 
 /** More state: distractor files next to the files the world already has. */
 const scenario: Mutator = async (task, context) => {
-  const base = await runOracle(task, context.createWorld);
+  const base = await oracleRunOf(task, context);
   const dirs = [
     ...new Set(
-      [...base.before.keys()]
+      [...(await base.before()).keys()]
         .filter((path) => !SYSTEM_DIRS.test(path))
         .map((path) => path.slice(0, path.lastIndexOf('/')) || '/'),
     ),
@@ -168,7 +192,7 @@ const skill: Mutator = async (task, context) => {
   const next = SKILLS.find((candidate) => !last.includes(candidate.pipe));
   if (next === undefined)
     return { ok: false, axis: 'skill', reason: 'every skill of the ladder is used' };
-  const before = await runOracle(task, context.createWorld);
+  const before = await oracleRunOf(task, context);
   const command = `{ ${last.trim().replace(/;+$/, '')}; } | ${next.pipe}`;
   return child(
     task,
@@ -220,11 +244,12 @@ const stricter: Mutator = async (task, context) => {
     'verifier',
     'other files must stay as they were',
     { goal: `${task.goal}\nLeave every other file as it was.`, oracle: task.oracle },
-    (run) => {
-      const untouched = [...run.before]
+    async (run) => {
+      const before = await run.before();
+      const untouched = [...before]
         .filter(
           ([path, content]) =>
-            !SYSTEM_DIRS.test(path) && !checked.has(path) && run.files.get(path) === content,
+            !SYSTEM_DIRS.test(path) && !checked.has(path) && run.file(path) === content,
         )
         .slice(0, 3);
       if (untouched.length === 0) return 'no file is left to protect';
@@ -239,11 +264,31 @@ const stricter: Mutator = async (task, context) => {
   );
 };
 
+/**
+ * Noisier observations: what the policy sees gets spurious log lines at the next level of the
+ * ladder. The world's state and outputs, hence the verifier and the gates, are those of the parent:
+ * only a policy that trusts the screen pays for the noise.
+ */
+const noise: Mutator = async (task, context) => {
+  const level = NOISE_LEVELS.find((candidate) => candidate > noiseOf(task.world));
+  if (level === undefined)
+    return { ok: false, axis: 'noise', reason: 'observations are as noisy as the ladder goes' };
+  return child(
+    task,
+    context,
+    'noise',
+    `noisier observations: a spurious line after ${Math.round(level * 100)}% of the lines`,
+    { goal: task.goal, oracle: task.oracle, noise: level },
+    (run) => rederiveChecks(task.verifier.checks, run),
+  );
+};
+
 export const MUTATORS: Record<Axis, Mutator> = {
   'execution-length': executionLength,
   scenario,
   skill,
   verifier: stricter,
+  noise,
 };
 
 export function mutate(axis: Axis, task: Task, context: MutationContext): Promise<MutationOutcome> {

@@ -2,6 +2,7 @@ import { seededRandom } from '@terrarium/executable-worlds';
 import { moveFromSolution, type AgentMove } from '../tasks/episode';
 import type { Task } from '../tasks/task';
 import type { World } from '@terrarium/executable-worlds';
+import { noiseOf } from './world-source';
 
 /** One episode of a policy: given the last observation, the next move. */
 export interface PolicyEpisode {
@@ -21,6 +22,11 @@ export interface ScriptedPolicyOptions {
   rareSlip: number;
   /** Chance that it submits the last output with a stray trailing newline. */
   sloppy: number;
+  /**
+   * On a task with noisy observations, the chance that it submits what it saw on the screen
+   * instead of letting the last output stand (noise it copies fails an answer check).
+   */
+  readsScreen: number;
   familiar: readonly string[];
 }
 
@@ -28,6 +34,7 @@ export const DEFAULT_SCRIPTED: ScriptedPolicyOptions = {
   slip: 0.03,
   rareSlip: 0.3,
   sloppy: 0.15,
+  readsScreen: 0.5,
   familiar: [
     'cat',
     'cd',
@@ -60,8 +67,9 @@ export function programsIn(line: string): string[] {
 /**
  * A baseline that needs no model: it knows the task's reference solution and replays it, making
  * seeded mistakes at fixed rates: it skips steps, more often steps that use unfamiliar programs,
- * and sometimes submits with stray whitespace. So its pass rate falls as tasks get longer, use
- * rarer commands or get a stricter verifier, which is what a curriculum needs to show movement.
+ * and sometimes submits with stray whitespace; on noisy screens it sometimes copies what it saw.
+ * So its pass rate falls as tasks get longer, use rarer commands, get a stricter verifier or
+ * noisier observations, which is what a curriculum needs to show movement.
  */
 export function scriptedPolicy(options: Partial<ScriptedPolicyOptions> = {}): Policy {
   const settings = { ...DEFAULT_SCRIPTED, ...options };
@@ -70,6 +78,7 @@ export function scriptedPolicy(options: Partial<ScriptedPolicyOptions> = {}): Po
     name: 'scripted',
     start(task, world, seed) {
       const random = seededRandom(seed);
+      const noisy = noiseOf(task.world) > 0;
       let index = 0;
       return {
         async next(observation) {
@@ -80,6 +89,9 @@ export function scriptedPolicy(options: Partial<ScriptedPolicyOptions> = {}): Po
           if (move.kind === 'submit') {
             if (move.answer === null && random() < settings.sloppy)
               return { kind: 'submit', answer: `${observation}\n` };
+            // Drawn only on noisy tasks, so runs on the other axes keep their seeds' outcomes.
+            if (move.answer === null && noisy && random() < settings.readsScreen)
+              return { kind: 'submit', answer: observation };
             return move;
           }
           const line = typeof action === 'string' ? action : '';

@@ -5,6 +5,10 @@ import type { Task } from '../tasks/task';
 import { isTerminalWorld } from '../worlds/world-kinds';
 import { trajectoryWorld, type EvolvableWorld } from './world-source';
 
+function basename(file: string): string {
+  return file.slice(file.lastIndexOf('/') + 1);
+}
+
 export interface SeedTasks {
   tasks: Task[];
   worlds: EvolvableWorld[];
@@ -18,10 +22,26 @@ export interface SeedTasks {
 export async function seedTasksFromTrajectories(trajectories: Trajectory[]): Promise<SeedTasks> {
   const seeds: SeedTasks = { tasks: [], worlds: [], rejected: [] };
   const seen = new Set<string>();
-  for (const [index, trajectory] of trajectories.entries()) {
+  // In source order (file, line, id), not import order: an import reads files concurrently, and
+  // task ids (hence every seed a curriculum draws from them) must not depend on it.
+  const ordered = trajectories.toSorted(
+    (a, b) =>
+      a.source.file.localeCompare(b.source.file) ||
+      (a.source.line ?? 0) - (b.source.line ?? 0) ||
+      a.externalId.localeCompare(b.externalId, 'en', { numeric: true }),
+  );
+  const rankInFile = new Map<string, number>();
+  for (const [index, original] of ordered.entries()) {
+    const rank = rankInFile.get(original.source.file) ?? 0;
+    rankInFile.set(original.source.file, rank + 1);
+    // A bare number is a counter the import handed out in the order it read files, not the
+    // trajectory's identity: the task is named for its file and place in it instead.
+    const trajectory = /^\d+$/.test(original.externalId)
+      ? { ...original, externalId: `${basename(original.source.file)}#${rank}` }
+      : original;
     if (trajectory.domain !== 'terminal' && trajectory.domain !== 'swe') {
       seeds.rejected.push({
-        trajectory: trajectory.externalId,
+        trajectory: original.externalId,
         reason: `a ${trajectory.domain} trajectory has no terminal world`,
       });
       continue;
@@ -46,9 +66,13 @@ export async function seedTasksFromTrajectories(trajectories: Trajectory[]): Pro
       },
     });
     if (generated.ok) {
-      seeds.tasks.push(generated.task);
+      // Provenance names the stored trajectory, as retrieval's leave-one-out looks it up.
+      seeds.tasks.push({
+        ...generated.task,
+        provenance: { ...generated.task.provenance, trajectory: original.externalId },
+      });
       seeds.worlds.push(world);
-    } else seeds.rejected.push({ trajectory: generated.trajectory, reason: generated.reason });
+    } else seeds.rejected.push({ trajectory: original.externalId, reason: generated.reason });
   }
   return seeds;
 }

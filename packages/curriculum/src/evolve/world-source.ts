@@ -31,6 +31,41 @@ export function overlayOf(ref: WorldRef): Record<string, string> {
   return out;
 }
 
+/** The params key of the observation noise level (0 none … 0.5), applied where a policy looks. */
+export const NOISE_PARAM = 'noise';
+/** The noise ladder: the chance that a spurious line follows each line a policy sees. */
+export const NOISE_LEVELS = [0.1, 0.2, 0.35, 0.5] as const;
+
+export function noiseOf(ref: WorldRef): number {
+  const value = ref.params[NOISE_PARAM];
+  return typeof value === 'number' && value > 0 ? value : 0;
+}
+
+export function withNoise(ref: WorldRef, level: number): WorldRef {
+  return { id: ref.id, params: { ...ref.params, [NOISE_PARAM]: level } };
+}
+
+const NOISE_WORDS = ['cache', 'retry', 'lock', 'gc', 'sync', 'probe'];
+
+/**
+ * An observation as a noisy terminal shows it: after each line, with chance `level`, a spurious
+ * `warning:` line. Seeded, so a rollout is repeatable; the world's own output is untouched.
+ */
+export function noisyObservation(content: string, level: number, random: () => number): string {
+  if (level <= 0 || content === '') return content;
+  const lines = content.split('\n');
+  const out: string[] = [];
+  for (const [index, line] of lines.entries()) {
+    out.push(line);
+    const last = index === lines.length - 1;
+    if (!(last && line === '') && random() < level) {
+      const word = NOISE_WORDS[Math.floor(random() * NOISE_WORDS.length)] ?? 'sync';
+      out.push(`warning: ${word} ${Math.floor(random() * 9000) + 1000}`);
+    }
+  }
+  return out.join('\n');
+}
+
 export function withOverlay(ref: WorldRef, files: Record<string, string>): WorldRef {
   return {
     id: ref.id,
@@ -38,14 +73,46 @@ export function withOverlay(ref: WorldRef, files: Record<string, string>): World
   };
 }
 
+export interface WorldFactoryOptions {
+  /**
+   * Distinct (world, params, seed) kept built, each handed out as a fork (default 256; 0 builds
+   * every time). A curriculum plays the same task dozens of times (probes, the oracle, four
+   * gates): building its workspace once, and letting every fork share the world's memo of
+   * (state, action) → transition, is most of what a run spends outside the policy.
+   */
+  cacheSize?: number;
+}
+
 /** The factory the gates and rollouts use: finds the world, strips the overlay, applies it. */
-export function evolvableWorldFactory(worlds: EvolvableWorld[]): WorldFactory {
+export function evolvableWorldFactory(
+  worlds: EvolvableWorld[],
+  options: WorldFactoryOptions = {},
+): WorldFactory {
   const byId = new Map(worlds.map((world) => [world.id, world]));
-  return (ref, seed) => {
+  const cacheSize = options.cacheSize ?? 256;
+  const built = new Map<string, World>();
+  const build = (ref: WorldRef, seed: number): World => {
     const world = byId.get(ref.id);
     if (world === undefined) throw new Error(`no world ${ref.id}`);
-    const { [OVERLAY_PARAM]: _overlay, ...params } = ref.params;
+    const { [OVERLAY_PARAM]: _overlay, [NOISE_PARAM]: _noise, ...params } = ref.params;
     return world.create(params, overlayOf(ref), seed);
+  };
+  if (cacheSize <= 0) return build;
+  return (ref, seed) => {
+    // Noise is applied where the policy looks, not in the world: noisy and clean share a world.
+    const { [NOISE_PARAM]: _noise, ...params } = ref.params;
+    const key = `${seed}\u0000${ref.id}\u0000${JSON.stringify(params)}`;
+    let pristine = built.get(key);
+    if (pristine === undefined) {
+      pristine = build(ref, seed);
+      if (built.size >= cacheSize) {
+        const oldest = built.keys().next().value;
+        if (oldest !== undefined) built.delete(oldest);
+      }
+      built.set(key, pristine);
+    }
+    // Never stepped: every fork starts from the initial state, as a fresh build would.
+    return pristine.fork();
   };
 }
 

@@ -111,6 +111,8 @@ function checkScript(
     case 'answer-contains':
       return `grep -qF -- "$(cat "${expectedFile}")" ${answer} 2>/dev/null`;
     case 'sql-rows':
+    case 'code':
+    case 'record-equals':
       return 'false';
   }
 }
@@ -175,6 +177,9 @@ function tomlString(text: string): string {
 export function exportHarborTask(task: Task, initialWorld: TerminalWorld): HarborExport {
   if (task.verifier.checks.some(({ check }) => check.kind === 'sql-rows')) {
     return { ok: false, reason: `${task.id}: SQL checks have no shell form yet` };
+  }
+  if (task.verifier.checks.some(({ check }) => check.kind === 'code')) {
+    return { ok: false, reason: `${task.id}: code verifiers run in Terrarium's sandbox only` };
   }
   const workspace = initialWorld
     .files()

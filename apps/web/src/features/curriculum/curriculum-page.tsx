@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
   CartesianGrid,
@@ -11,26 +11,64 @@ import {
   YAxis,
 } from 'recharts';
 import { useTRPC } from '../../app/trpc';
+import { AxisCharts, GapChart } from './axis-charts';
+import { GenerationRollouts } from './generation-rollouts';
 
 const CHART_HEIGHT = 240;
+/** How often a queued or running run is read again (the job records a row per generation). */
+const LIVE_POLL_MS = 400;
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
 
 /**
- * A curriculum played live by the scripted policy: per generation the pass rate, the fraction of
- * partially solved groups and the mean tier, then each lineage's tasks (which mutation made each
- * from which parent) and the mutations the gates refused, with their reasons.
+ * A curriculum run as a job: start it (the scripted policy by default, any OpenAI-compatible
+ * endpoint, optionally a simulator standing in for the worlds), watch it live, cancel it. Per
+ * generation the pass rate, partially solved groups and mean tier, per axis the same figures,
+ * the simulated-vs-executable gap, each generation's rollouts (they open in the replay viewer),
+ * then each lineage's tasks (which mutation made each from which parent, with the diff) and the
+ * mutations the gates refused, with their reasons.
  */
 export function CurriculumPage() {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [dataset, setDataset] = useState('builtin');
   const [generations, setGenerations] = useState(8);
-  const run = useMutation(trpc.curriculum.run.mutationOptions());
-  const points = (run.data?.generations ?? []).map((stats) => ({
-    generation: stats.generation,
-    passRate: stats.passRate,
-    partialGroups: stats.partialGroups,
-    meanTier: stats.meanTier,
+  const [policy, setPolicy] = useState('scripted');
+  const [sim, setSim] = useState('');
+  const [runId, setRunId] = useState<string | null>(null);
+  const runs = useQuery(trpc.curriculum.list.queryOptions());
+  const start = useMutation(
+    trpc.curriculum.start.mutationOptions({
+      onSuccess: async (run) => {
+        setRunId(run.id);
+        await queryClient.invalidateQueries({ queryKey: trpc.curriculum.list.queryKey() });
+      },
+    }),
+  );
+  const cancel = useMutation(trpc.curriculum.cancel.mutationOptions());
+  const detail = useQuery({
+    ...trpc.curriculum.get.queryOptions({ runId: runId ?? '' }),
+    enabled: runId !== null,
+    refetchInterval: (query) => {
+      const status = query.state.data?.run.status;
+      return status === 'queued' || status === 'running' || status === undefined
+        ? LIVE_POLL_MS
+        : false;
+    },
+  });
+  const data = detail.data;
+  const stats = data?.generations ?? [];
+  const points = stats.map((generation) => ({
+    generation: generation.generation,
+    passRate: generation.passRate,
+    partialGroups: generation.partialGroups,
+    meanTier: generation.meanTier,
   }));
+  const live = data?.run.status === 'queued' || data?.run.status === 'running';
+  const withGap = stats.some((generation) => generation.gap !== null);
   return (
     <section className="page curriculum-page">
       <h1>Curriculum</h1>
@@ -38,7 +76,12 @@ export function CurriculumPage() {
         className="curriculum-form"
         onSubmit={(event) => {
           event.preventDefault();
-          run.mutate({ dataset, generations, policy: 'scripted' });
+          start.mutate({
+            dataset,
+            generations,
+            policy: policy.trim() === '' ? 'scripted' : policy.trim(),
+            sim: sim.trim() === '' ? null : sim.trim(),
+          });
         }}
       >
         <label>
@@ -62,36 +105,120 @@ export function CurriculumPage() {
             aria-label="Generations"
             type="number"
             min={1}
-            max={30}
+            max={200}
             value={generations}
             onChange={(event) => setGenerations(Number(event.target.value))}
           />
         </label>{' '}
-        <button type="submit" disabled={run.isPending}>
-          {run.isPending ? 'Playing…' : 'Play with the scripted policy'}
+        <label>
+          Policy{' '}
+          <input
+            aria-label="Policy"
+            value={policy}
+            placeholder="scripted or openai:URL#MODEL"
+            onChange={(event) => setPolicy(event.target.value)}
+          />
+        </label>{' '}
+        <label>
+          Simulator{' '}
+          <input
+            aria-label="Simulator"
+            value={sim}
+            placeholder="none, or retrieval, replay, onnx:…, openai:…"
+            onChange={(event) => setSim(event.target.value)}
+          />
+        </label>{' '}
+        <button type="submit" disabled={start.isPending}>
+          {policy.trim() === 'scripted' || policy.trim() === ''
+            ? 'Play with the scripted policy'
+            : 'Play with this policy'}
         </button>
       </form>
-      {run.error ? <p role="alert">{run.error.message}</p> : null}
-      {points.length > 0 ? (
+      {start.error ? <p role="alert">{start.error.message}</p> : null}
+      {(runs.data ?? []).length > 0 ? (
+        <label>
+          Run{' '}
+          <select
+            aria-label="Run"
+            value={runId ?? ''}
+            onChange={(event) => setRunId(event.target.value === '' ? null : event.target.value)}
+          >
+            <option value="">(choose a run)</option>
+            {(runs.data ?? []).map((run) => (
+              <option key={run.id} value={run.id}>
+                #{run.id} {run.dataset}, {run.settings?.policy ?? '?'}
+                {run.settings?.sim ? ` vs ${run.settings.sim}` : ''}: {run.status},{' '}
+                {run.generationsDone}/{run.generationsTotal}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {data ? (
+        <p className="curriculum-status" aria-live="polite">
+          Run #{data.run.id}: <strong className="curriculum-run-status">{data.run.status}</strong>,
+          generation {data.run.generationsDone} of {data.run.generationsTotal}
+          {data.run.error ? ` (${data.run.error})` : ''}{' '}
+          {live ? (
+            <button
+              type="button"
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate({ runId: data.run.id })}
+            >
+              Cancel run
+            </button>
+          ) : null}
+        </p>
+      ) : null}
+      {points.length > 0 && data ? (
         <>
           <h2>Per generation</h2>
           <figure aria-label="Curriculum chart">
             <ResponsiveContainer width="100%" minWidth={480} height={CHART_HEIGHT}>
-              <LineChart data={points}>
+              <LineChart data={points} margin={{ bottom: 16, left: 8, right: 8 }}>
                 <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="generation" />
-                <YAxis yAxisId="rate" domain={[0, 1]} />
-                <YAxis yAxisId="tier" orientation="right" allowDecimals={false} />
+                <XAxis
+                  dataKey="generation"
+                  label={{ value: 'generation', position: 'insideBottom', offset: -8 }}
+                />
+                <YAxis
+                  yAxisId="rate"
+                  domain={[0, 1]}
+                  label={{
+                    value: 'fraction of rollouts / groups',
+                    angle: -90,
+                    position: 'insideLeft',
+                  }}
+                />
+                <YAxis
+                  yAxisId="tier"
+                  orientation="right"
+                  allowDecimals={false}
+                  label={{ value: 'mean tier (mutations)', angle: 90, position: 'insideRight' }}
+                />
                 <Tooltip />
-                <Legend />
-                <Line yAxisId="rate" dataKey="passRate" name="pass rate" stroke="#2458b3" />
+                <Legend verticalAlign="top" />
+                <Line
+                  yAxisId="rate"
+                  dataKey="passRate"
+                  name="pass rate"
+                  stroke="#2458b3"
+                  isAnimationActive={false}
+                />
                 <Line
                   yAxisId="rate"
                   dataKey="partialGroups"
                   name="partially solved groups"
                   stroke="#b45309"
+                  isAnimationActive={false}
                 />
-                <Line yAxisId="tier" dataKey="meanTier" name="mean tier" stroke="#15803d" />
+                <Line
+                  yAxisId="tier"
+                  dataKey="meanTier"
+                  name="mean tier"
+                  stroke="#15803d"
+                  isAnimationActive={false}
+                />
               </LineChart>
             </ResponsiveContainer>
           </figure>
@@ -102,23 +229,63 @@ export function CurriculumPage() {
                 <th className="num">Tasks</th>
                 <th className="num">Pass rate</th>
                 <th className="num">Partially solved</th>
+                {withGap ? (
+                  <>
+                    <th className="num">Simulated</th>
+                    <th className="num">Executable</th>
+                    <th className="num">Divergent steps</th>
+                  </>
+                ) : null}
+                <th>Rollouts</th>
                 <th className="num">Mean tier</th>
               </tr>
             </thead>
             <tbody>
-              {points.map((point) => (
-                <tr key={point.generation}>
-                  <td>{point.generation}</td>
-                  <td className="num">{run.data?.lineages.length}</td>
-                  <td className="num">{(point.passRate * 100).toFixed(1)}%</td>
-                  <td className="num">{(point.partialGroups * 100).toFixed(1)}%</td>
-                  <td className="num">{point.meanTier.toFixed(2)}</td>
+              {stats.map((generation) => (
+                <tr key={generation.generation}>
+                  <td>{generation.generation}</td>
+                  <td className="num">{generation.tasks}</td>
+                  <td className="num">{percent(generation.passRate)}</td>
+                  <td className="num">{percent(generation.partialGroups)}</td>
+                  {withGap ? (
+                    <>
+                      <td className="num">
+                        {generation.gap ? percent(generation.gap.passRateSimulated) : '–'}
+                      </td>
+                      <td className="num">
+                        {generation.gap ? percent(generation.gap.passRateExecutable) : '–'}
+                      </td>
+                      <td className="num">
+                        {generation.gap
+                          ? `${generation.gap.divergentSteps} / ${generation.gap.steps}`
+                          : '–'}
+                      </td>
+                    </>
+                  ) : null}
+                  <td>
+                    <GenerationRollouts runId={data.run.id} generation={generation.generation} />
+                  </td>
+                  <td className="num">{generation.meanTier.toFixed(2)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
+          <h2>Per axis</h2>
+          <AxisCharts generations={stats} />
+          {withGap ? (
+            <>
+              <h2>Simulated vs executable</h2>
+              <p>
+                Every probe is played twice: in the executable world, and with{' '}
+                {data.run.settings?.sim} answering instead (the world still runs each action, so
+                state checks see what the actions really did; an answer read off the screen is the
+                simulator&apos;s).
+              </p>
+              <GapChart generations={stats} />
+            </>
+          ) : null}
           <h2>Lineages</h2>
-          {(run.data?.lineages ?? []).map((lineage) => (
+          {data.lineages.map((lineage) => (
             <details key={lineage.id} className="curriculum-lineage">
               <summary>
                 {lineage.id}: tier {lineage.nodes.length - 1}

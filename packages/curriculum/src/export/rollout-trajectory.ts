@@ -1,0 +1,95 @@
+import type { JsonValue, Step, Trajectory } from '@terrarium/schema';
+import type { RolloutOrigin } from '../evolve/curriculum';
+import type { Rollout } from '../evolve/rollout';
+
+export interface RolloutTrajectoryInput {
+  rollout: Rollout;
+  origin: RolloutOrigin;
+  /** The curriculum run the rollout belongs to (its id names the trajectory). */
+  runId: string;
+  policy: string;
+  /** The simulator spec of a simulated rollout. */
+  sim: string | null;
+}
+
+/** `<run>/g<generation>/<lineage>/p<probe>`, `/sim` for the simulated twin: unique within a run. */
+export function rolloutExternalId(runId: string, origin: RolloutOrigin): string {
+  const base = `${runId}/g${origin.generation}/${origin.lineageId}/p${origin.probe}`;
+  return origin.mode === 'simulated' ? `${base}/sim` : base;
+}
+
+/**
+ * A rollout as an ordinary trajectory, so it lists, searches and replays in the viewer like any
+ * imported run: the task's goal as the task, one command step per move with what the world
+ * returned (and, where it differs, what the policy saw: a noisy screen or a simulator's answer, in
+ * the step's metadata), the verifier's reward as the outcome, and the task and its lineage in the
+ * trajectory's metadata. Stored as `openai-messages` (command actions, no source file): no
+ * importer reads it back from disk, the store keeps it whole.
+ */
+export function rolloutTrajectory(input: RolloutTrajectoryInput): Trajectory {
+  const { rollout, origin } = input;
+  const { task } = origin;
+  const steps: Step[] = rollout.steps.map((step, index) => {
+    const submit = step.action.startsWith('submit');
+    const metadata: Record<string, JsonValue> = {};
+    if (step.seen !== null) metadata['seen'] = step.seen;
+    if (step.provenance !== null) metadata['provenance'] = step.provenance;
+    if (step.exitCode !== null) metadata['exitCode'] = step.exitCode;
+    return {
+      index,
+      actor: 'agent',
+      action: submit
+        ? { type: 'tool_call', name: 'submit', arguments: { answer: rollout.answer }, callId: null }
+        : { type: 'command', command: step.action, interpreter: 'bash' },
+      observation: submit
+        ? null
+        : {
+            kind: step.action === 'invalid' ? 'error' : 'terminal',
+            content: step.observation,
+            callId: null,
+          },
+      reasoning: null,
+      reward: submit ? rollout.evaluation.reward : null,
+      timing: null,
+      metadata,
+    };
+  });
+  const curriculum: Record<string, JsonValue> = {
+    runId: input.runId,
+    lineageId: origin.lineageId,
+    generation: origin.generation,
+    tier: origin.tier,
+    axis: origin.axis,
+    probe: origin.probe,
+    mode: origin.mode,
+    policy: input.policy,
+    sim: input.sim,
+    seed: rollout.seed,
+    taskId: task.id,
+    passed: rollout.evaluation.passed,
+    turns: rollout.turns,
+    truncated: rollout.truncated,
+  };
+  return {
+    externalId: rolloutExternalId(input.runId, origin),
+    sourceFormat: 'openai-messages',
+    sourceBenchmark: `curriculum/${task.provenance.source}`,
+    domain: 'terminal',
+    task: task.goal,
+    systemPrompt: null,
+    tools: [],
+    toolsInferred: false,
+    agentModel: input.policy,
+    outcome: { reward: rollout.evaluation.reward, success: rollout.evaluation.passed },
+    steps,
+    metadata: {
+      curriculum,
+      verifier: rollout.evaluation.breakdown.map((check) => ({
+        name: check.name,
+        passed: check.passed,
+        detail: check.detail,
+      })),
+    },
+    source: { file: `curriculum:${input.runId}`, line: null, record: { curriculum } },
+  };
+}
