@@ -1,21 +1,22 @@
 /**
- * Benchmark (b), second part, of issue 3: greedy decoding tokens/s of the bundled world model in
- * Chromium (onnxruntime-web, wasm, as the Models page runs it) against Node (onnxruntime-node), the
- * same decoder, model and prompt, in the same run. Prints both and the ratio browser / Node.
+ * Issue 13: greedy decoding tokens/s of the bundled world model in Chromium (onnxruntime-web in
+ * the Models page's decoding Web Worker, wasm) against Node (onnxruntime-node), the same decoder,
+ * model file and prompt, in the same run. Prints both and the ratio browser / Node (goal ≥ 0.5).
  *
- *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu]
+ *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu] [--fp32]
  *
  * The page's figure is its own: Models page playground, "in this browser", wasm (or WebGPU with
- * --webgpu, a SwiftShader CPU adapter here), timed around `decoder.generate` (prompt prefill
- * included), read from `window.terrariumLastDecode`. Node times the same call. Best of N each,
- * after one warm-up. The decode stops at EOS in both, so both decode the same tokens.
+ * --webgpu, a SwiftShader CPU adapter here), the int8 weights by default as the page loads them
+ * (`--fp32` picks fp32 on the page), timed in the worker around `decoder.generate` (prompt prefill
+ * included), read from `window.terrariumLastDecode`. Node then decodes the page's own prompt with
+ * the same ONNX file and times the same call. Best of N each, after one warm-up. The decode stops
+ * at EOS in both, so both decode the same tokens.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
-import { renderPrompt } from '@terrarium/inference';
-import { loadOnnxModelFolder } from '@terrarium/inference/node';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
 import { serveDataDir } from './viewer/serve-cli';
 
 const args = process.argv.slice(2);
@@ -27,18 +28,14 @@ function numberArg(name: string, fallback: number): number {
 const TOKENS = numberArg('--tokens', 128);
 const RUNS = numberArg('--runs', 3);
 const WEBGPU = args.includes('--webgpu');
+const FP32 = args.includes('--fp32');
 const progress = (text: string) => process.stderr.write(`… ${text}\n`);
-
-// The playground's example action, as the page parses it.
-const prompt = renderPrompt('tool', [], {
-  type: 'tool_call',
-  name: 'find_user_id_by_name_zip',
-  arguments: { first_name: 'Yusuf', last_name: 'Rossi', zip: '19122' },
-  callId: null,
-});
 
 interface PageDecode {
   executionProvider: string;
+  variant: string;
+  wasmThreads: number;
+  prompt: string;
   tokens: number[];
   tokensPerSecond: number;
 }
@@ -47,13 +44,21 @@ function isPageDecode(value: unknown): value is PageDecode {
   if (typeof value !== 'object' || value === null) return false;
   return (
     typeof Reflect.get(value, 'executionProvider') === 'string' &&
+    typeof Reflect.get(value, 'variant') === 'string' &&
+    typeof Reflect.get(value, 'wasmThreads') === 'number' &&
+    typeof Reflect.get(value, 'prompt') === 'string' &&
     Array.isArray(Reflect.get(value, 'tokens')) &&
     typeof Reflect.get(value, 'tokensPerSecond') === 'number'
   );
 }
 
-async function nodeTokensPerSecond(): Promise<{ best: number; tokens: number[] }> {
-  const { decoder, session } = await loadOnnxModelFolder();
+async function nodeTokensPerSecond(
+  prompt: string,
+  variant: string,
+): Promise<{ best: number; tokens: number[] }> {
+  const { decoder, session } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, {
+    file: variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx',
+  });
   try {
     await decoder.generate(prompt, { maxTokens: 8 });
     let best = 0;
@@ -70,9 +75,14 @@ async function nodeTokensPerSecond(): Promise<{ best: number; tokens: number[] }
   }
 }
 
-async function browserTokensPerSecond(
-  url: string,
-): Promise<{ best: number; tokens: number[]; provider: string }> {
+async function browserTokensPerSecond(url: string): Promise<{
+  best: number;
+  tokens: number[];
+  provider: string;
+  variant: string;
+  threads: number;
+  prompt: string;
+}> {
   const profile = mkdtempSync(join(tmpdir(), 'terrarium-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -95,9 +105,15 @@ async function browserTokensPerSecond(
       .getByTestId('execution-provider-choice')
       .selectOption(WEBGPU ? 'auto' : 'wasm');
     await playground.getByTestId('max-tokens').fill(String(TOKENS));
+    await playground.getByTestId('model-variant-choice').selectOption(FP32 ? 'fp32' : 'int8');
+    // The bench's store is empty: the prompt is the example action alone.
+    await playground.getByTestId('neighbor-dataset').selectOption('');
     let best = 0;
     let tokens: number[] = [];
     let provider = '';
+    let variant = '';
+    let threads = 0;
+    let prompt = '';
     // The first click also loads the model and the wasm: it is the warm-up.
     for (let run = 0; run <= RUNS; run++) {
       await page.evaluate(() => Reflect.deleteProperty(window, 'terrariumLastDecode'));
@@ -112,11 +128,14 @@ async function browserTokensPerSecond(
       const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
       if (!isPageDecode(decode)) throw new Error('the page exposed no decode');
       provider = decode.executionProvider;
+      variant = decode.variant;
+      threads = decode.wasmThreads;
+      prompt = decode.prompt;
       tokens = decode.tokens;
       if (run > 0) best = Math.max(best, decode.tokensPerSecond);
       progress(`browser run ${run}: ${decode.tokensPerSecond.toFixed(0)} tok/s on ${provider}`);
     }
-    return { best, tokens, provider };
+    return { best, tokens, provider, variant, threads, prompt };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -127,9 +146,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'terrarium-bench-decode-'));
 const server = await serveDataDir(dataDir);
 try {
   progress(`server at ${server.url}`);
-  const node = await nodeTokensPerSecond();
-  progress(`node: ${node.best.toFixed(0)} tok/s`);
   const browser = await browserTokensPerSecond(server.url);
+  const prompt = browser.prompt;
+  const node = await nodeTokensPerSecond(prompt, browser.variant);
+  progress(`node: ${node.best.toFixed(0)} tok/s`);
   const same = JSON.stringify(browser.tokens) === JSON.stringify(node.tokens);
   console.log(
     JSON.stringify(
@@ -140,7 +160,10 @@ try {
         decoded_tokens: node.tokens.length,
         same_tokens: same,
         node_tokens_per_s: Math.round(node.best),
+        weights: browser.variant,
         browser_provider: browser.provider,
+        browser_wasm_threads: browser.threads,
+        browser_decodes_in: 'a Web Worker',
         browser_tokens_per_s: Math.round(browser.best),
         ratio_browser_over_node: Number((browser.best / node.best).toFixed(3)),
         machine: { cpus: cpus().length, load1: Number((loadavg()[0] ?? 0).toFixed(2)) },

@@ -12,12 +12,24 @@
  *   cd bench && node --import tsx decode-vs-transformers.ts [--tokens 200] [--runs 3]
  */
 import { loadavg } from 'node:os';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { AutoModelForCausalLM, env, Tensor } from '@huggingface/transformers';
-import { createDecoder, encodeBytes, renderPrompt, type ModelConfig } from '@terrarium/inference';
+import {
+  createDecoder,
+  encodeBytes,
+  promptFormatOf,
+  promptNeighbors,
+  renderPrompt,
+  type ModelConfig,
+} from '@terrarium/inference';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
-import { heldOutTau2Trajectory } from '@terrarium/inference/testing';
-import { predictionInputs } from '@terrarium/worlds';
+import {
+  heldOutTau2Trajectory,
+  keyedTrajectories,
+  TAU2_RETAIL,
+} from '@terrarium/inference/testing';
+import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: number): number {
@@ -42,7 +54,28 @@ function withoutEos(config: ModelConfig): ModelConfig {
 const { trajectory } = await heldOutTau2Trajectory();
 const input = [...predictionInputs(trajectory)][2];
 if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-const promptIds = encodeBytes(renderPrompt(trajectory.domain, input.history, input.action));
+// The prompt the bundled model was trained on: a v2 model reads the 2 nearest recorded transitions
+// of the other retail trajectories (as the server and the browser give them), a v1 model the history.
+const format = promptFormatOf(
+  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
+);
+const neighbors =
+  format === 2
+    ? promptNeighbors(
+        buildRetrievalIndex(
+          (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
+        ),
+        input.context,
+        input.history,
+        input.action,
+        { excludeTrajectory: trajectory.externalId },
+      )
+    : [];
+const renderedPrompt = renderPrompt(
+  { domain: trajectory.domain, history: input.history, action: input.action, neighbors },
+  format,
+);
+const promptIds = encodeBytes(renderedPrompt);
 
 const node = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
 if (promptIds.length + TOKENS > node.config.contextLength) {

@@ -13,11 +13,22 @@
 import { loadavg } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { predictionInputs } from '@terrarium/worlds';
+import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
 import { loadOnnxModelWeb, webTensor } from '@terrarium/inference/web';
-import { createDecoder, renderPrompt, type Decoder, type ModelConfig } from '@terrarium/inference';
-import { heldOutTau2Trajectory } from '@terrarium/inference/testing';
+import {
+  createDecoder,
+  promptFormatOf,
+  promptNeighbors,
+  renderPrompt,
+  type Decoder,
+  type ModelConfig,
+} from '@terrarium/inference';
+import {
+  heldOutTau2Trajectory,
+  keyedTrajectories,
+  TAU2_RETAIL,
+} from '@terrarium/inference/testing';
 
 const TOKENS = 200;
 const RUNS = 3;
@@ -47,7 +58,28 @@ async function tokensPerSecond(
 const { trajectory } = await heldOutTau2Trajectory();
 const input = [...predictionInputs(trajectory)][2];
 if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-const prompt = renderPrompt(trajectory.domain, input.history, input.action);
+// The prompt the bundled model was trained on: a v2 model reads the 2 nearest recorded transitions
+// of the other retail trajectories (as the server and the browser give them), a v1 model the history.
+const format = promptFormatOf(
+  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
+);
+const neighbors =
+  format === 2
+    ? promptNeighbors(
+        buildRetrievalIndex(
+          (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
+        ),
+        input.context,
+        input.history,
+        input.action,
+        { excludeTrajectory: trajectory.externalId },
+      )
+    : [];
+const renderedPrompt = renderPrompt(
+  { domain: trajectory.domain, history: input.history, action: input.action, neighbors },
+  format,
+);
+const prompt = renderedPrompt;
 
 const node = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
 const nodeDecoder = createDecoder({

@@ -1,112 +1,151 @@
-// Held-out fidelity of the bundled model against the retrieval baseline (BM25 over the training
-// trajectories only), scored with @terrarium/fidelity's rule metrics.
-// Run: cd /work/main && npx tsx models/evaluate.ts [--every N] [--max-tokens N]
-// Writes models/terrarium-wm-tiny/fidelity.json.
+// Held-out fidelity of the bundled model, per dataset, on the held-out TASKS (models/split.ts):
+// the model with its retrieved context (prompt format v2), retrieval alone (the first neighbor's
+// observation, what createRetrievalWorldModel answers), and the model without retrieved context
+// (same weights, no neighbors in the prompt). Scored as the benches score: the content-class score
+// and token F1 of @terrarium/fidelity, with 95% bootstrap intervals over transitions.
+// Run: cd /work/main && npx tsx models/evaluate.ts [--every N] [--max-tokens N] [--file model.onnx]
+// Writes models/terrarium-wm-tiny/fidelity.json (fidelity-int8.json for the int8 file).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { scoreRules } from '../packages/fidelity/src/index.ts';
-import type { Trajectory } from '../packages/schema/src/index.ts';
 import {
-  buildRetrievalIndex,
-  createRetrievalWorldModel,
-  predictionInputs,
-  type WorldModel,
-} from '../packages/worlds/src/index.ts';
-import { createOnnxWorldModel } from '../packages/inference/src/index.ts';
+  actionText,
+  scoreContentClasses,
+  scoreRules,
+  type HistoryTurn,
+} from '../packages/fidelity/src/index.ts';
+import { bootstrapInterval } from '../packages/labels/src/agreement/index.ts';
+import type { PredictionInput } from '../packages/worlds/src/index.ts';
+import { createOnnxWorldModel, promptNeighbors } from '../packages/inference/src/index.ts';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index.ts';
-import { heldOutKeys, keyedTrajectories } from '../packages/inference/src/testing/held-out.ts';
+import { loadSplit, retrievalAnswer } from '../packages/inference/src/testing/model-split.ts';
 import { sourceFiles } from './sources.ts';
 
 const { values } = parseArgs({
   options: {
     every: { type: 'string', default: '1' },
-    'max-tokens': { type: 'string', default: '384' },
+    'max-tokens': { type: 'string', default: '1024' },
+    file: { type: 'string', default: 'model.onnx' },
+    sims: { type: 'string', default: 'model,retrieval,model-no-context' },
+    out: { type: 'string' },
   },
 });
 const every = Number(values.every);
 const maxTokens = Number(values['max-tokens']);
+const file = values.file;
+const sims = values.sims.split(',');
 
-function sourceLabel(file: string): string {
-  if (file.startsWith('tau2-bench/'))
-    return `tau2/${/_(retail|airline|telecom)_/.exec(file)?.[1] ?? 'other'}`;
-  if (file.startsWith('tau-bench-v1/')) return 'tau-bench-v1/airline';
-  if (file.startsWith('intercode/'))
-    return file.includes('/sql/') ? 'intercode/sql' : 'intercode/bash';
-  return 'swe-agent';
-}
-
-const heldOut = new Set(await heldOutKeys());
-const train: Trajectory[] = [];
-const test: { source: string; trajectory: Trajectory }[] = [];
-for (const file of await sourceFiles()) {
-  const source = sourceLabel(file);
-  for (const { key, trajectory } of await keyedTrajectories(file)) {
-    if (heldOut.has(key)) test.push({ source, trajectory });
-    else train.push(trajectory);
-  }
-}
-
-const retrieval = createRetrievalWorldModel(buildRetrievalIndex(train));
-const { decoder } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
-const onnx = createOnnxWorldModel({ decoder, id: 'terrarium-wm-tiny' });
-const models: Record<string, WorldModel> = { retrieval, 'terrarium-wm-tiny': onnx };
-
-interface Sums {
-  n: number;
+interface StepScore {
+  content: number;
   tokenF1: number;
-  exact: number;
 }
-const totals: Record<string, Record<string, Sums>> = {};
-const add = (source: string, model: string, tokenF1: number, exact: number): void => {
-  for (const group of [source, 'all']) {
-    const bySource = (totals[group] ??= {});
-    const sums = (bySource[model] ??= { n: 0, tokenF1: 0, exact: 0 });
-    sums.n++;
-    sums.tokenF1 += tokenF1;
-    sums.exact += exact;
-  }
+
+/** One prediction scored as a bench scores it: content classes (history-aware) and token F1. */
+function scoreStep(predicted: string, input: PredictionInput): StepScore {
+  const history: HistoryTurn[] = input.history.map((turn) => ({
+    action: actionText(turn.action),
+    observation: turn.observation.content,
+  }));
+  const action = actionText(input.action);
+  const real = input.expected.content;
+  return {
+    content: scoreContentClasses(predicted, real, history, action).score,
+    tokenF1: scoreRules(predicted, real, { history, action })['token-f1'] ?? 0,
+  };
+}
+
+interface Summary {
+  mean: number;
+  low: number | null;
+  high: number | null;
+}
+
+const round = (value: number | null): number | null =>
+  value === null ? null : Math.round(value * 1000) / 1000;
+
+function mean(sample: readonly number[]): number | null {
+  return sample.length === 0 ? null : sample.reduce((sum, value) => sum + value, 0) / sample.length;
+}
+
+/** Mean with its 95% percentile-bootstrap interval (1,000 resamples over transitions, seeded). */
+function summarize(scores: readonly number[]): Summary {
+  const interval = bootstrapInterval(scores, mean, { resamples: 1000, seed: 13 });
+  return {
+    mean: round(interval.estimate) ?? 0,
+    low: round(interval.low),
+    high: round(interval.high),
+  };
+}
+
+const split = await loadSplit(await sourceFiles());
+const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+const withContext = createOnnxWorldModel({
+  decoder: loaded.decoder,
+  id: 'terrarium-wm-tiny',
+  promptFormat: loaded.promptFormat,
+  neighbors: (context, history, action) => promptNeighbors(split.index, context, history, action),
+});
+const withoutContext = createOnnxWorldModel({
+  decoder: loaded.decoder,
+  id: 'terrarium-wm-tiny',
+  promptFormat: loaded.promptFormat,
+});
+
+/** Per source, per simulator, the scores of each held-out transition. */
+const scores: Record<string, Record<string, StepScore[]>> = {};
+const record = (source: string, sim: string, score: StepScore) => {
+  for (const group of [source, 'all']) ((scores[group] ??= {})[sim] ??= []).push(score);
 };
 
 let seen = 0;
 const started = performance.now();
-for (const { source, trajectory } of test) {
-  for (const input of predictionInputs(trajectory)) {
+for (const item of split.items.filter((candidate) => candidate.heldOut)) {
+  for (const input of item.inputs) {
     if (seen++ % every !== 0) continue;
-    for (const [name, model] of Object.entries(models)) {
+    const predict = async (sim: string): Promise<string> => {
+      if (sim === 'retrieval')
+        return retrievalAnswer(
+          promptNeighbors(split.index, input.context, input.history, input.action),
+        );
+      const model = sim === 'model' ? withContext : withoutContext;
       const prediction = await model.predict(input.context, input.history, input.action, {
         maxTokens,
       });
-      const scores = scoreRules(prediction.observation.content, input.expected.content);
-      add(source, name, scores['token-f1'] ?? 0, scores['exact-match'] ?? 0);
-    }
+      return prediction.observation.content;
+    };
+    for (const sim of sims) record(item.source, sim, scoreStep(await predict(sim), input));
   }
+  process.stderr.write('.');
 }
+process.stderr.write('\n');
 
 const report = {
-  heldOutTrajectories: test.length,
-  transitionsScored: totals.all?.retrieval?.n ?? 0,
+  file: `onnx/${file}`,
+  split: split.rule,
+  heldOutTasks: split.heldOutTasks.length,
   every,
   maxTokens,
+  greedy: true,
   seconds: Math.round((performance.now() - started) / 1000),
   bySource: Object.fromEntries(
-    Object.entries(totals).map(([source, byModel]) => [
+    Object.entries(scores).map(([source, bySim]) => [
       source,
       Object.fromEntries(
-        Object.entries(byModel).map(([model, sums]) => [
-          model,
+        Object.entries(bySim).map(([sim, list]) => [
+          sim,
           {
-            transitions: sums.n,
-            meanTokenF1: Number((sums.tokenF1 / sums.n).toFixed(3)),
-            exactMatch: Number((sums.exact / sums.n).toFixed(3)),
+            transitions: list.length,
+            content: summarize(list.map((score) => score.content)),
+            tokenF1: summarize(list.map((score) => score.tokenF1)),
           },
         ]),
       ),
     ]),
   ),
 };
+const out = values.out ?? (file === 'model.onnx' ? 'fidelity.json' : 'fidelity-int8.json');
 await writeFile(
-  join(BUNDLED_MODEL_FOLDER, 'fidelity.json'),
+  out.includes('/') ? out : join(BUNDLED_MODEL_FOLDER, out),
   `${JSON.stringify(report, null, 1)}\n`,
 );
 console.log(JSON.stringify(report, null, 1));

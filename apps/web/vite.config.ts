@@ -26,6 +26,11 @@ export default defineConfig({
     // `new URL(…, import.meta.url)`; unbundled, Vite serves (and in a build emits) that file itself.
     exclude: ['onnxruntime-web'],
   },
+  worker: {
+    // The decoding worker (features/models/decode.worker.ts) is a module worker that imports
+    // onnxruntime-web's builds on demand: code splitting needs ES output (Vite's default is iife).
+    format: 'es',
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

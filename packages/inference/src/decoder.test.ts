@@ -17,7 +17,7 @@ beforeAll(async () => {
   // The third transition of a held-out trajectory: a real prompt with two earlier transitions.
   const input = [...predictionInputs(trajectory)][2];
   if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-  prompt = renderPrompt(trajectory.domain, input.history, input.action);
+  prompt = renderPrompt({ ...input, domain: trajectory.domain, neighbors: [] });
 });
 
 describe('decoder on the bundled model (onnxruntime-node)', () => {
@@ -28,7 +28,7 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
       layers: 4,
       kvHeads: 4,
       headDim: 32,
-      contextLength: 512,
+      contextLength: 1024,
       eosTokenIds: [256],
       bosTokenId: 256,
     });

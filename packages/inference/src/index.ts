@@ -7,3 +7,4 @@ export * from './decoder';
 export { createRng } from './sampling';
 export * from './prompt';
 export * from './onnx-world-model';
+export * from './default-example';

@@ -1,16 +1,29 @@
-import { predictionInputs } from '@terrarium/worlds';
+import { buildRetrievalIndex, predictionInputs, type RetrievalIndex } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
 import { createOnnxWorldModel } from './onnx-world-model';
-import { heldOutTau2Trajectory, type KeyedTrajectory } from './testing/held-out';
+import { promptNeighbors } from './prompt';
+import {
+  heldOutTau2Trajectory,
+  keyedTrajectories,
+  TAU2_RETAIL,
+  type KeyedTrajectory,
+} from './testing/held-out';
 import type { Decoder } from './decoder';
 
 let decoder: Decoder;
 let heldOut: KeyedTrajectory;
+let index: RetrievalIndex;
 
 beforeAll(async () => {
   decoder = (await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER)).decoder;
   heldOut = await heldOutTau2Trajectory();
+  // The other tau2 retail runs as the corpus (tasks other than the held-out one).
+  index = buildRetrievalIndex(
+    (await keyedTrajectories(TAU2_RETAIL))
+      .filter(({ task }) => task !== heldOut.task)
+      .map(({ trajectory }) => trajectory),
+  );
 });
 
 describe('the bundled model as a world model', () => {
@@ -20,6 +33,7 @@ describe('the bundled model as a world model', () => {
       decoder,
       id: 'terrarium-wm-tiny',
       runtime: 'onnxruntime-node',
+      neighbors: (context, history, action) => promptNeighbors(index, context, history, action),
       now: () => (clock += 5),
     });
     const input = [...predictionInputs(heldOut.trajectory)][1];
@@ -45,7 +59,8 @@ describe('the bundled model as a world model', () => {
     });
     expect(prediction.provenance.detail).toMatchObject({
       runtime: 'onnxruntime-node',
-      promptFormat: 1,
+      promptFormat: 2,
+      neighbors: 2,
     });
 
     const again = await model.predict(input.context, input.history, input.action, {

@@ -1,12 +1,27 @@
+import type { Action } from '@terrarium/schema';
 import {
   answeredCallId,
   predictedKind,
   type Now,
   type Prediction,
+  type SimContext,
+  type Transition,
   type WorldModel,
 } from '@terrarium/worlds';
 import type { Decoder } from './decoder';
-import { PROMPT_FORMAT_VERSION, renderPrompt } from './prompt';
+import {
+  PROMPT_FORMAT_VERSION,
+  renderPrompt,
+  type PromptFormatVersion,
+  type PromptNeighbor,
+} from './prompt';
+
+/** Where a v2 prompt's recorded transitions come from (e.g. `promptNeighbors` over a dataset's index). */
+export type NeighborSource = (
+  context: SimContext,
+  history: readonly Transition[],
+  action: Action,
+) => PromptNeighbor[] | Promise<PromptNeighbor[]>;
 
 export interface OnnxWorldModelOptions {
   decoder: Decoder;
@@ -14,6 +29,13 @@ export interface OnnxWorldModelOptions {
   id: string;
   /** Where the session runs (`onnxruntime-node`, `webgpu`, `wasm`…), shown in provenance. */
   runtime?: string;
+  /** The format the model was trained on (its config's `terrarium.promptFormatVersion`); default 2. */
+  promptFormat?: PromptFormatVersion;
+  /**
+   * The retrieved context of a v2 prompt. Without it a v2 model is prompted with no neighbors,
+   * which it was trained to handle but answers worse (models/README.md, "no context").
+   */
+  neighbors?: NeighborSource;
   now?: Now;
 }
 
@@ -25,13 +47,22 @@ export function createOnnxWorldModel({
   decoder,
   id,
   runtime,
+  promptFormat = PROMPT_FORMAT_VERSION,
+  neighbors,
   now = () => performance.now(),
 }: OnnxWorldModelOptions): WorldModel {
   return {
     id,
     async predict(context, history, action, options = {}): Promise<Prediction> {
       const started = now();
-      const prompt = renderPrompt(context.domain, history, action);
+      const found =
+        promptFormat === 2 && neighbors !== undefined
+          ? await neighbors(context, history, action)
+          : [];
+      const prompt = renderPrompt(
+        { domain: context.domain, history, action, neighbors: found },
+        promptFormat,
+      );
       const result = await decoder.generate(prompt, {
         maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
         temperature: options.temperature ?? 0,
@@ -54,7 +85,8 @@ export function createOnnxWorldModel({
           model: id,
           detail: {
             finishReason: result.finishReason,
-            promptFormat: PROMPT_FORMAT_VERSION,
+            promptFormat,
+            ...(promptFormat === 2 ? { neighbors: found.length } : {}),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },

@@ -1,9 +1,34 @@
 import { TRPCError } from '@trpc/server';
-import { SimSpec } from '@terrarium/schema';
+import { Action, Domain, Observation, SimSpec } from '@terrarium/schema';
 import { z } from 'zod';
+import { simulatorTrpcError } from '../simulate/router';
 import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
 import { createRouter, researcherProcedure } from '../trpc';
 import { checkEndpoint } from './endpoint-health';
+import { modelEvaluation } from './model-evaluation';
+import { neighborsOfAction, neighborsOfStep } from './prompt-neighbors';
+
+/** Neighbors per prompt: the shipped model reads 2; a few more for a look at the ranking. */
+const K = z.number().int().min(1).max(8);
+
+const NeighborsInput = z.union([
+  z.object({
+    trajectoryId: z.string().min(1),
+    step: z.number().int().nonnegative(),
+    k: K.optional(),
+  }),
+  z.object({
+    dataset: z.string().trim().min(1).max(200),
+    domain: Domain,
+    action: Action,
+    // The playground's optional earlier transition; the ranking reads only the last one.
+    history: z
+      .array(z.object({ action: Action, observation: Observation }))
+      .max(4)
+      .optional(),
+    k: K.optional(),
+  }),
+]);
 
 export const modelsRouter = createRouter({
   /** GET {base}/models of an `openai:URL#MODEL` simulator, through the server's allowlist. */
@@ -21,5 +46,33 @@ export const modelsRouter = createRouter({
         allowlist: endpointAllowlistFromEnv(),
         fetch,
       });
+    }),
+  /**
+   * The recorded transitions a v2 model's prompt shows for a stored step (its dataset, the
+   * trajectory left out) or for a typed action (a whole dataset): the browser decodes locally.
+   */
+  neighbors: researcherProcedure.input(NeighborsInput).query(async ({ ctx, input }) => {
+    try {
+      return 'trajectoryId' in input
+        ? await neighborsOfStep(ctx.store, input.trajectoryId, input.step, input.k)
+        : await neighborsOfAction(
+            ctx.store,
+            input.dataset,
+            { domain: input.domain, action: input.action, history: input.history ?? [] },
+            input.k,
+          );
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
+  }),
+  /** A served model folder's evaluation table (its fidelity.json). */
+  evaluation: researcherProcedure
+    .input(z.object({ model: z.string().min(1).max(200) }))
+    .query(async ({ input }) => {
+      try {
+        return await modelEvaluation(input.model);
+      } catch (error) {
+        throw simulatorTrpcError(error);
+      }
     }),
 });

@@ -4,6 +4,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
 import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
+import { promptFormatOf, type PromptFormatVersion } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
 
 /** The bundled model (models/terrarium-wm-tiny at the repository root). */
@@ -12,6 +13,8 @@ export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tin
 
 export interface LoadedModelFolder {
   config: ModelConfig;
+  /** The prompt format the model was trained on (`terrarium.promptFormatVersion`, 1 when absent). */
+  promptFormat: PromptFormatVersion;
   decoder: Decoder;
   tokenizer: TextTokenizer;
   session: InferenceSession;
@@ -78,6 +81,7 @@ export async function loadOnnxModelFolder(
   );
   return {
     config,
+    promptFormat: promptFormatOf(configJson),
     session,
     tokenizer,
     decoder: createDecoder({ session, config, tensor: nodeTensor, tokenizer }),

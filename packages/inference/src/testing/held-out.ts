@@ -1,26 +1,59 @@
 /// <reference types="node" />
-// Test and bench support only (reads files): the bundled model's held-out split and its trajectories.
+// Test, bench and training support only (reads files): the bundled model's task split and its
+// trajectories.
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { z } from 'zod';
 import { BUNDLED_MODEL_FOLDER } from '../node/load-model-folder';
 
-const Split = z.object({ heldOut: z.array(z.string()) });
+const Split = z.object({ heldOutTasks: z.array(z.string()) });
 
-/** Keys are `<file under the data folder>#<index in file>#<externalId>` (see models/train.py). */
+/** The held-out task keys of the bundled model's split.json (see `taskKey`). */
 export async function heldOutKeys(): Promise<string[]> {
   const json: unknown = JSON.parse(
     await readFile(join(BUNDLED_MODEL_FOLDER, 'split.json'), 'utf8'),
   );
-  return Split.parse(json).heldOut;
+  return Split.parse(json).heldOutTasks;
+}
+
+/** Which of the model's datasets a data file belongs to (one evaluation row each). */
+export function sourceLabel(file: string): string {
+  if (file.startsWith('tau2-bench/'))
+    return `tau2/${/_(retail|airline|telecom)_/.exec(file)?.[1] ?? 'other'}`;
+  if (file.startsWith('tau-bench-v1/')) return 'tau-bench-v1/airline';
+  return 'swe-agent';
+}
+
+const TaskId = z.union([z.string(), z.number()]);
+
+/**
+ * The task a trajectory attempts, the unit of the split: every trial of a task lands on the same
+ * side. tau2 and tau-bench name it in metadata (`taskId`); a SWE-agent run is named by its instance,
+ * the file name (the eight marshmallow configurations share `marshmallow-code__marshmallow-1867`).
+ * No absolute paths, so keys are the same on every machine.
+ */
+export function taskKey(file: string, trajectory: Trajectory): string {
+  const source = sourceLabel(file);
+  if (source === 'swe-agent') return `${source}/${basename(file).replace(/\.traj$/, '')}`;
+  const id = TaskId.safeParse(trajectory.metadata.taskId);
+  if (!id.success) throw new Error(`${file}: trajectory ${trajectory.externalId} has no taskId`);
+  return `${source}/${id.data}`;
+}
+
+/** Held out: 20% of the tasks of each dataset, by a hash of the task key (stable across runs). */
+export function isHeldOutTask(task: string): boolean {
+  return BigInt(`0x${createHash('sha1').update(task).digest('hex')}`) % 5n === 0n;
 }
 
 export interface KeyedTrajectory {
+  /** `<file under the data folder>#<index in file>`. */
   key: string;
+  task: string;
   trajectory: Trajectory;
 }
 
@@ -33,7 +66,8 @@ export async function keyedTrajectories(file: string): Promise<KeyedTrajectory[]
   for await (const event of readTrajectories(createReadStream(path), { fileName: path })) {
     if (event.type === 'trajectory') {
       out.push({
-        key: `${file}#${out.length}#${event.trajectory.externalId}`,
+        key: `${file}#${out.length}`,
+        task: taskKey(file, event.trajectory),
         trajectory: event.trajectory,
       });
     } else if (event.type !== 'format') {
@@ -45,10 +79,10 @@ export async function keyedTrajectories(file: string): Promise<KeyedTrajectory[]
 
 export const TAU2_RETAIL = 'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json';
 
-/** The first held-out trajectory of tau2 retail. */
+/** The first trajectory of tau2 retail whose task is held out. */
 export async function heldOutTau2Trajectory(): Promise<KeyedTrajectory> {
   const heldOut = new Set(await heldOutKeys());
-  const found = (await keyedTrajectories(TAU2_RETAIL)).find(({ key }) => heldOut.has(key));
+  const found = (await keyedTrajectories(TAU2_RETAIL)).find(({ task }) => heldOut.has(task));
   if (found === undefined) throw new Error('no tau2 retail trajectory is held out');
   return found;
 }

@@ -1,5 +1,10 @@
 import * as ort from 'onnxruntime-web';
-import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
+import {
+  createDecoder,
+  type Decoder,
+  type InferenceSessionLike,
+  type TensorFactory,
+} from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
 import { modelTokenizer } from '../model-tokenizer';
 import type { TextTokenizer } from '../tokenizer';
@@ -17,6 +22,11 @@ export interface LoadedWebModel {
   session: ort.InferenceSession;
   /** The provider the session was created with (WebGPU when an adapter exists, wasm otherwise). */
   executionProvider: WebExecutionProvider;
+  /**
+   * Why WebGPU was asked for (`auto` or `webgpu`) and wasm ran instead; null when the run got what
+   * was asked. The page says it in these words.
+   */
+  fallbackReason: string | null;
 }
 
 export interface WebLoadOptions {
@@ -43,6 +53,12 @@ export interface WebLoadOptions {
    * (Vite emits the file the import refers to as an asset of the app itself: no CDN).
    */
   wasmPaths?: string;
+  /**
+   * Awaited before every model run of the decoder. A Web Worker yields to its event loop there, so
+   * that a cancel message posted while it decodes is read between two tokens (the wasm run itself
+   * resolves through microtasks only, which would starve the worker's message queue).
+   */
+  beforeRun?: () => Promise<void>;
 }
 
 /**
@@ -78,18 +94,38 @@ async function runtimeFor(provider: WebExecutionProvider): Promise<OrtWeb> {
   return import('onnxruntime-web/wasm');
 }
 
-/** Whether this page can run the WebGPU provider: the API exists and yields an adapter. */
-export async function hasWebGpuAdapter(): Promise<boolean> {
+/** Whether this page can run the WebGPU provider, and if not, why not (in the user's words). */
+export type WebGpuAvailability = { available: true } | { available: false; reason: string };
+
+export async function webGpuAvailability(): Promise<WebGpuAvailability> {
   const gpu: unknown = Reflect.get(globalThis.navigator ?? {}, 'gpu');
-  if (typeof gpu !== 'object' || gpu === null) return false;
+  if (typeof gpu !== 'object' || gpu === null) {
+    return { available: false, reason: 'this browser exposes no WebGPU API (navigator.gpu)' };
+  }
   const requestAdapter: unknown = Reflect.get(gpu, 'requestAdapter');
-  if (typeof requestAdapter !== 'function') return false;
+  if (typeof requestAdapter !== 'function') {
+    return { available: false, reason: 'this browser exposes no WebGPU API (navigator.gpu)' };
+  }
   try {
     const adapter: unknown = await Reflect.apply(requestAdapter, gpu, []);
-    return adapter !== null && adapter !== undefined;
-  } catch {
-    return false;
+    return adapter !== null && adapter !== undefined
+      ? { available: true }
+      : { available: false, reason: 'the browser offered no WebGPU adapter (no usable GPU)' };
+  } catch (error) {
+    return {
+      available: false,
+      reason: `asking the browser for a WebGPU adapter failed: ${messageOf(error)}`,
+    };
   }
+}
+
+/** Whether this page can run the WebGPU provider: the API exists and yields an adapter. */
+export async function hasWebGpuAdapter(): Promise<boolean> {
+  return (await webGpuAvailability()).available;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function createSession(
@@ -116,26 +152,43 @@ export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedW
     tokenizerConfig: options.tokenizerConfig,
   });
   const choice = options.executionProvider ?? 'auto';
-  let executionProvider = chooseExecutionProvider(
-    choice,
-    choice === 'wasm' ? false : await hasWebGpuAdapter(),
-  );
+  const availability: WebGpuAvailability =
+    choice === 'wasm' ? { available: false, reason: '' } : await webGpuAvailability();
+  let executionProvider = chooseExecutionProvider(choice, availability.available);
+  let fallbackReason = choice === 'wasm' || availability.available ? null : availability.reason;
   let created: { runtime: OrtWeb; session: ort.InferenceSession };
   try {
     created = await createSession(executionProvider, options);
   } catch (error) {
     if (executionProvider === 'wasm') throw error;
     // An adapter that cannot run the model (an old driver, a missing feature) still leaves wasm.
-    console.warn('onnxruntime-web: WebGPU session failed, running on wasm instead:', error);
+    fallbackReason = `the WebGPU session could not be created: ${messageOf(error)}`;
     executionProvider = 'wasm';
     created = await createSession('wasm', options);
   }
   const { runtime, session } = created;
+  const beforeRun = options.beforeRun;
+  const inner: InferenceSessionLike = session;
   return {
     config,
     session,
     executionProvider,
+    fallbackReason,
     tokenizer,
-    decoder: createDecoder({ session, config, tensor: tensorFactory(runtime), tokenizer }),
+    decoder: createDecoder({
+      session:
+        beforeRun === undefined
+          ? session
+          : {
+              inputNames: session.inputNames,
+              run: async (feeds) => {
+                await beforeRun();
+                return inner.run(feeds);
+              },
+            },
+      config,
+      tensor: tensorFactory(runtime),
+      tokenizer,
+    }),
   };
 }

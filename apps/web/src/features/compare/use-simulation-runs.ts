@@ -47,9 +47,11 @@ export function useSimulationRuns(trajectoryId: string) {
         const simulation = isBrowserSimSpec(sim)
           ? // Loaded on first use: onnxruntime-web stays out of the Compare page's own chunk.
             import('../models/simulate-in-browser').then(
-              async ({ loadTrajectoryForBrowser, simulateInBrowser }) =>
+              async ({ loadTrajectoryForBrowser, simulateInBrowser, stepNeighbors }) =>
                 simulateInBrowser(await loadTrajectoryForBrowser(client, trajectoryId), {
                   maxSteps,
+                  // A v2 model reads the server's retrieved neighbors, then decodes here.
+                  neighbors: stepNeighbors(client, trajectoryId),
                   signal: controller.signal,
                 }),
             )

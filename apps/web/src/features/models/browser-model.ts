@@ -1,18 +1,23 @@
+import type { GenerateResult, PromptNeighbor } from '@terrarium/inference';
 import {
-  createOnnxWorldModel,
-  declaresByteTokenizer,
-  renderPrompt,
-  type GenerateResult,
-} from '@terrarium/inference';
-import {
-  loadOnnxModelWeb,
   wasmThreadCount,
+  type DecodeClient,
   type ExecutionProviderChoice,
-  type LoadedWebModel,
+  type ModelSourceMessage,
+  type ModelVariant,
+  type RemoteModel,
   type WebExecutionProvider,
 } from '@terrarium/inference/web';
 import type { Action, Domain } from '@terrarium/schema';
-import type { Transition, WorldModel } from '@terrarium/worlds';
+import {
+  answeredCallId,
+  predictedKind,
+  type Prediction,
+  type Transition,
+  type WorldModel,
+} from '@terrarium/worlds';
+import { decodeWorkerClient } from './decode-worker';
+import { browserPrompt, promptFormatOfConfig, type PromptFormat } from './model-prompt';
 import { tokenizerProblem, type ModelFiles } from './pick-model-files';
 
 /** The model that ships with Terrarium, as the server serves it (apps/server/src/model-files.ts). */
@@ -41,60 +46,16 @@ export type ModelSource =
 export interface BrowserModel {
   /** The folder name, shown in provenance. */
   name: string;
-  loaded: LoadedWebModel;
+  /** The model as the decoding worker holds it. */
+  remote: RemoteModel;
+  executionProvider: WebExecutionProvider;
+  /** Why WebGPU was asked for and wasm ran (shown on the page); null when it ran as asked. */
+  fallbackReason: string | null;
+  variant: ModelVariant;
+  /** Why the variant is not the one asked for (no int8 file in the folder), or null. */
+  variantNote: string | null;
+  promptFormat: PromptFormat;
   wasmThreads: number;
-}
-
-async function fetchOk(url: string): Promise<Response> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${response.statusText}`);
-  return response;
-}
-
-interface SourceFiles {
-  config: unknown;
-  model: Uint8Array;
-  /** Parsed tokenizer.json; undefined when there is none. */
-  tokenizerJson: unknown;
-  tokenizerConfig: unknown;
-}
-
-/** Parsed JSON of a served file, or undefined when the server has none (404). */
-async function fetchOptionalJson(url: string): Promise<unknown> {
-  const response = await fetch(url);
-  if (response.status === 404) return undefined;
-  if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${response.statusText}`);
-  return response.json();
-}
-
-async function readOptionalJson(file: File | null | undefined): Promise<unknown> {
-  return file === null || file === undefined ? undefined : JSON.parse(await file.text());
-}
-
-async function readSource(source: ModelSource): Promise<SourceFiles> {
-  if (source.kind === 'served') {
-    const base = modelBaseUrl(source.name);
-    const [config, model] = await Promise.all([
-      fetchOk(`${base}config.json`).then((response): Promise<unknown> => response.json()),
-      fetchOk(`${base}onnx/model.onnx`).then((response) => response.arrayBuffer()),
-    ]);
-    // A byte-level Terrarium model reads no tokenizer file.
-    const [tokenizerJson, tokenizerConfig] = declaresByteTokenizer(config)
-      ? [undefined, undefined]
-      : await Promise.all([
-          fetchOptionalJson(`${base}tokenizer.json`),
-          fetchOptionalJson(`${base}tokenizer_config.json`),
-        ]);
-    return { config, model: new Uint8Array(model), tokenizerJson, tokenizerConfig };
-  }
-  const config: unknown = JSON.parse(await source.files.config.text());
-  const bytes = declaresByteTokenizer(config);
-  return {
-    config,
-    model: new Uint8Array(await source.files.model.arrayBuffer()),
-    tokenizerJson: bytes ? undefined : await readOptionalJson(source.files.tokenizer),
-    tokenizerConfig: bytes ? undefined : await readOptionalJson(source.files.tokenizerConfig),
-  };
 }
 
 /** Thread count decided once per page: onnxruntime-web reads it at its first session only. */
@@ -108,33 +69,67 @@ function threadsForThisPage(): number {
   return pageWasmThreads;
 }
 
+/** What the worker is sent: a served folder's URL, or the picked files themselves (Blobs clone). */
+async function sourceMessage(source: ModelSource): Promise<ModelSourceMessage> {
+  if (source.kind === 'served') return { kind: 'url', base: modelBaseUrl(source.name) };
+  const { files } = source;
+  // Checked here, before the worker loads anything: the picker names the missing file.
+  const problem = tokenizerProblem(JSON.parse(await files.config.text()), files.tokenizer !== null);
+  if (problem !== null) throw new Error(problem);
+  return {
+    kind: 'blobs',
+    label: source.label,
+    config: files.config,
+    model: files.model,
+    tokenizer: files.tokenizer,
+    tokenizerConfig: files.tokenizerConfig ?? null,
+  };
+}
+
 const servedModels = new Map<string, Promise<BrowserModel>>();
 
+export interface LoadBrowserModelOptions {
+  /** Default `int8` (`onnx/model_quantized.onnx`, fp32 when the folder has none). */
+  variant?: ModelVariant;
+  /** Default: the page's decoding worker. */
+  client?: DecodeClient;
+}
+
 /**
- * Loads a model with onnxruntime-web. A served folder is loaded once per provider choice and kept
- * (the bundled one is 3.8 MB); picked files are loaded afresh each time they are picked.
+ * Loads a model in the decoding worker. A served folder is loaded once per variant and provider
+ * choice and kept; picked files are loaded afresh each time they are picked.
  */
 export function loadBrowserModel(
   source: ModelSource,
   choice: ExecutionProviderChoice,
+  options: LoadBrowserModelOptions = {},
 ): Promise<BrowserModel> {
-  const key = source.kind === 'served' ? `${source.name}|${choice}` : null;
+  const variant = options.variant ?? 'int8';
+  const key =
+    source.kind === 'served' && options.client === undefined
+      ? `${source.name}|${variant}|${choice}`
+      : null;
   const cached = key === null ? undefined : servedModels.get(key);
   if (cached !== undefined) return cached;
   const loading = (async (): Promise<BrowserModel> => {
-    const { config, model, tokenizerJson, tokenizerConfig } = await readSource(source);
-    const problem = tokenizerProblem(config, tokenizerJson !== undefined);
-    if (problem !== null) throw new Error(problem);
+    const client = options.client ?? decodeWorkerClient();
     const wasmThreads = threadsForThisPage();
-    const loaded = await loadOnnxModelWeb({
-      config,
-      model,
-      tokenizerJson,
-      tokenizerConfig,
+    const remote = await client.load({
+      source: await sourceMessage(source),
+      variant,
       executionProvider: choice,
       wasmThreads,
     });
-    return { name: source.kind === 'served' ? source.name : source.label, loaded, wasmThreads };
+    return {
+      name: source.kind === 'served' ? source.name : source.label,
+      remote,
+      executionProvider: remote.loaded.executionProvider,
+      fallbackReason: remote.loaded.fallbackReason,
+      variant: remote.loaded.variant,
+      variantNote: remote.loaded.variantNote,
+      promptFormat: promptFormatOfConfig(remote.loaded.config),
+      wasmThreads,
+    };
   })();
   if (key !== null) {
     servedModels.set(key, loading);
@@ -147,13 +142,19 @@ export function loadBrowserModel(
 export interface BrowserDecode {
   model: string;
   executionProvider: WebExecutionProvider;
+  fallbackReason: string | null;
+  variant: ModelVariant;
+  promptFormat: PromptFormat;
   wasmThreads: number;
   prompt: string;
   tokens: number[];
   text: string;
   finishReason: GenerateResult['finishReason'];
   promptTokens: number;
-  /** Generated tokens over the decode's wall time (prompt included), as a user experiences it. */
+  /**
+   * Generated tokens over the decode's wall time in the worker (prompt prefill included); the
+   * messages to and from the page are not counted.
+   */
   tokensPerSecond: number;
   milliseconds: number;
 }
@@ -169,49 +170,103 @@ export interface DecodeRequest {
   domain: Domain;
   history: readonly Transition[];
   action: Action;
+  /** The recorded transitions a v2 model is shown (from the server); ignored by a v1 model. */
+  neighbors: readonly PromptNeighbor[];
+  /** The prompt text as the user edited it: decoded as is, instead of the rendered one. */
+  prompt?: string;
   maxTokens: number;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
 
 /**
- * One greedy prediction in the browser with packages/inference's decoder and prompt format (the
- * code the server runs), timed.
+ * One greedy prediction in the decoding worker with packages/inference's decoder and prompt
+ * format (the code the server runs), timed there.
  */
 export async function decodeInBrowser(
   model: BrowserModel,
   request: DecodeRequest,
 ): Promise<BrowserDecode> {
-  const prompt = renderPrompt(request.domain, [...request.history], request.action);
-  const started = performance.now();
-  const result = await model.loaded.decoder.generate(prompt, {
+  const prompt = request.prompt ?? browserPrompt(model.promptFormat, request);
+  const result = await model.remote.generate(prompt, {
     maxTokens: request.maxTokens,
     temperature: 0,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
     ...(request.onToken === undefined ? {} : { onToken: request.onToken }),
   });
-  const milliseconds = performance.now() - started;
   const decode: BrowserDecode = {
     model: model.name,
-    executionProvider: model.loaded.executionProvider,
+    executionProvider: model.executionProvider,
+    fallbackReason: model.fallbackReason,
+    variant: model.variant,
+    promptFormat: model.promptFormat,
     wasmThreads: model.wasmThreads,
     prompt,
     tokens: result.tokens,
     text: result.text,
     finishReason: result.finishReason,
     promptTokens: result.promptTokens,
-    tokensPerSecond: milliseconds > 0 ? (result.tokens.length * 1000) / milliseconds : 0,
-    milliseconds,
+    tokensPerSecond:
+      result.milliseconds > 0 ? (result.tokens.length * 1000) / result.milliseconds : 0,
+    milliseconds: result.milliseconds,
   };
-  window.terrariumLastDecode = decode;
+  if (typeof window !== 'undefined') window.terrariumLastDecode = decode;
   return decode;
 }
 
-/** The loaded model as a simulator (the server's ONNX backend, run here). */
-export function browserWorldModel(model: BrowserModel): WorldModel {
-  return createOnnxWorldModel({
-    decoder: model.loaded.decoder,
+/** Output budget per prediction, as the server's ONNX simulator (createOnnxWorldModel) has it. */
+const DEFAULT_MAX_TOKENS = 256;
+
+/**
+ * The loaded model as a simulator: the server's ONNX backend (createOnnxWorldModel) run in the
+ * decoding worker. It is rebuilt here rather than reused because the worker's model has only
+ * `generate` and a v2 prompt needs the server's neighbors, fetched before each prediction; the
+ * prompt itself is packages/inference's `renderPrompt`, as on the server.
+ */
+export function browserWorldModel(
+  model: BrowserModel,
+  neighbors: () => Promise<readonly PromptNeighbor[]> = () => Promise.resolve([]),
+  now: () => number = () => performance.now(),
+): WorldModel {
+  return {
     id: `onnx:${model.name}`,
-    runtime: `onnxruntime-web/${model.loaded.executionProvider}`,
-  });
+    async predict(context, history, action, options = {}): Promise<Prediction> {
+      const started = now();
+      const shown = model.promptFormat === 2 ? await neighbors() : [];
+      const prompt = browserPrompt(model.promptFormat, {
+        domain: context.domain,
+        history,
+        action,
+        neighbors: shown,
+      });
+      const result = await model.remote.generate(prompt, {
+        maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        temperature: options.temperature ?? 0,
+        seed: options.seed ?? 0,
+        ...(options.stop === undefined ? {} : { stop: options.stop }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.onToken === undefined ? {} : { onToken: options.onToken }),
+      });
+      return {
+        observation: {
+          kind: predictedKind(result.text, context.domain),
+          content: result.text,
+          callId: answeredCallId(action),
+        },
+        usage: { inputTokens: result.promptTokens, outputTokens: result.tokens.length },
+        latencyMs: now() - started,
+        provenance: {
+          backend: 'onnx',
+          cache: null,
+          model: `onnx:${model.name}`,
+          detail: {
+            finishReason: result.finishReason,
+            promptFormat: model.promptFormat,
+            ...(model.promptFormat === 2 ? { neighbors: shown.length } : {}),
+            runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
+          },
+        },
+      };
+    },
+  };
 }

@@ -18,5 +18,5 @@ export const BUNDLED_BROWSER_SIM = {
   spec: browserSimSpec('terrarium-wm-tiny'),
   label: 'Bundled model in this browser',
   description:
-    'models/terrarium-wm-tiny decoded here with onnxruntime-web (WebGPU when available, else wasm); nothing is sent to the server.',
+    'models/terrarium-wm-tiny (int8) decoded in this browser’s Web Worker with onnxruntime-web (WebGPU when available, else wasm); the server only finds the retrieved transitions its prompt shows.',
 };

@@ -1,4 +1,4 @@
-import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import { useState } from 'react';
 import type { ModelSource } from './browser-model';
 import { pickModelFiles } from './pick-model-files';
@@ -14,11 +14,15 @@ export function ModelSourcePicker({
   onSource,
   executionProvider,
   onExecutionProvider,
+  variant,
+  onVariant,
 }: {
   served: readonly string[];
   onSource(source: ModelSource | null): void;
   executionProvider: ExecutionProviderChoice;
   onExecutionProvider(choice: ExecutionProviderChoice): void;
+  variant: ModelVariant;
+  onVariant(variant: ModelVariant): void;
 }) {
   const [choice, setChoice] = useState(served[0] ?? FROM_DISK);
   const [problem, setProblem] = useState<string | null>(null);
@@ -107,6 +111,22 @@ export function ModelSourcePicker({
           <option value="wasm">wasm (CPU)</option>
         </select>
       </label>
+      {choice !== FROM_DISK && (
+        <label title="int8: onnx/model_quantized.onnx (smaller and faster in the browser); fp32 when the folder has no int8 file">
+          Weights{' '}
+          <select
+            data-testid="model-variant-choice"
+            value={variant}
+            onChange={(event) => {
+              const value = event.target.value;
+              if (value === 'int8' || value === 'fp32') onVariant(value);
+            }}
+          >
+            <option value="int8">int8 (quantized)</option>
+            <option value="fp32">fp32</option>
+          </select>
+        </label>
+      )}
       {picked !== null && <span className="muted mono">{picked}</span>}
       {problem !== null && (
         <p className="status status-error" role="alert">

@@ -3,6 +3,7 @@ import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { modelBaseUrl, modelFolderOfSpec } from './browser-model';
 import { EndpointHealthCell } from './endpoint-health-cell';
+import { ModelEvaluation } from './model-evaluation';
 import { Playground } from './playground';
 import { TrajectoryRun } from './trajectory-run';
 import '../compare/compare.css';
@@ -75,6 +76,9 @@ export function ModelsPage() {
       {available.data && (
         <>
           <Playground available={available.data} servedModels={servedModels} />
+          {servedModels.map((model) => (
+            <ModelEvaluation key={model} model={model} />
+          ))}
           <TrajectoryRun servedModels={servedModels} />
         </>
       )}

@@ -1,6 +1,9 @@
-import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import { useQuery } from '@tanstack/react-query';
+import { DEFAULT_EXAMPLE, type PromptNeighbor } from '@terrarium/inference';
+import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import { DOMAINS, type Domain } from '@terrarium/schema';
 import { useRef, useState } from 'react';
+import { useTRPC, useTRPCClient } from '../../app/trpc';
 import type { SimulatorOption } from '../compare/sim-picker';
 import { decodeInBrowser, loadBrowserModel, type ModelSource } from './browser-model';
 import { ModelSourcePicker } from './model-source-picker';
@@ -10,9 +13,12 @@ import { streamFromServer } from './server-stream';
 
 type Where = 'browser' | 'server';
 
-/** A held-out tau2 retail call: the bundled model was not trained on it. */
-const EXAMPLE_ACTION =
-  '{"name": "find_user_id_by_name_zip", "arguments": {"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}}';
+/** The default example (packages/inference DEFAULT_EXAMPLE): a tau2 call run against the demo data. */
+const EXAMPLE_ACTION = JSON.stringify(
+  DEFAULT_EXAMPLE.action.type === 'tool_call'
+    ? { name: DEFAULT_EXAMPLE.action.name, arguments: DEFAULT_EXAMPLE.action.arguments }
+    : DEFAULT_EXAMPLE.action,
+);
 
 interface Outcome {
   where: Where;
@@ -25,6 +31,25 @@ interface Outcome {
   detail: string;
   /** Set when WebGPU was asked for and the run fell back to wasm. */
   fallback: string | null;
+  /** Set when int8 was asked for and the folder had none. */
+  variantNote: string | null;
+  /** The prompt text the model read (in the browser). */
+  prompt: string | null;
+  /** The retrieved transitions the prompt showed (v2 models in the browser), with their dataset. */
+  neighbors: { dataset: string; shown: PromptNeighbor[] } | null;
+}
+
+/** No retrieved context: the model sees only the action (the ablation of the evaluation table). */
+const NO_NEIGHBORS = '';
+
+/** The dataset the default example's neighbors come from: the demo's when loaded, else a tau2 one. */
+function defaultNeighborDataset(datasets: readonly { id: string; name: string }[]): string {
+  return (
+    datasets.find((dataset) => dataset.name === DEFAULT_EXAMPLE.dataset)?.id ??
+    datasets.find((dataset) => dataset.name.includes('tau2'))?.id ??
+    datasets[0]?.id ??
+    NO_NEIGHBORS
+  );
 }
 
 type RunState =
@@ -32,6 +57,7 @@ type RunState =
   | { status: 'loading' }
   | { status: 'streaming'; startedAt: number }
   | { status: 'done'; outcome: Outcome }
+  | { status: 'stopped' }
   | { status: 'error'; message: string };
 
 function messageOf(error: unknown): string {
@@ -55,15 +81,24 @@ export function Playground({
     servedModels[0] === undefined ? null : { kind: 'served', name: servedModels[0] },
   );
   const [executionProvider, setExecutionProvider] = useState<ExecutionProviderChoice>('auto');
+  const [variant, setVariant] = useState<ModelVariant>('int8');
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  // null: not chosen yet, so the default follows the datasets as they load.
+  const [neighborDataset, setNeighborDataset] = useState<string | null>(null);
+  const neighborsFrom = neighborDataset ?? defaultNeighborDataset(datasets.data ?? []);
   const [serverSim, setServerSim] = useState(
     available.find((option) => option.spec.startsWith('onnx:'))?.spec ?? 'retrieval',
   );
   const [dataset, setDataset] = useState('');
-  const [domain, setDomain] = useState<Domain>('tool');
+  const [domain, setDomain] = useState<Domain>(DEFAULT_EXAMPLE.domain);
   const [earlierAction, setEarlierAction] = useState('');
   const [earlierObservation, setEarlierObservation] = useState('');
   const [action, setAction] = useState(EXAMPLE_ACTION);
   const [maxTokens, setMaxTokens] = useState(128);
+  // null: the prompt is rendered from the fields (and the neighbors); text: decoded as typed.
+  const [promptText, setPromptText] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [run, setRun] = useState<RunState>({ status: 'idle' });
   const controller = useRef<AbortController | null>(null);
@@ -94,12 +129,23 @@ export function Playground({
       if (where === 'browser') {
         if (source === null) throw new Error('choose a model folder first');
         setRun({ status: 'loading' });
-        const model = await loadBrowserModel(source, executionProvider);
+        const model = await loadBrowserModel(source, executionProvider, { variant });
+        // A v2 model reads the k nearest recorded transitions: the server finds them, the
+        // decoding stays here.
+        const found =
+          promptText === null && model.promptFormat === 2 && neighborsFrom !== NO_NEIGHBORS
+            ? await client.models.neighbors.query(
+                { dataset: neighborsFrom, domain, action: current, history },
+                { signal: abort.signal },
+              )
+            : null;
         setRun({ status: 'streaming', startedAt: performance.now() });
         const decode = await decodeInBrowser(model, {
           domain,
           history,
           action: current,
+          neighbors: found?.neighbors ?? [],
+          ...(promptText === null ? {} : { prompt: promptText }),
           maxTokens,
           signal: abort.signal,
           onToken: onText,
@@ -111,14 +157,22 @@ export function Playground({
           outcome: {
             where,
             runtime: decode.executionProvider,
+            variantNote: model.variantNote,
+            neighbors:
+              found === null ? null : { dataset: found.dataset.name, shown: found.neighbors },
             tokens: decode.tokens,
+            prompt: decode.prompt,
             pieces: decode.tokens.length,
             tokensPerSecond: decode.tokensPerSecond,
             finishReason: decode.finishReason,
-            detail: `${decode.model}, onnxruntime-web ${decode.executionProvider}${
+            detail: `${decode.model} (${decode.variant}, prompt format ${decode.promptFormat}), onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
-            }, prompt ${decode.promptTokens} tokens`,
-            fallback: providerFallbackNotice(executionProvider, decode.executionProvider),
+            } in a Web Worker, prompt ${decode.promptTokens} tokens`,
+            fallback: providerFallbackNotice(
+              executionProvider,
+              decode.executionProvider,
+              decode.fallbackReason,
+            ),
           },
         });
       } else {
@@ -144,7 +198,10 @@ export function Playground({
             where,
             runtime: serverSim,
             tokens: null,
+            prompt: null,
             fallback: null,
+            variantNote: null,
+            neighbors: null,
             pieces: result.pieces,
             tokensPerSecond: generated !== null && seconds > 0 ? generated / seconds : null,
             finishReason: result.finishReason,
@@ -158,6 +215,8 @@ export function Playground({
       }
     } catch (error) {
       if (!abort.signal.aborted) setRun({ status: 'error', message: messageOf(error) });
+      // Stopped by the user (not replaced by a newer prediction): the text so far stays shown.
+      else if (controller.current === abort) setRun({ status: 'stopped' });
     }
   };
 
@@ -203,6 +262,8 @@ export function Playground({
                 onSource={setSource}
                 executionProvider={executionProvider}
                 onExecutionProvider={setExecutionProvider}
+                variant={variant}
+                onVariant={setVariant}
               />
             ) : (
               <>
@@ -229,6 +290,25 @@ export function Playground({
               </>
             )}
           </div>
+          {where === 'browser' && (
+            <div className="playground-row">
+              <label title="a model of prompt format 2 reads the 2 nearest recorded transitions of this dataset; the server finds them, the model runs here">
+                Retrieved context from{' '}
+                <select
+                  data-testid="neighbor-dataset"
+                  value={neighborsFrom}
+                  onChange={(event) => setNeighborDataset(event.target.value)}
+                >
+                  {(datasets.data ?? []).map((option) => (
+                    <option key={option.id} value={option.id}>
+                      {option.name}
+                    </option>
+                  ))}
+                  <option value={NO_NEIGHBORS}>none (the action alone)</option>
+                </select>
+              </label>
+            </div>
+          )}
           <div className="playground-row">
             <label>
               Domain{' '}
@@ -288,11 +368,45 @@ export function Playground({
               onChange={(event) => setAction(event.target.value)}
             />
           </label>
+          {where === 'browser' && (
+            <label className="playground-field">
+              <span>
+                <input
+                  type="checkbox"
+                  data-testid="edit-prompt"
+                  checked={promptText !== null}
+                  onChange={(event) =>
+                    setPromptText(
+                      event.target.checked
+                        ? run.status === 'done' && run.outcome.prompt !== null
+                          ? run.outcome.prompt
+                          : ''
+                        : null,
+                    )
+                  }
+                />{' '}
+                Edit the prompt text the model reads (decoded as typed: no fields, no retrieval)
+              </span>
+              {promptText !== null && (
+                <textarea
+                  className="mono"
+                  data-testid="prompt-text"
+                  rows={8}
+                  value={promptText}
+                  onChange={(event) => setPromptText(event.target.value)}
+                />
+              )}
+            </label>
+          )}
           <div className="playground-row">
             <button
               type="submit"
               className="primary"
-              disabled={busy || action.trim() === '' || (where === 'browser' && source === null)}
+              disabled={
+                busy ||
+                (promptText === null ? action.trim() === '' : promptText === '') ||
+                (where === 'browser' && source === null)
+              }
             >
               {run.status === 'loading' ? 'Loading the model…' : busy ? 'Predicting…' : 'Predict'}
             </button>
@@ -308,7 +422,10 @@ export function Playground({
             Could not predict: {run.message}
           </p>
         )}
-        {(text !== '' || run.status === 'done' || run.status === 'streaming') && (
+        {(text !== '' ||
+          run.status === 'done' ||
+          run.status === 'streaming' ||
+          run.status === 'stopped') && (
           <pre
             className="playground-output mono"
             data-testid="prediction-stream"
@@ -318,6 +435,11 @@ export function Playground({
           </pre>
         )}
         {run.status === 'done' && <OutcomeLine outcome={run.outcome} />}
+        {run.status === 'stopped' && (
+          <p className="note" role="status" data-testid="playground-stopped">
+            Stopped: the worker ended the decode after the text above.
+          </p>
+        )}
       </div>
     </section>
   );
@@ -344,6 +466,35 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
         <p className="note" role="status" data-testid="provider-fallback">
           {outcome.fallback}
         </p>
+      )}
+      {outcome.variantNote !== null && (
+        <p className="note" role="status" data-testid="variant-note">
+          {outcome.variantNote}
+        </p>
+      )}
+      {outcome.neighbors !== null && (
+        <details data-testid="prompt-neighbors">
+          <summary>
+            {outcome.neighbors.shown.length} retrieved transition(s) from{' '}
+            {outcome.neighbors.dataset} in the prompt
+          </summary>
+          <ol className="mono">
+            {outcome.neighbors.shown.map((neighbor, i) => (
+              <li key={i}>
+                <div>{JSON.stringify(neighbor.action)}</div>
+                <div className="muted">{neighbor.observation}</div>
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
+      {outcome.prompt !== null && (
+        <details>
+          <summary>the prompt the model read</summary>
+          <pre className="mono" data-testid="decoded-prompt">
+            {outcome.prompt}
+          </pre>
+        </details>
       )}
       {outcome.tokens !== null && (
         <details>

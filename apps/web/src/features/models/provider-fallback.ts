@@ -2,15 +2,17 @@ import type { ExecutionProviderChoice, WebExecutionProvider } from '@terrarium/i
 
 /**
  * What to tell the user when a run did not get the provider it asked for: WebGPU requested (or
- * `auto`, which prefers it) but run on wasm because the browser offered no WebGPU adapter. Null when
- * the run used what was asked.
+ * `auto`, which prefers it) but run on wasm, with the reason the worker gave (no WebGPU API, no
+ * adapter, a session WebGPU could not build). Null when the run used what was asked.
  */
 export function providerFallbackNotice(
   choice: ExecutionProviderChoice,
   used: WebExecutionProvider,
+  reason: string | null,
 ): string | null {
   if (used !== 'wasm' || choice === 'wasm') return null;
+  const why = reason ?? 'WebGPU could not be used';
   return choice === 'webgpu'
-    ? 'WebGPU was requested, but this browser offers no WebGPU adapter: the model ran on wasm (CPU) instead, slower.'
-    : 'No WebGPU adapter in this browser: the model ran on wasm (CPU).';
+    ? `WebGPU was requested, but ${why}: the model ran on wasm (CPU) instead, slower.`
+    : `No WebGPU here (${why}): the model ran on wasm (CPU).`;
 }

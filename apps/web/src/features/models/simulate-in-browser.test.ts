@@ -2,10 +2,15 @@
 // Node, not happy-dom: the model files are read from disk, and BUNDLED_MODEL_FOLDER is a file URL.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOnnxWorldModel } from '@terrarium/inference';
+import { createOnnxWorldModel, promptFormatOf, promptNeighbors } from '@terrarium/inference';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
-import { heldOutTau2Trajectory } from '@terrarium/inference/testing';
-import { predictionInputs } from '@terrarium/worlds';
+import {
+  heldOutTau2Trajectory,
+  keyedTrajectories,
+  TAU2_RETAIL,
+} from '@terrarium/inference/testing';
+import { createDecodeClient, endpointOf, serveDecoding } from '@terrarium/inference/web';
+import { buildRetrievalIndex, predictionInputAt, predictionInputs } from '@terrarium/worlds';
 import { describe, expect, it } from 'vitest';
 import { browserSimSpec, isBrowserSimSpec, simulateInBrowser } from './simulate-in-browser';
 
@@ -29,12 +34,31 @@ describe('simulateInBrowser', () => {
       model: await bundledFile('onnx/model.onnx', 'model.onnx'),
       tokenizer: null,
     };
+    // The neighbors a v2 prompt shows, as the server's models.neighbors finds them: the file's
+    // other trajectories, this one left out.
+    const index = buildRetrievalIndex(
+      (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
+    );
+    const exclude = { excludeTrajectory: trajectory.externalId };
+    const format = promptFormatOf(JSON.parse(await files.config.text()));
     const seen: number[] = [];
+    // The decoding worker's service and client on the two ends of a real MessageChannel (a Node
+    // test has no Web Worker); the picked files cross it as Blobs, as they cross into the worker.
+    const channel = new MessageChannel();
+    channel.port1.start();
+    channel.port2.start();
+    serveDecoding(endpointOf(channel.port2));
     const result = await simulateInBrowser(trajectory, {
       source: { kind: 'files', label: 'terrarium-wm-tiny', files },
+      client: createDecodeClient(endpointOf(channel.port1)),
       executionProvider: 'wasm',
       maxSteps: 2,
       maxTokens: 24,
+      neighbors: async (stepIndex) => {
+        const input = predictionInputAt(trajectory, stepIndex);
+        if (input === null) throw new Error(`step ${stepIndex} is not a transition`);
+        return promptNeighbors(index, input.context, input.history, input.action, exclude);
+      },
       onStep: (step) => seen.push(step.step),
     });
     expect(result.sim).toBe('onnx:browser/terrarium-wm-tiny');
@@ -44,6 +68,9 @@ describe('simulateInBrowser', () => {
     const server = createOnnxWorldModel({
       decoder: (await loadOnnxModelFolder()).decoder,
       id: 'onnx:terrarium-wm-tiny',
+      promptFormat: format,
+      neighbors: (context, history, action) =>
+        promptNeighbors(index, context, history, action, exclude),
     });
     const inputs = [...predictionInputs(trajectory)].slice(0, 2);
     for (const [i, input] of inputs.entries()) {
@@ -56,12 +83,13 @@ describe('simulateInBrowser', () => {
       expect(step?.provenance).toEqual({
         backend: 'onnx-browser',
         cache: null,
-        model: 'terrarium-wm-tiny (wasm)',
+        model: 'terrarium-wm-tiny (wasm, fp32)',
       });
       expect(step?.error).toBe(null);
       expect(Object.keys(step?.scores ?? {})).toEqual(
         expect.arrayContaining(['exact-match', 'token-f1', 'content']),
       );
     }
+    channel.port1.close();
   }, 120_000);
 });

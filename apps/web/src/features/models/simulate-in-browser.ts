@@ -5,7 +5,8 @@ import {
   scoreClassified,
   scoreRules,
 } from '@terrarium/fidelity';
-import type { ExecutionProviderChoice } from '@terrarium/inference/web';
+import type { PromptNeighbor } from '@terrarium/inference';
+import type { DecodeClient, ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import {
   readAllSteps,
   trajectoryFromDetail,
@@ -22,6 +23,13 @@ import { browserSimSpec } from './browser-sim-spec';
 
 export { browserSimSpec, isBrowserSimSpec } from './browser-sim-spec';
 
+declare global {
+  interface Window {
+    /** Set after each browser run over a trajectory (Compare, Models page), for tests to read. */
+    terrariumLastBrowserRun?: SimulationResult;
+  }
+}
+
 /** The largest window `trajectories.steps` answers (packages/api MAX_STEP_WINDOW). */
 const STEP_WINDOW = 200;
 
@@ -37,6 +45,29 @@ export interface TrajectoryReader {
       }): Promise<{ steps: Step[]; total: number }>;
     };
   };
+}
+
+/** What `stepNeighbors` needs of the tRPC client. */
+export interface NeighborReader {
+  models: {
+    neighbors: {
+      query(input: {
+        trajectoryId: string;
+        step: number;
+      }): Promise<{ neighbors: PromptNeighbor[] }>;
+    };
+  };
+}
+
+/**
+ * The server's neighbors of each step of a stored trajectory (its dataset, the trajectory left
+ * out): what a v2 model reads in the browser, as it does on the server.
+ */
+export function stepNeighbors(
+  client: NeighborReader,
+  trajectoryId: string,
+): (stepIndex: number) => Promise<readonly PromptNeighbor[]> {
+  return async (step) => (await client.models.neighbors.query({ trajectoryId, step })).neighbors;
 }
 
 /** A stored trajectory with all its steps, read window by window as the server does. */
@@ -57,6 +88,15 @@ export interface BrowserSimulationOptions {
   source?: ModelSource;
   /** Default `auto` (WebGPU when an adapter exists). */
   executionProvider?: ExecutionProviderChoice;
+  /** Default `int8` when the folder has it. */
+  variant?: ModelVariant;
+  /** Default: the page's decoding worker (tests pass one on a MessageChannel). */
+  client?: DecodeClient;
+  /**
+   * The recorded transitions a v2 model is shown before the step at `stepIndex` (the page asks the
+   * server: `models.neighbors`). Without it a v2 model predicts without retrieved context.
+   */
+  neighbors?: (stepIndex: number) => Promise<readonly PromptNeighbor[]>;
   /** At most this many transitions, from the first. */
   maxSteps?: number;
   /** Output budget per prediction (default: the ONNX world model's, 256). */
@@ -78,9 +118,12 @@ export async function simulateInBrowser(
   const model = await loadBrowserModel(
     options.source ?? { kind: 'served', name: 'terrarium-wm-tiny' },
     options.executionProvider ?? 'auto',
+    {
+      ...(options.variant === undefined ? {} : { variant: options.variant }),
+      ...(options.client === undefined ? {} : { client: options.client }),
+    },
   );
-  const simulator = browserWorldModel(model);
-  const label = `${model.name} (${model.loaded.executionProvider})`;
+  const label = `${model.name} (${model.executionProvider}, ${model.variant})`;
   const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
   const history = new HistoryIndex();
   const steps: SimulatedStep[] = [];
@@ -98,6 +141,11 @@ export async function simulateInBrowser(
     } as const;
     let simulated: SimulatedStep;
     try {
+      const neighbors = options.neighbors;
+      const simulator = browserWorldModel(
+        model,
+        neighbors === undefined ? undefined : () => neighbors(input.stepIndex),
+      );
       const prediction = await simulator.predict(input.context, input.history, input.action, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
@@ -137,5 +185,7 @@ export async function simulateInBrowser(
     steps.push(simulated);
     options.onStep?.(simulated);
   }
-  return { trajectory: trajectory.externalId, sim: browserSimSpec(model.name), steps };
+  const result = { trajectory: trajectory.externalId, sim: browserSimSpec(model.name), steps };
+  if (typeof window !== 'undefined') window.terrariumLastBrowserRun = result;
+  return result;
 }

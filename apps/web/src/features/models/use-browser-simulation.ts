@@ -5,6 +5,7 @@ import type { SimulationRun } from '../compare/use-simulation-runs';
 import {
   loadTrajectoryForBrowser,
   simulateInBrowser,
+  stepNeighbors,
   type BrowserSimulationOptions,
 } from './simulate-in-browser';
 
@@ -13,7 +14,7 @@ export interface BrowserSimulation {
   run: SimulationRun | null;
   /** Steps predicted so far, while the run goes on. */
   steps: readonly SimulatedStep[];
-  start(options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep'>): void;
+  start(options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors'>): void;
   stop(): void;
 }
 
@@ -34,7 +35,7 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
   useEffect(() => () => controller.current?.abort(), []);
 
   const start = useCallback(
-    (options: Omit<BrowserSimulationOptions, 'signal' | 'onStep'> = {}) => {
+    (options: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors'> = {}) => {
       controller.current?.abort();
       const abort = new AbortController();
       controller.current = abort;
@@ -44,6 +45,7 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
         .then((trajectory) =>
           simulateInBrowser(trajectory, {
             ...options,
+            neighbors: stepNeighbors(client, trajectoryId),
             signal: abort.signal,
             onStep: (step) => {
               if (!abort.signal.aborted) setSteps((previous) => [...previous, step]);

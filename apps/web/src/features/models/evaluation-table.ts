@@ -1,0 +1,50 @@
+/** One mean with its 95% bootstrap interval, as models/evaluate.ts writes them. */
+export interface Interval {
+  mean: number;
+  low: number;
+  high: number;
+}
+
+export interface SimulatorFigures {
+  transitions: number;
+  content: Interval;
+  tokenF1: Interval;
+}
+
+/** The simulators of the evaluation, in the order the table shows them, with what they mean. */
+export const EVALUATED: readonly { key: string; label: string }[] = [
+  { key: 'model', label: 'model (with retrieved context)' },
+  { key: 'retrieval', label: 'retrieval alone' },
+  { key: 'model-no-context', label: 'model without retrieved context' },
+];
+
+/** Columns: the known simulators first, then any other the file has, by name. */
+export function evaluatedColumns(
+  bySource: Readonly<Record<string, Readonly<Record<string, SimulatorFigures>>>>,
+): { key: string; label: string }[] {
+  const present = new Set(Object.values(bySource).flatMap((row) => Object.keys(row)));
+  const known = EVALUATED.filter((column) => present.has(column.key));
+  const others = [...present]
+    .filter((key) => !EVALUATED.some((column) => column.key === key))
+    .toSorted()
+    .map((key) => ({ key, label: key }));
+  return [...known, ...others];
+}
+
+/**
+ * The model against retrieval on one score: above or below only when the 95% intervals do not
+ * overlap, so a difference inside the noise is never called one.
+ */
+export function versusRetrieval(
+  model: Interval | undefined,
+  retrieval: Interval | undefined,
+): 'above' | 'below' | 'intervals overlap' | null {
+  if (model === undefined || retrieval === undefined) return null;
+  if (model.low > retrieval.high) return 'above';
+  if (model.high < retrieval.low) return 'below';
+  return 'intervals overlap';
+}
+
+export function formatInterval(interval: Interval): string {
+  return `${interval.mean.toFixed(3)} [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`;
+}

@@ -1,0 +1,120 @@
+import { useQuery } from '@tanstack/react-query';
+import { Fragment } from 'react';
+import { QueryStatus } from '../../app/query-status';
+import { useTRPC } from '../../app/trpc';
+import {
+  evaluatedColumns,
+  formatInterval,
+  versusRetrieval,
+  type SimulatorFigures,
+} from './evaluation-table';
+
+/**
+ * A served model folder's evaluation (its fidelity.json, written by models/evaluate.ts): per source,
+ * on the held-out tasks, the content score and token F1 of the model, of retrieval alone and of the
+ * model without retrieved context, each with its 95% bootstrap interval.
+ */
+export function ModelEvaluation({ model }: { model: string }) {
+  const trpc = useTRPC();
+  const evaluation = useQuery(trpc.models.evaluation.queryOptions({ model }));
+  return (
+    <section className="panel" data-testid="model-evaluation">
+      <header className="panel-header">
+        <h3>How {model} scores</h3>
+        <span className="muted">
+          held-out tasks (every trial of a task on one side of the split), mean and 95% bootstrap
+          interval, 0–1
+        </span>
+      </header>
+      <div className="panel-body">
+        <QueryStatus
+          label="the evaluation"
+          isPending={evaluation.isPending}
+          error={evaluation.error}
+        />
+        {evaluation.data?.status === 'missing' || evaluation.data?.status === 'unreadable' ? (
+          <p className="muted">{evaluation.data.reason}</p>
+        ) : null}
+        {evaluation.data?.status === 'ok' && (
+          <EvaluationTable bySource={evaluation.data.bySource} />
+        )}
+      </div>
+    </section>
+  );
+}
+
+function EvaluationTable({
+  bySource,
+}: {
+  bySource: Readonly<Record<string, Readonly<Record<string, SimulatorFigures>>>>;
+}) {
+  const columns = evaluatedColumns(bySource);
+  const sources = Object.keys(bySource).toSorted();
+  return (
+    <table className="data-table" data-testid="evaluation-table">
+      <thead>
+        <tr>
+          <th scope="col" rowSpan={2}>
+            Source
+          </th>
+          {columns.map((column) => (
+            <th key={column.key} scope="colgroup" colSpan={2}>
+              {column.label}
+            </th>
+          ))}
+          <th scope="col" rowSpan={2} title="above or below only when the 95% intervals separate">
+            model vs retrieval (content)
+          </th>
+        </tr>
+        <tr>
+          {columns.map((column) => (
+            <Fragment key={column.key}>
+              <th scope="col" title="content-class score">
+                content
+              </th>
+              <th scope="col" title="token F1 against the real observation">
+                token F1
+              </th>
+            </Fragment>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {sources.map((source) => {
+          const row = bySource[source] ?? {};
+          const transitions = Object.values(row)[0]?.transitions;
+          return (
+            <tr key={source} data-source={source}>
+              <th scope="row">
+                {source}
+                {transitions === undefined ? null : (
+                  <span className="muted"> ({transitions} transitions)</span>
+                )}
+              </th>
+              {columns.map((column) => {
+                const figures = row[column.key];
+                return figures === undefined ? (
+                  <td key={column.key} colSpan={2} className="muted">
+                    –
+                  </td>
+                ) : (
+                  <Fragment key={column.key}>
+                    <td className="mono" data-sim={column.key} data-metric="content">
+                      {formatInterval(figures.content)}
+                    </td>
+                    <td className="mono" data-sim={column.key} data-metric="token-f1">
+                      {formatInterval(figures.tokenF1)}
+                    </td>
+                  </Fragment>
+                );
+              })}
+              <td data-testid="versus-retrieval">
+                {versusRetrieval(row['model']?.content, row['retrieval']?.content) ?? '–'}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

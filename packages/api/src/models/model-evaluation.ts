@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { availableSimulators, parseSimSpec, SimulatorError } from '../simulate/sim-spec';
+
+/** A mean with its 95% bootstrap interval. */
+const Interval = z.object({ mean: z.number(), low: z.number(), high: z.number() });
+
+/** One simulator's figures on one source's held-out tasks. */
+const SimulatorFigures = z.object({
+  transitions: z.number().int().nonnegative(),
+  content: Interval,
+  tokenF1: Interval,
+});
+
+/**
+ * The evaluation a model folder ships (`fidelity.json`, written by models/evaluate.ts): per source
+ * (dataset), per simulator (the model, retrieval alone, the model without retrieved context).
+ */
+const FidelityFile = z.object({
+  bySource: z.record(z.string(), z.record(z.string(), SimulatorFigures)),
+});
+
+export type ModelEvaluation =
+  | { status: 'ok'; bySource: z.infer<typeof FidelityFile>['bySource'] }
+  | { status: 'missing' | 'unreadable'; reason: string };
+
+/** The folder of a served model by its folder name (`/models/<name>/`), as apps/server lists them. */
+function servedFolder(name: string): string | null {
+  for (const simulator of availableSimulators()) {
+    const parsed = parseSimSpec(simulator.spec);
+    if (parsed.kind === 'onnx' && path.basename(path.resolve(parsed.path)) === name) {
+      return path.resolve(parsed.path);
+    }
+  }
+  return null;
+}
+
+/**
+ * The evaluation table of a served model folder. Only the listed folders are read (never a path
+ * from the request); a folder without the file, or with an older layout, says so.
+ */
+export async function modelEvaluation(name: string): Promise<ModelEvaluation> {
+  const folder = servedFolder(name);
+  if (folder === null) throw new SimulatorError('model', `no served model folder "${name}"`, 404);
+  let text: string;
+  try {
+    text = await readFile(path.join(folder, 'fidelity.json'), 'utf8');
+  } catch {
+    return { status: 'missing', reason: `${name} has no fidelity.json` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { status: 'unreadable', reason: `${name}/fidelity.json is not JSON` };
+  }
+  const parsed = FidelityFile.safeParse(json);
+  return parsed.success
+    ? { status: 'ok', bySource: parsed.data.bySource }
+    : {
+        status: 'unreadable',
+        reason: `${name}/fidelity.json has no per-source figures with intervals (an older evaluation)`,
+      };
+}

@@ -1,0 +1,170 @@
+// The shipped model folder against what its training run wrote: the task split, the greedy
+// reference of train.py (fp32 and int8 ONNX through this package's decoder), and the Models
+// page's default example answered with the tool's JSON.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Action } from '@terrarium/schema';
+import {
+  buildRetrievalIndex,
+  canonicalJson,
+  predictionInputs,
+  type PredictionInput,
+  type RetrievalIndex,
+} from '@terrarium/worlds';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DEFAULT_EXAMPLE } from './default-example';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
+import { createOnnxWorldModel } from './onnx-world-model';
+import { promptNeighbors } from './prompt';
+import { keyedTrajectories } from './testing/held-out';
+import { loadSplit, neighborSources, neighborsFor, type Split } from './testing/model-split';
+
+const SplitFile = z.object({
+  files: z.array(z.string()),
+  heldOutTasks: z.array(z.string()),
+  trajectories: z.object({ heldOut: z.array(z.string()), train: z.array(z.string()) }),
+});
+type SplitFile = z.infer<typeof SplitFile>;
+
+const GreedyReference = z.object({
+  prompt: z.string(),
+  maxTokens: z.number().int().positive(),
+  outputIds: z.array(z.number().int()),
+  output: z.string(),
+});
+
+async function readJson(name: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
+}
+
+let splitFile: SplitFile;
+let split: Split;
+
+beforeAll(async () => {
+  splitFile = SplitFile.parse(await readJson('split.json'));
+  split = await loadSplit(splitFile.files);
+}, 60_000);
+
+describe('the task split of the bundled model', () => {
+  it('is the one split.json records, with no task on both sides and no absolute paths', () => {
+    const heldOut = split.items.filter((item) => item.heldOut);
+    const train = split.items.filter((item) => !item.heldOut);
+    expect(heldOut.map((item) => item.key)).toEqual(splitFile.trajectories.heldOut);
+    expect(train.map((item) => item.key)).toEqual(splitFile.trajectories.train);
+    expect(split.heldOutTasks).toEqual(splitFile.heldOutTasks);
+    const trainTasks = new Set(train.map((item) => item.task));
+    expect(splitFile.heldOutTasks.filter((task) => trainTasks.has(task))).toEqual([]);
+    const keys = [
+      ...splitFile.heldOutTasks,
+      ...splitFile.trajectories.heldOut,
+      ...splitFile.trajectories.train,
+    ];
+    expect(keys.filter((key) => key.startsWith('/') || key.includes('/work/'))).toEqual([]);
+    // Every dataset has held-out tasks to report on.
+    expect(new Set(heldOut.map((item) => item.source))).toEqual(
+      new Set(['tau2/retail', 'tau2/airline', 'tau2/telecom', 'tau-bench-v1/airline', 'swe-agent']),
+    );
+  });
+
+  it('draws every neighbor from the training side, and a training step never from its own task', () => {
+    const trainIds = new Set(
+      split.items.filter((item) => !item.heldOut).map((item) => item.trajectory.externalId),
+    );
+    const transitions = split.items
+      .filter((item) => !item.heldOut)
+      .reduce((sum, item) => sum + item.inputs.length, 0);
+    expect(split.index.size).toBe(transitions);
+    let steps = 0;
+    const outside: string[] = [];
+    const ownTask: string[] = [];
+    for (const item of split.items) {
+      for (const input of item.inputs) {
+        steps++;
+        const sources = neighborSources(split, item, input);
+        for (const { source } of sources) {
+          if (!trainIds.has(source.trajectory)) outside.push(`${item.key}@${input.stepIndex}`);
+          if (split.taskOfTrajectory.get(source.trajectory) === item.task)
+            ownTask.push(`${item.key}@${input.stepIndex}`);
+        }
+        // The prompt shows exactly these, through the inference path for held-out steps.
+        expect(neighborsFor(split, item, input).map((n) => n.observation)).toEqual(
+          sources.map((n) => n.observation.content),
+        );
+      }
+    }
+    expect(steps).toBe(2510);
+    expect(outside).toEqual([]);
+    expect(ownTask).toEqual([]);
+  }, 120_000);
+});
+
+describe('the exported model reproduces train.py', () => {
+  for (const file of ['model.onnx', 'model_quantized.onnx']) {
+    it(`greedy output of ${file} on the fixed held-out prompt equals greedy-reference.json`, async () => {
+      const reference = GreedyReference.parse(await readJson('greedy-reference.json'));
+      const { decoder } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+      const result = await decoder.generate(reference.prompt, {
+        maxTokens: reference.maxTokens,
+        temperature: 0,
+      });
+      expect(result.tokens).toEqual(reference.outputIds);
+      expect(result.text).toBe(reference.output);
+    }, 60_000);
+  }
+});
+
+/** The same call as the default example: tool name and canonical arguments. */
+function isDefaultCall(other: Action): boolean {
+  const { action } = DEFAULT_EXAMPLE;
+  return (
+    other.type === 'tool_call' &&
+    action.type === 'tool_call' &&
+    other.name === action.name &&
+    canonicalJson(other.arguments) === canonicalJson(action.arguments)
+  );
+}
+
+describe("the Models page's default example", () => {
+  let index: RetrievalIndex;
+  const { action, domain } = DEFAULT_EXAMPLE;
+  const context = { domain, task: null, systemPrompt: null, tools: [] };
+
+  beforeAll(async () => {
+    const files = splitFile.files.filter((file) => file.startsWith('tau2-bench/'));
+    const trajectories = (await Promise.all(files.map((file) => keyedTrajectories(file)))).flat();
+    index = buildRetrievalIndex(trajectories.map(({ trajectory }) => trajectory));
+    recorded = trajectories.flatMap(({ trajectory }) =>
+      [...predictionInputs(trajectory)].filter((input) => isDefaultCall(input.action)),
+    );
+  });
+  let recorded: PredictionInput[] = [];
+
+  it('is a call the demo tau2-bench data answers with JSON objects', () => {
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const input of recorded) expect(typeof JSON.parse(input.expected.content)).toBe('object');
+  });
+
+  // Known gap, kept exact: the shipped model (198 CPU steps, models/README.md) has not learned to
+  // copy a neighbor's observation and answers with a repeated `": "` instead of JSON. `it.fails`
+  // turns red the day a model answers with JSON: then make it a plain `it`.
+  for (const file of ['model.onnx', 'model_quantized.onnx']) {
+    it.fails(
+      `is answered by ${file} with the tool's JSON (fails today)`,
+      async () => {
+        const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+        const model = createOnnxWorldModel({
+          decoder: loaded.decoder,
+          id: 'terrarium-wm-tiny',
+          promptFormat: loaded.promptFormat,
+          neighbors: (ctx, history, current) => promptNeighbors(index, ctx, history, current),
+        });
+        const prediction = await model.predict(context, [], action, { maxTokens: 256 });
+        expect(prediction.provenance.detail).toMatchObject({ promptFormat: 2, neighbors: 2 });
+        const parsed: unknown = JSON.parse(prediction.observation.content);
+        expect(typeof parsed).toBe('object');
+      },
+      60_000,
+    );
+  }
+});

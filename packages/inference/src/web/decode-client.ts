@@ -1,0 +1,136 @@
+import type { GenerateResult } from '../decoder';
+import {
+  WorkerReply,
+  type GeneratedReply,
+  type LoadedReply,
+  type LoadRequest,
+  type MessageEndpoint,
+} from './decode-protocol';
+
+export interface RemoteGenerateOptions {
+  maxTokens: number;
+  temperature?: number;
+  topK?: number;
+  seed?: number;
+  stop?: readonly string[];
+  signal?: AbortSignal;
+  /** Each piece of text as the worker streams it. */
+  onToken?: (text: string) => void;
+}
+
+export interface RemoteGenerateResult extends GenerateResult {
+  /** The decode's wall time inside the worker (prompt prefill included). */
+  milliseconds: number;
+}
+
+/** A model loaded in the worker: `generate` posts the prompt and resolves with the worker's result. */
+export interface RemoteModel {
+  readonly loaded: LoadedReply;
+  generate(prompt: string, options: RemoteGenerateOptions): Promise<RemoteGenerateResult>;
+}
+
+export interface DecodeClient {
+  load(request: Omit<LoadRequest, 'type' | 'id'>): Promise<RemoteModel>;
+}
+
+interface Pending {
+  onToken?: (text: string) => void;
+  resolve(reply: LoadedReply | GeneratedReply): void;
+  reject(error: Error): void;
+}
+
+/** The page side of the decoding worker (see decode-service.ts). */
+export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+
+  endpoint.onMessage((data) => {
+    const parsed = WorkerReply.safeParse(data);
+    if (!parsed.success) return;
+    const reply = parsed.data;
+    const waiting = pending.get(reply.id);
+    if (waiting === undefined) return;
+    if (reply.type === 'token') {
+      waiting.onToken?.(reply.text);
+      return;
+    }
+    pending.delete(reply.id);
+    if (reply.type === 'failed') {
+      const error = new Error(reply.message);
+      if (reply.aborted) error.name = 'AbortError';
+      waiting.reject(error);
+    } else {
+      waiting.resolve(reply);
+    }
+  });
+
+  endpoint.onFailure?.((message) => {
+    for (const waiting of pending.values()) {
+      waiting.reject(new Error(`the decoding worker failed: ${message}`));
+    }
+    pending.clear();
+  });
+
+  function call(
+    message: { type: 'load' | 'generate' } & Record<string, unknown>,
+    onToken?: (text: string) => void,
+  ): { id: number; reply: Promise<LoadedReply | GeneratedReply> } {
+    const id = nextId++;
+    const reply = new Promise<LoadedReply | GeneratedReply>((resolve, reject) => {
+      pending.set(id, { resolve, reject, ...(onToken === undefined ? {} : { onToken }) });
+    });
+    endpoint.send({ ...message, id });
+    return { id, reply };
+  }
+
+  function remoteModel(loaded: LoadedReply): RemoteModel {
+    return {
+      loaded,
+      async generate(prompt, options) {
+        options.signal?.throwIfAborted();
+        const { id, reply } = call(
+          {
+            type: 'generate',
+            model: loaded.model,
+            prompt,
+            maxTokens: options.maxTokens,
+            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+            ...(options.topK === undefined ? {} : { topK: options.topK }),
+            ...(options.seed === undefined ? {} : { seed: options.seed }),
+            ...(options.stop === undefined ? {} : { stop: [...options.stop] }),
+          },
+          options.onToken,
+        );
+        const cancel = () => endpoint.send({ type: 'cancel', id });
+        options.signal?.addEventListener('abort', cancel, { once: true });
+        try {
+          const result = await reply;
+          if (result.type !== 'generated')
+            throw new Error('the worker answered a decode with a load');
+          return {
+            text: result.text,
+            tokens: result.tokens,
+            promptTokens: result.promptTokens,
+            finishReason: result.finishReason,
+            milliseconds: result.milliseconds,
+          };
+        } catch (error) {
+          // The caller's abort reason, as a local decode would throw it.
+          options.signal?.throwIfAborted();
+          throw error;
+        } finally {
+          options.signal?.removeEventListener('abort', cancel);
+        }
+      },
+    };
+  }
+
+  return {
+    async load(request) {
+      const { reply } = call({ ...request, type: 'load' });
+      const loaded = await reply;
+      if (loaded.type !== 'loaded') throw new Error('the worker answered a load with a decode');
+      return remoteModel(loaded);
+    },
+  };
+}
