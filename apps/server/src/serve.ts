@@ -1,4 +1,10 @@
-import { startBenchWorkers, type BenchWorkers, type PromptFolder } from '@terrarium/api';
+import {
+  startBenchWorkers,
+  startCurriculumWorkers,
+  type BenchWorkers,
+  type CurriculumJobs,
+  type PromptFolder,
+} from '@terrarium/api';
 import { openStore, removeServerInfo, writeServerInfo, type Store } from '@terrarium/db';
 import type { BenchManifest, BenchRun, ImportReport } from '@terrarium/schema';
 import { loadDemoData, startDemoBench } from './demo-data';
@@ -25,7 +31,10 @@ export interface ServeOptions {
   allowedHosts?: readonly string[];
   /** Default `process.env`; read for TERRARIUM_TOKEN. */
   env?: NodeJS.ProcessEnv;
-  /** `serve --prompts DIR`: bench runs speak to endpoints and judges with the official protocol. */
+  /**
+   * `serve --prompts DIR`: bench runs started here record this folder and speak to endpoints and
+   * judges with the official protocol; /v1 and simulate too.
+   */
   prompts?: PromptFolder | null;
 }
 
@@ -60,18 +69,21 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
     options.databaseUrl ? { databaseUrl: options.databaseUrl } : { dataDir: options.dataDir },
   );
   let workers: BenchWorkers | undefined;
+  let curriculumJobs: CurriculumJobs | undefined;
   try {
     const demoReports = options.demo ? await loadDemoData(store, options.demoDir) : [];
     workers = await startBenchWorkers(store, {
       concurrency: options.workers ?? 2,
       // The server's own simulators: model folders it lists, hosts on its allowlist.
       anyOnnxPath: false,
-      prompts: options.prompts ?? null,
     });
     const demoBench =
       demoReports.length > 0 ? await startDemoBench(store, workers.runner, demoReports) : null;
+    // Curriculum runs share the bench runs' queue; unfinished ones continue from their checkpoint.
+    curriculumJobs = await startCurriculumWorkers(store, workers.queue, { anyOnnxPath: false });
     const server = await startServer({
       benchRunner: workers.runner,
+      curriculumJobs,
       store,
       host,
       port: options.port,
@@ -91,11 +103,13 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       close: async () => {
         if (embedded) await removeServerInfo(options.dataDir);
         await server.close();
+        await curriculumJobs?.stop();
         await workers?.stop();
         await store.close();
       },
     };
   } catch (error) {
+    await curriculumJobs?.stop().catch(() => {});
     await workers?.stop().catch(() => {});
     await store.close();
     throw error;

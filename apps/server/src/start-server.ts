@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createApiRequestHandler, type BenchRunner, type PromptFolder } from '@terrarium/api';
+import {
+  createApiRequestHandler,
+  type BenchRunner,
+  type CurriculumJobs,
+  type PromptFolder,
+} from '@terrarium/api';
 import type { Store } from '@terrarium/db';
 import { boundHostNames, isLoopbackAddress } from './bind-address';
 import { setSecurityHeaders } from './security-headers';
@@ -23,6 +28,8 @@ export interface ServerOptions {
   dataDir?: string;
   /** Where bench runs go; without one the server refuses to start them. */
   benchRunner?: BenchRunner;
+  /** Where curriculum runs go; without one the server refuses to start them. */
+  curriculumJobs?: CurriculumJobs;
   /** The program token (`Authorization: Bearer <token>`); see program-token.ts for the default. */
   token: string;
   /** More names the Host header may carry (`--allowed-host`), e.g. a reverse proxy's. */
@@ -54,6 +61,7 @@ export async function startServer({
   webDist = DEFAULT_WEB_DIST,
   dataDir,
   benchRunner,
+  curriculumJobs,
   token,
   allowedHosts = [],
   prompts = null,
@@ -67,6 +75,7 @@ export async function startServer({
     loopback,
     allowedHosts: [...boundHostNames(host), ...allowedHosts],
     ...(benchRunner === undefined ? {} : { benchRunner }),
+    ...(curriculumJobs === undefined ? {} : { curriculumJobs }),
     prompts,
   });
   const server = createServer((request, response) => {

@@ -87,6 +87,7 @@ export {
   benchItems,
   buildBenchFromDatasets,
   cancelRun,
+  cellItems,
   getRun,
   leaderboard,
   listBenches,
@@ -94,6 +95,7 @@ export {
   listRuns,
   report,
   requireBench,
+  scorePoints,
   startRun,
   watchRun,
   type BenchRunner,
@@ -121,6 +123,13 @@ export {
 } from './bench/bench-files';
 export { createJudge, type Judge, type JudgeOptions } from './bench/judge';
 export { readPromptFolder } from './bench/prompt-folder-files';
+export { BENCH_IMPORT_PATH, MAX_BENCH_UPLOAD_BYTES } from './http/bench-import-route';
+export {
+  promptFilesHash,
+  promptFilesOf,
+  promptFolderOfFiles,
+  runPromptsSummary,
+} from './bench/run-prompts';
 export { officialProtocolSimulator, officialSystemPrompt } from './simulate/official-simulator';
 export type { PromptFolder } from '@terrarium/worlds';
 export type { LabelingItem } from './labels/label-service';
@@ -132,3 +141,17 @@ export {
   ENV_OPENAPI_PATH,
   type OpenApiPart,
 } from './http/openapi';
+export type { CurriculumJobs } from '@terrarium/jobs';
+export {
+  startCurriculumWorkers,
+  type CurriculumWorkersOptions,
+} from './curriculum/curriculum-workers';
+export {
+  BUILTIN_DATASET,
+  checkCurriculumSim,
+  createCurriculumRunDeps,
+  curriculumPolicy,
+  curriculumSeeds,
+  type CurriculumDepsOptions,
+} from './curriculum/curriculum-deps';
+export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';

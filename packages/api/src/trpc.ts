@@ -3,6 +3,7 @@ import type { Store } from '@terrarium/db';
 import { ZodError } from 'zod';
 import type { BenchRunner } from './bench/bench-service';
 import type { PromptFolder } from '@terrarium/worlds';
+import type { CurriculumJobs } from '@terrarium/jobs';
 
 export type Role = 'researcher' | 'labeler';
 
@@ -38,6 +39,8 @@ export interface ServiceContext {
   store: Store;
   /** Takes bench runs to the job queue; absent where no workers run (bench runs are refused). */
   benchRunner?: BenchRunner;
+  /** Takes curriculum runs to the job queue; absent where no workers run (runs are refused). */
+  curriculumJobs?: CurriculumJobs;
   /** `serve --prompts DIR`: `openai:` simulators speak the official AgentWorldBench protocol. */
   prompts?: PromptFolder | null;
 }

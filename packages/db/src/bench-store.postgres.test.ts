@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { describeBenchPagesSuite } from './test-support/bench-pages-suite';
 import { describeBenchStoreSuite } from './test-support/bench-suite';
 import { postgresHarness } from './test-support/harnesses';
 import { postgresForTests, type PostgresForTests } from './test-support/postgres-server';
@@ -13,6 +14,13 @@ afterAll(async () => {
 });
 
 describeBenchStoreSuite(
+  postgresHarness(() => {
+    if (!server) throw new Error('no PostgreSQL server for the suite (see the beforeAll error)');
+    return server.url;
+  }),
+);
+
+describeBenchPagesSuite(
   postgresHarness(() => {
     if (!server) throw new Error('no PostgreSQL server for the suite (see the beforeAll error)');
     return server.url;

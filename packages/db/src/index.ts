@@ -19,3 +19,5 @@ export { MIGRATIONS, type Migration } from './migrations';
 export { MAX_STEP_WINDOW } from './sql-store';
 export type * from './label-store';
 export type * from './rule-set-store';
+export type * from './curriculum-store';
+export type * from './env-catalog-store';

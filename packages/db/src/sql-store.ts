@@ -21,6 +21,8 @@ import {
 } from '@terrarium/schema';
 import { createAuthStore } from './auth-store';
 import { createBenchStore } from './bench-store';
+import { createEnvCatalogStore } from './env-catalog-store';
+import { createCurriculumStore } from './curriculum-store';
 import { createLabelStore } from './label-store';
 import { createRuleSetStore } from './rule-set-store';
 import type { Row, SqlExecutor } from './executor';
@@ -35,7 +37,7 @@ import {
   nullableTextColumn,
   textColumn,
 } from './row';
-import { parseSearch } from './search';
+import { parseSearch, withSearchMatches } from './search';
 import { sourceRecordOf } from './source-record';
 import type { ImportBatch, Page, Store } from './store';
 
@@ -52,7 +54,8 @@ const VISIBLE = `JOIN import_batches b ON b.id = t.batch_id AND b.status = 'comp
 
 const SUMMARY_COLUMNS = `t.id::text AS id, t.dataset_id::text AS dataset_id, t.external_id,
   t.source_format, t.source_benchmark, t.domain, t.task, t.agent_model, t.outcome_reward,
-  t.outcome_success, t.step_count, t.transition_count`;
+  t.outcome_success, t.step_count, t.transition_count,
+  t.metadata->>'taskId' AS task_id, t.metadata->>'trial' AS trial`;
 
 const DATASET_SUMMARY = `
 SELECT d.id::text AS id, d.name, to_char(d.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
@@ -94,6 +97,8 @@ function summaryFromRow(row: Row): TrajectorySummary {
     },
     stepCount: intColumn(row, 'step_count'),
     transitionCount: intColumn(row, 'transition_count'),
+    taskId: nullableTextColumn(row, 'task_id'),
+    trial: nullableTextColumn(row, 'trial'),
   };
 }
 
@@ -253,6 +258,8 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
     ...createBenchStore(executor),
     ...createLabelStore(executor),
     ...createRuleSetStore(executor),
+    ...createEnvCatalogStore(executor),
+    ...createCurriculumStore(executor),
     ...createAuthStore(executor),
 
     async listDatasets() {
@@ -334,7 +341,10 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
          ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
         params,
       );
-      return { total, rows: rows.map(summaryFromRow) };
+      return {
+        total,
+        rows: await withSearchMatches(executor, rows.map(summaryFromRow), filter.search),
+      };
     },
 
     async getTrajectory(trajectoryId): Promise<TrajectoryDetail | null> {

@@ -1,3 +1,5 @@
+import type { CurriculumStore } from './curriculum-store';
+import type { EnvCatalogStore } from './env-catalog-store';
 import type { LabelStore } from './label-store';
 import type { RuleSetStore } from './rule-set-store';
 import type {
@@ -8,7 +10,10 @@ import type {
   BenchSplit,
   DatasetSummary,
   ItemScore,
+  LeaderboardCell,
+  PromptFiles,
   RunPrediction,
+  ScorePoint,
   ScoreSource,
   ImportError,
   QuarantinedRecord,
@@ -37,6 +42,11 @@ export interface StoreOptions {
 export interface ImportBatch {
   readonly datasetId: string;
   readonly batchId: string;
+  /**
+   * How many `addTrajectories` calls may run at once (1 when absent). Each call is a transaction of
+   * its own and rows stay invisible until `commit()`, so groups may land in any order.
+   */
+  readonly parallelWrites?: number;
   addTrajectories(trajectories: Trajectory[]): Promise<void>;
   addQuarantined(records: { error: ImportError; excerpt: string }[]): Promise<void>;
   commit(): Promise<void>;
@@ -48,7 +58,7 @@ export interface Page<T> {
   rows: T[];
 }
 
-export interface Store extends LabelStore, RuleSetStore {
+export interface Store extends LabelStore, RuleSetStore, EnvCatalogStore, CurriculumStore {
   readonly backend: 'pglite' | 'postgres';
   listDatasets(): Promise<DatasetSummary[]>;
   getDatasetByName(name: string): Promise<DatasetSummary | null>;
@@ -88,6 +98,8 @@ export interface Store extends LabelStore, RuleSetStore {
   /** A queued run over the bench's items of `split` × `sims`; `total` is computed here. */
   createBenchRun(run: NewBenchRun): Promise<BenchRun>;
   getBenchRun(runId: string): Promise<BenchRun | null>;
+  /** The texts of the prompt folder the run was started with, by relative path; null: none. */
+  getBenchRunPromptFiles(runId: string): Promise<PromptFiles | null>;
   /** Newest first; only the runs of bench `benchName` (any version) when given. */
   listBenchRuns(benchName?: string): Promise<BenchRun[]>;
   /**
@@ -119,6 +131,48 @@ export interface Store extends LabelStore, RuleSetStore {
    * Returns how many were written.
    */
   addScores(runId: string, scores: readonly ItemScore[]): Promise<number>;
+  /**
+   * Several units in one transaction (multi-row inserts): what `recordPrediction` does for each,
+   * with the same guarantees (a unit already recorded is skipped, the last unit finishes the run).
+   * A crash leaves either all of the batch or none of it. Returns what this call recorded.
+   */
+  recordPredictions(units: readonly RecordedUnit[]): Promise<{ recorded: number; failed: number }>;
+
+  // Bench pages (bench-pages.ts): SQL aggregates and pages, never the whole run in memory.
+  /** Per (sim, source, metric, task) of the run's split: count, ordered sum, nulls; null: no run. */
+  runScoreAggregates(runId: string): Promise<RunScoreAggregates | null>;
+  /**
+   * The same shape from the totals the writer keeps current (cheap at any size): for a run still
+   * going. Its sums are added batch by batch, so means may differ from `runScoreAggregates` in
+   * the last bits; `overall` sums are the tasks' sums added in task order.
+   */
+  runScoreTotals(runId: string): Promise<RunScoreAggregates | null>;
+  /** One group's non-null values per task, in item order: what its bootstrap resamples. */
+  runScoreStrata(runId: string, group: ScoreGroup): Promise<Map<string, number[]>>;
+  /** The cached leaderboard of a finished run, if one is stored for its current scores. */
+  getRunLeaderboard(runId: string, key: LeaderboardKey): Promise<LeaderboardCell[] | null>;
+  /**
+   * Caches a finished run's leaderboard computed from scores version `scoresVersion`; stores
+   * nothing (false) when the run is not finished or its scores changed since.
+   */
+  putRunLeaderboard(
+    runId: string,
+    key: LeaderboardKey,
+    scoresVersion: number,
+    cells: readonly LeaderboardCell[],
+  ): Promise<boolean>;
+  /** A cell's scores worst first (missing first, then by value, then item id), paged in SQL. */
+  listCellScores(runId: string, cell: CellScoreFilter): Promise<CellScorePage>;
+  /**
+   * Refreshes the planner's statistics and visibility map of the run tables after a run's bulk
+   * writes (PGlite runs no autovacuum; PostgreSQL's does it itself, so there it does nothing).
+   */
+  refreshRunStatistics(): Promise<void>;
+  /** One point per score of (source, metric), by simulator then item; no item documents read. */
+  listScorePoints(
+    runId: string,
+    selector: { source: ScoreSource; metric: string },
+  ): Promise<ScorePoint[]>;
 
   // Accounts and sessions (auth-store.ts). Passwords and session tokens arrive already hashed.
   /** A new account; null when the name is taken. */
@@ -202,6 +256,8 @@ export interface NewBenchRun {
   judge: BenchRun['judge'];
   mode: BenchRun['mode'];
   split: BenchSplit;
+  /** The prompt folder the run speaks with, stored with it (hash and paths as the caller computed). */
+  prompts?: { hash: string; files: PromptFiles } | null;
 }
 
 export interface PredictionFilter {
@@ -215,6 +271,55 @@ export interface ScoreFilter extends PredictionFilter {
   source?: ScoreSource;
   metric?: string;
 }
+
+/** One unit of a bench run as a worker records it. */
+export interface RecordedUnit {
+  prediction: RunPrediction;
+  scores: readonly ItemScore[];
+}
+
+/** The scores of one simulator on one (source, metric). */
+export interface ScoreGroup {
+  sim: string;
+  source: ScoreSource;
+  metric: string;
+}
+
+/** What the leaderboard's cells are made of (packages/bench `cellsFromAggregates`). */
+export interface RunScoreAggregates {
+  /** Bumped by every later change of the run's scores; a cached leaderboard names its version. */
+  scoresVersion: number;
+  itemsPerTask: { task: string; items: number }[];
+  /** `sum` adds the values one by one in item order; `nulls` counts null values. */
+  cells: (ScoreGroup & { task: string; n: number; sum: number; nulls: number })[];
+  /** Per group, its values added one by one in task (code point) order, then item order. */
+  overall: (ScoreGroup & { sum: number })[];
+}
+
+/** A cached leaderboard's bootstrap. */
+export interface LeaderboardKey {
+  resamples: number;
+  seed: number;
+}
+
+export interface CellScoreFilter extends ScoreGroup {
+  /** null: every task (the overall and macro cells). */
+  task: string | null;
+  offset: number;
+  limit: number;
+}
+
+/** One row of a cell page: the score, its item, the unit's prediction and all its scores. */
+export interface CellScoreRow {
+  itemId: string;
+  value: number | null;
+  item: BenchItem;
+  prediction: Pick<RunPrediction, 'observation' | 'latencyMs' | 'error'> | null;
+  /** Every score of the unit, keyed `source:metric`, 0-1. */
+  scores: Record<string, number | null>;
+}
+
+export type CellScorePage = Page<CellScoreRow>;
 
 /** The shape pg-boss 10 takes as `new PgBoss({ db })`. */
 export interface JobDb {

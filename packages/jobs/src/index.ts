@@ -21,3 +21,17 @@ export {
   type RejudgeProgress,
   type RejudgeSpec,
 } from './rejudge';
+export {
+  CURRICULUM_RUN_QUEUE,
+  CurriculumJob,
+  CurriculumRunSettings,
+  executeCurriculumRun,
+  type CurriculumRunDeps,
+  type CurriculumRunOutcome,
+} from './curriculum-run';
+export {
+  startCurriculumJobs,
+  type CurriculumJobs,
+  type CurriculumJobsOptions,
+  type StartCurriculumRun,
+} from './curriculum-jobs';

@@ -1,3 +1,4 @@
+import type { CurriculumJobs } from '@terrarium/jobs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -5,6 +6,11 @@ import type { BenchRunner } from '../bench/bench-service';
 import { appRouter } from '../router';
 import { TERRARIUM_VERSION } from '../version';
 import { respondToImport } from './import-route';
+import {
+  BENCH_IMPORT_PATH,
+  MAX_BENCH_UPLOAD_BYTES,
+  respondToBenchImport,
+} from './bench-import-route';
 import { respondToOpenAI } from './openai-routes';
 import { createDefaultEnvService, isEnvPath, respondToEnv } from './env-routes';
 import type { EnvService } from '@terrarium/curriculum';
@@ -38,6 +44,7 @@ export interface ApiHandlerOptions {
   /** The embedded data folder being served, reported by /api/health. */
   dataDir?: string;
   benchRunner?: BenchRunner;
+  curriculumJobs?: CurriculumJobs;
   /** The program token: every non-browser request sends `Authorization: Bearer <token>`. */
   token: string;
   /** Host names (no port) the Host header may name, e.g. the bound address and `--allowed-host`s. */
@@ -77,15 +84,18 @@ export function createApiRequestHandler({
   store,
   dataDir,
   benchRunner,
+  curriculumJobs,
   token,
   allowedHosts = [],
   loopback = false,
   maxBodyBytes = MAX_REQUEST_BODY_BYTES,
-  env = createDefaultEnvService(),
+  env,
   rewards = createDefaultRewardService(store),
   prompts = null,
 }: ApiHandlerOptions): ApiRequestHandler {
   const gate = createRequestGate({ store, token, allowedHosts, localOwner: loopback });
+  // Tasks and built worlds persist in the store the handler serves.
+  const envService = env ?? createDefaultEnvService(undefined, store);
   // The gate's verdict for each tRPC request, read by createContext (which sees only req/res).
   const principals = new WeakMap<
     IncomingMessage,
@@ -100,6 +110,7 @@ export function createApiRequestHandler({
       return {
         store,
         ...(benchRunner === undefined ? {} : { benchRunner }),
+        ...(curriculumJobs === undefined ? {} : { curriculumJobs }),
         prompts,
         principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
         cookies: {
@@ -148,12 +159,17 @@ export function createApiRequestHandler({
         return sendError(response, refused.status, refused.message);
       }
       const declared = Number(request.headers['content-length']);
-      const limit = url.pathname === '/api/import' ? MAX_UPLOAD_BYTES : maxBodyBytes;
+      const limit =
+        url.pathname === '/api/import'
+          ? MAX_UPLOAD_BYTES
+          : url.pathname === BENCH_IMPORT_PATH
+            ? MAX_BENCH_UPLOAD_BYTES
+            : maxBodyBytes;
       if (Number.isFinite(declared) && declared > limit) {
         request.resume();
         return sendError(response, 413, `the request body exceeds ${limit} bytes`);
       }
-      if (isEnvPath(url.pathname)) return respondToEnv(request, response, url, env, store);
+      if (isEnvPath(url.pathname)) return respondToEnv(request, response, url, envService, store);
       if (isRewardPath(url.pathname)) return respondToReward(request, response, url, rewards);
       return openAI
         ? respondToOpenAI(request, response, url, store, prompts)
@@ -184,6 +200,9 @@ async function respondToApi(
   { store, dataDir, prompts = null }: Pick<ApiHandlerOptions, 'store' | 'dataDir' | 'prompts'>,
 ): Promise<void> {
   if (url.pathname === '/api/import') return respondToImport(request, response, url, store);
+  if (url.pathname === BENCH_IMPORT_PATH) {
+    return respondToBenchImport(request, response, url, store);
+  }
   if (url.pathname === '/api/simulate') return respondToSimulate(request, response, store, prompts);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     request.resume();

@@ -26,10 +26,11 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'simulate.fork': 'researcher',
   'simulate.forkEvents': 'researcher',
   'models.endpointHealth': 'researcher',
+  'models.neighbors': 'researcher',
+  'models.evaluation': 'researcher',
   'bench.list': 'researcher',
   'bench.items': 'researcher',
   'bench.build': 'researcher',
-  'bench.importFile': 'researcher',
   'bench.exportLines': 'researcher',
   'bench.exportSft': 'researcher',
   'bench.runs': 'researcher',
@@ -79,6 +80,11 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'rulesets.preview': 'researcher',
   'worlds.sufficiency': 'researcher',
   'curriculum.run': 'researcher',
+  'curriculum.start': 'researcher',
+  'curriculum.list': 'researcher',
+  'curriculum.get': 'researcher',
+  'curriculum.cancel': 'researcher',
+  'curriculum.rollouts': 'researcher',
 };
 
 // tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.
@@ -426,7 +432,7 @@ describe('errors and body limits', () => {
 
   it('answers 413 on every transport past the one body limit', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(2000) });
-    for (const path of ['/trpc/bench.importFile', '/api/simulate', '/v1/chat/completions']) {
+    for (const path of ['/trpc/bench.build', '/api/simulate', '/v1/chat/completions']) {
       const response = await fetch(`${server.url}${path}`, {
         method: 'POST',
         headers: { ...server.authHeaders, 'content-type': 'application/json' },

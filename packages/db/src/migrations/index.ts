@@ -4,6 +4,10 @@ import { auth } from './003-auth';
 import { ruleSets } from './004-rule-sets';
 import { labels } from './005-labels';
 import { performanceSchema } from './007-performance';
+import { benchRunPrompts } from './008-bench-run-prompts';
+import { benchAggregates } from './009-bench-aggregates';
+import { worldsTasks } from './010-worlds-tasks';
+import { curriculumRuns } from './012-curriculum-runs';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -16,4 +20,8 @@ export const MIGRATIONS: readonly Migration[] = [
   ruleSets,
   labels,
   performanceSchema,
+  benchRunPrompts,
+  benchAggregates,
+  worldsTasks,
+  curriculumRuns,
 ];

@@ -152,6 +152,8 @@ export function describeStoreSuite(harness: StoreHarness): void {
         outcome: { reward: 1, success: true },
         stepCount: 7,
         transitionCount: 3,
+        taskId: null,
+        trial: null,
         systemPrompt: 'You are a customer service agent for an online retail store.',
         tools: original.tools,
         toolsInferred: false,
@@ -278,6 +280,38 @@ export function describeStoreSuite(harness: StoreHarness): void {
         'retail_task_10_trial_0',
         'retail_task_11_trial_0',
       ]);
+    });
+
+    it('shows where a search matched: the first matching step, an excerpt, its highlights', async () => {
+      const shown = async (search: string) =>
+        (await store.listTrajectories({ search }, { offset: 0, limit: 100 })).rows.map((row) => {
+          const match = row.match;
+          if (match === undefined) return [row.externalId, 'no match'];
+          return [
+            row.externalId,
+            match.step,
+            match.field,
+            match.highlights.map(([from, to]) => match.text.slice(from, to)),
+          ];
+        });
+      expect(await shown('mia_li_3668')).toEqual([
+        ['retail_task_0_trial_0', 3, 'observation', ['mia_li_3668']],
+      ]);
+      // A path is a phrase of its parts in the index; the highlight covers it as written.
+      expect(await shown('/etc/passwd')).toEqual(
+        [1, 2, 3, 4].map((n) => [`intercode-bash-${n}`, 1, 'action', ['etc/passwd']]),
+      );
+      // The first step that matches any term: the user's message naming the order.
+      expect(await shown('"not found" W4003')).toEqual([
+        ['retail_task_3_trial_0', 0, 'action', ['W4003']],
+      ]);
+      // No step matched, the id did.
+      expect(await shown('retail_task_5_trial_0')).toEqual([
+        ['retail_task_5_trial_0', null, 'id', ['retail_task_5_trial_0']],
+      ]);
+      // Without a search nothing is added.
+      const plain = await store.listTrajectories({}, { offset: 0, limit: 1 });
+      expect(plain.rows[0]?.match).toBeUndefined();
     });
 
     it('gives compact step markers with labels cut in SQL', async () => {
