@@ -417,10 +417,6 @@ test('the Models page’s default example gives a well-formed observation on the
 test('the greedy decode of the training script’s held-out prompt is the same in the browser', async ({
   page,
 }) => {
-  test.skip(
-    !existsSync(GREEDY_REFERENCE),
-    'models/terrarium-wm-tiny/greedy-reference.json is written by models/train.py with the v2 model',
-  );
   test.setTimeout(240_000);
   const reference: unknown = JSON.parse(readFileSync(GREEDY_REFERENCE, 'utf8'));
   const prompt: unknown =
