@@ -24,8 +24,9 @@ import shutil
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+
+from tiny_gpt import TinyGpt, export_onnx, greedy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'terrarium-wm-tiny')
@@ -33,84 +34,6 @@ OUT = os.path.join(HERE, 'terrarium-wm-tiny')
 EOS = 256  # <|endoftext|>: ends every observation; also the BOS id in config.json
 PAD = 257  # <|pad|>: batch padding, never a label
 VOCAB = 258
-
-
-class Block(nn.Module):
-    def __init__(self, d, heads):
-        super().__init__()
-        self.heads = heads
-        self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-        self.ln2 = nn.LayerNorm(d)
-        self.fc = nn.Linear(d, 4 * d)
-        self.out = nn.Linear(4 * d, d)
-
-    def forward(self, x, bias, past_k, past_v, fast=False):
-        b, t, d = x.shape
-        hd = d // self.heads
-        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-        q = q.view(b, t, self.heads, hd).transpose(1, 2)
-        k = k.view(b, t, self.heads, hd).transpose(1, 2)
-        v = v.view(b, t, self.heads, hd).transpose(1, 2)
-        if past_k is not None:
-            k = torch.cat([past_k, k], dim=2)
-            v = torch.cat([past_v, v], dim=2)
-        if fast:
-            # Training only: batches are right-padded, so a causal mask alone keeps every real
-            # token from seeing padding; the fused kernel is several times faster on CPU.
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:
-            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)) + bias
-            att = torch.softmax(att, dim=-1)
-            y = att @ v
-        y = y.transpose(1, 2).reshape(b, t, d)
-        x = x + self.proj(y)
-        x = x + self.out(F.gelu(self.fc(self.ln2(x))))
-        return x, k, v
-
-
-class TinyGpt(nn.Module):
-    def __init__(self, n_layer, n_embd, n_head, n_positions):
-        super().__init__()
-        self.wte = nn.Embedding(VOCAB, n_embd)
-        self.wpe = nn.Embedding(n_positions, n_embd)
-        self.blocks = nn.ModuleList([Block(n_embd, n_head) for _ in range(n_layer)])
-        self.ln_f = nn.LayerNorm(n_embd)
-        self.apply(self._init)
-
-    @staticmethod
-    def _init(module):
-        if isinstance(module, (nn.Linear, nn.Embedding)):
-            nn.init.normal_(module.weight, mean=0.0, std=0.02)
-        if isinstance(module, nn.Linear) and module.bias is not None:
-            nn.init.zeros_(module.bias)
-
-    def forward(self, input_ids, attention_mask, position_ids, past=None, fast=False):
-        """past: list of (key, value), each [batch, heads, past_len, head_dim], or None."""
-        if fast:
-            x = self.wte(input_ids) + self.wpe(position_ids)
-            for block in self.blocks:
-                x, _, _ = block(x, None, None, None, fast=True)
-            return self.ln_f(x) @ self.wte.weight.t(), []
-        t = input_ids.shape[1]
-        total = attention_mask.shape[1]
-        past_len = total - t
-        # Query i sits at absolute position past_len + i and sees keys j <= past_len + i that the
-        # attention mask keeps; written with aranges so the ONNX graph keeps dynamic lengths.
-        query_pos = torch.arange(t).unsqueeze(1) + past_len
-        key_pos = torch.arange(total).unsqueeze(0)
-        causal = key_pos <= query_pos
-        keep = causal.unsqueeze(0).unsqueeze(0) & (attention_mask > 0).unsqueeze(1).unsqueeze(2)
-        bias = torch.where(keep, torch.tensor(0.0), torch.tensor(-1e9))
-        x = self.wte(input_ids) + self.wpe(position_ids)
-        presents = []
-        for i, block in enumerate(self.blocks):
-            pk, pv = (None, None) if past is None else past[i]
-            x, k, v = block(x, bias, pk, pv)
-            presents.append((k, v))
-        logits = self.ln_f(x) @ self.wte.weight.t()
-        return logits, presents
 
 
 def encode(example, n_positions, field='prompt'):
@@ -227,7 +150,7 @@ def main():
     enc_held = [encode(e, args.n_positions) for e in heldout]
     eval_subset = random.Random(args.seed + 1).sample(range(len(enc_held)), min(64, len(enc_held)))
 
-    model = TinyGpt(args.n_layer, args.n_embd, args.n_head, args.n_positions)
+    model = TinyGpt(args.n_layer, args.n_embd, args.n_head, args.n_positions, VOCAB)
     if args.resume is not None:
         model.load_state_dict(torch.load(args.resume))
     params = sum(p.numel() for p in model.parameters())
@@ -296,31 +219,10 @@ REFERENCE_SOURCE = 'tau2/retail'
 REFERENCE_TOKENS = 160
 
 
-@torch.no_grad()
-def greedy(model, prompt_ids, max_tokens, n_positions):
-    """Greedy decoding with the exported graph's code path (explicit attention, KV cache, fp32)."""
-    model.eval()
-    ids = torch.tensor([prompt_ids])
-    mask = torch.ones_like(ids)
-    logits, past = model(ids, mask, torch.arange(len(prompt_ids)).unsqueeze(0))
-    out = []
-    while len(out) < max_tokens:
-        token = int(torch.argmax(logits[0, -1]))
-        if token == EOS:
-            break
-        out.append(token)
-        position = len(prompt_ids) + len(out) - 1
-        if position + 1 >= n_positions:
-            break
-        mask = torch.ones((1, position + 1), dtype=torch.long)
-        logits, past = model(torch.tensor([[token]]), mask, torch.tensor([[position]]), past)
-    return out
-
-
 def write_greedy_reference(model, heldout, args):
     example = next(e for e in heldout if e['source'] == REFERENCE_SOURCE)
     prompt_ids = list(example['prompt'].encode('utf-8'))
-    out = greedy(model, prompt_ids, REFERENCE_TOKENS, args.n_positions)
+    out = greedy(model, prompt_ids, REFERENCE_TOKENS, args.n_positions, EOS)
     reference = {
         'source': example['source'], 'trajectory': example['trajectory'], 'step': example['step'],
         'maxTokens': REFERENCE_TOKENS, 'prompt': example['prompt'],
@@ -329,23 +231,6 @@ def write_greedy_reference(model, heldout, args):
     with open(os.path.join(OUT, 'greedy-reference.json'), 'w', encoding='utf-8') as f:
         json.dump(reference, f, indent=1, ensure_ascii=False)
     print('greedy reference:', reference['output'][:200], flush=True)
-
-
-class OnnxWrapper(nn.Module):
-    """Flat inputs/outputs with the names transformers.js and Optimum use for decoder-only models."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-        self.n_layer = len(model.blocks)
-
-    def forward(self, input_ids, attention_mask, position_ids, *flat_past):
-        past = [(flat_past[2 * i], flat_past[2 * i + 1]) for i in range(self.n_layer)]
-        logits, presents = self.model(input_ids, attention_mask, position_ids, past)
-        flat = []
-        for k, v in presents:
-            flat.extend([k, v])
-        return (logits, *flat)
 
 
 def export(model, args):
