@@ -5,31 +5,18 @@
  * ids and the same greedy setting, both in this Node process on onnxruntime-node 1.30 (CPU).
  *
  * EOS is suppressed on both sides so each decode is exactly TOKENS tokens (ours: a config without
- * EOS; transformers.js: `min_new_tokens`), and the padding token is never generated on either
- * (ours never emits specials; transformers.js: `bad_words_ids`). One warm-up each, then RUNS
+ * EOS; transformers.js: `min_new_tokens`), and special tokens (padding, the prompt's markers) are
+ * never generated on either (ours never emits specials; transformers.js: `bad_words_ids`). One warm-up each, then RUNS
  * alternating runs; best and median of each. Prints whether the greedy tokens agree, tokens/s of each, the ratio.
  *
  *   cd bench && node --import tsx decode-vs-transformers.ts [--tokens 200] [--runs 3]
  */
 import { loadavg } from 'node:os';
-import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { AutoModelForCausalLM, env, Tensor } from '@huggingface/transformers';
-import {
-  createDecoder,
-  encodeBytes,
-  promptFormatOf,
-  promptNeighbors,
-  renderPrompt,
-  type ModelConfig,
-} from '@terrarium/inference';
+import { createDecoder, type ModelConfig } from '@terrarium/inference';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
-import {
-  heldOutTau2Trajectory,
-  keyedTrajectories,
-  TAU2_RETAIL,
-} from '@terrarium/inference/testing';
-import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
+import { heldOutBenchPrompt } from '@terrarium/inference/testing';
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: number): number {
@@ -39,7 +26,6 @@ function option(name: string, fallback: number): number {
 }
 const TOKENS = option('tokens', 200);
 const RUNS = option('runs', 5);
-const PAD_TOKEN = 257;
 
 // Offline: the model folder on disk, nothing fetched.
 env.allowRemoteModels = false;
@@ -51,33 +37,8 @@ function withoutEos(config: ModelConfig): ModelConfig {
   return { ...config, eosTokenIds: [] };
 }
 
-const { trajectory } = await heldOutTau2Trajectory();
-const input = [...predictionInputs(trajectory)][2];
-if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-// The prompt the bundled model was trained on: a v2 model reads the 2 nearest recorded transitions
-// of the other retail trajectories (as the server and the browser give them), a v1 model the history.
-const format = promptFormatOf(
-  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
-);
-const neighbors =
-  format === 2
-    ? promptNeighbors(
-        buildRetrievalIndex(
-          (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
-        ),
-        input.context,
-        input.history,
-        input.action,
-        { excludeTrajectory: trajectory.externalId },
-      )
-    : [];
-const renderedPrompt = renderPrompt(
-  { domain: trajectory.domain, history: input.history, action: input.action, neighbors },
-  format,
-);
-const promptIds = encodeBytes(renderedPrompt);
-
 const node = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+const { ids: promptIds } = await heldOutBenchPrompt(node.tokenizer);
 if (promptIds.length + TOKENS > node.config.contextLength) {
   throw new Error(
     `${promptIds.length} prompt + ${TOKENS} new tokens exceed the context (${node.config.contextLength})`,
@@ -87,7 +48,12 @@ const ours = createDecoder({
   session: node.session,
   config: withoutEos(node.config),
   tensor: nodeTensor,
+  tokenizer: node.tokenizer,
 });
+/** Ids neither side may generate: the tokenizer's specials (padding, the prompt's markers). */
+const banned = Array.from({ length: node.config.vocabSize }, (_, id) => id).filter(
+  (id) => !node.tokenizer.isGenerable(id) && !node.config.eosTokenIds.includes(id),
+);
 
 const model = await AutoModelForCausalLM.from_pretrained(MODEL_NAME, {
   dtype: 'fp32',
@@ -116,7 +82,7 @@ async function transformersDecode(): Promise<number[]> {
     max_new_tokens: TOKENS,
     min_new_tokens: TOKENS,
     do_sample: false,
-    bad_words_ids: [[PAD_TOKEN]],
+    bad_words_ids: banned.map((id) => [id]),
   });
   if (!isTensor(output)) throw new Error('generate() returned no tensor');
   const data = output.data;

@@ -13,22 +13,10 @@
 import { loadavg } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
 import { loadOnnxModelWeb, webTensor } from '@terrarium/inference/web';
-import {
-  createDecoder,
-  promptFormatOf,
-  promptNeighbors,
-  renderPrompt,
-  type Decoder,
-  type ModelConfig,
-} from '@terrarium/inference';
-import {
-  heldOutTau2Trajectory,
-  keyedTrajectories,
-  TAU2_RETAIL,
-} from '@terrarium/inference/testing';
+import { createDecoder, type Decoder, type ModelConfig } from '@terrarium/inference';
+import { heldOutBenchPrompt } from '@terrarium/inference/testing';
 
 const TOKENS = 200;
 const RUNS = 3;
@@ -40,7 +28,7 @@ function withoutEos(config: ModelConfig): ModelConfig {
 
 async function tokensPerSecond(
   decoder: Decoder,
-  prompt: string,
+  prompt: readonly number[],
   useCache: boolean,
 ): Promise<number> {
   await decoder.generate(prompt, { maxTokens: 8, useCache });
@@ -55,40 +43,19 @@ async function tokensPerSecond(
   return best;
 }
 
-const { trajectory } = await heldOutTau2Trajectory();
-const input = [...predictionInputs(trajectory)][2];
-if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-// The prompt the bundled model was trained on: a v2 model reads the 2 nearest recorded transitions
-// of the other retail trajectories (as the server and the browser give them), a v1 model the history.
-const format = promptFormatOf(
-  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
-);
-const neighbors =
-  format === 2
-    ? promptNeighbors(
-        buildRetrievalIndex(
-          (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
-        ),
-        input.context,
-        input.history,
-        input.action,
-        { excludeTrajectory: trajectory.externalId },
-      )
-    : [];
-const renderedPrompt = renderPrompt(
-  { domain: trajectory.domain, history: input.history, action: input.action, neighbors },
-  format,
-);
-const prompt = renderedPrompt;
-
 const node = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+const { ids: prompt } = await heldOutBenchPrompt(node.tokenizer);
 const nodeDecoder = createDecoder({
   session: node.session,
   config: withoutEos(node.config),
   tensor: nodeTensor,
+  tokenizer: node.tokenizer,
 });
+const readJson = async (name: string): Promise<unknown> =>
+  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
 const web = await loadOnnxModelWeb({
-  config: JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8')),
+  config: await readJson('config.json'),
+  tokenizerJson: await readJson('tokenizer.json'),
   model: await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx')),
   executionProvider: 'wasm',
   wasmThreads: 1,
@@ -97,10 +64,11 @@ const webDecoder = createDecoder({
   session: web.session,
   config: withoutEos(web.config),
   tensor: webTensor,
+  tokenizer: web.tokenizer,
 });
 
 const results = {
-  promptBytes: new TextEncoder().encode(prompt).length,
+  promptTokens: prompt.length,
   tokens: TOKENS,
   'node-kv': await tokensPerSecond(nodeDecoder, prompt, true),
   'node-full': await tokensPerSecond(nodeDecoder, prompt, false),

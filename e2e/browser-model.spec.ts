@@ -1,12 +1,30 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { DEFAULT_EXAMPLE, promptFormatOf, renderPrompt } from '../packages/inference/src/index';
+import { buildPrompt, createHfTokenizer, DEFAULT_EXAMPLE } from '../packages/inference/src/index';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index';
 import type { Action } from '../packages/schema/src/index';
 import { readTrajectories } from '../packages/formats/src/index';
 import { actionKey, transitionsOf } from '../packages/worlds/src/index';
 import { datasetIdByName, importThroughApi, TAU2_RETAIL, trajectoryIdOf } from './support/api';
+
+function numbers(value: unknown): number[] | null {
+  return Array.isArray(value) && value.every((id) => typeof id === 'number') ? value : null;
+}
+
+/** greedy-reference.json: train.py's own greedy decode (fp32) of a fixed held-out prompt. */
+function readGreedyReference(): { promptIds: number[]; maxTokens: number; outputIds: number[] } {
+  const reference: unknown = JSON.parse(readFileSync(GREEDY_REFERENCE, 'utf8'));
+  const field = (key: string): unknown =>
+    typeof reference === 'object' && reference !== null ? Reflect.get(reference, key) : null;
+  const promptIds = numbers(field('promptIds'));
+  const outputIds = numbers(field('outputIds'));
+  const maxTokens = field('maxTokens');
+  if (promptIds === null || outputIds === null || typeof maxTokens !== 'number') {
+    throw new Error('greedy-reference.json: expected {promptIds, outputIds, maxTokens}');
+  }
+  return { promptIds, outputIds, maxTokens };
+}
 
 /**
  * The bundled model (models/terrarium-wm-tiny) run in Chromium with onnxruntime-web in the page's
@@ -14,26 +32,13 @@ import { datasetIdByName, importThroughApi, TAU2_RETAIL, trajectoryIdOf } from '
  * onnxruntime-node through the same decoder.
  */
 
-const CONFIG: unknown = JSON.parse(readFileSync(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8'));
-const PROMPT_FORMAT = promptFormatOf(CONFIG);
 // The browser loads the int8 file by default when the folder has one, as Node does here.
 const HAS_INT8 = existsSync(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model_quantized.onnx'));
 const DEFAULT_FILE = HAS_INT8 ? 'model_quantized.onnx' : 'model.onnx';
 const GREEDY_REFERENCE = join(BUNDLED_MODEL_FOLDER, 'greedy-reference.json');
-/**
- * Whether the shipped model is the under-trained one (models/README.md): its greedy reference is
- * the repeated `": "` it answers everything with. Then the well-formedness assertions below are
- * expected to fail (as bundled-model.test.ts's `it.fails` in Node); a trained model turns them on.
- */
-const UNTRAINED_MODEL = ((): boolean => {
-  if (!existsSync(GREEDY_REFERENCE)) return true;
-  const reference: unknown = JSON.parse(readFileSync(GREEDY_REFERENCE, 'utf8'));
-  const output: unknown =
-    typeof reference === 'object' && reference !== null ? Reflect.get(reference, 'output') : null;
-  return typeof output === 'string' && /^(": ?)+"?$/.test(output);
-})();
-const UNTRAINED_REASON =
-  'the shipped model (198 training steps on this loaded machine) answers with a repeated `": "`; see models/README.md';
+const TOKENIZER = createHfTokenizer(
+  JSON.parse(readFileSync(join(BUNDLED_MODEL_FOLDER, 'tokenizer.json'), 'utf8')),
+);
 
 /** The demo's tau2-bench dataset (demo/data/tau2-bench), shipped with the repository. */
 const DEMO_TAU2 = join(import.meta.dirname, '..', 'demo', 'data', 'tau2-bench');
@@ -110,10 +115,10 @@ async function predictInPage(
   return decode;
 }
 
-const EXAMPLE_PROMPT = renderPrompt(
+const EXAMPLE_PROMPT = buildPrompt(
   { domain: 'tool', history: [], action: ACTION, neighbors: [] },
-  PROMPT_FORMAT,
-);
+  TOKENIZER,
+).text;
 
 test('the bundled model runs in the browser on wasm and gives Node’s greedy tokens', async ({
   page,
@@ -255,7 +260,6 @@ test('the browser model predicts a real trajectory step by step, scored against 
 });
 
 test('the browser model fills the Compare view beside replay', async ({ page, request }) => {
-  test.fail(UNTRAINED_MODEL, UNTRAINED_REASON);
   // Four predictions of up to 256 tokens each, on a loaded 2-core machine.
   test.setTimeout(240_000);
   const dataset = 'browser-model-compare';
@@ -379,7 +383,6 @@ test('the Models page’s default example gives a well-formed observation on the
   page,
   request,
 }) => {
-  test.fail(UNTRAINED_MODEL, UNTRAINED_REASON);
   test.setTimeout(180_000);
   // The demo's tau2 dataset, as `scripts/start.sh` loads it: the retrieved context comes from it.
   for (const file of DEMO_TAU2_FILES)
@@ -396,12 +399,10 @@ test('the Models page’s default example gives a well-formed observation on the
   await expect(playground.getByTestId('playground-outcome')).toBeVisible({ timeout: 150_000 });
   const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
   if (!isPageDecode(decode)) throw new Error('the page exposed no decode');
-  if (PROMPT_FORMAT === 2) {
-    await expect(playground.getByTestId('prompt-neighbors')).toContainText(
-      `retrieved transition(s) from ${DEFAULT_EXAMPLE.dataset}`,
-    );
-    expect(decode.prompt).toMatch(/^@tool\nN: /);
-  }
+  await expect(playground.getByTestId('prompt-neighbors')).toContainText(
+    `retrieved transition(s) from ${DEFAULT_EXAMPLE.dataset}`,
+  );
+  expect(decode.prompt).toMatch(/^@tool\n<\|N\|>/);
   console.log(
     `default example: recorded ${JSON.stringify(recorded.exact)}, predicted ${JSON.stringify(decode.text)}`,
   );
@@ -418,19 +419,14 @@ test('the greedy decode of the training script’s held-out prompt is the same i
   page,
 }) => {
   test.setTimeout(240_000);
-  const reference: unknown = JSON.parse(readFileSync(GREEDY_REFERENCE, 'utf8'));
-  const prompt: unknown =
-    typeof reference === 'object' && reference !== null ? Reflect.get(reference, 'prompt') : null;
-  const output: unknown =
-    typeof reference === 'object' && reference !== null ? Reflect.get(reference, 'output') : null;
-  const maxTokens: unknown =
-    typeof reference === 'object' && reference !== null
-      ? Reflect.get(reference, 'maxTokens')
-      : null;
-  if (typeof prompt !== 'string' || typeof output !== 'string' || typeof maxTokens !== 'number') {
-    throw new Error('greedy-reference.json: expected {prompt, output, maxTokens}');
-  }
-  for (const weights of HAS_INT8 ? ['int8', 'fp32'] : ['fp32']) {
+  const reference = readGreedyReference();
+  const { maxTokens } = reference;
+  // The playground decodes text: the reference prompt's ids as text encode back to the same ids.
+  const prompt = TOKENIZER.describe(reference.promptIds);
+  expect(TOKENIZER.encode(prompt)).toEqual(reference.promptIds);
+  // fp32 against train.py's own decode; int8 (whose rounding may change a greedy choice) against
+  // onnxruntime-node decoding the same int8 file.
+  for (const weights of HAS_INT8 ? ['fp32', 'int8'] : ['fp32']) {
     const decode = await predictInPage(
       page,
       'wasm',
@@ -444,7 +440,11 @@ test('the greedy decode of the training script’s held-out prompt is the same i
     );
     expect(decode.variant).toBe(weights);
     expect(decode.prompt).toBe(prompt);
-    expect(decode.text, `${weights} weights in the browser`).toBe(output);
+    const expected =
+      weights === 'fp32'
+        ? reference.outputIds
+        : (await nodeReference(prompt, maxTokens, 'model_quantized.onnx')).tokens;
+    expect(decode.tokens, `${weights} weights in the browser`).toEqual(expected);
   }
 });
 

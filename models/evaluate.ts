@@ -1,8 +1,9 @@
-// Held-out fidelity of the bundled model, per dataset, on the held-out TASKS (models/split.ts):
-// the model with its retrieved context (prompt format v2), retrieval alone (the first neighbor's
-// observation, what createRetrievalWorldModel answers), and the model without retrieved context
-// (same weights, no neighbors in the prompt). Scored as the benches score: the content-class score
-// and token F1 of @terrarium/fidelity, with 95% bootstrap intervals over transitions.
+// Held-out fidelity of the bundled model, per dataset, on the held-out TASKS (split.json): the
+// model with its prompt as built at inference (the earlier transition, the retrieved neighbors, the
+// action), retrieval alone (the first neighbor's observation, what createRetrievalWorldModel
+// answers), and the model without retrieved neighbors (same weights; the earlier transition still
+// shown). Scored as the benches score: the content-class score and token F1 of @terrarium/fidelity,
+// with 95% bootstrap intervals over transitions.
 // Run: cd /work/main && npx tsx models/evaluate.ts [--every N] [--max-tokens N] [--file model.onnx]
 // Writes models/terrarium-wm-tiny/fidelity.json (fidelity-int8.json for the int8 file).
 import { writeFile } from 'node:fs/promises';
@@ -24,7 +25,7 @@ import { sourceFiles } from './sources.ts';
 const { values } = parseArgs({
   options: {
     every: { type: 'string', default: '1' },
-    'max-tokens': { type: 'string', default: '1024' },
+    'max-tokens': { type: 'string', default: '768' },
     file: { type: 'string', default: 'model.onnx' },
     sims: { type: 'string', default: 'model,retrieval,model-no-context' },
     out: { type: 'string' },
@@ -82,14 +83,9 @@ const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
 const withContext = createOnnxWorldModel({
   decoder: loaded.decoder,
   id: 'terrarium-wm-tiny',
-  promptFormat: loaded.promptFormat,
   neighbors: (context, history, action) => promptNeighbors(split.index, context, history, action),
 });
-const withoutContext = createOnnxWorldModel({
-  decoder: loaded.decoder,
-  id: 'terrarium-wm-tiny',
-  promptFormat: loaded.promptFormat,
-});
+const withoutContext = createOnnxWorldModel({ decoder: loaded.decoder, id: 'terrarium-wm-tiny' });
 
 /** Per source, per simulator, the scores of each held-out transition. */
 const scores: Record<string, Record<string, StepScore[]>> = {};

@@ -1,10 +1,25 @@
-"""The small GPT-2-style decoder Terrarium's bundled models share, its greedy decoding on the exported
-graph's code path, and its ONNX export in the layout packages/inference loads (transformers.js /
-Optimum names: input_ids, attention_mask, position_ids, past_key_values.N.key/value -> logits,
+"""The small decoder Terrarium's bundled models share, its greedy decoding on the exported graph's
+code path, and its ONNX export in the layout packages/inference loads (transformers.js / Optimum
+names: input_ids, attention_mask, position_ids, past_key_values.N.key/value -> logits,
 present.N.key/value; fp32 plus an int8-weight variant for the browser).
 
-Recipes (models/train.py: the world model; others may follow) import from here, so the graph a
-model is trained with is the graph that ships.
+The model: pre-norm transformer blocks with rotary position embeddings, a tied output embedding,
+and, when `pointer` is on, a copy head in the manner of pointer sentinel mixtures (Merity et al.
+2016): the last hidden state attends over the earlier positions and over a sentinel; attention on
+a position proposes the token that followed it, attention on the sentinel hands that share of the
+probability to the vocabulary distribution. A position followed by a field marker proposes EOS
+(`copy_eos`), so copying a whole recorded answer includes its end. A world model mostly copies (a
+neighbor's answer, records the trajectory showed) and changes a few values; with the copy head a
+small model trained on a CPU for hours learns that, where a plain decoder of the same size has to
+grow induction heads first (models/README.md).
+
+The copy head needs, for every earlier position, its copy key and its token id. Both are carried
+as one more cache entry after the attention layers (`past_key_values.{n_layer}.key` holds the copy
+keys, `.value` the token ids as floats in every channel), so the decoder and transformers.js feed
+it like any other layer's cache: config.json counts it in `num_hidden_layers`.
+
+Recipes (models/train.py: the world model; models/policy: the policy) import from here, so the
+graph a model is trained with is the graph that ships.
 """
 import math
 import os
@@ -14,23 +29,30 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def rotate(x, cos, sin):
+    """Rotary embedding of x [batch, heads, time, head_dim] by angles [batch, 1, time, head_dim/2]."""
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+
+
 class Block(nn.Module):
     def __init__(self, d, heads):
         super().__init__()
         self.heads = heads
         self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.proj = nn.Linear(d, d, bias=False)
         self.ln2 = nn.LayerNorm(d)
-        self.fc = nn.Linear(d, 4 * d)
-        self.out = nn.Linear(4 * d, d)
+        self.fc = nn.Linear(d, 4 * d, bias=False)
+        self.out = nn.Linear(4 * d, d, bias=False)
 
-    def forward(self, x, bias, past_k, past_v, fast=False):
+    def forward(self, x, cos, sin, bias=None, past_k=None, past_v=None, fast=False):
         b, t, d = x.shape
         hd = d // self.heads
         q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
-        q = q.view(b, t, self.heads, hd).transpose(1, 2)
-        k = k.view(b, t, self.heads, hd).transpose(1, 2)
+        q = rotate(q.view(b, t, self.heads, hd).transpose(1, 2), cos, sin)
+        k = rotate(k.view(b, t, self.heads, hd).transpose(1, 2), cos, sin)
         v = v.view(b, t, self.heads, hd).transpose(1, 2)
         if past_k is not None:
             k = torch.cat([past_k, k], dim=2)
@@ -41,8 +63,7 @@ class Block(nn.Module):
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd)) + bias
-            att = torch.softmax(att, dim=-1)
-            y = att @ v
+            y = torch.softmax(att, dim=-1) @ v
         y = y.transpose(1, 2).reshape(b, t, d)
         x = x + self.proj(y)
         x = x + self.out(F.gelu(self.fc(self.ln2(x))))
@@ -50,13 +71,31 @@ class Block(nn.Module):
 
 
 class TinyGpt(nn.Module):
-    def __init__(self, n_layer, n_embd, n_head, n_positions, vocab_size):
+    def __init__(self, n_layer, n_embd, n_head, n_positions, vocab_size, pointer=False, eos=0, copy_eos=()):
         super().__init__()
+        self.n_head = n_head
+        self.n_embd = n_embd
+        self.vocab_size = vocab_size
+        self.pointer = pointer
         self.wte = nn.Embedding(vocab_size, n_embd)
-        self.wpe = nn.Embedding(n_positions, n_embd)
         self.blocks = nn.ModuleList([Block(n_embd, n_head) for _ in range(n_layer)])
         self.ln_f = nn.LayerNorm(n_embd)
+        half = n_embd // n_head // 2
+        self.register_buffer('inv_freq', 1.0 / (10000 ** (torch.arange(half).float() / half)), persistent=False)
+        if pointer:
+            self.copy_q = nn.Linear(n_embd, n_embd, bias=False)
+            self.copy_k = nn.Linear(n_embd, n_embd, bias=False)
+            # The sentinel: attention on it is the vocabulary distribution's share.
+            self.null_key = nn.Parameter(torch.zeros(n_embd))
+            # The token a copied position proposes: its successor, or EOS for a field marker.
+            copy_value = torch.arange(vocab_size)
+            copy_value[list(copy_eos)] = eos
+            self.register_buffer('copy_value', copy_value, persistent=False)
         self.apply(self._init)
+        for block in self.blocks:
+            # Residual projections scaled down with depth (GPT-2's initialisation).
+            nn.init.normal_(block.proj.weight, std=0.02 / math.sqrt(2 * n_layer))
+            nn.init.normal_(block.out.weight, std=0.02 / math.sqrt(2 * n_layer))
 
     @staticmethod
     def _init(module):
@@ -65,13 +104,46 @@ class TinyGpt(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def forward(self, input_ids, attention_mask, position_ids, past=None, fast=False):
-        """past: list of (key, value), each [batch, heads, past_len, head_dim], or None."""
-        if fast:
-            x = self.wte(input_ids) + self.wpe(position_ids)
-            for block in self.blocks:
-                x, _, _ = block(x, None, None, None, fast=True)
-            return self.ln_f(x) @ self.wte.weight.t(), []
+    def angles(self, position_ids):
+        freqs = position_ids.unsqueeze(-1).float() * self.inv_freq
+        freqs = freqs.unsqueeze(1)
+        return freqs.cos(), freqs.sin()
+
+    def hidden(self, input_ids, position_ids):
+        """Training: the final hidden states of right-padded sequences (fused causal attention)."""
+        cos, sin = self.angles(position_ids)
+        x = self.wte(input_ids)
+        for block in self.blocks:
+            x, _, _ = block(x, cos, sin, fast=True)
+        return self.ln_f(x)
+
+    def target_log_probs(self, input_ids, position_ids):
+        """Training: log p(input_ids[:, t+1] | input_ids[:, :t+1]) for every t, shape [batch, time-1]."""
+        h = self.hidden(input_ids, position_ids)
+        targets = input_ids[:, 1:]
+        log_vocab = F.log_softmax((h[:, :-1] @ self.wte.weight.t()).float(), dim=-1)
+        log_vocab = log_vocab.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        if not self.pointer:
+            return log_vocab
+        t = h.shape[1] - 1
+        query = self.copy_q(h[:, :-1]).float()
+        # Key j stands for "the token after position j", input_ids[:, j+1]; query t may use it when
+        # that token is already in the sequence (j + 1 <= t).
+        key = self.copy_k(h[:, :-1]).float()
+        scale = 1.0 / math.sqrt(self.n_embd)
+        scores = (query @ key.transpose(1, 2)) * scale
+        usable = torch.ones(t, t, dtype=torch.bool).tril(-1)
+        scores = scores.masked_fill(~usable, float('-inf'))
+        null = (query @ self.null_key.float()).unsqueeze(-1) * scale
+        attention = torch.softmax(torch.cat([null, scores], dim=-1), dim=-1)
+        # The copy probability of the target: the attention on positions that propose that token.
+        same = self.copy_value[input_ids[:, 1:]].unsqueeze(1) == targets.unsqueeze(2)
+        copy = (attention[:, :, 1:] * same).sum(-1)
+        return torch.log(attention[:, :, 0] * log_vocab.exp() + copy + 1e-9)
+
+    def forward(self, input_ids, attention_mask, position_ids, past=None):
+        """The exported graph: log-probabilities and the caches. past: one (key, value) per layer
+        (and one more for the copy head), each [batch, heads, past_len, head_dim], or None."""
         t = input_ids.shape[1]
         total = attention_mask.shape[1]
         past_len = total - t
@@ -79,29 +151,62 @@ class TinyGpt(nn.Module):
         # attention mask keeps; written with aranges so the ONNX graph keeps dynamic lengths.
         query_pos = torch.arange(t).unsqueeze(1) + past_len
         key_pos = torch.arange(total).unsqueeze(0)
-        causal = key_pos <= query_pos
-        keep = causal.unsqueeze(0).unsqueeze(0) & (attention_mask > 0).unsqueeze(1).unsqueeze(2)
+        keep = (key_pos <= query_pos).unsqueeze(0).unsqueeze(0) & (attention_mask > 0).unsqueeze(1).unsqueeze(2)
         bias = torch.where(keep, torch.tensor(0.0), torch.tensor(-1e9))
-        x = self.wte(input_ids) + self.wpe(position_ids)
+        cos, sin = self.angles(position_ids)
+        x = self.wte(input_ids)
         presents = []
         for i, block in enumerate(self.blocks):
             pk, pv = (None, None) if past is None else past[i]
-            x, k, v = block(x, bias, pk, pv)
+            x, k, v = block(x, cos, sin, bias, pk, pv)
             presents.append((k, v))
-        logits = self.ln_f(x) @ self.wte.weight.t()
-        return logits, presents
+        h = self.ln_f(x)
+        vocab = torch.softmax(h @ self.wte.weight.t(), dim=-1)
+        if not self.pointer:
+            return torch.log(vocab + 1e-9), presents
+        b = h.shape[0]
+        hd = self.n_embd // self.n_head
+        new_keys = self.copy_k(h).view(b, t, self.n_head, hd).transpose(1, 2)
+        new_ids = input_ids.float().unsqueeze(1).unsqueeze(-1).expand(b, self.n_head, t, hd)
+        if past is None:
+            keys, ids = new_keys, new_ids
+        else:
+            keys = torch.cat([past[len(self.blocks)][0], new_keys], dim=2)
+            ids = torch.cat([past[len(self.blocks)][1], new_ids], dim=2)
+        presents.append((keys, ids))
+        # Key j (position j) proposes the token at j + 1: usable by query i when j + 1 <= past_len + i.
+        flat_keys = keys.transpose(1, 2).reshape(b, total, self.n_embd)[:, :-1]
+        next_ids = self.copy_value[ids[:, 0, 1:, 0].long()]
+        query = self.copy_q(h)
+        scale = 1.0 / math.sqrt(self.n_embd)
+        scores = (query @ flat_keys.transpose(1, 2)) * scale
+        usable = (key_pos[:, :-1] + 1 <= query_pos).unsqueeze(0) & (attention_mask[:, 1:] > 0).unsqueeze(1)
+        scores = torch.where(usable, scores, torch.tensor(-1e9))
+        null = (query @ self.null_key).unsqueeze(-1) * scale
+        attention = torch.softmax(torch.cat([null, scores], dim=-1), dim=-1)
+        one_hot = (next_ids.unsqueeze(-1) == torch.arange(self.vocab_size)).float()
+        copy = attention[:, :, 1:] @ one_hot
+        return torch.log(attention[:, :, :1] * vocab + copy + 1e-9), presents
+
+    def cache_layers(self):
+        """Cache entries the exported graph takes: one per block, and one for the copy head."""
+        return len(self.blocks) + (1 if self.pointer else 0)
 
 
 @torch.no_grad()
-def greedy(model, prompt_ids, max_tokens, n_positions, eos):
-    """Greedy decoding with the exported graph's code path (explicit attention, KV cache, fp32)."""
+def greedy(model, prompt_ids, max_tokens, n_positions, eos, banned=()):
+    """Greedy decoding with the exported graph's code path (explicit attention, KV cache, fp32).
+    `banned`: ids never generated (special tokens), as packages/inference's decoder does."""
     model.eval()
     ids = torch.tensor([prompt_ids])
     mask = torch.ones_like(ids)
     logits, past = model(ids, mask, torch.arange(len(prompt_ids)).unsqueeze(0))
     out = []
     while len(out) < max_tokens:
-        token = int(torch.argmax(logits[0, -1]))
+        last = logits[0, -1].clone()
+        for token in banned:
+            last[token] = float('-inf')
+        token = int(torch.argmax(last))
         if token == eos:
             break
         out.append(token)
@@ -113,17 +218,16 @@ def greedy(model, prompt_ids, max_tokens, n_positions, eos):
     return out
 
 
-
 class OnnxWrapper(nn.Module):
     """Flat inputs/outputs with the names transformers.js and Optimum use for decoder-only models."""
 
     def __init__(self, model):
         super().__init__()
         self.model = model
-        self.n_layer = len(model.blocks)
+        self.layers = model.cache_layers()
 
     def forward(self, input_ids, attention_mask, position_ids, *flat_past):
-        past = [(flat_past[2 * i], flat_past[2 * i + 1]) for i in range(self.n_layer)]
+        past = [(flat_past[2 * i], flat_past[2 * i + 1]) for i in range(self.layers)]
         logits, presents = self.model(input_ids, attention_mask, position_ids, past)
         flat = []
         for k, v in presents:
@@ -149,7 +253,7 @@ def export_onnx(model, out_dir, n_layer, n_embd, n_head):
         'position_ids': {0: 'batch_size', 1: 'sequence_length'},
         'logits': {0: 'batch_size', 1: 'sequence_length'},
     }
-    for i in range(n_layer):
+    for i in range(model.cache_layers()):
         for kind in ('key', 'value'):
             past.append(torch.zeros((1, n_head, past_len, hd)))
             name = f'past_key_values.{i}.{kind}'

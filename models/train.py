@@ -1,18 +1,24 @@
 #!/usr/bin/python3
-"""Trains and exports terrarium-wm-tiny, a retrieval-augmented byte-level GPT-2-style world model.
+"""Trains and exports terrarium-wm-tiny, the retrieval-augmented world model that ships with Terrarium.
 
-Input: models/data/examples.jsonl, written by models/export-examples.ts (the app's own reader,
-retrieval index and prompt renderer, so the bytes seen here are the bytes seen at inference). Each
-line holds {trajectory, task, source, split, step, domain, prompt, promptNoContext, target}; the model
-learns target bytes + EOS after the prompt (prompt format v2: the 2 nearest recorded transitions of
-other tasks, then the action). The split (by task) is decided there, not here.
+Input (models/data, written by models/export-examples.ts and models/train_tokenizer.py): examples.jsonl
+holds, per transition, the prompt and target token ids built by the app's own prompt builder
+(packages/inference `buildPrompt`: the earlier transition the action refers to, the nearest recorded
+transitions of other tasks, the action), training transitions several times with neighbors drawn
+differently; tokenizer.json is the BPE it was built with. The split (by task) is decided there.
+
+The model (models/tiny_gpt.py): rotary-position decoder blocks with a copy head. Loss: the target's
+tokens and EOS, plus the prompt's tokens at a lower weight (they are real observations and actions
+too, and teach the format).
 
 Reproduce (CPU, offline; see models/README.md):
-  npx tsx models/export-examples.ts > models/data/examples.jsonl
+  npx tsx models/export-examples.ts --corpus && python3 models/train_tokenizer.py
+  npx tsx models/export-examples.ts
   python3 models/train.py
 
-Seeded and step-bound (the wall-clock guard only stops a run that would overrun; the shipped run
-did not hit it), so a rerun on the same data repeats the run up to floating-point thread effects.
+Seeded and step-bound: the wall-clock guard only stops a run that would overrun, and --stop-step
+replays a run it stopped. Checkpoints (model and optimizer) go to models/data/checkpoint.pt every
+--checkpoint-every steps; --resume continues from one with the same data and schedule.
 """
 import argparse
 import hashlib
@@ -24,24 +30,33 @@ import shutil
 import time
 
 import torch
-import torch.nn.functional as F
 
 from tiny_gpt import TinyGpt, export_onnx, greedy
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, 'data')
 OUT = os.path.join(HERE, 'terrarium-wm-tiny')
 
-EOS = 256  # <|endoftext|>: ends every observation; also the BOS id in config.json
-PAD = 257  # <|pad|>: batch padding, never a label
-VOCAB = 258
+# The fixed held-out prompt of greedy-reference.json: the first held-out tau2 retail step.
+REFERENCE_SOURCE = 'tau2/retail'
+REFERENCE_TOKENS = 160
 
 
-def encode(example, n_positions, field='prompt'):
-    prompt = list(example[field].encode('utf-8'))
-    target = list(example['target'].encode('utf-8')) + [EOS]
+def read_json(path):
+    with open(path, encoding='utf-8') as f:
+        return json.load(f)
+
+
+def specials_of(tokenizer_json):
+    return {token['content']: token['id'] for token in tokenizer_json['added_tokens'] if token['special']}
+
+
+def sequence(example, n_positions, eos, prompt_weight, field='prompt'):
+    prompt = example[field]
+    target = example['target'] + [eos]
     ids = (prompt + target)[:n_positions]
-    labels = ([-100] * len(prompt) + target)[:n_positions]
-    return ids, labels
+    weights = ([prompt_weight] * len(prompt) + [1.0] * len(target))[:n_positions]
+    return ids, weights, len(prompt)
 
 
 def batches(encoded, batch_size, rng):
@@ -57,72 +72,75 @@ def batches(encoded, batch_size, rng):
     return out
 
 
-def collate(encoded, indices):
+def collate(encoded, indices, pad):
     width = max(len(encoded[i][0]) for i in indices)
-    ids = torch.full((len(indices), width), PAD, dtype=torch.long)
-    labels = torch.full((len(indices), width), -100, dtype=torch.long)
-    mask = torch.zeros((len(indices), width), dtype=torch.long)
+    ids = torch.full((len(indices), width), pad, dtype=torch.long)
+    weights = torch.zeros((len(indices), width))
     for row, i in enumerate(indices):
-        x, y = encoded[i]
+        x, w, _ = encoded[i]
         ids[row, :len(x)] = torch.tensor(x)
-        labels[row, :len(y)] = torch.tensor(y)
-        mask[row, :len(x)] = 1
-    return ids, labels, mask
+        weights[row, :len(w)] = torch.tensor(w)
+    return ids, weights
 
 
-def loss_of(model, ids, labels, mask):
+def log_probs(model, ids):
     positions = torch.arange(ids.shape[1]).unsqueeze(0).expand_as(ids)
-    # PAD is outside the embedding's trained range of use but a valid id; it is masked anyway.
     # bfloat16 matmuls (the CPU has native support) roughly double the tokens per second.
     with torch.autocast('cpu', dtype=torch.bfloat16):
-        logits, _ = model(ids, mask, positions, fast=True)
-    logits = logits.float()
-    return F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), labels[:, 1:].reshape(-1), ignore_index=-100, reduction='sum'), int((labels[:, 1:] != -100).sum())
+        return model.target_log_probs(ids, positions)
 
 
 @torch.no_grad()
-def evaluate(model, encoded, indices, batch_size):
+def target_loss(model, encoded, indices, pad, batch_size=8):
+    """Mean negative log-likelihood per target token (observation and EOS), held-out prompts as built."""
     model.eval()
     total, count = 0.0, 0
     for start in range(0, len(indices), batch_size):
-        ids, labels, mask = collate(encoded, indices[start:start + batch_size])
-        loss, n = loss_of(model, ids, labels, mask)
-        total += float(loss)
-        count += n
+        part = indices[start:start + batch_size]
+        ids, _ = collate(encoded, part, pad)
+        lp = log_probs(model, ids)
+        for row, i in enumerate(part):
+            x, _, prompt_len = encoded[i]
+            segment = lp[row, prompt_len - 1:len(x) - 1]
+            total -= float(segment.sum())
+            count += segment.numel()
     model.train()
     return total / max(count, 1)
 
 
 def main():
-    global OUT
     parser = argparse.ArgumentParser()
-    parser.add_argument('--examples', default=os.path.join(HERE, 'data', 'examples.jsonl'))
-    parser.add_argument('--steps', type=int, default=240)
-    parser.add_argument('--max-seconds', type=float, default=2100)
+    parser.add_argument('--steps', type=int, default=3000)
+    parser.add_argument('--max-seconds', type=float, default=6 * 3600)
     parser.add_argument('--batch', type=int, default=8)
-    parser.add_argument('--no-context', type=float, default=0.15, help='share of training prompts without neighbors')
     parser.add_argument('--lr', type=float, default=3e-3)
+    parser.add_argument('--warmup', type=int, default=30)
+    parser.add_argument('--prompt-weight', type=float, default=0.2, help='loss weight of prompt tokens (targets weigh 1)')
     parser.add_argument('--n-layer', type=int, default=4)
     parser.add_argument('--n-embd', type=int, default=128)
     parser.add_argument('--n-head', type=int, default=4)
-    parser.add_argument('--n-positions', type=int, default=1024)
+    parser.add_argument('--n-positions', type=int, default=1536)
+    parser.add_argument('--threads', type=int, default=2)
     parser.add_argument('--seed', type=int, default=1234)
-    parser.add_argument('--resume', default=None, help='continue from this state dict (models/data/model.pt)')
-    parser.add_argument('--warmup', type=int, default=30)
     parser.add_argument('--eval-every', type=int, default=100)
+    parser.add_argument('--checkpoint-every', type=int, default=50)
+    parser.add_argument('--resume', action='store_true', help='continue from models/data/checkpoint.pt')
+    parser.add_argument('--init', default=None, help='start from these weights (a state dict) instead of random ones')
     parser.add_argument('--stop-step', type=int, default=None,
                         help='stop after this step, the schedule still planned for --steps (replays a run the wall-clock guard ended)')
-    parser.add_argument('--skip-final-eval', action='store_true', help='timing probes only')
     parser.add_argument('--out', default=OUT)
     args = parser.parse_args()
 
-    OUT = args.out
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    os.makedirs(os.path.join(OUT, 'onnx'), exist_ok=True)
+    os.makedirs(os.path.join(args.out, 'onnx'), exist_ok=True)
 
-    with open(args.examples, 'rb') as f:
+    tokenizer_json = read_json(os.path.join(DATA, 'tokenizer.json'))
+    specials = specials_of(tokenizer_json)
+    eos, pad = specials['<|endoftext|>'], specials['<|pad|>']
+    vocab = max(tokenizer_json['model']['vocab'].values()) + 1
+    with open(os.path.join(DATA, 'examples.jsonl'), 'rb') as f:
         raw = f.read()
     examples = [json.loads(line) for line in raw.decode('utf-8').splitlines()]
     train = [e for e in examples if e['split'] == 'train']
@@ -131,68 +149,83 @@ def main():
     heldout_tasks = sorted({e['task'] for e in heldout})
     # The split is made by task in export-examples.ts; a task on both sides would be a leak.
     assert not train_tasks & set(heldout_tasks), 'a task is on both sides of the split'
-    manifest_path = os.path.join(os.path.dirname(args.examples), 'manifest.json')
-    with open(manifest_path, encoding='utf-8') as f:
-        manifest = json.load(f)
-    manifest['examples'] = {'file': 'models/data/examples.jsonl', 'lines': len(examples),
-                            'sha256': hashlib.sha256(raw).hexdigest()}
-    with open(os.path.join(OUT, 'data-manifest.json'), 'w', encoding='utf-8') as f:
-        json.dump(manifest, f, indent=1)
-    # The split file is written by export-examples.ts (which made the split); shipped as is.
-    shutil.copyfile(os.path.join(os.path.dirname(args.examples), 'split.json'), os.path.join(OUT, 'split.json'))
-    print(f'train {len(train)} transitions ({len(train_tasks)} tasks), held out {len(heldout)} ({len(heldout_tasks)} tasks)', flush=True)
+    manifest = read_json(os.path.join(DATA, 'manifest.json'))
+    assert manifest['examples']['sha256'] == hashlib.sha256(raw).hexdigest(), 'examples.jsonl changed after its manifest'
+    manifest['tokenizer'] = {'file': 'tokenizer.json', 'vocab': vocab,
+                             'sha256': hashlib.sha256(open(os.path.join(DATA, 'tokenizer.json'), 'rb').read()).hexdigest()}
+    print(f'train {len(train)} renderings ({len(train_tasks)} tasks), held out {len(heldout)} transitions '
+          f'({len(heldout_tasks)} tasks), vocabulary {vocab}', flush=True)
 
-    # Neighbor dropout: a share of the training examples come without retrieved context, so the
-    # model also answers when the corpus has nothing like the action (and the no-context ablation
-    # measures a model that has seen such prompts).
-    drop = random.Random(args.seed + 2)
-    enc_train = [encode(e, args.n_positions, 'promptNoContext' if drop.random() < args.no_context else 'prompt') for e in train]
-    enc_held = [encode(e, args.n_positions) for e in heldout]
+    enc_train = [sequence(e, args.n_positions, eos, args.prompt_weight) for e in train]
+    enc_held = [sequence(e, args.n_positions, eos, args.prompt_weight) for e in heldout]
     eval_subset = random.Random(args.seed + 1).sample(range(len(enc_held)), min(64, len(enc_held)))
 
-    model = TinyGpt(args.n_layer, args.n_embd, args.n_head, args.n_positions, VOCAB)
-    if args.resume is not None:
-        model.load_state_dict(torch.load(args.resume))
+    # A position followed by a field marker proposes EOS when copied: a recorded answer ends there.
+    field_markers = [i for name, i in specials.items() if name not in ('<|endoftext|>', '<|pad|>', '<|cut|>')]
+    model = TinyGpt(args.n_layer, args.n_embd, args.n_head, args.n_positions, vocab, pointer=True,
+                    eos=eos, copy_eos=field_markers)
+    if args.init is not None:
+        # Warm start from another run's weights (parameters of the same name and shape).
+        own = model.state_dict()
+        loaded = {k: v for k, v in torch.load(args.init).items() if k in own and own[k].shape == v.shape}
+        model.load_state_dict(loaded, strict=False)
+        print(f'initialised {len(loaded)} of {len(own)} tensors from {args.init}', flush=True)
     params = sum(p.numel() for p in model.parameters())
     print(f'{params} parameters', flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': 0.1}, {'params': no_decay, 'weight_decay': 0.0}], lr=args.lr, betas=(0.9, 0.95))
-    warmup = args.warmup
+    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': 0.1}, {'params': no_decay, 'weight_decay': 0.0}],
+                            lr=args.lr, betas=(0.9, 0.95))
 
     def lr_at(step):
-        if step < warmup:
-            return args.lr * (step + 1) / warmup
-        progress = (step - warmup) / max(1, args.steps - warmup)
+        if step < args.warmup:
+            return args.lr * (step + 1) / args.warmup
+        progress = (step - args.warmup) / max(1, args.steps - args.warmup)
         return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
+    checkpoint_path = os.path.join(DATA, 'checkpoint.pt')
     log = {'args': vars(args), 'parameters': params, 'train': [], 'heldout': []}
     plan = []
-    started = time.time()
-    tokens = 0
-    step = 0
+    step, tokens, seconds_before = 0, 0, 0.0
+    if args.resume:
+        state = torch.load(checkpoint_path, weights_only=False)
+        model.load_state_dict(state['model'])
+        opt.load_state_dict(state['optimizer'])
+        rng.setstate(state['rng'])
+        torch.set_rng_state(state['torch_rng'])
+        step, tokens, seconds_before, plan, log = state['step'], state['tokens'], state['seconds'], state['plan'], state['log']
+        log['args'] = vars(args)
+        print(f'resumed at step {step}', flush=True)
+    started = time.time() - seconds_before
     while step < args.steps:
         if not plan:
             plan = batches(enc_train, args.batch, rng)
         indices = plan.pop()
-        ids, labels, mask = collate(enc_train, indices)
+        ids, weights = collate(enc_train, indices, pad)
         for group in opt.param_groups:
             group['lr'] = lr_at(step)
-        loss, n = loss_of(model, ids, labels, mask)
-        loss = loss / max(n, 1)
+        lp = log_probs(model, ids)
+        w = weights[:, 1:]
+        loss = -(lp * w).sum() / w.sum()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        tokens += int(mask.sum())
+        tokens += int((weights > 0).sum())
         step += 1
         elapsed = time.time() - started
         if step % 10 == 0:
-            log['train'].append({'step': step, 'loss': round(float(loss), 4), 'seconds': round(elapsed, 1)})
+            log['train'].append({'step': step, 'loss': round(loss.item(), 4), 'seconds': round(elapsed, 1)})
         if step % args.eval_every == 0 or step == args.steps:
-            held = evaluate(model, enc_held, eval_subset, 32)
+            held = target_loss(model, enc_held, eval_subset, pad)
             log['heldout'].append({'step': step, 'loss': round(held, 4), 'seconds': round(elapsed, 1)})
-            print(f'step {step} loss {float(loss):.3f} heldout(64) {held:.3f} {tokens / elapsed:.0f} tok/s {elapsed:.0f}s', flush=True)
+            print(f'step {step} loss {loss.item():.3f} held-out target nll(64) {held:.3f} '
+                  f'{tokens / elapsed:.0f} tok/s {elapsed:.0f}s', flush=True)
+        if step % args.checkpoint_every == 0:
+            torch.save({'model': model.state_dict(), 'optimizer': opt.state_dict(), 'rng': rng.getstate(),
+                        'torch_rng': torch.get_rng_state(), 'step': step, 'tokens': tokens, 'seconds': elapsed,
+                        'plan': plan, 'log': log}, checkpoint_path + '.tmp')
+            os.replace(checkpoint_path + '.tmp', checkpoint_path)
         if args.stop_step is not None and step >= args.stop_step:
             print(f'stopping at step {step} (--stop-step)', flush=True)
             break
@@ -202,134 +235,60 @@ def main():
     log['stepsRun'] = step
     log['trainSeconds'] = round(time.time() - started, 1)
     log['tokensSeen'] = tokens
-    if args.skip_final_eval:
-        return
-    full = evaluate(model, enc_held, list(range(len(enc_held))), 32)
-    log['finalHeldOutLoss'] = {'natsPerByte': round(full, 4), 'bitsPerByte': round(full / math.log(2), 4), 'transitions': len(enc_held)}
-    print(f'final held-out loss {full:.4f} nats/byte', flush=True)
-    with open(os.path.join(OUT, 'training-log.json'), 'w', encoding='utf-8') as f:
+    full = target_loss(model, enc_held, list(range(len(enc_held))), pad)
+    log['finalHeldOutLoss'] = {'natsPerToken': round(full, 4), 'transitions': len(enc_held)}
+    print(f'final held-out target loss {full:.4f} nats/token', flush=True)
+    torch.save(model.state_dict(), os.path.join(DATA, 'model.pt'))
+
+    with open(os.path.join(args.out, 'training-log.json'), 'w', encoding='utf-8') as f:
         json.dump(log, f, indent=1)
-    torch.save(model.state_dict(), os.path.join(OUT, 'model.pt') if OUT != os.path.join(HERE, 'terrarium-wm-tiny') else os.path.join(HERE, 'data', 'model.pt'))
-    export(model, args)
-    write_greedy_reference(model, heldout, args)
+    with open(os.path.join(args.out, 'data-manifest.json'), 'w', encoding='utf-8') as f:
+        json.dump(manifest, f, indent=1)
+    # The split file is written by export-examples.ts (which made the split); shipped as is.
+    shutil.copyfile(os.path.join(DATA, 'split.json'), os.path.join(args.out, 'split.json'))
+    shutil.copyfile(os.path.join(DATA, 'tokenizer.json'), os.path.join(args.out, 'tokenizer.json'))
+    export_onnx(model, args.out, args.n_layer, args.n_embd, args.n_head)
+    write_config(args, vocab, eos, pad, model.cache_layers())
+    assert field_markers, 'the tokenizer has no prompt markers'
+    write_greedy_reference(model, heldout, args, eos, set(specials.values()) - {eos})
 
 
-# The fixed held-out prompt of greedy-reference.json: the first held-out tau2 retail step.
-REFERENCE_SOURCE = 'tau2/retail'
-REFERENCE_TOKENS = 160
-
-
-def write_greedy_reference(model, heldout, args):
-    example = next(e for e in heldout if e['source'] == REFERENCE_SOURCE)
-    prompt_ids = list(example['prompt'].encode('utf-8'))
-    out = greedy(model, prompt_ids, REFERENCE_TOKENS, args.n_positions, EOS)
-    reference = {
-        'source': example['source'], 'trajectory': example['trajectory'], 'step': example['step'],
-        'maxTokens': REFERENCE_TOKENS, 'prompt': example['prompt'],
-        'outputIds': out, 'output': bytes(out).decode('utf-8', errors='replace'),
-    }
-    with open(os.path.join(OUT, 'greedy-reference.json'), 'w', encoding='utf-8') as f:
-        json.dump(reference, f, indent=1, ensure_ascii=False)
-    print('greedy reference:', reference['output'][:200], flush=True)
-
-
-def export(model, args):
-    model.eval()
-    wrapper = OnnxWrapper(model)
-    hd = args.n_embd // args.n_head
-    past_len, seq = 2, 3
-    ids = torch.tensor([[1, 2, 3]])
-    mask = torch.ones((1, past_len + seq), dtype=torch.long)
-    pos = torch.arange(past_len, past_len + seq).unsqueeze(0)
-    past = []
-    input_names = ['input_ids', 'attention_mask', 'position_ids']
-    output_names = ['logits']
-    axes = {
-        'input_ids': {0: 'batch_size', 1: 'sequence_length'},
-        'attention_mask': {0: 'batch_size', 1: 'total_sequence_length'},
-        'position_ids': {0: 'batch_size', 1: 'sequence_length'},
-        'logits': {0: 'batch_size', 1: 'sequence_length'},
-    }
-    for i in range(args.n_layer):
-        for kind in ('key', 'value'):
-            past.append(torch.zeros((1, args.n_head, past_len, hd)))
-            name = f'past_key_values.{i}.{kind}'
-            out = f'present.{i}.{kind}'
-            input_names.append(name)
-            output_names.append(out)
-            axes[name] = {0: 'batch_size', 2: 'past_sequence_length'}
-            axes[out] = {0: 'batch_size', 2: 'total_sequence_length'}
-    path = os.path.join(OUT, 'onnx', 'model.onnx')
-    with torch.no_grad():
-        torch.onnx.export(wrapper, (ids, mask, pos, *past), path, input_names=input_names, output_names=output_names,
-                          dynamic_axes=axes, opset_version=14, do_constant_folding=True, dynamo=False)
-    write_folder(args)
-    print(f'exported {path} ({os.path.getsize(path)} bytes)', flush=True)
-    # int8 weights for the browser (transformers.js names it model_quantized.onnx): dynamic
-    # quantization of the matrix multiplications, activations quantized at run time.
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    quantized = os.path.join(OUT, 'onnx', 'model_quantized.onnx')
-    quantize_dynamic(path, quantized, weight_type=QuantType.QInt8, op_types_to_quantize=['MatMul', 'Gemm'])
-    print(f'quantized {quantized} ({os.path.getsize(quantized)} bytes)', flush=True)
-
-
-def bytes_to_unicode():
-    """GPT-2's printable stand-ins for the 256 bytes, so a ByteLevel BPE with no merges maps byte b to id b."""
-    bs = list(range(ord('!'), ord('~') + 1)) + list(range(ord('¡'), ord('¬') + 1)) + list(range(ord('®'), ord('ÿ') + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {b: chr(c) for b, c in zip(bs, cs)}
-
-
-def write_folder(args):
+def write_config(args, vocab, eos, pad, cache_layers):
     config = {
+        # GPT-2's field names give the cache layout packages/inference and transformers.js feed:
+        # n_layer counts cache entries (the blocks and the copy head), [batch, n_head, length, n_embd / n_head].
         'model_type': 'gpt2',
-        'architectures': ['GPT2LMHeadModel'],
-        'vocab_size': VOCAB,
+        'vocab_size': vocab,
         'n_embd': args.n_embd,
         'n_head': args.n_head,
-        'n_layer': args.n_layer,
+        'n_layer': cache_layers,
         'n_positions': args.n_positions,
         'n_ctx': args.n_positions,
-        'bos_token_id': EOS,
-        'eos_token_id': EOS,
-        'pad_token_id': PAD,
+        'bos_token_id': eos,
+        'eos_token_id': eos,
+        'pad_token_id': pad,
         'use_cache': True,
         'transformers.js_config': {'dtype': 'fp32'},
-        'terrarium': {'tokenizer': 'bytes', 'promptFormatVersion': 2, 'promptNeighbors': 2},
+        'terrarium': {'promptFormatVersion': 3, 'blocks': args.n_layer, 'positions': 'rotary', 'copyHead': True},
     }
-    with open(os.path.join(OUT, 'config.json'), 'w', encoding='utf-8') as f:
+    with open(os.path.join(args.out, 'config.json'), 'w', encoding='utf-8') as f:
         json.dump(config, f, indent=1)
-    mapping = bytes_to_unicode()
-    vocab = {mapping[b]: b for b in range(256)}
-    vocab['<|endoftext|>'] = EOS
-    vocab['<|pad|>'] = PAD
-    tokenizer = {
-        'version': '1.0',
-        'truncation': None,
-        'padding': None,
-        'added_tokens': [
-            {'id': EOS, 'content': '<|endoftext|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
-            {'id': PAD, 'content': '<|pad|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
-        ],
-        'normalizer': None,
-        'pre_tokenizer': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
-        'post_processor': None,
-        'decoder': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
-        'model': {'type': 'BPE', 'dropout': None, 'unk_token': None, 'continuing_subword_prefix': '', 'end_of_word_suffix': '',
-                  'fuse_unk': False, 'byte_fallback': False, 'vocab': vocab, 'merges': []},
-    }
-    with open(os.path.join(OUT, 'tokenizer.json'), 'w', encoding='utf-8') as f:
-        json.dump(tokenizer, f, ensure_ascii=False)
-    with open(os.path.join(OUT, 'tokenizer_config.json'), 'w', encoding='utf-8') as f:
-        json.dump({'tokenizer_class': 'GPT2Tokenizer', 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
+    with open(os.path.join(args.out, 'tokenizer_config.json'), 'w', encoding='utf-8') as f:
+        json.dump({'tokenizer_class': 'PreTrainedTokenizerFast', 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
                    'pad_token': '<|pad|>', 'model_max_length': args.n_positions, 'add_bos_token': False,
                    'clean_up_tokenization_spaces': False}, f, indent=1)
+
+
+def write_greedy_reference(model, heldout, args, eos, banned):
+    example = next(e for e in heldout if e['source'] == REFERENCE_SOURCE)
+    out = greedy(model, example['prompt'], REFERENCE_TOKENS, args.n_positions, eos, banned)
+    reference = {
+        'source': example['source'], 'trajectory': example['trajectory'], 'step': example['step'],
+        'maxTokens': REFERENCE_TOKENS, 'promptIds': example['prompt'], 'outputIds': out,
+    }
+    with open(os.path.join(args.out, 'greedy-reference.json'), 'w', encoding='utf-8') as f:
+        json.dump(reference, f, indent=1)
+    print('greedy reference:', out[:40], flush=True)
 
 
 if __name__ == '__main__':

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { DEFAULT_EXAMPLE } from './default-example';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
 import { createOnnxWorldModel } from './onnx-world-model';
-import { promptNeighbors } from './prompt';
+import { buildPrompt, promptNeighbors } from './prompt';
 import { keyedTrajectories } from './testing/held-out';
 import { loadSplit, neighborSources, neighborsFor, type Split } from './testing/model-split';
 
@@ -28,10 +28,11 @@ const SplitFile = z.object({
 type SplitFile = z.infer<typeof SplitFile>;
 
 const GreedyReference = z.object({
-  prompt: z.string(),
+  trajectory: z.string(),
+  step: z.number().int(),
+  promptIds: z.array(z.number().int()),
   maxTokens: z.number().int().positive(),
   outputIds: z.array(z.number().int()),
-  output: z.string(),
 });
 
 async function readJson(name: string): Promise<unknown> {
@@ -100,18 +101,29 @@ describe('the task split of the bundled model', () => {
 });
 
 describe('the exported model reproduces train.py', () => {
-  for (const file of ['model.onnx', 'model_quantized.onnx']) {
-    it(`greedy output of ${file} on the fixed held-out prompt equals greedy-reference.json`, async () => {
-      const reference = GreedyReference.parse(await readJson('greedy-reference.json'));
-      const { decoder } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
-      const result = await decoder.generate(reference.prompt, {
-        maxTokens: reference.maxTokens,
-        temperature: 0,
-      });
-      expect(result.tokens).toEqual(reference.outputIds);
-      expect(result.text).toBe(reference.output);
-    }, 60_000);
-  }
+  it('greedy output of model.onnx on the fixed held-out prompt equals greedy-reference.json', async () => {
+    const reference = GreedyReference.parse(await readJson('greedy-reference.json'));
+    const { decoder } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+    const result = await decoder.generate(reference.promptIds, {
+      maxTokens: reference.maxTokens,
+      temperature: 0,
+    });
+    expect(result.tokens).toEqual(reference.outputIds);
+  }, 60_000);
+
+  it('the prompt of greedy-reference.json is the one the app builds for that held-out step', async () => {
+    const reference = GreedyReference.parse(await readJson('greedy-reference.json'));
+    const item = split.items.find((candidate) => candidate.key === reference.trajectory);
+    const input = item?.inputs.find((candidate) => candidate.stepIndex === reference.step);
+    if (item === undefined || input === undefined)
+      throw new Error(`${reference.trajectory} step ${reference.step} is not in the split`);
+    const { tokenizer } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+    const prompt = buildPrompt(
+      { ...input, domain: item.trajectory.domain, neighbors: neighborsFor(split, item, input) },
+      tokenizer,
+    );
+    expect(prompt.ids).toEqual(reference.promptIds);
+  }, 60_000);
 });
 
 /** The same call as the default example: tool name and canonical arguments. */
@@ -156,11 +168,10 @@ describe("the Models page's default example", () => {
         const model = createOnnxWorldModel({
           decoder: loaded.decoder,
           id: 'terrarium-wm-tiny',
-          promptFormat: loaded.promptFormat,
           neighbors: (ctx, history, current) => promptNeighbors(index, ctx, history, current),
         });
         const prediction = await model.predict(context, [], action, { maxTokens: 256 });
-        expect(prediction.provenance.detail).toMatchObject({ promptFormat: 2, neighbors: 2 });
+        expect(prediction.provenance.detail).toMatchObject({ promptFormat: 3, neighbors: 2 });
         const parsed: unknown = JSON.parse(prediction.observation.content);
         expect(typeof parsed).toBe('object');
       },

@@ -35,10 +35,14 @@ export function createHfTokenizer(
   }
   const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig ?? {});
   const specials = new Set<number>();
+  const specialIds = new Map<string, number>();
   let vocabSize = 0;
   for (const id of tokenizer.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1);
   for (const [id, added] of tokenizer.get_added_tokens_decoder()) {
-    if (added.special) specials.add(id);
+    if (added.special) {
+      specials.add(id);
+      specialIds.set(added.content, id);
+    }
     vocabSize = Math.max(vocabSize, id + 1);
   }
   // The text must come back as the model wrote it: no " ." → "." clean-up, no specials.
@@ -57,6 +61,14 @@ export function createHfTokenizer(
     encode: (text) => tokenizer.encode(text).ids,
     streamDecoder: (context = []) => windowedStreamDecoder(decode, context.slice(-CONTEXT_IDS)),
     isGenerable: (id) => id >= 0 && id < vocabSize && !specials.has(id),
+    specialTokenId: (content) => specialIds.get(content),
+    describe: (ids) =>
+      ids.length === 0
+        ? ''
+        : tokenizer.decode([...ids], {
+            skip_special_tokens: false,
+            clean_up_tokenization_spaces: false,
+          }),
   };
 }
 

@@ -59,7 +59,7 @@ describe('the bundled model as a world model', () => {
     });
     expect(prediction.provenance.detail).toMatchObject({
       runtime: 'onnxruntime-node',
-      promptFormat: 2,
+      promptFormat: 3,
       neighbors: 2,
     });
 

@@ -10,13 +10,13 @@ import {
 } from '@terrarium/worlds';
 import type { Decoder } from './decoder';
 import {
+  buildPrompt,
   PROMPT_FORMAT_VERSION,
-  renderPrompt,
-  type PromptFormatVersion,
+  PROMPT_NEIGHBORS,
   type PromptNeighbor,
 } from './prompt';
 
-/** Where a v2 prompt's recorded transitions come from (e.g. `promptNeighbors` over a dataset's index). */
+/** Where a prompt's recorded transitions come from (e.g. `promptNeighbors` over a dataset's index). */
 export type NeighborSource = (
   context: SimContext,
   history: readonly Transition[],
@@ -29,11 +29,9 @@ export interface OnnxWorldModelOptions {
   id: string;
   /** Where the session runs (`onnxruntime-node`, `webgpu`, `wasm`…), shown in provenance. */
   runtime?: string;
-  /** The format the model was trained on (its config's `terrarium.promptFormatVersion`); default 2. */
-  promptFormat?: PromptFormatVersion;
   /**
-   * The retrieved context of a v2 prompt. Without it a v2 model is prompted with no neighbors,
-   * which it was trained to handle but answers worse (models/README.md, "no context").
+   * The retrieved context of the prompt. Without it the model is prompted with no neighbors, which
+   * it was trained to handle but answers worse (models/README.md, "no context").
    */
   neighbors?: NeighborSource;
   now?: Now;
@@ -47,7 +45,6 @@ export function createOnnxWorldModel({
   decoder,
   id,
   runtime,
-  promptFormat = PROMPT_FORMAT_VERSION,
   neighbors,
   now = () => performance.now(),
 }: OnnxWorldModelOptions): WorldModel {
@@ -55,15 +52,12 @@ export function createOnnxWorldModel({
     id,
     async predict(context, history, action, options = {}): Promise<Prediction> {
       const started = now();
-      const found =
-        promptFormat === 2 && neighbors !== undefined
-          ? await neighbors(context, history, action)
-          : [];
-      const prompt = renderPrompt(
+      const found = neighbors === undefined ? [] : await neighbors(context, history, action);
+      const prompt = buildPrompt(
         { domain: context.domain, history, action, neighbors: found },
-        promptFormat,
+        decoder.tokenizer,
       );
-      const result = await decoder.generate(prompt, {
+      const result = await decoder.generate(prompt.ids, {
         maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
         temperature: options.temperature ?? 0,
         seed: options.seed ?? 0,
@@ -85,8 +79,8 @@ export function createOnnxWorldModel({
           model: id,
           detail: {
             finishReason: result.finishReason,
-            promptFormat,
-            ...(promptFormat === 2 ? { neighbors: found.length } : {}),
+            promptFormat: PROMPT_FORMAT_VERSION,
+            neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },

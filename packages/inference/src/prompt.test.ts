@@ -1,119 +1,176 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Action } from '@terrarium/schema';
-import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
+import { buildRetrievalIndex, predictionInputs, type Transition } from '@terrarium/worlds';
+import { createHfTokenizer } from './hf-tokenizer';
+import { BUNDLED_MODEL_FOLDER } from './node/load-model-folder';
 import {
+  actionValues,
+  buildPrompt,
+  earlierTransition,
+  PROMPT_BUDGET,
+  PROMPT_MARKERS,
   PROMPT_NEIGHBORS,
   promptFormatOf,
   promptNeighbors,
-  renderPrompt,
-  truncateUtf8,
 } from './prompt';
 import { keyedTrajectories, TAU2_RETAIL } from './testing/held-out';
+import { byteTokenizer } from './tokenizer';
 
-const call = (name: string, args: { [key: string]: string }): Action => ({
+const call = (name: string, args: Record<string, string | string[]>): Action => ({
   type: 'tool_call',
   name,
   arguments: args,
   callId: null,
 });
 
-const bytes = (text: string) => new TextEncoder().encode(text).length;
+const transition = (action: Action, content: string): Transition => ({
+  action,
+  observation: { kind: 'text', content, callId: null },
+});
 
-describe('prompt format', () => {
-  it('cuts on character boundaries', () => {
-    expect(truncateUtf8('ab€cd', 4)).toBe('ab');
-    expect(truncateUtf8('ab€cd', 5)).toBe('ab€');
-    expect(truncateUtf8('abc', 3)).toBe('abc');
-  });
+/** A long text of distinct words, so that no budget holds it. */
+const long = (seed: string): string =>
+  Array.from({ length: 3000 }, (_, i) => `${seed}${i}`).join(' ');
 
-  it('version 1: renders the last two transitions, escaped to one line each, then the action', () => {
-    const history = ['one', 'two', 'three'].map((name) => ({
-      action: call(name, {}),
-      observation: { kind: 'text' as const, content: `${name}\nok`, callId: null },
-    }));
-    const expected = [
-      '@tool',
-      'A: {"name":"two","arguments":{}}',
-      'O: two\\nok',
-      'A: {"name":"three","arguments":{}}',
-      'O: three\\nok',
-      'A: {"name":"find","arguments":{"q":"x"}}',
-      'O: ',
-    ].join('\n');
-    expect(renderPrompt('tool', history, call('find', { q: 'x' }))).toBe(expected);
+const bundledTokenizer = async () =>
+  createHfTokenizer(
+    JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, 'tokenizer.json'), 'utf8')),
+  );
+
+describe('the earlier transition a prompt shows', () => {
+  it('names the values of an action: tool arguments at any depth, or a command’s words', () => {
+    expect(actionValues(call('f', { order_id: '#W1234', item_ids: ['111', '22'] }))).toEqual([
+      '#W1234',
+      '111',
+    ]);
     expect(
-      renderPrompt({ domain: 'tool', history, action: call('find', { q: 'x' }), neighbors: [] }, 1),
-    ).toBe(expected);
+      actionValues({ type: 'command', command: 'cat /etc/hosts ab', interpreter: 'bash' }),
+    ).toEqual(['/etc/hosts']);
   });
 
-  it('version 1 stays within its limits whatever the lengths', () => {
-    const long = 'x'.repeat(5000);
-    const history = [0, 1].map(() => ({
-      action: call(long, {}),
-      observation: { kind: 'text' as const, content: long, callId: null },
-    }));
-    const prompt = renderPrompt('database', history, call(long, {}));
-    // "@database\n" + 2 × ("A: " + 40 + "\n" + "O: " + 64 + "\n") + "A: " + 128 + "\nO: ".
-    expect(bytes(prompt)).toBe(10 + 2 * 112 + 135);
+  it('is the one naming most of the action’s values, else the latest', () => {
+    const user = transition(call('get_user', { id: 'u_1' }), '{"orders": ["#W1", "#W2"]}');
+    const other = transition(call('get_product', { id: 'p_9' }), '{"name": "Kettle"}');
+    const latest = transition(call('calculate', { expression: '1 + 2' }), '3.0');
+    expect(earlierTransition([user, other, latest], call('get_order', { id: '#W2' }))).toBe(user);
+    expect(earlierTransition([user, other, latest], call('get_order', { id: '#W9' }))).toBe(latest);
+    expect(earlierTransition([], call('get_order', { id: '#W9' }))).toBeUndefined();
   });
+});
 
-  it('version 2: the neighbors (best first, escaped), then the action; history is not rendered', () => {
-    const prompt = renderPrompt({
-      domain: 'tool',
-      history: [
-        {
-          action: call('earlier', {}),
-          observation: { kind: 'text', content: 'x', callId: null },
-        },
-      ],
-      action: call('get_order', { id: '#W2' }),
-      neighbors: [
-        { action: call('get_order', { id: '#W1' }), observation: '{"id": "#W1",\n"n": 1}' },
-        { action: call('get_order', { id: '#W9' }), observation: 'a\\b' },
-        { action: call('get_order', { id: '#W7' }), observation: 'third is dropped' },
-      ],
-    });
-    expect(prompt).toBe(
-      [
-        '@tool',
-        'N: {"name":"get_order","arguments":{"id":"#W1"}}',
-        'R: {"id": "#W1",\\n"n": 1}',
-        'N: {"name":"get_order","arguments":{"id":"#W9"}}',
-        'R: a\\\\b',
-        'A: {"name":"get_order","arguments":{"id":"#W2"}}',
-        'O: ',
-      ].join('\n'),
+describe('prompt format 3', () => {
+  it('lays out the earlier transition, the neighbors and the action with marker tokens, fields verbatim', async () => {
+    const tokenizer = await bundledTokenizer();
+    const user = transition(call('get_user_details', { user_id: 'ana_3' }), 'orders: #W2\nok');
+    const prompt = buildPrompt(
+      {
+        domain: 'tool',
+        history: [user],
+        action: call('get_order_details', { order_id: '#W2' }),
+        neighbors: [
+          {
+            action: call('get_order_details', { order_id: '#W1' }),
+            observation: '{"id": "#W1",\n"n": 1}',
+          },
+          { action: call('get_order_details', { order_id: '#W9' }), observation: 'a\\b' },
+          {
+            action: call('get_order_details', { order_id: '#W7' }),
+            observation: 'third is dropped',
+          },
+        ],
+      },
+      tokenizer,
     );
-    expect(
-      renderPrompt({ domain: 'tool', history: [], action: call('f', {}), neighbors: [] }),
-    ).toBe('@tool\nA: {"name":"f","arguments":{}}\nO: ');
+    expect(prompt.text).toBe(
+      [
+        '@tool\n',
+        '<|P|>{"name":"get_user_details","arguments":{"user_id":"ana_3"}}',
+        '<|H|>orders: #W2\nok',
+        '<|N|>{"name":"get_order_details","arguments":{"order_id":"#W1"}}',
+        '<|R|>{"id": "#W1",\n"n": 1}',
+        '<|N|>{"name":"get_order_details","arguments":{"order_id":"#W9"}}',
+        '<|R|>a\\b',
+        '<|A|>{"name":"get_order_details","arguments":{"order_id":"#W2"}}',
+        '<|O|>',
+      ].join(''),
+    );
+    // Each marker is one special token, so no observation text can imitate one.
+    for (const marker of Object.values(PROMPT_MARKERS)) {
+      expect(tokenizer.specialTokenId(marker)).toBeTypeOf('number');
+    }
+    expect(prompt.ids.filter((id) => id === tokenizer.specialTokenId('<|R|>'))).toHaveLength(2);
+    // The text encodes back to the same ids (the markers are matched as special tokens).
+    expect(tokenizer.encode(prompt.text)).toEqual(prompt.ids);
   });
 
-  it('version 2 cuts long neighbor fields with an ellipsis and stays within 802 bytes', () => {
-    const long = 'é'.repeat(3000);
-    const neighbor = { action: call(long, {}), observation: long };
-    const prompt = renderPrompt({
-      domain: 'text-game',
-      history: [],
-      action: call(long, {}),
-      neighbors: [neighbor, neighbor],
-    });
-    const lines = prompt.split('\n');
-    expect(lines[1]?.endsWith('…')).toBe(true);
-    expect(lines[2]?.endsWith('…')).toBe(true);
-    // 2-byte characters cut on a boundary: an action is `{"name":"` (9 bytes) then é's, so a
-    // neighbor action keeps 9 + 84 bytes + "…" (3) = 96, the current one 9 + 118 = 127; a neighbor
-    // observation keeps 220 + 3 = 223. Each line adds its 3-byte tag.
-    expect(lines.map(bytes)).toEqual([10, 99, 226, 99, 226, 130, 3]);
-    expect(bytes(prompt)).toBe(10 + 2 * (99 + 226) + 130 + 3 + 6);
-    expect(bytes(prompt)).toBeLessThanOrEqual(802);
+  it('cuts long fields with <|cut|>, stays within its token budget, and its text encodes back to its ids', async () => {
+    const tokenizer = await bundledTokenizer();
+    const neighbor = { action: call('lookup', { q: long('n') }), observation: long('r') };
+    const prompt = buildPrompt(
+      {
+        domain: 'text-game',
+        history: [transition(call('lookup', { q: long('p') }), long('h'))],
+        action: call('lookup', { q: long('a') }),
+        neighbors: [neighbor, neighbor],
+      },
+      tokenizer,
+    );
+    expect(prompt.ids.length).toBeLessThanOrEqual(PROMPT_BUDGET.prompt);
+    const cut = tokenizer.specialTokenId('<|cut|>');
+    // Cut: the earlier action and observation, both neighbor actions, both neighbor
+    // observations, and the action.
+    expect(prompt.ids.filter((id) => id === cut)).toHaveLength(7);
+    const markers = prompt.ids.filter(
+      (id) => tokenizer.specialTokenId(tokenizer.describe([id])) === id,
+    );
+    expect(markers.map((id) => tokenizer.describe([id]))).toEqual([
+      '<|P|>',
+      '<|cut|>',
+      '<|H|>',
+      '<|cut|>',
+      '<|N|>',
+      '<|cut|>',
+      '<|R|>',
+      '<|cut|>',
+      '<|N|>',
+      '<|cut|>',
+      '<|R|>',
+      '<|cut|>',
+      '<|A|>',
+      '<|cut|>',
+      '<|O|>',
+    ]);
+    expect(tokenizer.encode(prompt.text)).toEqual(prompt.ids);
+    // A cut through multi-byte characters keeps whole characters only.
+    const wide = buildPrompt(
+      {
+        domain: 'tool',
+        history: [],
+        action: call('f', { q: '日本😀é'.repeat(400) }),
+        neighbors: [],
+      },
+      tokenizer,
+    );
+    expect(wide.text).not.toContain('\uFFFD');
+    expect(tokenizer.encode(wide.text)).toEqual(wide.ids);
   });
 
-  it('reads the prompt format from config.json, 1 when it is not declared', () => {
-    expect(promptFormatOf({ terrarium: { tokenizer: 'bytes', promptFormatVersion: 2 } })).toBe(2);
-    expect(promptFormatOf({ terrarium: { promptFormatVersion: 1 } })).toBe(1);
-    expect(promptFormatOf({ model_type: 'gpt2' })).toBe(1);
-    expect(promptFormatOf(null)).toBe(1);
+  it('writes the markers as text for a tokenizer without them (a model folder of another kind)', () => {
+    const prompt = buildPrompt(
+      { domain: 'tool', history: [], action: call('f', {}), neighbors: [] },
+      byteTokenizer,
+    );
+    expect(prompt.text).toBe('@tool\n<|A|>{"name":"f","arguments":{}}<|O|>');
+  });
+
+  it('reads the prompt format from config.json and refuses a Terrarium folder of an older one', () => {
+    expect(promptFormatOf({ terrarium: { promptFormatVersion: 3 } })).toBe(3);
+    expect(promptFormatOf({ model_type: 'gpt2' })).toBe(3);
+    expect(() => promptFormatOf({ terrarium: { promptFormatVersion: 2 } })).toThrow(
+      'the model was trained on prompt format 2; this version of Terrarium builds format 3',
+    );
   });
 });
 

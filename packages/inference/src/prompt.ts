@@ -1,47 +1,69 @@
-import type { Action, Domain } from '@terrarium/schema';
+import type { Action, Domain, JsonValue } from '@terrarium/schema';
 import {
   actionText,
   type RetrievalIndex,
   type SimContext,
   type Transition,
 } from '@terrarium/worlds';
+import type { TextTokenizer } from './tokenizer';
 
 /**
- * The prompt formats of the bundled byte-level world model. Training examples are rendered by this
- * very module (models/export-examples.ts), so training and inference cannot drift apart;
- * models/train.py only reads the rendered bytes.
+ * The prompt of Terrarium's bundled world model, built as token ids. Training examples are built by
+ * this very module (models/export-examples.ts writes the ids), so training and inference cannot
+ * drift apart; models/train.py never tokenizes or renders anything.
  *
- * Version 2 (retrieval-augmented, the shipped model): the k nearest recorded transitions, then the
- * current action. The model learns to copy what carries over from a neighbor's observation and to
- * change what the action's arguments change.
+ * Version 3 (the shipped model): the earlier transition of this trajectory that the action refers to,
+ * the nearest recorded transitions of other runs, then the action; the model answers with the
+ * observation and EOS. It learns to copy what carries over (the structure and the unchanged values
+ * of a neighbor's answer, the records the trajectory has already shown) and to change what the
+ * action's arguments change.
  *
- *   @<domain>\n
- *   N: <neighbor action, ≤ 96 bytes>\n          ┐ k = 2 nearest recorded transitions,
- *   R: <neighbor observation, ≤ 224 bytes>\n    ┘ best first
- *   A: <current action, ≤ 128 bytes>\n
- *   O:                                           ← the model continues with the observation, then EOS
+ *   @<domain>
+ *   <|P|> earlier action  <|H|> its observation        the earlier transition (when there is one)
+ *   <|N|> neighbor action <|R|> neighbor observation   ┐ up to PROMPT_NEIGHBORS recorded
+ *   …                                                  ┘ transitions, best first
+ *   <|A|> action <|O|>                                 the model continues with the observation
  *
- * Version 1 (the model before): the last 1–2 transitions (`A:`/`O:`, ≤ 40/64 bytes), then the action.
- *
- * Limits are in UTF-8 bytes and cut on character boundaries; a cut neighbor field ends with `…` so
- * the model can tell a cut observation from a short one. A v2 prompt is at most 802 bytes and leaves
- * at least 222 positions of the 1024-token context for the observation.
+ * Fields are verbatim (no escaping): the markers are special tokens of the model's tokenizer, so no
+ * text can imitate them. A field longer than its budget is cut (on a character boundary, to at most
+ * its budget of tokens) and followed by `<|cut|>`; the prompt's text encodes back to its ids. Budgets are in tokens (PROMPT_BUDGET); the whole prompt stays within `prompt` tokens,
+ * which leaves the rest of the model's context for the observation.
  */
-export const PROMPT_FORMAT_VERSION = 2;
+export const PROMPT_FORMAT_VERSION = 3;
 
-export type PromptFormatVersion = 1 | 2;
+export type PromptFormatVersion = typeof PROMPT_FORMAT_VERSION;
 
-/** How many recorded transitions a v2 prompt carries. */
+/** How many recorded transitions a prompt carries at most. */
 export const PROMPT_NEIGHBORS = 2;
 
-export const PROMPT_LIMITS = Object.freeze({
-  historyTransitions: 2,
-  historyActionBytes: 40,
-  historyObservationBytes: 64,
-  actionBytes: 128,
-  neighborActionBytes: 96,
-  neighborObservationBytes: 224,
+/** The field markers, special tokens of the bundled model's tokenizer.json. */
+export const PROMPT_MARKERS = Object.freeze({
+  earlierAction: '<|P|>',
+  earlierObservation: '<|H|>',
+  neighborAction: '<|N|>',
+  neighborObservation: '<|R|>',
+  action: '<|A|>',
+  observation: '<|O|>',
+  cut: '<|cut|>',
 });
+
+export type PromptMarker = (typeof PROMPT_MARKERS)[keyof typeof PROMPT_MARKERS];
+
+/** Token budgets of the fields; `prompt` bounds the whole prompt. */
+export const PROMPT_BUDGET = Object.freeze({
+  earlierAction: 32,
+  earlierObservation: 256,
+  neighborAction: 48,
+  /** The best neighbor's observation: most answers are this one, edited. */
+  neighborObservation: 384,
+  /** Any further neighbor's observation: enough to show how it differs. */
+  laterNeighborObservation: 160,
+  action: 64,
+  prompt: 896,
+});
+
+/** A neighbor field shorter than this after the others are placed is left out, not shown as a stub. */
+const MIN_NEIGHBOR_OBSERVATION = 24;
 
 /** A recorded transition shown to the model: what was asked and what the environment answered. */
 export interface PromptNeighbor {
@@ -51,96 +73,165 @@ export interface PromptNeighbor {
 
 export interface PromptInput {
   domain: Domain;
-  /** Rendered by version 1 only; version 2 leaves the history to the ranking of the neighbors. */
+  /** The trajectory so far; the prompt shows the one transition `earlierTransition` picks. */
   history: readonly Transition[];
   action: Action;
-  /** Best first; empty renders a prompt without retrieved context. */
+  /** Best first; empty builds a prompt without retrieved context. */
   neighbors: readonly PromptNeighbor[];
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  // Continuation bytes are 0b10xxxxxx: back up to the start of the character that would be cut.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return decoder.decode(bytes.subarray(0, end));
-}
-
-/** Like truncateUtf8, but a cut text ends with `…` (3 bytes, counted in the limit). */
-function cutMarked(text: string, maxBytes: number): string {
-  if (encoder.encode(text).length <= maxBytes) return text;
-  return `${truncateUtf8(text, maxBytes - 3)}…`;
-}
-
-/** Newlines inside a field would read as the next line of the prompt, so they are written as `\n`. */
-function oneLine(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\r?\n/g, '\\n');
-}
-
-function renderV1(domain: Domain, history: readonly Transition[], action: Action): string {
-  const lines = [`@${domain}`];
-  for (const earlier of history.slice(-PROMPT_LIMITS.historyTransitions)) {
-    lines.push(
-      `A: ${truncateUtf8(oneLine(actionText(earlier.action)), PROMPT_LIMITS.historyActionBytes)}`,
-    );
-    lines.push(
-      `O: ${truncateUtf8(oneLine(earlier.observation.content), PROMPT_LIMITS.historyObservationBytes)}`,
-    );
-  }
-  lines.push(`A: ${truncateUtf8(oneLine(actionText(action)), PROMPT_LIMITS.actionBytes)}`);
-  return `${lines.join('\n')}\nO: `;
-}
-
-function renderV2(input: PromptInput): string {
-  const lines = [`@${input.domain}`];
-  for (const neighbor of input.neighbors.slice(0, PROMPT_NEIGHBORS)) {
-    lines.push(
-      `N: ${cutMarked(oneLine(actionText(neighbor.action)), PROMPT_LIMITS.neighborActionBytes)}`,
-    );
-    lines.push(
-      `R: ${cutMarked(oneLine(neighbor.observation), PROMPT_LIMITS.neighborObservationBytes)}`,
-    );
-  }
-  lines.push(`A: ${truncateUtf8(oneLine(actionText(input.action)), PROMPT_LIMITS.actionBytes)}`);
-  return `${lines.join('\n')}\nO: `;
+/** A built prompt: the ids the model reads, and the same ids as text (markers written out). */
+export interface Prompt {
+  ids: number[];
+  text: string;
 }
 
 /**
- * The prompt the model continues with the observation. `renderPrompt(input)` renders version 2;
- * `renderPrompt(input, 1)` and the older three-argument call `renderPrompt(domain, history, action)`
- * render version 1, for model folders whose config says `promptFormatVersion: 1`.
+ * The values an action names: a tool call's argument values (strings and numbers, at any depth),
+ * or a command's words after the program. Short ones (< 3 characters) say too little to match on.
  */
-export function renderPrompt(input: PromptInput, version?: PromptFormatVersion): string;
-export function renderPrompt(
-  domain: Domain,
-  history: readonly Transition[],
-  action: Action,
-): string;
-export function renderPrompt(
-  first: PromptInput | Domain,
-  second?: PromptFormatVersion | readonly Transition[],
-  third?: Action,
-): string {
-  if (typeof first === 'string') {
-    if (third === undefined || !Array.isArray(second)) {
-      throw new TypeError('renderPrompt(domain, history, action) needs all three arguments');
+export function actionValues(action: Action): string[] {
+  const values: string[] = [];
+  const walk = (value: JsonValue | undefined): void => {
+    if (value === null || value === undefined || typeof value === 'boolean') return;
+    if (typeof value === 'string' || typeof value === 'number') {
+      const text = String(value);
+      if (text.length >= 3) values.push(text);
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+    } else {
+      for (const item of Object.values(value)) walk(item);
     }
-    return renderV1(first, second, third);
+  };
+  switch (action.type) {
+    case 'tool_call':
+    case 'browser':
+      walk(action.arguments);
+      break;
+    case 'command':
+      values.push(
+        ...action.command
+          .split(/\s+/)
+          .slice(1)
+          .filter((word) => word.length >= 3),
+      );
+      break;
+    case 'keystrokes':
+      values.push(...action.keys.split(/\s+/).filter((word) => word.length >= 3));
+      break;
+    case 'message':
+      break;
   }
-  return second === 1 ? renderV1(first.domain, first.history, first.action) : renderV2(first);
+  return values;
 }
 
-/** `terrarium.promptFormatVersion` of a parsed config.json; a folder without it predates version 2. */
+/**
+ * The earlier transition the prompt shows: the one whose action or observation names the most of
+ * this action's values (the user record that lists the order being fetched, the order being
+ * changed), the latest among equals; the latest transition when none names any (a device's state
+ * shows in its last answer).
+ */
+export function earlierTransition(
+  history: readonly Transition[],
+  action: Action,
+): Transition | undefined {
+  const values = actionValues(action);
+  let best: Transition | undefined;
+  let bestCount = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const earlier = history[i];
+    if (earlier === undefined) continue;
+    const text = `${actionText(earlier.action)}\n${earlier.observation.content}`;
+    const count = values.filter((value) => text.includes(value)).length;
+    if (count > bestCount) {
+      best = earlier;
+      bestCount = count;
+    }
+  }
+  return best ?? history.at(-1);
+}
+
+/**
+ * Builds the prompt as token ids. A tokenizer without the markers as special tokens (a model folder
+ * of another kind) gets them as plain text, so the prompt still builds.
+ */
+export function buildPrompt(
+  input: PromptInput,
+  tokenizer: TextTokenizer,
+  maxTokens: number = PROMPT_BUDGET.prompt,
+): Prompt {
+  const marker = (name: PromptMarker): number[] => {
+    const id = tokenizer.specialTokenId(name);
+    return id === undefined ? tokenizer.encode(name) : [id];
+  };
+  const field = (text: string, budget: number): number[] => {
+    const ids = tokenizer.encode(text);
+    if (ids.length <= budget) return ids;
+    // Cut as text, then encoded again: every field is the encoding of a text, so the prompt's text
+    // encodes back to the very same ids (the tokenizer splits at special tokens first). A cut
+    // through a character leaves U+FFFD, which is dropped.
+    let kept = tokenizer.describe(ids.slice(0, budget)).replace(/\uFFFD+$/, '');
+    let cut = tokenizer.encode(kept);
+    while (cut.length > budget) {
+      kept = kept.slice(0, isLowSurrogate(kept.charCodeAt(kept.length - 1)) ? -2 : -1);
+      cut = tokenizer.encode(kept);
+    }
+    return [...cut, ...marker(PROMPT_MARKERS.cut)];
+  };
+
+  const head = tokenizer.encode(`@${input.domain}\n`);
+  const earlier = earlierTransition(input.history, input.action);
+  const context =
+    earlier === undefined
+      ? []
+      : [
+          ...marker(PROMPT_MARKERS.earlierAction),
+          ...field(actionText(earlier.action), PROMPT_BUDGET.earlierAction),
+          ...marker(PROMPT_MARKERS.earlierObservation),
+          ...field(earlier.observation.content, PROMPT_BUDGET.earlierObservation),
+        ];
+  const tail = [
+    ...marker(PROMPT_MARKERS.action),
+    ...field(actionText(input.action), PROMPT_BUDGET.action),
+    ...marker(PROMPT_MARKERS.observation),
+  ];
+
+  const ids = [...head, ...context];
+  for (const [rank, neighbor] of input.neighbors.slice(0, PROMPT_NEIGHBORS).entries()) {
+    const asked = [
+      ...marker(PROMPT_MARKERS.neighborAction),
+      ...field(actionText(neighbor.action), PROMPT_BUDGET.neighborAction),
+      ...marker(PROMPT_MARKERS.neighborObservation),
+    ];
+    // What is left once the action line is reserved, less one id for a possible cut marker.
+    const room = maxTokens - ids.length - tail.length - asked.length - 1;
+    const budget = Math.min(
+      room,
+      rank === 0 ? PROMPT_BUDGET.neighborObservation : PROMPT_BUDGET.laterNeighborObservation,
+    );
+    if (budget < MIN_NEIGHBOR_OBSERVATION) break;
+    ids.push(...asked, ...field(neighbor.observation, budget));
+  }
+  ids.push(...tail);
+  return { ids, text: tokenizer.describe(ids) };
+}
+
+/**
+ * `terrarium.promptFormatVersion` of a parsed config.json. Folders of other kinds declare none and
+ * are prompted with the current format; a Terrarium folder of an older format is refused, since
+ * this version no longer builds its prompts.
+ */
 export function promptFormatOf(config: unknown): PromptFormatVersion {
-  if (typeof config !== 'object' || config === null) return 1;
-  const terrarium: unknown = Reflect.get(config, 'terrarium');
-  if (typeof terrarium !== 'object' || terrarium === null) return 1;
-  return Reflect.get(terrarium, 'promptFormatVersion') === 2 ? 2 : 1;
+  const terrarium: unknown =
+    typeof config === 'object' && config !== null ? Reflect.get(config, 'terrarium') : undefined;
+  const version: unknown =
+    typeof terrarium === 'object' && terrarium !== null
+      ? Reflect.get(terrarium, 'promptFormatVersion')
+      : undefined;
+  if (version === undefined || version === PROMPT_FORMAT_VERSION) return PROMPT_FORMAT_VERSION;
+  throw new Error(
+    `the model was trained on prompt format ${String(version)}; this version of Terrarium builds format ${PROMPT_FORMAT_VERSION} (retrain it with models/train.py)`,
+  );
 }
 
 export interface PromptNeighborOptions {
@@ -151,7 +242,7 @@ export interface PromptNeighborOptions {
 }
 
 /**
- * The recorded transitions a v2 prompt shows for this step: the nearest ones of the corpus as the
+ * The recorded transitions a prompt shows for this step: the nearest ones of the corpus as the
  * retrieval simulator ranks them (same tool first, then the arguments, then the text), best first.
  * The one function training, evaluation, the server and the browser use, so all see the same
  * neighbors for the same corpus.
@@ -174,4 +265,8 @@ export function promptNeighbors(
     action: neighbor.action,
     observation: neighbor.observation.content,
   }));
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

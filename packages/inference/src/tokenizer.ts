@@ -23,6 +23,10 @@ export interface TextTokenizer {
   streamDecoder(context?: readonly number[]): StreamDecoder;
   /** Whether a model may generate this id: never a special token (EOS is the decoder's business). */
   isGenerable(id: number): boolean;
+  /** The id of a special (added) token such as `<|endoftext|>`, undefined when it has none. */
+  specialTokenId(content: string): number | undefined;
+  /** The ids as text with special tokens written out (for showing a prompt, not for output). */
+  describe(ids: readonly number[]): string;
 }
 
 /** One token per UTF-8 byte (ids 0–255); the model's specials (EOS, padding) come after. */
@@ -39,4 +43,9 @@ export const byteTokenizer: TextTokenizer = {
     };
   },
   isGenerable: (id) => id >= 0 && id < BYTE_VOCABULARY,
+  specialTokenId: () => undefined,
+  describe(ids) {
+    const bytes = new IncrementalByteDecoder();
+    return ids.map((id) => (id < BYTE_VOCABULARY ? bytes.push(id) : '')).join('') + bytes.flush();
+  },
 };

@@ -145,11 +145,31 @@ function officialProtocol(model: WorldModel, item: BenchItem, prompts: PromptFol
 }
 
 /**
+ * A model that reads the calls inside an imported row's texts, as the retrieval corpus holds them
+ * (rows from a dataset are already calls).
+ */
+function readableInputs(model: WorldModel, item: BenchItem): WorldModel {
+  if (item.origin.dataset !== null) return model;
+  return {
+    id: model.id,
+    predict: (context, history, action, predictOptions) =>
+      model.predict(
+        context,
+        history.map((turn) => readableTransition(turn, item.domain)),
+        readableAction(action, item.domain),
+        predictOptions,
+      ),
+  };
+}
+
+/**
  * Simulators for one bench:
  * - `replay`: the bench's own recorded observations, so it scores 100 on every item it has seen.
  * - `retrieval`: BM25 over the bench's corpus, leaving the item's own trajectory out (with it in,
  *   every item's nearest neighbour is itself and retrieval would be replay).
- * - `openai:` and `onnx:` as for `simulate`.
+ * - `onnx:` as for `simulate`, its prompt's neighbors from the bench's corpus (the item's own
+ *   trajectory left out, as for retrieval).
+ * - `openai:` as for `simulate`.
  */
 export function createBenchSimulators(
   items: readonly BenchItem[],
@@ -158,6 +178,9 @@ export function createBenchSimulators(
   let replay: ReplayWorldModel | null = null;
   let retrieval: RetrievalIndex | null = null;
   const models = new Map<string, WorldModel | Promise<WorldModel>>();
+  // Imported rows keep their file's texts; retrieval compares the calls inside them.
+  const benchRetrieval = (): RetrievalIndex =>
+    (retrieval ??= buildRetrievalIndex(benchCorpus(items).map(readableTurns)));
   return {
     async simulatorFor(sim, item) {
       const parsed = parseSimSpec(sim);
@@ -167,22 +190,10 @@ export function createBenchSimulators(
           return ownRecordingFirst(item, replay);
         }
         case 'retrieval': {
-          // Imported rows keep their file's texts; retrieval compares the calls inside them.
-          retrieval ??= buildRetrievalIndex(benchCorpus(items).map(readableTurns));
-          const model = createRetrievalWorldModel(retrieval, {
+          const model = createRetrievalWorldModel(benchRetrieval(), {
             excludeTrajectory: trajectoryKey(item),
           });
-          if (item.origin.dataset !== null) return model;
-          return {
-            id: model.id,
-            predict: (context, history, action, predictOptions) =>
-              model.predict(
-                context,
-                history.map((turn) => readableTransition(turn, item.domain)),
-                readableAction(action, item.domain),
-                predictOptions,
-              ),
-          };
+          return readableInputs(model, item);
         }
         case 'openai': {
           const prompts = options.prompts ?? null;
@@ -201,12 +212,13 @@ export function createBenchSimulators(
           return officialProtocol(await model, item, prompts);
         }
         case 'onnx': {
-          let model = models.get(sim);
-          if (model === undefined) {
-            model = onnxModel(sim, parsed.path, options);
-            models.set(sim, model);
-          }
-          return model;
+          // The prompt's neighbors come from the bench's corpus, the item's trajectory left out,
+          // as retrieval's answers do (the model folder itself is loaded once per process).
+          const model = await onnxModel(sim, parsed.path, options, 'sim', {
+            index: benchRetrieval(),
+            excludeTrajectory: trajectoryKey(item),
+          });
+          return readableInputs(model, item);
         }
       }
     },

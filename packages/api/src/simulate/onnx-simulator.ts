@@ -63,7 +63,7 @@ export async function onnxSimulator(
     loaded.set(absolute, load);
     load.catch(() => loaded.delete(absolute, load));
   }
-  const [{ createOnnxWorldModel, promptNeighbors }, { decoder, promptFormat }] = await Promise.all([
+  const [{ createOnnxWorldModel, promptNeighbors }, { decoder }] = await Promise.all([
     import('@terrarium/inference'),
     folderLoad,
   ]);
@@ -71,7 +71,6 @@ export async function onnxSimulator(
     decoder,
     id: `onnx:${path.basename(absolute)}`,
     runtime: 'onnxruntime-node',
-    promptFormat,
     ...(corpus === undefined
       ? {}
       : {

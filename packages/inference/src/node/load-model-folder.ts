@@ -4,7 +4,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
 import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
-import { promptFormatOf, type PromptFormatVersion } from '../prompt';
+import { promptFormatOf } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
 
 /** The bundled model (models/terrarium-wm-tiny at the repository root). */
@@ -13,8 +13,6 @@ export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tin
 
 export interface LoadedModelFolder {
   config: ModelConfig;
-  /** The prompt format the model was trained on (`terrarium.promptFormatVersion`, 1 when absent). */
-  promptFormat: PromptFormatVersion;
   decoder: Decoder;
   tokenizer: TextTokenizer;
   session: InferenceSession;
@@ -72,6 +70,8 @@ export async function loadOnnxModelFolder(
 ): Promise<LoadedModelFolder> {
   const configJson = await readJson(join(folder, 'config.json'));
   const config = parseModelConfig(configJson);
+  // A folder trained on an older prompt format is refused here, with the reason.
+  promptFormatOf(configJson);
   const tokenizer = await readFolderTokenizer(folder, configJson);
   const session = await InferenceSession.create(
     join(folder, 'onnx', options.file ?? 'model.onnx'),
@@ -81,7 +81,6 @@ export async function loadOnnxModelFolder(
   );
   return {
     config,
-    promptFormat: promptFormatOf(configJson),
     session,
     tokenizer,
     decoder: createDecoder({ session, config, tensor: nodeTensor, tokenizer }),

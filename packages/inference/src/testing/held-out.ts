@@ -8,8 +8,11 @@ import { basename, join } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
+import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
 import { z } from 'zod';
 import { BUNDLED_MODEL_FOLDER } from '../node/load-model-folder';
+import { buildPrompt, promptNeighbors, type Prompt } from '../prompt';
+import type { TextTokenizer } from '../tokenizer';
 
 const Split = z.object({ heldOutTasks: z.array(z.string()) });
 
@@ -85,4 +88,22 @@ export async function heldOutTau2Trajectory(): Promise<KeyedTrajectory> {
   const found = (await keyedTrajectories(TAU2_RETAIL)).find(({ task }) => heldOut.has(task));
   if (found === undefined) throw new Error('no tau2 retail trajectory is held out');
   return found;
+}
+
+/**
+ * The prompt the decode benchmarks time: the third transition of a held-out tau2 retail run (so
+ * the prompt shows an earlier transition), with the 2 nearest transitions of the other retail runs,
+ * built as the server and the browser build it.
+ */
+export async function heldOutBenchPrompt(tokenizer: TextTokenizer): Promise<Prompt> {
+  const { trajectory } = await heldOutTau2Trajectory();
+  const input = [...predictionInputs(trajectory)][2];
+  if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
+  const index = buildRetrievalIndex(
+    (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
+  );
+  const neighbors = promptNeighbors(index, input.context, input.history, input.action, {
+    excludeTrajectory: trajectory.externalId,
+  });
+  return buildPrompt({ ...input, domain: trajectory.domain, neighbors }, tokenizer);
 }

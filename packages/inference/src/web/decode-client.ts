@@ -5,6 +5,7 @@ import {
   type LoadedReply,
   type LoadRequest,
   type MessageEndpoint,
+  type PromptInputMessage,
 } from './decode-protocol';
 
 export interface RemoteGenerateOptions {
@@ -19,23 +20,34 @@ export interface RemoteGenerateOptions {
 }
 
 export interface RemoteGenerateResult extends GenerateResult {
+  /** The prompt that was decoded, as text (markers written out). */
+  prompt: string;
   /** The decode's wall time inside the worker (prompt prefill included). */
   milliseconds: number;
 }
 
-/** A model loaded in the worker: `generate` posts the prompt and resolves with the worker's result. */
+/**
+ * A model loaded in the worker: `generate` posts the prompt and resolves with the worker's result.
+ * A prompt is text (as a user wrote it) or the input the worker builds the model's own prompt from
+ * with the model's tokenizer (`buildPrompt`).
+ */
 export interface RemoteModel {
   readonly loaded: LoadedReply;
-  generate(prompt: string, options: RemoteGenerateOptions): Promise<RemoteGenerateResult>;
+  generate(
+    prompt: string | PromptInputMessage,
+    options: RemoteGenerateOptions,
+  ): Promise<RemoteGenerateResult>;
 }
 
 export interface DecodeClient {
   load(request: Omit<LoadRequest, 'type' | 'id'>): Promise<RemoteModel>;
 }
 
+type Answer = LoadedReply | GeneratedReply;
+
 interface Pending {
   onToken?: (text: string) => void;
-  resolve(reply: LoadedReply | GeneratedReply): void;
+  resolve(reply: Answer): void;
   reject(error: Error): void;
 }
 
@@ -74,9 +86,9 @@ export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
   function call(
     message: { type: 'load' | 'generate' } & Record<string, unknown>,
     onToken?: (text: string) => void,
-  ): { id: number; reply: Promise<LoadedReply | GeneratedReply> } {
+  ): { id: number; reply: Promise<Answer> } {
     const id = nextId++;
-    const reply = new Promise<LoadedReply | GeneratedReply>((resolve, reject) => {
+    const reply = new Promise<Answer>((resolve, reject) => {
       pending.set(id, { resolve, reject, ...(onToken === undefined ? {} : { onToken }) });
     });
     endpoint.send({ ...message, id });
@@ -108,6 +120,7 @@ export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
           if (result.type !== 'generated')
             throw new Error('the worker answered a decode with a load');
           return {
+            prompt: result.prompt,
             text: result.text,
             tokens: result.tokens,
             promptTokens: result.promptTokens,

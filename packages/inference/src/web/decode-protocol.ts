@@ -1,4 +1,6 @@
+import { Action, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
+import { earlierTransition, type PromptInput } from '../prompt';
 
 /**
  * The messages between a page and its decoding Web Worker (decode-service.ts runs in the worker,
@@ -42,12 +44,37 @@ export const LoadRequest = z.object({
 });
 export type LoadRequest = z.infer<typeof LoadRequest>;
 
+/**
+ * What the worker builds a prompt from (packages/inference `buildPrompt`, with the model's own
+ * tokenizer). The page sends only the earlier transition the prompt shows (`earlierTransition`),
+ * not a whole history.
+ */
+export const PromptInputMessage = z.object({
+  domain: Domain,
+  history: z.array(z.object({ action: Action, observation: Observation })).max(1),
+  action: Action,
+  neighbors: z.array(z.object({ action: Action, observation: z.string() })),
+});
+export type PromptInputMessage = z.infer<typeof PromptInputMessage>;
+
+/** The part of a prompt input the worker needs: the history cut to the transition the prompt shows. */
+export function promptInputMessage(input: PromptInput): PromptInputMessage {
+  const earlier = earlierTransition(input.history, input.action);
+  return {
+    domain: input.domain,
+    history: earlier === undefined ? [] : [earlier],
+    action: input.action,
+    neighbors: [...input.neighbors],
+  };
+}
+
 export const GenerateRequest = z.object({
   type: z.literal('generate'),
   id: z.number().int(),
   /** The handle a `loaded` reply gave. */
   model: z.string(),
-  prompt: z.string().min(1),
+  /** Text as the user wrote or edited it, or what to build the model's own prompt from. */
+  prompt: z.union([z.string().min(1), PromptInputMessage]),
   maxTokens: z.number().int().positive(),
   temperature: z.number().min(0).optional(),
   topK: z.number().int().min(0).optional(),
@@ -86,6 +113,8 @@ export type LoadedReply = z.infer<typeof LoadedReply>;
 export const GeneratedReply = z.object({
   type: z.literal('generated'),
   id: z.number().int(),
+  /** The prompt that was decoded, as text (markers written out). */
+  prompt: z.string(),
   text: z.string(),
   tokens: z.array(z.number().int()),
   promptTokens: z.number().int().nonnegative(),

@@ -1,4 +1,6 @@
+import type { Decoder } from '../decoder';
 import { declaresByteTokenizer } from '../model-tokenizer';
+import { buildPrompt } from '../prompt';
 import {
   MODEL_FILE_OF_VARIANT,
   WorkerRequest,
@@ -179,15 +181,23 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
     }
   }
 
+  async function decoderOf(model: string): Promise<Decoder> {
+    const loading = models.get(model);
+    if (loading === undefined) throw new Error(`no model "${model}" is loaded`);
+    return (await loading).loaded.decoder;
+  }
+
   async function generate(request: GenerateRequest): Promise<void> {
     const controller = new AbortController();
     running.set(request.id, controller);
     try {
-      const loading = models.get(request.model);
-      if (loading === undefined) throw new Error(`no model "${request.model}" is loaded`);
-      const { decoder } = (await loading).loaded;
+      const decoder = await decoderOf(request.model);
+      const ids =
+        typeof request.prompt === 'string'
+          ? decoder.tokenizer.encode(request.prompt)
+          : buildPrompt(request.prompt, decoder.tokenizer).ids;
       const started = performance.now();
-      const result = await decoder.generate(request.prompt, {
+      const result = await decoder.generate(ids, {
         maxTokens: request.maxTokens,
         temperature: request.temperature ?? 0,
         topK: request.topK ?? 0,
@@ -199,6 +209,7 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
       post({
         type: 'generated',
         id: request.id,
+        prompt: decoder.tokenizer.describe(ids),
         text: result.text,
         tokens: result.tokens,
         promptTokens: result.promptTokens,

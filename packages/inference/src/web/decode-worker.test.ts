@@ -4,10 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Action } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../node';
 import { createDecodeClient, type DecodeClient } from './decode-client';
-import { endpointOf, WorkerReply } from './decode-protocol';
+import { endpointOf, promptInputMessage, WorkerReply } from './decode-protocol';
 import { serveDecoding } from './decode-service';
 
 /**
@@ -16,9 +17,14 @@ import { serveDecoding } from './decode-service';
  * all), onnxruntime-web's wasm build decoding the bundled model fetched over real HTTP.
  */
 
-// A tool call in the shape of the bundled model's prompts; decoded the same by both runtimes.
-const PROMPT =
-  '@tool\nA: {"name": "find_user_id_by_name_zip", "arguments": {"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}}\nO: ';
+/** A tool call as the bundled model's prompts lay one out (markers are special tokens). */
+const ACTION: Action = {
+  type: 'tool_call',
+  name: 'find_user_id_by_name_zip',
+  arguments: { first_name: 'Yusuf', last_name: 'Rossi', zip: '19122' },
+  callId: null,
+};
+const PROMPT = `@tool\n<|A|>${JSON.stringify({ name: ACTION.name, arguments: ACTION.arguments })}<|O|>`;
 const HAS_INT8 = existsSync(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model_quantized.onnx'));
 
 let server: Server;
@@ -31,7 +37,9 @@ beforeAll(async () => {
   // The bundled folder with its fp32 file only, as a user's own export would be.
   fp32Only = await mkdtemp(join(tmpdir(), 'terrarium-fp32-only-'));
   await mkdir(join(fp32Only, 'onnx'));
-  await copyFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), join(fp32Only, 'config.json'));
+  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) {
+    await copyFile(join(BUNDLED_MODEL_FOLDER, file), join(fp32Only, file));
+  }
   await copyFile(
     join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx'),
     join(fp32Only, 'onnx', 'model.onnx'),
@@ -108,6 +116,14 @@ describe('the decoding worker', () => {
     expect(result.text).toBe(reference.text);
     expect(pieces.join('')).toBe(reference.text);
     expect(pieces.length).toBeGreaterThan(1);
+    expect(result.prompt).toBe(PROMPT);
+    // Given the input instead of text, the worker builds the same prompt with the model's tokenizer.
+    const built = await model.generate(
+      promptInputMessage({ domain: 'tool', history: [], action: ACTION, neighbors: [] }),
+      { maxTokens: 40 },
+    );
+    expect(built.prompt).toBe(PROMPT);
+    expect(built.tokens).toEqual(reference.tokens);
   }, 60_000);
 
   it('runs fp32 when asked, and says so when a folder has no int8 file', async () => {

@@ -7,6 +7,7 @@ import {
 } from '../decoder';
 import { parseModelConfig, type ModelConfig } from '../model-config';
 import { modelTokenizer } from '../model-tokenizer';
+import { promptFormatOf } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
 import { chooseExecutionProvider, type ExecutionProviderChoice } from './execution-provider';
 
@@ -145,7 +146,9 @@ async function createSession(
 /** Loads a model with onnxruntime-web (browser, or Node for tests and benchmarks). */
 export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedWebModel> {
   const config = parseModelConfig(options.config);
-  // Before the session: a folder without a usable tokenizer fails fast, without loading the model.
+  // Before the session: a folder of an older prompt format, or without a usable tokenizer, fails
+  // fast, without loading the model.
+  promptFormatOf(options.config);
   const tokenizer = modelTokenizer({
     config: options.config,
     tokenizerJson: options.tokenizerJson,

@@ -1,5 +1,11 @@
-import type { GenerateResult, PromptNeighbor } from '@terrarium/inference';
 import {
+  PROMPT_FORMAT_VERSION,
+  PROMPT_NEIGHBORS,
+  type GenerateResult,
+  type PromptNeighbor,
+} from '@terrarium/inference';
+import {
+  promptInputMessage,
   wasmThreadCount,
   type DecodeClient,
   type ExecutionProviderChoice,
@@ -17,7 +23,6 @@ import {
   type WorldModel,
 } from '@terrarium/worlds';
 import { decodeWorkerClient } from './decode-worker';
-import { browserPrompt, promptFormatOfConfig, type PromptFormat } from './model-prompt';
 import { tokenizerProblem, type ModelFiles } from './pick-model-files';
 
 /** The model that ships with Terrarium, as the server serves it (apps/server/src/model-files.ts). */
@@ -54,7 +59,6 @@ export interface BrowserModel {
   variant: ModelVariant;
   /** Why the variant is not the one asked for (no int8 file in the folder), or null. */
   variantNote: string | null;
-  promptFormat: PromptFormat;
   wasmThreads: number;
 }
 
@@ -127,7 +131,6 @@ export function loadBrowserModel(
       fallbackReason: remote.loaded.fallbackReason,
       variant: remote.loaded.variant,
       variantNote: remote.loaded.variantNote,
-      promptFormat: promptFormatOfConfig(remote.loaded.config),
       wasmThreads,
     };
   })();
@@ -144,8 +147,8 @@ export interface BrowserDecode {
   executionProvider: WebExecutionProvider;
   fallbackReason: string | null;
   variant: ModelVariant;
-  promptFormat: PromptFormat;
   wasmThreads: number;
+  /** The prompt the model read, as text (markers written out). */
   prompt: string;
   tokens: number[];
   text: string;
@@ -170,7 +173,7 @@ export interface DecodeRequest {
   domain: Domain;
   history: readonly Transition[];
   action: Action;
-  /** The recorded transitions a v2 model is shown (from the server); ignored by a v1 model. */
+  /** The recorded transitions the prompt shows (from the server). */
   neighbors: readonly PromptNeighbor[];
   /** The prompt text as the user edited it: decoded as is, instead of the rendered one. */
   prompt?: string;
@@ -187,8 +190,7 @@ export async function decodeInBrowser(
   model: BrowserModel,
   request: DecodeRequest,
 ): Promise<BrowserDecode> {
-  const prompt = request.prompt ?? browserPrompt(model.promptFormat, request);
-  const result = await model.remote.generate(prompt, {
+  const result = await model.remote.generate(request.prompt ?? promptInputMessage(request), {
     maxTokens: request.maxTokens,
     temperature: 0,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
@@ -199,9 +201,8 @@ export async function decodeInBrowser(
     executionProvider: model.executionProvider,
     fallbackReason: model.fallbackReason,
     variant: model.variant,
-    promptFormat: model.promptFormat,
     wasmThreads: model.wasmThreads,
-    prompt,
+    prompt: result.prompt,
     tokens: result.tokens,
     text: result.text,
     finishReason: result.finishReason,
@@ -220,8 +221,8 @@ const DEFAULT_MAX_TOKENS = 256;
 /**
  * The loaded model as a simulator: the server's ONNX backend (createOnnxWorldModel) run in the
  * decoding worker. It is rebuilt here rather than reused because the worker's model has only
- * `generate` and a v2 prompt needs the server's neighbors, fetched before each prediction; the
- * prompt itself is packages/inference's `renderPrompt`, as on the server.
+ * `generate` and the prompt needs the server's neighbors, fetched before each prediction; the
+ * worker builds the prompt with packages/inference's `buildPrompt`, as the server does.
  */
 export function browserWorldModel(
   model: BrowserModel,
@@ -232,8 +233,8 @@ export function browserWorldModel(
     id: `onnx:${model.name}`,
     async predict(context, history, action, options = {}): Promise<Prediction> {
       const started = now();
-      const shown = model.promptFormat === 2 ? await neighbors() : [];
-      const prompt = browserPrompt(model.promptFormat, {
+      const shown = await neighbors();
+      const prompt = promptInputMessage({
         domain: context.domain,
         history,
         action,
@@ -261,8 +262,8 @@ export function browserWorldModel(
           model: `onnx:${model.name}`,
           detail: {
             finishReason: result.finishReason,
-            promptFormat: model.promptFormat,
-            ...(model.promptFormat === 2 ? { neighbors: shown.length } : {}),
+            promptFormat: PROMPT_FORMAT_VERSION,
+            neighbors: Math.min(shown.length, PROMPT_NEIGHBORS),
             runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
           },
         },

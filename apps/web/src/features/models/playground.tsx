@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { DEFAULT_EXAMPLE, type PromptNeighbor } from '@terrarium/inference';
+import { DEFAULT_EXAMPLE, PROMPT_FORMAT_VERSION, type PromptNeighbor } from '@terrarium/inference';
 import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import { DOMAINS, type Domain } from '@terrarium/schema';
 import { useRef, useState } from 'react';
@@ -130,10 +130,10 @@ export function Playground({
         if (source === null) throw new Error('choose a model folder first');
         setRun({ status: 'loading' });
         const model = await loadBrowserModel(source, executionProvider, { variant });
-        // A v2 model reads the k nearest recorded transitions: the server finds them, the
-        // decoding stays here.
+        // The model reads the nearest recorded transitions: the server finds them, the decoding
+        // stays here.
         const found =
-          promptText === null && model.promptFormat === 2 && neighborsFrom !== NO_NEIGHBORS
+          promptText === null && neighborsFrom !== NO_NEIGHBORS
             ? await client.models.neighbors.query(
                 { dataset: neighborsFrom, domain, action: current, history },
                 { signal: abort.signal },
@@ -165,7 +165,7 @@ export function Playground({
             pieces: decode.tokens.length,
             tokensPerSecond: decode.tokensPerSecond,
             finishReason: decode.finishReason,
-            detail: `${decode.model} (${decode.variant}, prompt format ${decode.promptFormat}), onnxruntime-web ${decode.executionProvider}${
+            detail: `${decode.model} (${decode.variant}, prompt format ${PROMPT_FORMAT_VERSION}), onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens`,
             fallback: providerFallbackNotice(
@@ -292,7 +292,7 @@ export function Playground({
           </div>
           {where === 'browser' && (
             <div className="playground-row">
-              <label title="a model of prompt format 2 reads the 2 nearest recorded transitions of this dataset; the server finds them, the model runs here">
+              <label title="the model reads the 2 nearest recorded transitions of this dataset; the server finds them, the model runs here">
                 Retrieved context from{' '}
                 <select
                   data-testid="neighbor-dataset"

@@ -2,7 +2,7 @@
 // Node, not happy-dom: the model files are read from disk, and BUNDLED_MODEL_FOLDER is a file URL.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOnnxWorldModel, promptFormatOf, promptNeighbors } from '@terrarium/inference';
+import { createOnnxWorldModel, promptNeighbors } from '@terrarium/inference';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
 import {
   heldOutTau2Trajectory,
@@ -34,13 +34,12 @@ describe('simulateInBrowser', () => {
       model: await bundledFile('onnx/model.onnx', 'model.onnx'),
       tokenizer: null,
     };
-    // The neighbors a v2 prompt shows, as the server's models.neighbors finds them: the file's
+    // The neighbors the prompt shows, as the server's models.neighbors finds them: the file's
     // other trajectories, this one left out.
     const index = buildRetrievalIndex(
       (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
     );
     const exclude = { excludeTrajectory: trajectory.externalId };
-    const format = promptFormatOf(JSON.parse(await files.config.text()));
     const seen: number[] = [];
     // The decoding worker's service and client on the two ends of a real MessageChannel (a Node
     // test has no Web Worker); the picked files cross it as Blobs, as they cross into the worker.
@@ -68,7 +67,6 @@ describe('simulateInBrowser', () => {
     const server = createOnnxWorldModel({
       decoder: (await loadOnnxModelFolder()).decoder,
       id: 'onnx:terrarium-wm-tiny',
-      promptFormat: format,
       neighbors: (context, history, action) =>
         promptNeighbors(index, context, history, action, exclude),
     });
