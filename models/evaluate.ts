@@ -27,6 +27,7 @@ const { values } = parseArgs({
     every: { type: 'string', default: '1' },
     'max-tokens': { type: 'string', default: '768' },
     file: { type: 'string', default: 'model.onnx' },
+    folder: { type: 'string', default: BUNDLED_MODEL_FOLDER },
     sims: { type: 'string', default: 'model,retrieval,model-no-context' },
     out: { type: 'string' },
   },
@@ -79,7 +80,7 @@ function summarize(scores: readonly number[]): Summary {
 }
 
 const split = await loadSplit(await sourceFiles());
-const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+const loaded = await loadOnnxModelFolder(values.folder, { file });
 const withContext = createOnnxWorldModel({
   decoder: loaded.decoder,
   id: 'terrarium-wm-tiny',
@@ -141,7 +142,7 @@ const report = {
 };
 const out = values.out ?? (file === 'model.onnx' ? 'fidelity.json' : 'fidelity-int8.json');
 await writeFile(
-  out.includes('/') ? out : join(BUNDLED_MODEL_FOLDER, out),
+  out.includes('/') ? out : join(values.folder, out),
   `${JSON.stringify(report, null, 1)}\n`,
 );
 console.log(JSON.stringify(report, null, 1));

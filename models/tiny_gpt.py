@@ -184,9 +184,11 @@ class TinyGpt(nn.Module):
         scores = torch.where(usable, scores, torch.tensor(-1e9))
         null = (query @ self.null_key).unsqueeze(-1) * scale
         attention = torch.softmax(torch.cat([null, scores], dim=-1), dim=-1)
-        one_hot = (next_ids.unsqueeze(-1) == torch.arange(self.vocab_size)).float()
-        copy = attention[:, :, 1:] @ one_hot
-        return torch.log(attention[:, :, :1] * vocab + copy + 1e-9), presents
+        # Each position's attention added to the token it proposes: a scatter, O(positions) per
+        # query, where a one-hot matrix product would be O(positions × vocabulary).
+        index = next_ids.unsqueeze(1).expand(b, t, total - 1)
+        mixed = (attention[:, :, :1] * vocab).scatter_add(2, index, attention[:, :, 1:])
+        return torch.log(mixed + 1e-9), presents
 
     def cache_layers(self):
         """Cache entries the exported graph takes: one per block, and one for the copy head."""
@@ -265,7 +267,7 @@ def export_onnx(model, out_dir, n_layer, n_embd, n_head):
     path = os.path.join(out_dir, 'onnx', 'model.onnx')
     with torch.no_grad():
         torch.onnx.export(wrapper, (ids, mask, pos, *past), path, input_names=input_names, output_names=output_names,
-                          dynamic_axes=axes, opset_version=14, do_constant_folding=True, dynamo=False)
+                          dynamic_axes=axes, opset_version=17, do_constant_folding=True, dynamo=False)
     print(f'exported {path} ({os.path.getsize(path)} bytes)', flush=True)
     # int8 weights for the browser (transformers.js names it model_quantized.onnx): dynamic
     # quantization of the matrix multiplications, activations quantized at run time.

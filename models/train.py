@@ -119,13 +119,15 @@ def main():
     parser.add_argument('--n-layer', type=int, default=4)
     parser.add_argument('--n-embd', type=int, default=128)
     parser.add_argument('--n-head', type=int, default=4)
-    parser.add_argument('--n-positions', type=int, default=1536)
+    parser.add_argument('--n-positions', type=int, default=2048)
     parser.add_argument('--threads', type=int, default=2)
     parser.add_argument('--seed', type=int, default=1234)
     parser.add_argument('--eval-every', type=int, default=100)
     parser.add_argument('--checkpoint-every', type=int, default=50)
     parser.add_argument('--resume', action='store_true', help='continue from models/data/checkpoint.pt')
     parser.add_argument('--init', default=None, help='start from these weights (a state dict) instead of random ones')
+    parser.add_argument('--export-only', action='store_true',
+                        help='write the model folder from models/data/checkpoint.pt as it stands, without training')
     parser.add_argument('--stop-step', type=int, default=None,
                         help='stop after this step, the schedule still planned for --steps (replays a run the wall-clock guard ended)')
     parser.add_argument('--out', default=OUT)
@@ -187,7 +189,7 @@ def main():
     log = {'args': vars(args), 'parameters': params, 'train': [], 'heldout': []}
     plan = []
     step, tokens, seconds_before = 0, 0, 0.0
-    if args.resume:
+    if args.resume or args.export_only:
         state = torch.load(checkpoint_path, weights_only=False)
         model.load_state_dict(state['model'])
         opt.load_state_dict(state['optimizer'])
@@ -197,7 +199,7 @@ def main():
         log['args'] = vars(args)
         print(f'resumed at step {step}', flush=True)
     started = time.time() - seconds_before
-    while step < args.steps:
+    while step < args.steps and not args.export_only:
         if not plan:
             plan = batches(enc_train, args.batch, rng)
         indices = plan.pop()
@@ -238,7 +240,8 @@ def main():
     full = target_loss(model, enc_held, list(range(len(enc_held))), pad)
     log['finalHeldOutLoss'] = {'natsPerToken': round(full, 4), 'transitions': len(enc_held)}
     print(f'final held-out target loss {full:.4f} nats/token', flush=True)
-    torch.save(model.state_dict(), os.path.join(DATA, 'model.pt'))
+    if not args.export_only:
+        torch.save(model.state_dict(), os.path.join(DATA, 'model.pt'))
 
     with open(os.path.join(args.out, 'training-log.json'), 'w', encoding='utf-8') as f:
         json.dump(log, f, indent=1)

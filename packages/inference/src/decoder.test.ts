@@ -36,7 +36,7 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
       layers: 5,
       kvHeads: 4,
       headDim: 32,
-      contextLength: 1536,
+      contextLength: 2048,
       eosTokenIds: [0],
       bosTokenId: 0,
     });
@@ -86,6 +86,23 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
     expect(stopped.text).toBe(full.text.slice(0, full.text.indexOf(stop)));
     expect(streamed.join('')).toBe(stopped.text);
   });
+
+  it('held to JSON, gives JSON whatever the budget: closed when the budget cuts it', async () => {
+    for (const maxTokens of [1, 7, 24, 200]) {
+      const result = await decoder.generate(prompt, { maxTokens, grammar: 'json' });
+      expect(() => JSON.parse(result.text), `${maxTokens} tokens: ${result.text}`).not.toThrow();
+      if (result.finishReason === 'eos') expect(result.closing).toBe('');
+      else expect(result.text.endsWith(result.closing)).toBe(true);
+    }
+    // Sampling is held to it too.
+    const sampled = await decoder.generate(prompt, {
+      maxTokens: 40,
+      grammar: 'json',
+      temperature: 1,
+      seed: 5,
+    });
+    expect(() => JSON.parse(sampled.text)).not.toThrow();
+  }, 60_000);
 
   it('samples repeatably for a seed', async () => {
     const a = await decoder.generate(prompt, { maxTokens: 24, temperature: 1, topK: 20, seed: 3 });

@@ -1,4 +1,5 @@
 import type { ModelConfig } from './model-config';
+import { JsonPrefix } from './json-prefix';
 import { argmax, createRng, sampleToken } from './sampling';
 import { byteTokenizer, type TextTokenizer } from './tokenizer';
 
@@ -39,14 +40,23 @@ export interface GenerateOptions {
   onToken?: (text: string) => void;
   /** False recomputes the whole sequence at every step (for tests and benchmarks). Default true. */
   useCache?: boolean;
+  /**
+   * `json`: only tokens that keep the output a prefix of one JSON value are generated, EOS only once
+   * the value is whole, and an output the token budget cuts is closed (`closing`). Needs a
+   * tokenizer whose tokens are bytes (`canConstrain`).
+   */
+  grammar?: 'json';
 }
 
 export type FinishReason = 'eos' | 'stop' | 'length' | 'context';
 
 export interface GenerateResult {
+  /** The output, `closing` included. */
   text: string;
   /** Generated token ids, the EOS excluded. */
   tokens: number[];
+  /** What a grammar appended to an output the budget cut, to make it whole ('' otherwise). */
+  closing: string;
   promptTokens: number;
   finishReason: FinishReason;
 }
@@ -150,6 +160,19 @@ export function createDecoder({
     const pieces = tokenizer.streamDecoder(promptIds);
     const signal = options.signal;
 
+    const grammar = options.grammar === 'json' ? new JsonPrefix() : null;
+    if (grammar !== null && !canConstrain(tokenizer)) {
+      throw new Error('JSON-constrained decoding needs a tokenizer whose tokens are bytes');
+    }
+    /** Whether the grammar (if any) lets this token come next. */
+    const fits = (token: number): boolean => {
+      if (grammar === null) return true;
+      if (eos.has(token)) return grammar.isComplete();
+      // A whole value ends the output: only EOS may follow.
+      if (grammar.isComplete()) return false;
+      const bytes = tokenizer.tokenBytes(token);
+      return bytes !== undefined && grammar.clone().accept(bytes);
+    };
     const sequence = [...promptIds];
     const tokens: number[] = [];
     let text = '';
@@ -180,8 +203,14 @@ export function createDecoder({
       past = present;
       const next =
         temperature > 0
-          ? sampleToken(logits, temperature, options.topK ?? 0, random, isAllowed)
-          : argmax(logits, isAllowed);
+          ? sampleToken(
+              logits,
+              temperature,
+              options.topK ?? 0,
+              random,
+              (t) => isAllowed(t) && fits(t),
+            )
+          : constrainedArgmax(logits, isAllowed, fits);
       if (eos.has(next)) {
         finishReason = 'eos';
         break;
@@ -189,6 +218,8 @@ export function createDecoder({
       tokens.push(next);
       sequence.push(next);
       pending = [next];
+      const nextBytes = grammar === null ? undefined : tokenizer.tokenBytes(next);
+      if (nextBytes !== undefined) grammar?.accept(nextBytes);
       text += pieces.push(next);
       const stopAt = firstStop(text, stops);
       if (stopAt !== -1) {
@@ -199,8 +230,10 @@ export function createDecoder({
       emit(text.length - holdBack);
     }
     if (finishReason !== 'stop') text += pieces.flush();
+    const closing = grammar === null || finishReason === 'eos' ? '' : grammar.closing();
+    text += closing;
     emit(text.length);
-    return { text, tokens, promptTokens: promptIds.length, finishReason };
+    return { text, tokens, closing, promptTokens: promptIds.length, finishReason };
   }
 
   /** Specials other than EOS (padding, BOS) are never generated. */
@@ -209,6 +242,26 @@ export function createDecoder({
   }
 
   return { config, tokenizer, generate };
+}
+
+/** Whether `grammar` can constrain decoding with this tokenizer (its tokens are byte sequences). */
+export function canConstrain(tokenizer: TextTokenizer): boolean {
+  const [brace] = tokenizer.encode('{');
+  return brace !== undefined && tokenizer.tokenBytes(brace) !== undefined;
+}
+
+/** The likeliest allowed token that also fits: the argmax, or the next best while it does not fit. */
+function constrainedArgmax(
+  logits: Float32Array,
+  isAllowed: (token: number) => boolean,
+  fits: (token: number) => boolean,
+): number {
+  const refused = new Set<number>();
+  for (;;) {
+    const token = argmax(logits, (candidate) => !refused.has(candidate) && isAllowed(candidate));
+    if (fits(token)) return token;
+    refused.add(token);
+  }
 }
 
 function firstStop(text: string, stops: readonly string[]): number {

@@ -55,6 +55,7 @@ export function createHfTokenizer(
           clean_up_tokenization_spaces: false,
         });
 
+  const bytesOf = byteLevelTokenBytes(tokenizerJson, tokenizer, specials, vocabSize);
   return {
     kind: 'tokenizer.json',
     vocabSize,
@@ -62,6 +63,7 @@ export function createHfTokenizer(
     streamDecoder: (context = []) => windowedStreamDecoder(decode, context.slice(-CONTEXT_IDS)),
     isGenerable: (id) => id >= 0 && id < vocabSize && !specials.has(id),
     specialTokenId: (content) => specialIds.get(content),
+    tokenBytes: (id) => bytesOf?.[id],
     describe: (ids) =>
       ids.length === 0
         ? ''
@@ -70,6 +72,59 @@ export function createHfTokenizer(
             clean_up_tokenization_spaces: false,
           }),
   };
+}
+
+/**
+ * GPT-2's printable stand-in for each byte (what byte-level BPE vocabularies are written in):
+ * printable Latin-1 bytes stand for themselves, the others for code points from 256 on.
+ */
+function byteOfStandIn(): Map<string, number> {
+  const printable = (byte: number) =>
+    (byte >= 0x21 && byte <= 0x7e) ||
+    (byte >= 0xa1 && byte <= 0xac) ||
+    (byte >= 0xae && byte <= 0xff);
+  const map = new Map<string, number>();
+  let next = 256;
+  for (let byte = 0; byte < 256; byte++) {
+    map.set(String.fromCodePoint(printable(byte) ? byte : next++), byte);
+  }
+  return map;
+}
+
+/**
+ * Every token's bytes, for a byte-level BPE (decoder ByteLevel); undefined for other kinds, whose
+ * tokens are not byte sequences in the vocabulary.
+ */
+function byteLevelTokenBytes(
+  tokenizerJson: object,
+  tokenizer: Tokenizer,
+  specials: ReadonlySet<number>,
+  vocabSize: number,
+): (Uint8Array | undefined)[] | undefined {
+  const decoder: unknown = Reflect.get(tokenizerJson, 'decoder');
+  if (
+    typeof decoder !== 'object' ||
+    decoder === null ||
+    Reflect.get(decoder, 'type') !== 'ByteLevel'
+  )
+    return undefined;
+  const byteOf = byteOfStandIn();
+  const out: (Uint8Array | undefined)[] = [];
+  for (let id = 0; id < vocabSize; id++) {
+    const token = specials.has(id) ? undefined : tokenizer.id_to_token(id);
+    if (token === undefined) {
+      out.push(undefined);
+      continue;
+    }
+    const bytes: number[] = [];
+    for (const char of token) {
+      const byte = byteOf.get(char);
+      if (byte === undefined) break;
+      bytes.push(byte);
+    }
+    out.push(bytes.length === [...token].length ? Uint8Array.from(bytes) : undefined);
+  }
+  return out;
 }
 
 /**

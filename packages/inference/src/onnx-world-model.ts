@@ -8,9 +8,10 @@ import {
   type Transition,
   type WorldModel,
 } from '@terrarium/worlds';
-import type { Decoder } from './decoder';
+import { canConstrain, type Decoder } from './decoder';
 import {
   buildPrompt,
+  observationGrammar,
   PROMPT_FORMAT_VERSION,
   PROMPT_NEIGHBORS,
   type PromptNeighbor,
@@ -37,8 +38,11 @@ export interface OnnxWorldModelOptions {
   now?: Now;
 }
 
-/** Default output budget; the observation also stops at the end of the context. */
-const DEFAULT_MAX_TOKENS = 256;
+/**
+ * Default output budget of a predicted observation: what a prompt's budget leaves of the bundled
+ * model's context (2,048 − 1,280). The observation also stops at EOS or the end of the context.
+ */
+export const OBSERVATION_MAX_TOKENS = 768;
 
 /** A local decoder-only model as a simulator: the training prompt in, the observation out. */
 export function createOnnxWorldModel({
@@ -57,8 +61,10 @@ export function createOnnxWorldModel({
         { domain: context.domain, history, action, neighbors: found },
         decoder.tokenizer,
       );
+      const grammar = canConstrain(decoder.tokenizer) ? observationGrammar(found) : undefined;
       const result = await decoder.generate(prompt.ids, {
-        maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        ...(grammar === undefined ? {} : { grammar }),
+        maxTokens: options.maxTokens ?? OBSERVATION_MAX_TOKENS,
         temperature: options.temperature ?? 0,
         seed: options.seed ?? 0,
         ...(options.stop === undefined ? {} : { stop: options.stop }),
@@ -81,6 +87,8 @@ export function createOnnxWorldModel({
             finishReason: result.finishReason,
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
+            grammar: grammar ?? null,
+            ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },

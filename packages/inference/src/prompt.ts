@@ -54,12 +54,12 @@ export const PROMPT_BUDGET = Object.freeze({
   earlierAction: 32,
   earlierObservation: 256,
   neighborAction: 48,
-  /** The best neighbor's observation: most answers are this one, edited. */
-  neighborObservation: 384,
+  /** The best neighbor's observation, whole for 9 in 10 tool answers: most answers are this one, edited. */
+  neighborObservation: 768,
   /** Any further neighbor's observation: enough to show how it differs. */
-  laterNeighborObservation: 160,
+  laterNeighborObservation: 128,
   action: 64,
-  prompt: 896,
+  prompt: 1280,
 });
 
 /** A neighbor field shorter than this after the others are placed is left out, not shown as a stub. */
@@ -214,6 +214,22 @@ export function buildPrompt(
   }
   ids.push(...tail);
   return { ids, text: tokenizer.describe(ids) };
+}
+
+/**
+ * The grammar a prediction is held to: `json` when the best recorded answer shown is a JSON
+ * object or array (the tool answers in JSON, so a prediction that is not JSON is never right);
+ * none otherwise (plain text, errors, scalars, no neighbor).
+ */
+export function observationGrammar(neighbors: readonly PromptNeighbor[]): 'json' | undefined {
+  const best = neighbors[0]?.observation.trim() ?? '';
+  if (!best.startsWith('{') && !best.startsWith('[')) return undefined;
+  try {
+    JSON.parse(best);
+    return 'json';
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -27,6 +27,11 @@ export interface TextTokenizer {
   specialTokenId(content: string): number | undefined;
   /** The ids as text with special tokens written out (for showing a prompt, not for output). */
   describe(ids: readonly number[]): string;
+  /**
+   * The UTF-8 bytes a token stands for (what constrained decoding checks), or undefined for a
+   * special token or a tokenizer whose tokens are not byte sequences.
+   */
+  tokenBytes(id: number): Uint8Array | undefined;
 }
 
 /** One token per UTF-8 byte (ids 0–255); the model's specials (EOS, padding) come after. */
@@ -44,6 +49,7 @@ export const byteTokenizer: TextTokenizer = {
   },
   isGenerable: (id) => id >= 0 && id < BYTE_VOCABULARY,
   specialTokenId: () => undefined,
+  tokenBytes: (id) => (id >= 0 && id < BYTE_VOCABULARY ? Uint8Array.of(id) : undefined),
   describe(ids) {
     const bytes = new IncrementalByteDecoder();
     return ids.map((id) => (id < BYTE_VOCABULARY ? bytes.push(id) : '')).join('') + bytes.flush();

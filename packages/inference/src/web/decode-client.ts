@@ -22,6 +22,8 @@ export interface RemoteGenerateOptions {
 export interface RemoteGenerateResult extends GenerateResult {
   /** The prompt that was decoded, as text (markers written out). */
   prompt: string;
+  /** The grammar the output was held to, if any. */
+  grammar: 'json' | null;
   /** The decode's wall time inside the worker (prompt prefill included). */
   milliseconds: number;
 }
@@ -122,6 +124,8 @@ export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
           return {
             prompt: result.prompt,
             text: result.text,
+            closing: result.closing,
+            grammar: result.grammar,
             tokens: result.tokens,
             promptTokens: result.promptTokens,
             finishReason: result.finishReason,

@@ -80,6 +80,8 @@ export const GenerateRequest = z.object({
   topK: z.number().int().min(0).optional(),
   seed: z.number().int().optional(),
   stop: z.array(z.string()).optional(),
+  /** For a text prompt; a built prompt's grammar follows from its neighbors (`observationGrammar`). */
+  grammar: z.enum(['json']).optional(),
 });
 export type GenerateRequest = z.infer<typeof GenerateRequest>;
 
@@ -117,6 +119,10 @@ export const GeneratedReply = z.object({
   prompt: z.string(),
   text: z.string(),
   tokens: z.array(z.number().int()),
+  /** What the grammar appended to an output the budget cut ('' otherwise). */
+  closing: z.string(),
+  /** The grammar the output was held to, if any. */
+  grammar: z.enum(['json']).nullable(),
   promptTokens: z.number().int().nonnegative(),
   finishReason: z.enum(['eos', 'stop', 'length', 'context']),
   /** Wall time of the decode inside the worker, prompt prefill included. */

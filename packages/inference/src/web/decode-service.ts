@@ -1,6 +1,6 @@
-import type { Decoder } from '../decoder';
+import { canConstrain, type Decoder } from '../decoder';
 import { declaresByteTokenizer } from '../model-tokenizer';
-import { buildPrompt } from '../prompt';
+import { buildPrompt, observationGrammar } from '../prompt';
 import {
   MODEL_FILE_OF_VARIANT,
   WorkerRequest,
@@ -196,6 +196,13 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
         typeof request.prompt === 'string'
           ? decoder.tokenizer.encode(request.prompt)
           : buildPrompt(request.prompt, decoder.tokenizer).ids;
+      // As the server's ONNX simulator decides (createOnnxWorldModel).
+      const grammar =
+        typeof request.prompt === 'string'
+          ? request.grammar
+          : canConstrain(decoder.tokenizer)
+            ? observationGrammar(request.prompt.neighbors)
+            : undefined;
       const started = performance.now();
       const result = await decoder.generate(ids, {
         maxTokens: request.maxTokens,
@@ -203,6 +210,7 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
         topK: request.topK ?? 0,
         seed: request.seed ?? 0,
         stop: request.stop ?? [],
+        ...(grammar === undefined ? {} : { grammar }),
         signal: controller.signal,
         onToken: (text) => post({ type: 'token', id: request.id, text }),
       });
@@ -212,6 +220,8 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
         prompt: decoder.tokenizer.describe(ids),
         text: result.text,
         tokens: result.tokens,
+        closing: result.closing,
+        grammar: grammar ?? null,
         promptTokens: result.promptTokens,
         finishReason: result.finishReason,
         milliseconds: performance.now() - started,

@@ -1,4 +1,5 @@
 import {
+  OBSERVATION_MAX_TOKENS,
   PROMPT_FORMAT_VERSION,
   PROMPT_NEIGHBORS,
   type GenerateResult,
@@ -152,6 +153,10 @@ export interface BrowserDecode {
   prompt: string;
   tokens: number[];
   text: string;
+  /** The grammar the output was held to (JSON when the best neighbor is JSON), if any. */
+  grammar: 'json' | null;
+  /** What the grammar appended to an output the token budget cut ('' otherwise). */
+  closing: string;
   finishReason: GenerateResult['finishReason'];
   promptTokens: number;
   /**
@@ -205,6 +210,8 @@ export async function decodeInBrowser(
     prompt: result.prompt,
     tokens: result.tokens,
     text: result.text,
+    grammar: result.grammar,
+    closing: result.closing,
     finishReason: result.finishReason,
     promptTokens: result.promptTokens,
     tokensPerSecond:
@@ -214,9 +221,6 @@ export async function decodeInBrowser(
   if (typeof window !== 'undefined') window.terrariumLastDecode = decode;
   return decode;
 }
-
-/** Output budget per prediction, as the server's ONNX simulator (createOnnxWorldModel) has it. */
-const DEFAULT_MAX_TOKENS = 256;
 
 /**
  * The loaded model as a simulator: the server's ONNX backend (createOnnxWorldModel) run in the
@@ -241,7 +245,7 @@ export function browserWorldModel(
         neighbors: shown,
       });
       const result = await model.remote.generate(prompt, {
-        maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        maxTokens: options.maxTokens ?? OBSERVATION_MAX_TOKENS,
         temperature: options.temperature ?? 0,
         seed: options.seed ?? 0,
         ...(options.stop === undefined ? {} : { stop: options.stop }),
@@ -264,6 +268,8 @@ export function browserWorldModel(
             finishReason: result.finishReason,
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(shown.length, PROMPT_NEIGHBORS),
+            grammar: result.grammar,
+            ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
             runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
           },
         },

@@ -1,5 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { DEFAULT_EXAMPLE, PROMPT_FORMAT_VERSION, type PromptNeighbor } from '@terrarium/inference';
+import {
+  DEFAULT_EXAMPLE,
+  OBSERVATION_MAX_TOKENS,
+  PROMPT_FORMAT_VERSION,
+  type PromptNeighbor,
+} from '@terrarium/inference';
 import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import { DOMAINS, type Domain } from '@terrarium/schema';
 import { useRef, useState } from 'react';
@@ -96,7 +101,7 @@ export function Playground({
   const [earlierAction, setEarlierAction] = useState('');
   const [earlierObservation, setEarlierObservation] = useState('');
   const [action, setAction] = useState(EXAMPLE_ACTION);
-  const [maxTokens, setMaxTokens] = useState(128);
+  const [maxTokens, setMaxTokens] = useState(256);
   // null: the prompt is rendered from the fields (and the neighbors); text: decoded as typed.
   const [promptText, setPromptText] = useState<string | null>(null);
   const [text, setText] = useState('');
@@ -167,7 +172,11 @@ export function Playground({
             finishReason: decode.finishReason,
             detail: `${decode.model} (${decode.variant}, prompt format ${PROMPT_FORMAT_VERSION}), onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
-            } in a Web Worker, prompt ${decode.promptTokens} tokens`,
+            } in a Web Worker, prompt ${decode.promptTokens} tokens${
+              decode.grammar === 'json'
+                ? ', output held to JSON (the best recorded answer is JSON)'
+                : ''
+            }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}`,
             fallback: providerFallbackNotice(
               executionProvider,
               decode.executionProvider,
@@ -332,11 +341,11 @@ export function Playground({
                 type="number"
                 data-testid="max-tokens"
                 min={1}
-                max={512}
+                max={OBSERVATION_MAX_TOKENS}
                 value={maxTokens}
                 onChange={(event) => {
                   const value = Math.trunc(Number(event.target.value));
-                  if (value >= 1) setMaxTokens(Math.min(value, 512));
+                  if (value >= 1) setMaxTokens(Math.min(value, OBSERVATION_MAX_TOKENS));
                 }}
               />
             </label>
