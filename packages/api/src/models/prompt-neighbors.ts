@@ -7,7 +7,7 @@ import { loadTrajectory } from '../simulate/load-trajectories';
 import { datasetRetrievalIndex } from '../simulate/resolve-simulator';
 import { SimulatorError } from '../simulate/sim-spec';
 
-/** The recorded transitions a v2 prompt shows, and where they were looked up. */
+/** The recorded transitions a prompt of the bundled model shows, and where they were looked up. */
 export interface PromptNeighborsAnswer {
   dataset: { id: string; name: string };
   /** Transitions in the dataset's retrieval index. */

@@ -48,7 +48,7 @@ export const modelsRouter = createRouter({
       });
     }),
   /**
-   * The recorded transitions a v2 model's prompt shows for a stored step (its dataset, the
+   * The recorded transitions the model's prompt shows for a stored step (its dataset, the
    * trajectory left out) or for a typed action (a whole dataset): the browser decodes locally.
    */
   neighbors: researcherProcedure.input(NeighborsInput).query(async ({ ctx, input }) => {

@@ -22,7 +22,7 @@ export function bundledOnnxSpec(cwd: string = process.cwd()): string | null {
 }
 
 /**
- * Where a retrieval-augmented (prompt format v2) model finds the recorded transitions it is shown:
+ * Where a retrieval-augmented model (prompt format 3) finds the recorded transitions it is shown:
  * a dataset's retrieval index, leaving the simulated trajectory out (as `retrieval` does).
  */
 export interface OnnxCorpus {
@@ -39,7 +39,7 @@ const loaded = new LruCache<Promise<LoadedFolder>>(2);
 
 /**
  * A local ONNX model folder (config.json, onnx/model.onnx) run with onnxruntime-node, loaded once
- * per folder. onnxruntime is imported only when a model is first asked for. With `corpus`, a v2
+ * per folder. onnxruntime is imported only when a model is first asked for. With `corpus`, the
  * model's prompts carry the nearest recorded transitions of that corpus; without, none.
  */
 export async function onnxSimulator(

@@ -173,8 +173,8 @@ export async function datasetSimulator(
 
 /**
  * The retrieval index over a whole dataset (cached, the same entry `retrieval` without an excluded
- * trajectory uses): a caller leaves a trajectory out per search (`excludeTrajectory`), as the v2
- * prompt's neighbors do (packages/inference `promptNeighbors`).
+ * trajectory uses): a caller leaves a trajectory out per search (`excludeTrajectory`), as the
+ * bundled model's prompt neighbors do (packages/inference `promptNeighbors`).
  */
 export async function datasetRetrievalIndex(
   store: Store,

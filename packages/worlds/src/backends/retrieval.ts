@@ -101,7 +101,7 @@ export interface SearchOptions {
 }
 
 export interface Neighbor {
-  /** The recorded action, so a model shown the neighbor sees what was asked (prompt format v2). */
+  /** The recorded action, so a model shown the neighbor sees what was asked (the bundled model's prompt). */
   action: Action;
   observation: Observation;
   source: RecordedSource;

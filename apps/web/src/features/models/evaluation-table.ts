@@ -13,9 +13,9 @@ export interface SimulatorFigures {
 
 /** The simulators of the evaluation, in the order the table shows them, with what they mean. */
 export const EVALUATED: readonly { key: string; label: string }[] = [
-  { key: 'model', label: 'model (with retrieved context)' },
+  { key: 'model', label: 'model (as served: neighbors, earlier transition, JSON held)' },
   { key: 'retrieval', label: 'retrieval alone' },
-  { key: 'model-no-context', label: 'model without retrieved context' },
+  { key: 'model-no-context', label: 'model without retrieved neighbors' },
 ];
 
 /** Columns: the known simulators first, then any other the file has, by name. */

@@ -40,7 +40,7 @@ interface Outcome {
   variantNote: string | null;
   /** The prompt text the model read (in the browser). */
   prompt: string | null;
-  /** The retrieved transitions the prompt showed (v2 models in the browser), with their dataset. */
+  /** The retrieved transitions the prompt showed (in the browser), with their dataset. */
   neighbors: { dataset: string; shown: PromptNeighbor[] } | null;
 }
 

@@ -61,7 +61,7 @@ export interface NeighborReader {
 
 /**
  * The server's neighbors of each step of a stored trajectory (its dataset, the trajectory left
- * out): what a v2 model reads in the browser, as it does on the server.
+ * out): what the model reads in the browser, as it does on the server.
  */
 export function stepNeighbors(
   client: NeighborReader,
@@ -93,8 +93,8 @@ export interface BrowserSimulationOptions {
   /** Default: the page's decoding worker (tests pass one on a MessageChannel). */
   client?: DecodeClient;
   /**
-   * The recorded transitions a v2 model is shown before the step at `stepIndex` (the page asks the
-   * server: `models.neighbors`). Without it a v2 model predicts without retrieved context.
+   * The recorded transitions the model is shown before the step at `stepIndex` (the page asks the
+   * server: `models.neighbors`). Without it the model predicts without retrieved context.
    */
   neighbors?: (stepIndex: number) => Promise<readonly PromptNeighbor[]>;
   /** At most this many transitions, from the first. */
