@@ -15,6 +15,7 @@ import {
   SimSpec,
   type RunPrediction,
 } from '@terrarium/schema';
+import { ADD_TO_AGGREGATES, RECOMPUTE_AGGREGATES } from './bench-aggregates';
 import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
@@ -239,32 +240,6 @@ FROM json_to_recordset($2::json) AS x(item_id text, sim text, observation jsonb,
 ON CONFLICT (run_id, item_id, sim) DO NOTHING
 RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens, cost_usd`;
 
-// The batch's scores added to the run's running totals (migration 009): what a running run's
-// leaderboard reads. Only scores of units this batch inserted arrive here, so none counts twice.
-const ADD_TO_TOTALS = `
-INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
-SELECT r.id, x.sim, x.source, x.metric, i.task, count(x.value)::int,
-  coalesce(sum(x.value), 0), (count(*) - count(x.value))::int
-FROM json_to_recordset($2::json) AS x(item_id text, sim text, source text, metric text,
-  value double precision)
-JOIN bench_runs r ON r.id = $1::bigint
-JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = x.item_id AND i.split = r.split
-GROUP BY r.id, x.sim, x.source, x.metric, i.task
-ON CONFLICT (run_id, sim, source, metric, task) DO UPDATE
-  SET n = run_score_totals.n + EXCLUDED.n, sum = run_score_totals.sum + EXCLUDED.sum,
-    nulls = run_score_totals.nulls + EXCLUDED.nulls`;
-
-// All of a run's totals again from its scores: after `addScores` replaced values.
-const RECOMPUTE_TOTALS = `
-INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
-SELECT r.id, s.sim, s.source, s.metric, i.task, count(s.value)::int,
-  coalesce(sum(s.value), 0), (count(*) - count(s.value))::int
-FROM bench_runs r
-JOIN run_scores s ON s.run_id = r.id
-JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = s.item_id AND i.split = r.split
-WHERE r.id = $1::bigint
-GROUP BY r.id, s.sim, s.source, s.metric, i.task`;
-
 const unitKey = (itemId: string, sim: string) => `${sim}\u0000${itemId}`;
 
 /**
@@ -335,7 +310,7 @@ async function recordUnits(
     for (const payload of scorePayloadRows(scores)) scoreChunks.add(payload);
     for (const payload of scoreChunks.flush()) {
       await tx.query(`${INSERT_SCORES('ON CONFLICT DO NOTHING')}`, [runId, payload]);
-      await tx.query(ADD_TO_TOTALS, [runId, payload]);
+      await tx.query(ADD_TO_AGGREGATES, [runId, payload]);
     }
     await tx.query(
       `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
@@ -654,8 +629,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
             'UPDATE bench_runs SET scores_version = scores_version + 1 WHERE id = $1::bigint',
             [runId],
           );
-          await tx.query('DELETE FROM run_score_totals WHERE run_id = $1::bigint', [runId]);
-          await tx.query(RECOMPUTE_TOTALS, [runId]);
+          for (const statement of RECOMPUTE_AGGREGATES) await tx.query(statement, [runId]);
         }
         return rows.length;
       });
