@@ -78,6 +78,36 @@ export const SCORE_SLICE_AXES = [
 export const ScoreSliceAxis = z.enum(SCORE_SLICE_AXES);
 export type ScoreSliceAxis = z.infer<typeof ScoreSliceAxis>;
 
+/** What places a score on the chart axes besides its value: its item and its prediction. */
+export interface ScoreFacts {
+  turnIndex: number;
+  historyLength: number;
+  /** Input + output tokens and latency of the prediction; null when there is none. */
+  tokens: number | null;
+  latencyMs: number | null;
+}
+
+/** Bit length of a non-negative integer: 0 for 0, x for 2^(x-1) to 2^x - 1. */
+function bitLength(value: number): number {
+  return 32 - Math.clz32(Math.max(0, value));
+}
+
+/** The x of a score on each axis it is counted along (`SCORE_SLICE_AXES`). */
+export function scoreSliceXs(value: number | null, facts: ScoreFacts): [ScoreSliceAxis, number][] {
+  const xs: [ScoreSliceAxis, number][] = [
+    ['turn', facts.turnIndex],
+    ['history', facts.historyLength],
+    ['history-shift', facts.historyLength - facts.turnIndex],
+  ];
+  if (value !== null) {
+    const bin = Math.floor((value * 100) / (100 / SCORE_BINS));
+    xs.push(['bin', Math.min(SCORE_BINS - 1, Math.max(0, bin))]);
+  }
+  if (facts.tokens !== null) xs.push(['tokens', bitLength(facts.tokens)]);
+  if (facts.latencyMs !== null) xs.push(['latency', bitLength(Math.floor(facts.latencyMs))]);
+  return xs;
+}
+
 /**
  * A simulator's scores of one (source, metric) that share x on one axis, counted as the run is
  * written: what a chart draws, at any run size, without a point per item.

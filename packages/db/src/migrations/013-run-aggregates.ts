@@ -12,30 +12,11 @@ import type { Migration } from './migration';
  *   by the writer with the totals, so a chart reads a few dozen rows at any run size.
  * - Cached leaderboards are dropped: their intervals came from the earlier, per-cell bootstrap.
  *
- * Both tables are recomputed here from the stored scores, with the same expressions the writer
- * uses (packages/db bench-aggregates.ts), frozen into this file as migrations are.
+ * Both tables are recomputed here from the stored scores, in SQL that counts as the writer does
+ * (packages/db run-aggregates.ts, packages/schema `scoreSliceXs`).
  */
-export const runAggregates: Migration = {
-  version: 13,
-  name: 'run-aggregates',
-  sql: `
-DELETE FROM run_leaderboards;
-DELETE FROM run_score_totals;
-ALTER TABLE run_score_totals RENAME COLUMN sum TO grid_sum;
-
-CREATE TABLE run_score_slices (
-  run_id bigint NOT NULL REFERENCES bench_runs (id) ON DELETE CASCADE,
-  source text NOT NULL,
-  metric text NOT NULL,
-  sim text NOT NULL,
-  axis text NOT NULL,
-  x integer NOT NULL,
-  rows integer NOT NULL,
-  n integer NOT NULL,
-  grid_sum double precision NOT NULL,
-  PRIMARY KEY (run_id, source, metric, sim, axis, x)
-);
-
+/** Every run's totals and slices counted from its stored scores, into the (empty) tables. */
+export const RECOUNT_ALL_RUNS = `
 CREATE TEMPORARY TABLE scored_013 AS
 SELECT r.id AS run_id, s.sim, s.source, s.metric, s.value, i.task, i.turn_index, i.history_length,
   p.latency_ms, p.input_tokens + p.output_tokens AS tokens,
@@ -43,7 +24,7 @@ SELECT r.id AS run_id, s.sim, s.source, s.metric, s.value, i.task, i.turn_index,
 FROM bench_runs r
 JOIN run_scores s ON s.run_id = r.id
 JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = s.item_id AND i.split = r.split
-JOIN run_predictions p ON p.run_id = r.id AND p.item_id = s.item_id AND p.sim = s.sim;
+LEFT JOIN run_predictions p ON p.run_id = r.id AND p.item_id = s.item_id AND p.sim = s.sim;
 
 INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, grid_sum, nulls)
 SELECT run_id, sim, source, metric, task, count(value)::int, coalesce(sum(units), 0),
@@ -65,5 +46,28 @@ WHERE a.x IS NOT NULL
 GROUP BY run_id, source, metric, sim, a.axis, a.x;
 
 DROP TABLE scored_013;
-`,
+`;
+
+export const runAggregates: Migration = {
+  version: 13,
+  name: 'run-aggregates',
+  sql: `
+DELETE FROM run_leaderboards;
+DELETE FROM run_score_totals;
+ALTER TABLE run_score_totals RENAME COLUMN sum TO grid_sum;
+
+CREATE TABLE run_score_slices (
+  run_id bigint NOT NULL REFERENCES bench_runs (id) ON DELETE CASCADE,
+  source text NOT NULL,
+  metric text NOT NULL,
+  sim text NOT NULL,
+  axis text NOT NULL,
+  x integer NOT NULL,
+  rows integer NOT NULL,
+  n integer NOT NULL,
+  grid_sum double precision NOT NULL,
+  PRIMARY KEY (run_id, source, metric, sim, axis, x)
+);
+
+${RECOUNT_ALL_RUNS}`,
 };
