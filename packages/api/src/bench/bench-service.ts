@@ -457,7 +457,11 @@ export async function recomputeItem(
   }
   let deps = recomputeDeps.get(ctx.store);
   if (deps === undefined) {
-    deps = createBenchRunDeps(ctx.store, { allowlist: endpointAllowlistFromEnv() });
+    // One item at a time: scored inline, where a worker thread would cost more than it saves.
+    deps = createBenchRunDeps(ctx.store, {
+      allowlist: endpointAllowlistFromEnv(),
+      scoring: 'inline',
+    });
     recomputeDeps.set(ctx.store, deps);
   }
   let recomputed;

@@ -38,11 +38,12 @@ export async function startBenchWorkers(
   const warmUps = new Set<Promise<void>>();
   const stopping = new AbortController();
   try {
+    const deps = concurrency > 0 ? createBenchRunDeps(store, options) : null;
     const worker =
-      concurrency > 0
+      deps !== null
         ? await startWorker({
             queue,
-            deps: createBenchRunDeps(store, options),
+            deps,
             concurrency,
             // The chunk that finishes a run also caches its leaderboard (intervals included),
             // so the run page's first view after the end is one row, not a bootstrap.
@@ -69,6 +70,7 @@ export async function startBenchWorkers(
         await worker?.stop();
         stopping.abort(new Error('the bench workers are stopping'));
         await Promise.allSettled(warmUps);
+        await deps?.close?.();
         await queue.stop();
       },
     };
