@@ -95,7 +95,7 @@ export {
   listRuns,
   report,
   requireBench,
-  scorePoints,
+  chartSlices,
   startRun,
   watchRun,
   type BenchRunner,
@@ -108,6 +108,7 @@ export {
   type BenchWorkersOptions,
 } from './bench/bench-workers';
 export { createBenchRunDeps, type BenchRunDepsOptions } from './bench/run-deps';
+export { runLeaderboard } from './bench/run-leaderboard';
 export { predictBenchItem, type ItemPrediction } from './bench/item-prediction';
 export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
 export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';

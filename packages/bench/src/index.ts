@@ -68,6 +68,7 @@ export {
   MACRO_TASK,
   type GroupAggregate,
   type GroupStrata,
+  type Interval,
   type LeaderboardOptions,
 } from './report/leaderboard';
 export {

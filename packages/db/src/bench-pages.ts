@@ -2,29 +2,29 @@ import {
   BenchItem,
   LeaderboardCell,
   Observation,
+  ScoreSliceAxis,
   ScoreSource,
-  type ScorePoint,
+  type ScoreSlice,
 } from '@terrarium/schema';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { intColumn, jsonColumn, nullableNumberColumn, nullableTextColumn, textColumn } from './row';
-import type { CellScorePage, RunScoreAggregates, ScoreGroup, Store } from './store';
+import type { CellScorePage, RunScoreTotals, ScoreGroup, Store } from './store';
 
 /**
- * The read side of the bench pages (issue 9 §3): the aggregates a leaderboard is made of, a cell's
- * items worst first and a chart's points, each one SQL statement over the run's own rows, never a
- * read of the whole run into memory. What the numbers mean stays in packages/bench
- * (`cellsFromAggregates`, `groupIntervals`); this file only sums, counts and orders.
+ * The read side of the bench pages (issue 9 §3): the totals a leaderboard is made of, the values
+ * its bootstrap resamples (paged), a cell's items worst first and a chart's slices, each a short
+ * SQL statement, never a read of the whole run at once. The totals and slices are kept current by
+ * the writer (bench-aggregates.ts); what the numbers mean stays in packages/bench
+ * (`cellsFromAggregates`, `groupIntervals`) and packages/schema (`gridMean`).
  */
 export type BenchPages = Pick<
   Store,
-  | 'runScoreAggregates'
-  | 'runScoreStrata'
   | 'runScoreTotals'
+  | 'runScoreValues'
   | 'getRunLeaderboard'
   | 'putRunLeaderboard'
   | 'listCellScores'
-  | 'listScorePoints'
-  | 'refreshRunStatistics'
+  | 'runScoreSlices'
 >;
 
 /** A `jsonb_object_agg` of score values: `source:metric` → 0-1 or null. */
@@ -45,16 +45,6 @@ function unitScores(value: unknown): Record<string, number | null> {
 
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
 const MAX_PAGE = 1000;
-
-// The run's scores with the task of their item, restricted to the run's split: the rows every
-// aggregate below is over. A score of an item outside the split (none are written) is left out,
-// as the in-memory leaderboard leaves it out.
-const SCORED = `
-  SELECT s.sim, s.source, s.metric, i.task, s.item_id, s.value
-  FROM bench_runs r
-  JOIN run_scores s ON s.run_id = r.id
-  JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = s.item_id AND i.split = r.split
-  WHERE r.id = $1::bigint`;
 
 function scoreGroup(row: Row): ScoreGroup {
   return {
@@ -79,60 +69,6 @@ async function runScope(
 
 export function createBenchPages(executor: SqlExecutor): BenchPages {
   return {
-    async runScoreAggregates(runId) {
-      if (!ID_PATTERN.test(runId)) return null;
-      const [run] = await executor.query(
-        'SELECT scores_version FROM bench_runs WHERE id = $1::bigint',
-        [runId],
-      );
-      if (!run) return null;
-      // Sums are ordered aggregates: PostgreSQL then adds the values one by one in that order, as
-      // the in-memory leaderboard does, so means agree to the last bit (float addition is not
-      // associative; an unordered sum may differ in the last digit). Tasks sort by code point
-      // (COLLATE "C"), the in-memory order; items by the database's order of item ids, which is
-      // also the order `listScores` returns them in.
-      const [items, cells, overall] = await Promise.all([
-        executor.query(
-          `SELECT i.task, count(*)::int AS items FROM bench_runs r
-           JOIN bench_items i ON i.bench_id = r.bench_id AND i.split = r.split
-           WHERE r.id = $1::bigint GROUP BY i.task`,
-          [runId],
-        ),
-        executor.query(
-          `SELECT sim, source, metric, task, count(value)::int AS n,
-             coalesce(sum(value ORDER BY item_id), 0)::float8 AS sum,
-             (count(*) - count(value))::int AS nulls
-           FROM (${SCORED}) scored GROUP BY sim, source, metric, task`,
-          [runId],
-        ),
-        executor.query(
-          `SELECT sim, source, metric,
-             coalesce(sum(value ORDER BY task COLLATE "C", item_id), 0)::float8 AS sum
-           FROM (${SCORED}) scored GROUP BY sim, source, metric`,
-          [runId],
-        ),
-      ]);
-      const aggregates: RunScoreAggregates = {
-        scoresVersion: intColumn(run, 'scores_version'),
-        itemsPerTask: items.map((row) => ({
-          task: textColumn(row, 'task'),
-          items: intColumn(row, 'items'),
-        })),
-        cells: cells.map((row) => ({
-          ...scoreGroup(row),
-          task: textColumn(row, 'task'),
-          n: intColumn(row, 'n'),
-          sum: nullableNumberColumn(row, 'sum') ?? 0,
-          nulls: intColumn(row, 'nulls'),
-        })),
-        overall: overall.map((row) => ({
-          ...scoreGroup(row),
-          sum: nullableNumberColumn(row, 'sum') ?? 0,
-        })),
-      };
-      return aggregates;
-    },
-
     async runScoreTotals(runId) {
       if (!ID_PATTERN.test(runId)) return null;
       const [run] = await executor.query(
@@ -148,52 +84,61 @@ export function createBenchPages(executor: SqlExecutor): BenchPages {
           [runId],
         ),
         executor.query(
-          `SELECT sim, source, metric, task, n, sum, nulls FROM run_score_totals
+          `SELECT sim, source, metric, task, n, grid_sum, nulls FROM run_score_totals
            WHERE run_id = $1::bigint ORDER BY sim, source, metric, task COLLATE "C"`,
           [runId],
         ),
       ]);
-      const cells = totals.map((row) => ({
-        ...scoreGroup(row),
-        task: textColumn(row, 'task'),
-        n: intColumn(row, 'n'),
-        sum: nullableNumberColumn(row, 'sum') ?? 0,
-        nulls: intColumn(row, 'nulls'),
-      }));
-      const overall = new Map<string, ScoreGroup & { sum: number }>();
-      for (const cell of cells) {
-        const key = JSON.stringify([cell.sim, cell.source, cell.metric]);
-        const entry = overall.get(key) ?? {
-          sim: cell.sim,
-          source: cell.source,
-          metric: cell.metric,
-          sum: 0,
-        };
-        entry.sum += cell.sum;
-        overall.set(key, entry);
-      }
-      const aggregates: RunScoreAggregates = {
+      const totalsOfRun: RunScoreTotals = {
         scoresVersion: intColumn(run, 'scores_version'),
         itemsPerTask: items.map((row) => ({
           task: textColumn(row, 'task'),
           items: intColumn(row, 'items'),
         })),
-        cells,
-        overall: [...overall.values()],
+        cells: totals.map((row) => ({
+          ...scoreGroup(row),
+          task: textColumn(row, 'task'),
+          n: intColumn(row, 'n'),
+          gridSum: nullableNumberColumn(row, 'grid_sum') ?? 0,
+          nulls: intColumn(row, 'nulls'),
+        })),
       };
-      return aggregates;
+      return totalsOfRun;
     },
 
-    async runScoreStrata(runId, group) {
-      if (!ID_PATTERN.test(runId)) return new Map();
-      const rows = await executor.query(
-        `SELECT task, array_agg(value ORDER BY item_id)::float8[] AS values
-         FROM (${SCORED}) scored
-         WHERE sim = $2 AND source = $3 AND metric = $4 AND value IS NOT NULL
-         GROUP BY task`,
-        [runId, group.sim, group.source, group.metric],
+    async runScoreValues(runId, page) {
+      const run = await runScope(executor, runId);
+      if (run === null) return { groups: [], next: null };
+      const after = page.after ?? -1;
+      const limit = Math.max(1, Math.trunc(page.limit));
+      // The page's ordinal range first (an index-only range), then its items' scores by the
+      // scores' primary key: every statement is bounded by the page, whatever the run's size.
+      const [range] = await executor.query(
+        `SELECT max(ordinal) AS last, count(*)::int AS items FROM (
+           SELECT ordinal FROM bench_items WHERE bench_id = $1::bigint AND split = $2
+             AND ordinal > $3::int ORDER BY ordinal LIMIT $4::int) page`,
+        [run.benchId, run.split, after, limit],
       );
-      return new Map(rows.map((row) => [textColumn(row, 'task'), numberArray(row['values'])]));
+      const items = range ? intColumn(range, 'items') : 0;
+      if (range === undefined || items === 0) return { groups: [], next: null };
+      const last = intColumn(range, 'last');
+      const rows = await executor.query(
+        `SELECT s.sim, s.source, s.metric, i.task, array_agg(s.value)::float8[] AS values
+         FROM bench_items i
+         JOIN run_scores s ON s.run_id = $1::bigint AND s.item_id = i.item_id
+         WHERE i.bench_id = $2::bigint AND i.split = $3 AND i.ordinal > $4::int
+           AND i.ordinal <= $5::int AND s.value IS NOT NULL
+         GROUP BY s.sim, s.source, s.metric, i.task`,
+        [runId, run.benchId, run.split, after, last],
+      );
+      return {
+        groups: rows.map((row) => ({
+          ...scoreGroup(row),
+          task: textColumn(row, 'task'),
+          values: numberArray(row['values']),
+        })),
+        next: items < limit ? null : last,
+      };
     },
 
     async getRunLeaderboard(runId, key) {
@@ -243,7 +188,14 @@ export function createBenchPages(executor: SqlExecutor): BenchPages {
                AND i.item_id = s.item_id AND i.split = $${cellParams.push(run.split)}
                AND i.task = $${cellParams.push(cell.task)}
              WHERE s.run_id = $1::bigint AND s.source = $2 AND s.metric = $3 AND s.sim = $4`;
-      const [countRow] = await executor.query(`SELECT count(*)::int AS total ${from}`, cellParams);
+      // The cell's size from the writer's totals (values and nulls of the split's items): a
+      // count over the index would read as many entries as the cell has.
+      const [countRow] = await executor.query(
+        `SELECT coalesce(sum(n + nulls), 0)::int AS total FROM run_score_totals
+         WHERE run_id = $1::bigint AND source = $2 AND metric = $3 AND sim = $4
+           AND ($5::text IS NULL OR task = $5::text)`,
+        [runId, cell.source, cell.metric, cell.sim, cell.task],
+      );
       const total = countRow ? intColumn(countRow, 'total') : 0;
       if (limit === 0 || offset >= total) return { total, rows: [] };
       const params = [...cellParams, run.benchId];
@@ -279,61 +231,21 @@ export function createBenchPages(executor: SqlExecutor): BenchPages {
       return page;
     },
 
-    async refreshRunStatistics() {
-      if (executor.backend !== 'pglite') return;
-      // VACUUM also sets the visibility map, so counts and pages become index-only scans.
-      await executor.exec('VACUUM ANALYZE run_scores, run_predictions, bench_items');
-    },
-
-    async listScorePoints(runId, selector) {
-      const run = await runScope(executor, runId);
-      if (run === null) return [];
-      // Three range scans merged here rather than one join: per score row, the join's two index
-      // lookups measured 20-50x the scans (PGlite); each scan reads only narrow columns.
-      const [scores, items, predictions] = await Promise.all([
-        executor.query(
-          `SELECT sim, item_id, value FROM run_scores
-           WHERE run_id = $1::bigint AND source = $2 AND metric = $3 ORDER BY sim, item_id`,
-          [runId, selector.source, selector.metric],
-        ),
-        executor.query(
-          `SELECT item_id, task, turn_index, history_length FROM bench_items
-           WHERE bench_id = $1::bigint`,
-          [run.benchId],
-        ),
-        executor.query(
-          `SELECT sim, item_id, latency_ms::float8 AS latency_ms, input_tokens, output_tokens
-           FROM run_predictions WHERE run_id = $1::bigint`,
-          [runId],
-        ),
-      ]);
-      const itemById = new Map(items.map((row) => [textColumn(row, 'item_id'), row]));
-      const predictionByUnit = new Map(
-        predictions.map((row) => [
-          `${textColumn(row, 'sim')}\u0000${textColumn(row, 'item_id')}`,
-          row,
-        ]),
+    async runScoreSlices(runId, selector) {
+      if (!ID_PATTERN.test(runId)) return [];
+      const rows = await executor.query(
+        `SELECT sim, axis, x, rows, n, grid_sum FROM run_score_slices
+         WHERE run_id = $1::bigint AND source = $2 AND metric = $3 ORDER BY sim, axis, x`,
+        [runId, selector.source, selector.metric],
       );
-      return scores.flatMap((row): ScorePoint[] => {
-        const sim = textColumn(row, 'sim');
-        const itemId = textColumn(row, 'item_id');
-        const item = itemById.get(itemId);
-        if (item === undefined) return [];
-        const prediction = predictionByUnit.get(`${sim}\u0000${itemId}`);
-        return [
-          {
-            sim,
-            task: textColumn(item, 'task'),
-            itemId,
-            turnIndex: intColumn(item, 'turn_index'),
-            historyLength: intColumn(item, 'history_length'),
-            value: nullableNumberColumn(row, 'value'),
-            latencyMs: prediction ? (nullableNumberColumn(prediction, 'latency_ms') ?? 0) : 0,
-            inputTokens: prediction ? intColumn(prediction, 'input_tokens') : 0,
-            outputTokens: prediction ? intColumn(prediction, 'output_tokens') : 0,
-          },
-        ];
-      });
+      return rows.map((row): ScoreSlice => ({
+        sim: textColumn(row, 'sim'),
+        axis: ScoreSliceAxis.parse(textColumn(row, 'axis')),
+        x: intColumn(row, 'x'),
+        rows: intColumn(row, 'rows'),
+        n: intColumn(row, 'n'),
+        gridSum: nullableNumberColumn(row, 'grid_sum') ?? 0,
+      }));
     },
   };
 }

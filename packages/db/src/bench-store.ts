@@ -15,6 +15,7 @@ import {
   SimSpec,
   type RunPrediction,
 } from '@terrarium/schema';
+import { AggregateChanges, unitFacts, unitKey } from './run-aggregates';
 import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
@@ -239,34 +240,6 @@ FROM json_to_recordset($2::json) AS x(item_id text, sim text, observation jsonb,
 ON CONFLICT (run_id, item_id, sim) DO NOTHING
 RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens, cost_usd`;
 
-// The batch's scores added to the run's running totals (migration 009): what a running run's
-// leaderboard reads. Only scores of units this batch inserted arrive here, so none counts twice.
-const ADD_TO_TOTALS = `
-INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
-SELECT r.id, x.sim, x.source, x.metric, i.task, count(x.value)::int,
-  coalesce(sum(x.value), 0), (count(*) - count(x.value))::int
-FROM json_to_recordset($2::json) AS x(item_id text, sim text, source text, metric text,
-  value double precision)
-JOIN bench_runs r ON r.id = $1::bigint
-JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = x.item_id AND i.split = r.split
-GROUP BY r.id, x.sim, x.source, x.metric, i.task
-ON CONFLICT (run_id, sim, source, metric, task) DO UPDATE
-  SET n = run_score_totals.n + EXCLUDED.n, sum = run_score_totals.sum + EXCLUDED.sum,
-    nulls = run_score_totals.nulls + EXCLUDED.nulls`;
-
-// All of a run's totals again from its scores: after `addScores` replaced values.
-const RECOMPUTE_TOTALS = `
-INSERT INTO run_score_totals (run_id, sim, source, metric, task, n, sum, nulls)
-SELECT r.id, s.sim, s.source, s.metric, i.task, count(s.value)::int,
-  coalesce(sum(s.value), 0), (count(*) - count(s.value))::int
-FROM bench_runs r
-JOIN run_scores s ON s.run_id = r.id
-JOIN bench_items i ON i.bench_id = r.bench_id AND i.item_id = s.item_id AND i.split = r.split
-WHERE r.id = $1::bigint
-GROUP BY r.id, s.sim, s.source, s.metric, i.task`;
-
-const unitKey = (itemId: string, sim: string) => `${sim}\u0000${itemId}`;
-
 /**
  * Records units of one run in one transaction, with multi-row statements: predictions that are not
  * there yet, the scores of exactly those, the run's counters by what was inserted, and `done` when
@@ -335,8 +308,22 @@ async function recordUnits(
     for (const payload of scorePayloadRows(scores)) scoreChunks.add(payload);
     for (const payload of scoreChunks.flush()) {
       await tx.query(`${INSERT_SCORES('ON CONFLICT DO NOTHING')}`, [runId, payload]);
-      await tx.query(ADD_TO_TOTALS, [runId, payload]);
     }
+    // The run's totals and chart slices, by the scores of the units this batch inserted (so none
+    // counts twice).
+    const facts = await unitFacts(
+      tx,
+      runId,
+      units.flatMap(({ prediction }) =>
+        inserted.has(unitKey(prediction.itemId, prediction.sim)) ? [prediction] : [],
+      ),
+    );
+    const changes = new AggregateChanges();
+    for (const score of scores) {
+      const unit = facts.get(unitKey(score.itemId, score.sim));
+      if (unit !== undefined) changes.add(score, unit, 1);
+    }
+    await changes.apply(tx, runId);
     await tx.query(
       `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
          input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
@@ -641,22 +628,44 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     async addScores(runId, scores) {
       if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
       if (scores.length === 0) return 0;
+      const parsed = scores.map((score) => ItemScore.parse(score));
       return executor.transaction(async (tx) => {
+        // The values being replaced leave the run's aggregates, the new ones enter them.
+        const replaced = await tx.query(
+          `SELECT s.item_id, s.sim, s.source, s.metric, s.value
+           FROM json_to_recordset($2::json) AS x(item_id text, sim text, source text, metric text)
+           JOIN run_scores s ON s.run_id = $1::bigint AND s.item_id = x.item_id
+             AND s.sim = x.sim AND s.source = x.source AND s.metric = x.metric`,
+          [runId, scorePayload(parsed)],
+        );
         const rows = await tx.query(
           `${INSERT_SCORES(`ON CONFLICT (run_id, item_id, sim, source, metric)
              DO UPDATE SET value = EXCLUDED.value, detail = EXCLUDED.detail, created_at = now()`)}
            RETURNING metric`,
-          [runId, scorePayload(scores.map((score) => ItemScore.parse(score)))],
+          [runId, scorePayload(parsed)],
         );
-        // A cached leaderboard of this run no longer holds (bench-pages.ts), nor its totals.
-        if (rows.length > 0) {
-          await tx.query(
-            'UPDATE bench_runs SET scores_version = scores_version + 1 WHERE id = $1::bigint',
-            [runId],
-          );
-          await tx.query('DELETE FROM run_score_totals WHERE run_id = $1::bigint', [runId]);
-          await tx.query(RECOMPUTE_TOTALS, [runId]);
+        if (rows.length === 0) return 0;
+        const facts = await unitFacts(tx, runId, parsed);
+        const changes = new AggregateChanges();
+        for (const row of replaced) {
+          const old = scoreFromRow({ ...row, detail: null });
+          const unit = facts.get(unitKey(old.itemId, old.sim));
+          if (unit !== undefined) changes.add(old, unit, -1);
         }
+        for (const score of parsed) {
+          const unit = facts.get(unitKey(score.itemId, score.sim));
+          if (unit !== undefined) changes.add(score, unit, 1);
+        }
+        await changes.apply(tx, runId);
+        // A slice left with no score is no axis value any more (a chart would draw it empty).
+        await tx.query('DELETE FROM run_score_slices WHERE run_id = $1::bigint AND rows = 0', [
+          runId,
+        ]);
+        // A cached leaderboard of this run no longer holds (bench-pages.ts).
+        await tx.query(
+          'UPDATE bench_runs SET scores_version = scores_version + 1 WHERE id = $1::bigint',
+          [runId],
+        );
         return rows.length;
       });
     },

@@ -5,6 +5,8 @@ import {
   JsonValue,
   Metadata,
   ObservationKind,
+  OUTCOME_FILTERS,
+  OutcomeFilter,
   SourceFormat,
   StepTiming,
   ToolSchema,
@@ -64,7 +66,10 @@ SELECT d.id::text AS id, d.name, to_char(d.created_at AT TIME ZONE 'UTC', ${ISO_
   (SELECT coalesce(jsonb_agg(DISTINCT t.domain), '[]'::jsonb) FROM trajectories t ${VISIBLE}
     WHERE t.dataset_id = d.id) AS domains,
   (SELECT coalesce(jsonb_agg(DISTINCT t.source_format), '[]'::jsonb) FROM trajectories t ${VISIBLE}
-    WHERE t.dataset_id = d.id) AS formats
+    WHERE t.dataset_id = d.id) AS formats,
+  (SELECT coalesce(jsonb_agg(DISTINCT CASE WHEN t.outcome_success THEN 'success'
+      WHEN NOT t.outcome_success THEN 'failure' ELSE 'unknown' END), '[]'::jsonb)
+    FROM trajectories t ${VISIBLE} WHERE t.dataset_id = d.id) AS outcomes
 FROM datasets d JOIN import_batches b ON b.dataset_id = d.id AND b.status = 'complete'`;
 
 function datasetFromRow(row: Row): DatasetSummary {
@@ -78,7 +83,12 @@ function datasetFromRow(row: Row): DatasetSummary {
     quarantined: intColumn(row, 'quarantined'),
     domains: Domain.array().parse(jsonColumn(row, 'domains')),
     formats: SourceFormat.array().parse(jsonColumn(row, 'formats')),
+    outcomes: inOutcomeOrder(OutcomeFilter.array().parse(jsonColumn(row, 'outcomes'))),
   };
+}
+
+function inOutcomeOrder(outcomes: readonly OutcomeFilter[]): OutcomeFilter[] {
+  return OUTCOME_FILTERS.filter((outcome) => outcomes.includes(outcome));
 }
 
 function summaryFromRow(row: Row): TrajectorySummary {

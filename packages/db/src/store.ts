@@ -13,7 +13,7 @@ import type {
   LeaderboardCell,
   PromptFiles,
   RunPrediction,
-  ScorePoint,
+  ScoreSlice,
   ScoreSource,
   ImportError,
   QuarantinedRecord,
@@ -139,16 +139,20 @@ export interface Store extends LabelStore, RuleSetStore, EnvCatalogStore, Curric
   recordPredictions(units: readonly RecordedUnit[]): Promise<{ recorded: number; failed: number }>;
 
   // Bench pages (bench-pages.ts): SQL aggregates and pages, never the whole run in memory.
-  /** Per (sim, source, metric, task) of the run's split: count, ordered sum, nulls; null: no run. */
-  runScoreAggregates(runId: string): Promise<RunScoreAggregates | null>;
   /**
-   * The same shape from the totals the writer keeps current (cheap at any size): for a run still
-   * going. Its sums are added batch by batch, so means may differ from `runScoreAggregates` in
-   * the last bits; `overall` sums are the tasks' sums added in task order.
+   * The totals the writer keeps current per (sim, source, metric, task) of the run's split: exact
+   * at every moment (grid sums), cheap at any size; null: no such run.
    */
-  runScoreTotals(runId: string): Promise<RunScoreAggregates | null>;
-  /** One group's non-null values per task, in item order: what its bootstrap resamples. */
-  runScoreStrata(runId: string, group: ScoreGroup): Promise<Map<string, number[]>>;
+  runScoreTotals(runId: string): Promise<RunScoreTotals | null>;
+  /**
+   * One page of the run's non-null score values, by item in build order: `after` is the previous
+   * page's `next` (null for the first), `limit` items per page. Small pages keep each statement
+   * short, so reading a large run's values never holds the (PGlite) thread for long.
+   */
+  runScoreValues(
+    runId: string,
+    page: { after: number | null; limit: number },
+  ): Promise<RunScoreValuesPage>;
   /** The cached leaderboard of a finished run, if one is stored for its current scores. */
   getRunLeaderboard(runId: string, key: LeaderboardKey): Promise<LeaderboardCell[] | null>;
   /**
@@ -163,16 +167,11 @@ export interface Store extends LabelStore, RuleSetStore, EnvCatalogStore, Curric
   ): Promise<boolean>;
   /** A cell's scores worst first (missing first, then by value, then item id), paged in SQL. */
   listCellScores(runId: string, cell: CellScoreFilter): Promise<CellScorePage>;
-  /**
-   * Refreshes the planner's statistics and visibility map of the run tables after a run's bulk
-   * writes (PGlite runs no autovacuum; PostgreSQL's does it itself, so there it does nothing).
-   */
-  refreshRunStatistics(): Promise<void>;
-  /** One point per score of (source, metric), by simulator then item; no item documents read. */
-  listScorePoints(
+  /** The run's scores of (source, metric) counted along the chart axes, as the writer keeps them. */
+  runScoreSlices(
     runId: string,
     selector: { source: ScoreSource; metric: string },
-  ): Promise<ScorePoint[]>;
+  ): Promise<ScoreSlice[]>;
 
   // Accounts and sessions (auth-store.ts). Passwords and session tokens arrive already hashed.
   /** A new account; null when the name is taken. */
@@ -286,14 +285,23 @@ export interface ScoreGroup {
 }
 
 /** What the leaderboard's cells are made of (packages/bench `cellsFromAggregates`). */
-export interface RunScoreAggregates {
+export interface RunScoreTotals {
   /** Bumped by every later change of the run's scores; a cached leaderboard names its version. */
   scoresVersion: number;
   itemsPerTask: { task: string; items: number }[];
-  /** `sum` adds the values one by one in item order; `nulls` counts null values. */
-  cells: (ScoreGroup & { task: string; n: number; sum: number; nulls: number })[];
-  /** Per group, its values added one by one in task (code point) order, then item order. */
-  overall: (ScoreGroup & { sum: number })[];
+  /**
+   * Per task of the run's split: values (n), their sum in grid units (exact, packages/schema
+   * `scoreGridUnits`) and null values.
+   */
+  cells: (ScoreGroup & { task: string; n: number; gridSum: number; nulls: number })[];
+}
+
+/** A page of a run's score values, items in build order (what a bootstrap resamples). */
+export interface RunScoreValuesPage {
+  /** Values of the page's items per (group, task), nulls left out. */
+  groups: (ScoreGroup & { task: string; values: number[] })[];
+  /** The cursor of the next page; null after the last. */
+  next: number | null;
 }
 
 /** A cached leaderboard's bootstrap. */

@@ -27,4 +27,6 @@ export interface BenchRunDeps {
   costOf?(sim: SimSpec, usage: Usage): number;
   /** Options for every predict call (temperature, token budget); the signal is set per item. */
   predictOptions?: Omit<PredictOptions, 'signal' | 'onToken'>;
+  /** Releases what the dependencies hold (a scoring thread) once no run uses them. */
+  close?(): Promise<void>;
 }

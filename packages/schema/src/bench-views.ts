@@ -12,6 +12,13 @@ export type BenchSummary = z.infer<typeof BenchSummary>;
 export const Leaderboard = z.object({
   run: BenchRun,
   cells: z.array(LeaderboardCell),
+  /**
+   * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
+   * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the
+   * background; the means are final) or `after-run` (the run still goes: means of what is scored
+   * so far, intervals once it ends).
+   */
+  intervals: z.enum(['ready', 'computing', 'after-run']),
 });
 export type Leaderboard = z.infer<typeof Leaderboard>;
 
@@ -49,19 +56,74 @@ export const CellItem = z.object({
 });
 export type CellItem = z.infer<typeof CellItem>;
 
-/** One point per scored prediction, for the charts (distribution, vs turn, vs history, vs cost). */
-export const ScorePoint = z.object({
+/** Bins of the 0-100 score a run's score distribution is counted in (10 points each). */
+export const SCORE_BINS = 10;
+
+/**
+ * The axes a run's scores are counted along for its charts, each slice one integer x:
+ * - `bin`: the score's bin of `SCORE_BINS` equal bins of 0-100 (100 in the last), values only;
+ * - `turn`: the item's turn index; `history`: its history length (earlier turns shown);
+ *   `history-shift`: history length minus turn index (0 when an item shows its whole history);
+ * - `tokens`: the bit length of the prediction's input + output tokens (0: none; x ≥ 1: 2^(x-1)
+ *   to 2^x - 1 tokens); `latency`: the bit length of its whole milliseconds (0: under 1 ms).
+ */
+export const SCORE_SLICE_AXES = [
+  'bin',
+  'turn',
+  'history',
+  'history-shift',
+  'tokens',
+  'latency',
+] as const;
+export const ScoreSliceAxis = z.enum(SCORE_SLICE_AXES);
+export type ScoreSliceAxis = z.infer<typeof ScoreSliceAxis>;
+
+/** What places a score on the chart axes besides its value: its item and its prediction. */
+export interface ScoreFacts {
+  turnIndex: number;
+  historyLength: number;
+  /** Input + output tokens and latency of the prediction; null when there is none. */
+  tokens: number | null;
+  latencyMs: number | null;
+}
+
+/** Bit length of a non-negative integer: 0 for 0, x for 2^(x-1) to 2^x - 1. */
+function bitLength(value: number): number {
+  return 32 - Math.clz32(Math.max(0, value));
+}
+
+/** The x of a score on each axis it is counted along (`SCORE_SLICE_AXES`). */
+export function scoreSliceXs(value: number | null, facts: ScoreFacts): [ScoreSliceAxis, number][] {
+  const xs: [ScoreSliceAxis, number][] = [
+    ['turn', facts.turnIndex],
+    ['history', facts.historyLength],
+    ['history-shift', facts.historyLength - facts.turnIndex],
+  ];
+  if (value !== null) {
+    const bin = Math.floor((value * 100) / (100 / SCORE_BINS));
+    xs.push(['bin', Math.min(SCORE_BINS - 1, Math.max(0, bin))]);
+  }
+  if (facts.tokens !== null) xs.push(['tokens', bitLength(facts.tokens)]);
+  if (facts.latencyMs !== null) xs.push(['latency', bitLength(Math.floor(facts.latencyMs))]);
+  return xs;
+}
+
+/**
+ * A simulator's scores of one (source, metric) that share x on one axis, counted as the run is
+ * written: what a chart draws, at any run size, without a point per item.
+ */
+export const ScoreSlice = z.object({
   sim: z.string(),
-  task: z.string(),
-  itemId: z.string(),
-  turnIndex: z.number().int(),
-  historyLength: z.number().int(),
-  value: z.number().nullable(),
-  latencyMs: z.number(),
-  inputTokens: z.number().int(),
-  outputTokens: z.number().int(),
+  axis: ScoreSliceAxis,
+  x: z.number().int(),
+  /** Score rows, missing values included. */
+  rows: z.number().int().nonnegative(),
+  /** Rows with a value. */
+  n: z.number().int().nonnegative(),
+  /** The sum of their values in grid units (`scoreGridUnits`): exact, so means are too. */
+  gridSum: z.number(),
 });
-export type ScorePoint = z.infer<typeof ScorePoint>;
+export type ScoreSlice = z.infer<typeof ScoreSlice>;
 
 /** One cell of two runs side by side. */
 export const CellDelta = z.object({

@@ -216,6 +216,26 @@ export const RunPrediction = z.object({
 export type RunPrediction = z.infer<typeof RunPrediction>;
 
 /** One cell of the leaderboard: a simulator on a task for one metric, 0-100. */
+/**
+ * Scores are added on a grid of 2^-32: a sum of n scores is the sum of their grid units (each
+ * `scoreGridUnits(value)`, an integer), which floating point adds exactly while the total stays
+ * below 2^53, i.e. for up to 2^21 (2 M) scores of a cell. An exact sum does not depend on the
+ * order of addition, so a mean summed batch by batch while a run goes on, in SQL, or in memory is
+ * the same number to the last bit. The grid moves a 0-1 mean by less than 2^-33 (about 1e-8 of a
+ * point on the 0-100 scale the pages show).
+ */
+export const SCORE_GRID = 2 ** 32;
+
+/** A 0-1 score in grid units; SQL computes the same as `floor(value * 4294967296 + 0.5)`. */
+export function scoreGridUnits(value: number): number {
+  return Math.floor(value * SCORE_GRID + 0.5);
+}
+
+/** The mean of `n` scores whose grid units sum to `units`, 0-1. */
+export function gridMean(units: number, n: number): number {
+  return units / n / SCORE_GRID;
+}
+
 export const LeaderboardCell = z.object({
   sim: z.string(),
   /** A task, or `overall` (sample-weighted) or `macro` (mean over tasks). */

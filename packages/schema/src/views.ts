@@ -9,6 +9,11 @@ import {
   type Trajectory,
 } from './trajectory';
 
+/** A trajectory's outcome as lists filter by it: success, failure, or none recorded. */
+export const OUTCOME_FILTERS = ['success', 'failure', 'unknown'] as const;
+export const OutcomeFilter = z.enum(OUTCOME_FILTERS);
+export type OutcomeFilter = z.infer<typeof OutcomeFilter>;
+
 /** Shapes the API returns to the UI and CLI. Bulk data (steps) is always windowed. */
 export const DatasetSummary = z.object({
   id: z.string(),
@@ -20,6 +25,8 @@ export const DatasetSummary = z.object({
   quarantined: z.number().int(),
   domains: z.array(Domain),
   formats: z.array(SourceFormat),
+  /** The outcomes its trajectories record, in `OUTCOME_FILTERS` order (`unknown`: none recorded). */
+  outcomes: z.array(OutcomeFilter),
 });
 export type DatasetSummary = z.infer<typeof DatasetSummary>;
 
@@ -86,7 +93,7 @@ export const TrajectoryFilter = z.object({
   search: z.string().max(500).optional(),
   domain: Domain.optional(),
   sourceFormat: SourceFormat.optional(),
-  outcome: z.enum(['success', 'failure', 'unknown']).optional(),
+  outcome: OutcomeFilter.optional(),
   minSteps: z.number().int().nonnegative().optional(),
   maxSteps: z.number().int().nonnegative().optional(),
 });

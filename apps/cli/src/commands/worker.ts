@@ -54,9 +54,10 @@ export async function runWorker(options: WorkerCommandOptions): Promise<void> {
     await store.close();
     throw error;
   });
+  const deps = createBenchRunDeps(store, { anyOnnxPath: true });
   const worker = await startWorker({
     queue,
-    deps: createBenchRunDeps(store, { anyOnnxPath: true }),
+    deps,
     concurrency,
     onChunk: (chunk, outcome) =>
       process.stderr.write(
@@ -81,6 +82,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<void> {
         try {
           await worker.stop();
           await queue.stop();
+          await deps.close?.();
         } finally {
           await store.close();
           process.off('SIGINT', onSignal);

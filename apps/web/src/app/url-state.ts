@@ -1,14 +1,13 @@
 import {
   DOMAINS,
+  OUTCOME_FILTERS,
   SCORE_SOURCES,
   SOURCE_FORMATS,
   type Domain,
+  type OutcomeFilter,
   type ScoreSelector,
   type SourceFormat,
 } from '@terrarium/schema';
-
-export const OUTCOME_FILTERS = ['success', 'failure', 'unknown'] as const;
-export type OutcomeFilter = (typeof OUTCOME_FILTERS)[number];
 
 /** The trajectory list's search and filters, as the URL carries them. */
 export interface ListQuery {

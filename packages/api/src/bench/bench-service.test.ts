@@ -17,7 +17,7 @@ import {
   listRuns,
   report,
   requireBench,
-  scorePoints,
+  chartSlices,
   startRun,
   watchRun,
   type StartRunInput,
@@ -211,15 +211,18 @@ describe('bench service on tau2 retail', () => {
     );
   });
 
-  it('gives one chart point per item and simulator', async () => {
-    const points = await scorePoints(ctx, main.id, EXACT);
-    expect(points).toHaveLength(RETAIL_ITEMS * 2);
-    expect(points.filter((point) => point.sim === 'replay' && point.value === 100)).toHaveLength(
-      RETAIL_ITEMS,
-    );
-    expect(points.filter((point) => point.sim === 'retrieval' && point.value === 100)).toHaveLength(
-      66,
-    );
+  it('counts every item and simulator in the charts’ slices', async () => {
+    const slices = await chartSlices(ctx, main.id, EXACT);
+    const binned = (sim: string) =>
+      slices
+        .filter((slice) => slice.sim === sim && slice.axis === 'bin')
+        .map((slice) => [slice.x, slice.n]);
+    // Exact match is 0 or 1: every replay item in the last bin, 66 of retrieval's.
+    expect(binned('replay')).toEqual([[9, RETAIL_ITEMS]]);
+    expect(binned('retrieval')).toEqual([
+      [0, RETAIL_ITEMS - 66],
+      [9, 66],
+    ]);
   });
 
   it('compares two runs of the same bench: retrieval is deterministic', async () => {

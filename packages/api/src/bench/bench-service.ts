@@ -18,7 +18,7 @@ import {
   type RunComparison,
   type RunPrediction,
   type Sampling,
-  type ScorePoint,
+  type ScoreSlice,
   type ScoreSelector,
 } from '@terrarium/schema';
 import type { PromptFolder } from '@terrarium/worlds';
@@ -30,7 +30,7 @@ import type { ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
-import { sharedRunLeaderboard } from './run-leaderboard';
+import { currentLeaderboard } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { createBenchRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
@@ -235,14 +235,14 @@ async function runData(store: Store, runId: string): Promise<RunData> {
   return { run, items: new Map(items.map((item) => [item.id, item])), scores };
 }
 
-/** The run's leaderboard from SQL aggregates, its intervals cached once it ends (run-leaderboard.ts). */
+/** The run's leaderboard from the writer's totals, its intervals cached once it ends (run-leaderboard.ts). */
 export async function leaderboard(
   ctx: ServiceContext,
   runId: string,
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  return { run, cells: await sharedRunLeaderboard(ctx.store, run, bootstrap) };
+  return { run, ...(await currentLeaderboard(ctx.store, run, bootstrap)) };
 }
 
 const key = (source: string, metric: string) => `${source}:${metric}`;
@@ -310,15 +310,17 @@ export async function cellItems(
   return { total: page.total, rows };
 }
 
-/** One point per score of the selector, for the charts: one SQL read, no item documents. */
-export async function scorePoints(
+/**
+ * The run's scores of one (source, metric) counted along the chart axes, as the writer keeps them
+ * (a few dozen rows at any run size): what the charts draw.
+ */
+export async function chartSlices(
   ctx: ServiceContext,
   runId: string,
   score: ScoreSelector,
-): Promise<ScorePoint[]> {
+): Promise<ScoreSlice[]> {
   const run = await getRun(ctx, runId);
-  const points = await ctx.store.listScorePoints(run.id, score);
-  return points.map((point) => ({ ...point, value: percent(point.value) }));
+  return ctx.store.runScoreSlices(run.id, score);
 }
 
 const ITEM_DELTAS_LISTED = 20;
@@ -455,7 +457,11 @@ export async function recomputeItem(
   }
   let deps = recomputeDeps.get(ctx.store);
   if (deps === undefined) {
-    deps = createBenchRunDeps(ctx.store, { allowlist: endpointAllowlistFromEnv() });
+    // One item at a time: scored inline, where a worker thread would cost more than it saves.
+    deps = createBenchRunDeps(ctx.store, {
+      allowlist: endpointAllowlistFromEnv(),
+      scoring: 'inline',
+    });
     recomputeDeps.set(ctx.store, deps);
   }
   let recomputed;

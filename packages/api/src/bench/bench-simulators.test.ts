@@ -14,6 +14,7 @@ import { createReplayWorldModel } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TAU2_RETAIL } from '../testing/sample-files';
 import { benchCorpus, createBenchSimulators, trajectoryKey } from './bench-simulators';
+import { itemTrajectory } from './item-trajectory';
 
 const TAU2_TELECOM = sharedDataPath(
   'tau2-bench/results/gpt-4.1_telecom_default_gpt-4.1_1trials.json',
@@ -86,6 +87,26 @@ describe('bench simulators on tau2 telecom', () => {
       if (JSON.stringify(predicted.observation) !== JSON.stringify(item.real)) wrong.push(item.id);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('answers an item’s own input as its own recording’s lookup does, for copies of the input too', async () => {
+    const simulators = createBenchSimulators(items, OPTIONS);
+    for (const item of items) {
+      const model = await simulators.simulatorFor('replay', item);
+      const own = await model.predict(contextOf(item), item.history, item.action);
+      // Copies are not the item's own objects: they take the hashed lookup of its recording.
+      const copied = await model.predict(
+        contextOf(item),
+        item.history.map((turn) => ({ ...turn })),
+        { ...item.action },
+      );
+      const recording = createReplayWorldModel([itemTrajectory(item)]);
+      const looked = await recording.predict(contextOf(item), item.history, item.action);
+      for (const answer of [own, copied]) {
+        expect(answer.observation).toBe(item.real);
+        expect(answer.provenance).toEqual(looked.provenance);
+      }
+    }
   });
 
   it('needs its own recording first: the corpus alone answers some items with another run', async () => {

@@ -5,9 +5,11 @@ import {
   buildRetrievalIndex,
   createReplayWorldModel,
   createRetrievalWorldModel,
+  replayHit,
   type ReplayWorldModel,
   type RetrievalIndex,
   type PromptFolder,
+  type SimContext,
   type Transition,
   type WorldModel,
   withCircuitBreaker,
@@ -15,7 +17,7 @@ import {
 import { onnxModel, openAIModel } from '../simulate/resolve-simulator';
 import { parseActionText } from '../simulate/chat-input';
 import { parseSimSpec } from '../simulate/sim-spec';
-import { itemTrajectory } from './item-trajectory';
+import { itemTrajectory, itemTrajectoryId } from './item-trajectory';
 
 export interface BenchSimulatorOptions {
   allowlist: readonly string[];
@@ -85,22 +87,53 @@ export function benchCorpus(items: readonly BenchItem[]): Trajectory[] {
   return corpus;
 }
 
+const REPLAY_ID = 'replay';
+
 /**
  * Replay answers an item from its own recording first. Some inputs are recorded twice with different
  * answers (tau2 telecom: one task, the same first checks, devices in different hidden states); the
  * bench keeps one of them, and replay must give that one's answer, not the other run's.
  */
-function ownRecordingFirst(item: BenchItem, corpus: ReplayWorldModel): WorldModel {
-  const own = createReplayWorldModel([itemTrajectory(item)]);
+function ownRecordingFirst(item: BenchItem, corpus: () => ReplayWorldModel): WorldModel {
+  let own: ReplayWorldModel | null = null;
   return {
-    id: corpus.id,
+    id: REPLAY_ID,
     predict(context, history, action, options) {
+      // An open-loop run asks for exactly the item's own input: its recording's last transition
+      // answers, as the lookup below would, without hashing the item's whole history twice (for
+      // tau2 items of ~30 KB that hashing was most of a replay unit's cost).
+      if (isOwnInput(item, context, history, action)) {
+        const source = { trajectory: itemTrajectoryId(item), stepIndex: item.history.length };
+        return Promise.resolve(replayHit(item.real, source, 0));
+      }
+      own ??= createReplayWorldModel([itemTrajectory(item)]);
       const found = own.lookup(context, history, action);
       return found.hit
         ? own.predict(context, history, action, options)
-        : corpus.predict(context, history, action, options);
+        : corpus().predict(context, history, action, options);
     },
   };
+}
+
+/**
+ * Whether a prediction's input is the item's own recorded one: its history and action objects
+ * (what an open-loop run passes) in its own task. Every earlier turn must be a transition, as the
+ * replay index chains only transitions; anything else takes the lookup.
+ */
+function isOwnInput(
+  item: BenchItem,
+  context: SimContext,
+  history: readonly Transition[],
+  action: Action,
+): boolean {
+  return (
+    action === item.action &&
+    context.domain === item.domain &&
+    context.task === item.context.task &&
+    context.systemPrompt === item.context.systemPrompt &&
+    history.length === item.history.length &&
+    history.every((turn, index) => turn === item.history[index] && turn.action.type !== 'message')
+  );
 }
 
 /** A row's action text as the call or command it holds (markers off, a JSON call parsed). */
@@ -186,8 +219,12 @@ export function createBenchSimulators(
       const parsed = parseSimSpec(sim);
       switch (parsed.kind) {
         case 'replay': {
-          replay ??= createReplayWorldModel(benchCorpus(items));
-          return ownRecordingFirst(item, replay);
+          // Built on the first input that is not an item's own (closed loop): an open-loop run
+          // never needs the bench's whole corpus indexed.
+          return ownRecordingFirst(item, () => {
+            replay ??= createReplayWorldModel(benchCorpus(items), { id: REPLAY_ID });
+            return replay;
+          });
         }
         case 'retrieval': {
           const model = createRetrievalWorldModel(benchRetrieval(), {

@@ -33,22 +33,26 @@ export async function startBenchWorkers(
 ): Promise<BenchWorkers> {
   const queue = await createJobQueue(store, options.queue ?? {});
   const concurrency = options.concurrency ?? 2;
-  // Leaderboards being cached after a run's last chunk; `stop` waits for them (the store closes next).
+  // Leaderboards being cached after a run's last chunk; `stop` ends them and waits (the store
+  // closes next): a large run's bootstrap is computed again at its first view.
   const warmUps = new Set<Promise<void>>();
+  const stopping = new AbortController();
   try {
+    const deps = concurrency > 0 ? createBenchRunDeps(store, options) : null;
     const worker =
-      concurrency > 0
+      deps !== null
         ? await startWorker({
             queue,
-            deps: createBenchRunDeps(store, options),
+            deps,
             concurrency,
             // The chunk that finishes a run also caches its leaderboard (intervals included),
             // so the run page's first view after the end is one row, not a bootstrap.
             onChunk: (job) => {
-              const warming = warmRunLeaderboard(store, job.runId)
-                .catch((error: unknown) =>
-                  console.warn(`bench run ${job.runId}: leaderboard not cached: ${String(error)}`),
-                )
+              const warming = warmRunLeaderboard(store, job.runId, stopping.signal)
+                .catch((error: unknown) => {
+                  if (stopping.signal.aborted) return;
+                  console.warn(`bench run ${job.runId}: leaderboard not cached: ${String(error)}`);
+                })
                 .finally(() => warmUps.delete(warming));
               warmUps.add(warming);
             },
@@ -64,7 +68,9 @@ export async function startBenchWorkers(
       },
       async stop() {
         await worker?.stop();
+        stopping.abort(new Error('the bench workers are stopping'));
         await Promise.allSettled(warmUps);
+        await deps?.close?.();
         await queue.stop();
       },
     };

@@ -22,7 +22,7 @@ export function itemTrajectory(item: BenchItem): Trajectory {
   const steps = item.history.map((turn, index) => step(index, turn));
   steps.push(step(steps.length, { action: item.action, observation: item.real }));
   return {
-    externalId: item.origin.trajectory ?? item.id,
+    externalId: itemTrajectoryId(item),
     sourceFormat: 'agentworldbench',
     sourceBenchmark: item.task,
     domain: item.domain,
@@ -36,4 +36,9 @@ export function itemTrajectory(item: BenchItem): Trajectory {
     metadata: { benchItem: item.id },
     source: { file: 'bench', line: null, record: null },
   };
+}
+
+/** The `externalId` of `itemTrajectory(item)`. */
+export function itemTrajectoryId(item: Pick<BenchItem, 'id' | 'origin'>): string {
+  return item.origin.trajectory ?? item.id;
 }

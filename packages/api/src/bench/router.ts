@@ -135,9 +135,10 @@ export const benchRouter = createRouter({
   recomputeItem: researcherProcedure
     .input(z.object({ runId, itemId: z.string().min(1), sim: z.string().min(1) }))
     .mutation(({ ctx, input }) => service.recomputeItem(ctx, input)),
-  points: researcherProcedure
+  /** The scores of one (source, metric) counted along the chart axes: what the charts draw. */
+  chartSlices: researcherProcedure
     .input(z.object({ runId, score: ScoreSelector }))
-    .query(({ ctx, input }) => service.scorePoints(ctx, input.runId, input.score)),
+    .query(({ ctx, input }) => service.chartSlices(ctx, input.runId, input.score)),
   compareRuns: researcherProcedure
     .input(z.object({ before: runId, after: runId, score: ScoreSelector }))
     .query(({ ctx, input }) => service.compareRuns(ctx, input)),

@@ -1,7 +1,7 @@
 import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrarium/bench';
 import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
-import type { BenchItem, BenchRun, JudgeConfig } from '@terrarium/schema';
+import type { BenchItem, BenchRun, JudgeConfig, Observation } from '@terrarium/schema';
 import { costOf, type Pricing, type PromptFolder, type Transition } from '@terrarium/worlds';
 import { pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
@@ -9,6 +9,7 @@ import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
 import { allBenchItems } from './read-all';
 import { createJudge, type Judge } from './judge';
+import { createScoringPool } from './scoring-pool';
 import { promptFilesHash, promptFolderOfFiles } from './run-prompts';
 
 export interface BenchRunDepsOptions {
@@ -18,6 +19,11 @@ export interface BenchRunDepsOptions {
   anyOnnxPath?: boolean;
   /** Dollar prices by simulator spec (default: `TERRARIUM_PRICING`). */
   pricing?: ReadonlyMap<string, Pricing>;
+  /**
+   * Where rule scores are computed: on a worker thread (default; a run's scoring then uses the
+   * other core and leaves the server thread free) or inline (one item at a time: a re-run).
+   */
+  scoring?: 'worker' | 'inline';
 }
 
 // Each entry holds a whole bench (items and the retrieval index over them).
@@ -68,6 +74,16 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     anyOnnxPath: options.anyOnnxPath ?? false,
   };
   const pricing = options.pricing ?? pricingFromEnv();
+  const pool = options.scoring === 'inline' ? null : createScoringPool();
+  function ruleScores(item: BenchItem, sim: string, predicted: Observation) {
+    if (pool !== null) return pool.score(item, sim, predicted);
+    let entry = classified.get(item.id);
+    if (entry === undefined) {
+      entry = classifyItem(item);
+      classified.set(item.id, entry);
+    }
+    return scoreClassifiedItem(entry, sim, predicted);
+  }
   const judges = new Map<string, Judge>();
   /**
    * The prompt folder the run was started with, from the store (never this process's own
@@ -121,15 +137,13 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
       return closedLoopHistory(await simulatorsFor(run), sim, item, run.mode.steps);
     },
     async score(item, sim, predicted, run) {
-      let entry = classified.get(item.id);
-      if (entry === undefined) {
-        entry = classifyItem(item);
-        classified.set(item.id, entry);
-      }
-      const rules = scoreClassifiedItem(entry, sim, predicted);
+      const rules = await ruleScores(item, sim, predicted);
       if (run.judge === null) return rules;
       const judge = await judgeFor(run, run.judge);
       return [...rules, ...(await judge.judge(item, sim, predicted))];
+    },
+    async close() {
+      await pool?.close();
     },
   };
 }

@@ -2,24 +2,27 @@
 // replace, on a bench built from real tau2 runs (airline and retail), for PGlite and PostgreSQL.
 import type { Store } from '@terrarium/db';
 import { leaderboard as inMemoryLeaderboard, scoreItem } from '@terrarium/bench';
-import type { BenchItem, BenchRun, ItemScore, RunPrediction, ScorePoint } from '@terrarium/schema';
+import {
+  SCORE_BINS,
+  scoreGridUnits,
+  type BenchItem,
+  type BenchRun,
+  type ItemScore,
+  type RunPrediction,
+  type ScoreSlice,
+} from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL } from '../testing/sample-files';
-import { buildBenchFromDatasets, cellItems, scorePoints } from './bench-service';
+import { buildBenchFromDatasets, cellItems, chartSlices } from './bench-service';
 import { allBenchItems, readAll } from './read-all';
-import { runLeaderboard } from './run-leaderboard';
+import { currentLeaderboard, runLeaderboard } from './run-leaderboard';
 
 // Names the run accepts; the predictions are made here: `retrieval` stands for a simulator that
 // answers with the next item's real observation.
 const SIMS = ['replay', 'retrieval'];
 const CONTENT = { source: 'rule', metric: 'content' } as const;
-
-/** A mean to 9 decimals: running totals are summed batch by batch. */
-function rounded(mean: number | null): number | null {
-  return mean === null ? null : Math.round(mean * 1e9);
-}
 
 function unitsOf(runId: string, items: readonly BenchItem[]) {
   return SIMS.flatMap((sim) =>
@@ -41,6 +44,17 @@ function unitsOf(runId: string, items: readonly BenchItem[]) {
       };
       return { prediction, scores: failed ? [] : scoreItem(item, sim, predicted) };
     }),
+  );
+}
+
+/** Bit length of a non-negative integer: the cost buckets of the chart slices. */
+function bitLength(value: number): number {
+  return 32 - Math.clz32(Math.max(0, value));
+}
+
+function bySimAxisX(slices: Iterable<ScoreSlice>): ScoreSlice[] {
+  return [...slices].toSorted((a, b) =>
+    JSON.stringify([a.sim, a.axis, a.x]) < JSON.stringify([b.sim, b.axis, b.x]) ? -1 : 1,
   );
 }
 
@@ -99,16 +113,14 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
       if (running === null) throw new Error('the run is gone');
       expect(running.status).toBe('queued');
       const cells = await runLeaderboard(store, running, 1000);
-      const reference = await expected(0);
       expect(cells.length).toBeGreaterThan(0);
-      // The running totals are summed batch by batch: the same cells, counts exactly, means up to
-      // the last bits of float addition, no intervals.
-      expect(cells.map(({ mean: _mean, ...cell }) => cell)).toEqual(
-        reference.map(({ mean: _mean, ...cell }) => cell),
-      );
-      expect(cells.map((cell) => rounded(cell.mean))).toEqual(
-        reference.map((cell) => rounded(cell.mean)),
-      );
+      // The running totals are summed batch by batch on the score grid: exactly the means of
+      // the scores stored so far, no intervals.
+      expect(cells).toEqual(await expected(0));
+      expect(await currentLeaderboard(store, running, 1000)).toEqual({
+        cells,
+        intervals: 'after-run',
+      });
       expect(await store.getRunLeaderboard(run.id, { resamples: 1000, seed: 0 })).toBeNull();
     }, 60_000);
 
@@ -132,6 +144,17 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
       expect(overall?.missing).toBeGreaterThan(0);
       expect(overall?.mean).not.toBe(Math.round(overall?.mean ?? 0));
       expect(await store.getRunLeaderboard(run.id, { resamples: 300, seed: 0 })).toEqual(reference);
+      expect(await currentLeaderboard(store, done, 300)).toEqual({
+        cells: reference,
+        intervals: 'ready',
+      });
+    }, 60_000);
+
+    it('resamples on a worker thread as on this one: the same intervals', async () => {
+      const done = await store.getBenchRun(run.id);
+      if (done === null) throw new Error('the run is gone');
+      const onWorker = await runLeaderboard(store, done, 200, { inlineDraws: 0 });
+      expect(onWorker).toEqual(await expected(200));
     }, 60_000);
 
     it('recomputes after re-judging: unparseable judge answers count as missing', async () => {
@@ -193,32 +216,45 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
       }
     }, 60_000);
 
-    it("gives a chart's points from SQL equal to the ones built from the whole run", async () => {
+    it("gives a chart's slices equal to the ones counted from the whole run", async () => {
       const scores = await storedScores();
       const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
       const itemById = new Map(items.map((item) => [item.id, item]));
-      const reference = scores
-        .filter((score) => score.source === 'rule' && score.metric === 'content')
-        .flatMap((score): ScorePoint[] => {
-          const item = itemById.get(score.itemId);
-          const prediction = byUnit.get(`${score.sim}\u0000${score.itemId}`);
-          if (item === undefined || prediction === undefined) return [];
-          return [
-            {
-              sim: score.sim,
-              task: item.task,
-              itemId: item.id,
-              turnIndex: item.turnIndex,
-              historyLength: item.history.length,
-              value: score.value === null ? null : score.value * 100,
-              latencyMs: prediction.latencyMs,
-              inputTokens: prediction.usage.inputTokens,
-              outputTokens: prediction.usage.outputTokens,
-            },
-          ];
-        });
-      expect(reference.length).toBeGreaterThan(300);
-      expect(await scorePoints({ store }, run.id, CONTENT)).toEqual(reference);
+      const counted = new Map<string, ScoreSlice>();
+      for (const score of scores) {
+        if (score.source !== CONTENT.source || score.metric !== CONTENT.metric) continue;
+        const item = itemById.get(score.itemId);
+        const prediction = byUnit.get(`${score.sim}\u0000${score.itemId}`);
+        if (item === undefined || prediction === undefined) continue;
+        const value = score.value;
+        const axes: [ScoreSlice['axis'], number | null][] = [
+          [
+            'bin',
+            value === null
+              ? null
+              : Math.min(SCORE_BINS - 1, Math.floor((value * 100) / (100 / SCORE_BINS))),
+          ],
+          ['turn', item.turnIndex],
+          ['history', item.history.length],
+          ['history-shift', item.history.length - item.turnIndex],
+          ['tokens', bitLength(prediction.usage.inputTokens + prediction.usage.outputTokens)],
+          ['latency', bitLength(Math.floor(prediction.latencyMs))],
+        ];
+        for (const [axis, x] of axes) {
+          if (x === null) continue;
+          const key = JSON.stringify([score.sim, axis, x]);
+          const slice = counted.get(key) ?? { sim: score.sim, axis, x, rows: 0, n: 0, gridSum: 0 };
+          slice.rows++;
+          if (value !== null) {
+            slice.n++;
+            slice.gridSum += scoreGridUnits(value);
+          }
+          counted.set(key, slice);
+        }
+      }
+      const reference = bySimAxisX(counted.values());
+      expect(reference.filter((slice) => slice.axis === 'turn').length).toBeGreaterThan(10);
+      expect(bySimAxisX(await chartSlices({ store }, run.id, CONTENT))).toEqual(reference);
     }, 60_000);
   });
 }

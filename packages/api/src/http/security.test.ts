@@ -42,7 +42,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'bench.leaderboard': 'researcher',
   'bench.report': 'researcher',
   'bench.cellItems': 'researcher',
-  'bench.points': 'researcher',
+  'bench.chartSlices': 'researcher',
   'bench.compareRuns': 'researcher',
   'bench.recomputeItem': 'researcher',
   // Labeling: labelers work their queues; setting queues up and judging agreement is research.

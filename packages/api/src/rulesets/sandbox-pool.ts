@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CustomRule, CustomRuleInput, CustomRuleResult } from '@terrarium/rubrics';
+import { startWorkerThread, workerModule } from '../threads/ts-worker';
 import { SandboxReply, type SandboxRequest } from './sandbox-protocol';
 
 export interface SandboxPool {
@@ -28,23 +27,9 @@ interface Slot {
   watchdog: NodeJS.Timeout | null;
 }
 
-const WORKER_URL = new URL(
-  import.meta.url.endsWith('.ts') ? './sandbox-worker.ts' : './sandbox-worker.js',
-  import.meta.url,
-);
+const WORKER_URL = workerModule('sandbox-worker', import.meta.url);
 // The V8 heap of a worker: QuickJS's own memory is limited per rule; this bounds what is left.
 const WORKER_HEAP_MB = 256;
-
-const BOOTSTRAP_URL = new URL('./sandbox-worker-bootstrap.mjs', import.meta.url);
-
-/** Workers run TypeScript sources through tsx's ESM API when the server itself runs from sources. */
-function workerData(): { entry: string; tsxApi: string | null } {
-  if (!WORKER_URL.pathname.endsWith('.ts')) return { entry: WORKER_URL.href, tsxApi: null };
-  const loader = createRequire(import.meta.url).resolve('tsx');
-  // `tsx` resolves to dist/loader.mjs; its registration API sits beside it.
-  const api = new URL('./esm/api/index.mjs', pathToFileURL(loader));
-  return { entry: WORKER_URL.href, tsxApi: api.href };
-}
 
 /** A custom rule failed in the sandbox (time, memory, an error of its own); the server is fine. */
 export class SandboxError extends Error {
@@ -65,10 +50,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let closed = false;
 
   function spawn(): Slot {
-    const worker = new Worker(BOOTSTRAP_URL, {
-      workerData: workerData(),
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
+    const worker = startWorkerThread(WORKER_URL, { maxOldGenerationSizeMb: WORKER_HEAP_MB });
     const slot: Slot = { worker, job: null, watchdog: null };
     worker.unref();
     worker.on('message', (message: unknown) => {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LeaderboardCell, type ItemScore } from '@terrarium/schema';
+import { gridMean, LeaderboardCell, scoreGridUnits, type ItemScore } from '@terrarium/schema';
 import { buildBench } from '../build-bench';
 import { readSources } from '../real-data.testkit';
 import { scoreItem } from '../score-item';
 import { compareRuns } from './compare-runs';
-import { leaderboard } from './leaderboard';
+import { canonicalJson, seededRandom, seedFromText } from '../hash';
+import { groupIntervals, leaderboard } from './leaderboard';
 
 function score(itemId: string, value: number | null, extra: Partial<ItemScore> = {}): ItemScore {
   return { itemId, sim: 'x', source: 'rule', metric: 'content', value, detail: null, ...extra };
@@ -73,6 +74,97 @@ describe('leaderboard', () => {
     expect(cell?.ciHigh).toBeLessThanOrEqual(90);
     expect(leaderboard(scores, many, { bootstrap: 500, seed: 3 })[0]).toEqual(cell);
     expect(leaderboard(scores, many, { bootstrap: 500, seed: 4 })[0]?.ciLow).not.toBe(cell?.ciLow);
+  });
+});
+
+/** The nearest-rank 2.5% and 97.5% points of `values`, ×100. */
+function interval(values: readonly number[]) {
+  const sorted = values.toSorted((a, b) => a - b);
+  const at = (p: number) => (sorted[Math.round(p * (sorted.length - 1))] ?? 0) * 100;
+  return { low: at(0.025), high: at(0.975) };
+}
+
+describe('groupIntervals', () => {
+  const group = { sim: 'x', source: 'rule' as const, metric: 'content' };
+  const strata = new Map([
+    ['t1', [0.5, 0.25, 1, 0.75, 0, 1, 0.125]],
+    ['t2', [0.9, 0.1, 0.3]],
+    ['t3', [0.6]],
+  ]);
+
+  /** The stratified bootstrap spelled out with `seededRandom`: what the inlined loop must give. */
+  function reference(resamples: number, seed: number) {
+    const random = seededRandom(seedFromText(canonicalJson([seed, 'x', 'rule', 'content'])));
+    const tasks = ['t1', 't2', 't3'].map((task) =>
+      [...(strata.get(task) ?? [])].toSorted((a, b) => a - b),
+    );
+    const estimates: Record<'t1' | 't2' | 'overall' | 'macro', number[]> = {
+      t1: [],
+      t2: [],
+      overall: [],
+      macro: [],
+    };
+    for (let r = 0; r < resamples; r++) {
+      const sums = tasks.map((values) => {
+        let sum = 0;
+        for (let i = 0; i < values.length; i++) {
+          sum += values[Math.floor(random() * values.length)] ?? 0;
+        }
+        return sum;
+      });
+      const means = sums.map((sum, t) => sum / (tasks[t]?.length ?? 1));
+      estimates.t1.push(means[0] ?? 0);
+      estimates.t2.push(means[1] ?? 0);
+      estimates.overall.push(sums.reduce((a, b) => a + b, 0) / 11);
+      estimates.macro.push(means.reduce((a, b) => a + b, 0) / 3);
+    }
+    return {
+      t1: interval(estimates.t1),
+      t2: interval(estimates.t2),
+      t3: { low: null, high: null },
+      overall: interval(estimates.overall),
+      macro: interval(estimates.macro),
+    };
+  }
+
+  it('is one stratified resampling with seededRandom’s sequence, values in ascending order', () => {
+    const intervals = groupIntervals(group, ['t1', 't2', 't3'], strata, {
+      bootstrap: 400,
+      seed: 7,
+    });
+    expect(Object.fromEntries(intervals)).toEqual(reference(400, 7));
+  });
+
+  it('depends on the values of each task, not the order they come in', () => {
+    const shuffled = new Map([...strata].map(([task, values]) => [task, values.toReversed()]));
+    expect(
+      groupIntervals(group, ['t1', 't2', 't3'], shuffled, { bootstrap: 200, seed: 1 }),
+    ).toEqual(groupIntervals(group, ['t1', 't2', 't3'], strata, { bootstrap: 200, seed: 1 }));
+  });
+
+  it('gives no intervals without resamples or with fewer than two values', () => {
+    const none = { low: null, high: null };
+    expect(
+      Object.fromEntries(groupIntervals(group, ['t1'], strata, { bootstrap: 0, seed: 1 })),
+    ).toEqual({ t1: none, overall: none, macro: none });
+    expect(
+      Object.fromEntries(groupIntervals(group, ['t3'], strata, { bootstrap: 100, seed: 1 })),
+    ).toEqual({ t3: none, overall: none, macro: none });
+  });
+});
+
+describe('leaderboard means on the score grid', () => {
+  it('are exact sums: any order of the scores gives the same cells to the last bit', () => {
+    // Tenths do not add up exactly in floating point: 0.1 + 0.2 + 0.3 differs by order.
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      id: `i${String(i).padStart(2, '0')}`,
+      task: `t${i % 2}`,
+    }));
+    const scores = many.map((item, i) => score(item.id, ((i * 7) % 10) / 10));
+    const forward = leaderboard(scores, many, { bootstrap: 50, seed: 2 });
+    expect(leaderboard(scores.toReversed(), many, { bootstrap: 50, seed: 2 })).toEqual(forward);
+    const units = scores.reduce((sum, entry) => sum + scoreGridUnits(entry.value ?? 0), 0);
+    expect(forward.find((cell) => cell.task === 'overall')?.mean).toBe(gridMean(units, 30) * 100);
   });
 });
 

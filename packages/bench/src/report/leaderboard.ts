@@ -1,5 +1,12 @@
-import type { BenchItem, ItemScore, LeaderboardCell, ScoreSource } from '@terrarium/schema';
-import { canonicalJson, compareCodeUnits, seededRandom, seedFromText } from '../hash';
+import {
+  gridMean,
+  scoreGridUnits,
+  type BenchItem,
+  type ItemScore,
+  type LeaderboardCell,
+  type ScoreSource,
+} from '@terrarium/schema';
+import { canonicalJson, compareCodeUnits, seedFromText } from '../hash';
 
 /** Pseudo-task of the sample-weighted mean over every item. */
 export const OVERALL_TASK = 'overall';
@@ -22,62 +29,25 @@ interface Group {
   byItem: Map<string, (number | null)[]>;
 }
 
-/** What a cell is made of: per task, the item values and how many items had none. */
-interface TaskValues {
-  values: number[];
-  missing: number;
-}
-
 function mean(values: readonly number[]): number {
   let sum = 0;
   for (const value of values) sum += value;
   return sum / values.length;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+/** The value at quantile `p` of an ascending array (nearest rank, as the bootstrap reads it). */
+function percentile(sorted: Float64Array, p: number): number {
   const at = Math.min(sorted.length - 1, Math.max(0, Math.round(p * (sorted.length - 1))));
   return sorted[at] ?? Number.NaN;
 }
 
-/**
- * 95% percentile bootstrap interval of a statistic over strata resampled independently (one stratum
- * for a plain mean, one per task for the macro mean), ×100.
- */
-function bootstrapInterval(
-  strata: readonly (readonly number[])[],
-  statistic: (means: readonly number[], sizes: readonly number[]) => number,
-  resamples: number,
-  seedText: string,
-): { low: number | null; high: number | null } {
-  const total = strata.reduce((sum, values) => sum + values.length, 0);
-  if (resamples <= 0 || total < 2) return { low: null, high: null };
-  const random = seededRandom(seedFromText(seedText));
-  const sizes = strata.map((values) => values.length);
-  const estimates: number[] = [];
-  for (let r = 0; r < resamples; r++) {
-    const means = strata.map((values) => {
-      let sum = 0;
-      for (let i = 0; i < values.length; i++) {
-        sum += values[Math.floor(random() * values.length)] ?? 0;
-      }
-      return sum / values.length;
-    });
-    estimates.push(statistic(means, sizes));
-  }
-  estimates.sort((a, b) => a - b);
-  return { low: percentile(estimates, 0.025) * 100, high: percentile(estimates, 0.975) * 100 };
+/** A 95% interval ×100; both ends null where there is none. */
+export interface Interval {
+  low: number | null;
+  high: number | null;
 }
 
-const weightedMean = (means: readonly number[], sizes: readonly number[]) => {
-  let sum = 0;
-  let count = 0;
-  means.forEach((value, i) => {
-    sum += value * (sizes[i] ?? 0);
-    count += sizes[i] ?? 0;
-  });
-  return sum / count;
-};
-const plainMean = (means: readonly number[]) => mean(means);
+const NO_INTERVAL: Interval = { low: null, high: null };
 
 /** One (simulator, source, metric)'s scores reduced to what its cells need, per task. */
 export interface GroupAggregate {
@@ -85,69 +55,88 @@ export interface GroupAggregate {
   source: ScoreSource;
   metric: string;
   /**
-   * Per task: items with a value (n), the sum of their values added one by one in item order
-   * (so that sum / n is bit for bit the mean of those values), and items whose value is null.
+   * Per task: items with a value (n), the sum of their values in grid units (`scoreGridUnits`,
+   * exact in any order of addition) and items whose value is null.
    */
-  tasks: ReadonlyMap<string, { n: number; sum: number; nulls: number }>;
-  /** Every value of the group added one by one in task order, then item order. */
-  overallSum: number;
+  tasks: ReadonlyMap<string, { n: number; gridSum: number; nulls: number }>;
 }
 
-/** A group's values per task (item order), tasks in code-unit order: what the bootstrap resamples. */
-export type GroupStrata = ReadonlyMap<string, readonly number[]>;
+/** A group's values per task, in any order: what the bootstrap resamples. */
+export type GroupStrata = ReadonlyMap<string, ArrayLike<number>>;
 
-/** The seed text of one cell's bootstrap. */
-function cellSeedText(
-  seed: number,
-  group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
-  task: string,
-) {
-  return canonicalJson([seed, group.sim, group.source, group.metric, task]);
+/** The seed text of one group's bootstrap. */
+function groupSeedText(seed: number, group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>) {
+  return canonicalJson([seed, group.sim, group.source, group.metric]);
+}
+
+function intervalOf(estimates: Float64Array): Interval {
+  const sorted = estimates.toSorted();
+  return { low: percentile(sorted, 0.025) * 100, high: percentile(sorted, 0.975) * 100 };
 }
 
 /**
- * The 95% intervals of one group's cells (each task, overall, macro), seeded by the cell: the same
- * numbers whether the values come from memory or from the store.
+ * The 95% percentile bootstrap intervals of one group's cells (each task, `overall`, `macro`), all
+ * from one stratified resampling: a resample draws each task's items with replacement, as many as
+ * the task has (a bench fixes how many items each task holds, so the overall interval is the
+ * stratified one), and gives every cell its statistic: the task's mean, the item-weighted overall
+ * mean and the mean of the task means. Each task's values are resampled in ascending order, so the
+ * intervals depend on the values alone, never on the order a store or memory lists them in; the
+ * generator is seeded by the group, so a run's intervals are the same on every computation.
+ * A cell over fewer than 2 values has no interval.
  */
 export function groupIntervals(
   group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
   tasks: readonly string[],
   strata: GroupStrata,
   options: LeaderboardOptions,
-): Map<string, { low: number | null; high: number | null }> {
-  const intervals = new Map<string, { low: number | null; high: number | null }>();
-  const all = tasks.map((task) => strata.get(task) ?? []);
-  for (const [index, task] of tasks.entries()) {
-    const values = all[index] ?? [];
-    intervals.set(
-      task,
-      bootstrapInterval(
-        [values],
-        weightedMean,
-        options.bootstrap,
-        cellSeedText(options.seed, group, task),
-      ),
-    );
+): Map<string, Interval> {
+  const resamples = Math.max(0, Math.trunc(options.bootstrap));
+  const sorted = tasks.map((task) => Float64Array.from(strata.get(task) ?? []).toSorted());
+  const total = sorted.reduce((sum, values) => sum + values.length, 0);
+  const present = sorted.filter((values) => values.length > 0).length;
+  const intervals = new Map<string, Interval>();
+  if (resamples === 0 || total < 2) {
+    for (const task of [...tasks, OVERALL_TASK, MACRO_TASK]) intervals.set(task, NO_INTERVAL);
+    return intervals;
   }
-  const present = all.filter((values) => values.length > 0);
-  intervals.set(
-    OVERALL_TASK,
-    bootstrapInterval(
-      [present.flat()],
-      weightedMean,
-      options.bootstrap,
-      cellSeedText(options.seed, group, OVERALL_TASK),
-    ),
-  );
-  intervals.set(
-    MACRO_TASK,
-    bootstrapInterval(
-      present,
-      plainMean,
-      options.bootstrap,
-      cellSeedText(options.seed, group, MACRO_TASK),
-    ),
-  );
+  const taskEstimates = sorted.map(() => new Float64Array(resamples));
+  const overall = new Float64Array(resamples);
+  const macro = new Float64Array(resamples);
+  // Mulberry32 (`seededRandom` in hash.ts) written out here: the loop below runs resamples ×
+  // items times, and the closure call measured 2-4× the inlined step (a test pins both to the
+  // same sequence).
+  let state = seedFromText(groupSeedText(options.seed, group)) >>> 0;
+  for (let r = 0; r < resamples; r++) {
+    let weightedSum = 0;
+    let meanSum = 0;
+    for (let t = 0; t < sorted.length; t++) {
+      const values = sorted[t];
+      const estimates = taskEstimates[t];
+      if (values === undefined || estimates === undefined || values.length === 0) continue;
+      const n = values.length;
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let x = state;
+        x = Math.imul(x ^ (x >>> 15), x | 1);
+        x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+        const uniform = ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+        sum += values[Math.floor(uniform * n)] ?? 0;
+      }
+      estimates[r] = sum / n;
+      weightedSum += sum;
+      meanSum += sum / n;
+    }
+    overall[r] = weightedSum / total;
+    macro[r] = meanSum / present;
+  }
+  tasks.forEach((task, t) => {
+    const estimates = taskEstimates[t];
+    const enough = (sorted[t]?.length ?? 0) >= 2 && estimates !== undefined;
+    intervals.set(task, enough ? intervalOf(estimates) : NO_INTERVAL);
+  });
+  intervals.set(OVERALL_TASK, intervalOf(overall));
+  intervals.set(MACRO_TASK, intervalOf(macro));
   return intervals;
 }
 
@@ -170,9 +159,7 @@ export function compareGroups(
 export function cellsFromAggregates(
   groups: readonly GroupAggregate[],
   itemsPerTask: ReadonlyMap<string, number>,
-  intervalsOf: (
-    group: GroupAggregate,
-  ) => ReadonlyMap<string, { low: number | null; high: number | null }> | null,
+  intervalsOf: (group: GroupAggregate) => ReadonlyMap<string, Interval> | null,
 ): LeaderboardCell[] {
   const tasks = [...itemsPerTask.keys()].toSorted(compareCodeUnits);
   const cells: LeaderboardCell[] = [];
@@ -193,35 +180,30 @@ export function cellsFromAggregates(
       });
     };
     let totalN = 0;
+    let totalUnits = 0;
     let totalMissing = 0;
     const taskMeans: number[] = [];
     for (const task of tasks) {
-      const entry = group.tasks.get(task) ?? { n: 0, sum: 0, nulls: 0 };
+      const entry = group.tasks.get(task) ?? { n: 0, gridSum: 0, nulls: 0 };
       // A null rule metric means "does not apply": neither scored nor missing.
       const notApplicable = group.source === 'rule' ? entry.nulls : 0;
       const missing = (itemsPerTask.get(task) ?? 0) - entry.n - notApplicable;
-      const taskMean = entry.n === 0 ? null : entry.sum / entry.n;
+      const taskMean = entry.n === 0 ? null : gridMean(entry.gridSum, entry.n);
       if (taskMean !== null) taskMeans.push(taskMean);
       totalN += entry.n;
+      totalUnits += entry.gridSum;
       totalMissing += missing;
       push(task, taskMean === null ? null : taskMean * 100, entry.n, missing);
     }
     push(
       OVERALL_TASK,
-      totalN === 0 ? null : (group.overallSum / totalN) * 100,
+      totalN === 0 ? null : gridMean(totalUnits, totalN) * 100,
       totalN,
       totalMissing,
     );
     push(MACRO_TASK, totalN === 0 ? null : mean(taskMeans) * 100, totalN, totalMissing);
   }
   return cells;
-}
-
-/** Sums one by one, in order (what `mean` does), so stored and in-memory sums agree exactly. */
-function sequentialSum(values: readonly number[], start = 0): number {
-  let sum = start;
-  for (const value of values) sum += value;
-  return sum;
 }
 
 /**
@@ -259,37 +241,32 @@ export function leaderboard(
   const aggregates: GroupAggregate[] = [];
   const strataOf = new Map<GroupAggregate, GroupStrata>();
   for (const group of groups.values()) {
-    const perTask = new Map<string, TaskValues>();
-    for (const task of tasks) perTask.set(task, { values: [], missing: 0 });
+    const perTask = new Map<string, number[]>();
+    for (const task of tasks) perTask.set(task, []);
     const nulls = new Map<string, number>();
     for (const [itemId, values] of group.byItem) {
       const task = taskOf.get(itemId) ?? '';
       const present = values.filter((value): value is number => value !== null);
       const bucket = perTask.get(task);
       if (bucket === undefined) continue;
-      if (present.length > 0) bucket.values.push(mean(present));
+      if (present.length > 0) bucket.push(mean(present));
       else nulls.set(task, (nulls.get(task) ?? 0) + 1);
     }
-    let overallSum = 0;
-    const taskAggregates = new Map<string, { n: number; sum: number; nulls: number }>();
+    const taskAggregates = new Map<string, { n: number; gridSum: number; nulls: number }>();
     for (const task of tasks) {
-      const values = perTask.get(task)?.values ?? [];
-      overallSum = sequentialSum(values, overallSum);
-      taskAggregates.set(task, {
-        n: values.length,
-        sum: sequentialSum(values),
-        nulls: nulls.get(task) ?? 0,
-      });
+      const values = perTask.get(task) ?? [];
+      let gridSum = 0;
+      for (const value of values) gridSum += scoreGridUnits(value);
+      taskAggregates.set(task, { n: values.length, gridSum, nulls: nulls.get(task) ?? 0 });
     }
     const aggregate: GroupAggregate = {
       sim: group.sim,
       source: group.source,
       metric: group.metric,
       tasks: taskAggregates,
-      overallSum,
     };
     aggregates.push(aggregate);
-    strataOf.set(aggregate, new Map(tasks.map((task) => [task, perTask.get(task)?.values ?? []])));
+    strataOf.set(aggregate, perTask);
   }
   return cellsFromAggregates(aggregates, itemsPerTask, (group) =>
     groupIntervals(group, tasks, strataOf.get(group) ?? new Map(), options),

@@ -8,6 +8,7 @@ import { benchRunPrompts } from './008-bench-run-prompts';
 import { benchAggregates } from './009-bench-aggregates';
 import { worldsTasks } from './010-worlds-tasks';
 import { curriculumRuns } from './012-curriculum-runs';
+import { runAggregates } from './013-run-aggregates';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   benchAggregates,
   worldsTasks,
   curriculumRuns,
+  runAggregates,
 ];

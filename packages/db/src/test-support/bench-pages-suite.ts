@@ -1,7 +1,12 @@
-import type { BenchRun, ItemScore, RunPrediction } from '@terrarium/schema';
+import {
+  scoreGridUnits,
+  type BenchRun,
+  type ItemScore,
+  type RunPrediction,
+} from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../open-store';
-import type { RecordedUnit, RunScoreAggregates, Store } from '../store';
+import type { RecordedUnit, Store } from '../store';
 import { buildBenchItem, buildBenchManifest } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
 
@@ -70,22 +75,14 @@ function contentOf(ids: number[]): number[] {
   });
 }
 
-/** Cells in a fixed order with sums to 9 decimals: totals and aggregates side by side. */
-function byCell(cells: RunScoreAggregates['cells']) {
-  return cells
-    .map((cell) => ({ ...cell, sum: Math.round(cell.sum * 1e9) }))
-    .toSorted((x, y) =>
-      JSON.stringify([x.sim, x.metric, x.task]) < JSON.stringify([y.sim, y.metric, y.task])
-        ? -1
-        : 1,
-    );
-}
-
-function sequentialSum(values: readonly number[]): number {
+/** The grid sum of values (what the totals hold): the same in any order. */
+function gridSum(values: readonly number[]): number {
   let sum = 0;
-  for (const value of values) sum += value;
+  for (const value of values) sum += scoreGridUnits(value);
   return sum;
 }
+
+const ascending = (values: readonly number[]) => values.toSorted((a, b) => a - b);
 
 export function describeBenchPagesSuite(harness: StoreHarness): void {
   describe(`${harness.name}: bench pages in SQL and batched run writes`, () => {
@@ -148,49 +145,59 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
       expect(await store.pendingWork(run.id, 'retrieval', 10)).toEqual(['item-9']);
     }, 60_000);
 
-    it('aggregates per simulator, score and task of the split: count, ordered sum and nulls', async () => {
-      const aggregates = await store.runScoreAggregates(run.id);
-      if (aggregates === null) throw new Error('no aggregates');
-      expect(aggregates.itemsPerTask.toSorted((x, y) => (x.task < y.task ? -1 : 1))).toEqual([
+    it('keeps totals per simulator, score and task of the split: count, grid sum and nulls', async () => {
+      const totals = await store.runScoreTotals(run.id);
+      if (totals === null) throw new Error('no totals');
+      expect(totals.itemsPerTask.toSorted((x, y) => (x.task < y.task ? -1 : 1))).toEqual([
         { task: 'a', items: 5 },
         { task: 'b', items: 5 },
       ]);
       const content = (sim: string, task: string) =>
-        aggregates.cells.find(
+        totals.cells.find(
           (cell) => cell.sim === sim && cell.metric === 'content' && cell.task === task,
         );
-      // Item ids sort as text: item-0, item-2, item-4, item-6, item-8 (task a).
+      // Written in three batches, summed exactly: the grid sum of the values in any order.
       expect(content('replay', 'a')).toEqual({
         sim: 'replay',
         source: 'rule',
         metric: 'content',
         task: 'a',
         n: 4,
-        sum: sequentialSum(contentOf([0, 2, 4, 6, 8])),
+        gridSum: gridSum(contentOf([0, 2, 4, 6, 8])),
         nulls: 1,
       });
       expect(content('retrieval', 'b')).toMatchObject({
         n: 3,
-        sum: sequentialSum(contentOf([1, 5, 7])),
+        gridSum: gridSum(contentOf([1, 5, 7])),
         nulls: 0,
       });
-      const overall = aggregates.overall.find(
-        (group) => group.sim === 'replay' && group.metric === 'content',
+      expect(totals.cells).toHaveLength(2 * 2 * 2);
+    }, 60_000);
+
+    it('pages the values a bootstrap resamples, items of the split in build order', async () => {
+      const seen = new Map<string, number[]>();
+      const cursors: (number | null)[] = [];
+      let after: number | null = null;
+      do {
+        const page = await store.runScoreValues(run.id, { after, limit: 4 });
+        for (const group of page.groups) {
+          const key = `${group.sim} ${group.metric} ${group.task}`;
+          seen.set(key, [...(seen.get(key) ?? []), ...group.values]);
+        }
+        after = page.next;
+        cursors.push(after);
+      } while (after !== null);
+      // Ten test items, four a page: 0-3, 4-7, 8-9; the dev items 10-11 are not read.
+      expect(cursors).toHaveLength(3);
+      expect(cursors.at(-1)).toBeNull();
+      expect(ascending(seen.get('replay content a') ?? [])).toEqual(
+        ascending(contentOf([0, 2, 4, 6, 8])),
       );
-      expect(overall?.sum).toBe(sequentialSum(contentOf([0, 2, 4, 6, 8, 1, 3, 5, 7, 9])));
-      expect(aggregates.cells).toHaveLength(2 * 2 * 2);
-      // The totals the writer kept current give the same counts, and sums up to float addition.
-      const totals = await store.runScoreTotals(run.id);
-      expect(byCell(totals?.cells ?? [])).toEqual(byCell(aggregates.cells));
-      const strata = await store.runScoreStrata(run.id, {
-        sim: 'replay',
-        source: 'rule',
-        metric: 'content',
-      });
-      expect(Object.fromEntries(strata)).toEqual({
-        a: contentOf([0, 2, 4, 6, 8]),
-        b: contentOf([1, 3, 5, 7, 9]),
-      });
+      expect(ascending(seen.get('retrieval content b') ?? [])).toEqual(
+        ascending(contentOf([1, 5, 7])),
+      );
+      expect(ascending(seen.get('replay exact-match b') ?? [])).toEqual([0, 0, 0, 1, 1]);
+      expect(seen.size).toBe(8);
     }, 60_000);
 
     it('pages a cell worst first in SQL: missing first, then by value, then item id', async () => {
@@ -229,36 +236,39 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
       expect(taskB.rows.map((row) => row.itemId)).toEqual(['item-3', 'item-5', 'item-1', 'item-7']);
     }, 60_000);
 
-    it('gives chart points from columns: turn index, history length, latency and tokens', async () => {
-      const points = await store.listScorePoints(run.id, { source: 'rule', metric: 'exact-match' });
-      expect(points).toHaveLength(10 + 8);
-      expect(points.slice(0, 2)).toEqual([
-        {
-          sim: 'replay',
-          task: 'a',
-          itemId: 'item-0',
-          turnIndex: 0,
-          historyLength: 0,
-          value: 1,
-          latencyMs: 10,
-          inputTokens: 0,
-          outputTokens: 0,
-        },
-        {
-          sim: 'replay',
-          task: 'b',
-          itemId: 'item-1',
-          turnIndex: 1,
-          historyLength: 1,
-          value: 0,
-          latencyMs: 11,
-          inputTokens: 1,
-          outputTokens: 2,
-        },
+    it('counts each score along the chart axes as it writes: no point per item read', async () => {
+      const slices = await store.runScoreSlices(run.id, { source: 'rule', metric: 'exact-match' });
+      const of = (sim: string, axis: string) =>
+        slices
+          .filter((slice) => slice.sim === sim && slice.axis === axis)
+          .map(({ x, rows, n, gridSum: units }) => [x, rows, n, units]);
+      const one = scoreGridUnits(1);
+      // Exact match is 1 on items 0, 3, 6 and 9: the last of ten bins holds 100.
+      expect(of('replay', 'bin')).toEqual([
+        [0, 6, 6, 0],
+        [9, 4, 4, 4 * one],
       ]);
-      expect(points.filter((point) => point.sim === 'retrieval').map((p) => p.itemId)).toEqual(
-        [0, 1, 2, 4, 5, 6, 7, 8].map((n) => `item-${n}`),
+      // Item n shows n turns at turn index n; it used 3n tokens and took 10 + n ms.
+      expect(of('replay', 'turn')).toEqual(
+        Array.from({ length: 10 }, (_, n) => [n, 1, 1, n % 3 === 0 ? one : 0]),
       );
+      expect(of('replay', 'history-shift')).toEqual([[0, 10, 10, 4 * one]]);
+      expect(of('replay', 'tokens')).toEqual([
+        [0, 1, 1, one],
+        [2, 1, 1, 0],
+        [3, 1, 1, 0],
+        [4, 3, 3, one],
+        [5, 4, 4, 2 * one],
+      ]);
+      expect(of('replay', 'latency')).toEqual([
+        [4, 6, 6, 2 * one],
+        [5, 4, 4, 2 * one],
+      ]);
+      // The failed unit (item 3) has no scores: retrieval's eight are 1 on items 0 and 6.
+      expect(of('retrieval', 'bin')).toEqual([
+        [0, 6, 6, 0],
+        [9, 2, 2, 2 * one],
+      ]);
     }, 60_000);
 
     it('caches a leaderboard only for a finished run and only for the scores it came from', async () => {
@@ -276,7 +286,7 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
           missing: 0,
         },
       ];
-      const version = (await store.runScoreAggregates(run.id))?.scoresVersion ?? -1;
+      const version = (await store.runScoreTotals(run.id))?.scoresVersion ?? -1;
       expect(await store.putRunLeaderboard(run.id, key, version, cells)).toBe(false);
       expect(await store.recordPredictions([unit(run.id, 9, 'retrieval')])).toEqual({
         recorded: 1,
@@ -289,7 +299,7 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
       });
       // The last unit changed the scores: the version read before it no longer holds.
       expect(await store.putRunLeaderboard(run.id, key, version, cells)).toBe(false);
-      const current = (await store.runScoreAggregates(run.id))?.scoresVersion ?? -1;
+      const current = (await store.runScoreTotals(run.id))?.scoresVersion ?? -1;
       expect(await store.putRunLeaderboard(run.id, key, current, cells)).toBe(true);
       expect(await store.getRunLeaderboard(run.id, key)).toEqual(cells);
       expect(await store.getRunLeaderboard(run.id, { resamples: 1000, seed: 0 })).toBeNull();
@@ -310,7 +320,15 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
         (cell) => cell.source === 'judge',
       );
       expect(judge).toEqual([
-        { sim: 'replay', source: 'judge', metric: 'overall', task: 'a', n: 1, sum: 0.5, nulls: 0 },
+        {
+          sim: 'replay',
+          source: 'judge',
+          metric: 'overall',
+          task: 'a',
+          n: 1,
+          gridSum: scoreGridUnits(0.5),
+          nulls: 0,
+        },
       ]);
     }, 60_000);
   });

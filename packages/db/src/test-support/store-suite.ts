@@ -183,6 +183,7 @@ export function describeStoreSuite(harness: StoreHarness): void {
           quarantined: 0,
           domains: ['tool'],
           formats: ['tau2-bench'],
+          outcomes: ['success', 'failure', 'unknown'],
         },
         {
           id: bashId,
@@ -194,6 +195,8 @@ export function describeStoreSuite(harness: StoreHarness): void {
           quarantined: 2,
           domains: ['terminal'],
           formats: ['intercode'],
+          // Every bash run records its outcome: the list offers no "unknown" for it.
+          outcomes: ['success', 'failure'],
         },
       ]);
       expect((await store.getDatasetByName('intercode bash'))?.id).toBe(bashId);

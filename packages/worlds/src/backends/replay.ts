@@ -181,16 +181,25 @@ export function createReplayWorldModel(
           },
         });
       }
-      return Promise.resolve({
-        observation: found.observation,
-        usage: NO_USAGE,
-        latencyMs,
-        provenance: {
-          backend: 'replay',
-          cache: 'hit',
-          detail: { trajectory: found.source.trajectory, stepIndex: found.source.stepIndex },
-        },
-      });
+      return Promise.resolve(replayHit(found.observation, found.source, latencyMs));
+    },
+  };
+}
+
+/** What replay answers when it holds a recording of the input: the recorded observation. */
+export function replayHit(
+  observation: Observation,
+  source: RecordedSource,
+  latencyMs: number,
+): Prediction {
+  return {
+    observation,
+    usage: NO_USAGE,
+    latencyMs,
+    provenance: {
+      backend: 'replay',
+      cache: 'hit',
+      detail: { trajectory: source.trajectory, stepIndex: source.stepIndex },
     },
   };
 }

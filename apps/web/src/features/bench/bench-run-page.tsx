@@ -18,6 +18,8 @@ import './bench.css';
 
 /** While a run goes on, its leaderboard is fetched again this often (scores land as items finish). */
 const LIVE_REFRESH_MS = 3000;
+/** Just after a run ends, while its intervals are computed, the leaderboard is asked again this often. */
+const INTERVALS_REFRESH_MS = 1000;
 
 function RunCharts({
   runId,
@@ -31,15 +33,15 @@ function RunCharts({
   live: boolean;
 }) {
   const trpc = useTRPC();
-  const points = useQuery({
-    ...trpc.bench.points.queryOptions({ runId, score }),
+  const slices = useQuery({
+    ...trpc.bench.chartSlices.queryOptions({ runId, score }),
     placeholderData: keepPreviousData,
     refetchInterval: live ? LIVE_REFRESH_MS : false,
   });
   return (
     <>
-      <QueryStatus label="score points" isPending={points.isPending} error={points.error} />
-      {points.data && <ScoreCharts points={points.data} sims={sims} />}
+      <QueryStatus label="the charts" isPending={slices.isPending} error={slices.error} />
+      {slices.data && <ScoreCharts slices={slices.data} sims={sims} />}
     </>
   );
 }
@@ -66,7 +68,12 @@ export function BenchRunPage({
   const board = useQuery({
     ...trpc.bench.leaderboard.queryOptions({ runId }),
     placeholderData: keepPreviousData,
-    refetchInterval: live ? LIVE_REFRESH_MS : false,
+    refetchInterval: (query) =>
+      live
+        ? LIVE_REFRESH_MS
+        : query.state.data?.intervals === 'computing'
+          ? INTERVALS_REFRESH_MS
+          : false,
   });
   const cells = board.data?.cells ?? [];
   const sims = run?.sims ?? [];
@@ -144,6 +151,7 @@ export function BenchRunPage({
                   total: board.data.run.total,
                 }
           }
+          computing={board.data.intervals === 'computing'}
         />
       )}
       {cell !== null && (

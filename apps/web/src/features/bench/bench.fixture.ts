@@ -1,4 +1,10 @@
-import type { BenchRun, CellItem, LeaderboardCell, ScorePoint } from '@terrarium/schema';
+import {
+  scoreGridUnits,
+  type BenchRun,
+  type CellItem,
+  type LeaderboardCell,
+  type ScoreSlice,
+} from '@terrarium/schema';
 
 /** Builders of what the bench procedures return; tests override what they look at. */
 export function benchRun(overrides: Partial<BenchRun> = {}): BenchRun {
@@ -38,17 +44,22 @@ export function leaderboardCell(overrides: Partial<LeaderboardCell> = {}): Leade
   };
 }
 
-export function scorePoint(overrides: Partial<ScorePoint> = {}): ScorePoint {
+/**
+ * A slice of `values` (0-1, null for missing) of one simulator at x on one axis, counted as the
+ * store counts them.
+ */
+export function scoreSlice(
+  values: readonly (number | null)[],
+  overrides: Partial<Omit<ScoreSlice, 'rows' | 'n' | 'gridSum'>> = {},
+): ScoreSlice {
+  const present = values.filter((value): value is number => value !== null);
   return {
     sim: 'replay',
-    task: 'tau2-bench/retail',
-    itemId: 'item-1',
-    turnIndex: 0,
-    historyLength: 0,
-    value: 100,
-    latencyMs: 1,
-    inputTokens: 0,
-    outputTokens: 0,
+    axis: 'turn',
+    x: 0,
+    rows: values.length,
+    n: present.length,
+    gridSum: present.reduce((sum, value) => sum + scoreGridUnits(value), 0),
     ...overrides,
   };
 }

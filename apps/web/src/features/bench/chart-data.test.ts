@@ -1,30 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { scorePoint } from './bench.fixture';
+import type { ChartRow } from './chart-data';
+import { scoreSlice } from './bench.fixture';
 import {
   COST_AXES,
-  costVsScore,
+  costBucketLabel,
   defaultCostAxis,
   HISTOGRAM_AXES,
-  ITEM_SCORE_AXIS,
   lineChartSpecs,
   meanAlong,
+  scoreByCost,
   scoreHistogram,
 } from './chart-data';
 
 const sims = ['replay', 'openai:http://127.0.0.1:8000/v1#m'];
 
+/**
+ * Rows with means to 6 decimals: means come from sums on the 2^-32 score grid, which moves a
+ * decimal like 0.7 by less than 1e-9.
+ */
+function rounded(rows: readonly ChartRow[]): ChartRow[] {
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'number' ? Math.round(value * 1e6) / 1e6 : value,
+      ]),
+    ),
+  );
+}
+const remote = sims[1] ?? '';
+
 describe('scoreHistogram', () => {
-  it('counts scores per tenth per simulator, 100 in the last bin, missing scores left out', () => {
-    const points = [
-      scorePoint({ value: 100 }),
-      scorePoint({ value: 95 }),
-      scorePoint({ sim: sims[1], value: 0 }),
-      scorePoint({ sim: sims[1], value: 10 }),
-      scorePoint({ sim: sims[1], value: 9.99 }),
-      scorePoint({ sim: sims[1], value: null }),
-      scorePoint({ sim: 'not-charted', value: 50 }),
+  it('gives each simulator its items per tenth, leaving simulators not charted out', () => {
+    const slices = [
+      scoreSlice([1, 0.95], { axis: 'bin', x: 9 }),
+      scoreSlice([0, 0.0999], { sim: remote, axis: 'bin', x: 0 }),
+      scoreSlice([0.1], { sim: remote, axis: 'bin', x: 1 }),
+      scoreSlice([0.5], { sim: 'not-charted', axis: 'bin', x: 5 }),
+      scoreSlice([0.5], { axis: 'turn', x: 5 }),
     ];
-    const rows = scoreHistogram(points, sims);
+    const rows = scoreHistogram(slices, sims);
     expect(rows).toHaveLength(10);
     expect(rows[0]).toEqual({ bin: '0–10', s0: 0, s1: 2 });
     expect(rows[1]).toEqual({ bin: '10–20', s0: 0, s1: 1 });
@@ -34,59 +49,66 @@ describe('scoreHistogram', () => {
 });
 
 describe('meanAlong', () => {
-  it('averages per distinct turn index when there are few', () => {
-    const points = [
-      scorePoint({ turnIndex: 4, value: 50 }),
-      scorePoint({ turnIndex: 0, value: 100 }),
-      scorePoint({ turnIndex: 4, value: 70 }),
-      scorePoint({ sim: sims[1], turnIndex: 4, value: 10 }),
-      scorePoint({ sim: sims[1], turnIndex: 0, value: null }),
+  it('averages per distinct turn index when there are few, with the items behind each mean', () => {
+    const slices = [
+      scoreSlice([0.5, 0.7], { x: 4 }),
+      scoreSlice([1], { x: 0 }),
+      scoreSlice([0.1], { sim: remote, x: 4 }),
+      scoreSlice([null], { sim: remote, x: 0 }),
     ];
-    expect(meanAlong(points, sims, 'turnIndex')).toEqual([
-      { x: 0, s0: 100, s1: null },
-      { x: 4, s0: 60, s1: 10 },
+    expect(rounded(meanAlong(slices, sims, 'turn'))).toEqual([
+      { x: 0, s0: 100, s0n: 1, s1: null, s1n: 0 },
+      { x: 4, s0: 60, s0n: 2, s1: 10, s1n: 1 },
     ]);
   });
 
   it('groups long histories into equal-width buckets named by their lower edge', () => {
-    const points = Array.from({ length: 100 }, (_, length) =>
-      scorePoint({ historyLength: length, value: length }),
+    const slices = Array.from({ length: 100 }, (_, length) =>
+      scoreSlice([length / 100], { axis: 'history', x: length }),
     );
-    const rows = meanAlong(points, ['replay'], 'historyLength', 20);
+    const rows = rounded(meanAlong(slices, ['replay'], 'history', 20));
     expect(rows).toHaveLength(20);
-    expect(rows[0]).toEqual({ x: 0, s0: 2 });
-    expect(rows[19]).toEqual({ x: 95, s0: 97 });
+    expect(rows[0]).toEqual({ x: 0, s0: 2, s0n: 5 });
+    expect(rows[19]).toEqual({ x: 95, s0: 97, s0n: 5 });
   });
 
-  it('is empty without scored points', () => {
-    expect(meanAlong([scorePoint({ value: null })], sims, 'turnIndex')).toEqual([]);
+  it('is empty without scored items', () => {
+    expect(meanAlong([scoreSlice([null])], sims, 'turn')).toEqual([]);
   });
 });
 
-describe('cost vs score', () => {
+describe('score by cost', () => {
   it('uses latency for local simulators and tokens once an endpoint used any', () => {
-    const local = [scorePoint({ latencyMs: 2 }), scorePoint({ latencyMs: 3 })];
+    const local = [
+      scoreSlice([1, 1], { axis: 'tokens', x: 0 }),
+      scoreSlice([1], { axis: 'latency', x: 2 }),
+      scoreSlice([1], { axis: 'latency', x: 0 }),
+    ];
     expect(defaultCostAxis(local)).toBe('latency');
-    const remote = [...local, scorePoint({ sim: sims[1], inputTokens: 1200, outputTokens: 34 })];
-    expect(defaultCostAxis(remote)).toBe('tokens');
-    expect(costVsScore(remote, sims, 'tokens')).toEqual([
-      [
-        { cost: 0, score: 100, itemId: 'item-1' },
-        { cost: 0, score: 100, itemId: 'item-1' },
-      ],
-      [{ cost: 1234, score: 100, itemId: 'item-1' }],
+    const withRemote = [...local, scoreSlice([0.25, 0.75], { sim: remote, axis: 'tokens', x: 11 })];
+    expect(defaultCostAxis(withRemote)).toBe('tokens');
+    expect(rounded(scoreByCost(withRemote, sims, 'tokens'))).toEqual([
+      { x: '0', s0: 100, s0n: 2, s1: null, s1n: 0 },
+      { x: '1,024–2,047', s0: null, s0n: 0, s1: 50, s1n: 2 },
     ]);
-    expect(costVsScore(remote, sims, 'latency')[0]?.map((point) => point.cost)).toEqual([2, 3]);
+    expect(scoreByCost(withRemote, sims, 'latency').map((row) => row['x'])).toEqual(['<1', '2–3']);
+  });
+
+  it('labels buckets that double: 0, 1, 2–3, 4–7…', () => {
+    expect([0, 1, 2, 3, 4].map((x) => costBucketLabel(x, 'tokens'))).toEqual([
+      '0',
+      '1',
+      '2–3',
+      '4–7',
+      '8–15',
+    ]);
   });
 });
 
 describe('lineChartSpecs', () => {
   it('draws one chart, saying so, when history length is the turn index for every item', () => {
-    const points = [
-      scorePoint({ turnIndex: 0, historyLength: 0 }),
-      scorePoint({ turnIndex: 4, historyLength: 4 }),
-    ];
-    expect(lineChartSpecs(points).map((spec) => [spec.title, spec.x.title, spec.y.title])).toEqual([
+    const slices = [scoreSlice([1, 0], { axis: 'history-shift', x: 0 })];
+    expect(lineChartSpecs(slices).map((spec) => [spec.title, spec.x.title, spec.y.title])).toEqual([
       [
         'Score vs turn index (= history length: each item shows its whole history)',
         'Turn index (0 = first transition)',
@@ -96,25 +118,24 @@ describe('lineChartSpecs', () => {
   });
 
   it('draws both, each with its own axis title, when the history is cut', () => {
-    const points = [
-      scorePoint({ turnIndex: 0, historyLength: 0 }),
-      scorePoint({ turnIndex: 30, historyLength: 8 }),
+    const slices = [
+      scoreSlice([1], { axis: 'history-shift', x: 0 }),
+      scoreSlice([1], { axis: 'history-shift', x: -22 }),
     ];
-    expect(lineChartSpecs(points).map((spec) => [spec.axis, spec.x.title])).toEqual([
-      ['turnIndex', 'Turn index (0 = first transition)'],
-      ['historyLength', 'History length (earlier turns shown)'],
+    expect(lineChartSpecs(slices).map((spec) => [spec.axis, spec.x.title])).toEqual([
+      ['turn', 'Turn index (0 = first transition)'],
+      ['history', 'History length (earlier turns shown)'],
     ]);
   });
 
   it('gives every other chart axis a title with its unit', () => {
-    expect([HISTOGRAM_AXES.x.title, HISTOGRAM_AXES.y.title, ITEM_SCORE_AXIS.title]).toEqual([
+    expect([HISTOGRAM_AXES.x.title, HISTOGRAM_AXES.y.title]).toEqual([
       'Item score (0–100), in bins of 10',
       'Items',
-      'Item score (0–100)',
     ]);
     expect(COST_AXES).toEqual({
-      tokens: { title: 'Tokens per prediction (input + output)' },
-      latency: { title: 'Latency per prediction (ms)' },
+      tokens: { title: 'Tokens per prediction (input + output), doubling bins' },
+      latency: { title: 'Latency per prediction (ms), doubling bins' },
     });
   });
 });

@@ -1,44 +1,46 @@
-import type { ScorePoint } from '@terrarium/schema';
+import { gridMean, SCORE_BINS, type ScoreSlice, type ScoreSliceAxis } from '@terrarium/schema';
 
 /**
  * Chart rows carry one value per simulator under `s0`, `s1`… rather than under the simulator's
- * spec: Recharts reads a string data key as a property path, and specs hold dots.
+ * spec: Recharts reads a string data key as a property path, and specs hold dots. A line chart's
+ * row also carries each mean's item count under `s0n`, `s1n`… for its tooltip.
  */
 export function seriesKey(index: number): string {
   return `s${index}`;
 }
 
+/** Where a row keeps the item count behind the mean under `key` (a `seriesKey`). */
+export function countKey(key: string): string {
+  return `${key}n`;
+}
+
 export type ChartRow = Record<string, number | string | null>;
 
-export const HISTOGRAM_BINS = 10;
-
-/** Lower edge of the bin holding a 0-100 score; 100 falls in the last bin. */
-function binOf(value: number, bins: number): number {
-  const width = 100 / bins;
-  return Math.min(bins - 1, Math.max(0, Math.floor(value / width)));
+/** The slices of one axis for the charted simulators, with their simulator's index. */
+function slicesOn(
+  slices: readonly ScoreSlice[],
+  sims: readonly string[],
+  axis: ScoreSliceAxis,
+): { slice: ScoreSlice; index: number }[] {
+  return slices.flatMap((slice) => {
+    const index = sims.indexOf(slice.sim);
+    return slice.axis === axis && index !== -1 ? [{ slice, index }] : [];
+  });
 }
 
 /** Per simulator, how many items scored in each tenth of 0-100 (missing scores left out). */
-export function scoreHistogram(
-  points: readonly ScorePoint[],
-  sims: readonly string[],
-  bins: number = HISTOGRAM_BINS,
-): ChartRow[] {
-  const width = 100 / bins;
-  const rows: ChartRow[] = Array.from({ length: bins }, (_, bin) => {
+export function scoreHistogram(slices: readonly ScoreSlice[], sims: readonly string[]): ChartRow[] {
+  const width = 100 / SCORE_BINS;
+  const rows: ChartRow[] = Array.from({ length: SCORE_BINS }, (_, bin) => {
     const row: ChartRow = {
       bin: `${Math.round(bin * width)}–${Math.round((bin + 1) * width)}`,
     };
     sims.forEach((_sim, index) => (row[seriesKey(index)] = 0));
     return row;
   });
-  for (const point of points) {
-    const index = sims.indexOf(point.sim);
-    const row = rows[point.value === null ? -1 : binOf(point.value, bins)];
-    if (index === -1 || point.value === null || !row) continue;
-    const key = seriesKey(index);
-    const count = row[key];
-    row[key] = (typeof count === 'number' ? count : 0) + 1;
+  for (const { slice, index } of slicesOn(slices, sims, 'bin')) {
+    const row = rows[slice.x];
+    if (row) row[seriesKey(index)] = slice.n;
   }
   return rows;
 }
@@ -46,77 +48,90 @@ export function scoreHistogram(
 export const MAX_BUCKETS = 20;
 
 /**
- * Mean score per simulator along `axis` (turn index or history length). Up to 20 distinct values
- * are their own points; beyond that, values are grouped into 20 equal-width buckets named by
- * their lower edge, so a bench of long trajectories still gives a readable line.
+ * Rows of mean score (0-100) per simulator at each x, from the slices of one axis: the grid sums
+ * and counts of the slices merged into x's bucket (`bucketOf`), added exactly in any order.
  */
-export function meanAlong(
-  points: readonly ScorePoint[],
+function meanRows(
+  entries: readonly { slice: ScoreSlice; index: number }[],
   sims: readonly string[],
-  axis: 'turnIndex' | 'historyLength',
-  maxBuckets: number = MAX_BUCKETS,
+  bucketOf: (x: number) => number,
+  label: (bucket: number) => number | string,
 ): ChartRow[] {
-  const scored = points.filter((point) => point.value !== null && sims.includes(point.sim));
-  if (scored.length === 0) return [];
-  const values = scored.map((point) => point[axis]);
-  const max = Math.max(...values);
-  const distinct = new Set(values).size;
-  const width = distinct <= maxBuckets ? 1 : Math.ceil((max + 1) / maxBuckets);
-  const sums = new Map<number, { sum: number[]; count: number[] }>();
-  for (const point of scored) {
-    const bucket = Math.floor(point[axis] / width) * width;
-    const entry = sums.get(bucket) ?? {
-      sum: sims.map(() => 0),
-      count: sims.map(() => 0),
-    };
-    const index = sims.indexOf(point.sim);
-    entry.sum[index] = (entry.sum[index] ?? 0) + (point.value ?? 0);
-    entry.count[index] = (entry.count[index] ?? 0) + 1;
+  const sums = new Map<number, { units: number[]; count: number[] }>();
+  for (const { slice, index } of entries) {
+    if (slice.n === 0) continue;
+    const bucket = bucketOf(slice.x);
+    const entry = sums.get(bucket) ?? { units: sims.map(() => 0), count: sims.map(() => 0) };
+    entry.units[index] = (entry.units[index] ?? 0) + slice.gridSum;
+    entry.count[index] = (entry.count[index] ?? 0) + slice.n;
     sums.set(bucket, entry);
   }
   return [...sums.entries()]
     .toSorted(([a], [b]) => a - b)
     .map(([bucket, entry]) => {
-      const row: ChartRow = { x: bucket };
+      const row: ChartRow = { x: label(bucket) };
       sims.forEach((_sim, index) => {
         const count = entry.count[index] ?? 0;
-        row[seriesKey(index)] = count === 0 ? null : (entry.sum[index] ?? 0) / count;
+        row[seriesKey(index)] = count === 0 ? null : gridMean(entry.units[index] ?? 0, count) * 100;
+        row[countKey(seriesKey(index))] = count;
       });
       return row;
     });
 }
 
+/**
+ * Mean score per simulator along the turn index or the history length. Up to 20 distinct values
+ * are their own points; beyond that, values are grouped into 20 equal-width buckets named by
+ * their lower edge, so a bench of long trajectories still gives a readable line.
+ */
+export function meanAlong(
+  slices: readonly ScoreSlice[],
+  sims: readonly string[],
+  axis: 'turn' | 'history',
+  maxBuckets: number = MAX_BUCKETS,
+): ChartRow[] {
+  const entries = slicesOn(slices, sims, axis).filter(({ slice }) => slice.n > 0);
+  if (entries.length === 0) return [];
+  const values = entries.map(({ slice }) => slice.x);
+  const max = Math.max(...values);
+  const distinct = new Set(values).size;
+  const width = distinct <= maxBuckets ? 1 : Math.ceil((max + 1) / maxBuckets);
+  return meanRows(
+    entries,
+    sims,
+    (x) => Math.floor(x / width) * width,
+    (bucket) => bucket,
+  );
+}
+
 export type CostAxis = 'tokens' | 'latency';
 
 /** Tokens when any prediction used some (a model endpoint), else latency (local simulators). */
-export function defaultCostAxis(points: readonly ScorePoint[]): CostAxis {
-  return points.some((point) => point.inputTokens + point.outputTokens > 0) ? 'tokens' : 'latency';
+export function defaultCostAxis(slices: readonly ScoreSlice[]): CostAxis {
+  return slices.some((slice) => slice.axis === 'tokens' && slice.x > 0) ? 'tokens' : 'latency';
 }
 
-export interface CostPoint {
-  cost: number;
-  score: number;
-  itemId: string;
+/**
+ * The label of a cost bucket (a bit length, packages/schema `SCORE_SLICE_AXES`): `0`, `1`, `2–3`,
+ * `4–7`… tokens or whole milliseconds (`<1` for under one), each bucket twice the one before.
+ */
+export function costBucketLabel(x: number, axis: CostAxis): string {
+  if (x === 0) return axis === 'latency' ? '<1' : '0';
+  if (x === 1) return '1';
+  return `${(2 ** (x - 1)).toLocaleString('en-US')}–${(2 ** x - 1).toLocaleString('en-US')}`;
 }
 
-/** One scatter series per simulator: cost (tokens in+out, or latency in ms) against score. */
-export function costVsScore(
-  points: readonly ScorePoint[],
+/** Mean score per simulator in each cost bucket (tokens or latency, doubling widths). */
+export function scoreByCost(
+  slices: readonly ScoreSlice[],
   sims: readonly string[],
   axis: CostAxis,
-): CostPoint[][] {
-  return sims.map((sim) =>
-    points.flatMap((point) =>
-      point.sim !== sim || point.value === null
-        ? []
-        : [
-            {
-              cost: axis === 'tokens' ? point.inputTokens + point.outputTokens : point.latencyMs,
-              score: point.value,
-              itemId: point.itemId,
-            },
-          ],
-    ),
+): ChartRow[] {
+  return meanRows(
+    slicesOn(slices, sims, axis),
+    sims,
+    (x) => x,
+    (x) => costBucketLabel(x, axis),
   );
 }
 
@@ -127,7 +142,7 @@ export interface AxisTitle {
 
 export interface LineChartSpec {
   title: string;
-  axis: 'turnIndex' | 'historyLength';
+  axis: 'turn' | 'history';
   x: AxisTitle;
   y: AxisTitle;
 }
@@ -139,14 +154,14 @@ export const SCORE_AXIS: AxisTitle = { title: 'Mean score (0–100)' };
  * simulator; when every item shows its whole history that is its turn index, and a second chart
  * would draw the same curve under another name, so the one chart says both.
  */
-export function lineChartSpecs(points: readonly ScorePoint[]): LineChartSpec[] {
+export function lineChartSpecs(slices: readonly ScoreSlice[]): LineChartSpec[] {
   const turn: LineChartSpec = {
     title: 'Score vs turn index',
-    axis: 'turnIndex',
+    axis: 'turn',
     x: { title: 'Turn index (0 = first transition)' },
     y: SCORE_AXIS,
   };
-  if (points.every((point) => point.historyLength === point.turnIndex)) {
+  if (slices.every((slice) => slice.axis !== 'history-shift' || slice.x === 0)) {
     return [
       {
         ...turn,
@@ -158,14 +173,12 @@ export function lineChartSpecs(points: readonly ScorePoint[]): LineChartSpec[] {
     turn,
     {
       title: 'Score vs history length',
-      axis: 'historyLength',
+      axis: 'history',
       x: { title: 'History length (earlier turns shown)' },
       y: SCORE_AXIS,
     },
   ];
 }
-
-export const ITEM_SCORE_AXIS: AxisTitle = { title: 'Item score (0–100)' };
 
 export const HISTOGRAM_AXES: { x: AxisTitle; y: AxisTitle } = {
   x: { title: 'Item score (0–100), in bins of 10' },
@@ -173,6 +186,6 @@ export const HISTOGRAM_AXES: { x: AxisTitle; y: AxisTitle } = {
 };
 
 export const COST_AXES: Record<CostAxis, AxisTitle> = {
-  tokens: { title: 'Tokens per prediction (input + output)' },
-  latency: { title: 'Latency per prediction (ms)' },
+  tokens: { title: 'Tokens per prediction (input + output), doubling bins' },
+  latency: { title: 'Latency per prediction (ms), doubling bins' },
 };

@@ -210,3 +210,28 @@ describe('LeaderboardTable while the run goes on', () => {
     );
   });
 });
+
+describe('LeaderboardTable just after the run ends', () => {
+  it('says the means are final and the intervals being computed, cell by cell too', () => {
+    const means = cells.map((cell) => ({ ...cell, ciLow: null, ciHigh: null }));
+    render(
+      <LeaderboardTable
+        cells={means}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['replay', 'retrieval']}
+        selected={null}
+        onSelect={() => undefined}
+        computing
+      />,
+    );
+    expect(screen.getByTestId('leaderboard-computing').textContent).toBe(
+      'The run has ended and these means are final; their 95% intervals are being computed.',
+    );
+    const overall = screen
+      .getAllByTestId('leaderboard-cell')
+      .find((cell) => cell.dataset['sim'] === 'retrieval' && cell.dataset['task'] === 'overall');
+    expect(overall?.getAttribute('aria-label')).toBe(
+      'retrieval on overall: 31.3, interval being computed, 118 items, 2 missing',
+    );
+  });
+});

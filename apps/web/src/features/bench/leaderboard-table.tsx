@@ -37,16 +37,20 @@ function IntervalBar({ cell }: { cell: LeaderboardCell }) {
 function CellButton({
   cell,
   selected,
+  computing,
   onSelect,
 }: {
   cell: LeaderboardCell;
   selected: boolean;
+  computing: boolean;
   onSelect(): void;
 }) {
   const halfWidth = formatHalfWidth(cell);
   const interval =
     cell.ciLow === null || cell.ciHigh === null
-      ? 'no interval'
+      ? computing
+        ? 'interval being computed'
+        : 'no interval'
       : `95% interval ${formatScore100(cell.ciLow)} to ${formatScore100(cell.ciHigh)}`;
   return (
     <button
@@ -89,9 +93,18 @@ function PartialNote({ partial }: { partial: PartialProgress }) {
   );
 }
 
+function ComputingNote() {
+  return (
+    <p className="muted leaderboard-partial" data-testid="leaderboard-computing">
+      The run has ended and these means are final; their 95% intervals are being computed.
+    </p>
+  );
+}
+
 /**
  * Simulators × (overall, macro, each task) for one score, with 95% intervals and item counts.
- * While the run goes on (`partial`), the means of what is scored so far, labelled as such.
+ * While the run goes on (`partial`), the means of what is scored so far, labelled as such; just
+ * after it ends (`computing`), the final means while their intervals are computed.
  */
 export function LeaderboardTable({
   cells,
@@ -100,6 +113,7 @@ export function LeaderboardTable({
   selected,
   onSelect,
   partial = null,
+  computing = false,
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
@@ -107,6 +121,7 @@ export function LeaderboardTable({
   selected: BenchCell | null;
   onSelect(cell: BenchCell): void;
   partial?: PartialProgress | null;
+  computing?: boolean;
 }) {
   const grid = leaderboardGrid(cells, score, sims);
   if (grid.sims.length === 0) {
@@ -124,6 +139,7 @@ export function LeaderboardTable({
   return (
     <div className="table-scroll">
       {partial !== null && <PartialNote partial={partial} />}
+      {partial === null && computing && <ComputingNote />}
       <table
         className="data-table leaderboard"
         data-testid="leaderboard"
@@ -163,6 +179,7 @@ export function LeaderboardTable({
                       <CellButton
                         cell={cell}
                         selected={selected?.sim === sim && selected.task === task}
+                        computing={computing}
                         onSelect={() => onSelect({ sim, task })}
                       />
                     )}

@@ -1,4 +1,4 @@
-import type { ScorePoint } from '@terrarium/schema';
+import type { ScoreSlice } from '@terrarium/schema';
 import { useMemo, useState, type ComponentProps, type ReactNode } from 'react';
 import {
   Bar,
@@ -8,20 +8,19 @@ import {
   Line,
   LineChart,
   ResponsiveContainer,
-  Scatter,
-  ScatterChart,
   Tooltip,
   XAxis,
   YAxis,
 } from 'recharts';
 import {
   COST_AXES,
-  costVsScore,
+  countKey,
   defaultCostAxis,
   HISTOGRAM_AXES,
-  ITEM_SCORE_AXIS,
   lineChartSpecs,
   meanAlong,
+  SCORE_AXIS,
+  scoreByCost,
   scoreHistogram,
   seriesKey,
   type AxisTitle,
@@ -66,32 +65,41 @@ function yTitle(axis: AxisTitle) {
   };
 }
 
-function formatTooltipScore(value: unknown): string {
-  return typeof value === 'number' ? value.toFixed(1) : String(value);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
-/** Distribution, score along the turn and the history, and cost against score, per simulator. */
+/** A mean with the number of items behind it, which its row carries beside it (`countKey`). */
+function formatMean(value: unknown, _name: unknown, entry: unknown): string {
+  const mean = typeof value === 'number' ? value.toFixed(1) : String(value);
+  const key = isRecord(entry) ? entry['dataKey'] : undefined;
+  const row = isRecord(entry) ? entry['payload'] : undefined;
+  const count = typeof key === 'string' && isRecord(row) ? row[countKey(key)] : undefined;
+  return typeof count === 'number' ? `${mean} (${count.toLocaleString('en-US')} items)` : mean;
+}
+
+/** Distribution, score along the turn and the history, and score by cost, per simulator. */
 export function ScoreCharts({
-  points,
+  slices,
   sims,
 }: {
-  points: readonly ScorePoint[];
+  slices: readonly ScoreSlice[];
   sims: readonly string[];
 }) {
   const [costAxis, setCostAxis] = useState<CostAxis | null>(null);
-  const axis = costAxis ?? defaultCostAxis(points);
-  const histogram = useMemo(() => scoreHistogram(points, sims), [points, sims]);
+  const axis = costAxis ?? defaultCostAxis(slices);
+  const histogram = useMemo(() => scoreHistogram(slices, sims), [slices, sims]);
   const lines = useMemo(
     () =>
-      lineChartSpecs(points).map((spec) => ({
+      lineChartSpecs(slices).map((spec) => ({
         spec,
-        data: meanAlong(points, sims, spec.axis),
+        data: meanAlong(slices, sims, spec.axis),
       })),
-    [points, sims],
+    [slices, sims],
   );
-  const cost = useMemo(() => costVsScore(points, sims, axis), [points, sims, axis]);
+  const cost = useMemo(() => scoreByCost(slices, sims, axis), [slices, sims, axis]);
 
-  if (points.length === 0) return <p className="muted">No scored items yet.</p>;
+  if (slices.length === 0) return <p className="muted">No scored items yet.</p>;
   return (
     <div className="score-charts" data-testid="score-charts">
       <ChartPanel title="Score distribution">
@@ -115,9 +123,14 @@ export function ScoreCharts({
         </ResponsiveContainer>
       </ChartPanel>
       {lines.map(({ spec, data }) => (
-        <ScoreLineChart key={spec.axis} spec={spec} data={data} sims={sims} />
+        <ScoreLineChart key={spec.axis} title={spec.title} x={spec} data={data} sims={sims} />
       ))}
-      <ChartPanel title={axis === 'tokens' ? 'Tokens vs score' : 'Latency vs score'}>
+      <ScoreLineChart
+        title={axis === 'tokens' ? 'Score by tokens' : 'Score by latency'}
+        x={{ x: COST_AXES[axis], y: SCORE_AXIS, categories: true }}
+        data={cost}
+        sims={sims}
+      >
         <div className="segmented" role="group" aria-label="Cost axis">
           <button
             type="button"
@@ -134,58 +147,41 @@ export function ScoreCharts({
             Latency
           </button>
         </div>
-        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <ScatterChart margin={CHART_MARGIN}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis
-              dataKey="cost"
-              type="number"
-              name={axis === 'tokens' ? 'tokens' : 'latency (ms)'}
-              label={xTitle(COST_AXES[axis])}
-            />
-            <YAxis
-              dataKey="score"
-              type="number"
-              domain={SCORE_DOMAIN}
-              name="score"
-              label={yTitle(ITEM_SCORE_AXIS)}
-            />
-            <Tooltip />
-            <Legend />
-            {sims.map((sim, index) => (
-              <Scatter
-                key={sim}
-                name={sim}
-                data={cost[index] ?? []}
-                fill={colourOf(index)}
-                isAnimationActive={false}
-              />
-            ))}
-          </ScatterChart>
-        </ResponsiveContainer>
-      </ChartPanel>
+      </ScoreLineChart>
     </div>
   );
 }
 
-/** Mean score per simulator against a numeric x (turn index, history length), one line each. */
+/**
+ * Mean score per simulator against x, one line each: a number (turn index, history length) or
+ * ordered categories (cost buckets).
+ */
 function ScoreLineChart({
-  spec,
+  title,
+  x,
   data,
   sims,
+  children,
 }: {
-  spec: LineChartSpec;
+  title: string;
+  x: Pick<LineChartSpec, 'x' | 'y'> & { categories?: boolean };
   data: ComponentProps<typeof LineChart>['data'];
   sims: readonly string[];
+  children?: ReactNode;
 }) {
   return (
-    <ChartPanel title={spec.title}>
+    <ChartPanel title={title}>
+      {children}
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <LineChart data={data} margin={CHART_MARGIN}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} label={xTitle(spec.x)} />
-          <YAxis domain={SCORE_DOMAIN} label={yTitle(spec.y)} />
-          <Tooltip formatter={formatTooltipScore} />
+          {x.categories ? (
+            <XAxis dataKey="x" type="category" label={xTitle(x.x)} />
+          ) : (
+            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} label={xTitle(x.x)} />
+          )}
+          <YAxis domain={SCORE_DOMAIN} label={yTitle(x.y)} />
+          <Tooltip formatter={formatMean} />
           <Legend />
           {sims.map((sim, index) => (
             <Line

@@ -36,9 +36,9 @@ export function useRunProgress(runId: string) {
   const finished = run !== null && isFinished(run.status);
   useEffect(() => {
     if (!finished || !live) return;
-    // Scores written while the run went on: the leaderboard, points and cell lists are now final.
+    // Scores written while the run went on: the leaderboard, charts and cell lists are now final.
     void queryClient.invalidateQueries({ queryKey: trpc.bench.leaderboard.queryKey({ runId }) });
-    void queryClient.invalidateQueries({ queryKey: trpc.bench.points.queryKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.bench.chartSlices.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.bench.cellItems.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
   }, [finished, live, queryClient, trpc, runId]);

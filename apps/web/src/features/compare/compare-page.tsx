@@ -3,6 +3,7 @@ import type { SimulationResult } from '@terrarium/schema';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
+import { TrajectoryHeading, trajectoryCrumb } from '../trajectories/trajectory-heading';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -191,14 +192,14 @@ export function ComparePage({
         <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>{datasetName}</Link>{' '}
         ›{' '}
         <Link to={{ page: 'replay', datasetId, trajectoryId, step }}>
-          <span className="mono">{detail.data?.externalId ?? trajectoryId}</span>
+          <span>{trajectoryCrumb(detail.data, trajectoryId)}</span>
         </Link>{' '}
         › Compare
       </div>
       <QueryStatus label="the trajectory" isPending={detail.isPending} error={detail.error} />
       {detail.data && (
         <div className="page-header">
-          <h1 className="mono">{detail.data.externalId}</h1>
+          <TrajectoryHeading trajectory={detail.data} />
           <span className="count">
             {formatCount(detail.data.transitionCount)} transitions · simulated vs real
           </span>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
+import { TrajectoryHeading, trajectoryCrumb } from '../trajectories/trajectory-heading';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -80,15 +81,13 @@ export function ReplayPage({
       <div className="breadcrumb">
         <Link to={{ page: 'datasets' }}>Datasets</Link> ›{' '}
         <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>{datasetName}</Link>{' '}
-        › <span className="mono">{detail.data?.externalId ?? trajectoryId}</span>
+        › <span>{trajectoryCrumb(detail.data, trajectoryId)}</span>
       </div>
       <QueryStatus label="the trajectory" isPending={detail.isPending} error={detail.error} />
       {detail.data && (
         <>
           <div className="page-header">
-            <h1 className="mono" data-testid="trajectory-title">
-              {detail.data.externalId}
-            </h1>
+            <TrajectoryHeading trajectory={detail.data} />
             <span className="count">
               {formatCount(detail.data.stepCount)} steps ·{' '}
               {formatCount(detail.data.transitionCount)} transitions

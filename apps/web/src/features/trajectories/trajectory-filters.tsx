@@ -1,6 +1,6 @@
-import { DOMAINS, SOURCE_FORMATS, type DatasetSummary } from '@terrarium/schema';
+import { DOMAINS, OUTCOME_FILTERS, SOURCE_FORMATS, type DatasetSummary } from '@terrarium/schema';
 import { useState } from 'react';
-import { OUTCOME_FILTERS, type ListQuery } from '../../app/url-state';
+import type { ListQuery } from '../../app/url-state';
 import { presentOptions } from './list-filter';
 import { useDebouncedEffect } from './use-debounced-effect';
 
@@ -10,7 +10,7 @@ interface TrajectoryFiltersProps {
   query: ListQuery;
   onChange(query: ListQuery): void;
   /** The datasets in view, for the values the filters offer; null while they load. */
-  datasets: readonly Pick<DatasetSummary, 'domains' | 'formats'>[] | null;
+  datasets: readonly Pick<DatasetSummary, 'domains' | 'formats' | 'outcomes'>[] | null;
 }
 
 function parseStepBound(text: string): number | null {
@@ -33,6 +33,14 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
   useDebouncedEffect(draft, SEARCH_DEBOUNCE_MS, (settled) => {
     if (JSON.stringify(settled) !== JSON.stringify(query)) onChange(settled);
   });
+
+  const outcomes = presentOptions(
+    OUTCOME_FILTERS,
+    datasets && datasets.map((dataset) => dataset.outcomes),
+    draft.outcome,
+  );
+  // Nothing records an outcome: "unknown" would be the only choice and match every trajectory.
+  const noOutcomes = outcomes.every((outcome) => outcome === 'unknown') && draft.outcome === null;
 
   return (
     <div className="filters" role="search">
@@ -86,21 +94,23 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
           ))}
         </select>
       </label>
-      <label>
+      <label title={noOutcomes ? 'No trajectory in view records whether it succeeded' : undefined}>
         Outcome
         <select
           aria-label="Outcome"
           value={draft.outcome ?? ''}
+          disabled={noOutcomes}
           onChange={(event) =>
             setDraft({ ...draft, outcome: pickOption(OUTCOME_FILTERS, event.target.value) })
           }
         >
-          <option value="">any</option>
-          {OUTCOME_FILTERS.map((outcome) => (
-            <option key={outcome} value={outcome}>
-              {outcome}
-            </option>
-          ))}
+          <option value="">{noOutcomes ? 'none recorded' : 'any'}</option>
+          {!noOutcomes &&
+            outcomes.map((outcome) => (
+              <option key={outcome} value={outcome}>
+                {outcome}
+              </option>
+            ))}
         </select>
       </label>
       <label>

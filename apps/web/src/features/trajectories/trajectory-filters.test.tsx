@@ -1,0 +1,56 @@
+import { cleanup, render, screen, within } from '@testing-library/react';
+import type { DatasetSummary } from '@terrarium/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EMPTY_LIST_QUERY } from '../../app/url-state';
+import { TrajectoryFilters } from './trajectory-filters';
+
+afterEach(cleanup);
+
+type Facets = Pick<DatasetSummary, 'domains' | 'formats' | 'outcomes'>;
+
+function outcomeChoices(datasets: readonly Facets[] | null, outcome: 'failure' | null = null) {
+  cleanup();
+  render(
+    <TrajectoryFilters
+      query={{ ...EMPTY_LIST_QUERY, outcome }}
+      datasets={datasets}
+      onChange={() => undefined}
+    />,
+  );
+  const select = screen.getByLabelText('Outcome');
+  return {
+    disabled: select instanceof HTMLSelectElement && select.disabled,
+    options: within(select)
+      .getAllByRole('option')
+      .map((option) => option.textContent),
+  };
+}
+
+const tau: Facets = {
+  domains: ['tool'],
+  formats: ['tau-bench-v1'],
+  outcomes: ['success', 'failure'],
+};
+const swe: Facets = { domains: ['swe'], formats: ['swe-agent'], outcomes: ['unknown'] };
+
+describe('the outcome filter', () => {
+  it('offers only the outcomes the datasets in view record', () => {
+    expect(outcomeChoices([tau])).toEqual({
+      disabled: false,
+      options: ['any', 'success', 'failure'],
+    });
+    expect(outcomeChoices([tau, swe]).options).toEqual(['any', 'success', 'failure', 'unknown']);
+  });
+
+  it('says none is recorded, rather than offering "unknown" alone, where no trajectory has one', () => {
+    expect(outcomeChoices([swe])).toEqual({ disabled: true, options: ['none recorded'] });
+  });
+
+  it('keeps a value a link selected, and offers all three while the datasets load', () => {
+    expect(outcomeChoices([swe], 'failure')).toEqual({
+      disabled: false,
+      options: ['any', 'failure', 'unknown'],
+    });
+    expect(outcomeChoices(null).options).toEqual(['any', 'success', 'failure', 'unknown']);
+  });
+});

@@ -1,0 +1,80 @@
+import type { Worker } from 'node:worker_threads';
+import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
+import { startWorkerThread, workerModule } from '../threads/ts-worker';
+import { ScoringReply, type ScoringRequest } from './scoring-protocol';
+
+export interface ScoringPool {
+  /** The rule scores of one prediction, as `scoreItem` gives them, computed on a worker thread. */
+  score(item: BenchItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
+  /** Ends the worker; scores still pending fail. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve(scores: ItemScore[]): void;
+  reject(error: Error): void;
+}
+
+const WORKER_URL = workerModule('scoring-worker', import.meta.url);
+
+/**
+ * Rule scoring on one worker thread, started at the first score: the bench run's other work
+ * (predicting, recording in PGlite, every HTTP request) stays on the server thread, and the
+ * scoring uses the machine's other core. Requests are answered in order; a worker that dies fails
+ * what it held and the next score starts another.
+ */
+export function createScoringPool(): ScoringPool {
+  let running: Worker | null = null;
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+
+  function failAll(error: Error): void {
+    for (const entry of pending.values()) entry.reject(error);
+    pending.clear();
+  }
+
+  function started(): Worker {
+    if (running !== null) return running;
+    const thread = startWorkerThread(WORKER_URL);
+    // Only pending scores keep the process alive, not an idle worker.
+    thread.unref();
+    thread.on('message', (message: unknown) => {
+      const reply = ScoringReply.safeParse(message);
+      if (!reply.success) return;
+      const entry = pending.get(reply.data.id);
+      if (entry === undefined) return;
+      pending.delete(reply.data.id);
+      if (pending.size === 0) thread.unref();
+      if ('error' in reply.data) entry.reject(new Error(reply.data.error));
+      else entry.resolve(reply.data.scores);
+    });
+    thread.on('error', (error) => failAll(error));
+    thread.on('exit', (code) => {
+      if (running === thread) running = null;
+      failAll(new Error(`the scoring worker exited (${code})`));
+    });
+    running = thread;
+    return thread;
+  }
+
+  return {
+    score(item, sim, predicted) {
+      const worker = started();
+      const id = nextId++;
+      const request: ScoringRequest = { id, item, sim, predicted };
+      return new Promise<ItemScore[]>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.ref();
+        // A worker thread's postMessage has no target origin (that is window.postMessage's).
+        // oxlint-disable-next-line unicorn/require-post-message-target-origin
+        worker.postMessage(request);
+      });
+    },
+    async close() {
+      const thread = running;
+      running = null;
+      if (thread !== null) await thread.terminate();
+      failAll(new Error('the scoring pool is closed'));
+    },
+  };
+}

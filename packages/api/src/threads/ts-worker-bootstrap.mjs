@@ -1,0 +1,11 @@
+// Entry of every worker thread (custom-rule sandboxes, leaderboard bootstraps). Node 20 does not
+// apply `--import` loaders to worker threads, so when the server runs from TypeScript sources this
+// registers tsx first, then loads the worker.
+import { workerData } from 'node:worker_threads';
+
+const { entry, tsxApi } = workerData;
+if (tsxApi) {
+  const { register } = await import(tsxApi);
+  register();
+}
+await import(entry);
