@@ -66,6 +66,7 @@ function isAlnum(code: number): boolean {
  * letters depend on the database's locale), NUL, and the starts of XML tags (`<b`, `<!--`, `<?`),
  * XML entities (`&amp;`, `&#38;`) and `~` file names.
  */
+// oxlint-disable-next-line no-control-regex -- NUL is exactly what must be matched here.
 const OUTSIDE_PLAIN_WORDS = /[^\x01-\x7f]|<[^\s\d<=]|&[A-Za-z#]|~\S/;
 
 /** Whether `searchVectorOf` can reproduce the database's vector of this text. */
@@ -572,7 +573,7 @@ export function jsonbText(value: JsonValue): string {
   if (typeof value === 'number') return numericText(value);
   if (typeof value === 'string') return jsonbString(value);
   if (Array.isArray(value)) return `[${value.map(jsonbText).join(', ')}]`;
-  const keys = Object.keys(value).sort(compareJsonbKeys);
+  const keys = Object.keys(value).toSorted(compareJsonbKeys);
   const members: string[] = [];
   for (const key of keys) {
     const member = value[key];
@@ -622,4 +623,58 @@ export function numericText(value: number): string {
   if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
   if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** Lexemes in the database's order: bytewise on UTF-8, a prefix before what extends it. */
+export function sortLexemes(lexemes: Iterable<string>): string[] {
+  return [...lexemes]
+    .map((lexeme) => ({ lexeme, bytes: utf8Encoder.encode(lexeme) }))
+    .toSorted((a, b) => Buffer.compare(a.bytes, b.bytes))
+    .map(({ lexeme }) => lexeme);
+}
+
+/** A vector in PostgreSQL's binary form from lexemes in database order and their positions. */
+export function tsvectorBinary(
+  lexemes: readonly string[],
+  positions: readonly number[][],
+): Uint8Array {
+  const parts = lexemes.map((lexeme) => utf8Encoder.encode(lexeme));
+  let size = 4;
+  parts.forEach((bytes, at) => {
+    size += bytes.length + 3 + 2 * (positions[at]?.length ?? 0);
+  });
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, lexemes.length);
+  let offset = 4;
+  parts.forEach((bytes, at) => {
+    out.set(bytes, offset);
+    offset += bytes.length + 1;
+    const list = positions[at] ?? [];
+    view.setUint16(offset, list.length);
+    offset += 2;
+    for (const position of list) {
+      view.setUint16(offset, position);
+      offset += 2;
+    }
+  });
+  return out;
+}
+
+/** The lexemes of a vector in binary form (`tsvectorBinary`, `LexemeTable.writeBinary`). */
+export function lexemesOfBinary(vector: Uint8Array): string[] {
+  const view = new DataView(vector.buffer, vector.byteOffset, vector.byteLength);
+  const count = view.getInt32(0);
+  const lexemes: string[] = [];
+  let offset = 4;
+  for (let entry = 0; entry < count; entry++) {
+    const end = vector.indexOf(0, offset);
+    lexemes.push(utf8Decoder.decode(vector.subarray(offset, end)));
+    const positions = view.getUint16(end + 1);
+    offset = end + 3 + 2 * positions;
+  }
+  return lexemes;
 }

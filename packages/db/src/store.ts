@@ -2,6 +2,7 @@ import type { CurriculumStore } from './curriculum-store';
 import type { EnvCatalogStore } from './env-catalog-store';
 import type { LabelStore } from './label-store';
 import type { RuleSetStore } from './rule-set-store';
+import type { EncodedGroup } from './import-rows';
 import type {
   BenchItem,
   BenchManifest,
@@ -49,8 +50,26 @@ export interface ImportBatch {
   readonly parallelWrites?: number;
   addTrajectories(trajectories: Trajectory[]): Promise<void>;
   addQuarantined(records: { error: ImportError; excerpt: string }[]): Promise<void>;
+  /**
+   * One group as one transaction: trajectories already encoded off the database's thread
+   * (`GroupEncoder`, import-rows.ts), quarantined records, and a job's checkpoint. Groups commit in
+   * the order they were handed in, whatever `parallelWrites` lets run at once.
+   */
+  addGroup(group: ImportGroup): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
+}
+
+export interface ImportGroup {
+  encoded: EncodedGroup | null;
+  quarantined: { error: ImportError; excerpt: string }[];
+  /** Written with the group's rows: where a resumed job continues (import_jobs.checkpoint). */
+  checkpoint?: {
+    jobId: string;
+    state: unknown;
+    doneBytes: number;
+    trajectories: number;
+  };
 }
 
 export interface Page<T> {
