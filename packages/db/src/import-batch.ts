@@ -124,10 +124,10 @@ export class SqlImportBatch implements ImportBatch {
     this.assertOpen();
     if (trajectories.length === 0) return;
     this.encoder ??= new GroupEncoder();
-    const encoded = this.encoder.encode(trajectories, {
-      datasetId: this.datasetId,
-      batchId: this.batchId,
-    });
+    const encoded = await this.encoder.encode(
+      trajectories.map((trajectory) => ({ trajectory })),
+      { datasetId: this.datasetId, batchId: this.batchId },
+    );
     await this.addGroup({ encoded, quarantined: [] });
   }
 

@@ -1,4 +1,5 @@
-import { deflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw } from 'node:zlib';
 import { countTransitions, type Step, type StepMarker, type Trajectory } from '@terrarium/schema';
 import { CopyWriter } from './copy-binary';
 import { toJsonPayload } from './json-payload';
@@ -31,6 +32,7 @@ export const PAGE_COLUMNS = `trajectory_id, first_idx, step_count, markers, body
 export const PAGE_STEPS = 64;
 const PAGE_BYTES = 256 * 1024;
 // Level 1: pages and source records are read one at a time; higher levels cost more than they save.
+// The source record is its JSON text (migration 007), so export keeps its key order and spelling.
 const DEFLATE_LEVEL = 1;
 
 /** Text whose vector the database must compute (search-vector.ts says which). */
@@ -72,72 +74,70 @@ export interface GroupContext {
   batchId: string;
 }
 
-/** Reused buffers of one encoder (one per thread). */
+/** A trajectory to encode, with its source record's own bytes when the reader kept them. */
+export interface EncodeItem {
+  trajectory: Trajectory;
+  /** The record's JSON text as read (it is stored as is, not serialized again). */
+  sourceBytes?: Uint8Array;
+}
+
+interface PreparedPage {
+  owner: number;
+  first: number;
+  count: number;
+  markers: string;
+  body: Promise<Uint8Array>;
+  vectors: (Uint8Array | null)[];
+  texts: (FallbackText | null)[];
+  /** The page's lexemes (stripped vector, binary); null when some step is left to the database. */
+  lexemes: Uint8Array | null;
+}
+
+interface PreparedTrajectory {
+  owner: number;
+  trajectory: Trajectory;
+  transitions: number;
+  source: Promise<Uint8Array>;
+  /** Binary vector of external id and task; null when left to the database. */
+  vector: Uint8Array | null;
+}
+
+/**
+ * Encodes groups. `encode` does the JavaScript work at once (tokenizing, JSON) and hands the
+ * compression of page bodies and source records to zlib, which runs on Node's thread pool: on two
+ * cores, the reading thread goes on parsing while another thread deflates.
+ */
 export class GroupEncoder {
   private readonly text = new AsciiBytes();
   private readonly stepTable = new LexemeTable(true);
   private readonly pageTable = new LexemeTable(false);
 
-  encode(trajectories: readonly Trajectory[], context: GroupContext): EncodedGroup {
-    const trajectoryRows = new CopyWriter(1 << 20);
-    const pageRows = new CopyWriter(1 << 20);
-    const trajectoryIdAt: number[] = [];
-    const trajectoryOwners: number[] = [];
-    const pageIdAt: number[] = [];
-    const pageOwners: number[] = [];
-    const pendingTrajectories: PendingRow[] = [];
-    const pendingPages: PendingRow[] = [];
-    let steps = 0;
-    let transitions = 0;
-    trajectories.forEach((trajectory, owner) => {
-      steps += trajectory.steps.length;
-      const transitionCount = countTransitions(trajectory);
-      transitions += transitionCount;
+  encode(items: readonly EncodeItem[], context: GroupContext): Promise<EncodedGroup> {
+    const trajectories: PreparedTrajectory[] = [];
+    const pages: PreparedPage[] = [];
+    items.forEach(({ trajectory, sourceBytes }, owner) => {
       const headerText = searchText([trajectory.externalId, trajectory.task, null]);
-      const plainHeader = isPlainSearchText(headerText);
-      const writer = plainHeader ? trajectoryRows : new CopyWriter(4096);
-      const start = writer.size;
-      const idAt = writeTrajectoryPrefix(writer, trajectory, context, transitionCount);
-      if (plainHeader) {
-        this.stepTable.reset();
-        tokenizeInto(this.text.set(headerText), this.stepTable);
-        writer.tsvector(this.stepTable);
-        trajectoryIdAt.push(idAt);
-        trajectoryOwners.push(owner);
-      } else {
-        pendingTrajectories.push({
-          owner,
-          idAt: idAt - start,
-          prefix: writer.bytesSince(start),
-          vectors: [null],
-          texts: [{ kind: 'trajectory', externalId: trajectory.externalId, task: trajectory.task }],
-        });
-      }
-      for (const page of pagesOf(trajectory.steps)) {
-        this.encodePage(page, owner, pageRows, { pageIdAt, pageOwners, pendingPages });
-      }
+      trajectories.push({
+        owner,
+        trajectory,
+        transitions: countTransitions(trajectory),
+        source: deflate(sourceBytes ?? Buffer.from(JSON.stringify(trajectory.source.record))),
+        vector: isPlainSearchText(headerText) ? this.vectorOf(headerText) : null,
+      });
+      for (const page of pagesOf(trajectory.steps)) pages.push(this.preparePage(page, owner));
     });
-    return {
-      trajectories: trajectories.length,
-      steps,
-      transitions,
-      trajectoryRows: trajectoryRows.finish(),
-      trajectoryIdAt: Int32Array.from(trajectoryIdAt),
-      trajectoryOwners: Int32Array.from(trajectoryOwners),
-      pageRows: pageRows.finish(),
-      pageIdAt: Int32Array.from(pageIdAt),
-      pageOwners: Int32Array.from(pageOwners),
-      pendingTrajectories,
-      pendingPages,
-    };
+    return writeGroup(trajectories, pages, context);
   }
 
-  private encodePage(
-    page: Page,
-    owner: number,
-    rows: CopyWriter,
-    out: { pageIdAt: number[]; pageOwners: number[]; pendingPages: PendingRow[] },
-  ): void {
+  private vectorOf(text: string): Uint8Array {
+    this.stepTable.reset();
+    tokenizeInto(this.text.set(text), this.stepTable);
+    const vector = new Uint8Array(this.stepTable.binarySize());
+    this.stepTable.writeBinary(vector, 0);
+    return vector;
+  }
+
+  private preparePage(page: Page, owner: number): PreparedPage {
     const { steps } = page;
     const vectors: (Uint8Array | null)[] = [];
     const texts: (FallbackText | null)[] = [];
@@ -157,43 +157,120 @@ export class GroupEncoder {
         });
         continue;
       }
-      this.stepTable.reset();
-      tokenizeInto(this.text.set(text), this.stepTable);
+      vectors.push(this.vectorOf(text));
       this.pageTable.addAll(this.stepTable);
-      const vector = new Uint8Array(this.stepTable.binarySize());
-      this.stepTable.writeBinary(vector, 0);
-      vectors.push(vector);
       texts.push(null);
     }
-    const writer = complete ? rows : new CopyWriter(1 << 14);
-    const start = writer.size;
-    writer.row(7);
-    const idAt = writer.bigint(owner);
-    writer.integer(page.first);
-    writer.integer(steps.length);
-    writer.text(toJsonPayload(steps.map(markerOf)));
+    let lexemes: Uint8Array | null = null;
+    if (complete) {
+      lexemes = new Uint8Array(this.pageTable.binarySize());
+      this.pageTable.writeBinary(lexemes, 0);
+    }
     // Stored with `index` as the array position, as the steps table's `idx` was.
     const indexed = steps.map((step, at) =>
       step.index === page.first + at ? step : { ...step, index: page.first + at },
     );
-    writer.bytes(
-      deflateRawSync(Buffer.from(toJsonPayload(indexed), 'utf8'), { level: DEFLATE_LEVEL }),
+    return {
+      owner,
+      first: page.first,
+      count: steps.length,
+      markers: toJsonPayload(steps.map(markerOf)),
+      body: deflate(Buffer.from(toJsonPayload(indexed), 'utf8')),
+      vectors,
+      texts,
+      lexemes,
+    };
+  }
+}
+
+const deflateAsync = promisify(deflateRaw);
+
+function deflate(bytes: Uint8Array): Promise<Uint8Array> {
+  return deflateAsync(bytes, { level: DEFLATE_LEVEL });
+}
+
+/** The COPY data of prepared trajectories and pages, once their compression is done. */
+async function writeGroup(
+  trajectories: readonly PreparedTrajectory[],
+  pages: readonly PreparedPage[],
+  context: GroupContext,
+): Promise<EncodedGroup> {
+  const sources = await Promise.all(trajectories.map((prepared) => prepared.source));
+  const bodies = await Promise.all(pages.map((page) => page.body));
+  const trajectoryRows = new CopyWriter(1 << 20);
+  const pageRows = new CopyWriter(1 << 20);
+  const trajectoryIdAt: number[] = [];
+  const trajectoryOwners: number[] = [];
+  const pageIdAt: number[] = [];
+  const pageOwners: number[] = [];
+  const pendingTrajectories: PendingRow[] = [];
+  const pendingPages: PendingRow[] = [];
+  let steps = 0;
+  let transitions = 0;
+  trajectories.forEach((prepared, at) => {
+    const { trajectory, owner, vector } = prepared;
+    steps += trajectory.steps.length;
+    transitions += prepared.transitions;
+    const writer = vector === null ? new CopyWriter(4096) : trajectoryRows;
+    const start = writer.size;
+    const idAt = writeTrajectoryPrefix(
+      writer,
+      trajectory,
+      context,
+      prepared.transitions,
+      sources[at] ?? new Uint8Array(),
     );
-    if (complete) {
-      writer.tsvectorArray(vectors.flatMap((vector) => (vector === null ? [] : [vector])));
-      writer.tsvector(this.pageTable);
-      out.pageIdAt.push(idAt);
-      out.pageOwners.push(owner);
+    if (vector !== null) {
+      writer.tsvectorBytes(vector);
+      trajectoryIdAt.push(idAt);
+      trajectoryOwners.push(owner);
       return;
     }
-    out.pendingPages.push({
+    pendingTrajectories.push({
       owner,
       idAt: idAt - start,
       prefix: writer.bytesSince(start),
-      vectors,
-      texts,
+      vectors: [null],
+      texts: [{ kind: 'trajectory', externalId: trajectory.externalId, task: trajectory.task }],
     });
-  }
+  });
+  pages.forEach((page, at) => {
+    const writer = page.lexemes === null ? new CopyWriter(1 << 14) : pageRows;
+    const start = writer.size;
+    writer.row(7);
+    const idAt = writer.bigint(page.owner);
+    writer.integer(page.first);
+    writer.integer(page.count);
+    writer.text(page.markers);
+    writer.bytes(bodies[at] ?? new Uint8Array());
+    if (page.lexemes !== null) {
+      writer.tsvectorArray(page.vectors.flatMap((vector) => (vector === null ? [] : [vector])));
+      writer.tsvectorBytes(page.lexemes);
+      pageIdAt.push(idAt);
+      pageOwners.push(page.owner);
+      return;
+    }
+    pendingPages.push({
+      owner: page.owner,
+      idAt: idAt - start,
+      prefix: writer.bytesSince(start),
+      vectors: page.vectors,
+      texts: page.texts,
+    });
+  });
+  return {
+    trajectories: trajectories.length,
+    steps,
+    transitions,
+    trajectoryRows: trajectoryRows.finish(),
+    trajectoryIdAt: Int32Array.from(trajectoryIdAt),
+    trajectoryOwners: Int32Array.from(trajectoryOwners),
+    pageRows: pageRows.finish(),
+    pageIdAt: Int32Array.from(pageIdAt),
+    pageOwners: Int32Array.from(pageOwners),
+    pendingTrajectories,
+    pendingPages,
+  };
 }
 
 function writeTrajectoryPrefix(
@@ -201,6 +278,7 @@ function writeTrajectoryPrefix(
   trajectory: Trajectory,
   context: GroupContext,
   transitionCount: number,
+  deflatedSource: Uint8Array,
 ): number {
   writer.row(21);
   const idAt = writer.bigint(0);
@@ -220,18 +298,10 @@ function writeTrajectoryPrefix(
   writer.jsonb(toJsonPayload(trajectory.metadata));
   writer.text(trajectory.source.file);
   writer.nullableInteger(trajectory.source.line);
-  writer.bytes(deflateSourceRecordSync(trajectory.source.record));
+  writer.bytes(deflatedSource);
   writer.integer(trajectory.steps.length);
   writer.integer(transitionCount);
   return idAt;
-}
-
-/**
- * The source record as raw-deflate bytes of its JSON text (migration 007 says why); the key order
- * and spelling are those of the text, so export stays lossless.
- */
-export function deflateSourceRecordSync(record: unknown): Uint8Array {
-  return deflateRawSync(Buffer.from(JSON.stringify(record), 'utf8'), { level: DEFLATE_LEVEL });
 }
 
 /** Consecutive steps of one trajectory; `first` is the position of the first. */

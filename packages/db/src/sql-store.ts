@@ -17,6 +17,7 @@ import { createAuthStore } from './auth-store';
 import { createBenchStore } from './bench-store';
 import { createEnvCatalogStore } from './env-catalog-store';
 import { createCurriculumStore } from './curriculum-store';
+import { createImportJobStore } from './import-job-store';
 import { createLabelStore } from './label-store';
 import { createRuleSetStore } from './rule-set-store';
 import type { Queryable, Row, SqlExecutor } from './executor';
@@ -222,6 +223,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
     ...createEnvCatalogStore(executor),
     ...createCurriculumStore(executor),
     ...createAuthStore(executor),
+    ...createImportJobStore(executor),
 
     async listDatasets() {
       const rows = await executor.query(`${DATASET_SUMMARY} GROUP BY d.id ORDER BY d.id`);
@@ -275,6 +277,68 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
         });
         openBatches.add(batch);
         return batch;
+      } catch (error) {
+        await lockSession.release();
+        throw error;
+      }
+    },
+
+    async discardImport(batchId) {
+      if (!ID_PATTERN.test(batchId)) return false;
+      const session = await executor.reserveSession();
+      try {
+        const [probe] = await session.query(
+          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
+          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
+        );
+        if (!probe || !booleanColumn(probe, 'free')) return false;
+        try {
+          await deleteUnfinishedBatch(executor, batchId);
+          return true;
+        } finally {
+          await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
+            IMPORT_BATCH_LOCK_NAMESPACE,
+            batchId,
+          ]);
+        }
+      } finally {
+        await session.release();
+      }
+    },
+
+    async resumeImport(batchId): Promise<ImportBatch> {
+      if (closed) throw new Error('the store is closed');
+      if (!ID_PATTERN.test(batchId)) throw new Error(`no import batch ${batchId}`);
+      const lockSession = await executor.reserveSession();
+      try {
+        const [probe] = await lockSession.query(
+          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
+          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
+        );
+        if (!probe || !booleanColumn(probe, 'free')) {
+          throw new Error(`import batch ${batchId} is being written by another process`);
+        }
+        const [batch] = await executor.query(
+          `SELECT dataset_id::text AS dataset_id FROM import_batches
+           WHERE id = $1::bigint AND status = 'importing'`,
+          [batchId],
+        );
+        if (!batch) {
+          await lockSession.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
+            IMPORT_BATCH_LOCK_NAMESPACE,
+            batchId,
+          ]);
+          throw new Error(`import batch ${batchId} is not an unfinished import`);
+        }
+        const resumed = new SqlImportBatch({
+          executor,
+          datasetId: textColumn(batch, 'dataset_id'),
+          batchId,
+          lockSession,
+          onSettled: (settled) => openBatches.delete(settled),
+        });
+        openBatches.add(resumed);
+        return resumed;
       } catch (error) {
         await lockSession.release();
         throw error;
