@@ -16,6 +16,10 @@ export interface RunImportJobOptions {
   /** The worker is stopping: the job is left as it is, to resume from its last checkpoint. */
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
+  /** Called after each group is stored, with what is stored so far. */
+  onStored?: (checkpoint: ImportCheckpoint) => void;
+  /** The user cancels (Ctrl-C in the CLI): as a cancel in the store, without waiting for a poll. */
+  cancel?: AbortSignal;
   /** Called when the job starts, with what its checkpoint says is stored already. */
   onStart?: (job: ImportJobRecord, resumedFrom: ImportCheckpoint | null) => void;
   /** How often a running job looks for a cancel in the store (default 500 ms). */
@@ -85,8 +89,14 @@ export async function runImportJob(
     if (!stop.signal.aborted) stop.abort(reason);
   };
   const onStopping = () => stopWith(new Error('the worker is stopping'));
+  const onCancel = () => {
+    stopWith(new Canceled('the import was canceled'));
+    void store.finishImportJob(jobId, 'canceled', {}, ['queued', 'running']);
+  };
   options.signal?.addEventListener('abort', onStopping, { once: true });
+  options.cancel?.addEventListener('abort', onCancel, { once: true });
   if (options.signal?.aborted === true) onStopping();
+  if (options.cancel?.aborted === true) onCancel();
   const poll = setInterval(() => {
     void store.getImportJob(jobId).then(
       (current) => {
@@ -109,6 +119,7 @@ export async function runImportJob(
       resume,
       jobId,
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(options.onStored === undefined ? {} : { onStored: options.onStored }),
     });
     const report = reportOf(job.dataset, final);
     if (final.report.trajectories > 0) await batch.commit();
@@ -137,6 +148,7 @@ export async function runImportJob(
   } finally {
     clearInterval(poll);
     options.signal?.removeEventListener('abort', onStopping);
+    options.cancel?.removeEventListener('abort', onCancel);
   }
 }
 
