@@ -16,7 +16,8 @@ export function importJobView(job: ImportJobRecord): ImportJobView {
     trajectories: job.trajectories,
     resumes: job.resumes,
     report: reportOfJob(job),
-    error: job.error,
+    // The stored error may name paths or SQL: the server log has it, callers get the fact.
+    error: job.error === null ? null : 'the import stopped on an error (the server log says which)',
     createdAt: job.createdAt,
     finishedAt: job.finishedAt,
   };

@@ -8,7 +8,12 @@ export async function startImportWorkers(
   queue: JobQueue,
   options: { concurrency?: number } = {},
 ): Promise<ImportJobs> {
-  const jobs = await startImportJobs(queue, { concurrency: options.concurrency ?? 1 });
+  const jobs = await startImportJobs(queue, {
+    concurrency: options.concurrency ?? 1,
+    onJob: (jobId, outcome) => {
+      if (outcome.status === 'failed') console.error(`import ${jobId} failed:`, outcome.error);
+    },
+  });
   await jobs.resume();
   return jobs;
 }

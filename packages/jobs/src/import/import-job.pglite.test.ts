@@ -137,4 +137,37 @@ describe('an import job killed with SIGKILL mid-file', () => {
       await store.close();
     }
   }, 600_000);
+
+  it('discards everything it stored when canceled midway, and says so', async () => {
+    const { size } = await stat(replica);
+    const store = await openStore({ memory: true });
+    try {
+      const job = await store.createImportJob({
+        dataset: 'canceled',
+        format: null,
+        files: [{ name: 'tau-bench-airline-x3.json', path: replica, size }],
+        ownsFiles: false,
+      });
+      const cancel = new AbortController();
+      let storedBeforeCancel = 0;
+      const outcome = await runImportJob(store, job.id, {
+        cancel: cancel.signal,
+        onStored: (checkpoint) => {
+          storedBeforeCancel = checkpoint.report.trajectories;
+          cancel.abort();
+        },
+      });
+      expect(storedBeforeCancel).toBeGreaterThan(0);
+      expect(outcome).toEqual({ status: 'canceled', report: null, error: null });
+      const canceled = await store.getImportJob(job.id);
+      expect(canceled).toMatchObject({ status: 'canceled', batchStatus: null });
+      expect(await store.getDatasetByName('canceled')).toBeNull();
+      // The batch and its rows are deleted, not merely hidden.
+      await expect(store.resumeImport(canceled?.batchId ?? '1')).rejects.toThrow(
+        'is not an unfinished import',
+      );
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
 });

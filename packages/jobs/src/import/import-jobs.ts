@@ -16,7 +16,7 @@ export interface ImportJobsOptions {
   /** Seconds between polls for new jobs when idle (default 1). */
   pollingIntervalSeconds?: number;
   /**
-   * An import still active after this long is failed and retried (default 24 h): how a worker
+   * An import still active after this long is failed and retried (default 12 h): how a worker
    * killed mid-import hands it back on a shared queue. The embedded server does not wait for it:
    * `resume()` at start enqueues every unfinished import without a waiting job.
    */
@@ -57,7 +57,8 @@ export async function startImportJobs(
 ): Promise<ImportJobs> {
   const { boss, store } = queue;
   const schema = queue.options.schema;
-  const expireInSeconds = options.expireInSeconds ?? 24 * 3600;
+  // pg-boss 10 refuses expirations of 24 h or more.
+  const expireInSeconds = options.expireInSeconds ?? 12 * 3600;
   const queueOptions = {
     name: IMPORT_QUEUE,
     policy: 'standard' as const,
