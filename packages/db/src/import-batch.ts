@@ -309,7 +309,7 @@ export class SqlImportBatch implements ImportBatch {
          WHERE id = $1::bigint AND status = 'importing'`,
         [this.batchId],
       );
-      // The search indexes keep a large pending list (migrations 007, 014); merge it now so
+      // The search indexes keep a large pending list (migrations 007, 015); merge it now so
       // searches do not scan it linearly. PGlite runs no autovacuum, which would otherwise do this.
       await this.context.executor.query(
         `SELECT gin_clean_pending_list('step_pages_lexemes'::regclass),

@@ -47,7 +47,7 @@ export interface ImportJobRecord {
   finishedAt: string | null;
 }
 
-/** Imports as jobs (migration 013). */
+/** Imports as jobs (migration 014). */
 export interface ImportJobStore {
   createImportJob(job: NewImportJob): Promise<ImportJobRecord>;
   getImportJob(jobId: string): Promise<ImportJobRecord | null>;

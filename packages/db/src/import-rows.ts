@@ -17,7 +17,7 @@ import {
  * at hand: an import does this in a worker thread while the database writes the group before
  * (import-worker.ts), and only trajectory ids (from the database's sequence) are filled in later.
  *
- * A trajectory's steps are stored in pages (migration 014): up to PAGE_STEPS steps as one
+ * A trajectory's steps are stored in pages (migration 015): up to PAGE_STEPS steps as one
  * raw-deflated JSON array, with their markers and one search vector per step. A row per step cost
  * PGlite about 50 µs each whatever its size, which alone exceeded the import's budget.
  */

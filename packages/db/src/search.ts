@@ -19,7 +19,7 @@ import { stepsOfPage } from './step-pages';
  * the task), not all in one step: `keyboard Austin` finds a trajectory whose task says keyboard and
  * whose tool result says Austin; `-term` excludes trajectories that mention the term anywhere.
  *
- * Steps are stored in pages (migration 014) with one vector per step, so a clause matches a step
+ * Steps are stored in pages (migration 015) with one vector per step, so a clause matches a step
  * exactly as before (`unnest(p.search) … @@`); the GIN index is on each page's lexemes without
  * positions, which can rule a page out but not in when the query holds a phrase (`<->`), so then
  * the step vectors decide (`stepSearchCondition`).

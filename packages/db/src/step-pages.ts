@@ -8,7 +8,7 @@ import { intColumn, jsonColumn } from './row';
 const inflateAsync = promisify(inflateRaw);
 
 /**
- * Reading the pages steps are stored in (migration 014): a page's steps from its deflated JSON
+ * Reading the pages steps are stored in (migration 015): a page's steps from its deflated JSON
  * (`body`), or from `body_json` for pages the migration made from the old steps table.
  */
 export async function stepsOfPage(row: Row): Promise<Step[]> {

@@ -8,8 +8,8 @@ import { benchRunPrompts } from './008-bench-run-prompts';
 import { benchAggregates } from './009-bench-aggregates';
 import { worldsTasks } from './010-worlds-tasks';
 import { curriculumRuns } from './012-curriculum-runs';
-import { importJobs } from './013-import-jobs';
-import { stepPages } from './014-step-pages';
+import { importJobs } from './014-import-jobs';
+import { stepPages } from './015-step-pages';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';

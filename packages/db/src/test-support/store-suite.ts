@@ -59,7 +59,7 @@ async function withStore<T>(
 }
 
 async function countRows(location: StoreLocation, table: string): Promise<number> {
-  // Steps are stored in pages (migration 014): count the steps the pages hold.
+  // Steps are stored in pages (migration 015): count the steps the pages hold.
   const count = table === 'steps' ? 'coalesce(sum(step_count), 0)::int' : 'count(*)::int';
   const raw = await location.openRaw();
   try {

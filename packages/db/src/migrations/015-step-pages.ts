@@ -13,7 +13,7 @@ import type { Migration } from './migration';
  * relaxed to AND) is skipped without reading its vectors (sql-store.ts, `stepSearchCondition`).
  */
 export const stepPages: Migration = {
-  version: 14,
+  version: 15,
   name: 'step-pages',
   sql: `
 CREATE TABLE step_pages (

@@ -1,7 +1,7 @@
 import type { Migration } from './migration';
 
 /**
- * Imports as jobs. Number 013, not the 011 that was set aside for it: the runner applies only
+ * Imports as jobs. Number 014, not the 011 that was set aside for it: the runner applies only
  * migrations above the highest one a store has (migrate.ts), and stores already carry 012, so an
  * 011 would never run on them.
  *
@@ -13,7 +13,7 @@ import type { Migration } from './migration';
  * batches on open, but not the batch of a job that is still queued or running.
  */
 export const importJobs: Migration = {
-  version: 13,
+  version: 14,
   name: 'import-jobs',
   sql: `
 CREATE TABLE import_jobs (
