@@ -64,7 +64,7 @@ export function buildProgram(): Command {
     .description(
       'Import trajectory files or folders (recursed) into a dataset. Exit code: 0 all imported, 2 some records quarantined, 1 nothing imported.',
     )
-    .argument('<paths...>', 'files or folders')
+    .argument('[paths...]', 'files or folders')
     .addOption(
       new Option('--format <format>', 'skip detection: read every file as this format').choices(
         SOURCE_FORMATS,
@@ -72,6 +72,10 @@ export function buildProgram(): Command {
     )
     .option('--dataset <name>', 'dataset name (default: base name of the first path)')
     .option('--json', 'print one JSON report on stdout instead of text and a progress bar')
+    .option(
+      '--resume',
+      'continue the imports a crash or a kill interrupted, from their last stored group (an interrupted import of the same files also continues by itself)',
+    )
     .action((paths: string[], _options: unknown, command: Command) =>
       runImport(paths, command.optsWithGlobals()),
     );

@@ -1,8 +1,11 @@
+import { join } from 'node:path';
 import {
   startBenchWorkers,
   startCurriculumWorkers,
+  startImportWorkers,
   type BenchWorkers,
   type CurriculumJobs,
+  type ImportJobs,
   type PromptFolder,
 } from '@terrarium/api';
 import { openStore, removeServerInfo, writeServerInfo, type Store } from '@terrarium/db';
@@ -70,6 +73,7 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
   );
   let workers: BenchWorkers | undefined;
   let curriculumJobs: CurriculumJobs | undefined;
+  let importJobs: ImportJobs | undefined;
   try {
     const demoReports = options.demo ? await loadDemoData(store, options.demoDir) : [];
     workers = await startBenchWorkers(store, {
@@ -81,9 +85,14 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       demoReports.length > 0 ? await startDemoBench(store, workers.runner, demoReports) : null;
     // Curriculum runs share the bench runs' queue; unfinished ones continue from their checkpoint.
     curriculumJobs = await startCurriculumWorkers(store, workers.queue, { anyOnnxPath: false });
+    // Imports too; one interrupted by a crash continues from its last stored group.
+    importJobs = await startImportWorkers(workers.queue);
     const server = await startServer({
       benchRunner: workers.runner,
       curriculumJobs,
+      importJobs,
+      // Uploads wait in the data folder, so an import interrupted by a crash can resume.
+      spoolDir: join(options.dataDir, 'imports'),
       store,
       host,
       port: options.port,
@@ -103,12 +112,14 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
       close: async () => {
         if (embedded) await removeServerInfo(options.dataDir);
         await server.close();
+        await importJobs?.stop();
         await curriculumJobs?.stop();
         await workers?.stop();
         await store.close();
       },
     };
   } catch (error) {
+    await importJobs?.stop().catch(() => {});
     await curriculumJobs?.stop().catch(() => {});
     await workers?.stop().catch(() => {});
     await store.close();

@@ -5,6 +5,7 @@ import {
   createApiRequestHandler,
   type BenchRunner,
   type CurriculumJobs,
+  type ImportJobs,
   type PromptFolder,
 } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
@@ -30,6 +31,10 @@ export interface ServerOptions {
   benchRunner?: BenchRunner;
   /** Where curriculum runs go; without one the server refuses to start them. */
   curriculumJobs?: CurriculumJobs;
+  /** Where imports go; without one an upload is imported inside its request. */
+  importJobs?: ImportJobs;
+  /** Where uploads wait for their import (the data folder's `imports` when serving one). */
+  spoolDir?: string;
   /** The program token (`Authorization: Bearer <token>`); see program-token.ts for the default. */
   token: string;
   /** More names the Host header may carry (`--allowed-host`), e.g. a reverse proxy's. */
@@ -62,6 +67,8 @@ export async function startServer({
   dataDir,
   benchRunner,
   curriculumJobs,
+  importJobs,
+  spoolDir,
   token,
   allowedHosts = [],
   prompts = null,
@@ -76,6 +83,8 @@ export async function startServer({
     allowedHosts: [...boundHostNames(host), ...allowedHosts],
     ...(benchRunner === undefined ? {} : { benchRunner }),
     ...(curriculumJobs === undefined ? {} : { curriculumJobs }),
+    ...(importJobs === undefined ? {} : { importJobs }),
+    ...(spoolDir === undefined ? {} : { spoolDir }),
     prompts,
   });
   const server = createServer((request, response) => {

@@ -25,6 +25,9 @@ export {
   type ImportOptions,
   type ImportProgress,
 } from './import/import-files';
+export { startImportWorkers } from './imports/import-workers';
+export type { ImportJobs } from '@terrarium/jobs';
+export { importJobView } from './imports/import-jobs-view';
 export {
   collectDataFiles,
   isObviouslyNotData,

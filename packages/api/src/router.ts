@@ -8,6 +8,7 @@ import { modelsRouter } from './models/router';
 import { worldsRouter } from './worlds/router';
 import { rulesetsRouter } from './rulesets/router';
 import { curriculumRouter } from './curriculum/router';
+import { importsRouter } from './imports/router';
 import { createRouter } from './trpc';
 
 export const appRouter = createRouter({
@@ -21,6 +22,7 @@ export const appRouter = createRouter({
   worlds: worldsRouter,
   rulesets: rulesetsRouter,
   curriculum: curriculumRouter,
+  imports: importsRouter,
 });
 
 /** The only thing the web app imports from here (as a type): procedures, inputs and outputs. */

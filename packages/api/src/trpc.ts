@@ -3,7 +3,7 @@ import type { Store } from '@terrarium/db';
 import { ZodError } from 'zod';
 import type { BenchRunner } from './bench/bench-service';
 import type { PromptFolder } from '@terrarium/worlds';
-import type { CurriculumJobs } from '@terrarium/jobs';
+import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
 
 export type Role = 'researcher' | 'labeler';
 
@@ -41,6 +41,8 @@ export interface ServiceContext {
   benchRunner?: BenchRunner;
   /** Takes curriculum runs to the job queue; absent where no workers run (runs are refused). */
   curriculumJobs?: CurriculumJobs;
+  /** Takes imports to the job queue; absent where no workers run (uploads run in the request). */
+  importJobs?: ImportJobs;
   /** `serve --prompts DIR`: `openai:` simulators speak the official AgentWorldBench protocol. */
   prompts?: PromptFolder | null;
 }

@@ -12,6 +12,11 @@ export interface Queryable {
   query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Several statements separated by semicolons, no parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * `COPY target FROM … WITH (FORMAT binary)` of `data` (copy-binary.ts): `target` is a table with
+   * its column list, e.g. `step_pages (trajectory_id, …)`.
+   */
+  copyFrom(target: string, data: Uint8Array): Promise<void>;
 }
 
 /** A connection kept for one holder, e.g. to hold a session-level advisory lock. */

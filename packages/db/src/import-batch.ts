@@ -1,67 +1,49 @@
-import { promisify } from 'node:util';
-import { deflateRaw } from 'node:zlib';
-import { countTransitions, type ImportError, type Trajectory } from '@terrarium/schema';
+import type { ImportError, Trajectory } from '@terrarium/schema';
+import { CopyWriter, patchBigint } from './copy-binary';
 import type { Queryable, SqlExecutor, SqlSession } from './executor';
+import {
+  GroupEncoder,
+  PAGE_COLUMNS,
+  TRAJECTORY_COLUMNS,
+  type EncodedGroup,
+  type FallbackText,
+  type PendingRow,
+} from './import-rows';
 import { toJsonPayload } from './json-payload';
-import type { ImportBatch } from './store';
+import { lexemesOfBinary, sortLexemes, tsvectorBinary } from './search-vector';
+import type { ImportBatch, ImportGroup } from './store';
 import { textColumn } from './row';
 
 /** Namespace of the session-level advisory lock an importer holds on its batch while it runs. */
 export const IMPORT_BATCH_LOCK_NAMESPACE = 7_362_042;
 
 // ~1,000 rows per statement (stack-notes "Storage speed"), and a byte cap so a window of
-// 20 KB observations does not become one 20 MB parameter. 1 MB rather than 4: with 2 MB groups
-// (import-files.ts) a 64 MB import into PostgreSQL peaked at 422 MB resident, against 531 MB with
-// 8 MB groups of 4 MB statements.
+// 20 KB observations does not become one 20 MB parameter.
 const MAX_ROWS_PER_STATEMENT = 1000;
 const MAX_BYTES_PER_STATEMENT = 1024 * 1024;
 const MAX_EXCERPT_CHARS = 4096;
-
-const INSERT_TRAJECTORIES = `
-INSERT INTO trajectories (
-  id, dataset_id, batch_id, external_id, source_format, source_benchmark, domain, task,
-  system_prompt, tools, tools_inferred, agent_model, outcome_reward, outcome_success, metadata,
-  source_file, source_line, source_record_deflated, step_count, transition_count, search)
-SELECT x.id, $2::bigint, $3::bigint, x.external_id, x.source_format, x.source_benchmark, x.domain,
-  x.task, x.system_prompt, x.tools, x.tools_inferred, x.agent_model, x.outcome_reward,
-  x.outcome_success, x.metadata, x.source_file, x.source_line, decode(x.record, 'base64'),
-  x.step_count, x.transition_count, terrarium_search_vector(x.external_id, x.task, NULL)
-FROM json_to_recordset($1::json) AS x(
-  id bigint, external_id text, source_format text, source_benchmark text, domain text, task text,
-  system_prompt text, tools jsonb, tools_inferred boolean, agent_model text,
-  outcome_reward double precision, outcome_success boolean, metadata jsonb, source_file text,
-  source_line integer, record text, step_count integer, transition_count integer)`;
-
-const deflateAsync = promisify(deflateRaw);
-
-/**
- * The source record as raw-deflate bytes of its JSON text (migration 007 says why). Level 1: the
- * record is kept for export, not read often, and higher levels cost more than they save here.
- * zlib runs on Node's thread pool, so a group's records compress in parallel with the database.
- */
-export function deflateSourceRecord(record: unknown): Promise<Buffer> {
-  return deflateAsync(Buffer.from(JSON.stringify(record), 'utf8'), { level: 1 });
-}
-
-const INSERT_STEPS = `
-INSERT INTO steps (
-  trajectory_id, idx, actor, action_type, action, observation_kind, observation_content,
-  observation_call_id, reasoning, reward, timing, metadata, search)
-SELECT x.t, x.i, x.actor, x.action->>'type', x.action, x.kind, x.content, x.call_id, x.reasoning,
-  x.reward, x.timing, x.metadata,
-  terrarium_search_vector(
-    concat_ws(' ', x.action->>'name', x.action->>'command', x.action->>'keys', x.action->>'text',
-      (x.action->'arguments')::text),
-    x.reasoning, x.content)
-FROM json_to_recordset($1::json) AS x(
-  t bigint, i integer, actor text, action jsonb, kind text, content text, call_id text,
-  reasoning text, reward double precision, timing jsonb, metadata jsonb)`;
 
 const INSERT_QUARANTINED = `
 INSERT INTO quarantine (dataset_id, batch_id, file, line, byte_offset, reason, excerpt)
 SELECT $2::bigint, $3::bigint, x.file, x.line, x.byte_offset, x.reason, x.excerpt
 FROM json_to_recordset($1::json) AS x(
   file text, line integer, byte_offset bigint, reason text, excerpt text)`;
+
+/**
+ * Search vectors of text the JavaScript tokenizer leaves to the database (search-vector.ts): a
+ * step's as the steps table computed it from its action, reasoning and observation, a
+ * trajectory's from its external id and task. As [lexeme, positions] pairs per text, in order.
+ */
+const FALLBACK_VECTORS = `
+SELECT (SELECT json_agg(json_build_array(lexeme, positions)) FROM unnest(
+  CASE WHEN x.action IS NULL THEN terrarium_search_vector(x.external_id, x.task, NULL)
+  ELSE terrarium_search_vector(
+    concat_ws(' ', x.action->>'name', x.action->>'command', x.action->>'keys', x.action->>'text',
+      (x.action->'arguments')::text),
+    x.reasoning, x.content) END)) AS v
+FROM json_to_recordset($1::json) AS x(
+  o integer, action jsonb, reasoning text, content text, external_id text, task text)
+ORDER BY x.o`;
 
 /** Groups JSON-encoded rows into statements of bounded row count and size. */
 export class StatementChunks {
@@ -88,29 +70,6 @@ export class StatementChunks {
   }
 }
 
-function trajectoryRow(id: string, trajectory: Trajectory, deflatedRecord: Buffer): string {
-  return toJsonPayload({
-    id,
-    external_id: trajectory.externalId,
-    source_format: trajectory.sourceFormat,
-    source_benchmark: trajectory.sourceBenchmark,
-    domain: trajectory.domain,
-    task: trajectory.task,
-    system_prompt: trajectory.systemPrompt,
-    tools: trajectory.tools,
-    tools_inferred: trajectory.toolsInferred,
-    agent_model: trajectory.agentModel,
-    outcome_reward: trajectory.outcome.reward,
-    outcome_success: trajectory.outcome.success,
-    metadata: trajectory.metadata,
-    source_file: trajectory.source.file,
-    source_line: trajectory.source.line,
-    record: deflatedRecord.toString('base64'),
-    step_count: trajectory.steps.length,
-    transition_count: countTransitions(trajectory),
-  });
-}
-
 export interface BatchContext {
   executor: SqlExecutor;
   datasetId: string;
@@ -121,18 +80,34 @@ export interface BatchContext {
 }
 
 /**
- * Groups written at once on PostgreSQL. The server parses, computes tsvectors and merges GIN
- * entries per backend, so a few connections use its cores while this process parses the next
- * group; the pool has 6 and the batch's lock session holds one, so 3 leave room for the rest.
- * PGlite is one connection in this thread: a second writer would only queue.
+ * Groups written at once on PostgreSQL. The server parses, checks and merges GIN entries per
+ * backend, so a few connections use its cores while this process encodes the next group; the
+ * pool has 6 and the batch's lock session holds one, so 3 leave room for the rest. PGlite is one
+ * connection in this thread: a second writer would only queue.
  */
 const POSTGRES_PARALLEL_WRITES = 3;
+
+type Pairs = [string, number[]][];
+
+function pairsOf(value: unknown): Pairs {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw new Error('the database returned a vector that is not a list');
+  return value.map((pair: unknown): [string, number[]] => {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) {
+      throw new Error('the database returned a malformed lexeme');
+    }
+    return [pair[0], pair[1].map(Number)];
+  });
+}
 
 export class SqlImportBatch implements ImportBatch {
   readonly datasetId: string;
   readonly batchId: string;
   readonly parallelWrites: number;
   private settled = false;
+  private encoder: GroupEncoder | null = null;
+  /** Settles when the last group handed in has committed (or failed): groups commit in order. */
+  private lastCommit: Promise<void> = Promise.resolve();
 
   constructor(private readonly context: BatchContext) {
     this.datasetId = context.datasetId;
@@ -148,52 +123,160 @@ export class SqlImportBatch implements ImportBatch {
   async addTrajectories(trajectories: Trajectory[]): Promise<void> {
     this.assertOpen();
     if (trajectories.length === 0) return;
-    const { executor, datasetId, batchId } = this.context;
-    const records = Promise.all(trajectories.map((t) => deflateSourceRecord(t.source.record)));
-    const idRows = await executor.query(
-      `SELECT nextval('trajectory_ids')::text AS id FROM generate_series(1, $1::int)`,
-      [trajectories.length],
+    this.encoder ??= new GroupEncoder();
+    const encoded = await this.encoder.encode(
+      trajectories.map((trajectory) => ({ trajectory })),
+      { datasetId: this.datasetId, batchId: this.batchId },
     );
-    const deflated = await records;
-    const headers = new StatementChunks();
-    const steps = new StatementChunks();
-    trajectories.forEach((trajectory, position) => {
-      const idRow = idRows[position];
-      if (!idRow) throw new Error('the database returned fewer trajectory ids than asked for');
-      const id = textColumn(idRow, 'id');
-      const record = deflated[position];
-      if (!record) throw new Error('a source record was not compressed');
-      headers.add(trajectoryRow(id, trajectory, record));
-      // `idx` is the array position: Step.index is defined as exactly that, and windows and
-      // markers rely on positions being dense.
-      trajectory.steps.forEach((step, idx) => {
-        steps.add(
-          toJsonPayload({
-            t: id,
-            i: idx,
-            actor: step.actor,
-            action: step.action,
-            kind: step.observation?.kind ?? null,
-            content: step.observation?.content ?? null,
-            call_id: step.observation?.callId ?? null,
-            reasoning: step.reasoning,
-            reward: step.reward,
-            timing: step.timing,
-            metadata: step.metadata,
-          }),
-        );
-      });
-    });
-    await executor.transaction(async (tx) => {
-      for (const payload of headers.flush()) {
-        await tx.query(INSERT_TRAJECTORIES, [payload, datasetId, batchId]);
-      }
-      for (const payload of steps.flush()) await tx.query(INSERT_STEPS, [payload]);
-    });
+    await this.addGroup({ encoded, quarantined: [] });
   }
 
   async addQuarantined(records: { error: ImportError; excerpt: string }[]): Promise<void> {
     this.assertOpen();
+    if (records.length === 0) return;
+    await this.addGroup({ encoded: null, quarantined: records });
+  }
+
+  /**
+   * One transaction: the group's trajectories and pages (binary COPY), its quarantined records and,
+   * for a job, its checkpoint. It commits only after every group handed in before it, so a
+   * checkpoint never claims a group that a crash could still take away.
+   */
+  async addGroup(group: ImportGroup): Promise<void> {
+    this.assertOpen();
+    const { executor } = this.context;
+    const previous = this.lastCommit;
+    const { promise, resolve: done, reject: failed } = settlement();
+    this.lastCommit = promise;
+    // A failure is reported to this group's caller; the next group only needs to know it happened.
+    this.lastCommit.catch(() => {});
+    try {
+      const rows = group.encoded === null ? null : await this.rowsToCopy(group.encoded);
+      await executor.transaction(async (tx) => {
+        if (rows !== null) {
+          for (const data of rows.trajectories) {
+            await tx.copyFrom(`trajectories (${TRAJECTORY_COLUMNS})`, data);
+          }
+          for (const pages of rows.pages) await tx.copyFrom(`step_pages (${PAGE_COLUMNS})`, pages);
+        }
+        await this.insertQuarantined(tx, group.quarantined);
+        await previous;
+        if (group.checkpoint !== undefined) {
+          const { jobId, state, doneBytes, trajectories } = group.checkpoint;
+          await tx.query(
+            `UPDATE import_jobs SET checkpoint = $2::jsonb, done_bytes = $3, trajectories = $4,
+               updated_at = now()
+             WHERE id = $1::bigint`,
+            [jobId, toJsonPayload(state), doneBytes, trajectories],
+          );
+        }
+      });
+      done();
+    } catch (error) {
+      failed(error);
+      throw error;
+    }
+  }
+
+  /** The group's COPY data with trajectory ids from the sequence and every vector filled in. */
+  private async rowsToCopy(
+    group: EncodedGroup,
+  ): Promise<{ trajectories: Uint8Array[]; pages: Uint8Array[] }> {
+    const { executor } = this.context;
+    const idRows = await executor.query(
+      `SELECT nextval('trajectory_ids')::text AS id FROM generate_series(1, $1::int)`,
+      [group.trajectories],
+    );
+    const ids = idRows.map((row) => BigInt(textColumn(row, 'id')));
+    if (ids.length !== group.trajectories) {
+      throw new Error('the database returned fewer trajectory ids than asked for');
+    }
+    const idOf = (owner: number): bigint => {
+      const id = ids[owner];
+      if (id === undefined) throw new Error(`no trajectory id for row ${owner}`);
+      return id;
+    };
+    group.trajectoryIdAt.forEach((offset, at) =>
+      patchBigint(group.trajectoryRows, offset, idOf(group.trajectoryOwners[at] ?? -1)),
+    );
+    group.pageIdAt.forEach((offset, at) =>
+      patchBigint(group.pageRows, offset, idOf(group.pageOwners[at] ?? -1)),
+    );
+    const vectors = await this.fallbackVectors([
+      ...group.pendingTrajectories,
+      ...group.pendingPages,
+    ]);
+    // Rows whose vectors the database computed go in a second COPY of the same table.
+    const trajectories = [group.trajectoryRows];
+    if (group.pendingTrajectories.length > 0) {
+      const extra = new CopyWriter();
+      for (const row of group.pendingTrajectories) {
+        const at = extra.raw(row.prefix);
+        const [vector] = completedVectors(row, vectors);
+        extra.tsvectorBytes(vector ?? tsvectorBinary([], []));
+        extra.patchBigint(at + row.idAt, idOf(row.owner));
+      }
+      trajectories.push(extra.finish());
+    }
+    const pages = [group.pageRows];
+    if (group.pendingPages.length > 0) {
+      const extra = new CopyWriter();
+      for (const row of group.pendingPages) {
+        const at = extra.raw(row.prefix);
+        const stepVectors = completedVectors(row, vectors);
+        extra.tsvectorArray(stepVectors);
+        const lexemes = new Set<string>();
+        for (const vector of stepVectors)
+          for (const lexeme of lexemesOfBinary(vector)) lexemes.add(lexeme);
+        const sorted = sortLexemes(lexemes);
+        extra.tsvectorBytes(
+          tsvectorBinary(
+            sorted,
+            sorted.map(() => []),
+          ),
+        );
+        extra.patchBigint(at + row.idAt, idOf(row.owner));
+      }
+      pages.push(extra.finish());
+    }
+    return { trajectories, pages };
+  }
+
+  /** The database's vectors of every pending text, keyed by the text object. */
+  private async fallbackVectors(
+    rows: readonly PendingRow[],
+  ): Promise<Map<FallbackText, Uint8Array>> {
+    const texts = rows.flatMap((row) => row.texts.flatMap((text) => (text === null ? [] : [text])));
+    const vectors = new Map<FallbackText, Uint8Array>();
+    for (let start = 0; start < texts.length; start += MAX_ROWS_PER_STATEMENT) {
+      const slice = texts.slice(start, start + MAX_ROWS_PER_STATEMENT);
+      // The action is already JSON (toJsonPayload); it is spliced in as a value, not a string.
+      const payload = `[${slice
+        .map((text, o) =>
+          text.kind === 'step'
+            ? `{"o":${o},"action":${text.action},"reasoning":${toJsonPayload(text.reasoning)},"content":${toJsonPayload(text.content)}}`
+            : `{"o":${o},"external_id":${toJsonPayload(text.externalId)},"task":${toJsonPayload(text.task)}}`,
+        )
+        .join(',')}]`;
+      const result = await this.context.executor.query(FALLBACK_VECTORS, [payload]);
+      slice.forEach((text, at) => {
+        const pairs = pairsOf(result[at]?.['v']);
+        vectors.set(
+          text,
+          tsvectorBinary(
+            pairs.map(([lexeme]) => lexeme),
+            pairs.map(([, positions]) => positions),
+          ),
+        );
+      });
+    }
+    return vectors;
+  }
+
+  private async insertQuarantined(
+    tx: Queryable,
+    records: readonly { error: ImportError; excerpt: string }[],
+  ): Promise<void> {
     if (records.length === 0) return;
     const chunks = new StatementChunks();
     for (const { error, excerpt } of records) {
@@ -207,12 +290,9 @@ export class SqlImportBatch implements ImportBatch {
         }),
       );
     }
-    const { executor, datasetId, batchId } = this.context;
-    await executor.transaction(async (tx) => {
-      for (const payload of chunks.flush()) {
-        await tx.query(INSERT_QUARANTINED, [payload, datasetId, batchId]);
-      }
-    });
+    for (const payload of chunks.flush()) {
+      await tx.query(INSERT_QUARANTINED, [payload, this.datasetId, this.batchId]);
+    }
   }
 
   async commit(): Promise<void> {
@@ -229,15 +309,17 @@ export class SqlImportBatch implements ImportBatch {
          WHERE id = $1::bigint AND status = 'importing'`,
         [this.batchId],
       );
-      // The search indexes keep a large pending list (migration 007); merge it now so searches do
-      // not scan it linearly. PGlite runs no autovacuum, which would otherwise do this.
+      // The search indexes keep a large pending list (migrations 007, 015); merge it now so
+      // searches do not scan it linearly. PGlite runs no autovacuum, which would otherwise do this.
       await this.context.executor.query(
-        `SELECT gin_clean_pending_list('steps_search'::regclass),
+        `SELECT gin_clean_pending_list('step_pages_lexemes'::regclass),
            gin_clean_pending_list('trajectories_search'::regclass)`,
       );
       // Without autovacuum the planner also keeps the row estimates of an empty store and sorts
       // 100,000 rows where an index scan in id order would do.
-      await this.context.executor.exec('ANALYZE import_batches, trajectories, steps, quarantine');
+      await this.context.executor.exec(
+        'ANALYZE import_batches, trajectories, step_pages, quarantine',
+      );
     } finally {
       await this.releaseLock();
     }
@@ -272,6 +354,37 @@ export class SqlImportBatch implements ImportBatch {
       this.context.onSettled(this);
     }
   }
+}
+
+function ignore(): void {}
+
+/** A promise with its resolve and reject (Promise.withResolvers is Node 22). */
+function settlement(): {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+} {
+  let resolve: () => void = ignore;
+  let reject: (error: unknown) => void = ignore;
+  const promise = new Promise<void>((settle, fail) => {
+    resolve = settle;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A pending row's vectors, the database's where the tokenizer left a gap. */
+function completedVectors(
+  row: PendingRow,
+  computed: ReadonlyMap<FallbackText, Uint8Array>,
+): Uint8Array[] {
+  return row.vectors.map((vector, at) => {
+    if (vector !== null) return vector;
+    const text = row.texts[at];
+    const filled = text === null || text === undefined ? undefined : computed.get(text);
+    if (filled === undefined) throw new Error('a search vector was neither computed nor asked for');
+    return filled;
+  });
 }
 
 /** Deletes an unfinished batch with its rows, and its dataset if nothing else is left in it. */

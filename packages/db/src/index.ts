@@ -21,3 +21,11 @@ export type * from './label-store';
 export type * from './rule-set-store';
 export type * from './curriculum-store';
 export type * from './env-catalog-store';
+export type * from './import-job-store';
+export {
+  GroupEncoder,
+  type EncodedGroup,
+  type EncodeItem,
+  type PendingRow,
+  type FallbackText,
+} from './import-rows';

@@ -1,5 +1,13 @@
+import { finished } from 'node:stream/promises';
 import { Pool, type PoolClient } from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import type { Queryable, Row, SqlExecutor } from './executor';
+
+async function copyThrough(client: PoolClient, target: string, data: Uint8Array): Promise<void> {
+  const stream = client.query(copyFromStdin(`COPY ${target} FROM STDIN WITH (FORMAT binary)`));
+  stream.end(data);
+  await finished(stream);
+}
 
 function queryableOf(client: Pool | PoolClient): Queryable {
   return {
@@ -9,6 +17,15 @@ function queryableOf(client: Pool | PoolClient): Queryable {
     },
     async exec(sql) {
       await client.query(sql);
+    },
+    async copyFrom(target, data) {
+      if (!(client instanceof Pool)) return copyThrough(client, target, data);
+      const connection = await client.connect();
+      try {
+        await copyThrough(connection, target, data);
+      } finally {
+        connection.release();
+      }
     },
   };
 }

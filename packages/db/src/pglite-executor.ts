@@ -56,6 +56,16 @@ function queryableOf(db: PGlite | Transaction): Queryable {
     async exec(sql) {
       await db.exec(sql);
     },
+    async copyFrom(target, data) {
+      // PGlite reads COPY input from a virtual file that holds the blob passed with the query.
+      const bytes =
+        data.buffer instanceof ArrayBuffer
+          ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+          : data.slice();
+      await db.query(`COPY ${target} FROM '/dev/blob' WITH (FORMAT binary)`, [], {
+        blob: new Blob([bytes]),
+      });
+    },
   };
 }
 

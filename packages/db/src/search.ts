@@ -1,5 +1,8 @@
 import type { TrajectorySummary } from '@terrarium/schema';
 import type { Queryable } from './executor';
+import { textColumn } from './row';
+import { actionSearchText, searchExcerpt } from './search-vector';
+import { stepsOfPage } from './step-pages';
 
 /**
  * Full-text search, the same on PGlite and PostgreSQL: `to_tsvector('simple', …)` per step (action,
@@ -15,6 +18,11 @@ import type { Queryable } from './executor';
  * A query is split into clauses that each must hold somewhere in the trajectory (in any step or
  * the task), not all in one step: `keyboard Austin` finds a trajectory whose task says keyboard and
  * whose tool result says Austin; `-term` excludes trajectories that mention the term anywhere.
+ *
+ * Steps are stored in pages (migration 015) with one vector per step, so a clause matches a step
+ * exactly as before (`unnest(p.search) … @@`); the GIN index is on each page's lexemes without
+ * positions, which can rule a page out but not in when the query holds a phrase (`<->`), so then
+ * the step vectors decide (`stepSearchCondition`).
  */
 export interface SearchClause {
   /** websearch_to_tsquery syntax: a word, a "quoted phrase", or `a or b`. */
@@ -67,6 +75,90 @@ export function parseSearch(input: string): SearchClause[] {
     joinNext = false;
   }
   return clauses.slice(0, MAX_CLAUSES);
+}
+
+/** A clause's query as the database parses it, and how its SQL must be shaped. */
+export interface ClauseQuery {
+  /** `websearch_to_tsquery('simple', …)` as text; '' when the clause holds no lexeme. */
+  tsquery: string;
+  negated: boolean;
+  /** Adjacency (`<->`, `<N>`): page lexemes only rule pages out; step vectors decide. */
+  hasPhrase: boolean;
+  /** A `!` inside the clause (`a or -b`): page lexemes cannot rule a page out either. */
+  hasNot: boolean;
+  /** The query with adjacency as AND: what a page's lexemes must satisfy for a phrase to match. */
+  relaxed: string;
+}
+
+/** The database's parse of each clause, in one round trip. */
+export async function clauseQueries(
+  executor: Pick<Queryable, 'query'>,
+  clauses: readonly SearchClause[],
+): Promise<ClauseQuery[]> {
+  if (clauses.length === 0) return [];
+  const rows = await executor.query(
+    `SELECT websearch_to_tsquery('simple', c.t)::text AS q
+     FROM unnest($1::text[]) WITH ORDINALITY AS c(t, o) ORDER BY c.o`,
+    [clauses.map((clause) => clause.text)],
+  );
+  return clauses.map((clause, at) => {
+    const row = rows[at];
+    const tsquery = row === undefined ? '' : textColumn(row, 'q');
+    return { negated: clause.negated, ...tsqueryShape(tsquery) };
+  });
+}
+
+/**
+ * Reads a tsquery's text (`'a' <-> 'b' | !'c'`): lexemes are quoted with '' for a quote, so
+ * operators are whatever lies outside quotes.
+ */
+export function tsqueryShape(tsquery: string): Omit<ClauseQuery, 'negated'> {
+  let relaxed = '';
+  let hasPhrase = false;
+  let hasNot = false;
+  let at = 0;
+  while (at < tsquery.length) {
+    const char = tsquery[at];
+    if (char === "'") {
+      let end = at + 1;
+      while (end < tsquery.length) {
+        if (tsquery[end] === "'" && tsquery[end + 1] === "'") end += 2;
+        else if (tsquery[end] === "'") break;
+        else end++;
+      }
+      relaxed += tsquery.slice(at, end + 1);
+      at = end + 1;
+      continue;
+    }
+    if (char === '<') {
+      const close = tsquery.indexOf('>', at);
+      hasPhrase = true;
+      relaxed += '&';
+      at = close < 0 ? tsquery.length : close + 1;
+      continue;
+    }
+    if (char === '!') hasNot = true;
+    relaxed += char;
+    at++;
+  }
+  return { tsquery, hasPhrase, hasNot, relaxed };
+}
+
+/**
+ * SQL that is true for a page (alias `p`) with a step matching `query` (a tsquery expression);
+ * `relaxed` is the expression of its relaxed form. Uses the lexeme index unless the query has a
+ * `!`, whose pages a missing lexeme cannot rule out.
+ */
+export function stepSearchCondition(
+  query: string,
+  relaxed: string,
+  shape: { hasPhrase: boolean; hasNot: boolean },
+): string {
+  const steps = `EXISTS (SELECT 1 FROM unnest(p.search) AS v(vector) WHERE v.vector @@ ${query})`;
+  if (shape.hasNot) return steps;
+  // Without adjacency, a page has a step matching the query exactly when its lexemes match it.
+  if (!shape.hasPhrase) return `p.lexemes @@ ${query}`;
+  return `p.lexemes @@ ${relaxed} AND ${steps}`;
 }
 
 // ---- Snippets: where a search matched, for the list to show and the replay to open at. ----
@@ -195,49 +287,84 @@ export async function readMatchSources(
 ): Promise<MatchSource[]> {
   const clauses = parseSearch(search).filter((clause) => !clause.negated);
   if (trajectoryIds.length === 0 || clauses.length === 0) return [];
+  const queries = (await clauseQueries(executor, clauses)).filter((query) => query.tsquery !== '');
   const params: unknown[] = [trajectoryIds];
-  const query = clauses
-    .map((clause) => {
-      params.push(clause.text);
-      return `websearch_to_tsquery('simple', $${params.length})`;
-    })
-    .join(' || ');
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}::tsquery`;
+  };
+  const query = queries.map((clause) => param(clause.tsquery)).join(' || ');
+  const relaxed = queries.map((clause) => param(clause.relaxed)).join(' || ');
+  const firstStep =
+    queries.length === 0
+      ? ''
+      : `LEFT JOIN LATERAL (
+       SELECT p.first_idx, p.first_idx + v.ordinal::int - 1 AS idx
+       FROM step_pages p CROSS JOIN LATERAL unnest(p.search) WITH ORDINALITY AS v(vector, ordinal)
+       WHERE p.trajectory_id = t.id AND v.vector @@ (${query})
+         ${queries.some((clause) => clause.hasNot) ? '' : `AND p.lexemes @@ (${relaxed})`}
+       ORDER BY p.first_idx, v.ordinal LIMIT 1) m ON true`;
   const rows = await executor.query(
-    `SELECT t.id::text AS trajectory_id, t.external_id, t.task, m.idx, m.action_text, m.observation,
-       m.reasoning
-     FROM trajectories t
-     LEFT JOIN LATERAL (
-       SELECT s.idx,
-         concat_ws(' ', s.action->>'name', s.action->>'command', s.action->>'keys',
-           s.action->>'text', (s.action->'arguments')::text) AS action_text,
-         terrarium_search_excerpt(s.observation_content) AS observation,
-         terrarium_search_excerpt(s.reasoning) AS reasoning
-       FROM steps s WHERE s.trajectory_id = t.id AND s.search @@ (${query})
-       ORDER BY s.idx LIMIT 1) m ON true
+    `SELECT t.id::text AS trajectory_id, t.external_id, t.task
+       ${firstStep === '' ? ', NULL::int AS first_idx, NULL::int AS idx' : ', m.first_idx, m.idx'}
+     FROM trajectories t ${firstStep}
      WHERE t.id = ANY($1::bigint[])`,
     params,
   );
+  const pageKeys = rows.flatMap((row) =>
+    typeof row['idx'] === 'number' && typeof row['first_idx'] === 'number'
+      ? [{ trajectory: textColumn(row, 'trajectory_id'), first: row['first_idx'] }]
+      : [],
+  );
+  const pages = new Map<string, Awaited<ReturnType<typeof stepsOfPage>>>();
+  if (pageKeys.length > 0) {
+    const pageRows = await executor.query(
+      `SELECT p.trajectory_id::text AS trajectory_id, p.first_idx, p.body, p.body_json
+       FROM step_pages p
+       JOIN unnest($1::bigint[], $2::int[]) AS k(t, f) ON p.trajectory_id = k.t AND p.first_idx = k.f`,
+      [pageKeys.map((key) => key.trajectory), pageKeys.map((key) => key.first)],
+    );
+    for (const page of pageRows) {
+      pages.set(
+        `${textColumn(page, 'trajectory_id')}:${String(page['first_idx'])}`,
+        await stepsOfPage(page),
+      );
+    }
+  }
   return rows.map((row) => {
     const text = (name: string): string | null => {
       const value = row[name];
       return typeof value === 'string' ? value : null;
     };
+    const trajectoryId = text('trajectory_id') ?? '';
     const idx = row['idx'];
-    const step = typeof idx === 'number' ? idx : null;
+    const first = row['first_idx'];
+    const step =
+      typeof idx === 'number' && typeof first === 'number'
+        ? pages.get(`${trajectoryId}:${first}`)?.[idx - first]
+        : undefined;
+    if (step === undefined || typeof idx !== 'number') {
+      return {
+        trajectoryId,
+        step: null,
+        fields: [
+          { field: 'task', text: text('task') },
+          { field: 'id', text: text('external_id') },
+        ],
+      };
+    }
+    const content = step.observation?.content ?? null;
     return {
-      trajectoryId: text('trajectory_id') ?? '',
-      step,
-      fields:
-        step === null
-          ? [
-              { field: 'task', text: text('task') },
-              { field: 'id', text: text('external_id') },
-            ]
-          : [
-              { field: 'action', text: text('action_text') },
-              { field: 'observation', text: text('observation') },
-              { field: 'reasoning', text: text('reasoning') },
-            ],
+      trajectoryId,
+      step: idx,
+      fields: [
+        { field: 'action', text: actionSearchText(step.action) },
+        { field: 'observation', text: content === null ? null : searchExcerpt(content) },
+        {
+          field: 'reasoning',
+          text: step.reasoning === null ? null : searchExcerpt(step.reasoning),
+        },
+      ],
     };
   });
 }

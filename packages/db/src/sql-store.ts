@@ -1,20 +1,14 @@
 import {
-  Action,
-  Actor,
   Domain,
   JsonValue,
   Metadata,
-  ObservationKind,
   OUTCOME_FILTERS,
   OutcomeFilter,
   SourceFormat,
-  StepTiming,
   ToolSchema,
-  type ActionType,
   type DatasetSummary,
   type QuarantinedRecord,
   type Step,
-  type StepMarker,
   type StepWindow,
   type Trajectory,
   type TrajectoryDetail,
@@ -25,9 +19,10 @@ import { createAuthStore } from './auth-store';
 import { createBenchStore } from './bench-store';
 import { createEnvCatalogStore } from './env-catalog-store';
 import { createCurriculumStore } from './curriculum-store';
+import { createImportJobStore } from './import-job-store';
 import { createLabelStore } from './label-store';
 import { createRuleSetStore } from './rule-set-store';
-import type { Row, SqlExecutor } from './executor';
+import type { Queryable, Row, SqlExecutor } from './executor';
 import { deleteUnfinishedBatch, IMPORT_BATCH_LOCK_NAMESPACE, SqlImportBatch } from './import-batch';
 import {
   booleanColumn,
@@ -39,7 +34,8 @@ import {
   nullableTextColumn,
   textColumn,
 } from './row';
-import { parseSearch, withSearchMatches } from './search';
+import { clauseQueries, parseSearch, stepSearchCondition, withSearchMatches } from './search';
+import { markersOfPage, stepsOfPage } from './step-pages';
 import { sourceRecordOf } from './source-record';
 import type { ImportBatch, Page, Store } from './store';
 
@@ -112,55 +108,11 @@ function summaryFromRow(row: Row): TrajectorySummary {
   };
 }
 
-function stepFromRow(row: Row): Step {
-  const kind = nullableTextColumn(row, 'observation_kind');
-  return {
-    index: intColumn(row, 'idx'),
-    actor: Actor.parse(textColumn(row, 'actor')),
-    action: Action.parse(jsonColumn(row, 'action')),
-    observation:
-      kind === null
-        ? null
-        : {
-            kind: ObservationKind.parse(kind),
-            content: nullableTextColumn(row, 'observation_content') ?? '',
-            callId: nullableTextColumn(row, 'observation_call_id'),
-          },
-    reasoning: nullableTextColumn(row, 'reasoning'),
-    reward: nullableNumberColumn(row, 'reward'),
-    timing: StepTiming.nullable().parse(jsonColumn(row, 'timing')),
-    metadata: Metadata.parse(jsonColumn(row, 'metadata')),
-  };
-}
-
-function markerFromRow(row: Row): StepMarker {
-  const kind = nullableTextColumn(row, 'observation_kind');
-  return {
-    index: intColumn(row, 'idx'),
-    actor: Actor.parse(textColumn(row, 'actor')),
-    actionType: parseActionType(textColumn(row, 'action_type')),
-    label: textColumn(row, 'label'),
-    observationKind: kind === null ? null : ObservationKind.parse(kind),
-    reward: nullableNumberColumn(row, 'reward'),
-  };
-}
-
-const ACTION_TYPES = [
-  'tool_call',
-  'command',
-  'keystrokes',
-  'browser',
-  'message',
-] as const satisfies readonly ActionType[];
-
-function parseActionType(value: string): ActionType {
-  const known = ACTION_TYPES.find((type) => type === value);
-  if (known === undefined) throw new Error(`unknown action type ${value}`);
-  return known;
-}
-
 /** Builds the WHERE clause of a trajectory listing; parameters are numbered from 1. */
-function filterClause(filter: TrajectoryFilter): { where: string; params: unknown[] } | null {
+async function filterClause(
+  executor: Pick<Queryable, 'query'>,
+  filter: TrajectoryFilter,
+): Promise<{ where: string; params: unknown[] } | null> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown): string => {
@@ -182,12 +134,18 @@ function filterClause(filter: TrajectoryFilter): { where: string; params: unknow
     conditions.push(`t.step_count >= ${param(filter.minSteps)}::int`);
   if (filter.maxSteps !== undefined)
     conditions.push(`t.step_count <= ${param(filter.maxSteps)}::int`);
-  for (const clause of parseSearch(filter.search ?? '')) {
-    const query = `websearch_to_tsquery('simple', ${param(clause.text)})`;
-    // A union of two GIN lookups (steps, and the trajectory's task and id) that the planner can
-    // hash, rather than an OR with EXISTS that would probe every trajectory.
+  for (const clause of await clauseQueries(executor, parseSearch(filter.search ?? ''))) {
+    // No lexeme (only punctuation the parser drops): it matches nothing, as `@@ ''` did.
+    if (clause.tsquery === '') {
+      if (!clause.negated) conditions.push('false');
+      continue;
+    }
+    const query = `${param(clause.tsquery)}::tsquery`;
+    const relaxed = clause.hasPhrase ? `${param(clause.relaxed)}::tsquery` : query;
+    // A union of two index lookups (step pages, and the trajectory's task and id) that the
+    // planner can hash, rather than an OR with EXISTS that would probe every trajectory.
     conditions.push(`t.id ${clause.negated ? 'NOT IN' : 'IN'} (
-      SELECT s.trajectory_id FROM steps s WHERE s.search @@ ${query}
+      SELECT p.trajectory_id FROM step_pages p WHERE ${stepSearchCondition(query, relaxed, clause)}
       UNION SELECT tt.id FROM trajectories tt WHERE tt.search @@ ${query})`);
   }
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
@@ -210,8 +168,12 @@ export interface SqlStoreHooks {
  * On PGlite the folder lock already guarantees no other process, and the same test holds.
  */
 export async function deleteAbandonedImports(executor: SqlExecutor): Promise<number> {
+  // A queued or running import job's batch is not abandoned: the job resumes into it.
   const unfinished = await executor.query(
-    `SELECT id::text AS id FROM import_batches WHERE status = 'importing' ORDER BY id`,
+    `SELECT b.id::text AS id FROM import_batches b WHERE b.status = 'importing'
+       AND NOT EXISTS (SELECT 1 FROM import_jobs j WHERE j.batch_id = b.id
+         AND j.status IN ('queued', 'running'))
+     ORDER BY b.id`,
   );
   if (unfinished.length === 0) return 0;
   const session = await executor.reserveSession();
@@ -271,6 +233,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
     ...createEnvCatalogStore(executor),
     ...createCurriculumStore(executor),
     ...createAuthStore(executor),
+    ...createImportJobStore(executor),
 
     async listDatasets() {
       const rows = await executor.query(`${DATASET_SUMMARY} GROUP BY d.id ORDER BY d.id`);
@@ -330,13 +293,75 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       }
     },
 
+    async discardImport(batchId) {
+      if (!ID_PATTERN.test(batchId)) return false;
+      const session = await executor.reserveSession();
+      try {
+        const [probe] = await session.query(
+          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
+          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
+        );
+        if (!probe || !booleanColumn(probe, 'free')) return false;
+        try {
+          await deleteUnfinishedBatch(executor, batchId);
+          return true;
+        } finally {
+          await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
+            IMPORT_BATCH_LOCK_NAMESPACE,
+            batchId,
+          ]);
+        }
+      } finally {
+        await session.release();
+      }
+    },
+
+    async resumeImport(batchId): Promise<ImportBatch> {
+      if (closed) throw new Error('the store is closed');
+      if (!ID_PATTERN.test(batchId)) throw new Error(`no import batch ${batchId}`);
+      const lockSession = await executor.reserveSession();
+      try {
+        const [probe] = await lockSession.query(
+          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
+          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
+        );
+        if (!probe || !booleanColumn(probe, 'free')) {
+          throw new Error(`import batch ${batchId} is being written by another process`);
+        }
+        const [batch] = await executor.query(
+          `SELECT dataset_id::text AS dataset_id FROM import_batches
+           WHERE id = $1::bigint AND status = 'importing'`,
+          [batchId],
+        );
+        if (!batch) {
+          await lockSession.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
+            IMPORT_BATCH_LOCK_NAMESPACE,
+            batchId,
+          ]);
+          throw new Error(`import batch ${batchId} is not an unfinished import`);
+        }
+        const resumed = new SqlImportBatch({
+          executor,
+          datasetId: textColumn(batch, 'dataset_id'),
+          batchId,
+          lockSession,
+          onSettled: (settled) => openBatches.delete(settled),
+        });
+        openBatches.add(resumed);
+        return resumed;
+      } catch (error) {
+        await lockSession.release();
+        throw error;
+      }
+    },
+
     async deleteDataset(datasetId) {
       if (!ID_PATTERN.test(datasetId)) return;
       await executor.query('DELETE FROM datasets WHERE id = $1::bigint', [datasetId]);
     },
 
     async listTrajectories(filter, page): Promise<Page<TrajectorySummary>> {
-      const clause = filterClause(filter);
+      const clause = await filterClause(executor, filter);
       if (clause === null) return { total: 0, rows: [] };
       const { offset, limit } = pageBounds(page);
       const { where, params } = clause;
@@ -372,19 +397,13 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
 
     async getStepMarkers(trajectoryId) {
       if ((await isVisible(trajectoryId)) === null) return [];
-      // Labels are cut in SQL so observation bodies and long commands never leave the database.
+      // Markers are a column of their own: the steps' bodies are not read.
       const rows = await executor.query(
-        `SELECT s.idx, s.actor, s.action_type, s.observation_kind, s.reward,
-           left(btrim(regexp_replace(left(CASE s.action_type
-               WHEN 'tool_call' THEN s.action->>'name'
-               WHEN 'browser' THEN s.action->>'name'
-               WHEN 'command' THEN s.action->>'command'
-               WHEN 'keystrokes' THEN s.action->>'keys'
-               ELSE s.action->>'text' END, 400), '\\s+', ' ', 'g')), 80) AS label
-         FROM steps s WHERE s.trajectory_id = $1::bigint ORDER BY s.idx`,
+        `SELECT first_idx, markers FROM step_pages WHERE trajectory_id = $1::bigint
+         ORDER BY first_idx`,
         [trajectoryId],
       );
-      return rows.map(markerFromRow);
+      return rows.flatMap(markersOfPage);
     },
 
     async getSteps(trajectoryId, offset, limit): Promise<StepWindow> {
@@ -393,14 +412,23 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       const total = await isVisible(trajectoryId);
       if (total === null) return { trajectoryId, total: 0, offset: start, steps: [] };
       if (count === 0 || start >= total) return { trajectoryId, total, offset: start, steps: [] };
+      const end = start + count;
       const rows = await executor.query(
-        `SELECT idx, actor, action, observation_kind, observation_content, observation_call_id,
-           reasoning, reward, timing, metadata
-         FROM steps WHERE trajectory_id = $1::bigint AND idx >= $2::int AND idx < $3::int
-         ORDER BY idx`,
-        [trajectoryId, start, start + count],
+        `SELECT first_idx, body, body_json FROM step_pages
+         WHERE trajectory_id = $1::bigint AND first_idx < $3::int AND first_idx + step_count > $2::int
+         ORDER BY first_idx`,
+        [trajectoryId, start, end],
       );
-      return { trajectoryId, total, offset: start, steps: rows.map(stepFromRow) };
+      const steps: Step[] = [];
+      for (const row of rows) {
+        const first = intColumn(row, 'first_idx');
+        const pageSteps = await stepsOfPage(row);
+        pageSteps.forEach((step, at) => {
+          const index = first + at;
+          if (index >= start && index < end) steps.push({ ...step, index });
+        });
+      }
+      return { trajectoryId, total, offset: start, steps };
     },
 
     async getSourceRecord(trajectoryId): Promise<Trajectory['source'] | null> {

@@ -2,6 +2,8 @@ import type { CurriculumStore } from './curriculum-store';
 import type { EnvCatalogStore } from './env-catalog-store';
 import type { LabelStore } from './label-store';
 import type { RuleSetStore } from './rule-set-store';
+import type { EncodedGroup } from './import-rows';
+import type { ImportJobStore } from './import-job-store';
 import type {
   BenchItem,
   BenchManifest,
@@ -49,8 +51,31 @@ export interface ImportBatch {
   readonly parallelWrites?: number;
   addTrajectories(trajectories: Trajectory[]): Promise<void>;
   addQuarantined(records: { error: ImportError; excerpt: string }[]): Promise<void>;
+  /**
+   * One group as one transaction: trajectories already encoded off the database's thread
+   * (`GroupEncoder`, import-rows.ts), quarantined records, and a job's checkpoint. Groups commit in
+   * the order they were handed in, whatever `parallelWrites` lets run at once.
+   */
+  addGroup(group: ImportGroup): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
+  /**
+   * Lets go of the batch without finishing it, as a crash would: its rows stay invisible, for an
+   * import job to resume into, or to be deleted on the next open when no job holds it.
+   */
+  abandon(): Promise<void>;
+}
+
+export interface ImportGroup {
+  encoded: EncodedGroup | null;
+  quarantined: { error: ImportError; excerpt: string }[];
+  /** Written with the group's rows: where a resumed job continues (import_jobs.checkpoint). */
+  checkpoint?: {
+    jobId: string;
+    state: unknown;
+    doneBytes: number;
+    trajectories: number;
+  };
 }
 
 export interface Page<T> {
@@ -58,12 +83,24 @@ export interface Page<T> {
   rows: T[];
 }
 
-export interface Store extends LabelStore, RuleSetStore, EnvCatalogStore, CurriculumStore {
+export interface Store
+  extends LabelStore, RuleSetStore, EnvCatalogStore, CurriculumStore, ImportJobStore {
   readonly backend: 'pglite' | 'postgres';
   listDatasets(): Promise<DatasetSummary[]>;
   getDatasetByName(name: string): Promise<DatasetSummary | null>;
   /** Creates the dataset when it does not exist; an existing one gets the new trajectories added. */
   beginImport(datasetName: string): Promise<ImportBatch>;
+  /**
+   * Takes up an unfinished batch again (an import job resuming after its process stopped): its
+   * rows so far stay, still invisible, and more are added. Fails when the batch is complete,
+   * unknown, or held by an importer that is still running.
+   */
+  resumeImport(batchId: string): Promise<ImportBatch>;
+  /**
+   * Deletes an unfinished batch with its rows (a canceled import job's, whose importer is gone);
+   * false when it is complete, unknown, or still held by an importer in another process.
+   */
+  discardImport(batchId: string): Promise<boolean>;
   deleteDataset(datasetId: string): Promise<void>;
   listTrajectories(
     filter: TrajectoryFilter,

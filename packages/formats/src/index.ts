@@ -5,4 +5,4 @@ export { readTrajectories } from './read-trajectories';
 export { detectFormat, topLevelShape, HEAD_BYTES, type TopLevelShape } from './detect';
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_BYTES } from './stream/split-item';
 export * from './adapters';
-export { TransitionTally } from './transition-tally';
+export { TransitionTally, type TallyCounts } from './transition-tally';

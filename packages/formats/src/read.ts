@@ -8,12 +8,23 @@ export interface ReadOptions {
   maxRecordBytes?: number;
   /** Deepest nesting of arrays/objects in a record (default 1,000); a deeper one is quarantined. */
   maxDepth?: number;
+  /**
+   * Records and problems that start at or before this byte offset are skipped without being
+   * parsed: a resumed import stored them already. The file is still split from its start (and an
+   * object-stream file's header members read), so what follows is read exactly as before.
+   */
+  resumeAfter?: number;
 }
 
 export type ImportEvent =
   /** The detected (or forced) format, emitted once before any record. */
   | { type: 'format'; format: SourceFormat }
-  | { type: 'trajectory'; trajectory: Trajectory }
+  /**
+   * `byteOffset`: where the record it came from starts (several trajectories may share one).
+   * `sourceBytes`: the record's JSON text as read, when `trajectory.source.record` is that record
+   * whole (a store keeps those bytes instead of serializing the record again).
+   */
+  | { type: 'trajectory'; trajectory: Trajectory; byteOffset: number; sourceBytes?: Uint8Array }
   /** A bad record: skipped, the rest of the file goes on. `excerpt` holds its first bytes. */
   | { type: 'quarantine'; error: ImportError; excerpt: string }
   /** The file cannot be read at all (unknown format, binary, not UTF-8 from the start…). */

@@ -11,6 +11,22 @@ export class TransitionTally {
   private messages = 0;
   private unansweredResults = 0;
 
+  /** The counts, for a resumed import to carry on from (`TransitionTally.from`). */
+  counts(): TallyCounts {
+    const { trajectories, transitions, actions, messages, unansweredResults } = this;
+    return { trajectories, transitions, actions, messages, unansweredResults };
+  }
+
+  static from(counts: TallyCounts): TransitionTally {
+    const tally = new TransitionTally();
+    tally.trajectories = counts.trajectories;
+    tally.transitions = counts.transitions;
+    tally.actions = counts.actions;
+    tally.messages = counts.messages;
+    tally.unansweredResults = counts.unansweredResults;
+    return tally;
+  }
+
   add(trajectory: Trajectory): void {
     this.trajectories++;
     for (const step of trajectory.steps) {
@@ -39,6 +55,14 @@ export class TransitionTally {
       why += `; ${plural(this.unansweredResults, 'result answers', 'results answer')} no action`;
     return `${as} but yields 0 transitions: ${why}`;
   }
+}
+
+export interface TallyCounts {
+  trajectories: number;
+  transitions: number;
+  actions: number;
+  messages: number;
+  unansweredResults: number;
 }
 
 function plural(count: number, one: string, many: string): string {

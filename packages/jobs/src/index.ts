@@ -35,3 +35,25 @@ export {
   type CurriculumJobsOptions,
   type StartCurriculumRun,
 } from './curriculum-jobs';
+export {
+  importFiles,
+  reportOf,
+  runImport,
+  type ImportFile,
+  type ImportOptions,
+  type ImportProgress,
+  type RunImportOptions,
+} from './import/import-run';
+export { ImportCheckpoint, MAX_LISTED_ERRORS } from './import/import-protocol';
+export {
+  runImportJob,
+  reportOfJob,
+  type ImportJobOutcome,
+  type RunImportJobOptions,
+} from './import/import-job';
+export {
+  IMPORT_QUEUE,
+  startImportJobs,
+  type ImportJobs,
+  type ImportJobsOptions,
+} from './import/import-jobs';

@@ -36,3 +36,29 @@ export function importExitCode(report: ImportReport): 0 | 1 | 2 {
   if (report.trajectories === 0) return 1;
   return report.quarantined > 0 || report.errors.length > 0 ? 2 : 0;
 }
+
+export const IMPORT_JOB_STATUSES = ['queued', 'running', 'done', 'failed', 'canceled'] as const;
+export const ImportJobStatus = z.enum(IMPORT_JOB_STATUSES);
+export type ImportJobStatus = z.infer<typeof ImportJobStatus>;
+
+/** An import as a job (the Import page and `terrarium import`): progress, outcome, resumes. */
+export const ImportJobView = z.object({
+  id: z.string(),
+  dataset: z.string(),
+  format: SourceFormat.nullable(),
+  /** As the user named them; where the server keeps them is not shown. */
+  files: z.array(z.object({ name: z.string(), size: z.number() })),
+  status: ImportJobStatus,
+  totalBytes: z.number(),
+  /** Bytes behind the groups stored so far (a resumed import starts from there). */
+  doneBytes: z.number(),
+  /** Trajectories stored so far (all of them once done). */
+  trajectories: z.number().int(),
+  /** Times the import was taken up again after its process stopped mid-way. */
+  resumes: z.number().int(),
+  report: ImportReport.nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+export type ImportJobView = z.infer<typeof ImportJobView>;

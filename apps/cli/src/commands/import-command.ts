@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { collectDataFiles, importFiles, readDataFile, type DataFile } from '@terrarium/api';
+import { collectDataFiles, type DataFile } from '@terrarium/api';
+import type { ImportJobRecord, Store } from '@terrarium/db';
+import { runImportJob } from '@terrarium/jobs';
 import {
   importExitCode,
   SOURCE_FORMATS,
@@ -17,10 +19,13 @@ export interface ImportCommandOptions extends GlobalOptions {
   format?: string;
   dataset?: string;
   json?: boolean;
+  /** Continue the imports a crash or a kill interrupted (every one, when no path is given). */
+  resume?: boolean;
 }
 
 /** `terrarium import PATH...`: sets the exit code 0 (all in), 2 (some quarantined) or 1 (nothing in). */
 export async function runImport(paths: string[], options: ImportCommandOptions): Promise<void> {
+  if (paths.length === 0 && options.resume === true) return resumeAll(options);
   const format = parseFormat(options.format);
   const firstPath = paths[0];
   if (firstPath === undefined) throw new CliError('name at least one file or folder to import');
@@ -102,18 +107,65 @@ async function importInto(
     return mergeReports(dataset, reports);
   }
 
+  return importAsJob(target.store, files, { dataset, format, progress });
+}
+
+/**
+ * A local import is a job in the store, run in this process: a kill leaves it resumable (its next
+ * `terrarium import` of the same files, or `--resume`, continues from the last stored group), and
+ * Ctrl-C cancels it: nothing is kept.
+ */
+async function importAsJob(
+  store: Store,
+  files: DataFile[],
+  options: { dataset: string; format?: SourceFormat; progress: ProgressSink },
+): Promise<ImportReport> {
+  const jobFiles = files.map((file) => ({
+    name: file.name,
+    path: path.resolve(file.path),
+    size: file.size,
+  }));
+  const unfinished = (await store.listImportJobs(200)).find(
+    (job) =>
+      (job.status === 'queued' || job.status === 'running') &&
+      job.dataset === options.dataset &&
+      job.format === (options.format ?? null) &&
+      JSON.stringify(job.files) === JSON.stringify(jobFiles),
+  );
+  const job =
+    unfinished ??
+    (await store.createImportJob({
+      dataset: options.dataset,
+      format: options.format ?? null,
+      files: jobFiles,
+      ownsFiles: false,
+    }));
+  return runJob(store, job, options.progress);
+}
+
+async function runJob(
+  store: Store,
+  job: ImportJobRecord,
+  progress: ProgressSink,
+): Promise<ImportReport> {
   const interrupted = new AbortController();
-  const stopOnSignal = () =>
-    interrupted.abort(new CliError('import interrupted; nothing was kept'));
+  const stopOnSignal = () => interrupted.abort(new Error('interrupted'));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   let lastBytes = 0;
   let lastFile = '';
   try {
-    return await importFiles(target.store, files.map(readDataFile), {
-      dataset,
-      format,
-      signal: interrupted.signal,
+    const outcome = await runImportJob(store, job.id, {
+      cancel: interrupted.signal,
+      onStart: (_started, resumedFrom) => {
+        if (resumedFrom === null) return;
+        const done = resumedFrom.bytesBefore;
+        const share = job.totalBytes > 0 ? Math.floor((100 * done) / job.totalBytes) : 0;
+        process.stderr.write(
+          `Resuming the import into "${job.dataset}" that stopped after ${resumedFrom.report.trajectories} trajectories (${share}% of the bytes read).\n`,
+        );
+        progress.advance(done, { file: '', trajectories: resumedFrom.report.trajectories });
+      },
       onProgress: ({ file, bytesRead, trajectories }) => {
         if (file !== lastFile) lastBytes = 0;
         lastFile = file;
@@ -121,10 +173,55 @@ async function importInto(
         lastBytes = bytesRead;
       },
     });
+    if (outcome.status === 'canceled') throw new CliError('import interrupted; nothing was kept');
+    if (outcome.report === null) {
+      throw new CliError(`import failed: ${outcome.error ?? 'the import stopped'}`);
+    }
+    return outcome.report;
   } finally {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
   }
+}
+
+/** `terrarium import --resume`: every import a crash or a kill left unfinished, in order. */
+async function resumeAll(options: ImportCommandOptions): Promise<void> {
+  const target = await connect(options);
+  try {
+    if (target.kind === 'server') {
+      throw new CliError(
+        `terrarium serve owns ${target.dataDir}: it resumes interrupted imports itself when it starts`,
+      );
+    }
+    const unfinished = (await target.store.listImportJobs(500))
+      .filter((job) => job.status === 'queued' || job.status === 'running')
+      .toReversed();
+    if (unfinished.length === 0 && !options.json) {
+      process.stdout.write('No interrupted import to resume.\n');
+    }
+    let exitCode: 0 | 1 | 2 = 0;
+    for (const job of unfinished) {
+      const progress = byteProgress(job.totalBytes, !options.json);
+      let report: ImportReport;
+      try {
+        report = await runJob(target.store, job, progress);
+      } finally {
+        progress.stop();
+      }
+      if (options.json) process.stdout.write(`${JSON.stringify(toJsonOutput(report))}\n`);
+      else printSummary(report, target);
+      exitCode = worseExitCode(exitCode, importExitCode(report));
+    }
+    process.exitCode = exitCode;
+  } finally {
+    await disconnect(target);
+  }
+}
+
+/** Of two imports' exit codes, the one that says more went wrong: 1 (nothing in), 2, then 0. */
+function worseExitCode(a: 0 | 1 | 2, b: 0 | 1 | 2): 0 | 1 | 2 {
+  if (a === 1 || b === 1) return 1;
+  return a === 2 || b === 2 ? 2 : 0;
 }
 
 /** One report for files that a server imported one by one. */

@@ -1,4 +1,4 @@
-import type { CurriculumJobs } from '@terrarium/jobs';
+import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
@@ -45,6 +45,10 @@ export interface ApiHandlerOptions {
   dataDir?: string;
   benchRunner?: BenchRunner;
   curriculumJobs?: CurriculumJobs;
+  /** Imports as jobs (`/api/import`, the `imports` procedures); without it uploads run in place. */
+  importJobs?: ImportJobs;
+  /** Where uploads wait for their import job: the data folder's `imports` (default: OS temp). */
+  spoolDir?: string;
   /** The program token: every non-browser request sends `Authorization: Bearer <token>`. */
   token: string;
   /** Host names (no port) the Host header may name, e.g. the bound address and `--allowed-host`s. */
@@ -85,6 +89,8 @@ export function createApiRequestHandler({
   dataDir,
   benchRunner,
   curriculumJobs,
+  importJobs,
+  spoolDir,
   token,
   allowedHosts = [],
   loopback = false,
@@ -111,6 +117,7 @@ export function createApiRequestHandler({
         store,
         ...(benchRunner === undefined ? {} : { benchRunner }),
         ...(curriculumJobs === undefined ? {} : { curriculumJobs }),
+        ...(importJobs === undefined ? {} : { importJobs }),
         prompts,
         principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
         cookies: {
@@ -176,6 +183,8 @@ export function createApiRequestHandler({
         : respondToApi(request, response, url, {
             store,
             prompts,
+            ...(importJobs === undefined ? {} : { importJobs }),
+            ...(spoolDir === undefined ? {} : { spoolDir }),
             // Where the data lives is nobody else's business: only callers who may read it learn it.
             dataDir: admission.principal.kind === 'anonymous' ? undefined : dataDir,
           });
@@ -197,9 +206,21 @@ async function respondToApi(
   request: IncomingMessage,
   response: ServerResponse,
   url: URL,
-  { store, dataDir, prompts = null }: Pick<ApiHandlerOptions, 'store' | 'dataDir' | 'prompts'>,
+  {
+    store,
+    dataDir,
+    prompts = null,
+    importJobs,
+    spoolDir,
+  }: Pick<ApiHandlerOptions, 'store' | 'dataDir' | 'prompts' | 'importJobs' | 'spoolDir'>,
 ): Promise<void> {
-  if (url.pathname === '/api/import') return respondToImport(request, response, url, store);
+  if (url.pathname === '/api/import') {
+    return respondToImport(request, response, url, {
+      store,
+      ...(importJobs === undefined ? {} : { importJobs }),
+      ...(spoolDir === undefined ? {} : { spoolDir }),
+    });
+  }
   if (url.pathname === BENCH_IMPORT_PATH) {
     return respondToBenchImport(request, response, url, store);
   }

@@ -135,7 +135,8 @@ describe('importFiles', () => {
             datasetId: batch.datasetId,
             batchId: batch.batchId,
             parallelWrites: 3,
-            addTrajectories: async (trajectories) => {
+            addGroup: async (group) => {
+              if (group.encoded === null) return batch.addGroup(group);
               calls++;
               const call = calls;
               inFlight++;
@@ -143,14 +144,16 @@ describe('importFiles', () => {
               try {
                 if (call < 3) await third;
                 if (call === 3) thirdStarted?.();
-                await batch.addTrajectories(trajectories);
+                await batch.addGroup(group);
                 if (call === 3) throw new Error('connection lost');
               } finally {
                 inFlight--;
               }
             },
+            addTrajectories: (trajectories) => batch.addTrajectories(trajectories),
             addQuarantined: (records) => batch.addQuarantined(records),
             commit: () => batch.commit(),
+            abandon: () => batch.abandon(),
             abort: () => {
               writesWhenAborted = inFlight;
               return batch.abort();

@@ -9,6 +9,8 @@ import { benchAggregates } from './009-bench-aggregates';
 import { worldsTasks } from './010-worlds-tasks';
 import { curriculumRuns } from './012-curriculum-runs';
 import { runAggregates } from './013-run-aggregates';
+import { importJobs } from './014-import-jobs';
+import { stepPages } from './015-step-pages';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -26,4 +28,6 @@ export const MIGRATIONS: readonly Migration[] = [
   worldsTasks,
   curriculumRuns,
   runAggregates,
+  importJobs,
+  stepPages,
 ];

@@ -59,9 +59,13 @@ async function withStore<T>(
 }
 
 async function countRows(location: StoreLocation, table: string): Promise<number> {
+  // Steps are stored in pages (migration 015): count the steps the pages hold.
+  const count = table === 'steps' ? 'coalesce(sum(step_count), 0)::int' : 'count(*)::int';
   const raw = await location.openRaw();
   try {
-    const [row] = await raw.query(`SELECT count(*)::int AS n FROM ${table}`);
+    const [row] = await raw.query(
+      `SELECT ${count} AS n FROM ${table === 'steps' ? 'step_pages' : table}`,
+    );
     return typeof row?.['n'] === 'number' ? row['n'] : -1;
   } finally {
     await raw.close();

@@ -58,7 +58,7 @@ export async function* readEvents(
       maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
     };
     const splitter = createSplitter(adapter.layout, limits, bom);
-    const converter = new RecordConverter(file, adapter);
+    const converter = new RecordConverter(file, adapter, options.resumeAfter ?? -1);
     let events = converter.eventsFor(splitter.push(body));
     for (const event of events) yield event;
     while (!ended && !converter.stopped) {
@@ -88,11 +88,18 @@ class RecordConverter {
   constructor(
     private readonly file: string,
     private readonly adapter: FormatAdapter,
+    /** Items starting at or before this offset were imported already (`ReadOptions.resumeAfter`). */
+    private readonly resumeAfter: number,
   ) {}
 
   eventsFor(items: SplitItem[]): ImportEvent[] {
     const events: ImportEvent[] = [];
     for (const item of items) {
+      if (item.byteOffset <= this.resumeAfter && item.kind !== 'header') {
+        // Counted, not parsed: ordinals stay those of an uninterrupted read.
+        if (item.kind === 'record' || item.kind === 'bad-record') this.ordinal++;
+        continue;
+      }
       switch (item.kind) {
         case 'record':
           this.convert(item, events);
@@ -159,8 +166,16 @@ class RecordConverter {
       text: () => new TextDecoder().decode(item.bytes),
     };
     try {
+      // One copy per record, shared by its trajectories: the splitter reuses its buffer.
+      let recordBytes: Uint8Array | undefined;
       for (const trajectory of this.adapter.convert(parsed.value, context)) {
-        events.push({ type: 'trajectory', trajectory });
+        if (trajectory.source.record === parsed.value) recordBytes ??= item.bytes.slice();
+        events.push({
+          type: 'trajectory',
+          trajectory,
+          byteOffset: item.byteOffset,
+          ...(trajectory.source.record === parsed.value ? { sourceBytes: recordBytes } : {}),
+        });
       }
     } catch (error) {
       events.push(this.quarantine(item, this.convertFailure(error), item.bytes));

@@ -15,8 +15,9 @@ export interface WorkerChild {
   signal(signal: NodeJS.Signals): void;
 }
 
-export function spawnWorkerChild(args: string[]): WorkerChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+/** A child process running `script` (default worker-child.ts) with `args`, from TypeScript sources. */
+export function spawnWorkerChild(args: string[], script: string = CHILD): WorkerChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,11 +1,42 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { SOURCE_FORMATS, type SourceFormat } from '@terrarium/schema';
-import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { SOURCE_FORMATS, type ImportJobView, type SourceFormat } from '@terrarium/schema';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
+import { ImportJobRow } from './import-job-row';
+import { isActive } from './import-job-status';
 import { datasetNameFor, uploadForImport } from './import-request';
 import { UploadRow, type Upload } from './upload-row';
+
+/** How often the page asks for the imports' progress while one runs. */
+const POLL_MS = 1000;
+
+/** The upload's state once its job has finished; null while it runs. */
+function finishedUpload(upload: Upload, job: ImportJobView): Partial<Upload> | null {
+  switch (job.status) {
+    case 'queued':
+    case 'running':
+      return null;
+    case 'done':
+      return job.report === null
+        ? { status: 'failed', outcome: { ok: false, error: 'The import ended without a report.' } }
+        : { status: 'done', outcome: { ok: true, report: job.report, exitCode: null } };
+    case 'canceled':
+      return {
+        status: 'canceled',
+        outcome: { ok: false, error: 'The import was canceled; nothing was kept.' },
+      };
+    case 'failed':
+      return {
+        status: 'failed',
+        outcome: {
+          ok: false,
+          error: `The import of ${upload.file.name} failed: ${job.error ?? 'no reason given'}. Nothing was kept.`,
+        },
+      };
+  }
+}
 
 export function ImportPage() {
   const trpc = useTRPC();
@@ -15,6 +46,17 @@ export function ImportPage() {
   const [datasetName, setDatasetName] = useState('');
   const [format, setFormat] = useState<SourceFormat | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
+  const uploadAborts = useRef(new Map<number, AbortController>());
+  const following = uploads.some(
+    (upload) =>
+      upload.status === 'queued' || upload.status === 'uploading' || upload.status === 'importing',
+  );
+  const jobs = useQuery({
+    ...trpc.imports.list.queryOptions({ limit: 50 }),
+    refetchInterval: (query) =>
+      following || (query.state.data ?? []).some(isActive) ? POLL_MS : false,
+  });
+  const cancel = useMutation(trpc.imports.cancel.mutationOptions());
   const busy = uploads.some(
     (upload) => upload.status === 'queued' || upload.status === 'uploading',
   );
@@ -24,6 +66,26 @@ export function ImportPage() {
       current.map((upload) => (upload.id === id ? { ...upload, ...change } : upload)),
     );
 
+  const jobsById = new Map((jobs.data ?? []).map((job) => [job.id, job]));
+
+  // An upload follows its job: when the job ends, the row shows how.
+  useEffect(() => {
+    const byId = new Map((jobs.data ?? []).map((job) => [job.id, job]));
+    let changed = false;
+    const next = uploads.map((upload) => {
+      if (upload.status !== 'importing' || upload.jobId === null) return upload;
+      const job = byId.get(upload.jobId);
+      const finished = job === undefined ? null : finishedUpload(upload, job);
+      if (finished === null) return upload;
+      changed = true;
+      return { ...upload, ...finished };
+    });
+    if (!changed) return;
+    setUploads(next);
+    void queryClient.invalidateQueries(trpc.datasets.pathFilter());
+    void queryClient.invalidateQueries(trpc.trajectories.pathFilter());
+  }, [jobs.data, uploads, queryClient, trpc]);
+
   async function importFiles(event: FormEvent) {
     event.preventDefault();
     const batch: Upload[] = files.map((file, position) => ({
@@ -32,28 +94,65 @@ export function ImportPage() {
       dataset: datasetName.trim() || datasetNameFor(file.name),
       status: 'queued',
       sentBytes: 0,
+      jobId: null,
       outcome: null,
     }));
     setUploads((current) => [...batch, ...current]);
-    // One file at a time: each import is a transaction of its own on the server.
+    // One upload at a time: the server imports them one after the other anyway.
     for (const upload of batch) {
+      const abort = new AbortController();
+      uploadAborts.current.set(upload.id, abort);
       update(upload.id, { status: 'uploading' });
-      const outcome = await uploadForImport(upload.file, upload.dataset, format, (sentBytes) =>
-        update(upload.id, { sentBytes }),
+      const answer = await uploadForImport(
+        upload.file,
+        upload.dataset,
+        format,
+        (sentBytes) => update(upload.id, { sentBytes }),
+        abort.signal,
       );
-      update(upload.id, { status: outcome.ok ? 'done' : 'failed', outcome });
-      await queryClient.invalidateQueries(trpc.datasets.pathFilter());
-      await queryClient.invalidateQueries(trpc.trajectories.pathFilter());
+      uploadAborts.current.delete(upload.id);
+      if (answer.ok) {
+        update(upload.id, { status: 'importing', jobId: answer.job.id });
+        await queryClient.invalidateQueries(trpc.imports.pathFilter());
+      } else {
+        update(upload.id, {
+          status: abort.signal.aborted ? 'canceled' : 'failed',
+          outcome: answer,
+        });
+      }
     }
   }
 
+  function cancelUpload(upload: Upload) {
+    if (upload.jobId === null) {
+      uploadAborts.current.get(upload.id)?.abort();
+      return;
+    }
+    cancel.mutate(
+      { jobId: upload.jobId },
+      { onSettled: () => void queryClient.invalidateQueries(trpc.imports.pathFilter()) },
+    );
+  }
+
+  const ownJobs = new Set(
+    uploads.flatMap((upload) => (upload.jobId === null ? [] : [upload.jobId])),
+  );
+  const otherJobs = (jobs.data ?? []).filter((job) => !ownJobs.has(job.id));
   const datasetIdByName = new Map(datasets.data?.map((dataset) => [dataset.name, dataset.id]));
+  const openDataset = (name: string) => {
+    const datasetId = datasetIdByName.get(name);
+    return datasetId === undefined ? null : (
+      <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>Open {name}</Link>
+    );
+  };
   return (
     <div className="page">
       <h1>Import trajectories</h1>
       <p className="muted">
-        Files are streamed to the server and imported with format auto-detection. Records that
-        cannot be read are quarantined with their file, line and reason; the rest is imported.
+        Files are uploaded to the server and imported there as jobs, with format auto-detection: you
+        can leave this page, and an import interrupted by a restart continues where it stopped.
+        Records that cannot be read are quarantined with their file, line and reason; the rest is
+        imported.
       </p>
       <form className="import-form" onSubmit={importFiles} aria-label="Import files">
         <label className="field">
@@ -103,24 +202,44 @@ export function ImportPage() {
         </label>
         <button type="submit" className="primary" disabled={files.length === 0 || busy}>
           {busy
-            ? 'Importing…'
+            ? 'Uploading…'
             : `Import ${files.length === 1 ? '1 file' : `${files.length} files`}`}
         </button>
       </form>
       {uploads.length > 0 && (
         <section className="uploads" aria-label="Imports">
-          {uploads.map((upload) => {
-            const datasetId = datasetIdByName.get(upload.dataset);
-            return (
-              <UploadRow key={upload.id} upload={upload}>
-                {upload.status === 'done' && datasetId !== undefined && (
-                  <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>
-                    Open {upload.dataset}
-                  </Link>
-                )}
-              </UploadRow>
-            );
-          })}
+          {uploads.map((upload) => (
+            <UploadRow
+              key={upload.id}
+              upload={upload}
+              job={upload.jobId === null ? null : (jobsById.get(upload.jobId) ?? null)}
+              onCancel={() => cancelUpload(upload)}
+            >
+              {upload.status === 'done' && openDataset(upload.dataset)}
+            </UploadRow>
+          ))}
+        </section>
+      )}
+      {otherJobs.length > 0 && (
+        <section className="uploads" aria-label="Other imports">
+          <h2>Imports</h2>
+          {otherJobs.map((job) => (
+            <ImportJobRow
+              key={job.id}
+              job={job}
+              canceling={cancel.isPending}
+              onCancel={() =>
+                cancel.mutate(
+                  { jobId: job.id },
+                  {
+                    onSettled: () => void queryClient.invalidateQueries(trpc.imports.pathFilter()),
+                  },
+                )
+              }
+            >
+              {job.status === 'done' && openDataset(job.dataset)}
+            </ImportJobRow>
+          ))}
         </section>
       )}
     </div>

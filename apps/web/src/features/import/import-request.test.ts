@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { datasetNameFor, importUrl, readImportResponse } from './import-request';
+import { datasetNameFor, importUrl, readUploadAnswer } from './import-request';
 
 describe('import request', () => {
   it('names a dataset after the file', () => {
@@ -16,38 +16,40 @@ describe('import request', () => {
     expect(importUrl('x.traj', 'swe', 'swe-agent')).toBe(
       '/api/import?dataset=swe&file=x.traj&format=swe-agent',
     );
+    expect(importUrl('x.traj', 'swe', null, true)).toBe(
+      '/api/import?dataset=swe&file=x.traj&background=1',
+    );
   });
 
-  it('reads a report with its errors and exit code', () => {
-    const body = {
-      dataset: 'bad',
-      format: 'openai-messages',
-      trajectories: 2,
-      transitions: 5,
-      quarantined: 1,
-      errors: [{ file: 'bad.jsonl', line: 3, byteOffset: null, reason: 'Unexpected token' }],
-      exitCode: 2,
+  it('reads the job a background upload became', () => {
+    const job = {
+      id: '7',
+      dataset: 'retail',
+      format: null,
+      files: [{ name: 'retail.json', size: 1_723_122 }],
+      status: 'queued',
+      totalBytes: 1_723_122,
+      doneBytes: 0,
+      trajectories: 0,
+      resumes: 0,
+      report: null,
+      error: null,
+      createdAt: '2026-12-02T05:00:00.000Z',
+      finishedAt: null,
     };
-    expect(readImportResponse(200, JSON.stringify(body))).toEqual({
-      ok: true,
-      exitCode: 2,
-      report: {
-        dataset: 'bad',
-        format: 'openai-messages',
-        trajectories: 2,
-        transitions: 5,
-        quarantined: 1,
-        errors: [{ file: 'bad.jsonl', line: 3, byteOffset: null, reason: 'Unexpected token' }],
-      },
+    expect(readUploadAnswer(202, JSON.stringify({ job }))).toEqual({ ok: true, job });
+    expect(readUploadAnswer(202, '{"job":{"id":7}}')).toEqual({
+      ok: false,
+      error: 'The server answered with an unexpected job.',
     });
   });
 
   it('reads a 400 error and a non-JSON answer as errors', () => {
-    expect(readImportResponse(400, '{"error":"dataset: required"}')).toEqual({
+    expect(readUploadAnswer(400, '{"error":"dataset: required"}')).toEqual({
       ok: false,
       error: 'dataset: required',
     });
-    expect(readImportResponse(502, 'Bad Gateway')).toEqual({
+    expect(readUploadAnswer(502, 'Bad Gateway')).toEqual({
       ok: false,
       error: 'HTTP 502: Bad Gateway',
     });

@@ -1,4 +1,4 @@
-import { ImportReport, type SourceFormat } from '@terrarium/schema';
+import { ImportJobView, type ImportReport, type SourceFormat } from '@terrarium/schema';
 
 export type ImportOutcome =
   { ok: true; report: ImportReport; exitCode: number | null } | { ok: false; error: string };
@@ -10,10 +10,36 @@ export function datasetNameFor(fileName: string): string {
   return stripped === '' ? base : stripped;
 }
 
-export function importUrl(fileName: string, dataset: string, format: SourceFormat | null): string {
+export function importUrl(
+  fileName: string,
+  dataset: string,
+  format: SourceFormat | null,
+  background = false,
+): string {
   const params = new URLSearchParams({ dataset, file: fileName });
   if (format) params.set('format', format);
+  if (background) params.set('background', '1');
   return `/api/import?${params.toString()}`;
+}
+
+export type UploadAnswer = { ok: true; job: ImportJobView } | { ok: false; error: string };
+
+/** Reads the server's answer to a background upload: the import job (202), `{error}` otherwise. */
+export function readUploadAnswer(status: number, text: string): UploadAnswer {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, error: `HTTP ${status}: ${text.slice(0, 300) || 'empty response'}` };
+  }
+  if (status < 200 || status >= 300) {
+    return { ok: false, error: hasErrorMessage(body) ? body.error : `HTTP ${status}` };
+  }
+  const job = ImportJobView.safeParse(
+    typeof body === 'object' && body !== null ? Reflect.get(body, 'job') : undefined,
+  );
+  if (!job.success) return { ok: false, error: 'The server answered with an unexpected job.' };
+  return { ok: true, job: job.data };
 }
 
 function hasErrorMessage(value: unknown): value is { error: string } {
@@ -22,56 +48,33 @@ function hasErrorMessage(value: unknown): value is { error: string } {
   );
 }
 
-/** Reads the server's answer: an ImportReport (+ exitCode) on success, `{error}` otherwise. */
-export function readImportResponse(status: number, text: string): ImportOutcome {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { ok: false, error: `HTTP ${status}: ${text.slice(0, 300) || 'empty response'}` };
-  }
-  if (status < 200 || status >= 300) {
-    return {
-      ok: false,
-      error: hasErrorMessage(body) ? body.error : `HTTP ${status}`,
-    };
-  }
-  const report = ImportReport.safeParse(body);
-  if (!report.success)
-    return { ok: false, error: 'The server answered with an unexpected report.' };
-  const exitCode =
-    typeof body === 'object' && body !== null ? Reflect.get(body, 'exitCode') : undefined;
-  return {
-    ok: true,
-    report: report.data,
-    exitCode: typeof exitCode === 'number' ? exitCode : null,
-  };
-}
-
 /**
- * POSTs one file as the raw request body. XMLHttpRequest rather than fetch: it streams the File
- * from disk just the same and, unlike fetch over HTTP/1.1, reports upload progress.
+ * POSTs one file as the raw request body; the server stores it and answers with the import job,
+ * which runs on the server (the page follows it). XMLHttpRequest rather than fetch: it streams the
+ * File from disk just the same and, unlike fetch over HTTP/1.1, reports upload progress.
  */
 export function uploadForImport(
   file: File,
   dataset: string,
   format: SourceFormat | null,
   onProgress: (sentBytes: number) => void,
-): Promise<ImportOutcome> {
+  signal: AbortSignal,
+): Promise<UploadAnswer> {
   return new Promise((resolve) => {
     const request = new XMLHttpRequest();
-    request.open('POST', importUrl(file.name, dataset, format));
+    request.open('POST', importUrl(file.name, dataset, format, true));
     request.setRequestHeader('Content-Type', 'application/octet-stream');
     request.upload.addEventListener('progress', (event) => onProgress(event.loaded));
     request.addEventListener('load', () =>
-      resolve(readImportResponse(request.status, request.responseText)),
+      resolve(readUploadAnswer(request.status, request.responseText)),
     );
     request.addEventListener('error', () =>
       resolve({ ok: false, error: 'The upload failed: network error.' }),
     );
     request.addEventListener('abort', () =>
-      resolve({ ok: false, error: 'The upload was aborted.' }),
+      resolve({ ok: false, error: 'The upload was canceled; nothing was imported.' }),
     );
+    signal.addEventListener('abort', () => request.abort(), { once: true });
     request.send(file);
   });
 }

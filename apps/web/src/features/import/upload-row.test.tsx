@@ -25,6 +25,7 @@ function finished(result: ImportReport): Upload {
     dataset: 'runs',
     status: 'done',
     sentBytes: 1,
+    jobId: '1',
     outcome: { ok: true, report: result, exitCode: 1 },
   };
 }

@@ -1,5 +1,7 @@
+import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
 import { formatCount } from '../../app/format';
+import { formatBytes, jobFraction, jobProgressText, resumedText } from './import-job-status';
 import type { ImportOutcome } from './import-request';
 import { importVerdict, type ImportVerdict } from './import-outcome';
 import { ImportReportView } from './import-report-view';
@@ -8,38 +10,59 @@ export interface Upload {
   id: number;
   file: File;
   dataset: string;
-  status: 'queued' | 'uploading' | 'done' | 'failed';
+  /** `importing`: the file is on the server and its import job runs there. */
+  status: 'queued' | 'uploading' | 'importing' | 'done' | 'failed' | 'canceled';
   sentBytes: number;
+  /** The import job the upload became, once the server has the file. */
+  jobId: string | null;
   outcome: ImportOutcome | null;
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-function statusText(upload: Upload, verdict: ImportVerdict | null): string {
+function statusText(upload: Upload, job: ImportJobView | null, verdict: ImportVerdict | null) {
   switch (upload.status) {
     case 'queued':
       return 'queued';
     case 'uploading':
-      return upload.sentBytes >= upload.file.size
-        ? 'importing…'
-        : `uploading ${formatBytes(upload.sentBytes)} of ${formatBytes(upload.file.size)}`;
+      return `uploading ${formatBytes(upload.sentBytes)} of ${formatBytes(upload.file.size)}`;
+    case 'importing':
+      return job === null ? 'importing…' : jobProgressText(job);
     case 'done':
       return verdict?.label ?? 'imported';
     case 'failed':
       return 'failed';
+    case 'canceled':
+      return 'canceled';
   }
 }
 
-/** One file's import: progress while it runs, then the report or the error. */
-export function UploadRow({ upload, children }: { upload: Upload; children?: ReactNode }) {
-  const fraction = upload.file.size === 0 ? 1 : upload.sentBytes / upload.file.size;
-  const finished = upload.status === 'done' || upload.status === 'failed';
+/**
+ * One file's import: upload progress, then the import job's (stored share, trajectories so far),
+ * a Cancel button while either runs, then the report or the error.
+ */
+export function UploadRow({
+  upload,
+  job = null,
+  onCancel,
+  children,
+}: {
+  upload: Upload;
+  job?: ImportJobView | null;
+  onCancel?: () => void;
+  children?: ReactNode;
+}) {
+  const uploading = upload.status === 'queued' || upload.status === 'uploading';
+  const fraction = uploading
+    ? upload.file.size === 0
+      ? 1
+      : upload.sentBytes / upload.file.size
+    : job === null
+      ? 0
+      : jobFraction(job);
+  const finished =
+    upload.status === 'done' || upload.status === 'failed' || upload.status === 'canceled';
   const verdict = upload.outcome?.ok === true ? importVerdict(upload.outcome.report) : null;
   const tone = verdict?.tone ?? upload.status;
+  const resumed = job === null ? null : resumedText(job);
   return (
     <article
       className={`upload upload-${upload.status}`}
@@ -56,15 +79,25 @@ export function UploadRow({ upload, children }: { upload: Upload; children?: Rea
           data-testid="upload-verdict"
           data-tone={tone}
         >
-          {statusText(upload, verdict)}
+          {statusText(upload, job, verdict)}
         </span>
+        {!finished && onCancel !== undefined && (
+          <button type="button" onClick={onCancel} data-testid="upload-cancel">
+            Cancel
+          </button>
+        )}
         {children}
       </header>
+      {resumed !== null && (
+        <p className="muted" data-testid="upload-resumed">
+          {resumed}
+        </p>
+      )}
       {!finished && (
         <progress
           max={1}
           value={upload.status === 'queued' ? 0 : Math.min(fraction, 1)}
-          aria-label={`Upload progress of ${upload.file.name}`}
+          aria-label={`${uploading ? 'Upload' : 'Import'} progress of ${upload.file.name}`}
         />
       )}
       {upload.outcome?.ok === false && (
