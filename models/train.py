@@ -26,14 +26,10 @@ import time
 import torch
 import torch.nn.functional as F
 
-from tiny_gpt import TinyGpt, export_onnx, greedy
+from tiny_gpt import EOS, PAD, VOCAB, TinyGpt, export_onnx, greedy, write_model_folder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'terrarium-wm-tiny')
-
-EOS = 256  # <|endoftext|>: ends every observation; also the BOS id in config.json
-PAD = 257  # <|pad|>: batch padding, never a label
-VOCAB = 258
 
 
 def encode(example, n_positions, field='prompt'):
@@ -234,102 +230,9 @@ def write_greedy_reference(model, heldout, args):
 
 
 def export(model, args):
-    model.eval()
-    wrapper = OnnxWrapper(model)
-    hd = args.n_embd // args.n_head
-    past_len, seq = 2, 3
-    ids = torch.tensor([[1, 2, 3]])
-    mask = torch.ones((1, past_len + seq), dtype=torch.long)
-    pos = torch.arange(past_len, past_len + seq).unsqueeze(0)
-    past = []
-    input_names = ['input_ids', 'attention_mask', 'position_ids']
-    output_names = ['logits']
-    axes = {
-        'input_ids': {0: 'batch_size', 1: 'sequence_length'},
-        'attention_mask': {0: 'batch_size', 1: 'total_sequence_length'},
-        'position_ids': {0: 'batch_size', 1: 'sequence_length'},
-        'logits': {0: 'batch_size', 1: 'sequence_length'},
-    }
-    for i in range(args.n_layer):
-        for kind in ('key', 'value'):
-            past.append(torch.zeros((1, args.n_head, past_len, hd)))
-            name = f'past_key_values.{i}.{kind}'
-            out = f'present.{i}.{kind}'
-            input_names.append(name)
-            output_names.append(out)
-            axes[name] = {0: 'batch_size', 2: 'past_sequence_length'}
-            axes[out] = {0: 'batch_size', 2: 'total_sequence_length'}
-    path = os.path.join(OUT, 'onnx', 'model.onnx')
-    with torch.no_grad():
-        torch.onnx.export(wrapper, (ids, mask, pos, *past), path, input_names=input_names, output_names=output_names,
-                          dynamic_axes=axes, opset_version=14, do_constant_folding=True, dynamo=False)
-    write_folder(args)
-    print(f'exported {path} ({os.path.getsize(path)} bytes)', flush=True)
-    # int8 weights for the browser (transformers.js names it model_quantized.onnx): dynamic
-    # quantization of the matrix multiplications, activations quantized at run time.
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    quantized = os.path.join(OUT, 'onnx', 'model_quantized.onnx')
-    quantize_dynamic(path, quantized, weight_type=QuantType.QInt8, op_types_to_quantize=['MatMul', 'Gemm'])
-    print(f'quantized {quantized} ({os.path.getsize(quantized)} bytes)', flush=True)
-
-
-def bytes_to_unicode():
-    """GPT-2's printable stand-ins for the 256 bytes, so a ByteLevel BPE with no merges maps byte b to id b."""
-    bs = list(range(ord('!'), ord('~') + 1)) + list(range(ord('¡'), ord('¬') + 1)) + list(range(ord('®'), ord('ÿ') + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {b: chr(c) for b, c in zip(bs, cs)}
-
-
-def write_folder(args):
-    config = {
-        'model_type': 'gpt2',
-        'architectures': ['GPT2LMHeadModel'],
-        'vocab_size': VOCAB,
-        'n_embd': args.n_embd,
-        'n_head': args.n_head,
-        'n_layer': args.n_layer,
-        'n_positions': args.n_positions,
-        'n_ctx': args.n_positions,
-        'bos_token_id': EOS,
-        'eos_token_id': EOS,
-        'pad_token_id': PAD,
-        'use_cache': True,
-        'transformers.js_config': {'dtype': 'fp32'},
-        'terrarium': {'tokenizer': 'bytes', 'promptFormatVersion': 2, 'promptNeighbors': 2},
-    }
-    with open(os.path.join(OUT, 'config.json'), 'w', encoding='utf-8') as f:
-        json.dump(config, f, indent=1)
-    mapping = bytes_to_unicode()
-    vocab = {mapping[b]: b for b in range(256)}
-    vocab['<|endoftext|>'] = EOS
-    vocab['<|pad|>'] = PAD
-    tokenizer = {
-        'version': '1.0',
-        'truncation': None,
-        'padding': None,
-        'added_tokens': [
-            {'id': EOS, 'content': '<|endoftext|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
-            {'id': PAD, 'content': '<|pad|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
-        ],
-        'normalizer': None,
-        'pre_tokenizer': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
-        'post_processor': None,
-        'decoder': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
-        'model': {'type': 'BPE', 'dropout': None, 'unk_token': None, 'continuing_subword_prefix': '', 'end_of_word_suffix': '',
-                  'fuse_unk': False, 'byte_fallback': False, 'vocab': vocab, 'merges': []},
-    }
-    with open(os.path.join(OUT, 'tokenizer.json'), 'w', encoding='utf-8') as f:
-        json.dump(tokenizer, f, ensure_ascii=False)
-    with open(os.path.join(OUT, 'tokenizer_config.json'), 'w', encoding='utf-8') as f:
-        json.dump({'tokenizer_class': 'GPT2Tokenizer', 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
-                   'pad_token': '<|pad|>', 'model_max_length': args.n_positions, 'add_bos_token': False,
-                   'clean_up_tokenization_spaces': False}, f, indent=1)
+    write_model_folder(OUT, args.n_layer, args.n_embd, args.n_head, args.n_positions,
+                       {'tokenizer': 'bytes', 'promptFormatVersion': 2, 'promptNeighbors': 2})
+    export_onnx(model, OUT, args.n_layer, args.n_embd, args.n_head)
 
 
 if __name__ == '__main__':
