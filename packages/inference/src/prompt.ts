@@ -72,14 +72,22 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 /** Like truncateUtf8, but a cut text ends with `…` (3 bytes, counted in the limit). */
-function cutMarked(text: string, maxBytes: number): string {
+export function cutMarked(text: string, maxBytes: number): string {
   if (encoder.encode(text).length <= maxBytes) return text;
   return `${truncateUtf8(text, maxBytes - 3)}…`;
 }
 
-/** Newlines inside a field would read as the next line of the prompt, so they are written as `\n`. */
-function oneLine(text: string): string {
+/**
+ * Newlines inside a field would read as the next line of the prompt, so they are written as `\n`
+ * (and a backslash as `\\`). The curriculum's policy prompt writes its fields the same way.
+ */
+export function oneLine(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\r?\n/g, '\\n');
+}
+
+/** The text `oneLine` wrote: `\n` is a newline again and `\\` a backslash (what a model writes back). */
+export function fromOneLine(line: string): string {
+  return line.replace(/\\(\\|n)/g, (_match, escaped: string) => (escaped === 'n' ? '\n' : '\\'));
 }
 
 function renderV1(domain: Domain, history: readonly Transition[], action: Action): string {
