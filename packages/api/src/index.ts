@@ -154,4 +154,5 @@ export {
   curriculumSeeds,
   type CurriculumDepsOptions,
 } from './curriculum/curriculum-deps';
+export type { RolloutDivergence, TaskDivergences } from './curriculum/generation-rollouts';
 export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';

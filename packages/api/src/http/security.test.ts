@@ -85,6 +85,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'curriculum.get': 'researcher',
   'curriculum.cancel': 'researcher',
   'curriculum.rollouts': 'researcher',
+  'curriculum.divergences': 'researcher',
 };
 
 // tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.
