@@ -85,7 +85,7 @@ describe('divergent steps on shipped data: a SWE-agent workspace, retrieval as t
     const others = trajectories.filter((t) => t !== marshmallow);
     const deps: CurriculumRunDeps = {
       seedsFor: async () => ({ tasks: [seed], worlds: [world], rejected: [] }),
-      policyFor: () => scriptedPolicy(),
+      policyFor: async () => scriptedPolicy(),
       simulatorFor: async (_spec, _run, task) => ({
         model: createRetrievalWorldModel(buildRetrievalIndex(others)),
         context: { domain: 'terminal', task: task.goal, systemPrompt: null, tools: [] },

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { simulatorTrpcError } from '../simulate/router';
 import { createRouter, researcherProcedure } from '../trpc';
 import {
+  availablePolicies,
   BUILTIN_DATASET,
   checkCurriculumSim,
   curriculumPolicy,
@@ -93,7 +94,7 @@ export const curriculumRouter = createRouter({
       });
     const { dataset, generations, ...settings } = input;
     try {
-      curriculumPolicy(settings.policy);
+      await curriculumPolicy(settings.policy);
       if (settings.sim !== null) checkCurriculumSim(settings.sim, dataset);
     } catch (error) {
       throw simulatorTrpcError(error);
@@ -101,6 +102,9 @@ export const curriculumRouter = createRouter({
     await seedsOrError(ctx.store, dataset);
     return summaryOf(await jobs.submit({ dataset, settings, generations }));
   }),
+
+  /** The policies a run may be started with here (`onnx:` folders only those the server lists). */
+  policies: researcherProcedure.query(() => availablePolicies()),
 
   list: researcherProcedure.query(async ({ ctx }) =>
     (await ctx.store.listCurriculumRuns()).map(summaryOf),

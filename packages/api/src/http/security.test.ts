@@ -86,6 +86,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'curriculum.cancel': 'researcher',
   'curriculum.rollouts': 'researcher',
   'curriculum.divergences': 'researcher',
+  'curriculum.policies': 'researcher',
 };
 
 // tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
-import { parseModelConfig, type ModelConfig } from '../model-config';
+import { modelRoleOf, parseModelConfig, type ModelConfig, type ModelRole } from '../model-config';
 import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
 import { promptFormatOf, type PromptFormatVersion } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
@@ -15,6 +15,8 @@ export interface LoadedModelFolder {
   config: ModelConfig;
   /** The prompt format the model was trained on (`terrarium.promptFormatVersion`, 1 when absent). */
   promptFormat: PromptFormatVersion;
+  /** A world model (the default) or a policy (`terrarium.role` in config.json). */
+  role: ModelRole;
   decoder: Decoder;
   tokenizer: TextTokenizer;
   session: InferenceSession;
@@ -82,6 +84,7 @@ export async function loadOnnxModelFolder(
   return {
     config,
     promptFormat: promptFormatOf(configJson),
+    role: modelRoleOf(configJson),
     session,
     tokenizer,
     decoder: createDecoder({ session, config, tensor: nodeTensor, tokenizer }),
