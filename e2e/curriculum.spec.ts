@@ -55,3 +55,62 @@ test('a long curriculum run can be canceled from the page', async ({ page }) => 
   await expect(page.locator('.curriculum-run-status')).toHaveText('canceled');
   await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
 });
+
+/**
+ * Simulated vs executable: the scripted policy plays every probe twice, once in the worlds and
+ * once with the bundled world model answering; a generation's divergent steps list per task with
+ * their content score, and a click shows the two observations side by side with their diff.
+ */
+test('a simulator’s divergent steps open with their content score and the diff', async ({
+  page,
+}) => {
+  // Decoding on the server: generous for a loaded 2-core machine.
+  test.setTimeout(420_000);
+  await page.goto('/curriculum');
+  await page.getByLabel('Generations').fill('1');
+  await page.getByLabel('Simulator').fill('onnx:models/terrarium-wm-tiny');
+  await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 360_000 });
+  const row = page.locator('.curriculum-generations tbody tr');
+  await expect(row).toHaveCount(1);
+  // The undertrained world model gets only the empty output of `echo … > file` right; the
+  // scratch tasks check files and a literal answer, so both modes pass.
+  await row.getByRole('button', { name: '16 / 24' }).click();
+  const table = page.getByRole('table', { name: 'Divergent steps of generation 1' });
+  await expect(table.locator('.divergence-task')).toHaveText([
+    'scratch-last-line (tier 0): simulated 100.0% vs executable 100.0%, 8 of 16 steps diverged',
+    'scratch-count-lines (tier 0): simulated 100.0% vs executable 100.0%, 8 of 8 steps diverged',
+  ]);
+  const first = table.locator('.divergence-step').first();
+  await first.getByRole('button').click();
+  const pair = page.getByRole('region', { name: 'Divergent step' });
+  await expect(pair.getByRole('heading', { name: 'Executable world' })).toBeVisible();
+  await expect(pair.getByRole('heading', { name: 'Simulator' })).toBeVisible();
+  await expect(pair.getByTestId('text-diff')).toBeVisible();
+  await expect(pair).toContainText('content score');
+  await pair.getByRole('link', { name: 'Open the simulated rollout at this step' }).click();
+  await expect(page).toHaveURL(/\/datasets\/[^/]+\/trajectories\/[^/?]+\?step=\d+$/);
+});
+
+/** The bundled ONNX policy, chosen by name, plays a generation on the server; its rollouts list. */
+test('the bundled ONNX policy plays a curriculum as a job', async ({ page }) => {
+  // Decoding on the server: generous for a loaded 2-core machine.
+  test.setTimeout(420_000);
+  await page.goto('/curriculum');
+  await page.getByLabel('Policy', { exact: true }).selectOption({
+    label: 'terrarium-policy-tiny (bundled ONNX)',
+  });
+  await page.getByLabel('Generations').fill('1');
+  await page.getByRole('button', { name: 'Play with this policy' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 360_000 });
+  await expect(page.locator('.curriculum-status')).toContainText(
+    '(onnx:models/terrarium-policy-tiny): done, generation 1 of 1',
+  );
+  await expect(page.getByRole('combobox', { name: 'Run' })).toContainText(
+    'onnx:models/terrarium-policy-tiny: done, 1/1',
+  );
+  await page.getByRole('button', { name: 'Rollouts of generation 1' }).click();
+  await expect(
+    page.getByRole('list', { name: 'Rollouts of generation 1' }).getByRole('link'),
+  ).toHaveCount(16);
+});

@@ -21,12 +21,20 @@ it like any other layer's cache: config.json counts it in `num_hidden_layers`.
 Recipes (models/train.py: the world model; models/policy: the policy) import from here, so the
 graph a model is trained with is the graph that ships.
 """
+import json
 import math
 import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+# The byte-level vocabulary of a byte model (the bundled policy; the world model has a BPE one):
+# byte b is id b, then two specials.
+EOS = 256  # <|endoftext|>: ends a generation; also the BOS id in config.json
+PAD = 257  # <|pad|>: batch padding, never a label
+VOCAB = 258
 
 
 def rotate(x, cos, sin):
@@ -275,3 +283,66 @@ def export_onnx(model, out_dir, n_layer, n_embd, n_head):
     quantized = os.path.join(out_dir, 'onnx', 'model_quantized.onnx')
     quantize_dynamic(path, quantized, weight_type=QuantType.QInt8, op_types_to_quantize=['MatMul', 'Gemm'])
     print(f'quantized {quantized} ({os.path.getsize(quantized)} bytes)', flush=True)
+
+
+def bytes_to_unicode():
+    """GPT-2's printable stand-ins for the 256 bytes, so a ByteLevel BPE with no merges maps byte b to id b."""
+    bs = list(range(ord('!'), ord('~') + 1)) + list(range(ord('¡'), ord('¬') + 1)) + list(range(ord('®'), ord('ÿ') + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+def write_model_folder(out_dir, n_layer, n_embd, n_head, n_positions, terrarium):
+    """config.json (GPT-2 names, with the model's own `terrarium` block), tokenizer.json and
+    tokenizer_config.json of the byte-level vocabulary: what transformers.js and
+    packages/inference read next to onnx/."""
+    config = {
+        'model_type': 'gpt2',
+        'architectures': ['GPT2LMHeadModel'],
+        'vocab_size': VOCAB,
+        'n_embd': n_embd,
+        'n_head': n_head,
+        'n_layer': n_layer,
+        'n_positions': n_positions,
+        'n_ctx': n_positions,
+        'bos_token_id': EOS,
+        'eos_token_id': EOS,
+        'pad_token_id': PAD,
+        'use_cache': True,
+        'transformers.js_config': {'dtype': 'fp32'},
+        'terrarium': terrarium,
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, 'config.json'), 'w', encoding='utf-8') as f:
+        json.dump(config, f, indent=1)
+    mapping = bytes_to_unicode()
+    vocab = {mapping[b]: b for b in range(256)}
+    vocab['<|endoftext|>'] = EOS
+    vocab['<|pad|>'] = PAD
+    tokenizer = {
+        'version': '1.0',
+        'truncation': None,
+        'padding': None,
+        'added_tokens': [
+            {'id': EOS, 'content': '<|endoftext|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
+            {'id': PAD, 'content': '<|pad|>', 'single_word': False, 'lstrip': False, 'rstrip': False, 'normalized': False, 'special': True},
+        ],
+        'normalizer': None,
+        'pre_tokenizer': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
+        'post_processor': None,
+        'decoder': {'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': False},
+        'model': {'type': 'BPE', 'dropout': None, 'unk_token': None, 'continuing_subword_prefix': '', 'end_of_word_suffix': '',
+                  'fuse_unk': False, 'byte_fallback': False, 'vocab': vocab, 'merges': []},
+    }
+    with open(os.path.join(out_dir, 'tokenizer.json'), 'w', encoding='utf-8') as f:
+        json.dump(tokenizer, f, ensure_ascii=False)
+    with open(os.path.join(out_dir, 'tokenizer_config.json'), 'w', encoding='utf-8') as f:
+        json.dump({'tokenizer_class': 'GPT2Tokenizer', 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
+                   'pad_token': '<|pad|>', 'model_max_length': n_positions, 'add_bos_token': False,
+                   'clean_up_tokenization_spaces': False}, f, indent=1)

@@ -151,11 +151,15 @@ export {
   type CurriculumWorkersOptions,
 } from './curriculum/curriculum-workers';
 export {
+  availablePolicies,
   BUILTIN_DATASET,
   checkCurriculumSim,
   createCurriculumRunDeps,
   curriculumPolicy,
   curriculumSeeds,
+  ONNX_POLICY_TEMPERATURE,
+  type AvailablePolicy,
   type CurriculumDepsOptions,
 } from './curriculum/curriculum-deps';
+export type { RolloutDivergence, TaskDivergences } from './curriculum/generation-rollouts';
 export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';

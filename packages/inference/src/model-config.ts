@@ -55,3 +55,29 @@ export function parseModelConfig(json: unknown): ModelConfig {
     bosTokenId: raw.bos_token_id ?? null,
   };
 }
+
+const TerrariumBlock = z.object({
+  terrarium: z
+    .object({
+      role: z.enum(['world-model', 'policy']).optional(),
+      policyPromptFormatVersion: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+
+/** What a Terrarium model folder is for, from its config.json's `terrarium` block. */
+export interface ModelRole {
+  /** `policy`: it writes an agent's actions; otherwise (the default) it predicts observations. */
+  role: 'world-model' | 'policy';
+  /** The policy prompt format a policy was trained on (`policyPromptFormatVersion`). */
+  policyPromptFormat: number | null;
+}
+
+export function modelRoleOf(config: unknown): ModelRole {
+  const parsed = TerrariumBlock.safeParse(config);
+  const block = parsed.success ? parsed.data.terrarium : undefined;
+  return {
+    role: block?.role ?? 'world-model',
+    policyPromptFormat: block?.policyPromptFormatVersion ?? null,
+  };
+}

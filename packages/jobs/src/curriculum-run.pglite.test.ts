@@ -18,7 +18,7 @@ import { createJobQueue, type JobQueue } from './job-queue';
 
 const DEPS: CurriculumRunDeps = {
   seedsFor: async () => builtinSeedTasks(),
-  policyFor: (spec) => {
+  policyFor: async (spec) => {
     if (spec !== 'scripted') throw new Error(`no policy ${spec}`);
     return scriptedPolicy();
   },

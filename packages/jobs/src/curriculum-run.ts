@@ -23,7 +23,7 @@ export type CurriculumJob = z.infer<typeof CurriculumJob>;
 
 /** What a run was started with; stored with the run, so a resumed run plays the same curriculum. */
 export const CurriculumRunSettings = z.object({
-  /** `scripted` or `openai:URL#MODEL`. */
+  /** `scripted`, `onnx:PATH` (a policy model folder) or `openai:URL#MODEL`. */
   policy: z.string().min(1).max(500).default('scripted'),
   /** A simulator spec (`replay`, `retrieval`, `onnx:…`, `openai:…`): each probe runs again in it. */
   sim: z.string().min(1).max(500).nullable().default(null),
@@ -37,7 +37,8 @@ export type CurriculumRunSettings = z.infer<typeof CurriculumRunSettings>;
 /** What a run needs from outside the domain code: the seed tasks, the policy and the simulator. */
 export interface CurriculumRunDeps {
   seedsFor(run: CurriculumRunRecord): Promise<SeedTasks>;
-  policyFor(spec: string): Policy;
+  /** Async: a model policy loads its weights first. */
+  policyFor(spec: string): Promise<Policy>;
   /** The simulator standing in for the world on `task`, for runs with `sim`. */
   simulatorFor(spec: string, run: CurriculumRunRecord, task: Task): Promise<RolloutSimulator>;
 }
@@ -94,7 +95,7 @@ export async function executeCurriculumRun(
       );
     const stored = await store.getCurriculumCheckpoint(runId);
     const resume = stored === null ? undefined : CurriculumCheckpoint.parse(stored);
-    const policy = deps.policyFor(settings.policy);
+    const policy = await deps.policyFor(settings.policy);
     const sim = settings.sim;
     const pending: Trajectory[] = [];
     let stats: GenerationStats | null = null;

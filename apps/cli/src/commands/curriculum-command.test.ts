@@ -143,20 +143,63 @@ describe('terrarium curriculum run', () => {
     ]);
   });
 
-  it('refuses a policy it does not have yet', { timeout: 120_000 }, async () => {
-    const run = await runCli([
+  it(
+    'plays with the bundled ONNX policy (onnx:PATH), server-side decoding in this process',
+    { timeout: 300_000 },
+    async () => {
+      const run = await runCli([
+        'curriculum',
+        'run',
+        '--dataset',
+        'builtin',
+        '--policy',
+        'onnx:models/terrarium-policy-tiny',
+        '--generations',
+        '2',
+        '--probes',
+        '2',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      // Seed tasks solved, their first mutations not (models/policy/README.md says why).
+      expect(generations(run.stdout)).toEqual([
+        '1: 2 tasks, pass 1.000, partial 0.000, tier 0.000',
+        '2: 2 tasks, pass 0.000, partial 0.000, tier 1.000',
+      ]);
+    },
+  );
+
+  it('refuses a model folder that is not a policy, naming why', { timeout: 120_000 }, async () => {
+    const worldModel = await runCli([
       'curriculum',
       'run',
       '--dataset',
       'builtin',
       '--policy',
-      'onnx:x.onnx',
+      'onnx:models/terrarium-wm-tiny',
       '--data-dir',
       dataDir,
     ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      '"onnx:x.onnx" is not a policy; expected scripted or openai:URL#MODEL',
+    expect(worldModel.code).toBe(1);
+    expect(worldModel.stderr).toContain(
+      'policy: onnx:models/terrarium-wm-tiny is a world model: its config.json has no "terrarium": {"role": "policy"}',
+    );
+    const unknown = await runCli([
+      'curriculum',
+      'run',
+      '--dataset',
+      'builtin',
+      '--policy',
+      'python:agent.py',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(
+      '"python:agent.py" is not a policy; expected scripted, onnx:PATH or openai:URL#MODEL',
     );
   });
 

@@ -56,9 +56,10 @@ export function registerCurriculumCommand(program: Command): void {
       'dataset name or id (terminal/SWE trajectories), or `builtin` for the scratch tasks',
     )
     .addOption(
-      new Option('--policy <policy>', 'who plays: scripted, or openai:URL#MODEL').default(
-        'scripted',
-      ),
+      new Option(
+        '--policy <policy>',
+        'who plays: scripted, onnx:PATH (a policy model folder, e.g. models/terrarium-policy-tiny) or openai:URL#MODEL',
+      ).default('scripted'),
     )
     .option(
       '--sim <spec>',
@@ -213,7 +214,7 @@ async function playOnServer(
 /** `terrarium curriculum run`: stores a run and plays it, printing per-generation figures. */
 export async function runCurriculumCommand(options: CurriculumRunOptions): Promise<void> {
   try {
-    curriculumPolicy(options.policy);
+    await curriculumPolicy(options.policy, { anyOnnxPath: true });
     if (options.sim !== undefined) checkCurriculumSim(options.sim, options.dataset);
   } catch (error) {
     throw cliErrorOf(error);

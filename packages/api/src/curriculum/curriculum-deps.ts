@@ -1,6 +1,8 @@
 import {
   builtinSeedTasks,
+  decoderPolicy,
   openAIPolicy,
+  POLICY_PROMPT_FORMAT_VERSION,
   scriptedPolicy,
   seedTasksFromTrajectories,
   type Policy,
@@ -13,6 +15,11 @@ import type { CurriculumRunDeps } from '@terrarium/jobs';
 import { HostNotAllowedError, type WorldModel } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDataset } from '../simulate/load-trajectories';
+import {
+  BUNDLED_POLICY_FOLDER,
+  loadedModelFolder,
+  shippedOnnxSpec,
+} from '../simulate/onnx-simulator';
 import { datasetSimulator, onnxModel, openAIModel } from '../simulate/resolve-simulator';
 import { endpointAllowlistFromEnv, parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
@@ -34,9 +41,89 @@ export async function curriculumSeeds(store: Store, dataset: string): Promise<Se
   return seedTasksFromTrajectories(await loadDataset(store, found.id));
 }
 
-/** `scripted`, or `openai:URL#MODEL` (an OpenAI-compatible endpoint with tool calling). */
-export function curriculumPolicy(spec: string, options: CurriculumDepsOptions = {}): Policy {
+/** A policy a run may be started with (the Curriculum page offers these, `curriculum.policies`). */
+export interface AvailablePolicy {
+  spec: string;
+  label: string;
+  description: string;
+}
+
+/**
+ * How an ONNX policy decodes: seeded sampling (the rollout's seed and the turn), so the B probes
+ * of a task are B different episodes, as a curriculum's probes must be; greedy would play one
+ * episode B times. Low, because the bundled policy is small and its second choices are mostly
+ * wrong (models/README.md has its pass rate at this setting).
+ */
+export const ONNX_POLICY_TEMPERATURE = 0.3;
+
+function listFromEnv(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** scripted, the bundled ONNX policy, and the specs in `TERRARIUM_POLICIES` (comma-separated). */
+export function availablePolicies(env: NodeJS.ProcessEnv = process.env): AvailablePolicy[] {
+  const policies: AvailablePolicy[] = [
+    {
+      spec: 'scripted',
+      label: 'Scripted baseline',
+      description:
+        "Replays each task's reference solution with seeded mistakes (skipped steps, unfamiliar programs, stray whitespace, copied noise); needs no model.",
+    },
+  ];
+  const bundled = shippedOnnxSpec(BUNDLED_POLICY_FOLDER);
+  if (bundled !== null)
+    policies.push({
+      spec: bundled,
+      label: 'terrarium-policy-tiny (bundled ONNX)',
+      description:
+        'A small byte-level model trained here to imitate the scripted policy from its prompt, run on the server with onnxruntime-node.',
+    });
+  for (const spec of listFromEnv(env['TERRARIUM_POLICIES'])) {
+    if (policies.some((policy) => policy.spec === spec)) continue;
+    policies.push({ spec, label: spec, description: `Configured in TERRARIUM_POLICIES: ${spec}.` });
+  }
+  return policies;
+}
+
+async function onnxPolicy(
+  spec: string,
+  folder: string,
+  options: CurriculumDepsOptions,
+): Promise<Policy> {
+  // As for simulators: a server opens only the folders it lists; the CLI, for its user, any.
+  if (!options.anyOnnxPath && !availablePolicies().some((policy) => policy.spec === spec))
+    throw new SimulatorError(
+      'policy',
+      `${spec} is not a configured policy folder; the server loads only those curriculum.policies lists (add it to TERRARIUM_POLICIES)`,
+    );
+  const { decoder, role } = await loadedModelFolder(folder, 'policy');
+  if (role.role !== 'policy')
+    throw new SimulatorError(
+      'policy',
+      `${spec} is a world model: its config.json has no "terrarium": {"role": "policy"} (the bundled policy is models/terrarium-policy-tiny)`,
+    );
+  if (role.policyPromptFormat !== POLICY_PROMPT_FORMAT_VERSION)
+    throw new SimulatorError(
+      'policy',
+      `${spec} was trained on policy prompt format ${String(role.policyPromptFormat)}; this Terrarium writes format ${POLICY_PROMPT_FORMAT_VERSION}`,
+    );
+  return decoderPolicy({ decoder, name: spec, temperature: ONNX_POLICY_TEMPERATURE });
+}
+
+/**
+ * `scripted`, `onnx:PATH` (a policy model folder, run with onnxruntime-node) or `openai:URL#MODEL`
+ * (an OpenAI-compatible endpoint with tool calling).
+ */
+export async function curriculumPolicy(
+  spec: string,
+  options: CurriculumDepsOptions = {},
+): Promise<Policy> {
   if (spec === 'scripted') return scriptedPolicy();
+  if (spec.startsWith('onnx:') && spec.length > 'onnx:'.length)
+    return onnxPolicy(spec, spec.slice('onnx:'.length), options);
   const openai = /^openai:(https?:\/\/[^#\s]+)#(.+)$/.exec(spec);
   if (openai?.[1] !== undefined && openai[2] !== undefined) {
     try {
@@ -57,7 +144,7 @@ export function curriculumPolicy(spec: string, options: CurriculumDepsOptions = 
   }
   throw new SimulatorError(
     'policy',
-    `"${spec}" is not a policy; expected scripted or openai:URL#MODEL (an ONNX policy is not wired yet)`,
+    `"${spec}" is not a policy; expected scripted, onnx:PATH or openai:URL#MODEL`,
   );
 }
 

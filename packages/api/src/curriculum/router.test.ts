@@ -117,7 +117,13 @@ describe('curriculum runs as jobs through the router', () => {
     ).rejects.toMatchObject({
       code: 'BAD_REQUEST',
       message:
-        'policy: "onnx:/x" is not a policy; expected scripted or openai:URL#MODEL (an ONNX policy is not wired yet)',
+        'policy: onnx:/x is not a configured policy folder; the server loads only those curriculum.policies lists (add it to TERRARIUM_POLICIES)',
+    });
+    await expect(
+      api().curriculum.start({ dataset: 'builtin', policy: 'random' }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'policy: "random" is not a policy; expected scripted, onnx:PATH or openai:URL#MODEL',
     });
     await expect(
       api().curriculum.start({ dataset: 'builtin', policy: 'openai:http://example.org/v1#m' }),

@@ -8,15 +8,16 @@ import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import { CurriculumRunSettings } from '@terrarium/jobs';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { listDatasetTrajectories } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
 import { createRouter, researcherProcedure } from '../trpc';
 import {
+  availablePolicies,
   BUILTIN_DATASET,
   checkCurriculumSim,
   curriculumPolicy,
   curriculumSeeds,
 } from './curriculum-deps';
+import { generationDivergences, generationRollouts } from './generation-rollouts';
 
 export const CurriculumRunInput = z.object({
   /** Dataset id or name, or `builtin` for the scratch tasks (the demo). */
@@ -36,6 +37,14 @@ export const CurriculumStartInput = CurriculumRunSettings.extend({
 });
 
 const RunId = z.object({ runId: z.string().min(1).max(40) });
+const Generation = RunId.extend({ generation: z.number().int().positive() });
+
+async function runOrError(store: Store, runId: string): Promise<CurriculumRunRecord> {
+  const run = await store.getCurriculumRun(runId);
+  if (run === null)
+    throw new TRPCError({ code: 'NOT_FOUND', message: `no curriculum run ${runId}` });
+  return run;
+}
 
 async function seedsOrError(store: Store, dataset: string) {
   const seeds = await curriculumSeeds(store, dataset).catch((error: unknown) => {
@@ -85,7 +94,7 @@ export const curriculumRouter = createRouter({
       });
     const { dataset, generations, ...settings } = input;
     try {
-      curriculumPolicy(settings.policy);
+      await curriculumPolicy(settings.policy);
       if (settings.sim !== null) checkCurriculumSim(settings.sim, dataset);
     } catch (error) {
       throw simulatorTrpcError(error);
@@ -94,15 +103,16 @@ export const curriculumRouter = createRouter({
     return summaryOf(await jobs.submit({ dataset, settings, generations }));
   }),
 
+  /** The policies a run may be started with here (`onnx:` folders only those the server lists). */
+  policies: researcherProcedure.query(() => availablePolicies()),
+
   list: researcherProcedure.query(async ({ ctx }) =>
     (await ctx.store.listCurriculumRuns()).map(summaryOf),
   ),
 
   /** A run with its generations so far and its lineages (from the last checkpoint). */
   get: researcherProcedure.input(RunId).query(async ({ ctx, input }) => {
-    const run = await ctx.store.getCurriculumRun(input.runId);
-    if (run === null)
-      throw new TRPCError({ code: 'NOT_FOUND', message: `no curriculum run ${input.runId}` });
+    const run = await runOrError(ctx.store, input.runId);
     const generations = (await ctx.store.listCurriculumGenerations(run.id)).map((row) =>
       GenerationStatsRecord.parse(row.stats),
     );
@@ -119,32 +129,29 @@ export const curriculumRouter = createRouter({
   }),
 
   /** The stored rollouts of one generation, each a trajectory that opens in the replay viewer. */
-  rollouts: researcherProcedure
-    .input(RunId.extend({ generation: z.number().int().positive() }))
-    .query(async ({ ctx, input }) => {
-      const run = await ctx.store.getCurriculumRun(input.runId);
-      if (run === null)
-        throw new TRPCError({ code: 'NOT_FOUND', message: `no curriculum run ${input.runId}` });
-      const dataset = await ctx.store.getDatasetByName(run.rolloutsDataset);
-      if (dataset === null) return [];
-      const prefix = `${run.id}/g${input.generation}/`;
-      const rows = (await listDatasetTrajectories(ctx.store, dataset.id)).filter((row) =>
-        row.externalId.startsWith(prefix),
-      );
-      return rows.map((row) => {
-        const [lineageId = '', probe = '', sim] = row.externalId.slice(prefix.length).split('/');
-        return {
-          trajectoryId: row.id,
-          datasetId: row.datasetId,
-          externalId: row.externalId,
-          lineageId,
-          probe: Number(probe.replace(/^p/, '')),
-          mode: sim === undefined ? ('executable' as const) : ('simulated' as const),
-          passed: row.outcome.success === true,
-          steps: row.stepCount,
-        };
-      });
-    }),
+  rollouts: researcherProcedure.input(Generation).query(async ({ ctx, input }) => {
+    const run = await runOrError(ctx.store, input.runId);
+    return (await generationRollouts(ctx.store, run, input.generation)).map((rollout) => ({
+      trajectoryId: rollout.summary.id,
+      datasetId: rollout.summary.datasetId,
+      externalId: rollout.summary.externalId,
+      lineageId: rollout.lineageId,
+      probe: rollout.probe,
+      mode: rollout.mode,
+      passed: rollout.summary.outcome.success === true,
+      steps: rollout.summary.stepCount,
+    }));
+  }),
+
+  /**
+   * Simulated vs executable per task of one generation: both pass rates and the steps where the
+   * simulator's answer differs from the world's, with their content score.
+   */
+  divergences: researcherProcedure
+    .input(Generation)
+    .query(async ({ ctx, input }) =>
+      generationDivergences(ctx.store, await runOrError(ctx.store, input.runId), input.generation),
+    ),
 
   cancel: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     const jobs = ctx.curriculumJobs;

@@ -87,6 +87,8 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'curriculum.rollouts': 'researcher',
   'imports.list': 'researcher',
   'imports.cancel': 'researcher',
+  'curriculum.divergences': 'researcher',
+  'curriculum.policies': 'researcher',
 };
 
 // tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.

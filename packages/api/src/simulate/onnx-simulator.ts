@@ -14,11 +14,24 @@ export const BUNDLED_ONNX_FOLDER = fileURLToPath(
   new URL('../../../../models/terrarium-wm-tiny', import.meta.url),
 );
 
-/** `onnx:PATH` of the bundled model as the CLI and the server take it (relative to the working folder). */
+/** The policy that ships with Terrarium (models/terrarium-policy-tiny), for curricula. */
+export const BUNDLED_POLICY_FOLDER = fileURLToPath(
+  new URL('../../../../models/terrarium-policy-tiny', import.meta.url),
+);
+
+/**
+ * `onnx:PATH` of a shipped model folder as the CLI and the server take it (relative to the working
+ * folder), or null when the folder is not there.
+ */
+export function shippedOnnxSpec(folder: string, cwd: string = process.cwd()): string | null {
+  if (!existsSync(path.join(folder, 'config.json'))) return null;
+  const relative = path.relative(cwd, folder);
+  return `onnx:${relative.startsWith('..') ? folder : relative}`;
+}
+
+/** `onnx:PATH` of the bundled world model. */
 export function bundledOnnxSpec(cwd: string = process.cwd()): string | null {
-  if (!existsSync(path.join(BUNDLED_ONNX_FOLDER, 'config.json'))) return null;
-  const relative = path.relative(cwd, BUNDLED_ONNX_FOLDER);
-  return `onnx:${relative.startsWith('..') ? BUNDLED_ONNX_FOLDER : relative}`;
+  return shippedOnnxSpec(BUNDLED_ONNX_FOLDER, cwd);
 }
 
 /**
@@ -34,13 +47,38 @@ type LoadedFolder = Awaited<
   ReturnType<(typeof import('@terrarium/inference/node'))['loadOnnxModelFolder']>
 >;
 
-// A loaded model holds an onnxruntime session (a few MB for the tiny one): keep a couple.
-const loaded = new LruCache<Promise<LoadedFolder>>(2);
+// A loaded model holds an onnxruntime session (a few MB for the tiny ones): keep a few (a
+// curriculum run with a simulator holds a policy and a world model at once).
+const loaded = new LruCache<Promise<LoadedFolder>>(4);
 
 /**
- * A local ONNX model folder (config.json, onnx/model.onnx) run with onnxruntime-node, loaded once
- * per folder. onnxruntime is imported only when a model is first asked for. With `corpus`, the
- * model's prompts carry the nearest recorded transitions of that corpus; without, none.
+ * A local ONNX model folder (config.json, onnx/model.onnx) loaded with onnxruntime-node, once per
+ * folder (world models and policies alike). onnxruntime is imported only when a model is first
+ * asked for.
+ */
+export function loadedModelFolder(folder: string, field: string): Promise<LoadedFolder> {
+  const absolute = path.resolve(folder);
+  if (!existsSync(path.join(absolute, 'config.json'))) {
+    return Promise.reject(
+      new SimulatorError(
+        field,
+        `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
+      ),
+    );
+  }
+  const known = loaded.get(absolute);
+  if (known !== undefined) return known;
+  const load = import('@terrarium/inference/node').then(({ loadOnnxModelFolder }) =>
+    loadOnnxModelFolder(absolute),
+  );
+  loaded.set(absolute, load);
+  load.catch(() => loaded.delete(absolute, load));
+  return load;
+}
+
+/**
+ * A local ONNX world model run with onnxruntime-node. With `corpus`, the model's prompts carry the
+ * nearest recorded transitions of that corpus; without, none.
  */
 export async function onnxSimulator(
   folder: string,
@@ -48,25 +86,13 @@ export async function onnxSimulator(
   corpus?: OnnxCorpus,
 ): Promise<WorldModel> {
   const absolute = path.resolve(folder);
-  if (!existsSync(path.join(absolute, 'config.json'))) {
+  const [{ createOnnxWorldModel, promptNeighbors }, { decoder, role }] =
+    await Promise.all([import('@terrarium/inference'), loadedModelFolder(folder, field)]);
+  if (role.role !== 'world-model')
     throw new SimulatorError(
       field,
-      `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
+      `onnx:${folder} is a ${role.role} (its config.json says so), not a world model; use it as a curriculum's --policy`,
     );
-  }
-  let folderLoad = loaded.get(absolute);
-  if (folderLoad === undefined) {
-    const load = import('@terrarium/inference/node').then(({ loadOnnxModelFolder }) =>
-      loadOnnxModelFolder(absolute),
-    );
-    folderLoad = load;
-    loaded.set(absolute, load);
-    load.catch(() => loaded.delete(absolute, load));
-  }
-  const [{ createOnnxWorldModel, promptNeighbors }, { decoder }] = await Promise.all([
-    import('@terrarium/inference'),
-    folderLoad,
-  ]);
   return createOnnxWorldModel({
     decoder,
     id: `onnx:${path.basename(absolute)}`,

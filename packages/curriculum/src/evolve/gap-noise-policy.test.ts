@@ -172,6 +172,14 @@ describe('simulated vs executable', () => {
     // The answer is the simulated last output, which retrieval got wrong.
     expect(wrong.evaluation.passed).toBe(false);
     expect(wrong.steps.map((step) => step.seen)).toEqual(['', '', null]);
+    // Each acting step keeps the simulator's answer beside the world's, with its content score.
+    expect(
+      wrong.steps.map((step) =>
+        step.simulated === null
+          ? null
+          : [step.simulated.predicted, step.simulated.diverged, step.simulated.contentScore],
+      ),
+    ).toEqual([['', true, 0], ['', true, 0], null]);
   });
 
   it('reports the gap per generation when a simulator stands in', async () => {

@@ -2,6 +2,8 @@ export * from './world-source';
 export * from './mutators';
 export * from './policy';
 export * from './openai-policy';
+export * from './policy-prompt';
+export * from './decoder-policy';
 export * from './rollout';
 export * from './schedulers';
 export * from './curriculum';

@@ -1,4 +1,5 @@
 import type { StepProvenance } from '@terrarium/executable-worlds';
+import { scoreContentClasses, type HistoryTurn } from '@terrarium/fidelity';
 import type { Action } from '@terrarium/schema';
 import type { SimContext, Transition, WorldModel } from '@terrarium/worlds';
 import { answerOf, applyMove, startEpisode, type AgentMove } from '../tasks/episode';
@@ -18,6 +19,20 @@ export interface RolloutStep {
   seen: string | null;
   exitCode: number | null;
   provenance: StepProvenance | null;
+  /** In a simulated rollout: the simulator's answer to this action, beside the world's. */
+  simulated: SimulatedStep | null;
+}
+
+/** A simulator's answer to an action, against what the executable world returned for it. */
+export interface SimulatedStep {
+  predicted: string;
+  /** The two differ (trailing whitespace aside). */
+  diverged: boolean;
+  /**
+   * The content-class score of the prediction against the world's output (fidelity's
+   * `scoreContentClasses`, the benches' content score), given the episode's earlier real steps.
+   */
+  contentScore: number;
 }
 
 export interface Rollout {
@@ -95,6 +110,8 @@ async function play(
   const noise = noiseOf(task.world);
   const noiseRandom = noise > 0 ? randomFor(seed, 'noise') : null;
   const history: Transition[] = [];
+  // The episode as the world played it: what content scoring treats as already seen.
+  const realHistory: HistoryTurn[] = [];
   const steps: RolloutStep[] = [];
   let observation = first.content;
   let simulatedOutput = '';
@@ -106,7 +123,9 @@ async function play(
     const result = await applyMove(episode, move);
     if (move.kind === 'act') {
       const executed = result?.observation.content ?? '';
+      const action = actionText(move);
       let shown = executed;
+      let simulated: SimulatedStep | null = null;
       if (simulator !== null) {
         shown = await predicted(simulator, history, move.action);
         history.push({
@@ -114,15 +133,23 @@ async function play(
           observation: { kind: 'terminal', content: shown, callId: null },
         });
         simulatedOutput = shown;
-        if (!sameObservation(shown, executed)) divergentSteps += 1;
+        const diverged = !sameObservation(shown, executed);
+        if (diverged) divergentSteps += 1;
+        simulated = {
+          predicted: shown,
+          diverged,
+          contentScore: scoreContentClasses(shown, executed, realHistory, action).score,
+        };
       }
+      realHistory.push({ action, observation: executed });
       observation = noiseRandom === null ? shown : noisyObservation(shown, noise, noiseRandom);
       steps.push({
-        action: actionText(move),
+        action,
         observation: executed,
         seen: observation === executed ? null : observation,
         exitCode: result?.exitCode ?? null,
         provenance: result?.provenance ?? null,
+        simulated,
       });
     } else if (move.kind === 'submit') {
       steps.push({
@@ -131,6 +158,7 @@ async function play(
         seen: null,
         exitCode: null,
         provenance: null,
+        simulated: null,
       });
     } else {
       observation = `invalid move: ${move.reason}`;
@@ -140,6 +168,7 @@ async function play(
         seen: null,
         exitCode: null,
         provenance: null,
+        simulated: null,
       });
     }
   }

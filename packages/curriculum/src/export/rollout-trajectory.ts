@@ -1,4 +1,5 @@
 import type { JsonValue, Step, Trajectory } from '@terrarium/schema';
+import { z } from 'zod';
 import type { RolloutOrigin } from '../evolve/curriculum';
 import type { Rollout } from '../evolve/rollout';
 
@@ -22,7 +23,8 @@ export function rolloutExternalId(runId: string, origin: RolloutOrigin): string 
  * A rollout as an ordinary trajectory, so it lists, searches and replays in the viewer like any
  * imported run: the task's goal as the task, one command step per move with what the world
  * returned (and, where it differs, what the policy saw: a noisy screen or a simulator's answer, in
- * the step's metadata), the verifier's reward as the outcome, and the task and its lineage in the
+ * the step's metadata; in a simulated rollout also the simulator's answer, whether it diverged
+ * and its content score), the verifier's reward as the outcome, and the task and its lineage in the
  * trajectory's metadata. Stored as `openai-messages` (command actions, no source file): no
  * importer reads it back from disk, the store keeps it whole.
  */
@@ -35,6 +37,7 @@ export function rolloutTrajectory(input: RolloutTrajectoryInput): Trajectory {
     if (step.seen !== null) metadata['seen'] = step.seen;
     if (step.provenance !== null) metadata['provenance'] = step.provenance;
     if (step.exitCode !== null) metadata['exitCode'] = step.exitCode;
+    if (step.simulated !== null) metadata['simulated'] = { ...step.simulated };
     return {
       index,
       actor: 'agent',
@@ -92,4 +95,42 @@ export function rolloutTrajectory(input: RolloutTrajectoryInput): Trajectory {
     },
     source: { file: `curriculum:${input.runId}`, line: null, record: { curriculum } },
   };
+}
+
+const SimulatedStepRecord = z.object({
+  predicted: z.string(),
+  diverged: z.boolean(),
+  contentScore: z.number(),
+});
+
+/** A step of a stored simulated rollout where the simulator's answer differs from the world's. */
+export interface DivergentStep {
+  /** 0-based, as the replay viewer counts steps. */
+  step: number;
+  action: string;
+  /** What the executable world returned for the action. */
+  executed: string;
+  /** What the simulator answered instead (what the policy saw, before any noise). */
+  predicted: string;
+  contentScore: number;
+}
+
+/**
+ * The divergent steps of a stored simulated rollout (`rolloutTrajectory` of a `simulated` probe),
+ * read back from the steps' metadata; an executable rollout has none.
+ */
+export function divergentStepsOf(trajectory: Pick<Trajectory, 'steps'>): DivergentStep[] {
+  return trajectory.steps.flatMap((step) => {
+    const parsed = SimulatedStepRecord.safeParse(step.metadata['simulated']);
+    if (!parsed.success || !parsed.data.diverged) return [];
+    return [
+      {
+        step: step.index,
+        action: step.action.type === 'command' ? step.action.command : JSON.stringify(step.action),
+        executed: step.observation?.content ?? '',
+        predicted: parsed.data.predicted,
+        contentScore: parsed.data.contentScore,
+      },
+    ];
+  });
 }

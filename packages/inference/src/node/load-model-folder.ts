@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
-import { parseModelConfig, type ModelConfig } from '../model-config';
+import { modelRoleOf, parseModelConfig, type ModelConfig, type ModelRole } from '../model-config';
 import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
 import { promptFormatOf } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
@@ -13,6 +13,8 @@ export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tin
 
 export interface LoadedModelFolder {
   config: ModelConfig;
+  /** A world model (the default) or a policy (`terrarium.role` in config.json). */
+  role: ModelRole;
   decoder: Decoder;
   tokenizer: TextTokenizer;
   session: InferenceSession;
@@ -81,6 +83,7 @@ export async function loadOnnxModelFolder(
   );
   return {
     config,
+    role: modelRoleOf(configJson),
     session,
     tokenizer,
     decoder: createDecoder({ session, config, tensor: nodeTensor, tokenizer }),

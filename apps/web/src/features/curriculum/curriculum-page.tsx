@@ -12,23 +12,29 @@ import {
 } from 'recharts';
 import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
+import { GenerationDivergences } from './generation-divergences';
 import { GenerationRollouts } from './generation-rollouts';
+
+/** The policy select's entry for a spec typed by hand (an endpoint, another model folder). */
+const OTHER_POLICY = 'other';
 
 const CHART_HEIGHT = 240;
 /** How often a queued or running run is read again (the job records a row per generation). */
 const LIVE_POLL_MS = 400;
+const LIST_POLL_MS = 2000;
 
 function percent(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
 }
 
 /**
- * A curriculum run as a job: start it (the scripted policy by default, any OpenAI-compatible
- * endpoint, optionally a simulator standing in for the worlds), watch it live, cancel it. Per
- * generation the pass rate, partially solved groups and mean tier, per axis the same figures,
- * the simulated-vs-executable gap, each generation's rollouts (they open in the replay viewer),
- * then each lineage's tasks (which mutation made each from which parent, with the diff) and the
- * mutations the gates refused, with their reasons.
+ * A curriculum run as a job: start it (the scripted policy by default, the bundled ONNX policy,
+ * any OpenAI-compatible endpoint; optionally a simulator standing in for the worlds), watch it
+ * live, cancel it. Per generation the pass rate, partially solved groups and mean tier, per axis
+ * the same figures, the simulated-vs-executable gap with each generation's divergent steps (a
+ * click shows both observations and their diff), each generation's rollouts (they open in the
+ * replay viewer), then each lineage's tasks (which mutation made each from which parent, with the
+ * diff) and the mutations the gates refused, with their reasons.
  */
 export function CurriculumPage() {
   const trpc = useTRPC();
@@ -36,14 +42,26 @@ export function CurriculumPage() {
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [dataset, setDataset] = useState('builtin');
   const [generations, setGenerations] = useState(8);
-  const [policy, setPolicy] = useState('scripted');
+  const policies = useQuery(trpc.curriculum.policies.queryOptions());
+  const [policyChoice, setPolicyChoice] = useState('scripted');
+  const [otherPolicy, setOtherPolicy] = useState('');
   const [sim, setSim] = useState('');
   const [runId, setRunId] = useState<string | null>(null);
-  const runs = useQuery(trpc.curriculum.list.queryOptions());
+  const [divergenceGeneration, setDivergenceGeneration] = useState<number | null>(null);
+  // The list names each run's status too: read again while any run is still being played.
+  const runs = useQuery({
+    ...trpc.curriculum.list.queryOptions(),
+    refetchInterval: (query) =>
+      (query.state.data ?? []).some((run) => run.status === 'queued' || run.status === 'running')
+        ? LIST_POLL_MS
+        : false,
+  });
+  const policy = policyChoice === OTHER_POLICY ? otherPolicy.trim() : policyChoice;
   const start = useMutation(
     trpc.curriculum.start.mutationOptions({
       onSuccess: async (run) => {
         setRunId(run.id);
+        setDivergenceGeneration(null);
         await queryClient.invalidateQueries({ queryKey: trpc.curriculum.list.queryKey() });
       },
     }),
@@ -79,7 +97,7 @@ export function CurriculumPage() {
           start.mutate({
             dataset,
             generations,
-            policy: policy.trim() === '' ? 'scripted' : policy.trim(),
+            policy: policy === '' ? 'scripted' : policy,
             sim: sim.trim() === '' ? null : sim.trim(),
           });
         }}
@@ -112,13 +130,31 @@ export function CurriculumPage() {
         </label>{' '}
         <label>
           Policy{' '}
-          <input
+          <select
             aria-label="Policy"
-            value={policy}
-            placeholder="scripted or openai:URL#MODEL"
-            onChange={(event) => setPolicy(event.target.value)}
-          />
+            value={policyChoice}
+            onChange={(event) => setPolicyChoice(event.target.value)}
+          >
+            {(
+              policies.data ?? [{ spec: 'scripted', label: 'Scripted baseline', description: '' }]
+            ).map((entry) => (
+              <option key={entry.spec} value={entry.spec} title={entry.description}>
+                {entry.label}
+              </option>
+            ))}
+            <option value={OTHER_POLICY}>Other (onnx:PATH or openai:URL#MODEL)…</option>
+          </select>
         </label>{' '}
+        {policyChoice === OTHER_POLICY ? (
+          <>
+            <input
+              aria-label="Policy spec"
+              value={otherPolicy}
+              placeholder="openai:URL#MODEL or onnx:PATH"
+              onChange={(event) => setOtherPolicy(event.target.value)}
+            />{' '}
+          </>
+        ) : null}
         <label>
           Simulator{' '}
           <input
@@ -129,7 +165,7 @@ export function CurriculumPage() {
           />
         </label>{' '}
         <button type="submit" disabled={start.isPending}>
-          {policy.trim() === 'scripted' || policy.trim() === ''
+          {policy === 'scripted' || policy === ''
             ? 'Play with the scripted policy'
             : 'Play with this policy'}
         </button>
@@ -141,7 +177,10 @@ export function CurriculumPage() {
           <select
             aria-label="Run"
             value={runId ?? ''}
-            onChange={(event) => setRunId(event.target.value === '' ? null : event.target.value)}
+            onChange={(event) => {
+              setRunId(event.target.value === '' ? null : event.target.value);
+              setDivergenceGeneration(null);
+            }}
           >
             <option value="">(choose a run)</option>
             {(runs.data ?? []).map((run) => (
@@ -156,8 +195,10 @@ export function CurriculumPage() {
       ) : null}
       {data ? (
         <p className="curriculum-status" aria-live="polite">
-          Run #{data.run.id}: <strong className="curriculum-run-status">{data.run.status}</strong>,
-          generation {data.run.generationsDone} of {data.run.generationsTotal}
+          Run #{data.run.id} ({data.run.settings?.policy ?? '?'}
+          {data.run.settings?.sim ? ` vs ${data.run.settings.sim}` : ''}):{' '}
+          <strong className="curriculum-run-status">{data.run.status}</strong>, generation{' '}
+          {data.run.generationsDone} of {data.run.generationsTotal}
           {data.run.error ? ` (${data.run.error})` : ''}{' '}
           {live ? (
             <button
@@ -256,9 +297,24 @@ export function CurriculumPage() {
                         {generation.gap ? percent(generation.gap.passRateExecutable) : '–'}
                       </td>
                       <td className="num">
-                        {generation.gap
-                          ? `${generation.gap.divergentSteps} / ${generation.gap.steps}`
-                          : '–'}
+                        {generation.gap ? (
+                          <button
+                            type="button"
+                            aria-pressed={divergenceGeneration === generation.generation}
+                            title="The steps where the simulator answered differently, with their content score and diff"
+                            onClick={() =>
+                              setDivergenceGeneration(
+                                divergenceGeneration === generation.generation
+                                  ? null
+                                  : generation.generation,
+                              )
+                            }
+                          >
+                            {generation.gap.divergentSteps} / {generation.gap.steps}
+                          </button>
+                        ) : (
+                          '–'
+                        )}
                       </td>
                     </>
                   ) : null}
@@ -270,6 +326,12 @@ export function CurriculumPage() {
               ))}
             </tbody>
           </table>
+          {divergenceGeneration !== null && withGap ? (
+            <>
+              <h2>Divergent steps, generation {divergenceGeneration}</h2>
+              <GenerationDivergences runId={data.run.id} generation={divergenceGeneration} />
+            </>
+          ) : null}
           <h2>Per axis</h2>
           <AxisCharts generations={stats} />
           {withGap ? (
