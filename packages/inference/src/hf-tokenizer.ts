@@ -74,15 +74,20 @@ export function createHfTokenizer(
   };
 }
 
+/** Bytes GPT-2's byte-level alphabet writes as themselves. */
+function printable(byte: number): boolean {
+  return (
+    (byte >= 0x21 && byte <= 0x7e) ||
+    (byte >= 0xa1 && byte <= 0xac) ||
+    (byte >= 0xae && byte <= 0xff)
+  );
+}
+
 /**
  * GPT-2's printable stand-in for each byte (what byte-level BPE vocabularies are written in):
  * printable Latin-1 bytes stand for themselves, the others for code points from 256 on.
  */
 function byteOfStandIn(): Map<string, number> {
-  const printable = (byte: number) =>
-    (byte >= 0x21 && byte <= 0x7e) ||
-    (byte >= 0xa1 && byte <= 0xac) ||
-    (byte >= 0xae && byte <= 0xff);
   const map = new Map<string, number>();
   let next = 256;
   for (let byte = 0; byte < 256; byte++) {

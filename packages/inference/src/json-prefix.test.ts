@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonPrefix } from './json-prefix';
 
@@ -40,7 +40,7 @@ describe('JsonPrefix', () => {
       ['[1 2]', 3],
       ['"\\x"', 2],
     ] as const) {
-      expect(firstRefused(text), text).toBe(at);
+      expect({ text, refusedAt: firstRefused(text) }).toEqual({ text, refusedAt: at });
     }
     const prefix = new JsonPrefix();
     prefix.accept(bytes('{"a": [1'));

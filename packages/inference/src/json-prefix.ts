@@ -121,7 +121,7 @@ export class JsonPrefix {
       case 'after':
         break;
     }
-    for (const container of [...stack].reverse()) out += container === 'object' ? '}' : ']';
+    for (const container of stack.toReversed()) out += container === 'object' ? '}' : ']';
     return out;
   }
 

@@ -86,8 +86,10 @@ export async function onnxSimulator(
   corpus?: OnnxCorpus,
 ): Promise<WorldModel> {
   const absolute = path.resolve(folder);
-  const [{ createOnnxWorldModel, promptNeighbors }, { decoder, role }] =
-    await Promise.all([import('@terrarium/inference'), loadedModelFolder(folder, field)]);
+  const [{ createOnnxWorldModel, promptNeighbors }, { decoder, role }] = await Promise.all([
+    import('@terrarium/inference'),
+    loadedModelFolder(folder, field),
+  ]);
   if (role.role !== 'world-model')
     throw new SimulatorError(
       field,

@@ -21,7 +21,12 @@ function scriptedDecoder(outputs: Pick<GenerateResult, 'text' | 'finishReason'>[
       if (typeof prompt !== 'string') throw new Error('the policy prompts with text');
       calls.push({ prompt, options });
       const output = outputs[calls.length - 1] ?? { text: 'submit', finishReason: 'stop' };
-      return { ...output, tokens: [...new TextEncoder().encode(output.text)], promptTokens: 0 };
+      return {
+        ...output,
+        tokens: [...new TextEncoder().encode(output.text)],
+        promptTokens: 0,
+        closing: '',
+      };
     },
   };
   return { decoder, calls };

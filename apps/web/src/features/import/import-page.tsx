@@ -38,6 +38,17 @@ function finishedUpload(upload: Upload, job: ImportJobView): Partial<Upload> | n
   }
 }
 
+/** The uploads as their jobs left them: an upload whose job ended shows that end. */
+function withJobOutcomes(uploads: readonly Upload[], jobs: readonly ImportJobView[]): Upload[] {
+  const byId = new Map(jobs.map((job) => [job.id, job]));
+  return uploads.map((upload) => {
+    if (upload.status !== 'importing' || upload.jobId === null) return upload;
+    const job = byId.get(upload.jobId);
+    const finished = job === undefined ? null : finishedUpload(upload, job);
+    return finished === null ? upload : { ...upload, ...finished };
+  });
+}
+
 export function ImportPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -45,17 +56,28 @@ export function ImportPage() {
   const [files, setFiles] = useState<File[]>([]);
   const [datasetName, setDatasetName] = useState('');
   const [format, setFormat] = useState<SourceFormat | null>(null);
-  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [sentUploads, setUploads] = useState<Upload[]>([]);
   const uploadAborts = useRef(new Map<number, AbortController>());
-  const following = uploads.some(
-    (upload) =>
-      upload.status === 'queued' || upload.status === 'uploading' || upload.status === 'importing',
-  );
   const jobs = useQuery({
     ...trpc.imports.list.queryOptions({ limit: 50 }),
-    refetchInterval: (query) =>
-      following || (query.state.data ?? []).some(isActive) ? POLL_MS : false,
+    refetchInterval: (query) => {
+      const list = query.state.data ?? [];
+      const waiting = withJobOutcomes(sentUploads, list).some(
+        (upload) =>
+          upload.status === 'queued' ||
+          upload.status === 'uploading' ||
+          upload.status === 'importing',
+      );
+      return waiting || list.some(isActive) ? POLL_MS : false;
+    },
   });
+  const jobsById = new Map((jobs.data ?? []).map((job) => [job.id, job]));
+  // An upload follows its job: when the job ends, the row shows how (derived while rendering, so
+  // a row never waits for an effect to catch up with the job list).
+  const uploads = withJobOutcomes(sentUploads, jobs.data ?? []);
+  const ended = uploads.filter(
+    (upload) => upload.jobId !== null && upload.status !== 'importing',
+  ).length;
   const cancel = useMutation(trpc.imports.cancel.mutationOptions());
   const busy = uploads.some(
     (upload) => upload.status === 'queued' || upload.status === 'uploading',
@@ -66,25 +88,12 @@ export function ImportPage() {
       current.map((upload) => (upload.id === id ? { ...upload, ...change } : upload)),
     );
 
-  const jobsById = new Map((jobs.data ?? []).map((job) => [job.id, job]));
-
-  // An upload follows its job: when the job ends, the row shows how.
+  // A finished import changes the datasets and trajectories the other pages list.
   useEffect(() => {
-    const byId = new Map((jobs.data ?? []).map((job) => [job.id, job]));
-    let changed = false;
-    const next = uploads.map((upload) => {
-      if (upload.status !== 'importing' || upload.jobId === null) return upload;
-      const job = byId.get(upload.jobId);
-      const finished = job === undefined ? null : finishedUpload(upload, job);
-      if (finished === null) return upload;
-      changed = true;
-      return { ...upload, ...finished };
-    });
-    if (!changed) return;
-    setUploads(next);
+    if (ended === 0) return;
     void queryClient.invalidateQueries(trpc.datasets.pathFilter());
     void queryClient.invalidateQueries(trpc.trajectories.pathFilter());
-  }, [jobs.data, uploads, queryClient, trpc]);
+  }, [ended, queryClient, trpc]);
 
   async function importFiles(event: FormEvent) {
     event.preventDefault();
