@@ -4,15 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { encodeBytes } from './byte-tokenizer';
 import { createHfTokenizer } from './hf-tokenizer';
 import { declaresByteTokenizer, modelTokenizer } from './model-tokenizer';
-import { BUNDLED_MODEL_FOLDER } from './node';
 import { keyedTrajectories, TAU2_RETAIL } from './testing/held-out';
 import { byteTokenizer, type TextTokenizer } from './tokenizer';
 
+/** The bundled policy: the model folder whose tokenizer.json is a byte-level BPE with no merges. */
+const POLICY_FOLDER = new URL('../../../models/terrarium-policy-tiny', import.meta.url).pathname;
+
 async function readJson(file: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, file), 'utf8'));
+  return JSON.parse(await readFile(join(POLICY_FOLDER, file), 'utf8'));
 }
 
-/** The bundled model's tokenizer.json: a byte-level BPE over 256 bytes, no merges, 2 specials. */
+/** The bundled policy's tokenizer.json: a byte-level BPE over 256 bytes, no merges, 2 specials. */
 const bundled = createHfTokenizer(
   await readJson('tokenizer.json'),
   await readJson('tokenizer_config.json'),
@@ -23,7 +25,7 @@ function streamed(tokenizer: TextTokenizer, ids: readonly number[], context?: nu
   return [...ids.map((id) => decoder.push(id)), decoder.flush()];
 }
 
-describe('the bundled tokenizer.json through @huggingface/tokenizers', () => {
+describe("the bundled policy's tokenizer.json through @huggingface/tokenizers", () => {
   it('encodes text to the same ids as the byte tokenizer, multi-byte characters included', () => {
     const text = 'A: {"q":"é 日本 😀"}\nO: ';
     expect(bundled.encode(text)).toEqual(encodeBytes(text));
