@@ -5,8 +5,9 @@
 // shown). Scored as the benches score: the content-class score and token F1 of @terrarium/fidelity,
 // with 95% bootstrap intervals over transitions.
 // Run: cd /work/main && npx tsx models/evaluate.ts [--every N] [--max-tokens N] [--file model.onnx]
+//   [--sims model,retrieval,model-no-context] [--merge: add the rows to the existing report]
 // Writes models/terrarium-wm-tiny/fidelity.json (fidelity-int8.json for the int8 file).
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -30,6 +31,8 @@ const { values } = parseArgs({
     folder: { type: 'string', default: BUNDLED_MODEL_FOLDER },
     sims: { type: 'string', default: 'model,retrieval,model-no-context' },
     out: { type: 'string' },
+    // Add these simulators' rows to the report already in the out file (same split and settings).
+    merge: { type: 'boolean', default: false },
   },
 });
 const every = Number(values.every);
@@ -141,8 +144,19 @@ const report = {
   ),
 };
 const out = values.out ?? (file === 'model.onnx' ? 'fidelity.json' : 'fidelity-int8.json');
-await writeFile(
-  out.includes('/') ? out : join(values.folder, out),
-  `${JSON.stringify(report, null, 1)}\n`,
-);
-console.log(JSON.stringify(report, null, 1));
+const outPath = out.includes('/') ? out : join(values.folder, out);
+const written = values.merge ? mergedInto(JSON.parse(await readFile(outPath, 'utf8')), report) : report;
+await writeFile(outPath, `${JSON.stringify(written, null, 1)}\n`);
+console.log(JSON.stringify(written, null, 1));
+
+/** An earlier report with this run's simulators added per source; the settings must match. */
+function mergedInto(earlier: typeof report, added: typeof report): typeof report {
+  for (const key of ['file', 'split', 'every', 'maxTokens'] as const) {
+    if (earlier[key] !== added[key]) throw new Error(`--merge: ${key} differs from ${outPath}`);
+  }
+  const bySource = { ...earlier.bySource };
+  for (const [source, bySim] of Object.entries(added.bySource)) {
+    bySource[source] = { ...bySource[source], ...bySim };
+  }
+  return { ...earlier, seconds: earlier.seconds + added.seconds, bySource };
+}

@@ -12,7 +12,9 @@ const INPUT: CustomRuleInput = {
   domain: 'tool',
   tool: 'get_flight_status',
 };
-const LIMITS = { timeoutMs: 100, memoryMb: 16 };
+// A second: far above what these rules need, so a loaded machine does not time out a rule that
+// ends, and short enough for the tests of rules that never do.
+const LIMITS = { timeoutMs: 1000, memoryMb: 16 };
 
 let quickjs: QuickJSWASMModule;
 beforeAll(async () => {
@@ -42,7 +44,7 @@ describe('custom rules in QuickJS', () => {
   });
 
   it.each([
-    ['an infinite loop', 'function score() { for (;;) {} }', 'timed out after 100 ms'],
+    ['an infinite loop', 'function score() { for (;;) {} }', 'timed out after 1000 ms'],
     [
       'a 1 GB allocation',
       'function score() { return new Uint8Array(1024 * 1024 * 1024).length }',

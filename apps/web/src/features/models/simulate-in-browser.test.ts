@@ -32,7 +32,8 @@ describe('simulateInBrowser', () => {
     const files = {
       config: await bundledFile('config.json', 'config.json'),
       model: await bundledFile('onnx/model.onnx', 'model.onnx'),
-      tokenizer: null,
+      tokenizer: await bundledFile('tokenizer.json', 'tokenizer.json'),
+      tokenizerConfig: await bundledFile('tokenizer_config.json', 'tokenizer_config.json'),
     };
     // The neighbors the prompt shows, as the server's models.neighbors finds them: the file's
     // other trajectories, this one left out.
