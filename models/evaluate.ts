@@ -145,7 +145,9 @@ const report = {
 };
 const out = values.out ?? (file === 'model.onnx' ? 'fidelity.json' : 'fidelity-int8.json');
 const outPath = out.includes('/') ? out : join(values.folder, out);
-const written = values.merge ? mergedInto(JSON.parse(await readFile(outPath, 'utf8')), report) : report;
+const written = values.merge
+  ? mergedInto(JSON.parse(await readFile(outPath, 'utf8')), report)
+  : report;
 await writeFile(outPath, `${JSON.stringify(written, null, 1)}\n`);
 console.log(JSON.stringify(written, null, 1));
 

@@ -109,14 +109,14 @@ describe('a curriculum played by the bundled ONNX policy, as a job', () => {
     // The right commands in the right order, but a token of its own where the goal says
     // `basil-727` and `amber-868`: seeded sampling makes each probe a different episode.
     expect(played).toEqual([
-      'scratch-last-line #0: echo basil-100 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
-      'scratch-last-line #1: echo basil-168 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
-      'scratch-last-line #2: echo basil-130 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
-      'scratch-last-line #3: echo basil-100 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
-      'scratch-count-lines #0: echo ember-940 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
-      'scratch-count-lines #1: echo ember-906 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
-      'scratch-count-lines #2: echo ember-862 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
-      'scratch-count-lines #3: echo ember-572 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
+      'scratch-last-line #0: echo basil-622 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
+      'scratch-last-line #1: echo basil-629 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
+      'scratch-last-line #2: echo basil-622 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
+      'scratch-last-line #3: echo basil-424 > /tmp/step-1.txt; cat /data/notes.txt; echo charlie > /data/last.txt; tool_call',
+      'scratch-count-lines #0: echo amber-974 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
+      'scratch-count-lines #1: echo amber-947 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
+      'scratch-count-lines #2: echo amber-987 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
+      'scratch-count-lines #3: echo amber-887 > /tmp/step-1.txt; wc -l /data/notes.txt; tool_call',
     ]);
     const goals = detail.lineages.map((lineage) => lineage.nodes[1]?.task.goal.split('\n').at(-1));
     expect(goals).toEqual([
