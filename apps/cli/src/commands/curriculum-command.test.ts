@@ -275,9 +275,15 @@ describe('terrarium curriculum run', () => {
         expect(resumed.code).toBe(0);
         const before = generations(seen);
         const after = generations(resumed.stdout);
+        const whole = generations(through.stdout);
         // Generations recorded before the kill are not played again; together they are the run.
+        // The kill can land after a generation is stored and before its line is printed: that one
+        // is neither printed nor played again (never twice), so at most one line is missing.
         expect(before.length).toBeGreaterThanOrEqual(2);
-        expect([...before, ...after]).toEqual(generations(through.stdout));
+        const missing = whole.length - before.length - after.length;
+        expect([0, 1]).toContain(missing);
+        expect(before).toEqual(whole.slice(0, before.length));
+        expect(after).toEqual(whole.slice(before.length + missing));
         const again = await runCli(['curriculum', 'resume', '--run', '1', '--data-dir', killedDir]);
         expect(again.stderr).toContain('run 1 is done; only a queued or running run resumes');
       } finally {
