@@ -31,7 +31,7 @@ import { PROGRAM_PRINCIPAL } from '../trpc';
 import { startCurriculumWorkers } from './curriculum-workers';
 
 // SWE-agent data is MIT and ships in demo/data (sharedDataPath resolves it there).
-const SWE_FOLDER = 'swe-agent/trajectories/demonstrations';
+const SWE_FOLDER = 'swe-agent';
 const MARSHMALLOW_ID = 'marshmallow-code__marshmallow-1867';
 
 async function readFolder(relative: string): Promise<Trajectory[]> {
