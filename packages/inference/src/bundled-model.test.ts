@@ -160,27 +160,23 @@ describe("the Models page's default example", () => {
   // The answer must be the tool's JSON (decoding is held to JSON when the nearest recorded answer
   // is JSON, and the model has learned to end a value), from the fp32 file and the int8 one alike.
   for (const file of ['model.onnx', 'model_quantized.onnx']) {
-    it(
-      `is answered by ${file} with the tool's JSON`,
-      async () => {
-        const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
-        const model = createOnnxWorldModel({
-          decoder: loaded.decoder,
-          id: 'terrarium-wm-tiny',
-          neighbors: (ctx, history, current) => promptNeighbors(index, ctx, history, current),
-        });
-        const prediction = await model.predict(context, [], action, { maxTokens: 256 });
-        // Ended by the model itself (EOS), not closed by the budget.
-        expect(prediction.provenance.detail).toMatchObject({
-          promptFormat: 3,
-          neighbors: 2,
-          grammar: 'json',
-          finishReason: 'eos',
-        });
-        const parsed: unknown = JSON.parse(prediction.observation.content);
-        expect(typeof parsed).toBe('object');
-      },
-      60_000,
-    );
+    it(`is answered by ${file} with the tool's JSON`, async () => {
+      const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+      const model = createOnnxWorldModel({
+        decoder: loaded.decoder,
+        id: 'terrarium-wm-tiny',
+        neighbors: (ctx, history, current) => promptNeighbors(index, ctx, history, current),
+      });
+      const prediction = await model.predict(context, [], action, { maxTokens: 256 });
+      // Ended by the model itself (EOS), not closed by the budget.
+      expect(prediction.provenance.detail).toMatchObject({
+        promptFormat: 3,
+        neighbors: 2,
+        grammar: 'json',
+        finishReason: 'eos',
+      });
+      const parsed: unknown = JSON.parse(prediction.observation.content);
+      expect(typeof parsed).toBe('object');
+    }, 60_000);
   }
 });
