@@ -73,7 +73,8 @@ test('a simulator’s divergent steps open with their content score and the diff
   await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 360_000 });
   const row = page.locator('.curriculum-generations tbody tr');
   await expect(row).toHaveCount(1);
-  // The undertrained world model gets only the empty output of `echo … > file` right; the
+  // The bundled world model (trained on tool APIs, not on this shell) gets only the empty output
+  // of `echo … > file` right; the
   // scratch tasks check files and a literal answer, so both modes pass.
   await row.getByRole('button', { name: '16 / 24' }).click();
   const table = page.getByRole('table', { name: 'Divergent steps of generation 1' });
