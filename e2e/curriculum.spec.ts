@@ -74,8 +74,8 @@ test('a simulator’s divergent steps open with their content score and the diff
   const row = page.locator('.curriculum-generations tbody tr');
   await expect(row).toHaveCount(1);
   // The bundled world model (trained on tool APIs, not on this shell) gets only the empty output
-  // of `echo … > file` right; the
-  // scratch tasks check files and a literal answer, so both modes pass.
+  // of `echo … > file` right; the scratch tasks check files and a literal answer, so both modes
+  // pass.
   await row.getByRole('button', { name: '16 / 24' }).click();
   const table = page.getByRole('table', { name: 'Divergent steps of generation 1' });
   await expect(table.locator('.divergence-task')).toHaveText([
