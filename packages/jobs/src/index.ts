@@ -57,3 +57,4 @@ export {
   type ImportJobs,
   type ImportJobsOptions,
 } from './import/import-jobs';
+export { siblingModule, startWorkerThread } from './worker-thread';

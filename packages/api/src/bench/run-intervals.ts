@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { groupIntervals, type GroupAggregate, type Interval } from '@terrarium/bench';
 import type { ScoreGroup, Store } from '@terrarium/db';
-import { startWorkerThread, workerModule } from '../threads/ts-worker';
+import { siblingModule, startWorkerThread } from '@terrarium/jobs';
 import { BootstrapReply, type BootstrapRequest } from './bootstrap-protocol';
 
 /** Items per statement when a run's values are read: each statement stays short at any run size. */
@@ -108,7 +108,7 @@ function bootstrapInWorker(
   signal: AbortSignal | undefined,
 ): Promise<[string, number | null, number | null][][]> {
   signal?.throwIfAborted();
-  const worker = startWorkerThread(workerModule('bootstrap-worker', import.meta.url));
+  const worker = startWorkerThread(siblingModule(import.meta.url, 'bootstrap-worker'));
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (outcome: () => void) => {

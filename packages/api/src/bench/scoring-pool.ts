@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
-import { startWorkerThread, workerModule } from '../threads/ts-worker';
+import { siblingModule, startWorkerThread } from '@terrarium/jobs';
 import { ScoringReply, type ScoringRequest } from './scoring-protocol';
 
 export interface ScoringPool {
@@ -15,7 +15,7 @@ interface Pending {
   reject(error: Error): void;
 }
 
-const WORKER_URL = workerModule('scoring-worker', import.meta.url);
+const WORKER_URL = siblingModule(import.meta.url, 'scoring-worker');
 
 /**
  * Rule scoring on one worker thread, started at the first score: the bench run's other work

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { CustomRule, CustomRuleInput, CustomRuleResult } from '@terrarium/rubrics';
-import { startWorkerThread, workerModule } from '../threads/ts-worker';
+import { siblingModule, startWorkerThread } from '@terrarium/jobs';
 import { SandboxReply, type SandboxRequest } from './sandbox-protocol';
 
 export interface SandboxPool {
@@ -27,7 +27,7 @@ interface Slot {
   watchdog: NodeJS.Timeout | null;
 }
 
-const WORKER_URL = workerModule('sandbox-worker', import.meta.url);
+const WORKER_URL = siblingModule(import.meta.url, 'sandbox-worker');
 // The V8 heap of a worker: QuickJS's own memory is limited per rule; this bounds what is left.
 const WORKER_HEAP_MB = 256;
 
