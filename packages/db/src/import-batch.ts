@@ -1,4 +1,5 @@
 import type { ImportError, Trajectory } from '@terrarium/schema';
+import { unlockBatch } from './batch-lock';
 import { CopyWriter, patchBigint } from './copy-binary';
 import type { Queryable, SqlExecutor, SqlSession } from './executor';
 import {
@@ -13,9 +14,6 @@ import { toJsonPayload } from './json-payload';
 import { lexemesOfBinary, sortLexemes, tsvectorBinary } from './search-vector';
 import type { ImportBatch, ImportGroup } from './store';
 import { textColumn } from './row';
-
-/** Namespace of the session-level advisory lock an importer holds on its batch while it runs. */
-export const IMPORT_BATCH_LOCK_NAMESPACE = 7_362_042;
 
 // ~1,000 rows per statement (stack-notes "Storage speed"), and a byte cap so a window of
 // 20 KB observations does not become one 20 MB parameter.
@@ -345,10 +343,7 @@ export class SqlImportBatch implements ImportBatch {
   private async releaseLock(): Promise<void> {
     const { lockSession, batchId } = this.context;
     try {
-      await lockSession.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
-        IMPORT_BATCH_LOCK_NAMESPACE,
-        batchId,
-      ]);
+      await unlockBatch(lockSession, batchId);
     } finally {
       await lockSession.release();
       this.context.onSettled(this);

@@ -23,7 +23,8 @@ import { createImportJobStore } from './import-job-store';
 import { createLabelStore } from './label-store';
 import { createRuleSetStore } from './rule-set-store';
 import type { Queryable, Row, SqlExecutor } from './executor';
-import { deleteUnfinishedBatch, IMPORT_BATCH_LOCK_NAMESPACE, SqlImportBatch } from './import-batch';
+import { lockBatch, tryLockBatch, unlockBatch } from './batch-lock';
+import { deleteUnfinishedBatch, SqlImportBatch } from './import-batch';
 import {
   booleanColumn,
   intColumn,
@@ -181,19 +182,12 @@ export async function deleteAbandonedImports(executor: SqlExecutor): Promise<num
   try {
     for (const row of unfinished) {
       const batchId = textColumn(row, 'id');
-      const [probe] = await session.query('SELECT pg_try_advisory_lock($1::int, $2::int) AS free', [
-        IMPORT_BATCH_LOCK_NAMESPACE,
-        batchId,
-      ]);
-      if (!probe || !booleanColumn(probe, 'free')) continue;
+      if (!(await tryLockBatch(session, batchId))) continue;
       try {
         await deleteUnfinishedBatch(executor, batchId);
         deleted++;
       } finally {
-        await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
-          IMPORT_BATCH_LOCK_NAMESPACE,
-          batchId,
-        ]);
+        await unlockBatch(session, batchId);
       }
     }
   } finally {
@@ -259,10 +253,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
         const [idRow] = await lockSession.query(`SELECT nextval('import_batch_ids')::text AS id`);
         if (!idRow) throw new Error('could not allocate an import batch id');
         const batchId = textColumn(idRow, 'id');
-        await lockSession.query('SELECT pg_advisory_lock($1::int, $2::int)', [
-          IMPORT_BATCH_LOCK_NAMESPACE,
-          batchId,
-        ]);
+        await lockBatch(lockSession, batchId);
         const datasetId = await executor.transaction(async (tx) => {
           await tx.query('INSERT INTO datasets (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [
             name,
@@ -297,19 +288,12 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       if (!ID_PATTERN.test(batchId)) return false;
       const session = await executor.reserveSession();
       try {
-        const [probe] = await session.query(
-          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
-          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
-        );
-        if (!probe || !booleanColumn(probe, 'free')) return false;
+        if (!(await tryLockBatch(session, batchId))) return false;
         try {
           await deleteUnfinishedBatch(executor, batchId);
           return true;
         } finally {
-          await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
-            IMPORT_BATCH_LOCK_NAMESPACE,
-            batchId,
-          ]);
+          await unlockBatch(session, batchId);
         }
       } finally {
         await session.release();
@@ -321,11 +305,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       if (!ID_PATTERN.test(batchId)) throw new Error(`no import batch ${batchId}`);
       const lockSession = await executor.reserveSession();
       try {
-        const [probe] = await lockSession.query(
-          'SELECT pg_try_advisory_lock($1::int, $2::int) AS free',
-          [IMPORT_BATCH_LOCK_NAMESPACE, batchId],
-        );
-        if (!probe || !booleanColumn(probe, 'free')) {
+        if (!(await tryLockBatch(lockSession, batchId))) {
           throw new Error(`import batch ${batchId} is being written by another process`);
         }
         const [batch] = await executor.query(
@@ -334,10 +314,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
           [batchId],
         );
         if (!batch) {
-          await lockSession.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
-            IMPORT_BATCH_LOCK_NAMESPACE,
-            batchId,
-          ]);
+          await unlockBatch(lockSession, batchId);
           throw new Error(`import batch ${batchId} is not an unfinished import`);
         }
         const resumed = new SqlImportBatch({

@@ -1,6 +1,6 @@
 import type { Trajectory } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_BATCH_LOCK_NAMESPACE } from '../import-batch';
+import { IMPORT_BATCH_LOCK_NAMESPACE } from '../batch-lock';
 import { runMigrations, StoreSchemaTooNewError } from '../migrate';
 import { MIGRATIONS } from '../migrations';
 import { openOnExecutor, openStore } from '../open-store';
