@@ -5,28 +5,30 @@ import { booleanColumn } from './row';
  * The session-level advisory lock an importer holds on its batch while it runs. Whoever can take
  * it knows the batch's importer is gone (crashed, killed or finished), so every reader of
  * unfinished batches asks through these three functions.
+ *
+ * Advisory locks are global to a database while batch ids count per schema, so the lock's first
+ * key is the schema's: two stores in schemas of one database never hold each other's batches.
  */
-export const IMPORT_BATCH_LOCK_NAMESPACE = 7_362_042;
+/** The lock's first key, as SQL. */
+export const BATCH_LOCK_NAMESPACE_SQL = 'hashtext(current_schema())';
 
 export async function lockBatch(session: Queryable, batchId: string): Promise<void> {
-  await session.query('SELECT pg_advisory_lock($1::int, $2::int)', [
-    IMPORT_BATCH_LOCK_NAMESPACE,
+  await session.query(`SELECT pg_advisory_lock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [
     batchId,
   ]);
 }
 
 /** True when the lock was free and is now held by `session`. */
 export async function tryLockBatch(session: Queryable, batchId: string): Promise<boolean> {
-  const [probe] = await session.query('SELECT pg_try_advisory_lock($1::int, $2::int) AS free', [
-    IMPORT_BATCH_LOCK_NAMESPACE,
-    batchId,
-  ]);
+  const [probe] = await session.query(
+    `SELECT pg_try_advisory_lock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int) AS free`,
+    [batchId],
+  );
   return probe !== undefined && booleanColumn(probe, 'free');
 }
 
 export async function unlockBatch(session: Queryable, batchId: string): Promise<void> {
-  await session.query('SELECT pg_advisory_unlock($1::int, $2::int)', [
-    IMPORT_BATCH_LOCK_NAMESPACE,
+  await session.query(`SELECT pg_advisory_unlock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [
     batchId,
   ]);
 }

@@ -10,6 +10,8 @@ import { loadOnnxModelWeb } from './web';
 
 let decoder: Decoder;
 let prompt: number[];
+/** Prompts (no neighbors) of every transition of the held-out trajectory, in order. */
+let prompts: number[][];
 
 async function readJson(name: string): Promise<unknown> {
   return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
@@ -19,13 +21,21 @@ beforeAll(async () => {
   decoder = (await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER)).decoder;
   const { trajectory } = await heldOutTau2Trajectory();
   // The third transition of a held-out trajectory: a real prompt with an earlier transition.
-  const input = [...predictionInputs(trajectory)][2];
-  if (input === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
-  prompt = buildPrompt(
-    { ...input, domain: trajectory.domain, neighbors: [] },
-    decoder.tokenizer,
-  ).ids;
+  prompts = [...predictionInputs(trajectory)].map(
+    (input) =>
+      buildPrompt({ ...input, domain: trajectory.domain, neighbors: [] }, decoder.tokenizer).ids,
+  );
+  const third = prompts[2];
+  if (third === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
+  prompt = third;
 });
+
+function promptOf(transition: number): number[] {
+  const found = prompts[transition];
+  if (found === undefined)
+    throw new Error(`no transition ${transition} in the held-out trajectory`);
+  return found;
+}
 
 describe('decoder on the bundled model (onnxruntime-node)', () => {
   it('reads the model shape from config.json', () => {
@@ -103,6 +113,29 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
       seed: 5,
     });
     expect(() => JSON.parse(sampled.text)).not.toThrow();
+  }, 60_000);
+
+  it('held to JSON only once opened: plain text stays free, an opened object stays JSON', async () => {
+    // Transition 0 is a user-id lookup, answered in plain text: the grammar never engages.
+    const plain = await decoder.generate(promptOf(0), { maxTokens: 24 });
+    const plainOpened = await decoder.generate(promptOf(0), {
+      maxTokens: 24,
+      grammar: 'json-if-opened',
+    });
+    expect(plain.text).toBe('johanssonthomas_3452');
+    expect(plainOpened).toEqual({ ...plain, heldToJson: false });
+    // Transition 4 is an order lookup: free, the model closes one brace too many; once it opens the
+    // object, the grammar keeps it JSON at every budget.
+    const free = await decoder.generate(promptOf(4), { maxTokens: 24 });
+    expect(free.text).toBe('{"order_id": "#W5565470"}}');
+    for (const maxTokens of [1, 7, 24, 200]) {
+      const result = await decoder.generate(promptOf(4), {
+        maxTokens,
+        grammar: 'json-if-opened',
+      });
+      expect(result.heldToJson).toBe(true);
+      expect(() => JSON.parse(result.text), `${maxTokens} tokens: ${result.text}`).not.toThrow();
+    }
   }, 60_000);
 
   it('samples repeatably for a seed', async () => {

@@ -42,11 +42,14 @@ export interface GenerateOptions {
   useCache?: boolean;
   /**
    * `json`: only tokens that keep the output a prefix of one JSON value are generated, EOS only once
-   * the value is whole, and an output the token budget cuts is closed (`closing`). Needs a
-   * tokenizer whose tokens are bytes (`canConstrain`).
+   * the value is whole, and an output the token budget cuts is closed (`closing`).
+   * `json-if-opened`: free text, unless the output's first non-blank character opens an object or
+   * an array; from then on as `json`. Both need a tokenizer whose tokens are bytes (`canConstrain`).
    */
-  grammar?: 'json';
+  grammar?: Grammar;
 }
+
+export type Grammar = 'json' | 'json-if-opened';
 
 export type FinishReason = 'eos' | 'stop' | 'length' | 'context';
 
@@ -57,6 +60,8 @@ export interface GenerateResult {
   tokens: number[];
   /** What a grammar appended to an output the budget cut, to make it whole ('' otherwise). */
   closing: string;
+  /** Whether the output was held to JSON (always with `json`; once opened with `json-if-opened`). */
+  heldToJson: boolean;
   promptTokens: number;
   finishReason: FinishReason;
 }
@@ -160,10 +165,12 @@ export function createDecoder({
     const pieces = tokenizer.streamDecoder(promptIds);
     const signal = options.signal;
 
-    const grammar = options.grammar === 'json' ? new JsonPrefix() : null;
-    if (grammar !== null && !canConstrain(tokenizer)) {
+    if (options.grammar !== undefined && !canConstrain(tokenizer)) {
       throw new Error('JSON-constrained decoding needs a tokenizer whose tokens are bytes');
     }
+    let grammar = options.grammar === 'json' ? new JsonPrefix() : null;
+    // With `json-if-opened`, whether the output is JSON is decided by its first non-blank byte.
+    let undecided = options.grammar === 'json-if-opened';
     /** Whether the grammar (if any) lets this token come next. */
     const fits = (token: number): boolean => {
       if (grammar === null) return true;
@@ -201,7 +208,7 @@ export function createDecoder({
       const { logits, present } = await step(input, start, useCache ? past : emptyPast());
       signal?.throwIfAborted();
       past = present;
-      const next =
+      const choose = (): number =>
         temperature > 0
           ? sampleToken(
               logits,
@@ -211,6 +218,19 @@ export function createDecoder({
               (t) => isAllowed(t) && fits(t),
             )
           : constrainedArgmax(logits, isAllowed, fits);
+      let next = choose();
+      if (undecided && !eos.has(next)) {
+        const opening = firstNonBlank(tokenizer.tokenBytes(next) ?? []);
+        if (opening !== undefined) {
+          undecided = false;
+          if (opening === OPEN_OBJECT || opening === OPEN_ARRAY) {
+            grammar = new JsonPrefix();
+            // What came before is blank, which JSON allows ahead of a value.
+            for (const token of tokens) grammar.accept(tokenizer.tokenBytes(token) ?? []);
+            if (!fits(next)) next = choose();
+          }
+        }
+      }
       if (eos.has(next)) {
         finishReason = 'eos';
         break;
@@ -233,7 +253,14 @@ export function createDecoder({
     const closing = grammar === null || finishReason === 'eos' ? '' : grammar.closing();
     text += closing;
     emit(text.length);
-    return { text, tokens, closing, promptTokens: promptIds.length, finishReason };
+    return {
+      text,
+      tokens,
+      closing,
+      heldToJson: grammar !== null,
+      promptTokens: promptIds.length,
+      finishReason,
+    };
   }
 
   /** Specials other than EOS (padding, BOS) are never generated. */
@@ -262,6 +289,18 @@ function constrainedArgmax(
     if (fits(token)) return token;
     refused.add(token);
   }
+}
+
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+
+/** The first byte that is not JSON whitespace, if any. */
+function firstNonBlank(bytes: ArrayLike<number>): number | undefined {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return byte;
+  }
+  return undefined;
 }
 
 function firstStop(text: string, stops: readonly string[]): number {

@@ -87,7 +87,7 @@ export function createOnnxWorldModel({
             finishReason: result.finishReason,
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
-            grammar: grammar ?? null,
+            grammar: result.heldToJson ? 'json' : null,
             ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
             ...(runtime === undefined ? {} : { runtime }),
           },

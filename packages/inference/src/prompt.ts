@@ -5,6 +5,7 @@ import {
   type SimContext,
   type Transition,
 } from '@terrarium/worlds';
+import type { Grammar } from './decoder';
 import type { TextTokenizer } from './tokenizer';
 
 /**
@@ -219,16 +220,17 @@ export function buildPrompt(
 /**
  * The grammar a prediction is held to: `json` when the best recorded answer shown is a JSON
  * object or array (the tool answers in JSON, so a prediction that is not JSON is never right);
- * none otherwise (plain text, errors, scalars, no neighbor).
+ * otherwise (plain text, errors, scalars, no neighbor) `json-if-opened`: free text, but an output
+ * that opens an object or array must stay JSON, so one the budget cuts still parses.
  */
-export function observationGrammar(neighbors: readonly PromptNeighbor[]): 'json' | undefined {
+export function observationGrammar(neighbors: readonly PromptNeighbor[]): Grammar {
   const best = neighbors[0]?.observation.trim() ?? '';
-  if (!best.startsWith('{') && !best.startsWith('[')) return undefined;
+  if (!best.startsWith('{') && !best.startsWith('[')) return 'json-if-opened';
   try {
     JSON.parse(best);
     return 'json';
   } catch {
-    return undefined;
+    return 'json-if-opened';
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Trajectory } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_BATCH_LOCK_NAMESPACE } from '../batch-lock';
+import { BATCH_LOCK_NAMESPACE_SQL } from '../batch-lock';
 import { runMigrations, StoreSchemaTooNewError } from '../migrate';
 import { MIGRATIONS } from '../migrations';
 import { openOnExecutor, openStore } from '../open-store';
@@ -81,8 +81,8 @@ async function waitForImportLocksReleased(location: StoreLocation): Promise<void
   try {
     for (let attempt = 0; attempt < 100; attempt++) {
       const [row] = await raw.query(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::int::oid`,
-        [IMPORT_BATCH_LOCK_NAMESPACE],
+        `SELECT count(*)::int AS n FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = (${BATCH_LOCK_NAMESPACE_SQL})::oid`,
       );
       if (row?.['n'] === 0) return;
       await new Promise((done) => setTimeout(done, 100));

@@ -19,7 +19,7 @@ export interface RemoteGenerateOptions {
   onToken?: (text: string) => void;
 }
 
-export interface RemoteGenerateResult extends GenerateResult {
+export interface RemoteGenerateResult extends Omit<GenerateResult, 'heldToJson'> {
   /** The prompt that was decoded, as text (markers written out). */
   prompt: string;
   /** The grammar the output was held to, if any. */

@@ -81,7 +81,7 @@ export const GenerateRequest = z.object({
   seed: z.number().int().optional(),
   stop: z.array(z.string()).optional(),
   /** For a text prompt; a built prompt's grammar follows from its neighbors (`observationGrammar`). */
-  grammar: z.enum(['json']).optional(),
+  grammar: z.enum(['json', 'json-if-opened']).optional(),
 });
 export type GenerateRequest = z.infer<typeof GenerateRequest>;
 

@@ -221,7 +221,7 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
         text: result.text,
         tokens: result.tokens,
         closing: result.closing,
-        grammar: grammar ?? null,
+        grammar: result.heldToJson ? 'json' : null,
         promptTokens: result.promptTokens,
         finishReason: result.finishReason,
         milliseconds: performance.now() - started,

@@ -153,7 +153,7 @@ export interface BrowserDecode {
   prompt: string;
   tokens: number[];
   text: string;
-  /** The grammar the output was held to (JSON when the best neighbor is JSON), if any. */
+  /** Whether the output was held to JSON (the best neighbor is JSON, or the model opened JSON). */
   grammar: 'json' | null;
   /** What the grammar appended to an output the token budget cut ('' otherwise). */
   closing: string;

@@ -174,7 +174,7 @@ export function Playground({
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
               decode.grammar === 'json'
-                ? ', output held to JSON (the best recorded answer is JSON)'
+                ? ', output held to JSON'
                 : ''
             }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}`,
             fallback: providerFallbackNotice(
