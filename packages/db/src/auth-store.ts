@@ -1,5 +1,5 @@
 import type { Row, SqlExecutor } from './executor';
-import { nullableTextColumn, textColumn } from './row';
+import { nullableTextColumn, textColumn, ISO_UTC } from './row';
 import type { NewSession, NewUser, SessionRecord, Store, StoredUser, UserRole } from './store';
 
 /** The part of the store that accounts and sessions add (see store.ts for the contracts). */
@@ -17,7 +17,6 @@ export type AuthStore = Pick<
 >;
 
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const USER_COLUMNS = `u.id::text AS id, u.name, u.role,
   to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at`;
 

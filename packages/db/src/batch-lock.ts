@@ -13,9 +13,7 @@ import { booleanColumn } from './row';
 export const BATCH_LOCK_NAMESPACE_SQL = 'hashtext(current_schema())';
 
 export async function lockBatch(session: Queryable, batchId: string): Promise<void> {
-  await session.query(`SELECT pg_advisory_lock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [
-    batchId,
-  ]);
+  await session.query(`SELECT pg_advisory_lock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [batchId]);
 }
 
 /** True when the lock was free and is now held by `session`. */
@@ -28,7 +26,5 @@ export async function tryLockBatch(session: Queryable, batchId: string): Promise
 }
 
 export async function unlockBatch(session: Queryable, batchId: string): Promise<void> {
-  await session.query(`SELECT pg_advisory_unlock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [
-    batchId,
-  ]);
+  await session.query(`SELECT pg_advisory_unlock(${BATCH_LOCK_NAMESPACE_SQL}, $1::int)`, [batchId]);
 }

@@ -20,7 +20,14 @@ import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
 import { toJsonPayload } from './json-payload';
-import { intColumn, jsonColumn, nullableNumberColumn, nullableTextColumn, textColumn } from './row';
+import {
+  intColumn,
+  jsonColumn,
+  nullableNumberColumn,
+  nullableTextColumn,
+  textColumn,
+  ISO_UTC,
+} from './row';
 import type {
   BenchItemPage,
   BenchRef,
@@ -64,7 +71,6 @@ export type BenchStore = Pick<
 const BENCH_NAME_LOCK_NAMESPACE = 7_362_043;
 const MAX_PAGE = 1000;
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const TERMINAL: readonly BenchRunStatus[] = ['done', 'failed', 'canceled'];
 
 const RUN_COLUMNS = `r.id::text AS id, b.name AS bench, b.version AS bench_version, r.sims, r.judge,

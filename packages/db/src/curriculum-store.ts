@@ -1,6 +1,6 @@
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { toJsonPayload } from './json-payload';
-import { intColumn, jsonColumn, nullableTextColumn, textColumn } from './row';
+import { intColumn, jsonColumn, nullableTextColumn, textColumn, ISO_UTC, oneOfColumn } from './row';
 
 export type CurriculumRunStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
@@ -69,7 +69,6 @@ export interface CurriculumStore {
 }
 
 const ID_PATTERN = /^[1-9]\d{0,18}$/;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${column.replace(/^r\./, '')}`;
 const COLUMNS = `r.id::text AS id, r.dataset, r.settings, r.status, r.generations_total,
@@ -78,18 +77,12 @@ const COLUMNS = `r.id::text AS id, r.dataset, r.settings, r.status, r.generation
 const FINISHED: readonly CurriculumRunStatus[] = ['done', 'failed', 'canceled'];
 const STATUSES: readonly CurriculumRunStatus[] = ['queued', 'running', ...FINISHED];
 
-function statusOf(value: string): CurriculumRunStatus {
-  const status = STATUSES.find((candidate) => candidate === value);
-  if (status === undefined) throw new Error(`unknown curriculum run status ${value}`);
-  return status;
-}
-
 function runOf(row: Row): CurriculumRunRecord {
   return {
     id: textColumn(row, 'id'),
     dataset: textColumn(row, 'dataset'),
     settings: jsonColumn(row, 'settings'),
-    status: statusOf(textColumn(row, 'status')),
+    status: oneOfColumn(row, 'status', STATUSES, 'curriculum run status'),
     generationsTotal: intColumn(row, 'generations_total'),
     generationsDone: intColumn(row, 'generations_done'),
     rolloutsDataset: textColumn(row, 'rollouts_dataset'),

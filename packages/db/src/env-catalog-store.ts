@@ -1,6 +1,6 @@
 import type { Row, SqlExecutor } from './executor';
 import { toJsonPayload } from './json-payload';
-import { jsonColumn, textColumn } from './row';
+import { jsonColumn, textColumn, ISO_UTC } from './row';
 
 /** A world the environment server built and serves, as the recipe to build it again. */
 export interface EnvWorldRecord {
@@ -44,7 +44,6 @@ export interface EnvCatalogStore {
   deleteEnvTask(id: string): Promise<boolean>;
 }
 
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${column}`;
 const TASK_COLUMNS = `id, world_id, task, gate_report, ${iso('created_at')}, ${iso('updated_at')}`;
 

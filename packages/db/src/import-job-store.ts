@@ -1,6 +1,6 @@
 import type { Row, SqlExecutor } from './executor';
 import { toJsonPayload } from './json-payload';
-import { intColumn, jsonColumn, nullableTextColumn, textColumn } from './row';
+import { intColumn, jsonColumn, nullableTextColumn, textColumn, ISO_UTC, oneOfColumn } from './row';
 
 export type ImportJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
@@ -72,7 +72,6 @@ export interface ImportJobStore {
 }
 
 const ID_PATTERN = /^[1-9]\d{0,18}$/;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(j.${column} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${column}`;
 const COLUMNS = `j.id::text AS id, j.dataset, j.format, j.files, j.owns_files, j.status,
   j.batch_id::text AS batch_id, b.status AS batch_status, j.total_bytes::float8 AS total_bytes,
@@ -80,12 +79,6 @@ const COLUMNS = `j.id::text AS id, j.dataset, j.format, j.files, j.owns_files, j
   ${iso('created_at')}, ${iso('updated_at')}, ${iso('finished_at')}`;
 const FROM = 'import_jobs j LEFT JOIN import_batches b ON b.id = j.batch_id';
 const STATUSES: readonly ImportJobStatus[] = ['queued', 'running', 'done', 'failed', 'canceled'];
-
-function statusOf(value: string): ImportJobStatus {
-  const status = STATUSES.find((candidate) => candidate === value);
-  if (status === undefined) throw new Error(`unknown import job status ${value}`);
-  return status;
-}
 
 function batchStatusOf(value: string | null): ImportJobRecord['batchStatus'] {
   if (value === null) return null;
@@ -125,7 +118,7 @@ function jobOf(row: Row): ImportJobRecord {
     format: nullableTextColumn(row, 'format'),
     files: filesOf(jsonColumn(row, 'files')),
     ownsFiles: row['owns_files'] === true,
-    status: statusOf(textColumn(row, 'status')),
+    status: oneOfColumn(row, 'status', STATUSES, 'import job status'),
     batchId: nullableTextColumn(row, 'batch_id'),
     batchStatus: batchStatusOf(nullableTextColumn(row, 'batch_status')),
     totalBytes: numberColumn(row, 'total_bytes'),

@@ -7,6 +7,7 @@ import {
   nullableNumberColumn,
   nullableTextColumn,
   textColumn,
+  ISO_UTC,
 } from './row';
 
 /** Someone who labels, edits or adjudicates: a user id (or `import:NAME`) and a display name. */
@@ -176,7 +177,6 @@ export interface LabelStore {
 }
 
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC})`;
 
 const QUEUE_COLUMNS = `q.id::text AS id, q.name, q.run_id::text AS run_id, q.sim, q.selection,

@@ -56,3 +56,19 @@ export function nullableBooleanColumn(row: Row, key: string): boolean | null {
 export function jsonColumn(row: Row, key: string): unknown {
   return row[key];
 }
+
+/** `to_char` format of timestamps as ISO 8601 UTC with milliseconds, as every store returns them. */
+export const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** The value of text column `key`, one of `values` (`what` names it in the error). */
+export function oneOfColumn<T extends string>(
+  row: Row,
+  key: string,
+  values: readonly T[],
+  what: string,
+): T {
+  const text = textColumn(row, key);
+  const found = values.find((candidate) => candidate === text);
+  if (found === undefined) throw new Error(`unknown ${what} ${text}`);
+  return found;
+}

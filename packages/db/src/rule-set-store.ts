@@ -1,6 +1,6 @@
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { toJsonPayload } from './json-payload';
-import { intColumn, jsonColumn, textColumn } from './row';
+import { intColumn, jsonColumn, textColumn, ISO_UTC } from './row';
 
 /** A rule set version to save; the store assigns the version number (latest + 1). */
 export interface NewRuleSetVersion {
@@ -48,7 +48,6 @@ export interface RuleSetStore {
 
 // Serialises version numbering of one rule set name across processes (any constant works).
 const RULE_SET_NAME_LOCK_NAMESPACE = 7_362_044;
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const COLUMNS = `name, version, author, message,
   to_char(created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at`;
 

@@ -34,6 +34,7 @@ import {
   nullableNumberColumn,
   nullableTextColumn,
   textColumn,
+  ISO_UTC,
 } from './row';
 import { clauseQueries, parseSearch, stepSearchCondition, withSearchMatches } from './search';
 import { markersOfPage, stepsOfPage } from './step-pages';
@@ -46,8 +47,6 @@ const MAX_PAGE = 1000;
 
 // Ids are bigint in SQL and decimal strings outside; anything else names nothing.
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
-
-const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 const VISIBLE = `JOIN import_batches b ON b.id = t.batch_id AND b.status = 'complete'`;
 
