@@ -61,7 +61,9 @@ export function createOnnxWorldModel({
         { domain: context.domain, history, action, neighbors: found },
         decoder.tokenizer,
       );
-      const grammar = canConstrain(decoder.tokenizer) ? observationGrammar(found) : undefined;
+      const grammar = canConstrain(decoder.tokenizer)
+        ? observationGrammar(found, context.domain)
+        : undefined;
       const result = await decoder.generate(prompt.ids, {
         ...(grammar === undefined ? {} : { grammar }),
         maxTokens: options.maxTokens ?? OBSERVATION_MAX_TOKENS,

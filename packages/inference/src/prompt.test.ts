@@ -9,6 +9,7 @@ import {
   actionValues,
   buildPrompt,
   earlierTransition,
+  observationGrammar,
   PROMPT_BUDGET,
   PROMPT_MARKERS,
   PROMPT_NEIGHBORS,
@@ -57,6 +58,29 @@ describe('the earlier transition a prompt shows', () => {
     expect(earlierTransition([user, other, latest], call('get_order', { id: '#W2' }))).toBe(user);
     expect(earlierTransition([user, other, latest], call('get_order', { id: '#W9' }))).toBe(latest);
     expect(earlierTransition([], call('get_order', { id: '#W9' }))).toBeUndefined();
+  });
+});
+
+describe('the grammar a prediction is held to', () => {
+  const neighbor = (observation: string) => ({ action: call('get_order', {}), observation });
+
+  it('is JSON when the best recorded answer is a JSON object or array, in any domain', () => {
+    expect(observationGrammar([neighbor(' {"a": 1}'), neighbor('x')], 'tool')).toBe('json');
+    expect(observationGrammar([neighbor('[1, 2]')], 'swe')).toBe('json');
+  });
+
+  it('for tool APIs otherwise, JSON only once the model opens an object or array', () => {
+    for (const best of ['user_123', '{"cut": ', '42', 'Error: no such order']) {
+      expect(observationGrammar([neighbor(best)], 'tool'), best).toBe('json-if-opened');
+    }
+    expect(observationGrammar([], 'tool')).toBe('json-if-opened');
+  });
+
+  it('elsewhere free text, since terminal output may start with a bracket', () => {
+    expect(observationGrammar([neighbor('[File: /repo/a.py (12 lines total)]')], 'swe')).toBe(
+      undefined,
+    );
+    expect(observationGrammar([], 'terminal')).toBe(undefined);
   });
 });
 

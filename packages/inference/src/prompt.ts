@@ -219,18 +219,23 @@ export function buildPrompt(
 
 /**
  * The grammar a prediction is held to: `json` when the best recorded answer shown is a JSON
- * object or array (the tool answers in JSON, so a prediction that is not JSON is never right);
- * otherwise (plain text, errors, scalars, no neighbor) `json-if-opened`: free text, but an output
- * that opens an object or array must stay JSON, so one the budget cuts still parses.
+ * object or array (the tool answers in JSON, so a prediction that is not JSON is never right).
+ * Otherwise, for tool APIs, `json-if-opened`: free text, but an output that opens an object or
+ * array must stay JSON, so one the budget cuts still parses. Other domains answer in text that may
+ * well start with a bracket (SWE-agent's `[File: …]`), so there the model writes freely.
  */
-export function observationGrammar(neighbors: readonly PromptNeighbor[]): Grammar {
+export function observationGrammar(
+  neighbors: readonly PromptNeighbor[],
+  domain: Domain,
+): Grammar | undefined {
+  const fallback = domain === 'tool' ? 'json-if-opened' : undefined;
   const best = neighbors[0]?.observation.trim() ?? '';
-  if (!best.startsWith('{') && !best.startsWith('[')) return 'json-if-opened';
+  if (!best.startsWith('{') && !best.startsWith('[')) return fallback;
   try {
     JSON.parse(best);
     return 'json';
   } catch {
-    return 'json-if-opened';
+    return fallback;
   }
 }
 

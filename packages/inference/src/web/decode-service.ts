@@ -201,7 +201,7 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
         typeof request.prompt === 'string'
           ? request.grammar
           : canConstrain(decoder.tokenizer)
-            ? observationGrammar(request.prompt.neighbors)
+            ? observationGrammar(request.prompt.neighbors, request.prompt.domain)
             : undefined;
       const started = performance.now();
       const result = await decoder.generate(ids, {
