@@ -373,7 +373,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         if (seen.has(item.id)) throw new Error(`bench ${name}: item ${item.id} appears twice`);
         seen.add(item.id);
       }
-      return executor.transaction(async (tx) => {
+      const created = await executor.transaction(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
           BENCH_NAME_LOCK_NAMESPACE,
           name,
@@ -418,6 +418,12 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         }
         return { id: benchId, manifest: stored };
       });
+      // The planner needs statistics of bench_items to join a cell's scores to their items by
+      // the (bench, item) key: without them (PGlite runs no autovacuum, and a server's comes
+      // later) it scanned a bench's whole split once per score row, and a task cell's page of a
+      // 100,000-item run took a minute instead of milliseconds (benchmarks/bench-pages.ts).
+      await executor.exec('ANALYZE bench_items');
+      return created;
     },
 
     async listBenches() {
