@@ -61,23 +61,24 @@ describe('the earlier transition a prompt shows', () => {
   });
 });
 
-describe('the grammar a prediction is held to', () => {
-  const neighbor = (observation: string) => ({ action: call('get_order', {}), observation });
+const recorded = (observation: string) => ({ action: call('get_order', {}), observation });
 
+describe('the grammar a prediction is held to', () => {
   it('is JSON when the best recorded answer is a JSON object or array, in any domain', () => {
-    expect(observationGrammar([neighbor(' {"a": 1}'), neighbor('x')], 'tool')).toBe('json');
-    expect(observationGrammar([neighbor('[1, 2]')], 'swe')).toBe('json');
+    expect(observationGrammar([recorded(' {"a": 1}'), recorded('x')], 'tool')).toBe('json');
+    expect(observationGrammar([recorded('[1, 2]')], 'swe')).toBe('json');
   });
 
   it('for tool APIs otherwise, JSON only once the model opens an object or array', () => {
-    for (const best of ['user_123', '{"cut": ', '42', 'Error: no such order']) {
-      expect(observationGrammar([neighbor(best)], 'tool'), best).toBe('json-if-opened');
-    }
+    const bests = ['user_123', '{"cut": ', '42', 'Error: no such order'];
+    expect(bests.map((best) => observationGrammar([recorded(best)], 'tool'))).toEqual(
+      bests.map(() => 'json-if-opened'),
+    );
     expect(observationGrammar([], 'tool')).toBe('json-if-opened');
   });
 
   it('elsewhere free text, since terminal output may start with a bracket', () => {
-    expect(observationGrammar([neighbor('[File: /repo/a.py (12 lines total)]')], 'swe')).toBe(
+    expect(observationGrammar([recorded('[File: /repo/a.py (12 lines total)]')], 'swe')).toBe(
       undefined,
     );
     expect(observationGrammar([], 'terminal')).toBe(undefined);

@@ -173,9 +173,7 @@ export function Playground({
             detail: `${decode.model} (${decode.variant}, prompt format ${PROMPT_FORMAT_VERSION}), onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
-              decode.grammar === 'json'
-                ? ', output held to JSON'
-                : ''
+              decode.grammar === 'json' ? ', output held to JSON' : ''
             }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}`,
             fallback: providerFallbackNotice(
               executionProvider,
