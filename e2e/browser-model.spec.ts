@@ -7,7 +7,13 @@ import {
   type Page,
   type PlaywrightWorkerArgs,
 } from '@playwright/test';
-import { buildPrompt, createHfTokenizer, DEFAULT_EXAMPLE } from '../packages/inference/src/index';
+import {
+  buildPrompt,
+  createHfTokenizer,
+  DEFAULT_EXAMPLE,
+  observationGrammar,
+  type Grammar,
+} from '../packages/inference/src/index';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index';
 import type { Action } from '../packages/schema/src/index';
 import { readTrajectories } from '../packages/formats/src/index';
@@ -83,11 +89,19 @@ function isPageDecode(value: unknown): value is PageDecode {
 }
 
 /** Node's greedy decode of the same prompt: the reference the browser must reproduce exactly. */
-async function nodeReference(prompt: string, maxTokens = TOKENS, file = DEFAULT_FILE) {
+async function nodeReference(
+  prompt: string,
+  maxTokens = TOKENS,
+  file = DEFAULT_FILE,
+  grammar?: Grammar,
+) {
   const { decoder, session } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
   try {
     const started = performance.now();
-    const result = await decoder.generate(prompt, { maxTokens });
+    const result = await decoder.generate(prompt, {
+      maxTokens,
+      ...(grammar === undefined ? {} : { grammar }),
+    });
     const seconds = (performance.now() - started) / 1000;
     return { ...result, tokensPerSecond: result.tokens.length / seconds };
   } finally {
@@ -125,12 +139,14 @@ const EXAMPLE_PROMPT = buildPrompt(
   { domain: 'tool', history: [], action: ACTION, neighbors: [] },
   TOKENIZER,
 ).text;
+/** The grammar the page holds that prompt's decode to (a tool, no neighbor: JSON once opened). */
+const EXAMPLE_GRAMMAR = observationGrammar([], 'tool');
 
 test('the bundled model runs in the browser on wasm and gives Node’s greedy tokens', async ({
   page,
 }) => {
   const prompt = EXAMPLE_PROMPT;
-  const reference = await nodeReference(prompt);
+  const reference = await nodeReference(prompt, TOKENS, DEFAULT_FILE, EXAMPLE_GRAMMAR);
   expect(reference.tokens.length).toBeGreaterThan(0);
 
   const decode = await predictInPage(page, 'wasm');
@@ -197,7 +213,7 @@ async function decodeOnWebGpu(
   baseURL: string | undefined,
 ) {
   const prompt = EXAMPLE_PROMPT;
-  const reference = await nodeReference(prompt, WEBGPU_TOKENS);
+  const reference = await nodeReference(prompt, WEBGPU_TOKENS, DEFAULT_FILE, EXAMPLE_GRAMMAR);
   const browser = await playwright.chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
