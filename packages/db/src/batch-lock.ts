@@ -1,15 +1,15 @@
 import type { Queryable } from './executor';
 import { booleanColumn } from './row';
 
+// The session-level advisory lock an importer holds on its batch while it runs. Whoever can take
+// it knows the batch's importer is gone (crashed, killed or finished), so every reader of
+// unfinished batches asks through these three functions.
+
 /**
- * The session-level advisory lock an importer holds on its batch while it runs. Whoever can take
- * it knows the batch's importer is gone (crashed, killed or finished), so every reader of
- * unfinished batches asks through these three functions.
- *
- * Advisory locks are global to a database while batch ids count per schema, so the lock's first
- * key is the schema's: two stores in schemas of one database never hold each other's batches.
+ * The lock's first key, as SQL. Advisory locks are global to a database while batch ids count
+ * per schema, so the key is the schema's: two stores in schemas of one database never hold each
+ * other's batches.
  */
-/** The lock's first key, as SQL. */
 export const BATCH_LOCK_NAMESPACE_SQL = 'hashtext(current_schema())';
 
 export async function lockBatch(session: Queryable, batchId: string): Promise<void> {
