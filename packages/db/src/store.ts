@@ -202,6 +202,13 @@ export interface Store
     scoresVersion: number,
     cells: readonly LeaderboardCell[],
   ): Promise<boolean>;
+  /**
+   * Readies the scores of runs that finished for paging: marks their table's pages all-visible
+   * (VACUUM), so a cell's page is read from the index alone however deep it is. Called once a run
+   * has finished, before its leaderboard is computed; the cost follows the rows written since the
+   * last call.
+   */
+  settleRunScores(): Promise<void>;
   /** A cell's scores worst first (missing first, then by value, then item id), paged in SQL. */
   listCellScores(runId: string, cell: CellScoreFilter): Promise<CellScorePage>;
   /** The run's scores of (source, metric) counted along the chart axes, as the writer keeps them. */

@@ -67,6 +67,8 @@ async function computeLeaderboard(
   options: IntervalOptions,
 ): Promise<LeaderboardCell[]> {
   const key = { resamples: options.bootstrap, seed: options.seed };
+  // The run is over: its scores can be readied for deep cell pages (and the reads below).
+  await store.settleRunScores();
   let cells: LeaderboardCell[] = [];
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const totals = await store.runScoreTotals(run.id);

@@ -11,6 +11,7 @@ import { curriculumRuns } from './012-curriculum-runs';
 import { runAggregates } from './013-run-aggregates';
 import { importJobs } from './014-import-jobs';
 import { stepPages } from './015-step-pages';
+import { benchSplitTasks } from './016-bench-split-tasks';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   runAggregates,
   importJobs,
   stepPages,
+  benchSplitTasks,
 ];
