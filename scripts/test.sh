@@ -46,7 +46,7 @@ fi
 trap 'bash scripts/pg-test-server.sh stop "$PG_DIR" >/dev/null 2>&1' EXIT
 
 echo "── unit and integration tests (vitest)"
-npx vitest run --reporter=default --reporter=json --outputFile.json="$RESULTS/vitest.json"
+npx vitest run --no-isolate --reporter=default --reporter=json --outputFile.json="$RESULTS/vitest.json"
 
 echo "── web build"
 check build pnpm --silent build

@@ -6,6 +6,7 @@ import { DatasetSummary } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl } from './testing/run-cli';
 import { sharedDataPath } from '@terrarium/schema/testing';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
@@ -60,7 +61,9 @@ describe('terrarium CLI', () => {
   });
 
   it('imports the tau2 retail run with exact JSON, then lists it', SLOW, async () => {
-    const dataDir = await tempDir('data');
+    // A folder that does not exist yet, as on a new user's first import (the other tests start
+    // from the migrated test cluster).
+    const dataDir = path.join(await tempDir('data'), 'new');
     const imported = await runCli(['import', TAU2_RETAIL, '--json', '--data-dir', dataDir]);
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
@@ -85,7 +88,7 @@ describe('terrarium CLI', () => {
   });
 
   it('exits 2 when records were quarantined and 1 when nothing was imported', SLOW, async () => {
-    const dataDir = await tempDir('data');
+    const dataDir = await seededDataDir('cli-data');
     const partial = await runCli([
       'import',
       path.join(samples, 'chat.jsonl'),
@@ -134,7 +137,7 @@ describe('terrarium CLI', () => {
   });
 
   it('imports through a running server that owns the folder', SLOW, async () => {
-    const dataDir = await tempDir('served');
+    const dataDir = await seededDataDir('cli-served');
     const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
     try {
       const url = await waitForServeUrl(serve);
@@ -174,7 +177,7 @@ describe('terrarium CLI', () => {
   });
 
   it('refuses a folder held by another process that is not a server', SLOW, async () => {
-    const dataDir = await tempDir('held');
+    const dataDir = await seededDataDir('cli-held');
     const holder = await openStore({ dataDir });
     try {
       const result = await runCli(['datasets', '--data-dir', dataDir]);

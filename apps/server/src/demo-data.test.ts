@@ -1,5 +1,5 @@
 import { startBenchWorkers } from '@terrarium/api';
-import { openStore } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { describe, expect, it } from 'vitest';
 import { loadDemoData, startDemoBench } from './demo-data';
 
@@ -22,7 +22,7 @@ describe('loadDemoData', () => {
     'imports each demo folder as a dataset once, into an empty store only',
     { timeout: 180_000 },
     async () => {
-      const store = await openStore({ memory: true });
+      const store = await openMemoryStore();
       try {
         const reports = await loadDemoData(store);
         expect(

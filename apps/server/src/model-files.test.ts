@@ -3,7 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findModelFile, servedModelFolders } from './model-files';
 import { startServer, type RunningServer } from './start-server';
@@ -56,7 +57,7 @@ describe('GET /models/… on the server', () => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
     server = await startServer({ store, port: 0, webDist, token: 'model-files-test-token' });
   }, 120_000);

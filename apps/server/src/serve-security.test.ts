@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundHostNames, isLoopbackAddress } from './bind-address';
 import { ensureProgramToken, TokenError } from './program-token';
@@ -53,7 +54,7 @@ describe('a loopback server and its pages', () => {
   beforeAll(async () => {
     const webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
     await writeFile(path.join(webDist, 'index.html'), '<!doctype html><title>Terrarium</title>');
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     server = await startServer({
       store,
       webDist,

@@ -2,7 +2,8 @@ import { readFile, readdir, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promis
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { DatasetSummary, ImportReport, TrajectorySummary } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './security-headers';
@@ -48,7 +49,7 @@ describe('startServer', () => {
       path.join(webDist, 'assets', 'ort-5678.wasm'),
       new Uint8Array([0, 97, 115, 109]),
     );
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     server = await startServer({
       store,
       port: 0,

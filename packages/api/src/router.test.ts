@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from './import/collect-files';
@@ -11,7 +12,7 @@ describe('appRouter', () => {
   let store: Store;
   let api: ReturnType<typeof appRouter.createCaller>;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, [...files, textFile('chat.jsonl', JSONL_WITH_ONE_BAD_LINE)], {
       dataset: 'retail',

@@ -69,11 +69,27 @@ function queryableOf(db: PGlite | Transaction): Queryable {
   };
 }
 
-/** PGlite on disk in `dataDir`, or in memory when `dataDir` is undefined. */
-export async function createPgliteExecutor(dataDir: string | undefined): Promise<SqlExecutor> {
+/** The embedded executor, which can also hand its whole cluster over as a tarball. */
+export interface PgliteExecutor extends SqlExecutor {
+  /** The cluster as an uncompressed tarball, to start other in-memory executors from. */
+  dumpCluster(): Promise<Blob>;
+}
+
+/**
+ * PGlite on disk in `dataDir`, or in memory when `dataDir` is undefined: a new cluster, or one
+ * started from `cluster` (a `dumpCluster()` tarball), which skips initdb.
+ */
+export async function createPgliteExecutor(
+  dataDir: string | undefined,
+  cluster?: Blob,
+): Promise<PgliteExecutor> {
+  if (dataDir !== undefined && cluster !== undefined) {
+    throw new Error('a cluster tarball starts in-memory databases only');
+  }
   if (dataDir !== undefined) await createClusterInChild(dataDir);
   const db = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+    ...(cluster === undefined ? {} : { loadDataDir: cluster }),
   });
   const base = queryableOf(db);
   return {
@@ -95,6 +111,7 @@ export async function createPgliteExecutor(dataDir: string | undefined): Promise
         throw error;
       }
     },
+    dumpCluster: () => db.dumpDataDir('none'),
     close: () => db.close(),
   };
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from './open-store';
+import { openMemoryStore } from './test-support/test-store';
 import type { Store } from './store';
 
 describe('rule set versions (PGlite in memory)', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   });
   afterAll(async () => {
     await store.close();

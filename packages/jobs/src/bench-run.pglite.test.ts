@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { buildBenchItem, buildBenchManifest } from '@terrarium/db/testing';
 import type { BenchItem, BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ const RULE_METRICS_PER_ITEM = 11;
 let store: Store;
 let schemaCount = 0;
 beforeAll(async () => {
-  store = await openStore({ memory: true });
+  store = await openMemoryStore();
   await store.createBench(buildBenchManifest('retail', ITEMS), ITEMS);
 }, 120_000);
 afterAll(async () => {

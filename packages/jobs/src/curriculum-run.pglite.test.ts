@@ -6,7 +6,8 @@ import {
   runCurriculum,
   scriptedPolicy,
 } from '@terrarium/curriculum';
-import { openStore, type CurriculumRunRecord, type Store } from '@terrarium/db';
+import type { CurriculumRunRecord, Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCurriculumJobs, type CurriculumJobs } from './curriculum-jobs';
 import {
@@ -29,7 +30,7 @@ const SETTINGS = CurriculumRunSettings.parse({});
 let store: Store;
 let schemaCount = 0;
 beforeAll(async () => {
-  store = await openStore({ memory: true });
+  store = await openMemoryStore();
 }, 120_000);
 afterAll(async () => {
   await store.close();

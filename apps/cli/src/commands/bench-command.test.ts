@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
@@ -35,7 +35,7 @@ describe('terrarium bench', () => {
 
   let built: Record<string, unknown>;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-bench-'));
+    dataDir = await seededDataDir('bench');
     const imported = await cli('import', TAU2_RETAIL, '--dataset', 'retail', '--json');
     if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
     const build = await cli('bench', 'build', '--name', 'r', '--dataset', 'retail', '--json');

@@ -1,7 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import {
   evolvableWorldFactory,
   lineageScheduler,
@@ -20,6 +18,7 @@ import {
 } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
 const MARSHMALLOW =
@@ -114,7 +113,7 @@ describe.skipIf(!sharedDataAvailable('swe-agent'))(
 describe('terrarium curriculum run', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-curriculum-'));
+    dataDir = await seededDataDir('curriculum');
   });
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });
@@ -228,8 +227,8 @@ describe('terrarium curriculum run', () => {
     'a run killed mid-way resumes from its checkpoint and ends like one that ran through',
     { timeout: 300_000 },
     async () => {
-      const killedDir = await mkdtemp(path.join(tmpdir(), 'terrarium-curriculum-killed-'));
-      const throughDir = await mkdtemp(path.join(tmpdir(), 'terrarium-curriculum-through-'));
+      const killedDir = await seededDataDir('curriculum-killed');
+      const throughDir = await seededDataDir('curriculum-through');
       try {
         const args = [
           'curriculum',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const FIXTURES = fileURLToPath(new URL('../../../../packages/formats/fixtures/', import.meta.url));
 
@@ -19,7 +20,7 @@ describe('terrarium import: files that give 0 transitions', () => {
       );
       const file = path.join(folder, 'cut.traj.json');
       await writeFile(file, JSON.stringify(Array.isArray(messages) ? messages.slice(0, 3) : []));
-      const dataDir = path.join(folder, 'data');
+      const dataDir = await seededDataDir('warn-data');
       const reason =
         'recognized as mini-swe-agent but yields 0 transitions: none of 1 action has an observation';
 

@@ -1,11 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedStep } from '@terrarium/schema';
 import { simulationTable, type SimulateJsonOutput } from './simulate-command';
 import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
@@ -44,7 +42,7 @@ function parseOutput(stdout: string): SimulateJsonOutput {
 describe('terrarium simulate', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-simulate-'));
+    dataDir = await seededDataDir('simulate');
     const imported = await runCli([
       'import',
       TAU2_RETAIL,

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore } from '@terrarium/db';
 import { describe, expect, it } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl, type CliResult } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -31,7 +32,7 @@ function runWithStdin(args: string[], stdin: string): Promise<CliResult> {
 
 describe('terrarium users', () => {
   it('adds, lists and removes accounts in a folder, and through its server', SLOW, async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-users-'));
+    const dataDir = await seededDataDir('users');
     const added = await runWithStdin(
       ['users', 'add', 'ada', '--role', 'researcher', '--password-stdin', '--data-dir', dataDir],
       'a long enough password\n',

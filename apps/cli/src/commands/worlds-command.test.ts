@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import {
   sharedDataAvailable,
   sharedDataPath,
@@ -8,6 +6,7 @@ import {
 } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
 const SWE_AGENT = sharedDataPath('swe-agent');
@@ -15,7 +14,7 @@ const SWE_AGENT = sharedDataPath('swe-agent');
 describe('terrarium worlds build', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-worlds-'));
+    dataDir = await seededDataDir('worlds');
     const imported = await runCli([
       'import',
       SWE_AGENT,
@@ -79,7 +78,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
   () => {
     let dataDir: string;
     beforeAll(async () => {
-      dataDir = await mkdtemp(path.join(tmpdir(), 'terrarium-worlds-sql-'));
+      dataDir = await seededDataDir('worlds-sql');
       const imported = await runCli([
         'import',
         sharedDataPath('intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json'),

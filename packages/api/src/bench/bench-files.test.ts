@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchManifest } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
@@ -27,7 +28,7 @@ describe('bench files on tau2 retail', () => {
   let built: BenchManifest;
   let exported: string[];
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, files, { dataset: 'retail' });
     built = await buildBenchFromDatasets(

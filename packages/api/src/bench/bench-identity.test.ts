@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchItem, BenchManifest } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
@@ -31,8 +32,8 @@ describe('bench identity depends on the content only (real tau2 retail and airli
   let first: Awaited<ReturnType<typeof build>>;
   let second: Awaited<ReturnType<typeof build>>;
   beforeAll(async () => {
-    const a = await openStore({ memory: true });
-    const b = await openStore({ memory: true });
+    const a = await openMemoryStore();
+    const b = await openMemoryStore();
     stores.push(a, b);
     await importAs(a, TAU2_RETAIL, 'retail');
     await importAs(a, TAU2_AIRLINE, 'airline');

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchManifest, BenchRun, LeaderboardCell } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +83,7 @@ describe('bench service on tau2 retail', () => {
   }
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     await importInto(store, TAU2_RETAIL, 'retail');
     workers = await startBenchWorkers(store, {
       concurrency: 2,

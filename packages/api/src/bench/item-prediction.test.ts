@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
@@ -26,7 +27,7 @@ describe('one code path per (bench item, simulator) on tau2 retail', () => {
   let run: BenchRun;
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, files, { dataset: 'retail' });
     workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });

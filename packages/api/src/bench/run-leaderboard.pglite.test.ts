@@ -1,4 +1,4 @@
-import { openStore } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { describeSqlRunPages } from './run-leaderboard.testkit';
 
-describeSqlRunPages('PGlite in memory', () => openStore({ memory: true }));
+describeSqlRunPages('PGlite in memory', () => openMemoryStore());

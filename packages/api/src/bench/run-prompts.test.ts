@@ -17,6 +17,7 @@ import { officialRows, readRealTrajectories } from './official-rows.testkit';
 import { readPromptFolder } from './prompt-folder-files';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { promptFilesHash, promptFilesOf, promptFolderOfFiles } from './run-prompts';
+import { openMemoryStore } from '@terrarium/db/test-store';
 
 const FILES = {
   'judge_user_prompt.txt':
@@ -211,7 +212,7 @@ function describeRunPrompts(
 }
 
 describeRunPrompts('PGlite', async () => {
-  const store = await openStore({ memory: true });
+  const store = await openMemoryStore();
   return { store, done: () => store.close() };
 });
 

@@ -7,7 +7,8 @@ import {
   Task,
   trajectoryWorld,
 } from '@terrarium/curriculum';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { readTrajectories } from '@terrarium/formats';
 import {
   createJobQueue,
@@ -49,7 +50,7 @@ async function readFolder(relative: string): Promise<Trajectory[]> {
 describe('divergent steps on shipped data: a SWE-agent workspace, retrieval as the simulator', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   }, 180_000);
   afterAll(async () => {
     await store.close();
@@ -150,7 +151,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
     let queue: JobQueue;
     let jobs: CurriculumJobs;
     beforeAll(async () => {
-      store = await openStore({ memory: true });
+      store = await openMemoryStore();
       const files = (
         await collectDataFiles([sharedDataPath('intercode/data/results/bash/gpt-4')])
       ).map(readDataFile);

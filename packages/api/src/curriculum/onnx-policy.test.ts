@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { loadOnnxModelFolder } from '@terrarium/inference/node';
 import { createJobQueue, type CurriculumJobs, type JobQueue } from '@terrarium/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ describe('a curriculum played by the bundled ONNX policy, as a job', () => {
   let queue: JobQueue;
   let jobs: CurriculumJobs;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     queue = await createJobQueue(store, { schema: 'pgboss_curriculum_onnx_policy' });
     jobs = await startCurriculumWorkers(store, queue);
   }, 180_000);

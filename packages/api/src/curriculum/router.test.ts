@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { createJobQueue, type CurriculumJobs, type JobQueue } from '@terrarium/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../router';
@@ -8,7 +9,7 @@ import { startCurriculumWorkers } from './curriculum-workers';
 describe('curriculum router', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   }, 60_000);
   afterAll(async () => {
     await store.close();
@@ -55,7 +56,7 @@ describe('curriculum runs as jobs through the router', () => {
   let queue: JobQueue;
   let jobs: CurriculumJobs;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     queue = await createJobQueue(store, { schema: 'pgboss_curriculum_router' });
     jobs = await startCurriculumWorkers(store, queue);
   }, 60_000);

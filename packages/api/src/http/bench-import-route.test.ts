@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { BenchImportResponse } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importAgentWorldBench } from '../bench/bench-files';
@@ -71,7 +72,7 @@ describe('POST /api/bench/import: AgentWorldBench files streamed to a running se
 
   beforeAll(async () => {
     server = await startTestServer();
-    local = await openStore({ memory: true });
+    local = await openMemoryStore();
     files = await officialFiles();
   }, 60_000);
   afterAll(async () => {

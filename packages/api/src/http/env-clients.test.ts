@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApiRequestHandler } from './api-routes';
@@ -53,7 +54,7 @@ describe('examples/python clients against a live environment server', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const answer = createApiRequestHandler({ store, token: TOKEN, allowedHosts: ['127.0.0.1'] });
     server = createServer((request, response) => {
       if (!answer(request, response)) response.writeHead(404).end();

@@ -7,7 +7,8 @@ import {
   type GeneratedTask,
   type WorldEntry,
 } from '@terrarium/curriculum';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { buildTerminalWorld, reconstructWorkspace } from '@terrarium/executable-worlds';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
@@ -70,7 +71,7 @@ async function serve(
   close(): Promise<void>;
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
 }> {
-  const store: Store = await openStore({ memory: true });
+  const store: Store = await openMemoryStore();
   await fill?.(store);
   const answer = createApiRequestHandler({ store, token: TOKEN, allowedHosts: ['127.0.0.1'], env });
   const server: Server = createServer((request, response) => {

@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EnvService } from '@terrarium/curriculum';
 import { openStore, type Store } from '@terrarium/db';
 import {
@@ -15,6 +13,7 @@ import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { createApiRequestHandler } from './api-routes';
 import { createDefaultEnvService } from './env-routes';
+import { seededDataDir } from '@terrarium/db/test-store';
 
 const TOKEN = 'env-persist-token-0123456789';
 
@@ -110,7 +109,7 @@ async function solve(server: Running, taskId: string): Promise<number> {
 describe('a posted task outlives a server restart (PGlite on disk); sessions do not', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'terrarium-env-persist-'));
+    dataDir = await seededDataDir('env-persist');
   });
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });
@@ -157,7 +156,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
     let dataDir: string;
     let generated: string[] = [];
     beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'terrarium-env-persist-'));
+      dataDir = await seededDataDir('env-persist');
     });
     afterAll(async () => {
       await rm(dataDir, { recursive: true, force: true });

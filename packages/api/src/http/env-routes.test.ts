@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiRequestHandler } from './api-routes';
 import { createDefaultEnvService } from './env-routes';
@@ -14,7 +15,7 @@ describe('/v1/envs (environment server)', () => {
   const auth = { authorization: `Bearer ${TOKEN}` };
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const answer = createApiRequestHandler({
       store,
       token: TOKEN,

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -46,7 +47,7 @@ describe('tool worlds on the environment server (tau-bench airline, tau2 retail 
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const env = createDefaultEnvService(undefined, store, FILES);
     // Loading the benchmark files and learning the read tools happens once, at start.
     await env.ready;

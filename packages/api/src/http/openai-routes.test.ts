@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { Trajectory } from '@terrarium/schema';
 import {
   createOpenAIWorldModel,
@@ -39,7 +40,7 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
   let trajectory: Trajectory;
   let inputs: PredictionInput[];
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, files, { dataset: 'retail' });
     const detail = await findTrajectory(store, await findDataset(store, 'retail'));

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { classifyObservation, scoreClassified, type ScoringItem } from '@terrarium/fidelity';
 import { loadItems } from '@terrarium/fidelity/testing';
 import { defaultRuleSetInput } from '@terrarium/rubrics';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRewardService } from '../rulesets/reward-service';
@@ -237,7 +238,7 @@ describe('judge-scored criteria through a configured endpoint', () => {
   let store: Store;
   const prompts: string[] = [];
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     // The judge is a real HTTP server on 127.0.0.1 speaking the OpenAI protocol, answering fixed points.
     judge = createServer((request, response) => {
       let body = '';

@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { importExitCode } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,7 +25,7 @@ async function realFiles(...paths: string[]) {
 describe('importFiles', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   }, 120_000);
   afterAll(async () => {
     await store.close();
@@ -192,7 +193,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
   () => {
     let store: Store;
     beforeAll(async () => {
-      store = await openStore({ memory: true });
+      store = await openMemoryStore();
     }, 120_000);
     afterAll(async () => {
       await store.close();

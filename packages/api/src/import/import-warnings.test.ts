@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textFile } from '../testing/sample-files';
 import { TRAJECTORY_LINKS_KEY, trajectoryLinks } from '@terrarium/schema';
@@ -11,7 +12,7 @@ const FORMATS_FIXTURES = fileURLToPath(new URL('../../../formats/fixtures/', imp
 describe('importFiles warns about recognized files that give 0 transitions', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   }, 120_000);
   afterAll(async () => {
     await store.close();

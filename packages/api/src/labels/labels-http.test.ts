@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { actionText } from '@terrarium/fidelity';
 import { Action } from '@terrarium/schema';
 import { krippendorffAlpha } from '@terrarium/labels';
@@ -81,7 +82,7 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
   const sessions = new Map<string, Caller>();
 
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_AIRLINE])).map(readDataFile);
     await importFiles(store, files, { dataset: 'airline' });
     workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });

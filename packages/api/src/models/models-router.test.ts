@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { promptNeighbors } from '@terrarium/inference';
 import type { Action, TrajectoryDetail } from '@terrarium/schema';
 import { buildRetrievalIndex, predictionInputAt } from '@terrarium/worlds';
@@ -22,7 +23,7 @@ describe('the models router', () => {
   let first: TrajectoryDetail;
   let api: ReturnType<typeof appRouter.createCaller>;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, files, { dataset: 'retail' });
     first = await findTrajectory(store, await findDataset(store, 'retail'));

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { buildBench, scoreItem, CONTENT_METRIC, type BenchSource } from '@terrarium/bench';
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { readTrajectories } from '@terrarium/formats';
 import type { BenchItem } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ describe('rulesets.preview on a bench run', () => {
   let runId = '';
   let items: BenchItem[] = [];
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const sources: BenchSource[] = [];
     for await (const event of readTrajectories(createReadStream(TAU2_AIRLINE), {
       fileName: TAU2_AIRLINE,

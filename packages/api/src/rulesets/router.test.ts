@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { loadItems } from '@terrarium/fidelity/testing';
 import { defaultRuleSet, ruleSetYaml } from '@terrarium/rubrics';
 import { TRPCError } from '@trpc/server';
@@ -22,7 +23,7 @@ criteria: []
 describe('rulesets router', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
   }, 60_000);
   afterAll(async () => {
     await store.close();

@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import type { TrajectoryDetail } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { DEFAULT_TEMPLATE, predictionInputs, renderMessages } from '@terrarium/worlds';
@@ -20,7 +21,7 @@ describe('simulate', () => {
   let store: Store;
   let first: TrajectoryDetail;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
     await importFiles(store, files, { dataset: 'retail' });
     first = await findTrajectory(store, await findDataset(store, 'retail'));

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { PromptFolder } from '@terrarium/worlds';
-import { openStore, type Store, type UserRole } from '@terrarium/db';
+import type { Store, UserRole } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { addUser } from '../auth/users';
 import { SESSION_COOKIE } from '../auth/sessions';
 import type { BenchRunner } from '../bench/bench-service';
@@ -44,7 +45,7 @@ export interface TestServerOptions {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const ownStore = options.store === undefined;
-  const store = options.store ?? (await openStore({ memory: true }));
+  const store = options.store ?? (await openMemoryStore());
   const token = options.token ?? TEST_TOKEN;
   const answer = createApiRequestHandler({
     store,

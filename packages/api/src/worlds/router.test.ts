@@ -1,4 +1,5 @@
-import { openStore, type Store } from '@terrarium/db';
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
@@ -12,7 +13,7 @@ const SWE_AGENT = sharedDataPath('swe-agent');
 describe('worlds router', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ memory: true });
+    store = await openMemoryStore();
     const files = (await collectDataFiles([SWE_AGENT])).map(readDataFile);
     await importFiles(store, files, { dataset: 'swe' });
   }, 120_000);

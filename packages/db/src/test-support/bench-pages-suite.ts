@@ -5,7 +5,6 @@ import {
   type RunPrediction,
 } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../open-store';
 import type { RecordedUnit, Store } from '../store';
 import { buildBenchItem, buildBenchManifest } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
@@ -91,7 +90,7 @@ export function describeBenchPagesSuite(harness: StoreHarness): void {
     let run: BenchRun;
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
       await store.createBench(buildBenchManifest('pages', ITEMS), ITEMS);
       run = await store.createBenchRun({
         bench: 'pages',

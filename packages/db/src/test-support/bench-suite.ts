@@ -1,6 +1,5 @@
 import type { ItemScore, RunPrediction } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../open-store';
 import type { Store } from '../store';
 import { buildBenchItem, buildBenchManifest } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
@@ -47,7 +46,7 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
     let store: Store;
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
     }, 120_000);
     afterAll(async () => {
       await store.close();

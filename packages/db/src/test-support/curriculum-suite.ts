@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../open-store';
 import type { Store } from '../store';
 import type { StoreHarness, StoreLocation } from './harnesses';
 
@@ -12,7 +11,7 @@ export function describeCurriculumStoreSuite(harness: StoreHarness): void {
     let store: Store;
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
     }, 60_000);
     afterAll(async () => {
       await store.close();

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../open-store';
 import type { Store } from '../store';
 import type { StoreHarness, StoreLocation } from './harnesses';
 
@@ -19,7 +18,7 @@ export function describeEnvCatalogSuite(harness: StoreHarness): void {
     let store: Store;
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
     }, 60_000);
     afterAll(async () => {
       await store.close();
@@ -109,7 +108,7 @@ export function describeEnvCatalogSuite(harness: StoreHarness): void {
     const itOnDisk = harness.persistent ? it : () => undefined;
     itOnDisk('keeps worlds and tasks across a reopen', async () => {
       await store.close();
-      store = await openStore(location.options);
+      store = await location.open();
       expect((await store.listEnvWorlds()).map((world) => world.id)).toEqual([
         'demo:fs_1-0',
         'demo:fs_1-1',

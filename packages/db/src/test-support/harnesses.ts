@@ -1,17 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { SqlExecutor } from '../executor';
-import { PGLITE_SUBDIR } from '../open-store';
+import { openStore, PGLITE_SUBDIR } from '../open-store';
 import { createPgExecutor } from '../pg-executor';
 import { createPgliteExecutor } from '../pglite-executor';
-import type { StoreOptions } from '../store';
+import type { Store, StoreOptions } from '../store';
+import { openMemoryStore, seededDataDir } from './test-store';
 
 /** A fresh, isolated place for one store: an in-memory PGlite, a temp folder, or a PG schema. */
 export interface StoreLocation {
   options: StoreOptions;
+  /**
+   * Opens the store at this location. For in-memory PGlite, each call is a new empty store,
+   * started from the migrated test cluster (test-store.ts).
+   */
+  open(): Promise<Store>;
   /** Raw access to the same database, for what a store cannot do (plant a newer schema version). */
   openRaw(): Promise<SqlExecutor>;
   dispose(): Promise<void>;
@@ -30,6 +35,7 @@ export const pgliteMemoryHarness: StoreHarness = {
   async createLocation() {
     return {
       options: { memory: true },
+      open: openMemoryStore,
       openRaw: () => createPgliteExecutor(undefined),
       dispose: async () => {},
     };
@@ -40,9 +46,12 @@ export const pgliteDiskHarness: StoreHarness = {
   name: 'PGlite on disk',
   persistent: true,
   async createLocation() {
-    const dataDir = await mkdtemp(join(tmpdir(), 'terrarium-db-'));
+    // Seeded with the migrated cluster: the first open of a new folder (initdb in a child
+    // process) is pglite-executor.pglite-disk.test.ts's to test, not every store test's to wait for.
+    const dataDir = await seededDataDir('db');
     return {
       options: { dataDir },
+      open: () => openStore({ dataDir }),
       openRaw: () => createPgliteExecutor(join(dataDir, PGLITE_SUBDIR)),
       dispose: () => rm(dataDir, { recursive: true, force: true }),
     };
@@ -65,6 +74,7 @@ export function postgresHarness(adminUrl: () => string): StoreHarness {
       const databaseUrl = url.toString();
       return {
         options: { databaseUrl },
+        open: () => openStore({ databaseUrl }),
         openRaw: () => createPgExecutor(databaseUrl),
         async dispose() {
           const cleaner = new Client({ connectionString: adminUrl() });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabelActor, LabelInput } from '../label-store';
-import { openStore } from '../open-store';
 import type { Store } from '../store';
 import { buildBenchItem, buildBenchManifest } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
@@ -20,7 +19,7 @@ export function describeLabelStoreSuite(harness: StoreHarness): void {
 
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
       await store.createBench(buildBenchManifest('labels', ITEMS), ITEMS);
       const run = await store.createBenchRun({
         bench: 'labels',

@@ -49,7 +49,7 @@ async function withStore<T>(
   work: (store: Store, location: StoreLocation) => Promise<T>,
 ): Promise<T> {
   const location = await harness.createLocation();
-  const store = await openStore(location.options);
+  const store = await location.open();
   try {
     return await work(store, location);
   } finally {
@@ -103,7 +103,7 @@ export function describeStoreSuite(harness: StoreHarness): void {
     // to start); tests that write get a store of their own below.
     beforeAll(async () => {
       location = await harness.createLocation();
-      store = await openStore(location.options);
+      store = await location.open();
       retailId = await importDataset(store, 'tau2 retail', RETAIL);
       const batch = await store.beginImport('intercode bash');
       await batch.addTrajectories(BASH);
@@ -627,21 +627,21 @@ export function describePersistentStoreSuite(harness: StoreHarness): void {
     it('deletes a batch that never committed when the store is reopened, and a rerun succeeds', async () => {
       const location = await harness.createLocation();
       try {
-        const first = await openStore(location.options);
+        const first = await location.open();
         await importDataset(first, 'kept', BASH.slice(0, 2));
         const batch = await first.beginImport('half');
         await batch.addTrajectories(RETAIL.slice(0, 3));
         await first.close();
         expect(await countRows(location, 'trajectories')).toBe(5);
 
-        const second = await openStore(location.options);
+        const second = await location.open();
         expect((await second.listDatasets()).map((d) => d.name)).toEqual(['kept']);
         await second.close();
         expect(await countRows(location, 'trajectories')).toBe(2);
         expect(await countRows(location, 'steps')).toBe(3);
         expect(await countRows(location, 'import_batches')).toBe(1);
 
-        const third = await openStore(location.options);
+        const third = await location.open();
         await importDataset(third, 'half', RETAIL.slice(0, 3));
         expect((await third.listDatasets()).map((d) => [d.name, d.trajectories])).toEqual([
           ['kept', 2],
@@ -663,7 +663,7 @@ export function describePersistentStoreSuite(harness: StoreHarness): void {
           await child.kill();
         }
         await waitForImportLocksReleased(location);
-        const store = await openStore(location.options);
+        const store = await location.open();
         try {
           expect(await store.listDatasets()).toEqual([]);
           expect(await store.getDatasetByName('crashy')).toBeNull();

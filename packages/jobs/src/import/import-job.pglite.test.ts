@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorkerChild } from '../test-support/spawn-worker';
 import { ImportCheckpoint } from './import-protocol';
 import { runImportJob } from './import-job';
+import { openMemoryStore, seededDataDir } from '@terrarium/db/test-store';
 
 const SOURCE = sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
 const CHILD = resolve(import.meta.dirname, '../test-support/import-child.ts');
@@ -71,6 +72,7 @@ async function contentsOf(store: Store, dataset: string) {
 describe('an import job killed with SIGKILL mid-file', () => {
   let dir: string;
   let replica: string;
+  const dataDirs: string[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'terrarium-import-job-'));
@@ -79,7 +81,7 @@ describe('an import job killed with SIGKILL mid-file', () => {
   });
 
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    for (const folder of [dir, ...dataDirs]) await rm(folder, { recursive: true, force: true });
   });
 
   it('resumes from its last stored group and ends with exactly the records of a clean import', async () => {
@@ -91,7 +93,9 @@ describe('an import job killed with SIGKILL mid-file', () => {
       ownsFiles: false,
     };
 
-    const clean = await openStore({ dataDir: join(dir, 'clean') });
+    const cleanDir = await seededDataDir('import-clean');
+    dataDirs.push(cleanDir);
+    const clean = await openStore({ dataDir: cleanDir });
     let expected: Awaited<ReturnType<typeof contentsOf>>;
     try {
       const job = await clean.createImportJob(spec);
@@ -102,7 +106,8 @@ describe('an import job killed with SIGKILL mid-file', () => {
     }
     expect(expected?.trajectories).toBe(COPIES * 200);
 
-    const killedDir = join(dir, 'killed');
+    const killedDir = await seededDataDir('import-killed');
+    dataDirs.push(killedDir);
     const before = await openStore({ dataDir: killedDir });
     const job = await before.createImportJob(spec);
     await before.close();
@@ -140,7 +145,7 @@ describe('an import job killed with SIGKILL mid-file', () => {
 
   it('discards everything it stored when canceled midway, and says so', async () => {
     const { size } = await stat(replica);
-    const store = await openStore({ memory: true });
+    const store = await openMemoryStore();
     try {
       const job = await store.createImportJob({
         dataset: 'canceled',
