@@ -416,21 +416,13 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
             [payload, benchId],
           );
         }
-        const splitTasks = new Map<string, { split: string; task: string; items: number }>();
-        for (const { split, task } of items) {
-          const key = JSON.stringify([split, task]);
-          const entry = splitTasks.get(key) ?? { split, task, items: 0 };
-          entry.items++;
-          splitTasks.set(key, entry);
-        }
-        if (splitTasks.size > 0) {
-          await tx.query(
-            `INSERT INTO bench_split_tasks (bench_id, split, task, items)
-             SELECT $2::bigint, x.split, x.task, x.items
-             FROM json_to_recordset($1::json) AS x(split text, task text, items integer)`,
-            [toJsonPayload([...splitTasks.values()]), benchId],
-          );
-        }
+        // Counted once, from the rows just written, as migration 16 counted older benches.
+        await tx.query(
+          `INSERT INTO bench_split_tasks (bench_id, split, task, items)
+           SELECT bench_id, split, task, count(*)::int FROM bench_items WHERE bench_id = $1::bigint
+           GROUP BY bench_id, split, task`,
+          [benchId],
+        );
         return { id: benchId, manifest: stored };
       });
       // The planner needs statistics of bench_items to join a cell's scores to their items by
