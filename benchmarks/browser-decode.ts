@@ -3,14 +3,16 @@
  * the Models page's decoding Web Worker, wasm) against Node (onnxruntime-node), the same decoder,
  * model file and prompt, in the same run. Prints both and the ratio browser / Node (goal ≥ 0.5).
  *
- *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu] [--fp32]
+ *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu] [--fp32] [--int8] [--no-neighbors]
  *
- * The page's figure is its own: Models page playground, "in this browser", wasm (or WebGPU with
- * --webgpu, a SwiftShader CPU adapter here), the int8 weights by default as the page loads them
- * (`--fp32` picks fp32 on the page), timed in the worker around `decoder.generate` (prompt prefill
- * included), read from `window.terrariumLastDecode`. Node then decodes the page's own prompt with
- * the same ONNX file and times the same call. Best of N each, after one warm-up. The decode stops
- * at EOS in both, so both decode the same tokens.
+ * The page's figure is its own: Models page playground on the demo data, its default example with
+ * the recorded neighbors the page finds for it (`--no-neighbors`: the action alone), "in this
+ * browser", wasm (or WebGPU with --webgpu, a SwiftShader CPU adapter here), the weights the page
+ * loads by default (`--fp32`, `--int8` pick one), timed in the worker around `decoder.generate`
+ * (prompt prefill included), read from `window.terrariumLastDecode`. Node then decodes the page's
+ * own prompt with the same ONNX file, grammar and decoder and times the same call, also with
+ * lookahead off (one token per model run). Best of N each, after one warm-up. The decode stops at
+ * EOS in both, so both decode the same tokens.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -28,7 +30,8 @@ function numberArg(name: string, fallback: number): number {
 const TOKENS = numberArg('--tokens', 128);
 const RUNS = numberArg('--runs', 3);
 const WEBGPU = args.includes('--webgpu');
-const FP32 = args.includes('--fp32');
+const VARIANT = args.includes('--fp32') ? 'fp32' : args.includes('--int8') ? 'int8' : null;
+const NEIGHBORS = !args.includes('--no-neighbors');
 const progress = (text: string) => process.stderr.write(`… ${text}\n`);
 
 interface PageDecode {
@@ -37,6 +40,8 @@ interface PageDecode {
   wasmThreads: number;
   prompt: string;
   tokens: number[];
+  grammar: 'json' | null;
+  promptTokens: number;
   tokensPerSecond: number;
 }
 
@@ -47,25 +52,35 @@ function isPageDecode(value: unknown): value is PageDecode {
     typeof Reflect.get(value, 'variant') === 'string' &&
     typeof Reflect.get(value, 'wasmThreads') === 'number' &&
     typeof Reflect.get(value, 'prompt') === 'string' &&
+    (Reflect.get(value, 'grammar') === 'json' || Reflect.get(value, 'grammar') === null) &&
+    typeof Reflect.get(value, 'promptTokens') === 'number' &&
     Array.isArray(Reflect.get(value, 'tokens')) &&
     typeof Reflect.get(value, 'tokensPerSecond') === 'number'
   );
 }
 
 async function nodeTokensPerSecond(
-  prompt: string,
-  variant: string,
+  decode: PageDecode,
+  lookahead: number | undefined,
 ): Promise<{ best: number; tokens: number[] }> {
   const { decoder, session } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, {
-    file: variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx',
+    file: decode.variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx',
   });
+  // The page's grammar: JSON when the best neighbor answered JSON, else JSON once the output opens
+  // an object or array (the default example is a tool call). A decode held to JSON from its first
+  // token is the same under both.
+  const options = {
+    maxTokens: TOKENS,
+    grammar: decode.grammar === 'json' ? ('json' as const) : ('json-if-opened' as const),
+    ...(lookahead === undefined ? {} : { lookahead }),
+  };
   try {
-    await decoder.generate(prompt, { maxTokens: 8 });
+    await decoder.generate(decode.prompt, { ...options, maxTokens: 8 });
     let best = 0;
     let tokens: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const started = performance.now();
-      const result = await decoder.generate(prompt, { maxTokens: TOKENS });
+      const result = await decoder.generate(decode.prompt, options);
       best = Math.max(best, result.tokens.length / ((performance.now() - started) / 1000));
       tokens = result.tokens;
     }
@@ -75,14 +90,9 @@ async function nodeTokensPerSecond(
   }
 }
 
-async function browserTokensPerSecond(url: string): Promise<{
-  best: number;
-  tokens: number[];
-  provider: string;
-  variant: string;
-  threads: number;
-  prompt: string;
-}> {
+async function browserTokensPerSecond(
+  url: string,
+): Promise<{ best: number; last: PageDecode; neighborDataset: string }> {
   const profile = mkdtempSync(join(tmpdir(), 'terrarium-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -105,15 +115,18 @@ async function browserTokensPerSecond(url: string): Promise<{
       .getByTestId('execution-provider-choice')
       .selectOption(WEBGPU ? 'auto' : 'wasm');
     await playground.getByTestId('max-tokens').fill(String(TOKENS));
-    await playground.getByTestId('model-variant-choice').selectOption(FP32 ? 'fp32' : 'int8');
-    // The bench's store is empty: the prompt is the example action alone.
-    await playground.getByTestId('neighbor-dataset').selectOption('');
+    if (VARIANT !== null) {
+      await playground.getByTestId('model-variant-choice').selectOption(VARIANT);
+    }
+    const neighborChoice = playground.getByTestId('neighbor-dataset');
+    // The datasets arrive after the first paint; until then the choice is "none".
+    await neighborChoice.locator('option').nth(1).waitFor({ state: 'attached' });
+    if (!NEIGHBORS) await neighborChoice.selectOption('');
+    const neighborDataset = await neighborChoice.evaluate((element) =>
+      element instanceof HTMLSelectElement ? (element.selectedOptions[0]?.textContent ?? '') : '',
+    );
     let best = 0;
-    let tokens: number[] = [];
-    let provider = '';
-    let variant = '';
-    let threads = 0;
-    let prompt = '';
+    let last: PageDecode | null = null;
     // The first click also loads the model and the wasm: it is the warm-up.
     for (let run = 0; run <= RUNS; run++) {
       await page.evaluate(() => Reflect.deleteProperty(window, 'terrariumLastDecode'));
@@ -127,15 +140,14 @@ async function browserTokensPerSecond(url: string): Promise<{
       );
       const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
       if (!isPageDecode(decode)) throw new Error('the page exposed no decode');
-      provider = decode.executionProvider;
-      variant = decode.variant;
-      threads = decode.wasmThreads;
-      prompt = decode.prompt;
-      tokens = decode.tokens;
+      last = decode;
       if (run > 0) best = Math.max(best, decode.tokensPerSecond);
-      progress(`browser run ${run}: ${decode.tokensPerSecond.toFixed(0)} tok/s on ${provider}`);
+      progress(
+        `browser run ${run}: ${decode.tokensPerSecond.toFixed(0)} tok/s on ${decode.executionProvider}`,
+      );
     }
-    return { best, tokens, provider, variant, threads, prompt };
+    if (last === null) throw new Error('the page decoded nothing');
+    return { best, last, neighborDataset };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -143,29 +155,38 @@ async function browserTokensPerSecond(url: string): Promise<{
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'terrarium-bench-decode-'));
-const server = await serveDataDir(dataDir);
+// The demo data gives the default example its recorded neighbors, as a user's first visit shows it.
+const server = await serveDataDir(dataDir, ['--demo']);
 try {
   progress(`server at ${server.url}`);
   const browser = await browserTokensPerSecond(server.url);
-  const prompt = browser.prompt;
-  const node = await nodeTokensPerSecond(prompt, browser.variant);
+  const decode = browser.last;
+  const node = await nodeTokensPerSecond(decode, undefined);
   progress(`node: ${node.best.toFixed(0)} tok/s`);
-  const same = JSON.stringify(browser.tokens) === JSON.stringify(node.tokens);
+  const oneByOne = await nodeTokensPerSecond(decode, 0);
+  progress(`node, lookahead off: ${oneByOne.best.toFixed(0)} tok/s`);
+  const same =
+    JSON.stringify(decode.tokens) === JSON.stringify(node.tokens) &&
+    JSON.stringify(oneByOne.tokens) === JSON.stringify(node.tokens);
   console.log(
     JSON.stringify(
       {
         bench: 'browser-decode',
-        prompt_bytes: new TextEncoder().encode(prompt).length,
+        neighbors_from: browser.neighborDataset,
+        prompt_tokens: decode.promptTokens,
+        grammar: decode.grammar,
         max_tokens: TOKENS,
         decoded_tokens: node.tokens.length,
         same_tokens: same,
         node_tokens_per_s: Math.round(node.best),
-        weights: browser.variant,
-        browser_provider: browser.provider,
-        browser_wasm_threads: browser.threads,
+        node_lookahead_off_tokens_per_s: Math.round(oneByOne.best),
+        weights: decode.variant,
+        browser_provider: decode.executionProvider,
+        browser_wasm_threads: decode.wasmThreads,
         browser_decodes_in: 'a Web Worker',
         browser_tokens_per_s: Math.round(browser.best),
         ratio_browser_over_node: Number((browser.best / node.best).toFixed(3)),
+        ratio_browser_over_node_lookahead_off: Number((browser.best / oneByOne.best).toFixed(3)),
         machine: { cpus: cpus().length, load1: Number((loadavg()[0] ?? 0).toFixed(2)) },
       },
       null,

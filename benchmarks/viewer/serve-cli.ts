@@ -10,10 +10,23 @@ export interface CliServer {
 }
 
 /** `terrarium serve` in a process of its own, so the server's work is not counted in this one. */
-export async function serveDataDir(dataDir: string): Promise<CliServer> {
+export async function serveDataDir(
+  dataDir: string,
+  serveOptions: readonly string[] = [],
+): Promise<CliServer> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'apps/cli/src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    [
+      '--import',
+      'tsx',
+      'apps/cli/src/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...serveOptions,
+    ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolveUrl, reject) => {

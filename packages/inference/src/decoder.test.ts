@@ -2,13 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { predictionInputs } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Decoder } from './decoder';
-import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
+import {
+  createDecoder,
+  type Decoder,
+  type GenerateOptions,
+  type InferenceSessionLike,
+} from './decoder';
+import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from './node';
 import { buildPrompt } from './prompt';
 import { heldOutTau2Trajectory } from './testing/held-out';
 import { loadOnnxModelWeb } from './web';
 
 let decoder: Decoder;
+/** The same model, counting its runs. */
+let counted: { decoder: Decoder; runs: () => number };
 let prompt: number[];
 /** Prompts (no neighbors) of every transition of the held-out trajectory, in order. */
 let prompts: number[][];
@@ -18,7 +25,26 @@ async function readJson(name: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  decoder = (await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER)).decoder;
+  const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+  decoder = loaded.decoder;
+  let runs = 0;
+  // The decoder's view of the session: it passes the tensors `nodeTensor` made.
+  const session: InferenceSessionLike = loaded.session;
+  counted = {
+    decoder: createDecoder({
+      session: {
+        inputNames: session.inputNames,
+        run: (feeds) => {
+          runs++;
+          return session.run(feeds);
+        },
+      },
+      config: loaded.config,
+      tensor: nodeTensor,
+      tokenizer: loaded.tokenizer,
+    }),
+    runs: () => runs,
+  };
   const { trajectory } = await heldOutTau2Trajectory();
   // The third transition of a held-out trajectory: a real prompt with an earlier transition.
   prompts = [...predictionInputs(trajectory)].map(
@@ -137,6 +163,38 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
       expect(() => JSON.parse(result.text), `${maxTokens} tokens: ${result.text}`).not.toThrow();
     }
   }, 60_000);
+
+  it('decodes the same output with lookahead as one token per model run, in fewer runs', async () => {
+    const cases: { prompt: number[]; options: GenerateOptions }[] = prompts.map((ids) => ({
+      prompt: ids,
+      options: { maxTokens: 200, grammar: 'json-if-opened' },
+    }));
+    // Budgets and a stop string that end decoding in the middle of a run's kept guesses.
+    for (const maxTokens of [1, 2, 9, 23])
+      cases.push({ prompt: promptOf(4), options: { maxTokens } });
+    const full = await decoder.generate(promptOf(4), { maxTokens: 200, lookahead: 0 });
+    cases.push({
+      prompt: promptOf(4),
+      options: { maxTokens: 200, stop: [full.text.slice(12, 15)] },
+    });
+    let runsWith = 0;
+    let runsWithout = 0;
+    let tokens = 0;
+    for (const { prompt: ids, options } of cases) {
+      const before = counted.runs();
+      const oneByOne = await counted.decoder.generate(ids, { ...options, lookahead: 0 });
+      const between = counted.runs();
+      const guessed = await counted.decoder.generate(ids, options);
+      runsWithout += between - before;
+      runsWith += counted.runs() - between;
+      tokens += guessed.tokens.length;
+      expect({ options, ...guessed }).toEqual({ options, ...oneByOne });
+    }
+    // One run per token (and one for EOS) without lookahead; with it, a copied span takes one run
+    // (846 runs instead of 1,852 here).
+    expect(runsWithout).toBeGreaterThanOrEqual(tokens);
+    expect(runsWith).toBeLessThan(runsWithout / 2);
+  }, 120_000);
 
   it('samples repeatably for a seed', async () => {
     const a = await decoder.generate(prompt, { maxTokens: 24, temperature: 1, topK: 20, seed: 3 });
