@@ -214,16 +214,26 @@ async function gradeAll(page: Page, keys: (item: number) => number[]): Promise<s
   for (let n = 0; n < 3; n++) {
     const item = page.getByTestId('labeling-item');
     await expect(item).toBeVisible();
-    // The progress line counts a submitted grade before the next item has replaced the graded
-    // one on screen; grade only once it has, as a labeler would.
     const previous = seen.at(-1);
     if (previous !== undefined) await expect(item).not.toHaveAttribute('data-item', previous);
-    seen.push((await item.getAttribute('data-item')) ?? '');
+    const shown = (await item.getAttribute('data-item')) ?? '';
+    seen.push(shown);
     await expect(page.getByTestId('criterion-format')).toHaveAttribute('data-selected', 'true');
     for (const key of keys(n)) await page.keyboard.press(String(key));
     // Key 1 on the 0–1 pitfall is its first point, 0.
     await expect(page.getByTestId('criterion-invented-outcome')).toHaveAttribute('data-value', '0');
     await page.keyboard.press('Enter');
+    // In the first frame that counts the grade, the graded item is already off the screen (keys
+    // pressed before the next item arrives must not land on a submitted form).
+    const graded = await page.waitForFunction(
+      ([done, id]) => {
+        const progress = document.querySelector('[data-testid="labeling-progress"]');
+        if (!progress?.textContent?.startsWith(`${done} labeled by you`)) return null;
+        return document.querySelector(`[data-item="${id}"]`) === null ? 'gone' : 'still shown';
+      },
+      [n + 1, shown] as const,
+    );
+    expect(await graded.jsonValue()).toBe('gone');
     await expect(page.getByTestId('labeling-progress')).toHaveText(
       `${n + 1} labeled by you · 3 items`,
     );

@@ -88,6 +88,9 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     trpc.labels.submit.mutationOptions({
       onSuccess: async () => {
         setMessage('Submitted.');
+        // The graded item leaves the screen at once: keys pressed before the next one arrives
+        // must not land on a form that is already submitted.
+        setCurrent(undefined);
         await refresh();
         next.mutate({ queueId });
       },
@@ -108,6 +111,7 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     trpc.labels.skip.mutationOptions({
       onSuccess: () => {
         setMessage('Skipped.');
+        setCurrent(undefined);
         next.mutate({ queueId });
       },
       onError: (error) => setMessage(error.message),
@@ -153,7 +157,8 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
   );
 
   const submitDraft = useCallback(() => {
-    if (!shown) return;
+    // A second Enter while the first is on its way would submit the same item twice.
+    if (!shown || submit.isPending || edit.isPending) return;
     if (Object.values(draft.scores).every((value) => value === null)) {
       setMessage('Score at least one criterion first (1–9).');
       return;
