@@ -161,5 +161,5 @@ export {
   type AvailablePolicy,
   type CurriculumDepsOptions,
 } from './curriculum/curriculum-deps';
-export type { RolloutDivergence, TaskDivergences } from './curriculum/generation-rollouts';
+export type { RolloutDivergence, TaskDivergences } from '@terrarium/curriculum';
 export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';

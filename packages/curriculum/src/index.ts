@@ -14,3 +14,4 @@ export * from './sessions/env-service';
 export * from './export/harbor';
 export * from './evolve';
 export * from './export/rollout-trajectory';
+export * from './export/generation-divergences';

@@ -1,16 +1,21 @@
-import { divergentStepsOf, GenerationStatsRecord, type DivergentStep } from '@terrarium/curriculum';
+import {
+  divergentStepsOf,
+  generationDivergences as divergencesOf,
+  GenerationStatsRecord,
+  parseRolloutExternalId,
+  type RolloutId,
+  type SimulatedRolloutSteps,
+  type TaskDivergences,
+} from '@terrarium/curriculum';
 import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import type { TrajectorySummary } from '@terrarium/schema';
 import { listDatasetTrajectories, loadTrajectory } from '../simulate/load-trajectories';
 
-export interface StoredRollout {
+export interface StoredRollout extends RolloutId {
   summary: TrajectorySummary;
-  lineageId: string;
-  probe: number;
-  mode: 'executable' | 'simulated';
 }
 
-/** The stored rollouts of one generation of a run (`<run>/g<generation>/<lineage>/p<probe>[/sim]`). */
+/** The stored rollouts of one generation of a run (named by `rolloutExternalId`). */
 export async function generationRollouts(
   store: Store,
   run: CurriculumRunRecord,
@@ -18,45 +23,16 @@ export async function generationRollouts(
 ): Promise<StoredRollout[]> {
   const dataset = await store.getDatasetByName(run.rolloutsDataset);
   if (dataset === null) return [];
-  const prefix = `${run.id}/g${generation}/`;
-  return (await listDatasetTrajectories(store, dataset.id))
-    .filter((row) => row.externalId.startsWith(prefix))
-    .map((summary) => {
-      const [lineageId = '', probe = '', sim] = summary.externalId.slice(prefix.length).split('/');
-      return {
-        summary,
-        lineageId,
-        probe: Number(probe.replace(/^p/, '')),
-        mode: sim === undefined ? 'executable' : 'simulated',
-      };
-    });
-}
-
-export interface RolloutDivergence extends DivergentStep {
-  trajectoryId: string;
-  datasetId: string;
-  probe: number;
-}
-
-export interface TaskDivergences {
-  lineageId: string;
-  taskId: string;
-  tier: number;
-  /** Probes played in each mode. */
-  rollouts: number;
-  passRateExecutable: number;
-  passRateSimulated: number;
-  /** Acting steps of the simulated probes. */
-  steps: number;
-  /** The steps whose simulated observation differs from the world's, lowest content score first. */
-  divergent: RolloutDivergence[];
+  return (await listDatasetTrajectories(store, dataset.id)).flatMap((summary) => {
+    const id = parseRolloutExternalId(run.id, summary.externalId);
+    return id === null || id.generation !== generation ? [] : [{ ...id, summary }];
+  });
 }
 
 /**
- * Simulated vs executable for one generation, per task: the two pass rates (from the recorded
- * figures) and every step where the simulator's answer differs from what the executable world
- * returned for the same action, with its content score (read from the stored simulated rollouts).
- * Empty for a run without a simulator.
+ * Simulated vs executable for one generation, per task (`generationDivergences` of
+ * @terrarium/curriculum), its divergent steps read from the stored simulated rollouts. Empty for
+ * a run without a simulator.
  */
 export async function generationDivergences(
   store: Store,
@@ -67,40 +43,18 @@ export async function generationDivergences(
     (row) => row.generation === generation,
   );
   if (recorded === undefined) return [];
-  const stats = GenerationStatsRecord.parse(recorded.stats);
-  const byLineage = new Map<string, RolloutDivergence[]>();
+  const simulated: SimulatedRolloutSteps[] = [];
   for (const rollout of await generationRollouts(store, run, generation)) {
     if (rollout.mode !== 'simulated') continue;
     const detail = await store.getTrajectory(rollout.summary.id);
     if (detail === null) continue;
-    const steps = divergentStepsOf(await loadTrajectory(store, detail));
-    const list = byLineage.get(rollout.lineageId) ?? [];
-    list.push(
-      ...steps.map((step) => ({
-        ...step,
-        trajectoryId: rollout.summary.id,
-        datasetId: rollout.summary.datasetId,
-        probe: rollout.probe,
-      })),
-    );
-    byLineage.set(rollout.lineageId, list);
+    simulated.push({
+      lineageId: rollout.lineageId,
+      probe: rollout.probe,
+      trajectoryId: rollout.summary.id,
+      datasetId: rollout.summary.datasetId,
+      steps: divergentStepsOf(await loadTrajectory(store, detail)),
+    });
   }
-  return stats.groups.flatMap((group) =>
-    group.simulated === null
-      ? []
-      : [
-          {
-            lineageId: group.lineageId,
-            taskId: group.taskId,
-            tier: group.tier,
-            rollouts: group.rollouts,
-            passRateExecutable: group.rollouts === 0 ? 0 : group.passes / group.rollouts,
-            passRateSimulated: group.rollouts === 0 ? 0 : group.simulated.passes / group.rollouts,
-            steps: group.simulated.steps,
-            divergent: (byLineage.get(group.lineageId) ?? []).toSorted(
-              (a, b) => a.contentScore - b.contentScore || a.probe - b.probe || a.step - b.step,
-            ),
-          },
-        ],
-  );
+  return divergencesOf(GenerationStatsRecord.parse(recorded.stats), simulated);
 }

@@ -14,9 +14,32 @@ export interface RolloutTrajectoryInput {
 }
 
 /** `<run>/g<generation>/<lineage>/p<probe>`, `/sim` for the simulated twin: unique within a run. */
-export function rolloutExternalId(runId: string, origin: RolloutOrigin): string {
+export function rolloutExternalId(
+  runId: string,
+  origin: Pick<RolloutOrigin, 'generation' | 'lineageId' | 'probe' | 'mode'>,
+): string {
   const base = `${runId}/g${origin.generation}/${origin.lineageId}/p${origin.probe}`;
   return origin.mode === 'simulated' ? `${base}/sim` : base;
+}
+
+/** What `rolloutExternalId` put in an id. */
+export type RolloutId = Pick<RolloutOrigin, 'generation' | 'lineageId' | 'probe' | 'mode'>;
+
+const ROLLOUT_ID = /^g(\d+)\/(.+)\/p(\d+)(\/sim)?$/;
+
+/** The parts of a rollout's id (`rolloutExternalId`) in this run; null for any other id. */
+export function parseRolloutExternalId(runId: string, externalId: string): RolloutId | null {
+  const prefix = `${runId}/`;
+  if (!externalId.startsWith(prefix)) return null;
+  const match = ROLLOUT_ID.exec(externalId.slice(prefix.length));
+  if (match === null) return null;
+  const [, generation = '', lineageId = '', probe = '', simulated] = match;
+  return {
+    generation: Number(generation),
+    lineageId,
+    probe: Number(probe),
+    mode: simulated === undefined ? 'executable' : 'simulated',
+  };
 }
 
 /**
