@@ -34,13 +34,17 @@ export function useStep(trajectoryId: string, index: number, total: number) {
     placeholderData: keepPreviousData,
   });
 
+  // Neighbours are fetched once the window shown has arrived, so that the first step's paint does
+  // not wait behind them (the embedded store answers one query at a time).
+  const shownLoaded = current.data !== undefined && !current.isPlaceholderData;
   useEffect(() => {
+    if (!shownLoaded) return;
     for (const neighbour of [offset - STEP_WINDOW_SIZE, offset + STEP_WINDOW_SIZE]) {
       if (neighbour >= 0 && neighbour < total) {
         void queryClient.prefetchQuery(stepWindowOptions(trpc, trajectoryId, neighbour));
       }
     }
-  }, [offset, total, trajectoryId, trpc, queryClient]);
+  }, [shownLoaded, offset, total, trajectoryId, trpc, queryClient]);
 
   const steps = current.data?.steps ?? [];
   const step: Step | undefined = steps.find((candidate) => candidate.index === index);
