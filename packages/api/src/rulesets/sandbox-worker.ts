@@ -2,12 +2,7 @@
 // Runs off the server's event loop, so even a rule the interpreter cannot stop in time only
 // costs this thread (the pool terminates it and starts another).
 import { parentPort } from 'node:worker_threads';
-import {
-  CustomRuleError,
-  loadQuickJs,
-  runInQuickJs,
-  transpileCustomRule,
-} from '@terrarium/rubrics/sandbox';
+import { CustomRuleError, QuickJsSandbox, transpileCustomRule } from '@terrarium/rubrics/sandbox';
 import { SandboxRequest, type SandboxReply } from './sandbox-protocol';
 
 const compiledBySource = new Map<string, Promise<string>>();
@@ -27,14 +22,14 @@ function compiled(source: string, language: 'javascript' | 'typescript'): Promis
 
 const port = parentPort;
 if (port === null) throw new Error('sandbox-worker runs as a worker thread');
-const quickjs = loadQuickJs();
+const sandbox = new QuickJsSandbox();
 
 port.on('message', async (message: unknown) => {
   const request = SandboxRequest.parse(message);
   let reply: SandboxReply;
   try {
     const code = await compiled(request.source, request.language);
-    const result = runInQuickJs(await quickjs, code, request.input, request.limits);
+    const result = await sandbox.run(code, request.input, request.limits);
     reply = { id: request.id, ok: true, result };
   } catch (error) {
     reply = {

@@ -1,7 +1,7 @@
 import { getQuickJS, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CustomRuleInput } from '../evaluate';
-import { CustomRuleError, runInQuickJs } from './run-in-quickjs';
+import { CustomRuleError, QuickJsSandbox, runInQuickJs } from './run-in-quickjs';
 import { transpileCustomRule } from './transpile';
 
 const INPUT: CustomRuleInput = {
@@ -91,5 +91,26 @@ describe('custom rules in QuickJS', () => {
     const failure = run(source);
     await expect(failure).rejects.toBeInstanceOf(CustomRuleError);
     await expect(failure).rejects.toThrow(message);
+  });
+
+  it('keeps running rules after many stack overflows, in a new module when one is spent', async () => {
+    const sandbox = new QuickJsSandbox();
+    const overflow = await transpileCustomRule({
+      source: 'function score() { const f = (n) => f(n + 1) + 1; return f(0) }',
+      language: 'javascript',
+    });
+    const good = await transpileCustomRule({
+      source: 'function score(item) { return item.prediction.includes("landed") ? 1 : 0 }',
+      language: 'javascript',
+    });
+    // One module used to stop running any rule after ten of these.
+    for (let run = 0; run < 15; run++) {
+      await expect(sandbox.run(overflow, INPUT, LIMITS)).rejects.toThrow(
+        'stack overflow (recursion too deep)',
+      );
+    }
+    expect(await sandbox.run(good, INPUT, LIMITS)).toEqual({ score: 1 });
+    // Each overflow's runtime fails its teardown, so each next run starts a module.
+    expect(sandbox.modulesStarted).toBe(16);
   });
 });

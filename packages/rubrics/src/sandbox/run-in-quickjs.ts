@@ -1,4 +1,4 @@
-import type { QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { z } from 'zod';
 import type { CustomRuleInput, CustomRuleResult } from '../evaluate';
 
@@ -54,18 +54,28 @@ function describeError(error: unknown, limits: SandboxLimits, timedOut: boolean)
   return name === '' ? message : `${name}: ${message}`;
 }
 
+export interface RunOptions {
+  now?: () => number;
+  /**
+   * Called when the runtime fails its own teardown (after a stack overflow QuickJS cannot free
+   * every object): the module has leaked memory and should not run many more rules.
+   */
+  onTeardownFailure?: () => void;
+}
+
 /**
  * Runs one compiled custom rule on one item inside a fresh QuickJS runtime (wasm): no host
  * functions, no modules, no `process`, `require`, `fetch` or timers; only the item, passed in as
  * JSON. Time is bounded by the interrupt handler, memory by the runtime's limit, recursion by its
- * stack limit; each ends in a CustomRuleError naming the limit.
+ * stack limit; each ends in a CustomRuleError naming the limit. `QuickJsSandbox` runs rules one
+ * after another in a module it replaces when needed.
  */
 export function runInQuickJs(
   quickjs: QuickJSWASMModule,
   compiled: string,
   input: CustomRuleInput,
   limits: SandboxLimits,
-  now: () => number = Date.now,
+  { now = Date.now, onTeardownFailure }: RunOptions = {},
 ): CustomRuleResult {
   const runtime = quickjs.newRuntime();
   let timedOut = false;
@@ -111,7 +121,39 @@ export function runInQuickJs(
     try {
       runtime.dispose();
     } catch {
-      // A runtime that hit its memory limit can fail its own teardown checks; it is dropped anyway.
+      // A runtime that hit its memory or stack limit can fail its own teardown checks; it is
+      // dropped anyway, but what it could not free stays in the module's heap.
+      onTeardownFailure?.();
     }
+  }
+}
+
+/**
+ * Runs custom rules one after another in one QuickJS module, and starts a new module after a
+ * runtime fails its teardown: each such runtime leaves memory the module cannot reclaim, and after
+ * about ten stack overflows the module could no longer run any rule, good ones included.
+ */
+export class QuickJsSandbox {
+  private module: Promise<QuickJSWASMModule> | null = null;
+  /** Modules started so far (a new one after each failed teardown). */
+  modulesStarted = 0;
+
+  constructor(private readonly load: () => Promise<QuickJSWASMModule> = newQuickJSWASMModule) {}
+
+  async run(
+    compiled: string,
+    input: CustomRuleInput,
+    limits: SandboxLimits,
+  ): Promise<CustomRuleResult> {
+    if (this.module === null) {
+      this.module = this.load();
+      this.modulesStarted++;
+    }
+    const running = this.module;
+    return runInQuickJs(await running, compiled, input, limits, {
+      onTeardownFailure: () => {
+        if (this.module === running) this.module = null;
+      },
+    });
   }
 }
