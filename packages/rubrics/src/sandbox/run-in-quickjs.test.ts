@@ -104,7 +104,7 @@ describe('custom rules in QuickJS', () => {
       language: 'javascript',
     });
     // One module used to stop running any rule after ten of these.
-    for (let run = 0; run < 15; run++) {
+    for (let overflows = 0; overflows < 15; overflows++) {
       await expect(sandbox.run(overflow, INPUT, LIMITS)).rejects.toThrow(
         'stack overflow (recursion too deep)',
       );
