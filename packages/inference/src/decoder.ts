@@ -91,9 +91,9 @@ export interface DecoderOptions {
 
 const DEFAULT_MAX_TOKENS = 128;
 /**
- * A run of the bundled model over 9 tokens costs about 1.5 runs over one in onnxruntime-web and
- * about one in onnxruntime-node (most of a step is passing the cache in and out), while copied
- * spans usually run longer than 8 tokens.
+ * A run of the bundled model over 9 tokens costs 1.5-2 runs over one in onnxruntime-web and about
+ * one in onnxruntime-node (most of a step is fixed cost: graph nodes, the cache passed in and out),
+ * while copied spans usually run longer than 8 tokens.
  */
 const DEFAULT_LOOKAHEAD = 8;
 
