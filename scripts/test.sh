@@ -26,10 +26,13 @@ pnpm install --frozen-lockfile || exit 1
 python3 -c 'import gymnasium' 2>/dev/null || python3 -m pip install -q gymnasium >/dev/null
 
 RESULTS=$(mktemp -d)
+# Each phase's header says when it started (seconds since this script did), so a slow CI run shows
+# where its time went.
+phase() { echo "── $1 (at ${SECONDS} s)"; }
 check() { # name, command...: a static check counts as one test
   local name=$1
   shift
-  echo "── $name"
+  phase "$name"
   if "$@"; then echo "ok" >"$RESULTS/check-$name"; else echo "fail" >"$RESULTS/check-$name"; fi
 }
 check typecheck bash scripts/typecheck.sh
@@ -45,12 +48,13 @@ else
 fi
 trap 'bash scripts/pg-test-server.sh stop "$PG_DIR" >/dev/null 2>&1' EXIT
 
-echo "── unit and integration tests (vitest)"
+phase "unit and integration tests (vitest)"
 npx vitest run --no-isolate --reporter=default --reporter=json --outputFile.json="$RESULTS/vitest.json"
 
-echo "── web build"
+phase "web build"
 check build pnpm --silent build
 
-echo "── end-to-end tests (Playwright, Chromium)"
+phase "end-to-end tests (Playwright, Chromium)"
 E2E_JSON="$RESULTS/playwright.json" npx playwright test -c e2e/playwright.config.ts
+phase "summary"
 node scripts/lib/summarize.mjs "$RESULTS"
