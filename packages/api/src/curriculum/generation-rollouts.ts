@@ -1,6 +1,6 @@
 import {
   divergentStepsOf,
-  generationDivergences as divergencesOf,
+  divergencesByTask,
   GenerationStatsRecord,
   parseRolloutExternalId,
   type RolloutId,
@@ -30,7 +30,7 @@ export async function generationRollouts(
 }
 
 /**
- * Simulated vs executable for one generation, per task (`generationDivergences` of
+ * Simulated vs executable for one generation, per task (`divergencesByTask` of
  * @terrarium/curriculum), its divergent steps read from the stored simulated rollouts. Empty for
  * a run without a simulator.
  */
@@ -56,5 +56,5 @@ export async function generationDivergences(
       steps: divergentStepsOf(await loadTrajectory(store, detail)),
     });
   }
-  return divergencesOf(GenerationStatsRecord.parse(recorded.stats), simulated);
+  return divergencesByTask(GenerationStatsRecord.parse(recorded.stats), simulated);
 }

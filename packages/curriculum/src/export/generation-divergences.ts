@@ -40,7 +40,7 @@ function passRate(passes: number, rollouts: number): number {
  * recorded figures, and every divergent step of its stored simulated rollouts. Tasks played
  * without a simulator are left out.
  */
-export function generationDivergences(
+export function divergencesByTask(
   stats: GenerationStatsRecord,
   simulated: readonly SimulatedRolloutSteps[],
 ): TaskDivergences[] {

@@ -13,17 +13,14 @@ export interface RolloutTrajectoryInput {
   sim: string | null;
 }
 
+/** What a rollout's id says of it (`rolloutExternalId`, `parseRolloutExternalId`). */
+export type RolloutId = Pick<RolloutOrigin, 'generation' | 'lineageId' | 'probe' | 'mode'>;
+
 /** `<run>/g<generation>/<lineage>/p<probe>`, `/sim` for the simulated twin: unique within a run. */
-export function rolloutExternalId(
-  runId: string,
-  origin: Pick<RolloutOrigin, 'generation' | 'lineageId' | 'probe' | 'mode'>,
-): string {
+export function rolloutExternalId(runId: string, origin: RolloutId): string {
   const base = `${runId}/g${origin.generation}/${origin.lineageId}/p${origin.probe}`;
   return origin.mode === 'simulated' ? `${base}/sim` : base;
 }
-
-/** What `rolloutExternalId` put in an id. */
-export type RolloutId = Pick<RolloutOrigin, 'generation' | 'lineageId' | 'probe' | 'mode'>;
 
 const ROLLOUT_ID = /^g(\d+)\/(.+)\/p(\d+)(\/sim)?$/;
 
