@@ -4,7 +4,7 @@
  *
  *   npx tsx benchmarks/viewer-large-trajectory.ts [--steps 10000] [--kb 20] [--presses 200] [--keep]
  *
- * Goals: first step painted < 1 s, JS heap < 150 MB, one j/k step < 16 ms.
+ * Goals: first step painted < 1 s, JS heap < 150 MB, one j/k step painted < 16 ms after the key.
  * The data goes straight into an embedded store (the importer has its own benchmark); the server is
  * the real `terrarium serve` in its own process; the browser is Debian's Chromium, headless.
  */
@@ -120,6 +120,8 @@ interface Measured {
   heapAfterStepsGc: number;
   j: PressTimes;
   k: PressTimes;
+  /** A key the page ignores, pressed the same way: keydown to the next paint with nothing to do. */
+  floor: PressTimes;
 }
 
 function pressTimes(raw: unknown): PressTimes {
@@ -177,6 +179,7 @@ async function measure(browser: Browser, url: string, steps: number): Promise<Me
     const heapAfterSteps = await heapUsed(cdp, false);
     const heapAfterStepsGc = await heapUsed(cdp, true);
     const k = pressTimes(await page.evaluate(stepScript(back)));
+    const floor = pressTimes(await page.evaluate(stepScript(forward.map(() => '-'))));
     await context.close();
     return {
       firstStepMs,
@@ -187,6 +190,7 @@ async function measure(browser: Browser, url: string, steps: number): Promise<Me
       heapAfterStepsGc,
       j,
       k,
+      floor,
     };
   }
   throw new Error('no load was measured');
@@ -226,7 +230,7 @@ async function main(): Promise<void> {
     const large = await measure(browser, server.url + paths.large, LARGE_STEPS);
     const firstLarge = median(large.firstStepMs);
     const firstSmall = median(small.firstStepMs);
-    const worstPress = Math.max(median(large.j.painted), median(large.k.painted));
+    const worstPress = Math.max(median(large.j.content), median(large.k.content));
     console.log(
       `\n${cpus().length} cores, load average ${loadavg()
         .map((value) => value.toFixed(1))
@@ -268,14 +272,24 @@ async function main(): Promise<void> {
     console.log(
       `  goal < 150 MB: ${verdict(heapPeak < 150 * MB)} (largest reading ${mb(heapPeak)})`,
     );
-    console.log(`per key press (keydown → …)`);
+    console.log(
+      `per key press (keydown → …), keys spread over the frame (0-15 ms after a frame starts)`,
+    );
     console.log(pressLine('j: counter changed in the DOM', large.j.counter, small.j.counter));
     console.log(pressLine('j: counter painted', large.j.painted, small.j.painted));
     console.log(pressLine('j: step content painted', large.j.content, small.j.content));
     console.log(pressLine('k: counter changed in the DOM', large.k.counter, small.k.counter));
     console.log(pressLine('k: counter painted', large.k.painted, small.k.painted));
     console.log(pressLine('k: step content painted', large.k.content, small.k.content));
-    console.log(`  goal < 16 ms (median, counter painted): ${verdict(worstPress < 16)}`);
+    console.log(
+      pressLine('no-op key: next frame painted', large.floor.painted, small.floor.painted),
+    );
+    console.log(
+      `  step content painted / no-op key's paint (large, median): j ${ratio(median(large.j.content), median(large.floor.painted))}, k ${ratio(median(large.k.content), median(large.floor.painted))}`,
+    );
+    console.log(
+      `  goal < 16 ms (median, step content painted): ${verdict(worstPress < 16)} (${ms(worstPress)})`,
+    );
   } finally {
     await browser.close();
     await server.stop();

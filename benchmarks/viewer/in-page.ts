@@ -41,9 +41,15 @@ export const RECORD_FIRST_STEP = `window.__firstStep = new Promise((resolve) => 
 })`;
 
 /**
- * Presses each of `keys` in turn, each after the previous step was painted, and returns per press:
- * the time from keydown to the counter's change in the DOM, to the next paint, and to the step's
- * own content being painted (which can wait for a window of steps from the server).
+ * Presses each of `keys` in turn and returns per press: the time from keydown to the counter's
+ * change in the DOM, to the next paint, and to the step's own content being painted (which can
+ * wait for a window of steps from the server). A key `-` presses nothing: it times keydown to the
+ * next paint on a page with nothing to do, the floor any page's figure contains.
+ *
+ * A person's keys land anywhere in a frame, and the paint comes at the next frame's end, so the
+ * presses are spread over the frame: each waits for a frame to start, then 0, 1, … 15 ms (in
+ * turn) before pressing. A press right at a frame's start waits a whole frame for the next
+ * however little the page does; one late in a frame shows whether the page's work fits.
  */
 export function stepScript(keys: readonly string[]): string {
   return `(async () => {
@@ -61,19 +67,31 @@ export function stepScript(keys: readonly string[]): string {
     }, 10000);
     observer.observe(document.body, { subtree: true, childList: true, characterData: true });
   });
+  const intoFrame = (ms) => new Promise((done) => requestAnimationFrame(() => setTimeout(done, ms)));
+  const shownStep = () => document.querySelector('article[aria-label="Step ' + /^Step (\\d+) \\//.exec(counter().textContent)[1] + '"]') !== null;
   const results = [];
-  for (const key of ${JSON.stringify(keys)}) {
+  for (const [press, key] of ${JSON.stringify(keys)}.entries()) {
+    await intoFrame(press % 16);
     const before = counter().textContent;
     const startedAt = performance.now();
+    if (key === '-') {
+      await afterPaint();
+      const paintedAt = performance.now() - startedAt;
+      results.push([0, paintedAt, paintedAt]);
+      continue;
+    }
     const changed = whenTrue(() => counter().textContent !== before, key + ' moving the counter');
     window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
     const counterAt = await changed;
     await afterPaint();
     const paintedAt = performance.now();
-    const shown = /^Step (\\d+) \\//.exec(counter().textContent)[1];
-    const contentAt = await whenTrue(() => document.querySelector('article[aria-label="Step ' + shown + '"]') !== null, 'step ' + shown + ' showing');
-    if (contentAt > paintedAt) await afterPaint();
-    const contentPaintedAt = contentAt > paintedAt ? performance.now() : paintedAt;
+    // The step's content was in that frame, or comes later (its window still loading).
+    let contentPaintedAt = paintedAt;
+    if (!shownStep()) {
+      await whenTrue(shownStep, 'the step showing');
+      await afterPaint();
+      contentPaintedAt = performance.now();
+    }
     results.push([counterAt - startedAt, paintedAt - startedAt, contentPaintedAt - startedAt]);
   }
   return results;

@@ -19,7 +19,7 @@ describe('AnsiText', () => {
     );
     const pre = container.querySelector('pre');
     expect(pre?.textContent).toBe('error: file not found\nok');
-    const spans = [...container.querySelectorAll('span')];
+    const spans = [...container.querySelectorAll<HTMLElement>('.line-block span')];
     expect(spans.map((span) => span.textContent)).toEqual(['error:', 'ok']);
     expect(spans[0]?.style.color).toBe('rgb(187, 0, 0)');
     expect(spans[1]?.style.color).toBe('rgb(0, 187, 0)');

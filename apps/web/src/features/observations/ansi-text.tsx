@@ -1,5 +1,6 @@
 import { Fragment, useMemo } from 'react';
 import { ansiToLines, type AnsiLine } from './ansi-lines';
+import { LineBlocks } from './line-blocks';
 import { VIRTUALIZE_ABOVE_LINES, VirtualLines } from './virtual-lines';
 
 function Segments({ line }: { line: AnsiLine }) {
@@ -18,7 +19,7 @@ function Segments({ line }: { line: AnsiLine }) {
   );
 }
 
-/** Terminal output with its ANSI colours, as React text nodes in styled spans. */
+/** Terminal output with its ANSI colours, as React text nodes in styled spans (laid out as PlainText is). */
 export function AnsiText({ content }: { content: string }) {
   const lines = useMemo(() => ansiToLines(content), [content]);
   if (lines.length > VIRTUALIZE_ABOVE_LINES) {
@@ -31,13 +32,17 @@ export function AnsiText({ content }: { content: string }) {
     );
   }
   return (
-    <pre className="terminal">
-      {lines.map((line, index) => (
-        <Fragment key={index}>
-          {index > 0 && '\n'}
-          <Segments line={line} />
-        </Fragment>
-      ))}
-    </pre>
+    <LineBlocks
+      className="terminal"
+      lineCount={lines.length}
+      renderLines={(start, end) =>
+        lines.slice(start, end).map((line, offset) => (
+          <Fragment key={start + offset}>
+            {offset > 0 && '\n'}
+            <Segments line={line} />
+          </Fragment>
+        ))
+      }
+    />
   );
 }

@@ -18,11 +18,23 @@ function numberedLines(count: number): string {
 }
 
 describe('long text', () => {
-  it('renders up to 2,000 lines whole, as one preformatted text', () => {
+  it('renders up to 2,000 lines whole, as one preformatted text in blocks of 40 lines', () => {
     const content = numberedLines(2000);
     const { container } = render(<PlainText content={content} />);
     expect(container.querySelector('pre')?.textContent).toBe(content);
     expect(container.querySelector('[data-virtualized]')).toBeNull();
+    const blocks = [...container.querySelectorAll('pre > .line-block')];
+    expect(blocks).toHaveLength(50);
+    expect(blocks[1]?.textContent).toBe(`${numberedLines(80).split('\n').slice(40).join('\n')}\n`);
+    expect(blocks[49]?.textContent?.endsWith('line 2000')).toBe(true);
+  });
+
+  it('keeps terminal output whole below 2,000 lines, colours and blocks alike', () => {
+    const ESC = '\u001b';
+    const { container } = render(<AnsiText content={`${ESC}[31m${numberedLines(41)}${ESC}[0m`} />);
+    expect(container.querySelector('pre.terminal')?.textContent).toBe(numberedLines(41));
+    expect(container.querySelectorAll('.line-block')).toHaveLength(2);
+    expect(container.querySelectorAll('.line-block span[style]')).toHaveLength(41);
   });
 
   it('keeps only a window of lines in the DOM beyond 2,000 lines', () => {
