@@ -21,7 +21,7 @@ import { itemTrajectory, itemTrajectoryId } from './item-trajectory';
 
 export interface BenchSimulatorOptions {
   allowlist: readonly string[];
-  /** Default: the server's node:http transport. */
+  /** Default: the server's undici transport. */
   fetch?: typeof fetch;
   /**
    * A folder laid out like the official `prompts/` (`--prompts DIR`): endpoints are then spoken to

@@ -24,7 +24,7 @@ import { parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
 export interface JudgeOptions {
   allowlist: readonly string[];
-  /** Default: the server's node:http transport. */
+  /** Default: the server's undici transport. */
   fetch?: typeof fetch;
   /**
    * `--prompts DIR`: score mode judges as the official AgentWorldBench script does (its message

@@ -26,7 +26,7 @@ export interface ResolveOptions {
   trajectory: Pick<TrajectorySummary, 'id' | 'datasetId'>;
   /** Hosts `openai:` endpoints may be on. */
   allowlist: readonly string[];
-  /** Default: the server's node:http transport (`serverTransport`). */
+  /** Default: the server's undici transport (`serverTransport`). */
   fetch?: typeof fetch;
   /** `openai:` retries (default: the pool's, four attempts with backoff). */
   retry?: RetryPolicy;

@@ -1,15 +1,15 @@
 import type { ChatTransport, PoolOptions } from '@terrarium/worlds';
-import { createNodeHttpTransport } from '@terrarium/worlds/node-http';
+import { createUndiciTransport } from '@terrarium/worlds/node-http';
 
 let shared: ChatTransport | null = null;
 
 /**
- * The one transport of this process for `openai:` simulators and judges: node:http(s) with
- * keep-alive agents, shared so connections are reused across requests, runs and judges. Node's
- * own fetch costs 2-3× the CPU per request (benchmarks/openai-client-throughput.ts).
+ * The one transport of this process for `openai:` simulators and judges: undici pools with
+ * keep-alive connections, shared so connections are reused across requests, runs and judges.
+ * Node's own fetch costs 3× the CPU per request (benchmarks/openai-client-throughput.ts).
  */
 export function serverTransport(): ChatTransport {
-  shared ??= createNodeHttpTransport();
+  shared ??= createUndiciTransport();
   return shared;
 }
 

@@ -27,7 +27,7 @@ export interface SimulateOptions {
   onStep?: (step: SimulatedStep) => void;
   /** Default: `TERRARIUM_ENDPOINT_ALLOWLIST`, else this machine. */
   allowlist?: readonly string[];
-  /** Default: the server's node:http transport. */
+  /** Default: the server's undici transport. */
   fetch?: typeof fetch;
   /** `openai:` retries per step (default: four attempts with backoff). */
   retry?: RetryPolicy;

@@ -133,7 +133,7 @@ describe('simulate', () => {
     );
     const long = page.rows.find((row) => row.transitionCount >= 8);
     if (long === undefined) throw new Error('no retail trajectory with 8 transitions');
-    // Through the server's own path (resolveSimulator, its node:http transport and breaker).
+    // Through the server's own path (resolveSimulator, its undici transport and breaker).
     const result = await simulateTrajectory(store, long.id, 'openai:http://127.0.0.1:9#m', {
       allowlist: ['127.0.0.1'],
       retry: { attempts: 1, baseDelayMs: 1 },

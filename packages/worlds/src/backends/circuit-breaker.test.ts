@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EndpointError } from '../openai/errors';
 import { NO_USAGE, type Prediction, type SimContext, type WorldModel } from '../world-model';
 import { createEndpointPool } from '../openai/endpoint-pool';
-import { createNodeHttpTransport } from '../openai/node-http';
+import { createUndiciTransport } from '../openai/node-http';
 import { startStubServer } from '../openai/testing/stub-server';
 import { CircuitOpenError, withCircuitBreaker, withPoolCircuitBreaker } from './circuit-breaker';
 
@@ -80,7 +80,7 @@ describe('circuit breaker', () => {
     await closed.close();
     const pool = withPoolCircuitBreaker(
       createEndpointPool([{ baseUrl: deadUrl, model: 'judge' }], {
-        transport: createNodeHttpTransport(),
+        transport: createUndiciTransport(),
         retry: { attempts: 1, baseDelayMs: 1 },
       }),
     );

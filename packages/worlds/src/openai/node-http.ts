@@ -1,6 +1,7 @@
 /// <reference types="node" />
 // Node only (imported as `@terrarium/worlds/node-http`, never from the package's index, which
-// browsers load): OpenAI-compatible clients over node:http and node:https.
+// browsers load): the endpoint pool's transport (undici), and a fetch over node:http for callers
+// that take a fetch.
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -8,7 +9,6 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { ChatTransport, TransportReply } from './transport';
 
 export interface NodeHttpOptions {
   /** Connections kept per host (default 256: one per request in flight at the usual limits). */
@@ -78,48 +78,6 @@ function send(
     });
     if (cancelled === null) outgoing.end(body);
   });
-}
-
-async function* textOf(incoming: IncomingMessage): AsyncGenerator<string> {
-  incoming.setEncoding('utf8');
-  // Leaving this loop early destroys the response (and its socket): the download stops.
-  for await (const piece of incoming) {
-    if (typeof piece === 'string') yield piece;
-  }
-}
-
-/**
- * The endpoint pool's transport on node:http(s) with keep-alive agents. Node's fetch (undici)
- * costs 400-800 µs of CPU per small streamed request on a 2-core machine, and a fetch built on
- * node:http still pays for a Response, Headers and a web stream per request; this hands the pool
- * the status, the header it asks for and the socket's text as it arrives (benchmarks/
- * openai-client-throughput.ts measures all three).
- */
-export function createNodeHttpTransport(options: NodeHttpOptions = {}): ChatTransport {
-  const pools = agents(options);
-  return async (url, request) => {
-    const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new TypeError(`${url}: only http and https endpoints are supported`);
-    }
-    const incoming = await send(
-      target,
-      { method: 'POST', headers: request.headers },
-      request.body,
-      request.onCancel,
-      pools,
-    );
-    const status = incoming.statusCode ?? 0;
-    const reply: TransportReply = {
-      status,
-      header: (name) => {
-        const value = incoming.headers[name.toLowerCase()];
-        return Array.isArray(value) ? value.join(', ') : (value ?? null);
-      },
-      text: textOf(incoming),
-    };
-    return reply;
-  };
 }
 
 /**
@@ -194,3 +152,5 @@ function responseOf(incoming: IncomingMessage): Response {
     headers,
   });
 }
+
+export { createUndiciTransport, type UndiciTransportOptions } from './undici-transport';

@@ -5,7 +5,7 @@ import { DEFAULT_TEMPLATE, renderMessages } from '../prompt/template';
 import type { SimContext, Transition } from '../world-model';
 import { systemClock, type Clock } from './clock';
 import { createEndpointPool, type PoolOptions } from './endpoint-pool';
-import { createNodeHttpTransport } from './node-http';
+import { createUndiciTransport } from './node-http';
 import { EndpointError } from './errors';
 import { createOpenAIWorldModel } from './openai-world-model';
 import { startStubServer, type StubReply, type StubServer } from './testing/stub-server';
@@ -57,11 +57,11 @@ function slowReply(): StubReply {
   return { type: 'completion', content: 'x', delayMs: 20 };
 }
 
-// Every behaviour holds over both ways of sending: a fetch (browsers, tests) and the node:http
+// Every behaviour holds over both ways of sending: a fetch (browsers, tests) and the undici
 // transport the server uses.
 const clients: [string, Pick<PoolOptions, 'fetch' | 'transport'>][] = [
   ['fetch', { fetch }],
-  ['the node:http transport', { transport: createNodeHttpTransport() }],
+  ['the undici transport', { transport: createUndiciTransport() }],
 ];
 
 describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (_, client) => {

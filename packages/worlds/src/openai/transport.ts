@@ -23,7 +23,7 @@ export interface TransportReply {
 /**
  * How the endpoint pool sends one POST. Narrower than `fetch` on purpose: the pool needs a status,
  * one header and the body as text, and a transport that builds no `Response`, `Headers` or web
- * stream per request costs a fraction of the CPU (see `createNodeHttpTransport`).
+ * stream per request costs a fraction of the CPU (see `createUndiciTransport`).
  */
 export type ChatTransport = (url: string, request: TransportRequest) => Promise<TransportReply>;
 
