@@ -23,6 +23,7 @@ import {
   neighborsFor,
   type SplitItem,
 } from '../packages/inference/src/testing/model-split.ts';
+import { createDigitRenamer } from '../packages/inference/src/testing/rename-digits.ts';
 import { sourceFiles } from './sources.ts';
 
 const { values } = parseArgs({
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     /** Renderings of each training transition, each with neighbors drawn differently. */
     variants: { type: 'string', default: '4' },
     seed: { type: 'string', default: '1234' },
+    /** Share of training renderings whose ids are renamed (prompt and target alike; rename-digits.ts). */
+    rename: { type: 'string', default: '0.75' },
   },
 });
 const DATA = join(import.meta.dirname, 'data');
@@ -63,6 +66,7 @@ const tokenizer = createHfTokenizer(
 );
 const random = createRng(Number(values.seed));
 const variants = Number(values.variants);
+const renameShare = Number(values.rename);
 /** Training renderings draw their neighbors among this many candidates of other tasks. */
 const CANDIDATES = 6;
 /** Share of training renderings without neighbors, so the model also answers when the corpus has nothing alike. */
@@ -83,20 +87,29 @@ const out: string[] = [];
 const counts: Record<string, { train: number; heldOut: number }> = {};
 for (const item of split.items) {
   for (const input of item.inputs) {
-    const target = tokenizer.encode(input.expected.content);
     const base = { domain: item.trajectory.domain, history: input.history, action: input.action };
-    const row = (variant: number, neighbors: ReturnType<typeof neighborsFor>) =>
-      JSON.stringify({
+    const row = (variant: number, neighbors: ReturnType<typeof neighborsFor>) => {
+      // Held-out rows are never renamed: they are what the app will see.
+      const renamed = !item.heldOut && random() < renameShare;
+      const rename = createDigitRenamer(random);
+      // A prompt's text encodes back to its ids (markers included), so renaming its text renames the prompt.
+      const ids = (prompt: { ids: number[]; text: string }) =>
+        renamed ? tokenizer.encode(rename(prompt.text)) : prompt.ids;
+      return JSON.stringify({
         trajectory: item.key,
         task: item.task,
         source: item.source,
         split: item.heldOut ? 'heldout' : 'train',
         step: input.stepIndex,
         variant,
-        prompt: buildPrompt({ ...base, neighbors }, tokenizer).ids,
-        promptNoContext: buildPrompt({ ...base, neighbors: [] }, tokenizer).ids,
-        target,
+        renamed,
+        prompt: ids(buildPrompt({ ...base, neighbors }, tokenizer)),
+        promptNoContext: ids(buildPrompt({ ...base, neighbors: [] }, tokenizer)),
+        target: renamed
+          ? tokenizer.encode(rename(input.expected.content))
+          : tokenizer.encode(input.expected.content),
       });
+    };
     if (item.heldOut) {
       out.push(row(0, neighborsFor(split, item, input)));
     } else {
@@ -137,6 +150,7 @@ await writeFile(
         file: 'models/data/examples.jsonl',
         lines: out.length,
         variants,
+        renamed: renameShare,
         seed: Number(values.seed),
         sha256: createHash('sha256').update(examples).digest('hex'),
       },

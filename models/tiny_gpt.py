@@ -285,6 +285,38 @@ def export_onnx(model, out_dir, n_layer, n_embd, n_head):
     print(f'quantized {quantized} ({os.path.getsize(quantized)} bytes)', flush=True)
 
 
+def state_from_onnx(path, model):
+    """The weights of a model.onnx that export_onnx wrote, as `model`'s state dict, so a run can start
+    from the shipped folder (the checkpoints behind it are not committed). Named initializers keep
+    their parameter names; the linear layers' weights were folded into transposed MatMul constants,
+    numbered in the order the cache path traced them: per block qkv, proj, fc, out; then the tied
+    output embedding; then the copy head's key and query projections."""
+    import onnx
+    from onnx import numpy_helper
+    graph = onnx.load(path).graph
+    named, matmuls = {}, []
+    for init in graph.initializer:
+        value = torch.from_numpy(numpy_helper.to_array(init).copy())
+        if init.name.startswith('model.'):
+            named[init.name[len('model.'):]] = value
+        elif init.name.startswith('onnx::MatMul_'):
+            matmuls.append((int(init.name.rsplit('_', 1)[1]), value))
+    matmuls = [value.T.contiguous() for _, value in sorted(matmuls, key=lambda pair: pair[0])]
+    order = [f'blocks.{i}.{name}.weight' for i in range(len(model.blocks)) for name in ('qkv', 'proj', 'fc', 'out')]
+    order += ['wte.weight', 'copy_k.weight', 'copy_q.weight']
+    assert len(matmuls) == len(order), f'{path}: {len(matmuls)} matrices, expected {len(order)}'
+    state = dict(named)
+    for name, value in zip(order, matmuls):
+        if name == 'wte.weight':
+            assert torch.equal(value, named['wte.weight']), 'the output embedding is not the tied input one'
+            continue
+        state[name] = value
+    own = model.state_dict()
+    for name, value in state.items():
+        assert own[name].shape == value.shape, f'{name}: {tuple(value.shape)} in the file, {tuple(own[name].shape)} here'
+    return state
+
+
 def bytes_to_unicode():
     """GPT-2's printable stand-ins for the 256 bytes, so a ByteLevel BPE with no merges maps byte b to id b."""
     bs = list(range(ord('!'), ord('~') + 1)) + list(range(ord('¡'), ord('¬') + 1)) + list(range(ord('®'), ord('ÿ') + 1))

@@ -31,7 +31,7 @@ import time
 
 import torch
 
-from tiny_gpt import TinyGpt, export_onnx, greedy
+from tiny_gpt import TinyGpt, export_onnx, greedy, state_from_onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'data')
@@ -125,7 +125,7 @@ def main():
     parser.add_argument('--eval-every', type=int, default=100)
     parser.add_argument('--checkpoint-every', type=int, default=50)
     parser.add_argument('--resume', action='store_true', help='continue from models/data/checkpoint.pt')
-    parser.add_argument('--init', default=None, help='start from these weights (a state dict) instead of random ones')
+    parser.add_argument('--init', default=None, help='start from these weights (a model.onnx written by this script, or a state dict) instead of random ones')
     parser.add_argument('--export-only', action='store_true',
                         help='write the model folder from models/data/checkpoint.pt as it stands, without training')
     parser.add_argument('--stop-step', type=int, default=None,
@@ -169,7 +169,9 @@ def main():
     if args.init is not None:
         # Warm start from another run's weights (parameters of the same name and shape).
         own = model.state_dict()
-        loaded = {k: v for k, v in torch.load(args.init).items() if k in own and own[k].shape == v.shape}
+        # A model.onnx (the shipped folder's) or a state dict saved by an earlier run.
+        source = state_from_onnx(args.init, model) if args.init.endswith('.onnx') else torch.load(args.init)
+        loaded = {k: v for k, v in source.items() if k in own and own[k].shape == v.shape}
         model.load_state_dict(loaded, strict=False)
         print(f'initialised {len(loaded)} of {len(own)} tensors from {args.init}', flush=True)
     params = sum(p.numel() for p in model.parameters())
