@@ -155,7 +155,7 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
     // every budget.
     const free = await decoder.generate(promptOf(6), { maxTokens: 24 });
     expect(free.text.startsWith('{"name": "J "7390"}')).toBe(true);
-    expect(() => JSON.parse(free.text)).toThrow();
+    expect(() => JSON.parse(free.text)).toThrow(SyntaxError);
     for (const maxTokens of [1, 7, 24, 200]) {
       const result = await decoder.generate(promptOf(6), {
         maxTokens,
