@@ -32,7 +32,8 @@ import {
   type WorldModel,
 } from '@terrarium/worlds';
 import { Pool } from 'undici';
-import { createNodeHttpFetch, createUndiciTransport } from './node-http-fetch';
+import { createUndiciTransport } from '@terrarium/worlds/undici';
+import { createNodeHttpFetch } from './node-http-fetch';
 
 const SQL = resolve(
   import.meta.dirname,

@@ -1,5 +1,5 @@
 import type { ChatTransport, PoolOptions } from '@terrarium/worlds';
-import { createUndiciTransport } from '@terrarium/worlds/node-http';
+import { createUndiciTransport } from '@terrarium/worlds/undici';
 
 let shared: ChatTransport | null = null;
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EndpointError } from '../openai/errors';
 import { NO_USAGE, type Prediction, type SimContext, type WorldModel } from '../world-model';
 import { createEndpointPool } from '../openai/endpoint-pool';
-import { createUndiciTransport } from '../openai/node-http';
+import { createUndiciTransport } from '../openai/undici-transport';
 import { startStubServer } from '../openai/testing/stub-server';
 import { CircuitOpenError, withCircuitBreaker, withPoolCircuitBreaker } from './circuit-breaker';
 

@@ -40,7 +40,7 @@ export interface RetryPolicy {
 export interface PoolOptions {
   /** How requests are sent: a `fetch`, or a transport (which wins when both are given). */
   fetch?: typeof fetch;
-  /** e.g. `createUndiciTransport()` from `@terrarium/worlds/node-http` on a server. */
+  /** e.g. `createUndiciTransport()` from `@terrarium/worlds/undici` on a server. */
   transport?: ChatTransport;
   retry?: RetryPolicy;
   /** Per attempt, from sending to the last byte (default 600 s; 0 = none). */

@@ -5,7 +5,7 @@ import { DEFAULT_TEMPLATE, renderMessages } from '../prompt/template';
 import type { SimContext, Transition } from '../world-model';
 import { systemClock, type Clock } from './clock';
 import { createEndpointPool, type PoolOptions } from './endpoint-pool';
-import { createUndiciTransport } from './node-http';
+import { createUndiciTransport } from './undici-transport';
 import { EndpointError } from './errors';
 import { createOpenAIWorldModel } from './openai-world-model';
 import { startStubServer, type StubReply, type StubServer } from './testing/stub-server';

@@ -1,5 +1,5 @@
 /// <reference types="node" />
-// Node only (exported from `@terrarium/worlds/node-http`, never from the package's index, which
+// Node only (exported from `@terrarium/worlds/undici`, never from the package's index, which
 // browsers load).
 import { Pool } from 'undici';
 import type { ChatTransport, TransportReply } from './transport';
