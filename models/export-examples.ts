@@ -90,11 +90,11 @@ for (const item of split.items) {
     const base = { domain: item.trajectory.domain, history: input.history, action: input.action };
     const row = (variant: number, neighbors: ReturnType<typeof neighborsFor>) => {
       // Held-out rows are never renamed: they are what the app will see.
-      const renamed = !item.heldOut && random() < renameShare;
-      const rename = createDigitRenamer(random);
+      const rename = !item.heldOut && random() < renameShare ? createDigitRenamer(random) : null;
       // A prompt's text encodes back to its ids (markers included), so renaming its text renames the prompt.
       const ids = (prompt: { ids: number[]; text: string }) =>
-        renamed ? tokenizer.encode(rename(prompt.text)) : prompt.ids;
+        rename === null ? prompt.ids : tokenizer.encode(rename(prompt.text));
+      const content = input.expected.content;
       return JSON.stringify({
         trajectory: item.key,
         task: item.task,
@@ -102,12 +102,10 @@ for (const item of split.items) {
         split: item.heldOut ? 'heldout' : 'train',
         step: input.stepIndex,
         variant,
-        renamed,
+        renamed: rename !== null,
         prompt: ids(buildPrompt({ ...base, neighbors }, tokenizer)),
         promptNoContext: ids(buildPrompt({ ...base, neighbors: [] }, tokenizer)),
-        target: renamed
-          ? tokenizer.encode(rename(input.expected.content))
-          : tokenizer.encode(input.expected.content),
+        target: tokenizer.encode(rename === null ? content : rename(content)),
       });
     };
     if (item.heldOut) {
