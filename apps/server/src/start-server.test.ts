@@ -139,8 +139,15 @@ describe('startServer', () => {
       await new Promise<void>((resolve) => cut.write(body.subarray(0, 1_500_000), () => resolve()));
       cut.destroy();
       await closed;
-      // The server notices the broken body and deletes what it had stored of it.
-      for (let wait = 0; wait < 100 && (await readdir(spoolDir)).length > 0; wait++) {
+      // The server notices the broken body and deletes what it had stored of it. It may not have
+      // opened its spool file yet when the client is gone (the spool folder is then still empty),
+      // so wait for the file to appear (up to 1 s; it may come and go between two looks), then for
+      // it to go.
+      const spooled = async () => (await readdir(spoolDir)).length;
+      for (let wait = 0; wait < 100 && (await spooled()) === 0; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      for (let wait = 0; wait < 100 && (await spooled()) > 0; wait++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(await readdir(spoolDir)).toEqual([]);
