@@ -6,6 +6,7 @@
 // with 95% bootstrap intervals over transitions.
 // Run: cd /work/main && npx tsx models/evaluate.ts [--every N] [--max-tokens N] [--file model.onnx]
 //   [--sims model,retrieval,model-no-context] [--merge: add the rows to the existing report]
+//   [--anchor-bias NATS: how the model leans on the first neighbor's answer; default ANCHOR_BIAS]
 // Writes models/terrarium-wm-tiny/fidelity.json (fidelity-int8.json for the int8 file).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,11 @@ import {
 } from '../packages/fidelity/src/index.ts';
 import { bootstrapInterval } from '../packages/labels/src/agreement/index.ts';
 import type { PredictionInput } from '../packages/worlds/src/index.ts';
-import { createOnnxWorldModel, promptNeighbors } from '../packages/inference/src/index.ts';
+import {
+  ANCHOR_BIAS,
+  createOnnxWorldModel,
+  promptNeighbors,
+} from '../packages/inference/src/index.ts';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference/src/node/index.ts';
 import { loadSplit, retrievalAnswer } from '../packages/inference/src/testing/model-split.ts';
 import { sourceFiles } from './sources.ts';
@@ -31,6 +36,7 @@ const { values } = parseArgs({
     folder: { type: 'string', default: BUNDLED_MODEL_FOLDER },
     sims: { type: 'string', default: 'model,retrieval,model-no-context' },
     out: { type: 'string' },
+    'anchor-bias': { type: 'string', default: String(ANCHOR_BIAS) },
     // Add these simulators' rows to the report already in the out file (same split and settings).
     merge: { type: 'boolean', default: false },
   },
@@ -39,6 +45,8 @@ const every = Number(values.every);
 const maxTokens = Number(values['max-tokens']);
 const file = values.file;
 const sims = values.sims.split(',');
+const anchorBias = Number(values['anchor-bias']);
+if (!(anchorBias >= 0)) throw new Error(`--anchor-bias: ${values['anchor-bias']} is not ≥ 0`);
 
 interface StepScore {
   content: number;
@@ -88,6 +96,7 @@ const withContext = createOnnxWorldModel({
   decoder: loaded.decoder,
   id: 'terrarium-wm-tiny',
   neighbors: (context, history, action) => promptNeighbors(split.index, context, history, action),
+  anchorBias,
 });
 const withoutContext = createOnnxWorldModel({ decoder: loaded.decoder, id: 'terrarium-wm-tiny' });
 
@@ -126,6 +135,7 @@ const report = {
   every,
   maxTokens,
   greedy: true,
+  anchorBias: round(anchorBias),
   seconds: Math.round((performance.now() - started) / 1000),
   bySource: Object.fromEntries(
     Object.entries(scores).map(([source, bySim]) => [
@@ -153,7 +163,7 @@ console.log(JSON.stringify(written, null, 1));
 
 /** An earlier report with this run's simulators added per source; the settings must match. */
 function mergedInto(earlier: typeof report, added: typeof report): typeof report {
-  for (const key of ['file', 'split', 'every', 'maxTokens'] as const) {
+  for (const key of ['file', 'split', 'every', 'maxTokens', 'anchorBias'] as const) {
     if (earlier[key] !== added[key]) throw new Error(`--merge: ${key} differs from ${outPath}`);
   }
   const bySource = { ...earlier.bySource };

@@ -1,3 +1,4 @@
+import { Anchor } from './anchor';
 import type { ModelConfig } from './model-config';
 import { JsonPrefix } from './json-prefix';
 import { lookaheadDraft } from './lookahead';
@@ -55,6 +56,11 @@ export interface GenerateOptions {
    * an array; from then on as `json`. Both need a tokenizer whose tokens are bytes (`canConstrain`).
    */
   grammar?: Grammar;
+  /**
+   * A reference answer to lean on (`Anchor`): the token that continues it gets `bias` nats more
+   * than the model gives it, greedy or sampled. Needs a tokenizer whose tokens are bytes.
+   */
+  anchor?: { text: string; bias: number };
 }
 
 export type Grammar = 'json' | 'json-if-opened';
@@ -228,6 +234,12 @@ export function createDecoder({
       const bytes = tokenizer.tokenBytes(token);
       return bytes !== undefined && grammar.clone().accept(bytes);
     };
+    const [eosToken] = config.eosTokenIds;
+    const anchor =
+      options.anchor === undefined || options.anchor.bias <= 0 || eosToken === undefined
+        ? null
+        : new Anchor(options.anchor.text, tokenizer, eosToken);
+    const anchorBias = options.anchor?.bias ?? 0;
     const sequence = [...promptIds];
     const tokens: number[] = [];
     let text = '';
@@ -246,16 +258,28 @@ export function createDecoder({
 
     /** The next token from one position's logits: grammar, `json-if-opened` and sampling applied. */
     const pick = (logits: Float32Array): number => {
-      const choose = (): number =>
-        temperature > 0
-          ? sampleToken(
-              logits,
-              temperature,
-              options.topK ?? 0,
-              random,
-              (t) => isAllowed(t) && fits(t),
-            )
-          : constrainedArgmax(logits, isAllowed, fits);
+      const choose = (): number => {
+        const preferred = anchor?.candidate();
+        const usable = preferred !== undefined && isAllowed(preferred) && fits(preferred);
+        if (temperature > 0) {
+          let weighed = logits;
+          if (usable) {
+            weighed = Float32Array.from(logits);
+            weighed[preferred] = (logits[preferred] ?? -Infinity) + anchorBias;
+          }
+          return sampleToken(
+            weighed,
+            temperature,
+            options.topK ?? 0,
+            random,
+            (t) => isAllowed(t) && fits(t),
+          );
+        }
+        const best = constrainedArgmax(logits, isAllowed, fits);
+        if (!usable || best === preferred) return best;
+        const gap = (logits[best] ?? -Infinity) - (logits[preferred] ?? -Infinity);
+        return gap <= anchorBias ? preferred : best;
+      };
       let next = choose();
       if (undecided && !eos.has(next)) {
         const opening = firstNonBlank(tokenizer.tokenBytes(next) ?? []);
@@ -277,6 +301,7 @@ export function createDecoder({
       if (eos.has(next)) return 'eos';
       tokens.push(next);
       sequence.push(next);
+      anchor?.advance(next);
       const nextBytes = grammar === null ? undefined : tokenizer.tokenBytes(next);
       if (nextBytes !== undefined) grammar?.accept(nextBytes);
       text += pieces.push(next);
@@ -298,7 +323,10 @@ export function createDecoder({
       }
       // Guesses stay within the token budget and the context (the token after them included).
       const room = Math.min(maxTokens - tokens.length, config.contextLength - sequence.length) - 1;
-      const draft = lookaheadDraft(sequence, Math.min(lookahead, room));
+      const limit = Math.min(lookahead, room);
+      // On the reference, its next tokens are the likeliest guesses; off it, the text so far.
+      const anchored = anchor === null ? [] : anchor.draft(limit);
+      const draft = anchored.length > 0 ? anchored : lookaheadDraft(sequence, limit);
       const start = useCache ? sequence.length - pending.length : 0;
       const input = useCache ? [...pending, ...draft] : sequence;
       const { logits, present } = await step(input, start, useCache ? past : emptyPast());

@@ -3,6 +3,7 @@ export * from './tokenizer';
 export * from './hf-tokenizer';
 export * from './model-tokenizer';
 export * from './model-config';
+export * from './anchor';
 export * from './decoder';
 export { createRng } from './sampling';
 export * from './prompt';

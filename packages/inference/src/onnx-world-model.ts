@@ -8,6 +8,7 @@ import {
   type Transition,
   type WorldModel,
 } from '@terrarium/worlds';
+import { ANCHOR_BIAS, neighborAnchor } from './anchor';
 import { canConstrain, type Decoder } from './decoder';
 import {
   buildPrompt,
@@ -35,6 +36,12 @@ export interface OnnxWorldModelOptions {
    * it was trained to handle but answers worse (models/README.md, "no context").
    */
   neighbors?: NeighborSource;
+  /**
+   * How strongly decoding leans on the first neighbor's answer (`Anchor`), in nats: its next token
+   * is kept unless the model finds another more than e^bias times likelier. 0 decodes the model
+   * alone. Default `ANCHOR_BIAS`.
+   */
+  anchorBias?: number;
   now?: Now;
 }
 
@@ -50,6 +57,7 @@ export function createOnnxWorldModel({
   id,
   runtime,
   neighbors,
+  anchorBias = ANCHOR_BIAS,
   now = () => performance.now(),
 }: OnnxWorldModelOptions): WorldModel {
   return {
@@ -64,8 +72,10 @@ export function createOnnxWorldModel({
       const grammar = canConstrain(decoder.tokenizer)
         ? observationGrammar(found, context.domain)
         : undefined;
+      const anchor = neighborAnchor(found, anchorBias);
       const result = await decoder.generate(prompt.ids, {
         ...(grammar === undefined ? {} : { grammar }),
+        ...(anchor === undefined ? {} : { anchor }),
         maxTokens: options.maxTokens ?? OBSERVATION_MAX_TOKENS,
         temperature: options.temperature ?? 0,
         seed: options.seed ?? 0,
@@ -90,6 +100,7 @@ export function createOnnxWorldModel({
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
             grammar: result.heldToJson ? 'json' : null,
+            anchorBias: anchor?.bias ?? 0,
             ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
             ...(runtime === undefined ? {} : { runtime }),
           },

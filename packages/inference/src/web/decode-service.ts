@@ -1,3 +1,4 @@
+import { neighborAnchor } from '../anchor';
 import { canConstrain, type Decoder } from '../decoder';
 import { declaresByteTokenizer } from '../model-tokenizer';
 import { buildPrompt, observationGrammar } from '../prompt';
@@ -203,8 +204,11 @@ export function serveDecoding(endpoint: MessageEndpoint, options: DecodeServiceO
           : canConstrain(decoder.tokenizer)
             ? observationGrammar(request.prompt.neighbors, request.prompt.domain)
             : undefined;
+      const anchor =
+        typeof request.prompt === 'string' ? undefined : neighborAnchor(request.prompt.neighbors);
       const started = performance.now();
       const result = await decoder.generate(ids, {
+        ...(anchor === undefined ? {} : { anchor }),
         maxTokens: request.maxTokens,
         temperature: request.temperature ?? 0,
         topK: request.topK ?? 0,

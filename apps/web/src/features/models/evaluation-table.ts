@@ -13,7 +13,11 @@ export interface SimulatorFigures {
 
 /** The simulators of the evaluation, in the order the table shows them, with what they mean. */
 export const EVALUATED: readonly { key: string; label: string }[] = [
-  { key: 'model', label: 'model (as served: neighbors, earlier transition, JSON held)' },
+  {
+    key: 'model',
+    label:
+      'model (as served: neighbors, earlier transition, JSON held, leaning on the first neighbor)',
+  },
   { key: 'retrieval', label: 'retrieval alone' },
   { key: 'model-no-context', label: 'model without retrieved neighbors' },
 ];
