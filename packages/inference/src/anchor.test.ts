@@ -63,7 +63,6 @@ describe('Anchor', () => {
     for (const token of tokenizer.encode('someone_else_xy')) anchor.advance(token);
     expect(anchor.candidate()).toBeUndefined();
     const resumed = after.slice(0, REALIGN_BYTES);
-
     for (const byte of new TextEncoder().encode(resumed)) {
       expect(anchor.candidate()).toBeUndefined();
       anchor.advance(tokenizer.encode(String.fromCharCode(byte))[0] ?? -1);

@@ -1,19 +1,12 @@
 import type { PromptNeighbor } from './prompt';
 import type { TextTokenizer } from './tokenizer';
 
-/**
- * Decoding anchored on a reference answer: a world model's prompt shows the recorded answer of the
- * nearest transition, which is right in most of its bytes (retrieval alone answers with it), and a
- * small model copying it still drops or alters a field now and then. An anchor follows the output
- * along the reference and names the token that would continue it; the decoder gives that token a
- * bonus (`bias`, in nats), so the reference is kept where the model hesitates and left where the
- * model is sure of something else (an id the action changes, an error). Bias 0 is the model alone;
- * an infinite bias copies the reference, which is retrieval.
- *
- * After the output leaves the reference, the anchor waits until the output's last
- * `REALIGN_BYTES` bytes occur in the reference again (at or after where it left) and follows from
- * there: a changed id of another length, or a field the model adds, does not end the anchoring.
- */
+/** A reference answer to lean on and how strongly (the decoder's `anchor` option). */
+export interface AnchorOption {
+  text: string;
+  /** Nats added to the log-probability of the token that continues `text`. */
+  bias: number;
+}
 
 /**
  * Ten to one: the first neighbor's next token is kept unless the model finds another at least ten
@@ -29,7 +22,7 @@ export const ANCHOR_BIAS = Math.log(10);
 export function neighborAnchor(
   neighbors: readonly PromptNeighbor[],
   bias: number = ANCHOR_BIAS,
-): { text: string; bias: number } | undefined {
+): AnchorOption | undefined {
   const reference = neighbors[0]?.observation;
   return reference === undefined || bias <= 0 ? undefined : { text: reference, bias };
 }
@@ -37,6 +30,19 @@ export function neighborAnchor(
 /** Bytes of output that must match the reference again before the anchor follows it again. */
 export const REALIGN_BYTES = 6;
 
+/**
+ * Decoding anchored on a reference answer: a world model's prompt shows the recorded answer of the
+ * nearest transition, which is right in most of its bytes (retrieval alone answers with it), and a
+ * small model copying it still drops or alters a field now and then. An anchor follows the output
+ * along the reference and names the token that would continue it; the decoder gives that token a
+ * bonus (`bias`, in nats), so the reference is kept where the model hesitates and left where the
+ * model is sure of something else (an id the action changes, an error). Bias 0 is the model alone;
+ * an infinite bias copies the reference, which is retrieval.
+ *
+ * After the output leaves the reference, the anchor waits until the output's last
+ * `REALIGN_BYTES` bytes occur in the reference again (at or after where it left) and follows from
+ * there: a changed id of another length, or a field the model adds, does not end the anchoring.
+ */
 export class Anchor {
   readonly #reference: Uint8Array;
   readonly #tokenizer: TextTokenizer;
@@ -74,6 +80,7 @@ export class Anchor {
   draft(limit: number): number[] {
     const tokens: number[] = [];
     let at = this.#at;
+    // candidate() also tokenizes the rest of the reference afresh when the output stands mid-token.
     if (at === null || this.candidate() === undefined) return tokens;
     while (tokens.length < limit && at < this.#reference.length) {
       const token = this.#tokenAt.get(at);

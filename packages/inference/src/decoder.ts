@@ -1,4 +1,4 @@
-import { Anchor } from './anchor';
+import { Anchor, type AnchorOption } from './anchor';
 import type { ModelConfig } from './model-config';
 import { JsonPrefix } from './json-prefix';
 import { lookaheadDraft } from './lookahead';
@@ -60,7 +60,7 @@ export interface GenerateOptions {
    * A reference answer to lean on (`Anchor`): the token that continues it gets `bias` nats more
    * than the model gives it, greedy or sampled. Needs a tokenizer whose tokens are bytes.
    */
-  anchor?: { text: string; bias: number };
+  anchor?: AnchorOption;
 }
 
 export type Grammar = 'json' | 'json-if-opened';
