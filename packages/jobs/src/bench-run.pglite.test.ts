@@ -161,6 +161,30 @@ describe('bench runs on embedded PGlite', () => {
     );
   });
 
+  it("reads the run's status once per chunk, not once per unit, while the run goes on", async () => {
+    const run = await newRun(['replay']);
+    let statusReads = 0;
+    const counting: Store = {
+      ...store,
+      getBenchRun(runId) {
+        statusReads++;
+        return store.getBenchRun(runId);
+      },
+    };
+    const outcome = await runBenchChunk(
+      {
+        store: counting,
+        deps: depsWith(new Map([['replay', new EchoWorld('replay', ITEMS)]])),
+        // Every unit but the first 2 waits for a slot; the poll's period is longer than the chunk.
+        limits: createEndpointLimits({ replay: 2 }),
+        statusPollMs: 60_000,
+      },
+      { runId: run.id, sim: 'replay', itemIds: ITEMS.map((item) => item.id) },
+    );
+    expect(outcome).toEqual({ recorded: 20, failed: 0, abandoned: 0, stoppedBy: null });
+    expect(statusReads).toBe(1);
+  });
+
   it('stops a canceled run between items and aborts its in-flight prediction', async () => {
     const world = new EchoWorld('onnx:/models/tiny', ITEMS, { holdAfter: 5 });
     const queue = await queueFor({ chunkSize: 4 });

@@ -23,6 +23,11 @@ export interface ChunkRuntime {
   signal?: AbortSignal;
   /** How often a running chunk re-reads its run's status to notice a cancel (default 250 ms). */
   statusPollMs?: number;
+  /**
+   * Runs a chunk of this worker has seen finished (canceled, failed, done), shared by the worker's
+   * chunks like `limits`: a unit that waited for its endpoint slot looks here before predicting.
+   */
+  finishedRuns?: FinishedRuns;
   /** Milliseconds since an arbitrary origin, for latencies of failed calls (default performance.now). */
   now?: () => number;
 }
@@ -39,6 +44,30 @@ export interface ChunkOutcome {
 }
 
 const FINISHED: readonly BenchRunStatus[] = ['done', 'failed', 'canceled'];
+
+/**
+ * What a worker's chunks have learnt of their runs' ends. An endpoint slot is shared by all chunks
+ * of a worker, and it frees early mostly because another chunk saw its run canceled and aborted its
+ * prediction: the unit that gets the slot then learns of the cancel here, without a query per unit
+ * (reading the run's status per unit cost a replay-only run most of its time).
+ */
+export class FinishedRuns {
+  private readonly ended = new Map<string, string>();
+
+  /** Why the run ended (`the run is canceled`), or undefined while it may still run. */
+  reason(runId: string): string | undefined {
+    return this.ended.get(runId);
+  }
+
+  saw(runId: string, status: BenchRunStatus | 'gone'): void {
+    this.ended.set(runId, `the run is ${status}`);
+    // A long-lived worker sees many runs; only recent ends can still matter to a waiting unit.
+    if (this.ended.size > 1000) {
+      const oldest = this.ended.keys().next();
+      if (oldest.done !== true) this.ended.delete(oldest.value);
+    }
+  }
+}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -157,40 +186,37 @@ export async function runBenchChunk(runtime: ChunkRuntime, job: ChunkJob): Promi
   };
   if (runtime.signal?.aborted) onWorkerStop();
   runtime.signal?.addEventListener('abort', onWorkerStop, { once: true });
+  const finishedRuns = runtime.finishedRuns ?? new FinishedRuns();
+  const stopForRun = (reason: string) => {
+    outcome.stoppedBy ??= 'run-status';
+    abort.abort(new Error(reason));
+  };
+  const noteStatus = (current: BenchRun | null) => {
+    statusSeenAt = now();
+    if (!current || FINISHED.includes(current.status)) {
+      // Recorded before the abort, whose freed slots wake other chunks' units.
+      finishedRuns.saw(run.id, current?.status ?? 'gone');
+      stopForRun(`the run is ${current?.status ?? 'gone'}`);
+    }
+  };
   // Polling the store rather than listening in-process: the cancel may come from another process.
   const poll = setInterval(() => {
-    store.getBenchRun(run.id).then(
-      (current) => {
-        statusSeenAt = now();
-        if (!current || FINISHED.includes(current.status)) {
-          outcome.stoppedBy ??= 'run-status';
-          abort.abort(new Error(`the run is ${current?.status ?? 'gone'}`));
-        }
-      },
-      () => {},
-    );
+    store.getBenchRun(run.id).then(noteStatus, () => {});
   }, statusPollMs);
 
   async function runUnit(item: BenchItem): Promise<void> {
-    const waitStarted = now();
     const release = await limits.acquire(job.sim, abort.signal).catch(() => null);
     if (release === null) {
       outcome.abandoned++;
       return;
     }
     try {
-      // Re-checked when the last status is older than the poll's period, or when this unit had to
-      // wait for its endpoint slot: the slot frees when another chunk's unit ends, typically because
-      // that chunk saw a cancel this chunk's poll has not seen yet. A unit that got its slot at once
-      // (fast simulators) costs no query.
-      if (now() - statusSeenAt > statusPollMs || now() > waitStarted) {
-        const current = await store.getBenchRun(run.id);
-        statusSeenAt = now();
-        if (!current || FINISHED.includes(current.status)) {
-          outcome.stoppedBy ??= 'run-status';
-          abort.abort(new Error(`the run is ${current?.status ?? 'gone'}`));
-        }
-      }
+      // A slot that freed because another chunk of this worker saw the run end: stop here. A
+      // cancel from elsewhere is seen by this chunk's poll, or here when the poll has fallen
+      // behind (PGlite busy with a long statement).
+      const ended = finishedRuns.reason(run.id);
+      if (ended !== undefined) stopForRun(ended);
+      else if (now() - statusSeenAt > statusPollMs) noteStatus(await store.getBenchRun(run.id));
       if (abort.signal.aborted) {
         outcome.abandoned++;
         return;

@@ -7,7 +7,7 @@ import {
   type EndpointLimits,
 } from './endpoint-limits';
 import type { JobQueue } from './job-queue';
-import { runBenchChunk, type ChunkOutcome } from './run-bench-chunk';
+import { FinishedRuns, runBenchChunk, type ChunkOutcome } from './run-bench-chunk';
 
 export interface WorkerOptions {
   queue: JobQueue;
@@ -51,6 +51,7 @@ export async function startWorker(options: WorkerOptions): Promise<BenchWorker> 
   // One listener per chunk in flight; more than 10 chunks at once is normal, not a leak.
   setMaxListeners(0, stopping.signal);
   const active = new Set<Promise<unknown>>();
+  const finishedRuns = new FinishedRuns();
 
   async function handle(jobs: { id: string; data: unknown }[]): Promise<void> {
     for (const job of jobs) {
@@ -63,6 +64,7 @@ export async function startWorker(options: WorkerOptions): Promise<BenchWorker> 
           limits,
           signal: stopping.signal,
           statusPollMs: options.statusPollMs,
+          finishedRuns,
         },
         chunk,
       );
