@@ -277,11 +277,66 @@ def export_onnx(model, out_dir, n_layer, n_embd, n_head):
         torch.onnx.export(wrapper, (ids, mask, pos, *past), path, input_names=input_names, output_names=output_names,
                           dynamic_axes=axes, opset_version=17, do_constant_folding=True, dynamo=False)
     print(f'exported {path} ({os.path.getsize(path)} bytes)', flush=True)
+    finish_onnx(out_dir)
+
+
+# The copy head's matrix products, kept in fp32 in the int8 file: on onnxruntime-web's WebGPU
+# provider the int8 copy-key product came out wrong (Cast after MatMulInteger: values off by their
+# own size, measured against wasm on the same inputs), which made WebGPU decode other tokens than
+# every other runtime. Four small products; the file grows by 94 KB.
+FP32_IN_INT8 = ['/model/copy_k/MatMul', '/model/copy_q/MatMul', '/model/MatMul_1', '/model/MatMul_2']
+
+
+def vectors_as_columns(graph):
+    """Rewrites `x @ v` with a 1-D constant `v` as `(x @ v[:, None])` squeezed: the same numbers
+    (numpy's MatMul rules), but onnxruntime-web's WebGPU MatMul rejects a 1-D second operand
+    ("shared dimension does not match"), so the fp32 file could not run there at all. The constant
+    keeps its name; state_from_onnx reads either shape. Returns how many products it rewrote."""
+    from onnx import helper, numpy_helper, TensorProto
+    constants = {init.name: init for init in graph.initializer}
+    uses = {}
+    for node in graph.node:
+        for name in node.input:
+            uses[name] = uses.get(name, 0) + 1
+    rewritten = 0
+    for node in list(graph.node):
+        vector = constants.get(node.input[1]) if node.op_type == 'MatMul' else None
+        if vector is None or len(vector.dims) != 1:
+            continue
+        assert uses[vector.name] == 1, f'{vector.name} has other uses; reshaping it would change them'
+        column = numpy_helper.to_array(vector).reshape(-1, 1)
+        vector.CopyFrom(numpy_helper.from_array(column, vector.name))
+        product = node.output[0]
+        node.output[0] = f'{product}/column'
+        axes = f'{product}/squeeze_axes'
+        graph.initializer.append(helper.make_tensor(axes, TensorProto.INT64, [1], [-1]))
+        squeeze = helper.make_node('Squeeze', [node.output[0], axes], [product], name=f'{node.name}/squeeze')
+        graph.node.insert(list(graph.node).index(node) + 1, squeeze)
+        rewritten += 1
+    return rewritten
+
+
+def finish_onnx(out_dir):
+    """The exported graph made runnable everywhere (vectors_as_columns), then its int8 variant.
+    Idempotent: run again on a finished folder (`python3 tiny_gpt.py finish FOLDER`), it rewrites
+    nothing and writes the same int8 file."""
+    import onnx
+    path = os.path.join(out_dir, 'onnx', 'model.onnx')
+    model = onnx.load(path)
+    if vectors_as_columns(model.graph) > 0:
+        onnx.checker.check_model(model)
+        onnx.save(model, path)
     # int8 weights for the browser (transformers.js names it model_quantized.onnx): dynamic
     # quantization of the matrix multiplications, activations quantized at run time.
     from onnxruntime.quantization import QuantType, quantize_dynamic
+    names = {node.name for node in model.graph.node}
+    # Only the world model has a copy head (the policy recipe exports the same graph without it).
+    fp32 = FP32_IN_INT8 if any('copy_k' in name for name in names) else []
+    missing = [name for name in fp32 if name not in names]
+    assert not missing, f'{path}: no nodes {missing}; the copy head was exported under other names'
     quantized = os.path.join(out_dir, 'onnx', 'model_quantized.onnx')
-    quantize_dynamic(path, quantized, weight_type=QuantType.QInt8, op_types_to_quantize=['MatMul', 'Gemm'])
+    quantize_dynamic(path, quantized, weight_type=QuantType.QInt8, op_types_to_quantize=['MatMul', 'Gemm'],
+                     nodes_to_exclude=fp32)
     print(f'quantized {quantized} ({os.path.getsize(quantized)} bytes)', flush=True)
 
 
@@ -313,6 +368,8 @@ def state_from_onnx(path, model):
         state[name] = value
     own = model.state_dict()
     for name, value in state.items():
+        if value.dim() == 2 and value.shape[1] == 1 and own[name].dim() == 1:
+            state[name] = value = value.reshape(own[name].shape)  # a vector finish_onnx made a column
         assert own[name].shape == value.shape, f'{name}: {tuple(value.shape)} in the file, {tuple(own[name].shape)} here'
     return state
 
@@ -378,3 +435,11 @@ def write_model_folder(out_dir, n_layer, n_embd, n_head, n_positions, terrarium)
         json.dump({'tokenizer_class': 'GPT2Tokenizer', 'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>',
                    'pad_token': '<|pad|>', 'model_max_length': n_positions, 'add_bos_token': False,
                    'clean_up_tokenization_spaces': False}, f, indent=1)
+
+
+if __name__ == '__main__':
+    # python3 tiny_gpt.py finish FOLDER: finish_onnx on a folder this module exported.
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != 'finish':
+        sys.exit('usage: python3 tiny_gpt.py finish FOLDER')
+    finish_onnx(sys.argv[2])

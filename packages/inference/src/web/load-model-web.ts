@@ -159,26 +159,10 @@ export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedW
     choice === 'wasm' ? { available: false, reason: '' } : await webGpuAvailability();
   let executionProvider = chooseExecutionProvider(choice, availability.available);
   let fallbackReason = choice === 'wasm' || availability.available ? null : availability.reason;
-  let created: { runtime: OrtWeb; session: ort.InferenceSession };
-  try {
-    created = await createSession(executionProvider, options);
-  } catch (error) {
-    if (executionProvider === 'wasm') throw error;
-    // An adapter that cannot run the model (an old driver, a missing feature) still leaves wasm.
-    fallbackReason = `the WebGPU session could not be created: ${messageOf(error)}`;
-    executionProvider = 'wasm';
-    created = await createSession('wasm', options);
-  }
-  const { runtime, session } = created;
   const beforeRun = options.beforeRun;
-  const inner: InferenceSessionLike = session;
-  return {
-    config,
-    session,
-    executionProvider,
-    fallbackReason,
-    tokenizer,
-    decoder: createDecoder({
+  const decoderOf = ({ runtime, session }: { runtime: OrtWeb; session: ort.InferenceSession }) => {
+    const inner: InferenceSessionLike = session;
+    return createDecoder({
       session:
         beforeRun === undefined
           ? session
@@ -192,6 +176,44 @@ export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedW
       config,
       tensor: tensorFactory(runtime),
       tokenizer,
-    }),
+    });
+  };
+  let created: { runtime: OrtWeb; session: ort.InferenceSession };
+  try {
+    created = await createSession(executionProvider, options);
+  } catch (error) {
+    if (executionProvider === 'wasm') throw error;
+    // An adapter that cannot run the model (an old driver, a missing feature) still leaves wasm.
+    fallbackReason = `the WebGPU session could not be created: ${messageOf(error)}`;
+    executionProvider = 'wasm';
+    created = await createSession('wasm', options);
+  }
+  let decoder = decoderOf(created);
+  if (executionProvider === 'webgpu') {
+    // A session can build and still fail at its first run: a kernel the WebGPU provider lacks for
+    // this graph (the bundled fp32 file once failed so on its copy head's 1-D MatMul). One token
+    // from the start token finds that at load, where falling back to wasm is still possible.
+    const failure = await decoder
+      .generate([config.bosTokenId ?? config.eosTokenIds[0] ?? 0], { maxTokens: 1 })
+      .then(
+        () => null,
+        (error: unknown) => messageOf(error),
+      );
+    if (failure !== null) {
+      await created.session.release();
+      // The page goes on after the reason ("…: the model ran on wasm"): no final period here.
+      fallbackReason = `WebGPU could not run this model (${failure.replace(/\.+$/, '')})`;
+      executionProvider = 'wasm';
+      created = await createSession('wasm', options);
+      decoder = decoderOf(created);
+    }
+  }
+  return {
+    config,
+    session: created.session,
+    executionProvider,
+    fallbackReason,
+    tokenizer,
+    decoder,
   };
 }
