@@ -51,11 +51,43 @@ def specials_of(tokenizer_json):
     return {token['content']: token['id'] for token in tokenizer_json['added_tokens'] if token['special']}
 
 
-def sequence(example, n_positions, eos, prompt_weight, field='prompt'):
+def first_neighbor_answer(prompt, answer_marker, markers):
+    """The first recorded neighbor's observation in a prompt: the ids after its first answer marker,
+    up to the next marker (a cut one ends with the cut marker); None when the prompt has none."""
+    if answer_marker not in prompt:
+        return None
+    start = prompt.index(answer_marker) + 1
+    end = start
+    while end < len(prompt) and prompt[end] not in markers:
+        end += 1
+    return prompt[start:end]
+
+
+def differing_positions(answer, target):
+    """Which target ids are not part of the longest common blocks with the neighbor's answer: what
+    leaning on the neighbor (the decoder's anchor) would get wrong."""
+    from difflib import SequenceMatcher
+    copied = [False] * len(target)
+    for block in SequenceMatcher(None, answer, target, autojunk=False).get_matching_blocks():
+        for k in range(block.b, block.b + block.size):
+            copied[k] = True
+    return [not c for c in copied]
+
+
+def sequence(example, n_positions, eos, prompt_weight, field='prompt', differ_weight=1.0, neighbor=None):
+    """ids, loss weights and prompt length of one example. With differ_weight != 1 and `neighbor`
+    = (answer marker id, all marker ids), the target's ids that differ from the first neighbor's
+    answer weigh differ_weight (the rest, and EOS, 1)."""
     prompt = example[field]
     target = example['target'] + [eos]
     ids = (prompt + target)[:n_positions]
-    weights = ([prompt_weight] * len(prompt) + [1.0] * len(target))[:n_positions]
+    target_weights = [1.0] * len(target)
+    answer = None if differ_weight == 1.0 or neighbor is None else first_neighbor_answer(prompt, *neighbor)
+    if answer:
+        for k, differs in enumerate(differing_positions(answer, example['target'])):
+            if differs:
+                target_weights[k] = differ_weight
+    weights = ([prompt_weight] * len(prompt) + target_weights)[:n_positions]
     return ids, weights, len(prompt)
 
 
@@ -116,6 +148,8 @@ def main():
     parser.add_argument('--lr', type=float, default=3e-3)
     parser.add_argument('--warmup', type=int, default=30)
     parser.add_argument('--prompt-weight', type=float, default=0.2, help='loss weight of prompt tokens (targets weigh 1)')
+    parser.add_argument('--differ-weight', type=float, default=1.0,
+                        help="loss weight of target tokens that differ from the first neighbor's answer (the rest weigh 1)")
     parser.add_argument('--n-layer', type=int, default=4)
     parser.add_argument('--n-embd', type=int, default=128)
     parser.add_argument('--n-head', type=int, default=4)
@@ -158,7 +192,9 @@ def main():
     print(f'train {len(train)} renderings ({len(train_tasks)} tasks), held out {len(heldout)} transitions '
           f'({len(heldout_tasks)} tasks), vocabulary {vocab}', flush=True)
 
-    enc_train = [sequence(e, args.n_positions, eos, args.prompt_weight) for e in train]
+    neighbor = (specials['<|R|>'], {i for name, i in specials.items() if name not in ('<|endoftext|>', '<|pad|>')})
+    enc_train = [sequence(e, args.n_positions, eos, args.prompt_weight, differ_weight=args.differ_weight, neighbor=neighbor)
+                 for e in train]
     enc_held = [sequence(e, args.n_positions, eos, args.prompt_weight) for e in heldout]
     eval_subset = random.Random(args.seed + 1).sample(range(len(enc_held)), min(64, len(enc_held)))
 
