@@ -49,7 +49,7 @@ const FINISHED: readonly BenchRunStatus[] = ['done', 'failed', 'canceled'];
  * What a worker's chunks have learnt of their runs' ends. An endpoint slot is shared by all chunks
  * of a worker, and it frees early mostly because another chunk saw its run canceled and aborted its
  * prediction: the unit that gets the slot then learns of the cancel here, without a query per unit
- * (reading the run's status per unit cost a replay-only run most of its time).
+ * (a replay-only run of 1,043 units read its run's status 3,257 times when each unit did).
  */
 export class FinishedRuns {
   private readonly ended = new Map<string, string>();
