@@ -15,10 +15,12 @@
  * EOS in both, so both decode the same tokens.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
+import { loadOnnxModelWeb } from '@terrarium/inference/web';
 import { serveDataDir } from './viewer/serve-cli';
 
 const args = process.argv.slice(2);
@@ -59,13 +61,30 @@ function isPageDecode(value: unknown): value is PageDecode {
   );
 }
 
+async function readJson(name: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
+}
+
+/** The bundled model's file the page ran, loaded with onnxruntime-node or onnxruntime-web's wasm. */
+async function nodeModel(decode: PageDecode, runtime: 'native' | 'wasm') {
+  const file = decode.variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx';
+  if (runtime === 'native') return loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
+  // The same wasm build family the page runs, in Node, one thread as the page has here.
+  return loadOnnxModelWeb({
+    config: await readJson('config.json'),
+    tokenizerJson: await readJson('tokenizer.json'),
+    model: await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', file)),
+    executionProvider: 'wasm',
+    wasmThreads: 1,
+  });
+}
+
 async function nodeTokensPerSecond(
   decode: PageDecode,
   lookahead: number | undefined,
+  runtime: 'native' | 'wasm' = 'native',
 ): Promise<{ best: number; tokens: number[] }> {
-  const { decoder, session } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, {
-    file: decode.variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx',
-  });
+  const { decoder, session } = await nodeModel(decode, runtime);
   // The page's grammar: JSON when the best neighbor answered JSON, else JSON once the output opens
   // an object or array (the default example is a tool call). A decode held to JSON from its first
   // token is the same under both.
@@ -165,9 +184,12 @@ try {
   progress(`node: ${node.best.toFixed(0)} tok/s`);
   const oneByOne = await nodeTokensPerSecond(decode, 0);
   progress(`node, lookahead off: ${oneByOne.best.toFixed(0)} tok/s`);
+  const nodeWasm = await nodeTokensPerSecond(decode, undefined, 'wasm');
+  progress(`node, onnxruntime-web wasm: ${nodeWasm.best.toFixed(0)} tok/s`);
   const same =
     JSON.stringify(decode.tokens) === JSON.stringify(node.tokens) &&
-    JSON.stringify(oneByOne.tokens) === JSON.stringify(node.tokens);
+    JSON.stringify(oneByOne.tokens) === JSON.stringify(node.tokens) &&
+    JSON.stringify(nodeWasm.tokens) === JSON.stringify(node.tokens);
   console.log(
     JSON.stringify(
       {
@@ -180,6 +202,7 @@ try {
         same_tokens: same,
         node_tokens_per_s: Math.round(node.best),
         node_lookahead_off_tokens_per_s: Math.round(oneByOne.best),
+        node_web_wasm_tokens_per_s: Math.round(nodeWasm.best),
         weights: decode.variant,
         browser_provider: decode.executionProvider,
         browser_wasm_threads: decode.wasmThreads,
@@ -187,6 +210,9 @@ try {
         browser_tokens_per_s: Math.round(browser.best),
         ratio_browser_over_node: Number((browser.best / node.best).toFixed(3)),
         ratio_browser_over_node_lookahead_off: Number((browser.best / oneByOne.best).toFixed(3)),
+        // The split of the gap: wasm itself against native, and the page against wasm in Node.
+        ratio_node_wasm_over_node: Number((nodeWasm.best / node.best).toFixed(3)),
+        ratio_browser_over_node_wasm: Number((browser.best / nodeWasm.best).toFixed(3)),
         machine: { cpus: cpus().length, load1: Number((loadavg()[0] ?? 0).toFixed(2)) },
       },
       null,
