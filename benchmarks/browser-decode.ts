@@ -15,12 +15,11 @@
  * EOS in both, so both decode the same tokens.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
-import { loadOnnxModelWeb } from '@terrarium/inference/web';
+import { loadWebModelFolder } from '@terrarium/inference/node/web';
 import { serveDataDir } from './viewer/serve-cli';
 
 const args = process.argv.slice(2);
@@ -61,22 +60,12 @@ function isPageDecode(value: unknown): value is PageDecode {
   );
 }
 
-async function readJson(name: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
-}
-
 /** The bundled model's file the page ran, loaded with onnxruntime-node or onnxruntime-web's wasm. */
 async function nodeModel(decode: PageDecode, runtime: 'native' | 'wasm') {
   const file = decode.variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx';
-  if (runtime === 'native') return loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file });
-  // The same wasm build family the page runs, in Node, one thread as the page has here.
-  return loadOnnxModelWeb({
-    config: await readJson('config.json'),
-    tokenizerJson: await readJson('tokenizer.json'),
-    model: await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', file)),
-    executionProvider: 'wasm',
-    wasmThreads: 1,
-  });
+  return runtime === 'native'
+    ? loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file })
+    : loadWebModelFolder(BUNDLED_MODEL_FOLDER, { file });
 }
 
 async function nodeTokensPerSecond(

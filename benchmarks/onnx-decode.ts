@@ -11,10 +11,9 @@
  *   cd /work/main && npx tsx benchmarks/onnx-decode.ts
  */
 import { loadavg } from 'node:os';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from '@terrarium/inference/node';
-import { loadOnnxModelWeb, webTensor } from '@terrarium/inference/web';
+import { loadWebModelFolder } from '@terrarium/inference/node/web';
+import { webTensor } from '@terrarium/inference/web';
 import { createDecoder, type Decoder, type ModelConfig } from '@terrarium/inference';
 import { heldOutBenchPrompt } from '@terrarium/inference/testing';
 
@@ -51,15 +50,7 @@ const nodeDecoder = createDecoder({
   tensor: nodeTensor,
   tokenizer: node.tokenizer,
 });
-const readJson = async (name: string): Promise<unknown> =>
-  JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
-const web = await loadOnnxModelWeb({
-  config: await readJson('config.json'),
-  tokenizerJson: await readJson('tokenizer.json'),
-  model: await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx')),
-  executionProvider: 'wasm',
-  wasmThreads: 1,
-});
+const web = await loadWebModelFolder(BUNDLED_MODEL_FOLDER);
 const webDecoder = createDecoder({
   session: web.session,
   config: withoutEos(web.config),

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { predictionInputs } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,9 +7,9 @@ import {
   type InferenceSessionLike,
 } from './decoder';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from './node';
+import { loadWebModelFolder } from './node/web-model-folder';
 import { buildPrompt } from './prompt';
 import { heldOutTau2Trajectory } from './testing/held-out';
-import { loadOnnxModelWeb } from './web';
 
 let decoder: Decoder;
 /** The same model, counting its runs. */
@@ -19,10 +17,6 @@ let counted: { decoder: Decoder; runs: () => number };
 let prompt: number[];
 /** Prompts (no neighbors) of every transition of the held-out trajectory, in order. */
 let prompts: number[][];
-
-async function readJson(name: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
-}
 
 beforeAll(async () => {
   const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
@@ -90,18 +84,7 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
   }, 30_000);
 
   it('gives the same greedy tokens with onnxruntime-web (wasm) as with onnxruntime-node', async () => {
-    const model = await readFile(join(BUNDLED_MODEL_FOLDER, 'onnx', 'model.onnx'));
-    const config: unknown = JSON.parse(
-      await readFile(join(BUNDLED_MODEL_FOLDER, 'config.json'), 'utf8'),
-    );
-    const web = await loadOnnxModelWeb({
-      config,
-      tokenizerJson: await readJson('tokenizer.json'),
-      tokenizerConfig: await readJson('tokenizer_config.json'),
-      model,
-      executionProvider: 'wasm',
-      wasmThreads: 1,
-    });
+    const web = await loadWebModelFolder(BUNDLED_MODEL_FOLDER);
     expect(web.executionProvider).toBe('wasm');
     const fromWeb = await web.decoder.generate(prompt, { maxTokens: 32 });
     const fromNode = await decoder.generate(prompt, { maxTokens: 32 });

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { createDecoder, type Decoder, type TensorFactory } from '../decoder';
@@ -6,6 +5,7 @@ import { modelRoleOf, parseModelConfig, type ModelConfig, type ModelRole } from 
 import { declaresByteTokenizer, modelTokenizer } from '../model-tokenizer';
 import { promptFormatOf } from '../prompt';
 import type { TextTokenizer } from '../tokenizer';
+import { readJson, readOptionalJson } from './read-json';
 
 /** The bundled model (models/terrarium-wm-tiny at the repository root). */
 export const BUNDLED_MODEL_FOLDER = new URL('../../../../models/terrarium-wm-tiny', import.meta.url)
@@ -30,24 +30,6 @@ export const nodeTensor: TensorFactory = (
   data: BigInt64Array | Float32Array,
   dims: number[],
 ) => new Tensor(type, data, dims);
-
-async function readJson(path: string): Promise<unknown> {
-  return JSON.parse(await readFile(path, 'utf8'));
-}
-
-function isMissingFile(error: unknown): boolean {
-  return error instanceof Error && Reflect.get(error, 'code') === 'ENOENT';
-}
-
-/** Parsed JSON, or undefined when the file does not exist. */
-async function readOptionalJson(path: string): Promise<unknown> {
-  try {
-    return await readJson(path);
-  } catch (error) {
-    if (isMissingFile(error)) return undefined;
-    throw error;
-  }
-}
 
 /** The folder's tokenizer: the byte one when config.json declares it, else its tokenizer.json. */
 async function readFolderTokenizer(folder: string, configJson: unknown): Promise<TextTokenizer> {
