@@ -122,7 +122,7 @@ export class SqlImportBatch implements ImportBatch {
     this.assertOpen();
     if (trajectories.length === 0) return;
     this.encoder ??= new GroupEncoder();
-    const encoded = await this.encoder.encode(
+    const encoded = this.encoder.encode(
       trajectories.map((trajectory) => ({ trajectory })),
       { datasetId: this.datasetId, batchId: this.batchId },
     );

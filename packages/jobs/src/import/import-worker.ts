@@ -21,8 +21,6 @@ import {
 const FLUSH_TRAJECTORIES = 500;
 const FLUSH_BYTES = 2 * 1024 * 1024;
 const FLUSH_QUARANTINED = 500;
-/** Groups being compressed at once (zlib's threads) while reading goes on. */
-const GROUPS_ENCODING = 2;
 
 const port = parentPort;
 if (port === null) throw new Error('import-worker.ts runs as a worker thread');
@@ -77,8 +75,6 @@ class WorkerImport {
   private tally = new TransitionTally();
   private fileFormat: SourceFormat | null = null;
   private pending: EncodeItem[] = [];
-  /** Groups being encoded, oldest first; each posts itself when done, in order. */
-  private encoding: Promise<void>[] = [];
   private pendingQuarantined: { error: ImportError; excerpt: string }[] = [];
   private pendingBytes = 0;
   /** Where the last record handed to a group starts. */
@@ -112,7 +108,6 @@ class WorkerImport {
     for (let file = this.state.file; file < files.length; file++) {
       await this.readFile(file);
     }
-    await Promise.all(this.encoding);
     return this.state;
   }
 
@@ -147,7 +142,7 @@ class WorkerImport {
           break;
         }
         if (next.done === true) break;
-        await this.accept(next.value, file);
+        this.accept(next.value, file);
       }
     } finally {
       await events.return(undefined);
@@ -157,7 +152,7 @@ class WorkerImport {
     const reason = this.tally.zeroTransitionReason(this.fileFormat);
     if (reason !== null) this.state.report.warnings.push({ file: name, reason });
     // The file is done: a resumed import starts with the next one.
-    await this.flush({
+    this.flush({
       file: file + 1,
       after: -1,
       bytesBefore: this.state.bytesBefore + this.state.bytesInFile,
@@ -198,7 +193,7 @@ class WorkerImport {
     }
   }
 
-  private async accept(event: ImportEvent, file: number): Promise<void> {
+  private accept(event: ImportEvent, file: number): void {
     switch (event.type) {
       case 'format':
         if (!this.state.report.formats.includes(event.format)) {
@@ -207,7 +202,7 @@ class WorkerImport {
         this.fileFormat = event.format;
         return;
       case 'trajectory':
-        await this.cutBefore(event.byteOffset, file);
+        this.cutBefore(event.byteOffset, file);
         this.state.report.trajectories++;
         this.state.report.transitions += countTransitions(event.trajectory);
         this.tally.add(event.trajectory);
@@ -218,7 +213,7 @@ class WorkerImport {
         this.lastRecord = event.byteOffset;
         return;
       case 'quarantine':
-        await this.cutBefore(event.error.byteOffset, file);
+        this.cutBefore(event.error.byteOffset, file);
         this.state.report.quarantined++;
         this.addError(event.error);
         this.pendingQuarantined.push({ error: event.error, excerpt: event.excerpt });
@@ -234,14 +229,14 @@ class WorkerImport {
    * Closes the group before a new record when it is full. Never inside a record (its trajectories
    * share its byte offset): a checkpoint says "everything up to this record is stored".
    */
-  private async cutBefore(recordOffset: number | null, file: number): Promise<void> {
+  private cutBefore(recordOffset: number | null, file: number): void {
     if (recordOffset !== null && recordOffset === this.lastRecord) return;
     const full =
       this.pending.length >= FLUSH_TRAJECTORIES ||
       this.pendingQuarantined.length >= FLUSH_QUARANTINED ||
       this.pendingBytes >= FLUSH_BYTES;
     if (!full) return;
-    await this.flush({
+    this.flush({
       file,
       after: this.lastRecord,
       bytesBefore: this.state.bytesBefore,
@@ -250,11 +245,8 @@ class WorkerImport {
     });
   }
 
-  /**
-   * Cuts the group: encodes it (compression runs on zlib's threads) and posts it when encoded,
-   * after the groups before it. Waits while GROUPS_ENCODING groups are still being encoded.
-   */
-  private async flush(position: Omit<ImportCheckpoint, 'report'>): Promise<void> {
+  /** Cuts the group: encodes it and posts it to the importing thread, which writes it. */
+  private flush(position: Omit<ImportCheckpoint, 'report'>): void {
     this.state = { ...position, report: this.state.report };
     // The report is copied now: later events change it.
     const checkpoint: ImportCheckpoint = {
@@ -266,29 +258,15 @@ class WorkerImport {
         formats: [...this.state.report.formats],
       },
     };
-    const quarantined = this.pendingQuarantined;
-    const encoding =
-      this.pending.length === 0
-        ? Promise.resolve(null)
-        : this.encoder.encode(this.pending, this.start.context);
+    const encoded =
+      this.pending.length === 0 ? null : this.encoder.encode(this.pending, this.start.context);
+    post(
+      { kind: 'group', encoded, quarantined: this.pendingQuarantined, checkpoint },
+      encoded === null ? [] : transferables(encoded),
+    );
     this.pending = [];
     this.pendingQuarantined = [];
     this.pendingBytes = 0;
-    const before = this.encoding.at(-1) ?? Promise.resolve();
-    const posted = Promise.all([encoding, before]).then(([encoded]) => {
-      post(
-        { kind: 'group', encoded, quarantined, checkpoint },
-        encoded === null ? [] : transferables(encoded),
-      );
-    });
-    this.encoding.push(posted);
-    posted.then(
-      () => {
-        this.encoding.splice(this.encoding.indexOf(posted), 1);
-      },
-      () => {},
-    );
-    while (this.encoding.length > GROUPS_ENCODING) await this.encoding[0];
   }
 
   private addError(error: ImportError): void {
