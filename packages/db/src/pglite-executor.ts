@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -21,29 +22,92 @@ const SHARED_BUFFERS = '16MB';
 const INITDB_SCRIPT = `const { PGlite } = require(process.env.TERRARIUM_PGLITE_MODULE);
 PGlite.create(process.argv[1]).then((db) => db.close());`;
 
+const pgliteModule = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+
+/** PGlite's version: a cluster its initdb made is only copied for the same version. */
+function pgliteVersion(): string {
+  // The package exports no package.json; it sits one folder above the resolved module.
+  const manifest: unknown = JSON.parse(
+    readFileSync(join(dirname(pgliteModule), '..', 'package.json'), 'utf8'),
+  );
+  const version =
+    typeof manifest === 'object' && manifest !== null ? Reflect.get(manifest, 'version') : null;
+  if (typeof version !== 'string') throw new Error(`${pgliteModule}: no version beside it`);
+  return version;
+}
+
 /**
- * Creates a new cluster in `dataDir` in a short-lived child process. PGlite's initdb runs in a
+ * Where a new cluster is kept to start the next new store from: `TERRARIUM_CLUSTER_CACHE` (a
+ * folder; `off` keeps none), else `$XDG_CACHE_HOME/terrarium` or `~/.cache/terrarium`, one cluster
+ * per PGlite version. initdb makes the same empty cluster every time, and copying it takes a
+ * fraction of a second where initdb takes ~4.7 s, so only a machine's first store pays for it.
+ */
+export function clusterTemplateDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  const setting = env['TERRARIUM_CLUSTER_CACHE'];
+  if (setting === 'off') return null;
+  const root =
+    setting !== undefined && setting !== ''
+      ? setting
+      : join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'terrarium');
+  return join(root, `pglite-${pgliteVersion()}-cluster`);
+}
+
+/**
+ * Creates a new cluster in `dataDir`: a copy of the cached template (clusterTemplateDir) when
+ * there is one, else by initdb in a short-lived child process. PGlite's initdb runs in a
  * WebAssembly instance of its own whose memory Node never hands back: done in this process it left
  * ~500 MB more resident for the rest of the process's life (opening an existing cluster: ~220 MB),
- * which alone broke the import's memory budget. The child writes into a sibling folder that is
- * renamed into place when complete, so a kill mid-way never leaves a half-made cluster behind.
+ * which alone broke the import's memory budget. Either way the cluster is written into a sibling
+ * folder that is renamed into place when complete, so a kill mid-way never leaves a half-made
+ * cluster behind; the template is made the same way, so it is whole or absent.
  */
-async function createClusterInChild(dataDir: string): Promise<void> {
+async function createCluster(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   if (existsSync(dataDir) && (await readdir(dataDir)).length > 0) return; // not ours to touch
   const staging = join(dirname(dataDir), `.${basename(dataDir)}.init-${process.pid}`);
   await rm(staging, { recursive: true, force: true });
   try {
-    await execFileAsync(process.execPath, ['-e', INITDB_SCRIPT, staging], {
-      env: {
-        ...process.env,
-        TERRARIUM_PGLITE_MODULE: createRequire(import.meta.url).resolve('@electric-sql/pglite'),
-      },
-    });
+    const template = clusterTemplateDir();
+    const copied = template !== null && (await copyTemplate(template, staging));
+    if (!copied) {
+      await execFileAsync(process.execPath, ['-e', INITDB_SCRIPT, staging], {
+        env: { ...process.env, TERRARIUM_PGLITE_MODULE: pgliteModule },
+      });
+      if (template !== null) await keepAsTemplate(staging, template);
+    }
     if (existsSync(dataDir)) await rmdir(dataDir);
     await rename(staging, dataDir);
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Copies the template into `staging`; false (and nothing left) when there is none or it fails. */
+async function copyTemplate(template: string, staging: string): Promise<boolean> {
+  if (!existsSync(join(template, 'PG_VERSION'))) return false;
+  try {
+    await cp(template, staging, { recursive: true, errorOnExist: true });
+    return true;
+  } catch {
+    await rm(staging, { recursive: true, force: true });
+    return false;
+  }
+}
+
+/**
+ * Keeps a fresh cluster as the template, best effort: a cache that cannot be written (a read-only
+ * home) or another process that got there first changes nothing but the next store's start time.
+ */
+async function keepAsTemplate(cluster: string, template: string): Promise<void> {
+  const incoming = `${template}.incoming-${process.pid}`;
+  try {
+    await mkdir(dirname(template), { recursive: true, mode: 0o700 });
+    await cp(cluster, incoming, { recursive: true });
+    await rename(incoming, template);
+  } catch {
+    // Kept as it was; the copy below is removed whatever happened.
+  } finally {
+    await rm(incoming, { recursive: true, force: true });
   }
 }
 
@@ -86,7 +150,7 @@ export async function createPgliteExecutor(
   if (dataDir !== undefined && cluster !== undefined) {
     throw new Error('a cluster tarball starts in-memory databases only');
   }
-  if (dataDir !== undefined) await createClusterInChild(dataDir);
+  if (dataDir !== undefined) await createCluster(dataDir);
   const db = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     ...(cluster === undefined ? {} : { loadDataDir: cluster }),
