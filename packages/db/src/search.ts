@@ -1,4 +1,4 @@
-import type { Step, TrajectorySummary } from '@terrarium/schema';
+import type { TrajectorySummary } from '@terrarium/schema';
 import type { Queryable } from './executor';
 import { textColumn } from './row';
 import { actionSearchText, searchExcerpt } from './search-vector';
@@ -316,7 +316,7 @@ export async function readMatchSources(
       ? [{ trajectory: textColumn(row, 'trajectory_id'), first: row['first_idx'] }]
       : [],
   );
-  const pages = new Map<string, Step[]>();
+  const pages = new Map<string, Awaited<ReturnType<typeof stepsOfPage>>>();
   if (pageKeys.length > 0) {
     const pageRows = await executor.query(
       `SELECT p.trajectory_id::text AS trajectory_id, p.first_idx, p.body, p.body_json
@@ -327,7 +327,7 @@ export async function readMatchSources(
     for (const page of pageRows) {
       pages.set(
         `${textColumn(page, 'trajectory_id')}:${String(page['first_idx'])}`,
-        stepsOfPage(page),
+        await stepsOfPage(page),
       );
     }
   }

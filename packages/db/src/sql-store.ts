@@ -398,7 +398,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       const steps: Step[] = [];
       for (const row of rows) {
         const first = intColumn(row, 'first_idx');
-        const pageSteps = stepsOfPage(row);
+        const pageSteps = await stepsOfPage(row);
         pageSteps.forEach((step, at) => {
           const index = first + at;
           if (index >= start && index < end) steps.push({ ...step, index });
@@ -418,7 +418,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       return {
         file: textColumn(row, 'source_file'),
         line: nullableIntColumn(row, 'source_line'),
-        record: JsonValue.parse(sourceRecordOf(row)),
+        record: JsonValue.parse(await sourceRecordOf(row)),
       };
     },
 

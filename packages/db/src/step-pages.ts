@@ -1,19 +1,21 @@
-import { inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { inflateRaw } from 'node:zlib';
 import { Step, StepMarker } from '@terrarium/schema';
 import { z } from 'zod';
 import type { Row } from './executor';
 import { intColumn, jsonColumn } from './row';
 
+const inflateAsync = promisify(inflateRaw);
+
 /**
  * Reading the pages steps are stored in (migration 015): a page's steps from its deflated JSON
- * (`body`), or from `body_json` for pages the migration made from the old steps table. Inflating is
- * synchronous, as in sourceRecordOf.
+ * (`body`), or from `body_json` for pages the migration made from the old steps table.
  */
-export function stepsOfPage(row: Row): Step[] {
+export async function stepsOfPage(row: Row): Promise<Step[]> {
   const body = row['body'];
   const steps: unknown =
     body instanceof Uint8Array
-      ? JSON.parse(inflateRawSync(body).toString('utf8'))
+      ? JSON.parse((await inflateAsync(body)).toString('utf8'))
       : jsonColumn(row, 'body_json');
   return Step.array().parse(steps);
 }
