@@ -118,6 +118,37 @@ describe('bench runs on embedded PGlite', () => {
     }
   }, 60_000);
 
+  it('starts a run submitted in this process at once, not at the next poll', async () => {
+    const worlds = new Map([['replay', new EchoWorld('replay', ITEMS)]]);
+    const queue = await queueFor({ chunkSize: 8 });
+    // An hour between polls: after the worker has found the queue empty, only being woken can
+    // start the second run before the test's timeout.
+    const worker = await startWorker({
+      queue,
+      deps: depsWith(worlds),
+      concurrency: 1,
+      pollingIntervalSeconds: 3600,
+    });
+    try {
+      const submit = () =>
+        queue.submitBenchRun({
+          bench: 'retail',
+          sims: ['replay'],
+          judge: null,
+          mode: { kind: 'open' },
+          split: 'test',
+        });
+      for (const run of [await submit(), await submit()]) {
+        const final = (await lastProgress(run.id)).at(-1);
+        expect([final?.status, final?.done]).toEqual(['done', 20]);
+      }
+      expect(worlds.get('replay')?.calls).toBe(40);
+    } finally {
+      await worker.stop();
+      await queue.stop();
+    }
+  }, 60_000);
+
   it('runs a finished chunk again without predicting or inserting anything', async () => {
     const world = new EchoWorld('replay', ITEMS);
     const run = await newRun(['replay']);

@@ -72,34 +72,31 @@ export async function startCurriculumJobs(
   const concurrency = Math.max(0, Math.trunc(options.concurrency ?? 1));
   for (let n = 0; n < concurrency; n += 1) {
     workerIds.push(
-      await boss.work(
-        CURRICULUM_RUN_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
-        async (jobs) => {
-          for (const job of jobs) {
-            const { runId } = CurriculumJob.parse(job.data);
-            const work = executeCurriculumRun(store, runId, options.deps, {
-              signal: stopping.signal,
-              ...(options.statusPollMs === undefined ? {} : { statusPollMs: options.statusPollMs }),
-            });
-            active.add(work);
-            try {
-              const outcome = await work;
-              options.onRun?.(runId, outcome);
-              // Failing the job hands it back to the queue: the next start (or worker) resumes it.
-              if (outcome.stoppedBy === 'worker-stop')
-                throw new RunReleasedError(`the worker stopped during run ${runId}`);
-            } finally {
-              active.delete(work);
-            }
+      await queue.work(CURRICULUM_RUN_QUEUE, options.pollingIntervalSeconds ?? 1, async (jobs) => {
+        for (const job of jobs) {
+          const { runId } = CurriculumJob.parse(job.data);
+          const work = executeCurriculumRun(store, runId, options.deps, {
+            signal: stopping.signal,
+            ...(options.statusPollMs === undefined ? {} : { statusPollMs: options.statusPollMs }),
+          });
+          active.add(work);
+          try {
+            const outcome = await work;
+            options.onRun?.(runId, outcome);
+            // Failing the job hands it back to the queue: the next start (or worker) resumes it.
+            if (outcome.stoppedBy === 'worker-stop')
+              throw new RunReleasedError(`the worker stopped during run ${runId}`);
+          } finally {
+            active.delete(work);
           }
-        },
-      ),
+        }
+      }),
     );
   }
 
   async function enqueue(runId: string): Promise<void> {
     await boss.send(CURRICULUM_RUN_QUEUE, { runId }, { retryLimit: 20, expireInSeconds });
+    queue.wake(CURRICULUM_RUN_QUEUE);
   }
 
   return {

@@ -39,6 +39,18 @@ export interface JobQueue {
   enqueueBenchRun(runId: string): Promise<number>;
   /** Marks the run canceled; workers stop its chunks between items and abort in-flight calls. */
   cancelBenchRun(runId: string): Promise<boolean>;
+  /**
+   * Takes jobs of `name` in this process, one at a time (pg-boss `work`, batch size 1). Such a
+   * worker is woken when this process enqueues to `name` (`wake`), and asks again right after a
+   * job, instead of waiting out its polling interval either time. Returns pg-boss's worker id.
+   */
+  work(
+    name: string,
+    pollingIntervalSeconds: number,
+    handler: (jobs: { id: string; data: unknown }[]) => Promise<void>,
+  ): Promise<string>;
+  /** Wakes this process's workers of `name`, after enqueuing to it. Workers elsewhere poll. */
+  wake(name: string): void;
   /** Stops pg-boss (not the store, which the caller owns). */
   stop(): Promise<void>;
 }
@@ -115,6 +127,34 @@ export async function createJobQueue(
     return covered;
   }
 
+  /** This process's pg-boss worker ids, by queue name. */
+  const localWorkers = new Map<string, Set<string>>();
+
+  function wake(name: string): void {
+    for (const id of localWorkers.get(name) ?? []) boss.notifyWorker(id);
+  }
+
+  async function work(
+    name: string,
+    pollingIntervalSeconds: number,
+    handler: (jobs: { id: string; data: unknown }[]) => Promise<void>,
+  ): Promise<string> {
+    let id = '';
+    id = await boss.work(name, { batchSize: 1, pollingIntervalSeconds }, async (jobs) => {
+      try {
+        await handler(jobs);
+      } finally {
+        // pg-boss waits out the polling interval even after a job; a worker that just finished
+        // one asks again at once, so cheap jobs (replay chunks) are not paced at one a second.
+        boss.notifyWorker(id);
+      }
+    });
+    const ids = localWorkers.get(name) ?? new Set<string>();
+    ids.add(id);
+    localWorkers.set(name, ids);
+    return id;
+  }
+
   async function enqueueBenchRun(runId: string): Promise<number> {
     const run = await store.getBenchRun(runId);
     if (!run) throw new Error(`no bench run ${runId}`);
@@ -150,6 +190,7 @@ export async function createJobQueue(
         })),
       );
     }
+    wake(BENCH_RUN_QUEUE);
     return jobs.length;
   }
 
@@ -163,6 +204,8 @@ export async function createJobQueue(
       return (await store.getBenchRun(run.id)) ?? run;
     },
     enqueueBenchRun,
+    work,
+    wake,
     cancelBenchRun: (runId) =>
       store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']),
     async stop() {

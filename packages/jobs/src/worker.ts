@@ -86,17 +86,7 @@ export async function startWorker(options: WorkerOptions): Promise<BenchWorker> 
   const concurrency = Math.max(1, Math.trunc(options.concurrency ?? 2));
   const workerIds: string[] = [];
   for (let n = 0; n < concurrency; n++) {
-    let id = '';
-    id = await queue.boss.work(
-      BENCH_RUN_QUEUE,
-      { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
-      async (jobs) => {
-        await handle(jobs);
-        // pg-boss waits out the polling interval even after a job; a worker that just finished
-        // one asks again at once, so cheap chunks (replay, retrieval) are not paced at 1/s.
-        if (id !== '') queue.boss.notifyWorker(id);
-      },
-    );
+    const id = await queue.work(BENCH_RUN_QUEUE, options.pollingIntervalSeconds ?? 1, handle);
     workerIds.push(id);
   }
 

@@ -75,42 +75,39 @@ export async function startImportJobs(
   const concurrency = Math.max(0, Math.trunc(options.concurrency ?? 1));
   for (let n = 0; n < concurrency; n += 1) {
     workerIds.push(
-      await boss.work(
-        IMPORT_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 1 },
-        async (jobs) => {
-          for (const job of jobs) {
-            const { jobId } = ImportQueueJob.parse(job.data);
-            // A job already running here (enqueued twice) is not run a second time.
-            if (active.has(jobId)) continue;
-            const work = runImportJob(store, jobId, {
-              signal: stopping.signal,
-              ...(options.statusPollMs === undefined ? {} : { statusPollMs: options.statusPollMs }),
-              ...(options.onProgress === undefined
-                ? {}
-                : {
-                    onProgress: (progress: ImportProgress) => options.onProgress?.(jobId, progress),
-                  }),
-            });
-            active.set(jobId, work);
-            try {
-              const outcome = await work;
-              options.onJob?.(jobId, outcome);
-              // Failing the job hands it back to the queue: the next start (or worker) resumes it.
-              if (outcome.status === 'interrupted') {
-                throw new ImportReleasedError(`the worker stopped during import ${jobId}`);
-              }
-            } finally {
-              active.delete(jobId);
+      await queue.work(IMPORT_QUEUE, options.pollingIntervalSeconds ?? 1, async (jobs) => {
+        for (const job of jobs) {
+          const { jobId } = ImportQueueJob.parse(job.data);
+          // A job already running here (enqueued twice) is not run a second time.
+          if (active.has(jobId)) continue;
+          const work = runImportJob(store, jobId, {
+            signal: stopping.signal,
+            ...(options.statusPollMs === undefined ? {} : { statusPollMs: options.statusPollMs }),
+            ...(options.onProgress === undefined
+              ? {}
+              : {
+                  onProgress: (progress: ImportProgress) => options.onProgress?.(jobId, progress),
+                }),
+          });
+          active.set(jobId, work);
+          try {
+            const outcome = await work;
+            options.onJob?.(jobId, outcome);
+            // Failing the job hands it back to the queue: the next start (or worker) resumes it.
+            if (outcome.status === 'interrupted') {
+              throw new ImportReleasedError(`the worker stopped during import ${jobId}`);
             }
+          } finally {
+            active.delete(jobId);
           }
-        },
-      ),
+        }
+      }),
     );
   }
 
   async function enqueue(jobId: string): Promise<void> {
     await boss.send(IMPORT_QUEUE, { jobId }, { retryLimit: 20, expireInSeconds });
+    queue.wake(IMPORT_QUEUE);
   }
 
   return {
