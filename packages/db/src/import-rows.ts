@@ -103,7 +103,8 @@ interface PreparedTrajectory {
 
 /**
  * Encodes groups: tokenizing, JSON and the compression of page bodies and source records, all in
- * the calling thread (an import's reading thread). Compression is synchronous on purpose: zlib's
+ * the calling thread (an import's reading thread; the server's thread for the few trajectories a
+ * fork or a curriculum generation stores). Compression is synchronous on purpose: zlib's
  * asynchronous calls cost 3x the CPU of the same work done synchronously one at a time, and 15-30x
  * with a group's thousands of calls in flight (a zlib state and a thread-pool hop each; measured
  * on 8,000 9 KB buffers at level 1), and on two cores there is no idle core for them to use.
