@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { DatasetSummary, ImportReport, TrajectorySummary } from '@terrarium/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from './security-headers';
 import { startServer, type RunningServer } from './start-server';
 import { sharedDataPath } from '@terrarium/schema/testing';
@@ -233,6 +233,34 @@ describe('startServer', () => {
     expect((await fetch(`${server.url}/api/nothing-here`, { headers: AUTH })).status).toBe(404);
     const apiHeaders = (await fetch(`${server.url}/api/health`)).headers;
     expect(apiHeaders.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+  });
+
+  it('logs nothing when a browser leaves in the middle of a file', async () => {
+    // The bundled wasm files are 14-28 MB: a reload or a new page while one loads is ordinary.
+    await writeFile(path.join(webDist, 'assets', 'large-9999.wasm'), new Uint8Array(16 << 20));
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const download = request(`${server.url}/assets/large-9999.wasm`, (response) => {
+          response.once('data', () => {
+            download.destroy();
+            resolve();
+          });
+        });
+        download.on('error', () => {});
+        download.once('error', reject);
+        download.end();
+      });
+      // The server learns of the close a moment later; give a log line the time to appear.
+      for (let wait = 0; wait < 40 && logged.mock.calls.length === 0; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(logged.mock.calls).toEqual([]);
+      // And it goes on serving.
+      expect((await fetch(`${server.url}/assets/app-1234.js`)).status).toBe(200);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('never serves files outside the web folder', async () => {

@@ -100,6 +100,8 @@ export async function startServer({
     page
       .then(() => serveWebApp(request, response, webDist))
       .catch((error: unknown) => {
+        // A browser that leaves in the middle of a file (a reload, another page) is not a failure.
+        if (isPrematureClose(error)) return;
         console.error(`GET ${request.url ?? '?'} failed:`, error);
         if (response.headersSent) response.destroy();
         else {
@@ -141,4 +143,8 @@ function isPageLoad(request: IncomingMessage): boolean {
 
 function urlHost(address: AddressInfo): string {
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+function isPrematureClose(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
