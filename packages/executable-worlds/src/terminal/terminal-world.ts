@@ -1,6 +1,6 @@
 import type { Action, JsonValue, Observation, Trajectory } from '@terrarium/schema';
 import { actionKey, type Transition, type WorldModel } from '@terrarium/worlds';
-import { Bash } from 'just-bash';
+import type { Bash } from 'just-bash';
 import type {
   BuildTerminalWorldOptions,
   StepProvenance,
@@ -13,6 +13,18 @@ import { CowFs, type CowCapture, type CowEntry } from './cow-fs';
 import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-transport';
 import { reconstructWorkspace } from './reconstruct';
 import { parseLine } from './shell-words';
+
+let justBash: Promise<typeof import('just-bash')> | null = null;
+
+/**
+ * just-bash, imported when a terminal world first runs a command: importing it takes about as long
+ * as the rest of the server's modules together (0.5-1 s here), and most processes that load this
+ * package (every CLI command, a server nobody asks for a terminal world) never run one.
+ */
+function loadJustBash(): Promise<typeof import('just-bash')> {
+  justBash ??= import('just-bash');
+  return justBash;
+}
 
 /**
  * Programs just-bash has no real implementation of (interpreters, VCS, compilers, package managers,
@@ -185,7 +197,9 @@ class JustBashTerminalWorld implements TerminalWorld {
   }
 
   /** Created on first use: a fork that never steps costs no shell (fork cost stays a Map copy). */
-  private shell(): Bash {
+  private async shell(): Promise<Bash> {
+    if (this.bash !== null) return this.bash;
+    const { Bash } = await loadJustBash();
     this.bash ??= new Bash({
       fs: this.fs,
       cwd: this.currentCwd,
@@ -304,7 +318,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     action: Action,
   ): Promise<{ step: WorldStepResult; memo: Memo | null }> {
     const intercode = this.shared.transport === 'intercode';
-    const shell = this.shell();
+    const shell = await this.shell();
     let out;
     this.fs.startRecording();
     try {
