@@ -4,7 +4,7 @@ import type { Migration } from './migration';
  * Import speed. A trajectory's source record was stored as `json`: PostgreSQL parsed and validated
  * the whole record (as many bytes as the file) and then pglz-compressed it, which measured about
  * half of an import's time in PGlite. New rows keep it as raw-deflate bytes of the record's JSON
- * text instead, compressed by the importer on Node's thread pool; the key order and spelling are
+ * text instead, compressed by the importer (import-rows.ts); the key order and spelling are
  * those of the text, so export stays lossless. Rows written before keep their `json` value; a read
  * takes whichever of the two columns is set.
  *
