@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   CurriculumCheckpoint,
   evolvableWorldFactory,
@@ -151,7 +151,7 @@ export async function executeCurriculumRun(
         // Let timers and I/O run (the status poll that sees a cancel, the server's requests):
         // PGlite's queries and in-process rollouts never leave the microtask queue, so a run
         // would otherwise hold the thread from its first generation to its last.
-        await nextTurn();
+        await yieldToEventLoop();
         stopIfAsked();
       },
     });
