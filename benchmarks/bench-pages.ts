@@ -259,6 +259,9 @@ async function pages(store: Store): Promise<void> {
 }
 
 async function writes(store: Store): Promise<void> {
+  // Started first, as a server starts its workers with itself: their scoring thread loads
+  // meanwhile, not when the queued run below begins.
+  const workers = await startBenchWorkers(store, { concurrency: 2 });
   const tau2 = sharedDataPath('tau2-bench/results');
   const files = [
     `${tau2}/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`,
@@ -337,7 +340,6 @@ async function writes(store: Store): Promise<void> {
   for (const idle of [warm, scoringRun]) {
     await store.setBenchRunStatus(idle.id, 'canceled', null, ['queued']);
   }
-  const workers = await startBenchWorkers(store, { concurrency: 2 });
   let jobRun: BenchRun;
   const stalls = monitorEventLoopDelay({ resolution: 10 });
   stalls.enable();

@@ -27,6 +27,11 @@ export interface BenchRunDeps {
   costOf?(sim: SimSpec, usage: Usage): number;
   /** Options for every predict call (temperature, token budget); the signal is set per item. */
   predictOptions?: Omit<PredictOptions, 'signal' | 'onToken'>;
+  /**
+   * Starts ahead of the first run what it would otherwise wait for (a scoring thread that takes
+   * about a second to load); a worker calls it when it starts and does not wait for it.
+   */
+  prepare?(): Promise<void>;
   /** Releases what the dependencies hold (a scoring thread) once no run uses them. */
   close?(): Promise<void>;
 }

@@ -83,6 +83,8 @@ export async function startWorker(options: WorkerOptions): Promise<BenchWorker> 
     }
   }
 
+  // A failure here shows again, as the scores' error, when the first run needs what failed.
+  deps.prepare?.().catch(() => {});
   const concurrency = Math.max(1, Math.trunc(options.concurrency ?? 2));
   const workerIds: string[] = [];
   for (let n = 0; n < concurrency; n++) {

@@ -78,7 +78,7 @@ describe('bench simulators on tau2 telecom', () => {
   });
 
   it('replays every item with its own real observation, even where the input repeats', async () => {
-    const simulators = createBenchSimulators(items, OPTIONS);
+    const simulators = createBenchSimulators(async () => items, OPTIONS);
     const wrong: string[] = [];
     for (const item of items) {
       const model = await simulators.simulatorFor('replay', item);
@@ -90,7 +90,7 @@ describe('bench simulators on tau2 telecom', () => {
   });
 
   it('answers an item’s own input as its own recording’s lookup does, for copies of the input too', async () => {
-    const simulators = createBenchSimulators(items, OPTIONS);
+    const simulators = createBenchSimulators(async () => items, OPTIONS);
     for (const item of items) {
       const model = await simulators.simulatorFor('replay', item);
       const own = await model.predict(contextOf(item), item.history, item.action);
@@ -122,7 +122,7 @@ describe('bench simulators on tau2 telecom', () => {
   });
 
   it('never retrieves from the item’s own trajectory', async () => {
-    const simulators = createBenchSimulators(items, OPTIONS);
+    const simulators = createBenchSimulators(async () => items, OPTIONS);
     let neighborsSeen = 0;
     for (const item of items) {
       const model = await simulators.simulatorFor('retrieval', item);
@@ -139,7 +139,7 @@ describe('bench simulators on tau2 telecom', () => {
 
 /** Items that retrieval answers word for word, checking no answer comes from the item's own trajectory. */
 async function retrievalExact(items: readonly BenchItem[]): Promise<number> {
-  const simulators = createBenchSimulators(items, OPTIONS);
+  const simulators = createBenchSimulators(async () => items, OPTIONS);
   let exact = 0;
   for (const item of items) {
     const model = await simulators.simulatorFor('retrieval', item);
@@ -157,6 +157,41 @@ describe('bench simulators on tau2 retail', () => {
   beforeAll(async () => {
     built = (await benchOf(TAU2_RETAIL, 'retail')).items;
   }, 60_000);
+
+  it('reads the bench’s items only when a simulator needs its corpus, and again after a failed read', async () => {
+    let reads = 0;
+    const simulators = createBenchSimulators(async () => {
+      reads++;
+      if (reads === 1) throw new Error('the store is closed');
+      return built;
+    }, OPTIONS);
+    // An open-loop replay run: every item answers from its own recording.
+    for (const item of built) {
+      const model = await simulators.simulatorFor('replay', item);
+      expect((await model.predict(contextOf(item), item.history, item.action)).observation).toBe(
+        item.real,
+      );
+    }
+    expect(reads).toBe(0);
+    const [first, other] = [built[0], built.at(-1)];
+    if (first === undefined || other === undefined) throw new Error('no items');
+    expect(trajectoryKey(other)).not.toBe(trajectoryKey(first));
+    await expect(simulators.simulatorFor('retrieval', first)).rejects.toThrow(
+      'the store is closed',
+    );
+    expect(reads).toBe(1);
+    const retrieval = await simulators.simulatorFor('retrieval', first);
+    expect(
+      (await retrieval.predict(contextOf(first), first.history, first.action)).provenance.backend,
+    ).toBe('retrieval');
+    // Another trajectory's input is not in the item's recording: replay looks in the corpus,
+    // which the read above already holds.
+    const replay = await simulators.simulatorFor('replay', first);
+    const answer = await replay.predict(contextOf(other), other.history, other.action);
+    expect(answer.observation).toEqual(other.real);
+    expect(answer.provenance).toMatchObject({ backend: 'replay', cache: 'hit' });
+    expect(reads).toBe(2);
+  });
 
   it('retrieval answers from other trajectories only', async () => {
     // The same 66 of 194 as the bench run over the store (bench-service.test.ts); 57 before

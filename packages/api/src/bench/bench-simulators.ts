@@ -7,7 +7,6 @@ import {
   createRetrievalWorldModel,
   replayHit,
   type ReplayWorldModel,
-  type RetrievalIndex,
   type PromptFolder,
   type SimContext,
   type Transition,
@@ -94,7 +93,7 @@ const REPLAY_ID = 'replay';
  * answers (tau2 telecom: one task, the same first checks, devices in different hidden states); the
  * bench keeps one of them, and replay must give that one's answer, not the other run's.
  */
-function ownRecordingFirst(item: BenchItem, corpus: () => ReplayWorldModel): WorldModel {
+function ownRecordingFirst(item: BenchItem, corpus: () => Promise<ReplayWorldModel>): WorldModel {
   let own: ReplayWorldModel | null = null;
   return {
     id: REPLAY_ID,
@@ -110,7 +109,7 @@ function ownRecordingFirst(item: BenchItem, corpus: () => ReplayWorldModel): Wor
       const found = own.lookup(context, history, action);
       return found.hit
         ? own.predict(context, history, action, options)
-        : corpus().predict(context, history, action, options);
+        : corpus().then((replay) => replay.predict(context, history, action, options));
     },
   };
 }
@@ -195,6 +194,21 @@ function readableInputs(model: WorldModel, item: BenchItem): WorldModel {
   };
 }
 
+/** `load`'s result, computed at the first call and shared; a failure is tried again next call. */
+function memoized<T>(load: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | null = null;
+  return () => {
+    if (result === null) {
+      const loading = load();
+      result = loading;
+      loading.catch(() => {
+        if (result === loading) result = null;
+      });
+    }
+    return result;
+  };
+}
+
 /**
  * Simulators for one bench:
  * - `replay`: the bench's own recorded observations, so it scores 100 on every item it has seen.
@@ -205,15 +219,21 @@ function readableInputs(model: WorldModel, item: BenchItem): WorldModel {
  * - `openai:` as for `simulate`.
  */
 export function createBenchSimulators(
-  items: readonly BenchItem[],
+  loadItems: () => Promise<readonly BenchItem[]>,
   options: BenchSimulatorOptions,
 ): BenchSimulators {
-  let replay: ReplayWorldModel | null = null;
-  let retrieval: RetrievalIndex | null = null;
   const models = new Map<string, WorldModel | Promise<WorldModel>>();
+  // The whole bench is read only when a simulator needs its corpus: an open-loop replay run
+  // answers every item from the item itself (for 1,043 tau2 items the read took ~0.4 s of the
+  // run's first units, and a large bench's items would all sit in memory for nothing).
+  const benchItems = memoized(loadItems);
+  const benchReplay = memoized(async () =>
+    createReplayWorldModel(benchCorpus(await benchItems()), { id: REPLAY_ID }),
+  );
   // Imported rows keep their file's texts; retrieval compares the calls inside them.
-  const benchRetrieval = (): RetrievalIndex =>
-    (retrieval ??= buildRetrievalIndex(benchCorpus(items).map(readableTurns)));
+  const benchRetrieval = memoized(async () =>
+    buildRetrievalIndex(benchCorpus(await benchItems()).map(readableTurns)),
+  );
   return {
     async simulatorFor(sim, item) {
       const parsed = parseSimSpec(sim);
@@ -221,13 +241,10 @@ export function createBenchSimulators(
         case 'replay': {
           // Built on the first input that is not an item's own (closed loop): an open-loop run
           // never needs the bench's whole corpus indexed.
-          return ownRecordingFirst(item, () => {
-            replay ??= createReplayWorldModel(benchCorpus(items), { id: REPLAY_ID });
-            return replay;
-          });
+          return ownRecordingFirst(item, benchReplay);
         }
         case 'retrieval': {
-          const model = createRetrievalWorldModel(benchRetrieval(), {
+          const model = createRetrievalWorldModel(await benchRetrieval(), {
             excludeTrajectory: trajectoryKey(item),
           });
           return readableInputs(model, item);
@@ -252,7 +269,7 @@ export function createBenchSimulators(
           // The prompt's neighbors come from the bench's corpus, the item's trajectory left out,
           // as retrieval's answers do (the model folder itself is loaded once per process).
           const model = await onnxModel(sim, parsed.path, options, 'sim', {
-            index: benchRetrieval(),
+            index: await benchRetrieval(),
             excludeTrajectory: trajectoryKey(item),
           });
           return readableInputs(model, item);

@@ -138,7 +138,7 @@ describe('--prompts: the official AgentWorldBench protocol, byte for byte (real 
 
   it('sends the world model exactly the official messages, sampling and reads its reply as it does', async () => {
     const sim = `openai:${recorder.url}#wm`;
-    const simulators = createBenchSimulators(items, {
+    const simulators = createBenchSimulators(async () => items, {
       allowlist: ['127.0.0.1'],
       fetch,
       anyOnnxPath: false,

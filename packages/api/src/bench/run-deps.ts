@@ -26,7 +26,7 @@ export interface BenchRunDepsOptions {
   scoring?: 'worker' | 'inline';
 }
 
-// Each entry holds a whole bench (items and the retrieval index over them).
+// Each entry may hold a whole bench (its items and indexes, once a simulator has needed them).
 const BENCHES_KEPT = 4;
 // A run scores each item once per simulator: classify its real observation once.
 const CLASSIFIED_KEPT = 2048;
@@ -118,10 +118,10 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     const key = `${run.bench}\u0000${run.benchVersion}\u0000${run.prompts?.hash ?? ''}`;
     let simulators = benches.get(key);
     if (simulators === undefined) {
-      simulators = Promise.all([
-        allBenchItems(store, { name: run.bench, version: run.benchVersion }),
-        promptsOf(run),
-      ]).then(([items, prompts]) => createBenchSimulators(items, { ...simulatorOptions, prompts }));
+      const bench = { name: run.bench, version: run.benchVersion };
+      simulators = promptsOf(run).then((prompts) =>
+        createBenchSimulators(() => allBenchItems(store, bench), { ...simulatorOptions, prompts }),
+      );
       benches.set(key, simulators);
       simulators.catch(() => benches.delete(key, simulators));
     }
@@ -141,6 +141,9 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
       if (run.judge === null) return rules;
       const judge = await judgeFor(run, run.judge);
       return [...rules, ...(await judge.judge(item, sim, predicted))];
+    },
+    async prepare() {
+      await pool?.warm();
     },
     async close() {
       await pool?.close();

@@ -54,6 +54,27 @@ describe('the scoring pool', () => {
     );
   }, 120_000);
 
+  it('loads its thread when warmed, before any score, and then scores with it', async () => {
+    const fresh = createScoringPool();
+    try {
+      await fresh.warm();
+      const [item] = items;
+      if (item === undefined) throw new Error('no items');
+      expect(await fresh.score(item, 'replay', item.real)).toEqual(
+        scoreItem(item, 'replay', item.real),
+      );
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+
+  it('rejects a warm-up that the pool is closed before', async () => {
+    const fresh = createScoringPool();
+    const warming = fresh.warm();
+    await fresh.close();
+    await expect(warming).rejects.toThrow(/the scoring worker exited/);
+  }, 60_000);
+
   it('fails a request the worker cannot read, and then scores the next one', async () => {
     const [item] = items;
     if (item === undefined) throw new Error('no items');

@@ -1,11 +1,17 @@
 import type { Worker } from 'node:worker_threads';
 import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
 import { siblingModule, startWorkerThread } from '@terrarium/jobs';
-import { ScoringReply, type ScoringRequest } from './scoring-protocol';
+import { ScoringReady, ScoringReply, type ScoringRequest } from './scoring-protocol';
 
 export interface ScoringPool {
   /** The rule scores of one prediction, as `scoreItem` gives them, computed on a worker thread. */
   score(item: BenchItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
+  /**
+   * Starts the worker thread now and resolves once it has loaded its modules (about a second
+   * here, most of it compiling the scoring code), so that a run's first scores do not wait for it.
+   * Rejects if the thread exits first.
+   */
+  warm(): Promise<void>;
   /** Ends the worker; scores still pending fail. */
   close(): Promise<void>;
 }
@@ -24,7 +30,7 @@ const WORKER_URL = siblingModule(import.meta.url, 'scoring-worker');
  * what it held and the next score starts another.
  */
 export function createScoringPool(): ScoringPool {
-  let running: Worker | null = null;
+  let running: { thread: Worker; ready: Promise<void> } | null = null;
   const pending = new Map<number, Pending>();
   let nextId = 1;
 
@@ -33,11 +39,19 @@ export function createScoringPool(): ScoringPool {
     pending.clear();
   }
 
-  function started(): Worker {
+  function started(): { thread: Worker; ready: Promise<void> } {
     if (running !== null) return running;
     const thread = startWorkerThread(WORKER_URL);
     // Only pending scores keep the process alive, not an idle worker.
     thread.unref();
+    const ready = new Promise<void>((resolve, reject) => {
+      thread.on('message', (message: unknown) => {
+        if (ScoringReady.safeParse(message).success) resolve();
+      });
+      thread.on('exit', (code) => reject(new Error(`the scoring worker exited (${code})`)));
+    });
+    // Nobody may be waiting for it: a thread that fails to start fails its scores instead.
+    ready.catch(() => {});
     thread.on('message', (message: unknown) => {
       const reply = ScoringReply.safeParse(message);
       if (!reply.success) return;
@@ -50,16 +64,16 @@ export function createScoringPool(): ScoringPool {
     });
     thread.on('error', (error) => failAll(error));
     thread.on('exit', (code) => {
-      if (running === thread) running = null;
+      if (running?.thread === thread) running = null;
       failAll(new Error(`the scoring worker exited (${code})`));
     });
-    running = thread;
-    return thread;
+    running = { thread, ready };
+    return running;
   }
 
   return {
     score(item, sim, predicted) {
-      const worker = started();
+      const worker = started().thread;
       const id = nextId++;
       const request: ScoringRequest = { id, item, sim, predicted };
       return new Promise<ItemScore[]>((resolve, reject) => {
@@ -70,8 +84,11 @@ export function createScoringPool(): ScoringPool {
         worker.postMessage(request);
       });
     },
+    warm() {
+      return started().ready;
+    },
     async close() {
-      const thread = running;
+      const thread = running?.thread ?? null;
       running = null;
       if (thread !== null) await thread.terminate();
       failAll(new Error('the scoring pool is closed'));

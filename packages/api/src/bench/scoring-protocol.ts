@@ -15,3 +15,7 @@ export const ScoringReply = z.union([
   z.object({ id: z.number().int(), error: z.string() }),
 ]);
 export type ScoringReply = z.infer<typeof ScoringReply>;
+
+/** The worker's first message: its modules are loaded and it takes requests. */
+export const ScoringReady = z.object({ ready: z.literal(true) });
+export type ScoringReady = z.infer<typeof ScoringReady>;

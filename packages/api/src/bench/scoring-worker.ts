@@ -3,7 +3,7 @@
 // while the server thread predicts, records and answers requests.
 import { parentPort } from 'node:worker_threads';
 import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrarium/bench';
-import { ScoringRequest, type ScoringReply } from './scoring-protocol';
+import { ScoringRequest, type ScoringReady, type ScoringReply } from './scoring-protocol';
 
 const port = parentPort;
 if (port === null) throw new Error('scoring-worker runs as a worker thread');
@@ -34,3 +34,5 @@ port.on('message', (message: unknown) => {
   }
   port.postMessage(reply);
 });
+const ready: ScoringReady = { ready: true };
+port.postMessage(ready);

@@ -26,6 +26,9 @@ const worker = await startWorker({
   queue,
   concurrency: 2,
   pollingIntervalSeconds: 0.5,
+  // Half a chunk in flight at most: a chunk is then recorded in two batches, and a kill can fall
+  // between them (the test's point).
+  limits: { replay: 8, retrieval: 8 },
   deps: {
     async simulatorFor(_run, sim, item) {
       return new EchoWorld(sim, [item], { delayMs, detail: { worker: name } });
