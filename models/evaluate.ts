@@ -21,6 +21,7 @@ import { bootstrapInterval } from '../packages/labels/src/agreement/index.ts';
 import type { PredictionInput } from '../packages/worlds/src/index.ts';
 import {
   ANCHOR_BIAS,
+  OBSERVATION_MAX_TOKENS,
   createOnnxWorldModel,
   promptNeighbors,
 } from '../packages/inference/src/index.ts';
@@ -31,7 +32,7 @@ import { sourceFiles } from './sources.ts';
 const { values } = parseArgs({
   options: {
     every: { type: 'string', default: '1' },
-    'max-tokens': { type: 'string', default: '768' },
+    'max-tokens': { type: 'string', default: String(OBSERVATION_MAX_TOKENS) },
     file: { type: 'string', default: 'model.onnx' },
     folder: { type: 'string', default: BUNDLED_MODEL_FOLDER },
     sims: { type: 'string', default: 'model,retrieval,model-no-context' },
@@ -51,10 +52,12 @@ if (!(anchorBias >= 0)) throw new Error(`--anchor-bias: ${values['anchor-bias']}
 interface StepScore {
   content: number;
   tokenF1: number;
+  /** The prediction is the first neighbor's answer, whole: the context could not hold it. */
+  fromReference: boolean;
 }
 
 /** One prediction scored as a bench scores it: content classes (history-aware) and token F1. */
-function scoreStep(predicted: string, input: PredictionInput): StepScore {
+function scoreStep(predicted: string, input: PredictionInput, fromReference: boolean): StepScore {
   const history: HistoryTurn[] = input.history.map((turn) => ({
     action: actionText(turn.action),
     observation: turn.observation.content,
@@ -64,6 +67,7 @@ function scoreStep(predicted: string, input: PredictionInput): StepScore {
   return {
     content: scoreContentClasses(predicted, real, history, action).score,
     tokenF1: scoreRules(predicted, real, { history, action })['token-f1'] ?? 0,
+    fromReference,
   };
 }
 
@@ -111,18 +115,21 @@ const started = performance.now();
 for (const item of split.items.filter((candidate) => candidate.heldOut)) {
   for (const input of item.inputs) {
     if (seen++ % every !== 0) continue;
-    const predict = async (sim: string): Promise<string> => {
-      if (sim === 'retrieval')
-        return retrievalAnswer(
+    const predict = async (sim: string): Promise<StepScore> => {
+      if (sim === 'retrieval') {
+        const answer = retrievalAnswer(
           promptNeighbors(split.index, input.context, input.history, input.action),
         );
+        return scoreStep(answer, input, false);
+      }
       const model = sim === 'model' ? withContext : withoutContext;
       const prediction = await model.predict(input.context, input.history, input.action, {
         maxTokens,
       });
-      return prediction.observation.content;
+      const finish = Reflect.get(Object(prediction.provenance.detail), 'finishReason');
+      return scoreStep(prediction.observation.content, input, finish === 'reference');
     };
-    for (const sim of sims) record(item.source, sim, scoreStep(await predict(sim), input));
+    for (const sim of sims) record(item.source, sim, await predict(sim));
   }
   process.stderr.write('.');
 }
@@ -147,6 +154,9 @@ const report = {
             transitions: list.length,
             content: summarize(list.map((score) => score.content)),
             tokenF1: summarize(list.map((score) => score.tokenF1)),
+            ...(sim === 'retrieval'
+              ? {}
+              : { neighborAnswers: list.filter((score) => score.fromReference).length }),
           },
         ]),
       ),

@@ -1,6 +1,6 @@
 import { buildRetrievalIndex, predictionInputs } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Anchor, REALIGN_BYTES } from './anchor';
+import { ANCHOR_BIAS, Anchor, REALIGN_BYTES } from './anchor';
 import type { Decoder } from './decoder';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
 import { buildPrompt, observationGrammar, promptNeighbors, type PromptNeighbor } from './prompt';
@@ -96,5 +96,30 @@ describe('anchored decoding of the bundled model', () => {
     expect(copied.finishReason).toBe('eos');
     // The model alone does not copy this answer whole (else the test would show nothing).
     expect(greedy.text).not.toBe(reference);
+  });
+
+  it('answers with a reference the context cannot hold, whole, unless a budget stops it sooner', async () => {
+    const grammar = observationGrammar(neighbors, 'tool');
+    const room = decoder.config.contextLength - promptIds.length;
+    // The real answer, listed until the list is longer than what the context leaves.
+    const copies = Math.ceil(room / decoder.tokenizer.encode(reference).length) + 1;
+    const long = `[${Array.from({ length: copies }, () => reference).join(', ')}]`;
+    expect(decoder.tokenizer.encode(long).length).toBeGreaterThanOrEqual(room);
+    const streamed: string[] = [];
+    const options = {
+      ...(grammar === undefined ? {} : { grammar }),
+      anchor: { text: long, bias: ANCHOR_BIAS },
+    };
+    const whole = await decoder.generate(promptIds, {
+      ...options,
+      maxTokens: decoder.config.contextLength,
+      onToken: (text) => streamed.push(text),
+    });
+    expect(whole).toMatchObject({ text: long, tokens: [], finishReason: 'reference' });
+    expect(streamed.join('')).toBe(long);
+    // The caller's budget ends the output before the context would: the model decodes it.
+    const budgeted = await decoder.generate(promptIds, { ...options, maxTokens: 64 });
+    expect(budgeted.finishReason).toBe('length');
+    expect(budgeted.tokens).toHaveLength(64);
   });
 });

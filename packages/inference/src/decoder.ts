@@ -58,14 +58,20 @@ export interface GenerateOptions {
   grammar?: Grammar;
   /**
    * A reference answer to lean on (`Anchor`): the token that continues it gets `bias` nats more
-   * than the model gives it, greedy or sampled. Needs a tokenizer whose tokens are bytes.
+   * than the model gives it, greedy or sampled. Needs a tokenizer whose tokens are bytes. A
+   * reference longer than what the context leaves after the prompt is the output as it is
+   * (finish reason `reference`), unless `maxTokens` stops the output sooner than the context.
    */
   anchor?: AnchorOption;
 }
 
 export type Grammar = 'json' | 'json-if-opened';
 
-export type FinishReason = 'eos' | 'stop' | 'length' | 'context';
+/**
+ * `reference`: the anchor's reference is the output, whole and unwritten by the model, because
+ * the context could not hold it (`GenerateOptions.anchor`).
+ */
+export type FinishReason = 'eos' | 'stop' | 'length' | 'context' | 'reference';
 
 export interface GenerateResult {
   /** The output, `closing` included. */
@@ -240,6 +246,29 @@ export function createDecoder({
         ? null
         : new Anchor(options.anchor.text, tokenizer, eosToken);
     const anchorBias = options.anchor?.bias ?? 0;
+    const contextLeft = config.contextLength - promptIds.length;
+    if (
+      anchor !== null &&
+      options.anchor !== undefined &&
+      maxTokens >= contextLeft &&
+      tokenizer.encode(options.anchor.text).length >= contextLeft
+    ) {
+      // The model could write only the reference's beginning (plus its end of text) before the
+      // context ends, cut where the context does: the lean would keep choosing the reference's
+      // next token all along, so the reference is the answer, whole. On the held-out tool answers
+      // such cuts had scored below the reference they were copying.
+      const stopAt = firstStop(options.anchor.text, stops);
+      const whole = stopAt === -1 ? options.anchor.text : options.anchor.text.slice(0, stopAt);
+      options.onToken?.(whole);
+      return {
+        text: whole,
+        tokens: [],
+        closing: '',
+        heldToJson: grammar !== null,
+        promptTokens: promptIds.length,
+        finishReason: stopAt === -1 ? 'reference' : 'stop',
+      };
+    }
     const sequence = [...promptIds];
     const tokens: number[] = [];
     let text = '';

@@ -46,10 +46,13 @@ export interface OnnxWorldModelOptions {
 }
 
 /**
- * Default output budget of a predicted observation: what a prompt's budget leaves of the bundled
- * model's context (2,048 − 1,280). The observation also stops at EOS or the end of the context.
+ * Default output budget of a predicted observation: the bundled model's whole context, so that an
+ * answer ends by itself or where the context does (what the prompt leaves: at least 2,048 − 1,280),
+ * never at a lower budget of its own. At the context's end the decoder can do better than a cut:
+ * a first neighbor's answer that the context cannot hold is the prediction, whole (the decoder's
+ * `anchor`; the provenance's `finishReason` is then `reference`).
  */
-export const OBSERVATION_MAX_TOKENS = 768;
+export const OBSERVATION_MAX_TOKENS = 2048;
 
 /** A local decoder-only model as a simulator: the training prompt in, the observation out. */
 export function createOnnxWorldModel({

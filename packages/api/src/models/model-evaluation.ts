@@ -11,6 +11,11 @@ const SimulatorFigures = z.object({
   transitions: z.number().int().nonnegative(),
   content: Interval,
   tokenF1: Interval,
+  /**
+   * Transitions a decoding simulator answered with the first neighbor's recorded answer, whole,
+   * because its context could not hold that answer (absent in older evaluations).
+   */
+  neighborAnswers: z.number().int().nonnegative().optional(),
 });
 
 /**

@@ -124,7 +124,7 @@ export const GeneratedReply = z.object({
   /** The grammar the output was held to, if any. */
   grammar: z.enum(['json']).nullable(),
   promptTokens: z.number().int().nonnegative(),
-  finishReason: z.enum(['eos', 'stop', 'length', 'context']),
+  finishReason: z.enum(['eos', 'stop', 'length', 'context', 'reference']),
   /** Wall time of the decode inside the worker, prompt prefill included. */
   milliseconds: z.number().nonnegative(),
 });

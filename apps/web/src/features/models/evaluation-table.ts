@@ -9,6 +9,8 @@ export interface SimulatorFigures {
   transitions: number;
   content: Interval;
   tokenF1: Interval;
+  /** Answered with the first neighbor's answer, whole: the model's context could not hold it. */
+  neighborAnswers?: number;
 }
 
 /** The simulators of the evaluation, in the order the table shows them, with what they mean. */

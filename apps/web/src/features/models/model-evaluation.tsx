@@ -36,10 +36,26 @@ export function ModelEvaluation({ model }: { model: string }) {
           <p className="muted">{evaluation.data.reason}</p>
         ) : null}
         {evaluation.data?.status === 'ok' && (
-          <EvaluationTable bySource={evaluation.data.bySource} />
+          <>
+            <EvaluationTable bySource={evaluation.data.bySource} />
+            <NeighborAnswersNote figures={evaluation.data.bySource['all']?.['model']} />
+          </>
         )}
       </div>
     </section>
+  );
+}
+
+/** How many of the model's answers are not its own writing, said where its figures are. */
+function NeighborAnswersNote({ figures }: { figures: SimulatorFigures | undefined }) {
+  const answered = figures?.neighborAnswers ?? 0;
+  if (figures === undefined || answered === 0) return null;
+  return (
+    <p className="muted" data-testid="neighbor-answers">
+      The model answered {answered} of {figures.transitions} held-out transitions with the first
+      neighbor’s recorded answer, whole: that answer was longer than what the model’s context leaves
+      after the prompt, so the model could only have written its beginning.
+    </p>
   );
 }
 

@@ -174,7 +174,11 @@ export function Playground({
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
               decode.grammar === 'json' ? ', output held to JSON' : ''
-            }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}`,
+            }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}${
+              decode.finishReason === 'reference'
+                ? ', the first neighbor’s answer as it is (longer than the context leaves)'
+                : ''
+            }`,
             fallback: providerFallbackNotice(
               executionProvider,
               decode.executionProvider,
