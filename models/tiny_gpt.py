@@ -24,6 +24,7 @@ graph a model is trained with is the graph that ships.
 import json
 import math
 import os
+import re
 
 import torch
 import torch.nn as nn
@@ -316,6 +317,38 @@ def vectors_as_columns(graph):
     return rewritten
 
 
+def new_entries_as_outputs(graph):
+    """Adds `new_key_values.N.key/value`: the cache entries of the run's own tokens, which the graph
+    already computes (the second input of each `present` Concat), as outputs of their own. A decoder
+    that keeps the cache itself fetches those instead of `present`, so a run hands back a few
+    positions instead of the whole cache: in onnxruntime-web every output is a new JavaScript
+    array, and in Chromium here allocating and filling the whole cache's copy was most of a step
+    (benchmarks/README.md). `present` stays, so transformers.js and Optimum run the file as before.
+    Returns how many outputs it added (0 on a file that has them)."""
+    from onnx import helper, TensorProto
+    producers = {out: node for node in graph.node for out in node.output}
+    have = {output.name for output in graph.output}
+    added = 0
+    for output in list(graph.output):
+        match = re.fullmatch(r'present\.(\d+)\.(key|value)', output.name)
+        if match is None:
+            continue
+        name = f'new_key_values.{match[1]}.{match[2]}'
+        if name in have:
+            continue
+        concat = producers[output.name]
+        axis = [a.i for a in concat.attribute if a.name == 'axis']
+        past = f'past_key_values.{match[1]}.{match[2]}'
+        assert concat.op_type == 'Concat' and axis == [2] and list(concat.input[:1]) == [past], \
+            f'{output.name} is not Concat({past}, new entries) on the positions axis'
+        graph.node.append(helper.make_node('Identity', [concat.input[1]], [name], name=f'/{name}/Identity'))
+        dims = [d.dim_param or d.dim_value for d in output.type.tensor_type.shape.dim]
+        dims[2] = 'sequence_length'
+        graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+        added += 1
+    return added
+
+
 def finish_onnx(out_dir):
     """The exported graph made runnable everywhere (vectors_as_columns), then its int8 variant.
     Idempotent: run again on a finished folder (`python3 tiny_gpt.py finish FOLDER`), it rewrites
@@ -323,7 +356,8 @@ def finish_onnx(out_dir):
     import onnx
     path = os.path.join(out_dir, 'onnx', 'model.onnx')
     model = onnx.load(path)
-    if vectors_as_columns(model.graph) > 0:
+    rewritten = vectors_as_columns(model.graph)
+    if new_entries_as_outputs(model.graph) + rewritten > 0:
         onnx.checker.check_model(model)
         onnx.save(model, path)
     # int8 weights for the browser (transformers.js names it model_quantized.onnx): dynamic

@@ -6,6 +6,7 @@ import {
   type GenerateOptions,
   type InferenceSessionLike,
 } from './decoder';
+import { cacheKindOf } from './kv-cache';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder, nodeTensor } from './node';
 import { loadWebModelFolder } from './node/web-model-folder';
 import { buildPrompt } from './prompt';
@@ -28,9 +29,10 @@ beforeAll(async () => {
     decoder: createDecoder({
       session: {
         inputNames: session.inputNames,
-        run: (feeds) => {
+        outputNames: session.outputNames,
+        run: (feeds, fetches) => {
           runs++;
-          return session.run(feeds);
+          return session.run(feeds, fetches);
         },
       },
       config: loaded.config,
@@ -49,6 +51,11 @@ beforeAll(async () => {
   if (third === undefined) throw new Error('the held-out trajectory has fewer than 3 transitions');
   prompt = third;
 });
+
+/** The kinds of cache output (`present`, `new_key_values`) among fetched output names. */
+function cacheOutputs(fetched: Set<string>): string[] {
+  return [...fetched].filter((name) => name !== 'logits').map((name) => name.split('.')[0] ?? '');
+}
 
 function promptOf(transition: number): number[] {
   const found = prompts[transition];
@@ -179,6 +186,54 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
     // (814 runs instead of 1,860 here).
     expect(runsWithout).toBeGreaterThanOrEqual(tokens);
     expect(runsWith).toBeLessThan(runsWithout / 2);
+  }, 120_000);
+
+  it('keeps the cache itself: a run returns its own entries, and the tokens are those of the whole cache', async () => {
+    const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+    const quantized = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, {
+      file: 'model_quantized.onnx',
+    });
+    try {
+      // Both files the project ships return each run's own entries (models/tiny_gpt.py).
+      for (const { session, config } of [loaded, quantized]) {
+        expect(cacheKindOf(session.outputNames, config)).toBe('held');
+      }
+      const session: InferenceSessionLike = loaded.session;
+      /** The bundled session, seen with or without its `new_key_values` outputs. */
+      const viewed = (withNew: boolean) => {
+        const fetched = new Set<string>();
+        const decoderOf = createDecoder({
+          session: {
+            inputNames: session.inputNames,
+            outputNames: session.outputNames.filter(
+              (name) => withNew || !name.startsWith('new_key_values.'),
+            ),
+            run: (feeds, fetches) => {
+              for (const name of fetches) fetched.add(name);
+              return session.run(feeds, fetches);
+            },
+          },
+          config: loaded.config,
+          tensor: nodeTensor,
+          tokenizer: loaded.tokenizer,
+        });
+        return { decoder: decoderOf, fetched };
+      };
+      const held = viewed(true);
+      const whole = viewed(false);
+      // Lookahead cuts the cache whenever a guess fails: every prompt, long outputs.
+      for (const ids of prompts) {
+        const options: GenerateOptions = { maxTokens: 200, grammar: 'json-if-opened' };
+        expect(await held.decoder.generate(ids, options)).toEqual(
+          await whole.decoder.generate(ids, options),
+        );
+      }
+      expect(new Set(cacheOutputs(held.fetched))).toEqual(new Set(['new_key_values']));
+      expect(new Set(cacheOutputs(whole.fetched))).toEqual(new Set(['present']));
+    } finally {
+      await loaded.session.release();
+      await quantized.session.release();
+    }
   }, 120_000);
 
   it('samples repeatably for a seed', async () => {

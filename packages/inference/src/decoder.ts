@@ -1,30 +1,32 @@
 import { Anchor, type AnchorOption } from './anchor';
+import {
+  cacheKindOf,
+  createCache,
+  type DecoderCache,
+  type TensorFactory,
+  type TensorLike,
+} from './kv-cache';
 import type { ModelConfig } from './model-config';
 import { JsonPrefix } from './json-prefix';
 import { lookaheadDraft } from './lookahead';
 import { argmax, createRng, sampleToken } from './sampling';
 import { byteTokenizer, type TextTokenizer } from './tokenizer';
 
-/** The part of an onnxruntime tensor the decoder reads (onnxruntime-node and -web tensors both fit). */
-export interface TensorLike {
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
+export type { TensorFactory, TensorLike } from './kv-cache';
 
 /**
  * The part of an onnxruntime `InferenceSession` the decoder uses; the caller creates the session
  * (onnxruntime-node on the server, onnxruntime-web in the browser), so this code runs in both.
+ * `fetches`: the outputs to return.
  */
 export interface InferenceSessionLike {
   readonly inputNames: readonly string[];
-  run(feeds: Record<string, TensorLike>): Promise<Record<string, TensorLike>>;
+  readonly outputNames: readonly string[];
+  run(
+    feeds: Record<string, TensorLike>,
+    fetches: readonly string[],
+  ): Promise<Record<string, TensorLike>>;
 }
-
-/** Makes a tensor of the session's own runtime, e.g. `(t, d, s) => new ort.Tensor(t, d, s)`. */
-export type TensorFactory = {
-  (type: 'int64', data: BigInt64Array, dims: number[]): TensorLike;
-  (type: 'float32', data: Float32Array, dims: number[]): TensorLike;
-};
 
 export interface GenerateOptions {
   /** Tokens to generate at most (default 128); also bounded by the context length. */
@@ -126,33 +128,24 @@ export function createDecoder({
   tensor,
   tokenizer = byteTokenizer,
 }: DecoderOptions): Decoder {
-  const pastNames: string[] = [];
-  for (let layer = 0; layer < config.layers; layer++) {
-    pastNames.push(`past_key_values.${layer}.key`, `past_key_values.${layer}.value`);
-  }
   const hasPositionIds = session.inputNames.includes('position_ids');
   const eos = new Set(config.eosTokenIds);
-
-  function emptyPast(): Record<string, TensorLike> {
-    const past: Record<string, TensorLike> = {};
-    for (const name of pastNames) {
-      past[name] = tensor('float32', new Float32Array(0), [1, config.kvHeads, 0, config.headDim]);
-    }
-    return past;
-  }
+  const cacheKind = cacheKindOf(session.outputNames, config);
 
   /**
-   * Runs `ids` (positions from `start`) after a cache of `start` tokens; returns the logits of every
-   * position (`vocabSize` each, in order) and the new cache.
+   * Runs `ids` (positions from `start`) after the `start` positions `cache` holds; returns the
+   * logits of every position (`vocabSize` each, in order). With `extend`, the cache then holds the
+   * run's positions too.
    */
   async function step(
     ids: readonly number[],
     start: number,
-    past: Record<string, TensorLike>,
-  ): Promise<{ logits: Float32Array; present: Record<string, TensorLike> }> {
+    cache: DecoderCache,
+    extend: boolean,
+  ): Promise<Float32Array> {
     const total = start + ids.length;
     const feeds: Record<string, TensorLike> = {
-      ...past,
+      ...cache.feeds(),
       input_ids: tensor('int64', int64(ids), [1, ids.length]),
       attention_mask: tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
     };
@@ -160,47 +153,15 @@ export function createDecoder({
       const positions = ids.map((_, i) => start + i);
       feeds.position_ids = tensor('int64', int64(positions), [1, ids.length]);
     }
-    const outputs = await session.run(feeds);
-    const present: Record<string, TensorLike> = {};
-    pastNames.forEach((name, i) => {
-      const layer = Math.floor(i / 2);
-      const value = outputs[`present.${layer}.${i % 2 === 0 ? 'key' : 'value'}`];
-      if (value === undefined)
-        throw new Error(`the model returned no ${name.replace('past_key_values', 'present')}`);
-      present[name] = value;
-    });
+    const outputs = await session.run(feeds, extend ? cache.fetches : ['logits']);
+    if (extend) cache.append(outputs, ids.length);
     const logits = float32Data(outputs.logits, 'logits');
     if (logits.length !== ids.length * config.vocabSize) {
       throw new Error(
         `the model returned ${logits.length} logits for ${ids.length} positions of ${config.vocabSize}`,
       );
     }
-    return { logits, present };
-  }
-
-  /** The cache cut to its first `positions` positions (guesses that were not kept are dropped). */
-  function keepPositions(
-    cache: Record<string, TensorLike>,
-    positions: number,
-  ): Record<string, TensorLike> {
-    const kept: Record<string, TensorLike> = {};
-    for (const name of pastNames) {
-      const entry = cache[name];
-      if (entry === undefined) throw new Error(`the cache has no ${name}`);
-      const [batch = 1, heads = 1, length = 0, width = 1] = entry.dims;
-      if (length === positions) {
-        kept[name] = entry;
-        continue;
-      }
-      const data = float32Data(entry, name);
-      const cut = new Float32Array(batch * heads * positions * width);
-      for (let row = 0; row < batch * heads; row++) {
-        const from = row * length * width;
-        cut.set(data.subarray(from, from + positions * width), row * positions * width);
-      }
-      kept[name] = tensor('float32', cut, [batch, heads, positions, width]);
-    }
-    return kept;
+    return logits;
   }
 
   async function generate(
@@ -273,7 +234,7 @@ export function createDecoder({
     const tokens: number[] = [];
     let text = '';
     let emitted = 0;
-    let past = emptyPast();
+    const cache = createCache(cacheKind, config, tensor);
     let pending: readonly number[] = promptIds;
 
     const emit = (until: number): void => {
@@ -358,7 +319,8 @@ export function createDecoder({
       const draft = anchored.length > 0 ? anchored : lookaheadDraft(sequence, limit);
       const start = useCache ? sequence.length - pending.length : 0;
       const input = useCache ? [...pending, ...draft] : sequence;
-      const { logits, present } = await step(input, start, useCache ? past : emptyPast());
+      // Without the cache, every run starts from nothing: `cache` stays empty.
+      const logits = await step(input, start, cache, useCache);
       signal?.throwIfAborted();
       // The position of the last token that is not a guess predicts the next one; while the
       // picked token is the guess at the following position, that position's logits are valid too.
@@ -377,8 +339,7 @@ export function createDecoder({
         kept++;
         position++;
       }
-      if (useCache && finished === null)
-        past = keepPositions(present, start + input.length - draft.length + kept);
+      if (useCache && finished === null) cache.keep(start + input.length - draft.length + kept);
     }
     const finishReason = finished;
     if (finishReason !== 'stop') text += pieces.flush();

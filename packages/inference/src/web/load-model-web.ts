@@ -168,9 +168,10 @@ export async function loadOnnxModelWeb(options: WebLoadOptions): Promise<LoadedW
           ? session
           : {
               inputNames: session.inputNames,
-              run: async (feeds) => {
+              outputNames: session.outputNames,
+              run: async (feeds, fetches) => {
                 await beforeRun();
-                return inner.run(feeds);
+                return inner.run(feeds, fetches);
               },
             },
       config,
