@@ -2,6 +2,7 @@ import { Anchor, type AnchorOption } from './anchor';
 import {
   cacheKindOf,
   createCache,
+  float32Data,
   type DecoderCache,
   type TensorFactory,
   type TensorLike,
@@ -113,13 +114,6 @@ const DEFAULT_LOOKAHEAD = 8;
 
 function int64(values: readonly number[]): BigInt64Array {
   return BigInt64Array.from(values, (value) => BigInt(value));
-}
-
-function float32Data(output: TensorLike | undefined, what: string): Float32Array {
-  if (output === undefined || !(output.data instanceof Float32Array)) {
-    throw new Error(`the model returned no float32 ${what}`);
-  }
-  return output.data;
 }
 
 export function createDecoder({
