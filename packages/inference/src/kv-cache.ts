@@ -65,15 +65,13 @@ export function float32Data(output: TensorLike | undefined, what: string): Float
 }
 
 /**
- * The cache in arrays of its own, one per entry, extended in place: a run returns only its new
- * positions. In onnxruntime-web every output of a run is a new JavaScript array, and in Chromium
- * here allocating and filling the whole cache's copy at every run (1.5 MB at 300 positions) was
- * most of a decoding step (benchmarks/README.md).
+ * The cache in arrays of its own, one per entry, sized for the whole context once and extended in
+ * place: a run returns only its new positions. In onnxruntime-web every output of a run is a new
+ * JavaScript array, and in Chromium here allocating and filling the whole cache's copy at every
+ * run (1.5 MB at 300 positions) was most of a decoding step (benchmarks/README.md).
  *
  * An entry's positions are laid out as the model reads them, `[heads, length, width]`, so a feed
  * is a view of the array's start; growing or cutting moves each head's block to its new place.
- * The arrays double when full (up to the context), so a decode allocates a few times, not at
- * every run, and holds about what it uses.
  */
 class HeldCache implements DecoderCache {
   readonly fetches: readonly string[];
@@ -82,9 +80,7 @@ class HeldCache implements DecoderCache {
   private readonly newNames: string[];
   private readonly heads: number;
   private readonly width: number;
-  /** Positions the arrays have room for. */
-  private capacity = 0;
-  private arrays: Float32Array[];
+  private readonly arrays: Float32Array[];
 
   constructor(
     private readonly config: ModelConfig,
@@ -95,20 +91,13 @@ class HeldCache implements DecoderCache {
     this.fetches = ['logits', ...this.newNames];
     this.heads = config.kvHeads;
     this.width = config.headDim;
-    this.arrays = this.pastNames.map(() => new Float32Array(0));
-  }
-
-  /** Room for `positions`, the positions held kept. */
-  private reserve(positions: number): void {
-    if (positions <= this.capacity) return;
-    const capacity = Math.min(this.config.contextLength, Math.max(positions, 2 * this.capacity));
-    const used = this.heads * this.length * this.width;
-    this.arrays = this.arrays.map((array) => {
-      const larger = new Float32Array(this.heads * capacity * this.width);
-      larger.set(array.subarray(0, used));
-      return larger;
-    });
-    this.capacity = capacity;
+    // Only the positions written are ever touched: the rest of each array costs address space.
+    // Arrays sized to what the decode can reach (a fifth of this for the Models page's example),
+    // or grown by doubling, made the page's decoding 20% slower in Chromium here, measured
+    // alternating builds (probably its allocator: smaller arrays zeroed when allocated, an array
+    // this size zeroed page by page as it is first written).
+    const size = this.heads * config.contextLength * this.width;
+    this.arrays = this.pastNames.map(() => new Float32Array(size));
   }
 
   feeds(): Record<string, TensorLike> {
@@ -134,7 +123,6 @@ class HeldCache implements DecoderCache {
         `the cache would hold ${grown} positions; the context holds ${this.config.contextLength}`,
       );
     }
-    this.reserve(grown);
     this.newNames.forEach((name, i) => {
       const entry = outputs[name];
       const data = float32Data(entry, name);
