@@ -3,7 +3,7 @@
  * the Models page's decoding Web Worker, wasm) against Node (onnxruntime-node), the same decoder,
  * model file and prompt, in the same run. Prints both and the ratio browser / Node (goal ≥ 0.5).
  *
- *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 3] [--webgpu] [--fp32] [--int8] [--no-neighbors]
+ *   cd /work/main && pnpm build && npx tsx benchmarks/browser-decode.ts [--tokens 128] [--runs 16] [--webgpu] [--fp32] [--int8] [--no-neighbors]
  *
  * The page's figure is its own: Models page playground on the demo data, its default example with
  * the recorded neighbors the page finds for it (`--no-neighbors`: the action alone), "in this
