@@ -40,7 +40,7 @@ const entryNames = (prefix: string, layers: number): string[] =>
 /**
  * `held` when the model returns its run's own cache entries (`new_key_values.N.key/value`, which
  * models/tiny_gpt.py exports beside `present`), else `present`: the whole cache as the model
- * returns it (the Optimum layout every exporter writes).
+ * returns it (the Optimum layout, what other exporters write).
  */
 export function cacheKindOf(outputNames: readonly string[], config: ModelConfig): CacheKind {
   const names = new Set(outputNames);
@@ -68,7 +68,7 @@ export function float32Data(output: TensorLike | undefined, what: string): Float
  * The cache in arrays of its own, one per entry, sized for the whole context once and extended in
  * place: a run returns only its new positions. In onnxruntime-web every output of a run is a new
  * JavaScript array, and in Chromium here allocating and filling the whole cache's copy at every
- * run (1.5 MB at 300 positions) was most of a decoding step (benchmarks/README.md).
+ * run (1.5 MB at 300 positions) was about half of a decoding step (benchmarks/README.md).
  *
  * An entry's positions are laid out as the model reads them, `[heads, length, width]`, so a feed
  * is a view of the array's start; growing or cutting moves each head's block to its new place.
