@@ -24,6 +24,7 @@ import {
   type ModelConfig,
   type TensorFactory,
   type TextTokenizer,
+  withWholeCache,
 } from '@terrarium/inference';
 import { heldOutBenchPrompt } from '@terrarium/inference/testing';
 
@@ -60,14 +61,7 @@ function decoderOf(
 ): Decoder {
   const { session } = loaded;
   return createDecoder({
-    session:
-      cache === 'held'
-        ? session
-        : {
-            inputNames: session.inputNames,
-            outputNames: session.outputNames.filter((name) => !name.startsWith('new_key_values.')),
-            run: (feeds, fetches) => session.run(feeds, fetches),
-          },
+    session: cache === 'held' ? session : withWholeCache(session),
     config: withoutEos(loaded.config),
     tensor,
     tokenizer: loaded.tokenizer,

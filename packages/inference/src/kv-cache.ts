@@ -17,8 +17,6 @@ export type TensorFactory = {
  * how the run's outputs extend it.
  */
 export interface DecoderCache {
-  /** Positions the cache holds. */
-  readonly length: number;
   /** The `past_key_values` feeds of the next run. */
   feeds(): Record<string, TensorLike>;
   /** The outputs a run returns: the logits and what `append` reads. */
@@ -30,6 +28,9 @@ export interface DecoderCache {
 }
 
 export type CacheKind = 'held' | 'present';
+
+/** The outputs of a run's own cache entries: `new_key_values.N.key/value`. */
+export const NEW_ENTRIES = 'new_key_values';
 
 const entryNames = (prefix: string, layers: number): string[] =>
   Array.from({ length: layers }, (_, layer) => [
@@ -44,7 +45,7 @@ const entryNames = (prefix: string, layers: number): string[] =>
  */
 export function cacheKindOf(outputNames: readonly string[], config: ModelConfig): CacheKind {
   const names = new Set(outputNames);
-  return entryNames('new_key_values', config.layers).every((name) => names.has(name))
+  return entryNames(NEW_ENTRIES, config.layers).every((name) => names.has(name))
     ? 'held'
     : 'present';
 }
@@ -75,7 +76,7 @@ export function float32Data(output: TensorLike | undefined, what: string): Float
  */
 class HeldCache implements DecoderCache {
   readonly fetches: readonly string[];
-  length = 0;
+  private length = 0;
   private readonly pastNames: string[];
   private readonly newNames: string[];
   private readonly heads: number;
@@ -87,7 +88,7 @@ class HeldCache implements DecoderCache {
     private readonly tensor: TensorFactory,
   ) {
     this.pastNames = entryNames('past_key_values', config.layers);
-    this.newNames = entryNames('new_key_values', config.layers);
+    this.newNames = entryNames(NEW_ENTRIES, config.layers);
     this.fetches = ['logits', ...this.newNames];
     this.heads = config.kvHeads;
     this.width = config.headDim;
@@ -164,7 +165,7 @@ class HeldCache implements DecoderCache {
 /** The cache as the model returns it (`present.N.key/value`), cut by copying when guesses fail. */
 class PresentCache implements DecoderCache {
   readonly fetches: readonly string[];
-  length = 0;
+  private length = 0;
   private readonly pastNames: string[];
   private entries: Record<string, TensorLike>;
 
