@@ -13,9 +13,11 @@ import {
 } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { CycleWatch } from './cycle';
 import { DEFAULT_EXAMPLE } from './default-example';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
-import { createOnnxWorldModel } from './onnx-world-model';
+import { ANCHOR_BIAS } from './anchor';
+import { createOnnxWorldModel, OBSERVATION_MAX_TOKENS } from './onnx-world-model';
 import { buildPrompt, promptNeighbors } from './prompt';
 import { keyedTrajectories } from './testing/held-out';
 import { loadSplit, neighborSources, neighborsFor, type Split } from './testing/model-split';
@@ -177,6 +179,72 @@ describe("the Models page's default example", () => {
       });
       const parsed: unknown = JSON.parse(prediction.observation.content);
       expect(typeof parsed).toBe('object');
+    }, 60_000);
+  }
+});
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('answers that run in circles', () => {
+  it("no real observation of the model's data, on either side of the split, is a loop by the rule", async () => {
+    const { tokenizer } = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+    let observations = 0;
+    const looping: string[] = [];
+    for (const item of split.items) {
+      for (const input of item.inputs) {
+        observations++;
+        const watch = new CycleWatch();
+        const ids = tokenizer.encode(input.expected.content);
+        if (ids.some((id) => watch.push(id) !== null))
+          looping.push(`${item.key}@${input.stepIndex}`);
+      }
+    }
+    expect(observations).toBe(2510);
+    expect(looping).toEqual([]);
+  }, 60_000);
+
+  // Held-out steps whose answers, before decoding stopped at a cycle, ran to the end of the
+  // context: a user id continued as `6969…` (JSON), and a line break again and again (free text).
+  const cases = [
+    {
+      key: 'tau-bench-v1/historical_trajectories/gpt-4o-airline.json#31',
+      transition: 4,
+      grammar: 'json',
+    },
+    {
+      key: 'swe-agent/trajectories/demonstrations/ctf/crypto/katy.traj#0',
+      transition: 0,
+      grammar: null,
+    },
+  ];
+  for (const { key, transition, grammar } of cases) {
+    it(`stops ${key}'s transition ${transition} where it starts repeating, well before the context ends`, async () => {
+      const item = split.items.find((candidate) => candidate.key === key);
+      const input = item?.inputs[transition];
+      if (item === undefined || input === undefined) throw new Error(`${key} is not in the split`);
+      expect(item.heldOut).toBe(true);
+      const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
+      const model = createOnnxWorldModel({
+        decoder: loaded.decoder,
+        id: 'terrarium-wm-tiny',
+        neighbors: (ctx, history, current) => promptNeighbors(split.index, ctx, history, current),
+        anchorBias: ANCHOR_BIAS,
+      });
+      const prediction = await model.predict(input.context, input.history, input.action, {
+        maxTokens: OBSERVATION_MAX_TOKENS,
+      });
+      expect(prediction.provenance.detail).toMatchObject({ finishReason: 'cycle', grammar });
+      const text = prediction.observation.content;
+      expect(loaded.tokenizer.encode(text).length).toBeLessThan(400);
+      // Closed where it stopped: still the tool's JSON.
+      expect(parsesAsJson(text)).toBe(grammar === 'json');
     }, 60_000);
   }
 });

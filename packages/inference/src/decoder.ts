@@ -1,4 +1,5 @@
 import { Anchor, type AnchorOption } from './anchor';
+import { CycleWatch } from './cycle';
 import {
   cacheKindOf,
   createCache,
@@ -79,15 +80,23 @@ export interface GenerateOptions {
    * (finish reason `reference`), unless `maxTokens` stops the output sooner than the context.
    */
   anchor?: AnchorOption;
+  /**
+   * Default true: an output that starts writing one span of tokens back to back (`CycleWatch`:
+   * three copies or more, covering 48 tokens) ends there, finish reason `cycle`, closed like an
+   * output the budget cuts. False lets it run on, as the model alone would.
+   */
+  stopCycles?: boolean;
 }
 
 export type Grammar = 'json' | 'json-if-opened';
 
 /**
- * `reference`: the anchor's reference is the output, whole and unwritten by the model, because
- * the context could not hold it (`GenerateOptions.anchor`).
+ * Why a decode ended. `reference`: the anchor's reference is the output, whole and unwritten by
+ * the model, because the context could not hold it (`GenerateOptions.anchor`). `cycle`: the output
+ * began repeating one span back to back (`GenerateOptions.stopCycles`).
  */
-export type FinishReason = 'eos' | 'stop' | 'length' | 'context' | 'reference';
+export const FINISH_REASONS = ['eos', 'stop', 'length', 'context', 'reference', 'cycle'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
 
 export interface GenerateResult {
   /** The output, `closing` included. */
@@ -243,6 +252,7 @@ export function createDecoder({
     let emitted = 0;
     const cache = createCache(cacheKind, config, tensor);
     let pending: readonly number[] = promptIds;
+    const cycles = (options.stopCycles ?? true) ? new CycleWatch() : null;
 
     const emit = (until: number): void => {
       // Never cut between the two halves of a surrogate pair.
@@ -308,6 +318,7 @@ export function createDecoder({
         return 'stop';
       }
       emit(text.length - holdBack);
+      if (cycles !== null && cycles.push(next) !== null) return 'cycle';
       return tokens.length >= maxTokens ? 'length' : null;
     };
 

@@ -104,7 +104,7 @@ export function createOnnxWorldModel({
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
             grammar: result.heldToJson ? 'json' : null,
             anchorBias: anchor?.bias ?? 0,
-            ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
+            ...(result.closing === '' ? {} : { closedWith: result.closing }),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },

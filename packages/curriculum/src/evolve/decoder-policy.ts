@@ -47,6 +47,11 @@ export function decoderPolicy(options: DecoderPolicyOptions): Policy {
           });
           turn += 1;
           transcript.took(result.text);
+          if (result.finishReason === 'cycle')
+            return {
+              kind: 'invalid',
+              reason: `the model's action repeated itself until it was stopped: ${start(result.text)}`,
+            };
           if (result.finishReason === 'length' || result.finishReason === 'context')
             return {
               kind: 'invalid',

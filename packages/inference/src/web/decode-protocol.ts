@@ -1,5 +1,6 @@
 import { Action, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
+import { FINISH_REASONS } from '../decoder';
 import { earlierTransition, type PromptInput } from '../prompt';
 
 /**
@@ -124,7 +125,7 @@ export const GeneratedReply = z.object({
   /** The grammar the output was held to, if any. */
   grammar: z.enum(['json']).nullable(),
   promptTokens: z.number().int().nonnegative(),
-  finishReason: z.enum(['eos', 'stop', 'length', 'context', 'reference']),
+  finishReason: z.enum(FINISH_REASONS),
   /** Wall time of the decode inside the worker, prompt prefill included. */
   milliseconds: z.number().nonnegative(),
 });

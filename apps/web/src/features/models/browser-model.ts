@@ -269,7 +269,7 @@ export function browserWorldModel(
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(shown.length, PROMPT_NEIGHBORS),
             grammar: result.grammar,
-            ...(result.closing === '' ? {} : { closedAtBudget: result.closing }),
+            ...(result.closing === '' ? {} : { closedWith: result.closing }),
             runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
           },
         },

@@ -3,6 +3,7 @@ import {
   DEFAULT_EXAMPLE,
   OBSERVATION_MAX_TOKENS,
   PROMPT_FORMAT_VERSION,
+  type FinishReason,
   type PromptNeighbor,
 } from '@terrarium/inference';
 import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
@@ -174,11 +175,7 @@ export function Playground({
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
               decode.grammar === 'json' ? ', output held to JSON' : ''
-            }${decode.closing === '' ? '' : `, closed at the token budget with ${decode.closing}`}${
-              decode.finishReason === 'reference'
-                ? ', the first neighbor’s answer as it is (longer than the context leaves)'
-                : ''
-            }`,
+            }${finishDetail(decode.finishReason, decode.closing)}`,
             fallback: providerFallbackNotice(
               executionProvider,
               decode.executionProvider,
@@ -517,4 +514,17 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
       )}
     </div>
   );
+}
+
+/** What the outcome line adds about how the decode ended, in the user's words. */
+function finishDetail(finishReason: FinishReason, closing: string): string {
+  const closed = closing === '' ? '' : `, closed with ${closing}`;
+  switch (finishReason) {
+    case 'reference':
+      return ', the first neighbor’s answer as it is (longer than the context leaves)';
+    case 'cycle':
+      return `, stopped where the output began repeating itself back to back${closed}`;
+    default:
+      return closing === '' ? '' : `, closed at the token budget with ${closing}`;
+  }
 }
