@@ -542,13 +542,36 @@ test('a WebGPU run asked for where there is no adapter says it fell back to wasm
   );
 });
 
+test('an output that runs in circles is stopped in the worker, and the page says so', async ({
+  page,
+}) => {
+  await page.goto('/models');
+  const playground = page.getByTestId('playground');
+  await playground.getByTestId('neighbor-dataset').selectOption('');
+  await playground.getByTestId('execution-provider-choice').selectOption('wasm');
+  await playground.getByTestId('max-tokens').fill('512');
+  // Without retrieved context the model repeats one phrase back to back after a few tokens.
+  await playground.getByTestId('playground-action').fill('ls -la /tmp && cat /etc/hostname');
+  await playground.getByRole('button', { name: 'Predict' }).click();
+  const outcome = playground.getByTestId('playground-outcome');
+  await expect(outcome).toBeVisible({ timeout: 60_000 });
+  await expect(outcome).toContainText('finish: cycle');
+  await expect(outcome).toContainText('stopped where the output began repeating itself');
+  const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
+  const tokens: unknown = Reflect.get(Object(decode), 'tokens');
+  // Stopped within a few dozen tokens, not at the budget of 512.
+  expect(Array.isArray(tokens) ? tokens.length : 0).toBeLessThan(128);
+});
+
 test('Stop ends a decode in the worker and the page can predict again', async ({ page }) => {
   await page.goto('/models');
   const playground = page.getByTestId('playground');
   await playground.getByTestId('neighbor-dataset').selectOption('');
   await playground.getByTestId('execution-provider-choice').selectOption('wasm');
   await playground.getByTestId('max-tokens').fill('512');
-  // An action the model never saw: it rambles on to the budget unless stopped.
+  // An action the model never saw: it rambles on to the budget unless stopped (it runs in
+  // circles, which decoding would otherwise stop by itself within a few dozen tokens).
+  await playground.getByTestId('stop-cycles').uncheck();
   await playground.getByTestId('playground-action').fill('ls -la /tmp && cat /etc/hostname');
   await playground.getByRole('button', { name: 'Predict' }).click();
   // Stopped as soon as the worker streams (whitespace counts: the text is not trimmed here).

@@ -92,6 +92,23 @@ export class Anchor {
     return tokens;
   }
 
+  /** Whether the output stands on the reference (it has not left it, or has realigned). */
+  isOn(): boolean {
+    return this.#usable && this.#at !== null;
+  }
+
+  /** The reference's byte where the output last left it (0 before it ever has). */
+  leftAt(): number {
+    return this.#leftAt;
+  }
+
+  /** The reference from byte `at` on, as text; null when `at` is inside a character. */
+  referenceFrom(at: number): string | null {
+    const first = this.#reference[at];
+    if (first !== undefined && (first & 0xc0) === 0x80) return null;
+    return new TextDecoder().decode(this.#reference.subarray(at));
+  }
+
   /** Follows a generated token (not EOS). */
   advance(token: number): void {
     const bytes = this.#tokenizer.tokenBytes(token);

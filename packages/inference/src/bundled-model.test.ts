@@ -17,7 +17,11 @@ import { CycleWatch } from './cycle';
 import { DEFAULT_EXAMPLE } from './default-example';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from './node';
 import { ANCHOR_BIAS } from './anchor';
-import { createOnnxWorldModel, OBSERVATION_MAX_TOKENS } from './onnx-world-model';
+import {
+  createOnnxWorldModel,
+  OBSERVATION_MAX_TOKENS,
+  type NeighborSource,
+} from './onnx-world-model';
 import { buildPrompt, promptNeighbors } from './prompt';
 import { keyedTrajectories } from './testing/held-out';
 import { loadSplit, neighborSources, neighborsFor, type Split } from './testing/model-split';
@@ -212,6 +216,8 @@ describe('answers that run in circles', () => {
 
   // Held-out steps whose answers, before decoding stopped at a cycle, ran to the end of the
   // context: a user id continued as `6969…` (JSON), and a line break again and again (free text).
+  // Stopped, each is cut back to where it first left the first neighbor's answer and ends with the
+  // rest of that answer; what was streamed is exactly the final text.
   const cases = [
     {
       key: 'tau-bench-v1/historical_trajectories/gpt-4o-airline.json#31',
@@ -225,25 +231,35 @@ describe('answers that run in circles', () => {
     },
   ];
   for (const { key, transition, grammar } of cases) {
-    it(`stops ${key}'s transition ${transition} where it starts repeating, well before the context ends`, async () => {
+    it(`ends ${key}'s transition ${transition} with the neighbor's answer where it starts repeating`, async () => {
       const item = split.items.find((candidate) => candidate.key === key);
       const input = item?.inputs[transition];
       if (item === undefined || input === undefined) throw new Error(`${key} is not in the split`);
       expect(item.heldOut).toBe(true);
+      const neighbors: NeighborSource = (ctx, history, current) =>
+        promptNeighbors(split.index, ctx, history, current);
+      const found = await neighbors(input.context, input.history, input.action);
+      const reference = found[0]?.observation ?? '';
       const loaded = await loadOnnxModelFolder(BUNDLED_MODEL_FOLDER);
       const model = createOnnxWorldModel({
         decoder: loaded.decoder,
         id: 'terrarium-wm-tiny',
-        neighbors: (ctx, history, current) => promptNeighbors(split.index, ctx, history, current),
+        neighbors,
         anchorBias: ANCHOR_BIAS,
       });
+      const streamed: string[] = [];
       const prediction = await model.predict(input.context, input.history, input.action, {
         maxTokens: OBSERVATION_MAX_TOKENS,
+        onToken: (piece) => streamed.push(piece),
       });
-      expect(prediction.provenance.detail).toMatchObject({ finishReason: 'cycle', grammar });
+      const detail = prediction.provenance.detail;
+      expect(detail).toMatchObject({ finishReason: 'cycle', grammar });
       const text = prediction.observation.content;
-      expect(loaded.tokenizer.encode(text).length).toBeLessThan(400);
-      // Closed where it stopped: still the tool's JSON.
+      expect(streamed.join('')).toBe(text);
+      const tail = Reflect.get(Object(detail), 'endedWithReference');
+      if (typeof tail !== 'number') throw new Error('the answer did not end with the reference');
+      expect(tail).toBeGreaterThan(0);
+      expect(text.slice(text.length - tail)).toBe(reference.slice(reference.length - tail));
       expect(parsesAsJson(text)).toBe(grammar === 'json');
     }, 60_000);
   }

@@ -82,8 +82,14 @@ export interface GenerateOptions {
   anchor?: AnchorOption;
   /**
    * Default true: an output that starts writing one span of tokens back to back (`CycleWatch`:
-   * three copies or more, covering 48 tokens) ends there, finish reason `cycle`, closed like an
-   * output the budget cuts. False lets it run on, as the model alone would.
+   * three copies or more, covering 48 tokens) ends there, finish reason `cycle`. With an anchor,
+   * the output is then cut back to where it first left the reference and ends with the rest of
+   * the reference (`referenceTail`): the model has lost its place, and the reference is what
+   * retrieval would answer. Unless that would not fit the budget (or not be one JSON value where
+   * the output is held to JSON); then, and without an anchor, the output is closed like one the
+   * budget cuts. So that nothing streamed is taken back, with an anchor the text after the first
+   * place the output leaves the reference reaches onToken only when decoding ends. False lets a
+   * cycle run on, as the model alone would.
    */
   stopCycles?: boolean;
 }
@@ -105,6 +111,11 @@ export interface GenerateResult {
   tokens: number[];
   /** What a grammar appended to an output the budget cut, to make it whole ('' otherwise). */
   closing: string;
+  /**
+   * The anchor's reference from where the output first left it, which ends an output cut back
+   * there at a cycle (`GenerateOptions.stopCycles`); '' otherwise. Part of `text`, not of `tokens`.
+   */
+  referenceTail: string;
   /** Whether the output was held to JSON (always with `json`; once opened with `json-if-opened`). */
   heldToJson: boolean;
   promptTokens: number;
@@ -241,6 +252,7 @@ export function createDecoder({
         text: whole,
         tokens: [],
         closing: '',
+        referenceTail: '',
         heldToJson: grammar !== null,
         promptTokens: promptIds.length,
         finishReason: stopAt === -1 ? 'reference' : 'stop',
@@ -253,10 +265,18 @@ export function createDecoder({
     const cache = createCache(cacheKind, config, tensor);
     let pending: readonly number[] = promptIds;
     const cycles = (options.stopCycles ?? true) ? new CycleWatch() : null;
+    /**
+     * Where the output first left the anchor's reference: the text and tokens written before, and
+     * the reference's byte there. Text after it is held back from onToken until decoding ends, so
+     * that an output that runs in circles can still become the reference without taking back
+     * anything streamed.
+     */
+    let departure: { text: number; tokens: number; at: number } | null = null;
 
     const emit = (until: number): void => {
+      const allowed = departure === null ? until : Math.min(until, departure.text);
       // Never cut between the two halves of a surrogate pair.
-      const upTo = isHighSurrogate(text.charCodeAt(until - 1)) ? until - 1 : until;
+      const upTo = isHighSurrogate(text.charCodeAt(allowed - 1)) ? allowed - 1 : allowed;
       if (upTo > emitted) {
         options.onToken?.(text.slice(emitted, upTo));
         emitted = upTo;
@@ -308,7 +328,13 @@ export function createDecoder({
       if (eos.has(next)) return 'eos';
       tokens.push(next);
       sequence.push(next);
-      anchor?.advance(next);
+      if (anchor !== null) {
+        const wasOn = anchor.isOn();
+        anchor.advance(next);
+        if (departure === null && wasOn && !anchor.isOn()) {
+          departure = { text: text.length, tokens: tokens.length - 1, at: anchor.leftAt() };
+        }
+      }
       const nextBytes = grammar === null ? undefined : tokenizer.tokenBytes(next);
       if (nextBytes !== undefined) grammar?.accept(nextBytes);
       text += pieces.push(next);
@@ -359,15 +385,47 @@ export function createDecoder({
       }
       if (useCache && finished === null) cache.keep(start + input.length - draft.length + kept);
     }
+    /**
+     * The output cut back to where it first left the reference and ended with the rest of it; null
+     * when it never left it, or the result would not fit the budget, would hold a stop string, or
+     * would not be one whole JSON value where the output is held to JSON.
+     */
+    const recoverWithReference = (): {
+      text: string;
+      tokens: number;
+      referenceTail: string;
+    } | null => {
+      if (anchor === null || departure === null) return null;
+      const referenceTail = anchor.referenceFrom(departure.at);
+      if (referenceTail === null) return null;
+      const recovered = text.slice(0, departure.text) + referenceTail;
+      const budget = Math.min(maxTokens, contextLeft) - departure.tokens;
+      if (tokenizer.encode(referenceTail).length > budget) return null;
+      if (firstStop(recovered, stops) !== -1) return null;
+      if (grammar !== null) {
+        const check = new JsonPrefix();
+        if (!check.accept(new TextEncoder().encode(recovered)) || !check.isComplete()) return null;
+      }
+      return { text: recovered, tokens: departure.tokens, referenceTail };
+    };
+
     const finishReason = finished;
-    if (finishReason !== 'stop') text += pieces.flush();
-    const closing = grammar === null || finishReason === 'eos' ? '' : grammar.closing();
+    const tail = finishReason === 'cycle' ? recoverWithReference() : null;
+    if (tail !== null) {
+      // What followed the departure is dropped: it was never streamed.
+      text = tail.text;
+      tokens.length = tail.tokens;
+    } else if (finishReason !== 'stop') text += pieces.flush();
+    departure = null;
+    const closing =
+      grammar === null || finishReason === 'eos' || tail !== null ? '' : grammar.closing();
     text += closing;
     emit(text.length);
     return {
       text,
       tokens,
       closing,
+      referenceTail: tail?.referenceTail ?? '',
       heldToJson: grammar !== null,
       promptTokens: promptIds.length,
       finishReason,

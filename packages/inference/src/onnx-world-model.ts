@@ -105,6 +105,10 @@ export function createOnnxWorldModel({
             grammar: result.heldToJson ? 'json' : null,
             anchorBias: anchor?.bias ?? 0,
             ...(result.closing === '' ? {} : { closedWith: result.closing }),
+            // Characters of the first neighbor's answer that ended an output cut at a cycle.
+            ...(result.referenceTail === ''
+              ? {}
+              : { endedWithReference: result.referenceTail.length }),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },

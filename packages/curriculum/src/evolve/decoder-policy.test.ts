@@ -26,6 +26,7 @@ function scriptedDecoder(outputs: Pick<GenerateResult, 'text' | 'finishReason'>[
         tokens: [...new TextEncoder().encode(output.text)],
         promptTokens: 0,
         closing: '',
+        referenceTail: '',
         heldToJson: false,
       };
     },

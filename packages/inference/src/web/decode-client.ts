@@ -14,6 +14,8 @@ export interface RemoteGenerateOptions {
   topK?: number;
   seed?: number;
   stop?: readonly string[];
+  /** The decoder's `stopCycles` (default true). */
+  stopCycles?: boolean;
   signal?: AbortSignal;
   /** Each piece of text as the worker streams it. */
   onToken?: (text: string) => void;
@@ -112,6 +114,7 @@ export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
             ...(options.topK === undefined ? {} : { topK: options.topK }),
             ...(options.seed === undefined ? {} : { seed: options.seed }),
             ...(options.stop === undefined ? {} : { stop: [...options.stop] }),
+            ...(options.stopCycles === undefined ? {} : { stopCycles: options.stopCycles }),
           },
           options.onToken,
         );
@@ -125,6 +128,7 @@ export function createDecodeClient(endpoint: MessageEndpoint): DecodeClient {
             prompt: result.prompt,
             text: result.text,
             closing: result.closing,
+            referenceTail: result.referenceTail,
             grammar: result.grammar,
             tokens: result.tokens,
             promptTokens: result.promptTokens,

@@ -83,6 +83,8 @@ export const GenerateRequest = z.object({
   stop: z.array(z.string()).optional(),
   /** For a text prompt; a built prompt's grammar follows from its neighbors (`observationGrammar`). */
   grammar: z.enum(['json', 'json-if-opened']).optional(),
+  /** The decoder's `stopCycles` (default true). */
+  stopCycles: z.boolean().optional(),
 });
 export type GenerateRequest = z.infer<typeof GenerateRequest>;
 
@@ -122,6 +124,8 @@ export const GeneratedReply = z.object({
   tokens: z.array(z.number().int()),
   /** What the grammar appended to an output the budget cut ('' otherwise). */
   closing: z.string(),
+  /** The reference that ended an output cut back at a cycle ('' otherwise; see the decoder). */
+  referenceTail: z.string(),
   /** The grammar the output was held to, if any. */
   grammar: z.enum(['json']).nullable(),
   promptTokens: z.number().int().nonnegative(),

@@ -157,6 +157,8 @@ export interface BrowserDecode {
   grammar: 'json' | null;
   /** What the grammar appended to an output the token budget cut ('' otherwise). */
   closing: string;
+  /** The first neighbor's answer that ended an output cut back at a cycle ('' otherwise). */
+  referenceTail: string;
   finishReason: GenerateResult['finishReason'];
   promptTokens: number;
   /**
@@ -183,6 +185,8 @@ export interface DecodeRequest {
   /** The prompt text as the user edited it: decoded as is, instead of the rendered one. */
   prompt?: string;
   maxTokens: number;
+  /** Default true: an output that runs in circles ends there (the decoder's `stopCycles`). */
+  stopCycles?: boolean;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
@@ -198,6 +202,7 @@ export async function decodeInBrowser(
   const result = await model.remote.generate(request.prompt ?? promptInputMessage(request), {
     maxTokens: request.maxTokens,
     temperature: 0,
+    ...(request.stopCycles === undefined ? {} : { stopCycles: request.stopCycles }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
     ...(request.onToken === undefined ? {} : { onToken: request.onToken }),
   });
@@ -212,6 +217,7 @@ export async function decodeInBrowser(
     text: result.text,
     grammar: result.grammar,
     closing: result.closing,
+    referenceTail: result.referenceTail,
     finishReason: result.finishReason,
     promptTokens: result.promptTokens,
     tokensPerSecond:
@@ -270,6 +276,9 @@ export function browserWorldModel(
             neighbors: Math.min(shown.length, PROMPT_NEIGHBORS),
             grammar: result.grammar,
             ...(result.closing === '' ? {} : { closedWith: result.closing }),
+            ...(result.referenceTail === ''
+              ? {}
+              : { endedWithReference: result.referenceTail.length }),
             runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
           },
         },

@@ -103,6 +103,7 @@ export function Playground({
   const [earlierObservation, setEarlierObservation] = useState('');
   const [action, setAction] = useState(EXAMPLE_ACTION);
   const [maxTokens, setMaxTokens] = useState(256);
+  const [stopCycles, setStopCycles] = useState(true);
   // null: the prompt is rendered from the fields (and the neighbors); text: decoded as typed.
   const [promptText, setPromptText] = useState<string | null>(null);
   const [text, setText] = useState('');
@@ -153,6 +154,7 @@ export function Playground({
           neighbors: found?.neighbors ?? [],
           ...(promptText === null ? {} : { prompt: promptText }),
           maxTokens,
+          stopCycles,
           signal: abort.signal,
           onToken: onText,
         });
@@ -175,7 +177,7 @@ export function Playground({
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
               decode.grammar === 'json' ? ', output held to JSON' : ''
-            }${finishDetail(decode.finishReason, decode.closing)}`,
+            }${finishDetail(decode)}`,
             fallback: providerFallbackNotice(
               executionProvider,
               decode.executionProvider,
@@ -314,6 +316,15 @@ export function Playground({
                   ))}
                   <option value={NO_NEIGHBORS}>none (the action alone)</option>
                 </select>
+              </label>
+              <label title="when the output starts writing the same tokens back to back (three copies or more over 48 tokens), decoding ends there, and with retrieved context the answer ends with the first neighbor's; unchecked, the model runs on to the budget">
+                <input
+                  type="checkbox"
+                  data-testid="stop-cycles"
+                  checked={stopCycles}
+                  onChange={(event) => setStopCycles(event.target.checked)}
+                />{' '}
+                Stop an output that runs in circles
               </label>
             </div>
           )}
@@ -517,13 +528,26 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
 }
 
 /** What the outcome line adds about how the decode ended, in the user's words. */
-function finishDetail(finishReason: FinishReason, closing: string): string {
-  const closed = closing === '' ? '' : `, closed with ${closing}`;
+function finishDetail({
+  finishReason,
+  closing,
+  referenceTail,
+}: {
+  finishReason: FinishReason;
+  closing: string;
+  referenceTail: string;
+}): string {
   switch (finishReason) {
     case 'reference':
       return ', the first neighbor’s answer as it is (longer than the context leaves)';
     case 'cycle':
-      return `, stopped where the output began repeating itself back to back${closed}`;
+      return `, stopped where the output began repeating itself back to back${
+        referenceTail === ''
+          ? closing === ''
+            ? ''
+            : `, closed with ${closing}`
+          : `; from where it first left the first neighbor’s answer, the rest of that answer (${referenceTail.length} characters)`
+      }`;
     default:
       return closing === '' ? '' : `, closed at the token budget with ${closing}`;
   }
