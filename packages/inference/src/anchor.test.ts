@@ -32,6 +32,21 @@ beforeAll(async () => {
 });
 
 describe('Anchor', () => {
+  it('says where the output left the reference, and gives the reference from there', () => {
+    const tokenizer = decoder.tokenizer;
+    const anchor = new Anchor('{"id": "é42", "n": 1}', tokenizer, EOS);
+    expect(anchor.isOn()).toBe(true);
+    for (const token of tokenizer.encode('{"id": "')) anchor.advance(token);
+    expect(anchor.isOn()).toBe(true);
+    // Another id: the output leaves the reference at its 8th byte.
+    for (const token of tokenizer.encode('x9')) anchor.advance(token);
+    expect(anchor.isOn()).toBe(false);
+    expect(anchor.leftAt()).toBe(8);
+    expect(anchor.referenceFrom(anchor.leftAt())).toBe('é42", "n": 1}');
+    // Byte 9 is inside the two bytes of é: no text starts there.
+    expect(anchor.referenceFrom(9)).toBeNull();
+  });
+
   it('names the reference token by token, then EOS, and drafts its next tokens', () => {
     const tokenizer = decoder.tokenizer;
     const tokens = tokenizer.encode(reference);
