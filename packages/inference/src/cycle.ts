@@ -1,7 +1,7 @@
 /**
  * Watches an output for the failure a small model falls into when it loses its place: writing the
  * same span of tokens back to back until the context ends (`696969…`, one record again and again,
- * a line of blanks). On the bundled model's held-out answers 29 of 568 ran that way to the end of
+ * a line of blanks). On the bundled model's held-out answers 27 of 568 ran that way to the end of
  * the context, each over 54 to 1,278 tokens, while in the 2,510 real observations of the training
  * data (tau2, tau-bench, SWE-agent; every one tokenized) no span repeated back to back three times
  * or more covers more than 15 tokens. So a span that has (three times or more) covered 48 tokens

@@ -9,7 +9,7 @@ import {
   type WorldModel,
 } from '@terrarium/worlds';
 import { ANCHOR_BIAS, neighborAnchor } from './anchor';
-import { canConstrain, type Decoder } from './decoder';
+import { canConstrain, type Decoder, type GenerateResult } from './decoder';
 import {
   buildPrompt,
   observationGrammar,
@@ -104,15 +104,26 @@ export function createOnnxWorldModel({
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
             grammar: result.heldToJson ? 'json' : null,
             anchorBias: anchor?.bias ?? 0,
-            ...(result.closing === '' ? {} : { closedWith: result.closing }),
-            // Characters of the first neighbor's answer that ended an output cut at a cycle.
-            ...(result.referenceTail === ''
-              ? {}
-              : { endedWithReference: result.referenceTail.length }),
+            ...outputEndDetail(result),
             ...(runtime === undefined ? {} : { runtime }),
           },
         },
       };
     },
+  };
+}
+
+/**
+ * How an output was ended beyond its tokens, for a prediction's provenance (the server's simulator
+ * and the browser's alike): what a grammar closed it with, and how many characters of the first
+ * neighbor's answer ended an output cut at a cycle.
+ */
+export function outputEndDetail(result: Pick<GenerateResult, 'closing' | 'referenceTail'>): {
+  closedWith?: string;
+  endedWithReference?: number;
+} {
+  return {
+    ...(result.closing === '' ? {} : { closedWith: result.closing }),
+    ...(result.referenceTail === '' ? {} : { endedWithReference: result.referenceTail.length }),
   };
 }

@@ -1,5 +1,6 @@
 import {
   OBSERVATION_MAX_TOKENS,
+  outputEndDetail,
   PROMPT_FORMAT_VERSION,
   PROMPT_NEIGHBORS,
   type GenerateResult,
@@ -275,10 +276,7 @@ export function browserWorldModel(
             promptFormat: PROMPT_FORMAT_VERSION,
             neighbors: Math.min(shown.length, PROMPT_NEIGHBORS),
             grammar: result.grammar,
-            ...(result.closing === '' ? {} : { closedWith: result.closing }),
-            ...(result.referenceTail === ''
-              ? {}
-              : { endedWithReference: result.referenceTail.length }),
+            ...outputEndDetail(result),
             runtime: `onnxruntime-web/${model.executionProvider}/${model.variant}`,
           },
         },

@@ -540,14 +540,13 @@ function finishDetail({
   switch (finishReason) {
     case 'reference':
       return ', the first neighbor’s answer as it is (longer than the context leaves)';
-    case 'cycle':
-      return `, stopped where the output began repeating itself back to back${
-        referenceTail === ''
-          ? closing === ''
-            ? ''
-            : `, closed with ${closing}`
-          : `; from where it first left the first neighbor’s answer, the rest of that answer (${referenceTail.length} characters)`
-      }`;
+    case 'cycle': {
+      const stopped = ', stopped where the output began repeating itself back to back';
+      if (referenceTail !== '') {
+        return `${stopped}; from where it first left the first neighbor’s answer, the rest of that answer (${referenceTail.length} characters)`;
+      }
+      return closing === '' ? stopped : `${stopped}, closed with ${closing}`;
+    }
     default:
       return closing === '' ? '' : `, closed at the token budget with ${closing}`;
   }
