@@ -331,7 +331,8 @@ export function createDecoder({
       if (anchor !== null) {
         const wasOn = anchor.isOn();
         anchor.advance(next);
-        if (departure === null && wasOn && !anchor.isOn()) {
+        // Only a cycle's recovery needs the place (and holds back the text after it).
+        if (cycles !== null && departure === null && wasOn && !anchor.isOn()) {
           departure = { text: text.length, tokens: tokens.length - 1, at: anchor.leftAt() };
         }
       }
