@@ -33,6 +33,25 @@ if (existsSync(vitestFile)) {
       }
     }
   }
+  // A test that neither passed, failed nor was skipped never finished: its process died (a crash in
+  // a worker thread took one file's last tests with it once, and the run still said "0 failed").
+  const unfinished =
+    report.numTotalTests -
+    report.numPassedTests -
+    report.numFailedTests -
+    report.numPendingTests -
+    report.numTodoTests;
+  if (unfinished > 0) {
+    failed += unfinished;
+    console.log(`FAILED: ${unfinished} test(s) never finished (did a test process crash?):`);
+    for (const suite of report.testResults) {
+      for (const test of suite.assertionResults) {
+        if (!['passed', 'failed', 'skipped', 'pending', 'todo'].includes(test.status)) {
+          console.log(`  - ${relative(process.cwd(), suite.name)}: ${test.fullName}`);
+        }
+      }
+    }
+  }
   // A test file that fails to load has no tests but must still count as a failure.
   for (const suite of report.testResults) {
     if (suite.status === 'failed' && suite.assertionResults.length === 0) {
@@ -52,6 +71,11 @@ if (existsSync(playwrightFile)) {
   passed += stats.expected + stats.flaky;
   failed += stats.unexpected;
   skipped += stats.skipped;
+  // Errors outside any test (the web server did not start, a config error): nothing may have run.
+  for (const error of report.errors ?? []) {
+    failed++;
+    console.log(`FAILED (Playwright): ${String(error.message ?? error).split('\n')[0]}`);
+  }
   for (const { file, title, reason } of skippedSpecs(report.suites ?? [], [])) {
     notRun.push(`${file}: ${title}${reason ? ` (${reason})` : ''}`);
   }
