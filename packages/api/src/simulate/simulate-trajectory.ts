@@ -1,15 +1,7 @@
 import type { Store } from '@terrarium/db';
-import {
-  actionText as scoringActionText,
-  classifyObservation,
-  HistoryIndex,
-  scoreClassified,
-  scoreRules,
-} from '@terrarium/fidelity';
+import { simulateSteps } from '@terrarium/fidelity/simulate';
 import type { SimulatedStep, SimulationResult, TrajectoryDetail } from '@terrarium/schema';
 import {
-  answeredCallId,
-  predictionInputs,
   type PromptFolder,
   type RetryPolicy,
   type WorldModel,
@@ -39,10 +31,6 @@ export interface SimulateOptions {
   prompts?: PromptFolder | null;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** The trajectory's header, or a 404-style error naming the field. */
 export async function requireTrajectory(
   store: Store,
@@ -55,11 +43,8 @@ export async function requireTrajectory(
 }
 
 /**
- * Runs a simulator open loop (teacher forcing) over a stored trajectory: at each transition it sees
- * the real history and the real action, and its prediction is scored against the real observation
- * with the rule metrics and the content-class score (key `content`). A failing step (endpoint down,
- * timeout) is recorded with its error and empty scores, and the run goes on; an aborted signal
- * stops the run with the signal's reason.
+ * Runs the simulator `spec` names open loop over a stored trajectory, every step scored
+ * (`simulateSteps`: a failing step is kept with its error, an aborted signal stops the run).
  */
 export async function simulateTrajectory(
   store: Store,
@@ -90,70 +75,10 @@ export async function simulateTrajectory(
       anyOnnxPath: options.anyOnnxPath ?? false,
     }));
   const trajectory = await loadTrajectory(store, detail);
-  const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
-  const history = new HistoryIndex();
-  const steps: SimulatedStep[] = [];
-  for (const input of predictionInputs(trajectory)) {
-    if (steps.length >= maxSteps) break;
-    options.signal?.throwIfAborted();
-    const step = trajectory.steps[input.stepIndex];
-    const action = scoringActionText(input.action);
-    history.add(action);
-    let simulated: SimulatedStep;
-    try {
-      const prediction = await simulator.predict(
-        input.context,
-        input.history,
-        input.action,
-        options.signal === undefined ? {} : { signal: options.signal },
-      );
-      const real = input.expected;
-      const content = scoreClassified(
-        prediction.observation.content,
-        classifyObservation(real.content, history),
-      );
-      simulated = {
-        step: step?.index ?? input.stepIndex,
-        actor: step?.actor ?? 'agent',
-        action: input.action,
-        real,
-        predicted: prediction.observation,
-        reasoning: prediction.reasoning ?? null,
-        provenance: {
-          backend: prediction.provenance.backend,
-          cache: prediction.provenance.cache,
-          model: prediction.provenance.model ?? null,
-        },
-        latencyMs: prediction.latencyMs,
-        usage: prediction.usage,
-        scores: {
-          ...scoreRules(prediction.observation.content, real.content, {
-            kind: real.kind,
-            action,
-          }),
-          content: content.score,
-        },
-        error: null,
-      };
-    } catch (error) {
-      options.signal?.throwIfAborted();
-      simulated = {
-        step: step?.index ?? input.stepIndex,
-        actor: step?.actor ?? 'agent',
-        action: input.action,
-        real: input.expected,
-        predicted: { kind: 'text', content: '', callId: answeredCallId(input.action) },
-        reasoning: null,
-        provenance: { backend: simulator.id, cache: null, model: null },
-        latencyMs: 0,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        scores: {},
-        error: errorText(error),
-      };
-    }
-    history.add(input.expected.content);
-    steps.push(simulated);
-    options.onStep?.(simulated);
-  }
+  const steps = await simulateSteps(trajectory, () => simulator, {
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
+  });
   return { trajectory: detail.id, sim: spec, steps };
 }

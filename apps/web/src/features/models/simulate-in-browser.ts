@@ -1,10 +1,4 @@
-import {
-  actionText as scoringActionText,
-  classifyObservation,
-  HistoryIndex,
-  scoreClassified,
-  scoreRules,
-} from '@terrarium/fidelity';
+import { simulateSteps } from '@terrarium/fidelity/simulate';
 import type { PromptNeighbor } from '@terrarium/inference';
 import type { DecodeClient, ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
 import {
@@ -16,7 +10,6 @@ import {
   type Trajectory,
   type TrajectoryDetail,
 } from '@terrarium/schema';
-import { answeredCallId, predictionInputs } from '@terrarium/worlds';
 import { browserWorldModel, loadBrowserModel, type ModelSource } from './browser-model';
 
 import { browserSimSpec } from './browser-sim-spec';
@@ -108,7 +101,7 @@ export interface BrowserSimulationOptions {
 /**
  * The server's `simulate.run`, in the browser: the ONNX model predicts each transition of the
  * trajectory open loop (real history, real action), and every prediction is scored as the server
- * scores it (fidelity's `scoreRules` and the content-class score under `content`). The result has
+ * scores it (both run fidelity's `simulateSteps`). The result has
  * the `SimulationResult` shape the Compare view shows; its `sim` is `browserSimSpec(model)`.
  */
 export async function simulateInBrowser(
@@ -124,67 +117,24 @@ export async function simulateInBrowser(
     },
   );
   const label = `${model.name} (${model.executionProvider}, ${model.variant})`;
-  const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
-  const history = new HistoryIndex();
-  const steps: SimulatedStep[] = [];
-  for (const input of predictionInputs(trajectory)) {
-    if (steps.length >= maxSteps) break;
-    options.signal?.throwIfAborted();
-    const step = trajectory.steps[input.stepIndex];
-    const action = scoringActionText(input.action);
-    history.add(action);
-    const base = {
-      step: step?.index ?? input.stepIndex,
-      actor: step?.actor ?? 'agent',
-      action: input.action,
-      real: input.expected,
-    } as const;
-    let simulated: SimulatedStep;
-    try {
-      const neighbors = options.neighbors;
-      const simulator = browserWorldModel(
+  const neighbors = options.neighbors;
+  const steps = await simulateSteps(
+    trajectory,
+    (input) =>
+      browserWorldModel(
         model,
         neighbors === undefined ? undefined : () => neighbors(input.stepIndex),
-      );
-      const prediction = await simulator.predict(input.context, input.history, input.action, {
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-      });
-      const real = input.expected;
-      const content = scoreClassified(
-        prediction.observation.content,
-        classifyObservation(real.content, history),
-      );
-      simulated = {
-        ...base,
-        predicted: prediction.observation,
-        reasoning: null,
-        provenance: { backend: 'onnx-browser', cache: null, model: label },
-        latencyMs: prediction.latencyMs,
-        usage: prediction.usage,
-        scores: {
-          ...scoreRules(prediction.observation.content, real.content, { kind: real.kind, action }),
-          content: content.score,
-        },
-        error: null,
-      };
-    } catch (error) {
-      options.signal?.throwIfAborted();
-      simulated = {
-        ...base,
-        predicted: { kind: 'text', content: '', callId: answeredCallId(input.action) },
-        reasoning: null,
-        provenance: { backend: 'onnx-browser', cache: null, model: label },
-        latencyMs: 0,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        scores: {},
-        error: error instanceof Error ? error.message : String(error),
-      };
-    }
-    history.add(input.expected.content);
-    steps.push(simulated);
-    options.onStep?.(simulated);
-  }
+      ),
+    {
+      ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
+      ...(options.maxTokens === undefined
+        ? {}
+        : { predictOptions: { maxTokens: options.maxTokens } }),
+      provenance: () => ({ backend: 'onnx-browser', cache: null, model: label }),
+    },
+  );
   const result = { trajectory: trajectory.externalId, sim: browserSimSpec(model.name), steps };
   if (typeof window !== 'undefined') window.terrariumLastBrowserRun = result;
   return result;
