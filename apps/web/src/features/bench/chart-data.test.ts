@@ -4,6 +4,7 @@ import { scoreSlice } from './bench.fixture';
 import {
   COST_AXES,
   costBucketLabel,
+  anyTokensUsed,
   defaultCostAxis,
   HISTOGRAM_AXES,
   lineChartSpecs,
@@ -84,8 +85,10 @@ describe('score by cost', () => {
       scoreSlice([1], { axis: 'latency', x: 2 }),
       scoreSlice([1], { axis: 'latency', x: 0 }),
     ];
+    expect(anyTokensUsed(local)).toBe(false);
     expect(defaultCostAxis(local)).toBe('latency');
     const withRemote = [...local, scoreSlice([0.25, 0.75], { sim: remote, axis: 'tokens', x: 11 })];
+    expect(anyTokensUsed(withRemote)).toBe(true);
     expect(defaultCostAxis(withRemote)).toBe('tokens');
     expect(rounded(scoreByCost(withRemote, sims, 'tokens'))).toEqual([
       { x: '0', s0: 100, s0n: 2, s1: null, s1n: 0 },

@@ -106,9 +106,17 @@ export function meanAlong(
 
 export type CostAxis = 'tokens' | 'latency';
 
-/** Tokens when any prediction used some (a model endpoint), else latency (local simulators). */
+/** Whether any prediction used tokens (a model endpoint); local simulators use none. */
+export function anyTokensUsed(slices: readonly ScoreSlice[]): boolean {
+  return slices.some((slice) => slice.axis === 'tokens' && slice.x > 0);
+}
+
+/**
+ * Tokens when any prediction used some, else latency: with no tokens used, every item sits in
+ * the bucket `0` and a chart by tokens says nothing.
+ */
 export function defaultCostAxis(slices: readonly ScoreSlice[]): CostAxis {
-  return slices.some((slice) => slice.axis === 'tokens' && slice.x > 0) ? 'tokens' : 'latency';
+  return anyTokensUsed(slices) ? 'tokens' : 'latency';
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   YAxis,
 } from 'recharts';
 import {
+  anyTokensUsed,
   COST_AXES,
   countKey,
   defaultCostAxis,
@@ -27,6 +28,7 @@ import {
   type CostAxis,
   type LineChartSpec,
 } from './chart-data';
+import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 
 const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
 
@@ -48,21 +50,13 @@ function ChartPanel({ title, children }: { title: string; children: ReactNode })
   );
 }
 
-// Room below and left of the plot for the axis titles.
-const CHART_MARGIN = { top: 8, right: 16, bottom: 24, left: 8 };
-
-/** Recharts axis labels: the x title under the axis, the y title along it. */
+/** Recharts axis labels from the chart's axis titles (chart-axes.ts draws them all alike). */
 function xTitle(axis: AxisTitle) {
-  return { value: axis.title, position: 'insideBottom' as const, offset: -16 };
+  return xAxisTitle(axis.title);
 }
 
 function yTitle(axis: AxisTitle) {
-  return {
-    value: axis.title,
-    angle: -90,
-    position: 'insideLeft' as const,
-    style: { textAnchor: 'middle' as const },
-  };
+  return yAxisTitle(axis.title);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -87,7 +81,8 @@ export function ScoreCharts({
   sims: readonly string[];
 }) {
   const [costAxis, setCostAxis] = useState<CostAxis | null>(null);
-  const axis = costAxis ?? defaultCostAxis(slices);
+  const tokensUsed = useMemo(() => anyTokensUsed(slices), [slices]);
+  const axis = (tokensUsed ? costAxis : null) ?? defaultCostAxis(slices);
   const histogram = useMemo(() => scoreHistogram(slices, sims), [slices, sims]);
   const lines = useMemo(
     () =>
@@ -109,7 +104,7 @@ export function ScoreCharts({
             <XAxis dataKey="bin" label={xTitle(HISTOGRAM_AXES.x)} />
             <YAxis allowDecimals={false} label={yTitle(HISTOGRAM_AXES.y)} />
             <Tooltip />
-            <Legend />
+            <Legend verticalAlign="top" />
             {sims.map((sim, index) => (
               <Bar
                 key={sim}
@@ -135,6 +130,12 @@ export function ScoreCharts({
           <button
             type="button"
             aria-pressed={axis === 'tokens'}
+            disabled={!tokensUsed}
+            title={
+              tokensUsed
+                ? undefined
+                : 'No prediction of this run used tokens (replay and retrieval answer locally)'
+            }
             onClick={() => setCostAxis('tokens')}
           >
             Tokens
@@ -182,7 +183,7 @@ function ScoreLineChart({
           )}
           <YAxis domain={SCORE_DOMAIN} label={yTitle(x.y)} />
           <Tooltip formatter={formatMean} />
-          <Legend />
+          <Legend verticalAlign="top" />
           {sims.map((sim, index) => (
             <Line
               key={sim}

@@ -9,6 +9,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 
 const CHART_HEIGHT = 220;
 const AXIS_COLORS: Record<string, string> = {
@@ -56,19 +57,10 @@ export function AxisCharts({ generations }: { generations: GenerationStatsRecord
         <figure key={metric} aria-label={title}>
           <figcaption>{title}</figcaption>
           <ResponsiveContainer width="100%" minWidth={360} height={CHART_HEIGHT}>
-            <LineChart
-              data={pointsOf(generations, metric, percent)}
-              margin={{ bottom: 16, left: 8 }}
-            >
+            <LineChart data={pointsOf(generations, metric, percent)} margin={CHART_MARGIN}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis
-                dataKey="generation"
-                label={{ value: 'generation', position: 'insideBottom', offset: -8 }}
-              />
-              <YAxis
-                domain={percent ? [0, 100] : [0, 'auto']}
-                label={{ value: unit, angle: -90, position: 'insideLeft' }}
-              />
+              <XAxis dataKey="generation" label={xAxisTitle('generation')} />
+              <YAxis domain={percent ? [0, 100] : [0, 'auto']} label={yAxisTitle(unit)} />
               <Tooltip />
               <Legend verticalAlign="top" />
               {axes.map((axis) => (
@@ -107,16 +99,10 @@ export function GapChart({ generations }: { generations: GenerationStatsRecord[]
     <figure aria-label="Simulated vs executable chart">
       <figcaption>Simulated vs executable pass rate</figcaption>
       <ResponsiveContainer width="100%" minWidth={360} height={CHART_HEIGHT}>
-        <LineChart data={points} margin={{ bottom: 16, left: 8 }}>
+        <LineChart data={points} margin={CHART_MARGIN}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis
-            dataKey="generation"
-            label={{ value: 'generation', position: 'insideBottom', offset: -8 }}
-          />
-          <YAxis
-            domain={[0, 100]}
-            label={{ value: 'pass rate (%)', angle: -90, position: 'insideLeft' }}
-          />
+          <XAxis dataKey="generation" label={xAxisTitle('generation')} />
+          <YAxis domain={[0, 100]} label={yAxisTitle('pass rate (%)')} />
           <Tooltip />
           <Legend verticalAlign="top" />
           <Line

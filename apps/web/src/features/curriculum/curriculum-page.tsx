@@ -10,6 +10,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
@@ -216,26 +217,19 @@ export function CurriculumPage() {
           <h2>Per generation</h2>
           <figure aria-label="Curriculum chart">
             <ResponsiveContainer width="100%" minWidth={480} height={CHART_HEIGHT}>
-              <LineChart data={points} margin={{ bottom: 16, left: 8, right: 8 }}>
+              <LineChart data={points} margin={CHART_MARGIN}>
                 <CartesianGrid strokeDasharray="3 3" />
-                <XAxis
-                  dataKey="generation"
-                  label={{ value: 'generation', position: 'insideBottom', offset: -8 }}
-                />
+                <XAxis dataKey="generation" label={xAxisTitle('generation')} />
                 <YAxis
                   yAxisId="rate"
                   domain={[0, 1]}
-                  label={{
-                    value: 'fraction of rollouts / groups',
-                    angle: -90,
-                    position: 'insideLeft',
-                  }}
+                  label={yAxisTitle('fraction of rollouts / groups')}
                 />
                 <YAxis
                   yAxisId="tier"
                   orientation="right"
                   allowDecimals={false}
-                  label={{ value: 'mean tier (mutations)', angle: 90, position: 'insideRight' }}
+                  label={yAxisTitle('mean tier (mutations)', 'right')}
                 />
                 <Tooltip />
                 <Legend verticalAlign="top" />

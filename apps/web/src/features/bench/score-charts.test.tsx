@@ -1,0 +1,47 @@
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { scoreSlice } from './bench.fixture';
+import { ScoreCharts } from './score-charts';
+
+afterEach(cleanup);
+
+const sims = ['replay', 'openai:http://127.0.0.1:8000/v1#m'];
+
+describe('ScoreCharts cost axis', () => {
+  it('offers no chart by tokens when no prediction used any, and says why', () => {
+    render(
+      <ScoreCharts
+        sims={sims}
+        slices={[
+          scoreSlice([1, 1], { axis: 'tokens', x: 0 }),
+          scoreSlice([1], { axis: 'latency', x: 2 }),
+        ]}
+      />,
+    );
+    const tokens = screen.getByRole('button', { name: 'Tokens' });
+    expect(tokens).toHaveProperty('disabled', true);
+    expect(tokens.getAttribute('title')).toBe(
+      'No prediction of this run used tokens (replay and retrieval answer locally)',
+    );
+    expect(screen.getByRole('button', { name: 'Latency' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    expect(screen.getByRole('figure', { name: 'Score by latency' })).toBeTruthy();
+  });
+
+  it('charts by tokens once an endpoint used some', () => {
+    render(
+      <ScoreCharts
+        sims={sims}
+        slices={[
+          scoreSlice([1], { axis: 'tokens', x: 0 }),
+          scoreSlice([0.5], { sim: sims[1] ?? '', axis: 'tokens', x: 11 }),
+        ]}
+      />,
+    );
+    const tokens = screen.getByRole('button', { name: 'Tokens' });
+    expect(tokens).toHaveProperty('disabled', false);
+    expect(tokens.getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByRole('figure', { name: 'Score by tokens' })).toBeTruthy();
+  });
+});
