@@ -4,6 +4,7 @@ import { useTRPC, useTRPCClient } from '../../app/trpc';
 import type { Route } from '../../app/url-state';
 
 const TRAJECTORY_PAGE = 500;
+const STORE_ID = /^[1-9][0-9]*$/;
 
 /**
  * The Compare route for a bench item's step. Benches built here name their origin by store ids;
@@ -29,6 +30,9 @@ export function useCompareRoute(
       datasets.data?.find((candidate) => candidate.name === dataset)
     )?.id ?? null;
   const storedTrajectory = async (id: string) => {
+    // Store ids are decimal; a source id (`swe-agent/ctf__rev__rock.traj`) is never one, and
+    // asking for it would only log a 404 in the console.
+    if (!STORE_ID.test(id)) return null;
     try {
       return await client.trajectories.get.query({ trajectoryId: id });
     } catch {
