@@ -45,7 +45,7 @@ describe('SimPrediction', () => {
     );
     const panel = screen.getByTestId('sim-prediction');
     expect(panel.getAttribute('data-sim')).toBe('openai:http://127.0.0.1:8000/v1#m');
-    expect(screen.getByTestId('score-content').textContent).toBe('0.400');
+    expect(screen.getByTestId('score-content').textContent).toBe('40.0');
     expect([...panel.querySelectorAll('dt')].map((node) => node.textContent)).toEqual([
       'Content',
       'Exact match',
@@ -54,5 +54,32 @@ describe('SimPrediction', () => {
     expect(screen.getByTestId('sim-cache').textContent).toBe('cache miss');
     expect(panel.textContent).toContain('123 ms');
     expect(panel.textContent).toContain('1,200 in / 34 out tokens');
+  });
+
+  it('shows a failed call as its error alone: no diff, no latency, no tokens, no scores', () => {
+    const { container } = render(
+      <SimPrediction
+        sim="openai:http://127.0.0.1:8000/v1#m"
+        simulated={simulatedStep({
+          real: { kind: 'text', content: '255.0', callId: null },
+          predicted: { kind: 'text', content: '', callId: null },
+          scores: {},
+          provenance: { backend: 'openai:http://127.0.0.1:8000/v1#m', cache: null, model: null },
+          latencyMs: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          error: 'request to http://127.0.0.1:8000/v1/chat/completions failed: refused',
+        })}
+      />,
+    );
+    const panel = screen.getByTestId('sim-prediction');
+    expect(screen.getByRole('alert').textContent).toBe(
+      'request to http://127.0.0.1:8000/v1/chat/completions failed: refused',
+    );
+    expect(panel.textContent).toContain('no prediction');
+    expect(panel.textContent).not.toContain('0.0 ms');
+    expect(panel.textContent).not.toContain('out tokens');
+    expect(container.querySelector('.diff-line-removed, .diff-line-added')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Diff' })).toBeNull();
+    expect(container.querySelector('dl.score-list')).toBeNull();
   });
 });

@@ -1,10 +1,10 @@
 import type { SimulatedStep } from '@terrarium/schema';
 import { useState } from 'react';
 import { Collapsible } from '../../app/collapsible';
-import { formatCount } from '../../app/format';
+import { formatCount, formatScore } from '../../app/format';
 import { ObservationView } from '../observations/observation-view';
 import { PlainText } from '../observations/plain-text';
-import { formatLatency, formatScore } from './format-run';
+import { formatLatency } from './format-run';
 import { ObservationDiff } from './observation-diff';
 import { CONTENT_METRIC, metricDescription, metricLabel, orderMetrics } from './summary';
 
@@ -40,10 +40,17 @@ function Provenance({ simulated }: { simulated: SimulatedStep }) {
           cache {provenance.cache}
         </span>
       )}
-      <span>{formatLatency(simulated.latencyMs)}</span>
-      <span>
-        {formatCount(usage.inputTokens)} in / {formatCount(usage.outputTokens)} out tokens
-      </span>
+      {simulated.error === null ? (
+        <>
+          <span>{formatLatency(simulated.latencyMs)}</span>
+          <span>
+            {formatCount(usage.inputTokens)} in / {formatCount(usage.outputTokens)} out tokens
+          </span>
+        </>
+      ) : (
+        // A failed call has no latency or tokens worth showing: nothing came back.
+        <span>no prediction</span>
+      )}
     </div>
   );
 }
@@ -51,22 +58,25 @@ function Provenance({ simulated }: { simulated: SimulatedStep }) {
 /** One simulator's prediction for one transition: where it came from, its scores, its diff. */
 export function SimPrediction({ sim, simulated }: { sim: string; simulated: SimulatedStep }) {
   const [view, setView] = useState<'diff' | 'rendered'>('diff');
+  const failed = simulated.error !== null;
   return (
     <section className="panel sim-prediction" data-testid="sim-prediction" data-sim={sim}>
       <header className="panel-header">
         <h3 className="mono">{sim}</h3>
-        <div className="segmented spacer-left" role="group" aria-label="Prediction view">
-          <button type="button" aria-pressed={view === 'diff'} onClick={() => setView('diff')}>
-            Diff
-          </button>
-          <button
-            type="button"
-            aria-pressed={view === 'rendered'}
-            onClick={() => setView('rendered')}
-          >
-            Rendered
-          </button>
-        </div>
+        {failed ? null : (
+          <div className="segmented spacer-left" role="group" aria-label="Prediction view">
+            <button type="button" aria-pressed={view === 'diff'} onClick={() => setView('diff')}>
+              Diff
+            </button>
+            <button
+              type="button"
+              aria-pressed={view === 'rendered'}
+              onClick={() => setView('rendered')}
+            >
+              Rendered
+            </button>
+          </div>
+        )}
       </header>
       <div className="panel-body">
         <Provenance simulated={simulated} />
@@ -76,7 +86,8 @@ export function SimPrediction({ sim, simulated }: { sim: string; simulated: Simu
           </p>
         )}
         <Scores scores={simulated.scores} />
-        {view === 'diff' ? (
+        {/* A failed call predicted nothing: a diff against its empty stand-in would read as an answer. */}
+        {failed ? null : view === 'diff' ? (
           <ObservationDiff real={simulated.real} predicted={simulated.predicted} />
         ) : (
           <ObservationView observation={simulated.predicted} />
