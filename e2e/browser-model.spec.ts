@@ -181,7 +181,8 @@ test('the bundled model runs in the browser on wasm and gives Node’s greedy to
     const value: unknown = Reflect.get(Object(content), key);
     if (typeof value !== 'number')
       throw new Error(`fidelity.json: no tau2/retail model content.${key}`);
-    return value.toFixed(3);
+    // Shown on the 0-100 scale of every score on the pages.
+    return (value * 100).toFixed(1);
   };
   await expect(
     page
@@ -323,7 +324,8 @@ test('the browser model predicts a real trajectory step by step, scored against 
   // The first transition's real observation is the user id the lookup returned.
   await expect(rows.first()).toContainText('isabella_lopez_6490');
   for (const row of await rows.all()) {
-    await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^[01]\.\d{3}$/);
+    // A score on the pages' 0-100 scale, one decimal.
+    await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^(100|\d{1,2})\.\d$/);
   }
   await expect(run.getByTestId('trajectory-run-summary')).toContainText(
     '4 transition(s) on terrarium-wm-tiny',

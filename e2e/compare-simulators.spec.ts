@@ -23,11 +23,11 @@ test('replay and retrieval run side by side on a real trajectory, scored per ste
   const replayRow = summary.locator('tr[data-sim="replay"]');
   const retrievalRow = summary.locator('tr[data-sim="retrieval"]');
   // Replay returns the recorded observation: every score is perfect and every step a cache hit.
-  await expect(replayRow.locator('[data-metric="exact-match"]')).toHaveText('1.000');
-  await expect(replayRow.locator('[data-metric="content"]')).toHaveText('1.000');
+  await expect(replayRow.locator('[data-metric="exact-match"]')).toHaveText('100.0');
+  await expect(replayRow.locator('[data-metric="content"]')).toHaveText('100.0');
   await expect(replayRow).toContainText('100%');
   // Retrieval leaves this trajectory out of its index, so it must predict from the other 39.
-  await expect(retrievalRow.locator('[data-metric="exact-match"]')).toHaveText('0.000');
+  await expect(retrievalRow.locator('[data-metric="exact-match"]')).toHaveText('0.0');
 
   await expect(page.getByTestId('compare-step')).toHaveCount(4);
   await expect(page.getByTestId('sim-prediction')).toHaveCount(2);

@@ -22,3 +22,16 @@ export function formatReward(reward: number | null): string {
   if (reward === null) return '—';
   return Number.isInteger(reward) ? String(reward) : reward.toFixed(3);
 }
+
+/**
+ * A score as every page shows it: 0-100 with one decimal (`75.0`), from a value on the scale the
+ * metrics compute (0-1). Aggregates the server already scaled use `formatScore100`.
+ */
+export function formatScore(value: number | null | undefined): string {
+  return formatScore100(typeof value === 'number' ? value * 100 : value);
+}
+
+/** A score already on the 0-100 scale (the leaderboard's cells and intervals): one decimal. */
+export function formatScore100(value: number | null | undefined): string {
+  return typeof value === 'number' ? value.toFixed(1) : '—';
+}

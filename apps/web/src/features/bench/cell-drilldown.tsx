@@ -1,13 +1,13 @@
 import type { CellItem, ScoreSelector } from '@terrarium/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { formatCount } from '../../app/format';
+import { formatCount, formatScore100 } from '../../app/format';
 import { QueryStatus } from '../../app/query-status';
 import type { BenchCell } from '../../app/url-state';
 import { formatLatency } from '../compare/format-run';
 import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
-import { formatScore100, scoreKey } from './format-bench';
+import { scoreKey } from './format-bench';
 import { ItemDetail } from './item-detail';
 import { useCellItems } from './use-cell-items';
 

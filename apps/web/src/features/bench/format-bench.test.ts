@@ -3,7 +3,6 @@ import { benchRun } from './bench.fixture';
 import {
   formatDelta,
   formatHalfWidth,
-  formatScore100,
   isFinished,
   modeLabel,
   progressShare,
@@ -13,10 +12,7 @@ import {
 import { newerRun } from './run-progress';
 
 describe('bench formatting', () => {
-  it('prints scores with one decimal and intervals as half-widths', () => {
-    expect(formatScore100(100)).toBe('100.0');
-    expect(formatScore100(33.333)).toBe('33.3');
-    expect(formatScore100(null)).toBe('—');
+  it('prints intervals as half-widths', () => {
     expect(formatHalfWidth({ ciLow: 28.1, ciHigh: 35.3 })).toBe('±3.6');
     expect(formatHalfWidth({ ciLow: null, ciHigh: null })).toBeNull();
   });

@@ -7,11 +7,6 @@ import type {
   ScoreSelector,
 } from '@terrarium/schema';
 
-/** A 0-100 score as the leaderboard prints it: one decimal. */
-export function formatScore100(value: number | null | undefined): string {
-  return typeof value === 'number' ? value.toFixed(1) : '—';
-}
-
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
 export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
   if (cell.ciLow === null || cell.ciHigh === null) return null;

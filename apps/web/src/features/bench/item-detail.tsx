@@ -1,9 +1,9 @@
 import type { CellItem } from '@terrarium/schema';
+import { formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
 import { formatLatency } from '../compare/format-run';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
-import { formatScore100 } from './format-bench';
 import { ItemRerun } from './item-rerun';
 import { metricDefinition, metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
 import { useCompareRoute } from './use-compare-route';

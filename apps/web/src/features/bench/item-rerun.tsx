@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
+import { formatScore100 } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { ObservationView } from '../observations/observation-view';
-import { formatScore100 } from './format-bench';
 
 /**
  * Predicts one bench item again through the bench run's own code path (its corpus, its

@@ -1,7 +1,7 @@
 import type { LeaderboardCell, ScoreSelector } from '@terrarium/schema';
-import { formatCount } from '../../app/format';
+import { formatCount, formatScore100 } from '../../app/format';
 import type { BenchCell } from '../../app/url-state';
-import { formatHalfWidth, formatScore100 } from './format-bench';
+import { formatHalfWidth } from './format-bench';
 import { SimName } from './sim-name';
 import {
   intervalBar,

@@ -1,9 +1,5 @@
 import type { Action } from '@terrarium/schema';
 
-export function formatScore(value: number | null | undefined): string {
-  return typeof value === 'number' ? value.toFixed(3) : '—';
-}
-
 export function formatPercent(value: number | null): string {
   return value === null ? '—' : `${Math.round(value * 100)}%`;
 }

@@ -1,4 +1,5 @@
-import { actionLabel, formatScore } from './format-run';
+import { formatScore } from '../../app/format';
+import { actionLabel } from './format-run';
 import { CONTENT_METRIC, type ComparedStep } from './summary';
 
 /**

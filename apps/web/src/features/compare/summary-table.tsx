@@ -1,6 +1,6 @@
-import { formatCount } from '../../app/format';
+import { formatCount, formatScore } from '../../app/format';
 import { SimName } from '../bench/sim-name';
-import { formatLatency, formatPercent, formatScore } from './format-run';
+import { formatLatency, formatPercent } from './format-run';
 import { metricDescription, metricLabel, orderMetrics, type SimulationSummary } from './summary';
 
 /** Per simulator: the mean of each score over the steps, cache hit rate, latency and tokens. */

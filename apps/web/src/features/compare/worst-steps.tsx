@@ -1,4 +1,4 @@
-import { formatScore } from './format-run';
+import { formatScore } from '../../app/format';
 import type { WorstStep } from './summary';
 
 /** The lowest content scores below 1; a click jumps to the step. */

@@ -27,6 +27,6 @@ describe('the evaluation table', () => {
   });
 
   it('prints a mean with its interval to three decimals', () => {
-    expect(formatInterval({ mean: 0.5, low: 0.41234, high: 0.6 })).toBe('0.500 [0.412, 0.600]');
+    expect(formatInterval({ mean: 0.5, low: 0.41234, high: 0.6 })).toBe('50.0 [41.2, 60.0]');
   });
 });

@@ -1,3 +1,5 @@
+import { formatScore } from '../../app/format';
+
 /** One mean with its 95% bootstrap interval, as models/evaluate.ts writes them. */
 export interface Interval {
   mean: number;
@@ -51,6 +53,7 @@ export function versusRetrieval(
   return 'intervals overlap';
 }
 
+/** A score's mean and 95% interval, on the 0-100 scale every page shows (`formatScore`). */
 export function formatInterval(interval: Interval): string {
-  return `${interval.mean.toFixed(3)} [${interval.low.toFixed(3)}, ${interval.high.toFixed(3)}]`;
+  return `${formatScore(interval.mean)} [${formatScore(interval.low)}, ${formatScore(interval.high)}]`;
 }

@@ -23,7 +23,7 @@ export function ModelEvaluation({ model }: { model: string }) {
         <h3>How {model} scores</h3>
         <span className="muted">
           held-out tasks (every trial of a task on one side of the split), mean and 95% bootstrap
-          interval, 0–1
+          interval, 0–100
         </span>
       </header>
       <div className="panel-body">

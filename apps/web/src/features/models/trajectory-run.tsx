@@ -4,7 +4,8 @@ import type { SimulatedStep } from '@terrarium/schema';
 import { useState } from 'react';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
-import { actionLabel, formatLatency, formatScore } from '../compare/format-run';
+import { formatScore } from '../../app/format';
+import { actionLabel, formatLatency } from '../compare/format-run';
 import { useBrowserSimulation } from './use-browser-simulation';
 
 const TRAJECTORIES_LISTED = 100;

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { formatScore, formatScore100 } from './format';
+
+describe('scores', () => {
+  it('shows every score on 0-100 with one decimal, whatever scale it arrives on', () => {
+    // A metric's value (0-1), as Compare, the Models page and labeling get it.
+    expect(formatScore(1)).toBe('100.0');
+    expect(formatScore(0.75)).toBe('75.0');
+    expect(formatScore(0.0534)).toBe('5.3');
+    expect(formatScore(0)).toBe('0.0');
+    expect(formatScore(null)).toBe('—');
+    expect(formatScore(undefined)).toBe('—');
+    // An aggregate the server already scaled (leaderboard cells and intervals).
+    expect(formatScore100(100)).toBe('100.0');
+    expect(formatScore100(33.333)).toBe('33.3');
+    expect(formatScore100(null)).toBe('—');
+  });
+});
