@@ -12,6 +12,31 @@ export const SimSpec = z
   });
 export type SimSpec = z.infer<typeof SimSpec>;
 
+/**
+ * Simulators whose score is not a model's: replay answers with the recorded observation itself, so
+ * it scores (near) 100 by construction. It is an upper bound to read the others against, labelled
+ * as one wherever it appears beside them, and never what a page picks to grade by default.
+ */
+const ORACLE_NOTES: Readonly<Record<string, string>> = {
+  replay:
+    'Oracle: replay answers with the recorded observation itself, so it scores ~100 by construction. An upper bound, not a model.',
+};
+
+/** Why `sim` is an oracle, or null when it is not one. */
+export function oracleNote(sim: string): string | null {
+  return ORACLE_NOTES[sim] ?? null;
+}
+
+/**
+ * The simulator of a run to grade, label or preview: the one picked when the run has it, else the
+ * first that is not an oracle (an oracle's predictions are the real observations, so grading them
+ * shows nothing), else the first; null for a run without simulators.
+ */
+export function simToGrade(sims: readonly string[], picked: string | null = null): string | null {
+  if (picked !== null && sims.includes(picked)) return picked;
+  return sims.find((sim) => oracleNote(sim) === null) ?? sims[0] ?? null;
+}
+
 export const SimProvenance = z.object({
   backend: z.string(),
   cache: z.enum(['hit', 'miss']).nullable(),

@@ -35,3 +35,10 @@ export function formatScore(value: number | null | undefined): string {
 export function formatScore100(value: number | null | undefined): string {
   return typeof value === 'number' ? value.toFixed(1) : '—';
 }
+/** A signed difference of 0-100 scores, in points: `+3.2`, `−1.0` (a real minus sign), `0.0`. */
+export function formatDelta(delta: number | null): string {
+  if (delta === null) return '—';
+  const rounded = Number(delta.toFixed(1));
+  if (rounded === 0) return '0.0';
+  return rounded > 0 ? `+${rounded.toFixed(1)}` : `−${Math.abs(rounded).toFixed(1)}`;
+}

@@ -15,7 +15,8 @@ const damaged = (item: BenchItem) =>
 
 /**
  * The editor's preview on a real bench run: a real tau2 airline bench, predictions recorded for
- * its items, and the draft scored on them. With the default rule set the draft's score of each
+ * its items by two simulators (replay, which returns the real observation, and a damaged
+ * "retrieval"), and the draft scored on them. With the default rule set the draft's score of each
  * item is the bench's own stored content score.
  */
 describe('rulesets.preview on a bench run', () => {
@@ -45,7 +46,7 @@ describe('rulesets.preview on a bench run', () => {
     await store.createBench(manifest, built.items);
     const run = await store.createBenchRun({
       bench: 'airline',
-      sims: ['replay'],
+      sims: ['replay', 'retrieval'],
       judge: null,
       mode: { kind: 'open' },
       split: 'test',
@@ -53,21 +54,26 @@ describe('rulesets.preview on a bench run', () => {
     runId = run.id;
     items = built.items.filter((item) => item.split === 'test').slice(0, 8);
     for (const item of items) {
-      const observation = { kind: item.real.kind, content: damaged(item), callId: null };
-      await store.recordPrediction(
-        {
-          runId,
-          itemId: item.id,
-          sim: 'replay',
-          observation,
-          reasoning: null,
-          provenance: null,
-          latencyMs: 1,
-          usage: { inputTokens: 0, outputTokens: 0 },
-          error: null,
-        },
-        scoreItem(item, 'replay', observation),
-      );
+      for (const [sim, content] of [
+        ['replay', item.real.content],
+        ['retrieval', damaged(item)],
+      ] as const) {
+        const observation = { kind: item.real.kind, content, callId: null };
+        await store.recordPrediction(
+          {
+            runId,
+            itemId: item.id,
+            sim,
+            observation,
+            reasoning: null,
+            provenance: null,
+            latencyMs: 1,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            error: null,
+          },
+          scoreItem(item, sim, observation),
+        );
+      }
     }
   }, 120_000);
   afterAll(async () => {
@@ -82,12 +88,14 @@ describe('rulesets.preview on a bench run', () => {
       const document = (await api.rulesets.get({ name: 'default-tool' })).document;
       const preview = await api.rulesets.preview({
         document,
-        source: { kind: 'run', runId },
+        source: { kind: 'run', runId, sim: 'retrieval' },
         sample: { kind: 'first', n: 8 },
       });
       if (!preview.ok) throw new Error('the default did not parse');
+      expect(preview.sim).toBe('retrieval');
       expect(preview.items).toHaveLength(items.length);
       const stored = await store.listScores(runId, {
+        sim: 'retrieval',
         metric: CONTENT_METRIC,
         offset: 0,
         limit: 100,
@@ -99,6 +107,54 @@ describe('rulesets.preview on a bench run', () => {
         expect(item.delta).toBe(0);
       }
       expect(new Set(preview.items.map((item) => item.draft.score)).size).toBeGreaterThan(1);
+      // Each row names its item: the bench item's task and domain beside the hash.
+      const byId = new Map(items.map((item) => [item.id, item]));
+      expect(preview.items.map((item) => [item.task, item.domain])).toEqual(
+        preview.items.map((item) => [byId.get(item.itemId)?.task, 'tool']),
+      );
+      expect(preview.items[0]?.task).toMatch(/airline/);
     },
   );
+
+  it(
+    'without a simulator named, scores the first that is not the oracle, and the oracle when asked',
+    { timeout: 60_000 },
+    async () => {
+      const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+      const document = (await api.rulesets.get({ name: 'default-tool' })).document;
+      const unnamed = await api.rulesets.preview({
+        document,
+        source: { kind: 'run', runId },
+        sample: { kind: 'first', n: 8 },
+      });
+      if (!unnamed.ok) throw new Error('the default did not parse');
+      // Replay comes first in the run, but it answers with the real observation: never the default.
+      expect(unnamed.sim).toBe('retrieval');
+      const oracle = await api.rulesets.preview({
+        document,
+        source: { kind: 'run', runId, sim: 'replay' },
+        sample: { kind: 'first', n: 8 },
+      });
+      if (!oracle.ok) throw new Error('the default did not parse');
+      expect([oracle.sim, oracle.items.map((item) => item.draft.score)]).toEqual([
+        'replay',
+        items.map(() => 1),
+      ]);
+    },
+  );
+
+  it('refuses a simulator the run does not have, naming the field', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const document = (await api.rulesets.get({ name: 'default-tool' })).document;
+    await expect(
+      api.rulesets.preview({
+        document,
+        source: { kind: 'run', runId, sim: 'onnx:models/absent.onnx' },
+        sample: { kind: 'first', n: 8 },
+      }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `source.sim: onnx:models/absent.onnx is not a simulator of bench run ${runId} (replay, retrieval)`,
+    });
+  });
 });

@@ -17,7 +17,7 @@ import {
   type RuleSetIssue,
 } from '@terrarium/rubrics';
 import { actionText } from '@terrarium/fidelity';
-import type { BenchItem } from '@terrarium/schema';
+import { simToGrade, type BenchItem } from '@terrarium/schema';
 import type { ServiceContext } from '../trpc';
 
 export interface RuleSetVersionView {
@@ -160,6 +160,8 @@ export type PreviewSource =
 
 export interface PreviewItem {
   itemId: string;
+  /** The bench item's task (its stratum, e.g. `intercode/bash`); null for items sent inline. */
+  task: string | null;
   domain: string | null;
   draft: ItemReward;
   /** The last saved version's score of the same item (null when nothing is saved under the name). */
@@ -184,15 +186,29 @@ function rewardItemOf(item: BenchItem, prediction: string): RewardItem {
   };
 }
 
+interface PreviewCandidate {
+  itemId: string;
+  task: string | null;
+  item: RewardItem;
+}
+
 async function runItems(
   ctx: ServiceContext,
   source: Extract<PreviewSource, { kind: 'run' }>,
   sample: PreviewSample,
-): Promise<{ itemId: string; item: RewardItem }[]> {
+): Promise<{ sim: string | null; candidates: PreviewCandidate[] }> {
   const run = await ctx.store.getBenchRun(source.runId);
   if (run === null)
     throw new TRPCError({ code: 'NOT_FOUND', message: `no bench run ${source.runId}` });
-  const sim = source.sim ?? run.sims[0];
+  // Without a check, a simulator the run never had would preview as an empty table.
+  if (source.sim !== undefined && !run.sims.includes(source.sim)) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `source.sim: ${source.sim} is not a simulator of bench run ${run.id} (${run.sims.join(', ')})`,
+    });
+  }
+  // Unless one is named, the first that is not an oracle: replay would score 1 everywhere.
+  const sim = simToGrade(run.sims, source.sim ?? null) ?? undefined;
   const limit =
     sample.kind === 'chosen'
       ? sample.itemIds.length
@@ -211,11 +227,18 @@ async function runItems(
     predictions.map((p) => p.itemId),
   );
   const byId = new Map(benchItems.map((item) => [item.id, item]));
-  return predictions.flatMap((prediction) => {
+  const candidates = predictions.flatMap((prediction) => {
     const item = byId.get(prediction.itemId);
     if (item === undefined || prediction.observation === null) return [];
-    return [{ itemId: item.id, item: rewardItemOf(item, prediction.observation.content) }];
+    return [
+      {
+        itemId: item.id,
+        task: item.task,
+        item: rewardItemOf(item, prediction.observation.content),
+      },
+    ];
   });
+  return { sim: sim ?? null, candidates };
 }
 
 /** Deterministic shuffle (mulberry32) so a preview's random sample is the same on every keystroke. */
@@ -266,21 +289,30 @@ export async function previewDraft(
     const fallback = defaultRuleSetByName(parsed.ruleSet.name);
     if (fallback !== null) saved = compileRuleSet(fallback);
   }
-  let candidates =
+  const fromSource: { sim: string | null; candidates: PreviewCandidate[] } =
     input.source.kind === 'items'
-      ? input.source.items.map((item, i) => ({ itemId: String(i), item }))
+      ? {
+          sim: null,
+          candidates: input.source.items.map((item, i) => ({
+            itemId: String(i),
+            task: null,
+            item,
+          })),
+        }
       : await runItems(ctx, input.source, input.sample);
+  let candidates = fromSource.candidates;
   if (input.sample.kind === 'random')
     candidates = shuffled(candidates, input.sample.seed).slice(0, input.sample.n);
   else if (input.sample.kind === 'first') candidates = candidates.slice(0, input.sample.n);
   const scored: PreviewItem[] = await Promise.all(
-    candidates.map(async ({ itemId, item }) => {
+    candidates.map(async ({ itemId, task, item }) => {
       const [draftReward, savedReward] = await Promise.all([
         draft.score(item, evaluate),
         saved === null ? Promise.resolve(null) : saved.score(item, evaluate),
       ]);
       return {
         itemId,
+        task,
         domain: item.domain ?? null,
         draft: draftReward,
         saved: savedReward,
@@ -295,6 +327,8 @@ export async function previewDraft(
   return {
     ok: true as const,
     ruleSet: { name: parsed.ruleSet.name, savedVersion: stored?.version ?? null },
+    /** The simulator whose predictions were scored (null for items sent inline). */
+    sim: fromSource.sim,
     items,
     summary: {
       items: items.length,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { formatDelta } from '../../app/format';
 import { benchRun } from './bench.fixture';
 import {
-  formatDelta,
   formatHalfWidth,
   isFinished,
   modeLabel,

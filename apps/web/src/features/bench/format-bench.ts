@@ -13,14 +13,6 @@ export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>)
   return `±${((cell.ciHigh - cell.ciLow) / 2).toFixed(1)}`;
 }
 
-/** A signed difference in points: `+3.2`, `−1.0` (a real minus sign), `0.0`. */
-export function formatDelta(delta: number | null): string {
-  if (delta === null) return '—';
-  const rounded = Number(delta.toFixed(1));
-  if (rounded === 0) return '0.0';
-  return rounded > 0 ? `+${rounded.toFixed(1)}` : `−${Math.abs(rounded).toFixed(1)}`;
-}
-
 /** The CLI spelling of a sampling rule, which the build form also accepts. */
 export function samplingLabel(sampling: Sampling): string {
   return sampling.kind === 'random' ? `random:${sampling.count}` : sampling.kind;

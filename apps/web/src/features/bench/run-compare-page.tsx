@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import type { CellDelta, ItemDelta, LeaderboardCell, ScoreSelector } from '@terrarium/schema';
-import { formatScore100 } from '../../app/format';
+import { formatDelta, formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
-import { formatDelta, formatHalfWidth } from './format-bench';
+import { formatHalfWidth } from './format-bench';
 import { MetricSwitcher } from './metric-switcher';
 import {
   deltaDirection,

@@ -1,16 +1,26 @@
-import { useMutation } from '@tanstack/react-query';
-import { useTRPC } from '../../app/trpc';
+import { formatDelta, formatScore } from '../../app/format';
+import type { PreviewResult, PreviewRow } from './preview-query';
 
-/** The preview call; its result type is the one the server's procedure declares. */
-export function usePreview() {
-  const trpc = useTRPC();
-  return useMutation(trpc.rulesets.preview.mutationOptions());
+type BreakdownEntry = PreviewRow['draft']['breakdown'][number];
+
+/** Pitfall weights are negative; a true minus sign reads as one. */
+function signed(value: number): string {
+  return value < 0 ? `−${Math.abs(value)}` : String(value);
 }
 
-type PreviewResult = NonNullable<ReturnType<typeof usePreview>['data']>;
+/**
+ * One entry of a breakdown, e.g. `content: 81.2 (weight 1)`, or `invented-outcome: no value
+ * (weight −0.9)` for an entry that does not count for the item (with the reason when it has one).
+ */
+export function breakdownEntryText(entry: BreakdownEntry): string {
+  const value = entry.score === null ? 'no value' : formatScore(entry.score);
+  const why = entry.detail === undefined ? '' : `; ${entry.detail}`;
+  return `${entry.id}: ${value} (weight ${signed(entry.weight)}${why})`;
+}
 
-function score(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : value.toFixed(3);
+/** What tells items apart beside the hash: the bench task and the domain. */
+function itemName(row: PreviewRow): string {
+  return [row.task, row.domain].filter((part) => part !== null).join(' · ');
 }
 
 /** Each sampled item's draft score, the saved version's, the difference and the breakdown. */
@@ -22,38 +32,56 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
       </p>
     );
   }
+  const unscored = result.items.some((item) =>
+    item.draft.breakdown.some((entry) => entry.score === null),
+  );
   return (
-    <table className="table" data-testid="preview-table">
-      <thead>
-        <tr>
-          <th>Item</th>
-          <th>Draft</th>
-          <th>Saved</th>
-          <th>Δ</th>
-          <th>Breakdown (draft)</th>
-        </tr>
-      </thead>
-      <tbody>
-        {result.items.map((item) => (
-          <tr key={item.itemId} data-testid="preview-row">
-            <td className="mono" title={item.itemId}>
-              {item.itemId.slice(0, 10)}
-            </td>
-            <td className="mono" data-testid="preview-draft">
-              {score(item.draft.score)}
-            </td>
-            <td className="mono">{score(item.saved?.score)}</td>
-            <td className="mono" data-testid="preview-delta">
-              {item.delta === null ? '—' : `${item.delta >= 0 ? '+' : ''}${item.delta.toFixed(3)}`}
-            </td>
-            <td className="mono small">
-              {item.draft.breakdown
-                .map((entry) => `${entry.id} ${score(entry.score)}×${entry.weight}`)
-                .join(' · ')}
-            </td>
+    <>
+      <table className="table preview-table" data-testid="preview-table">
+        <thead>
+          <tr>
+            <th>Item</th>
+            <th>Draft</th>
+            <th>Saved</th>
+            <th>Δ</th>
+            <th>Breakdown (draft)</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {result.items.map((item) => (
+            <tr key={item.itemId} data-testid="preview-row">
+              <td>
+                <span className="mono" title={item.itemId}>
+                  {item.itemId.slice(0, 10)}
+                </span>
+                {itemName(item) !== '' && (
+                  <div className="muted small" data-testid="preview-item-name">
+                    {itemName(item)}
+                  </div>
+                )}
+              </td>
+              <td className="mono" data-testid="preview-draft">
+                {formatScore(item.draft.score)}
+              </td>
+              <td className="mono" data-testid="preview-saved">
+                {formatScore(item.saved?.score)}
+              </td>
+              <td className="mono" data-testid="preview-delta">
+                {formatDelta(item.delta === null ? null : item.delta * 100)}
+              </td>
+              <td className="mono small" data-testid="preview-breakdown">
+                {item.draft.breakdown.map(breakdownEntryText).join(' · ')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {unscored && (
+        <p className="muted small" data-testid="preview-no-value">
+          No value: the entry does not count for that item. Criteria a judge scores have none here,
+          as a preview calls no judge.
+        </p>
+      )}
+    </>
   );
 }

@@ -1,9 +1,10 @@
 import { DiffEditor } from '@monaco-editor/react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
-import { PreviewTable, usePreview } from './preview-table';
+import { PreviewPanel } from './preview-panel';
 import { RuleSetEditor } from './rule-set-editor';
+import { SaveRuleSetForm, type SavedRuleSet } from './save-rule-set-form';
 import { documentLanguage } from './schema-hints';
 import './rule-sets.css';
 
@@ -16,18 +17,14 @@ function useDebounced<T>(value: T, ms: number): T {
   return settled;
 }
 
-type SampleKind = 'first' | 'random' | 'worst';
-
 /**
  * Rule sets in Monaco: edit a version, watch the draft score a sample of a bench run's items
  * against the last saved version, save it as the next version with a message, and diff versions.
  */
 export function RuleSetsPage() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const list = useQuery(trpc.rulesets.list.queryOptions());
   const schema = useQuery({ ...trpc.rulesets.schema.queryOptions(), staleTime: Infinity });
-  const runs = useQuery(trpc.bench.runs.queryOptions({}));
   const [name, setName] = useState<string | null>(null);
   const chosen = name ?? list.data?.[0]?.name ?? null;
   const latest = useQuery({
@@ -49,32 +46,17 @@ export function RuleSetsPage() {
     enabled: settled !== '',
   });
 
-  const finished = (runs.data ?? []).filter((run) => run.status === 'done');
-  const [runId, setRunId] = useState<string | null>(null);
-  const previewRun = runId ?? finished[0]?.id ?? null;
-  const [sampleKind, setSampleKind] = useState<SampleKind>('first');
-  const [sampleSize, setSampleSize] = useState(10);
-  const preview = usePreview();
-  const { mutate: runPreview } = preview;
-  useEffect(() => {
-    if (settled === '' || previewRun === null) return;
-    const sample =
-      sampleKind === 'random'
-        ? { kind: sampleKind, n: sampleSize, seed: 1 }
-        : { kind: sampleKind, n: sampleSize };
-    runPreview({ document: settled, source: { kind: 'run', runId: previewRun }, sample });
-  }, [settled, previewRun, sampleKind, sampleSize, runPreview]);
-
-  const [message, setMessage] = useState('');
-  const save = useMutation(
-    trpc.rulesets.save.mutationOptions({
-      onSuccess: async (saved) => {
-        setMessage('');
-        setDrafts((old) => ({ ...old, [saved.name]: saved.document }));
-        await queryClient.invalidateQueries({ queryKey: trpc.rulesets.pathKey() });
-      },
-    }),
-  );
+  // The saved version is shown under its own name (a draft renamed and saved is a new rule set);
+  // the name it was edited under goes back to its stored document.
+  const showSaved = (saved: SavedRuleSet) => {
+    setDrafts((old) =>
+      Object.fromEntries([
+        ...Object.entries(old).filter(([draftName]) => draftName !== chosen),
+        [saved.name, saved.document],
+      ]),
+    );
+    setName(saved.name);
+  };
 
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -130,75 +112,13 @@ export function RuleSetsPage() {
                 ? 'valid'
                 : `${issues.length} problem${issues.length === 1 ? '' : 's'}: ${issues[0]?.field ?? ''} ${issues[0]?.message ?? ''}`}
           </p>
-          <form
-            className="page-actions"
-            aria-label="Save rule set"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (message.trim() !== '') save.mutate({ document: draft, message: message.trim() });
-            }}
-          >
-            <input
-              aria-label="Version message"
-              placeholder="What changed, and why"
-              value={message}
-              onChange={(event) => setMessage(event.target.value)}
-            />
-            <button
-              type="submit"
-              className="button primary"
-              disabled={save.isPending || message.trim() === '' || validation.data?.ok !== true}
-            >
-              Save as new version
-            </button>
-            {save.data && (
-              <span className="status" data-testid="saved-version">
-                Saved {save.data.name} v{save.data.version}
-              </span>
-            )}
-            {save.error && <span className="status status-error">{save.error.message}</span>}
-          </form>
+          <SaveRuleSetForm
+            document={draft}
+            valid={validation.data?.ok === true}
+            onSaved={showSaved}
+          />
         </section>
-        <section aria-label="Preview" className="panel panel-body">
-          <h2>Preview</h2>
-          <div className="page-actions">
-            <select
-              aria-label="Preview run"
-              value={previewRun ?? ''}
-              onChange={(event) => setRunId(event.target.value)}
-            >
-              {finished.map((run) => (
-                <option key={run.id} value={run.id}>
-                  {run.bench} v{run.benchVersion} · {run.sims.join(', ')} · run {run.id}
-                </option>
-              ))}
-            </select>
-            <select
-              aria-label="Sample"
-              value={sampleKind}
-              onChange={(event) => {
-                const value = event.target.value;
-                if (value === 'first' || value === 'random' || value === 'worst')
-                  setSampleKind(value);
-              }}
-            >
-              <option value="first">first items</option>
-              <option value="random">random items</option>
-              <option value="worst">worst under the draft</option>
-            </select>
-            <input
-              aria-label="Sample size"
-              type="number"
-              min={1}
-              max={200}
-              value={sampleSize}
-              onChange={(event) => setSampleSize(Math.max(1, Number(event.target.value) || 1))}
-            />
-          </div>
-          {finished.length === 0 && <p className="muted">Run a bench to preview on its items.</p>}
-          {preview.error && <p className="status status-error">{preview.error.message}</p>}
-          {preview.data && <PreviewTable result={preview.data} />}
-        </section>
+        <PreviewPanel document={settled} />
       </div>
       <section aria-label="Diff versions" className="panel panel-body">
         <h2>Diff two versions</h2>

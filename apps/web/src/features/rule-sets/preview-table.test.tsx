@@ -1,0 +1,63 @@
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PreviewTable } from './preview-table';
+import { itemReward, previewResult, previewRow } from './rule-sets.fixture';
+
+afterEach(cleanup);
+
+describe('PreviewTable', () => {
+  it('names each item beside its hash and reads a breakdown entry without a value', () => {
+    render(
+      <PreviewTable
+        result={previewResult([
+          previewRow({
+            itemId: '0019e0e04f9d7731',
+            draft: itemReward(0.8125, {
+              breakdown: [
+                { id: 'content', kind: 'rule', score: 0.8125, weight: 0.5 },
+                { id: 'ls-only', kind: 'rule', score: null, weight: 1, detail: 'out of scope' },
+                { id: 'format', kind: 'criterion', score: null, weight: 1 },
+                { id: 'invented-outcome', kind: 'criterion', score: null, weight: -0.9 },
+              ],
+            }),
+            saved: itemReward(0.875),
+            delta: -0.0625,
+          }),
+          // Items sent inline have no bench task: the domain alone names them.
+          previewRow({ itemId: '3', task: null, domain: 'tool' }),
+        ])}
+      />,
+    );
+    const rows = screen.getAllByTestId('preview-row');
+    expect(rows.map((row) => row.querySelector('td')?.textContent)).toEqual([
+      '0019e0e04fintercode/bash · terminal',
+      '3tool',
+    ]);
+    expect(screen.getAllByTestId('preview-item-name').map((node) => node.textContent)).toEqual([
+      'intercode/bash · terminal',
+      'tool',
+    ]);
+    expect(rows[0]?.querySelector('[title]')?.getAttribute('title')).toBe('0019e0e04f9d7731');
+    expect(screen.getAllByTestId('preview-breakdown')[0]?.textContent).toBe(
+      'content: 81.3 (weight 0.5) · ls-only: no value (weight 1; out of scope) · ' +
+        'format: no value (weight 1) · invented-outcome: no value (weight −0.9)',
+    );
+    expect(
+      [...rows].map((row) =>
+        ['preview-draft', 'preview-saved', 'preview-delta'].map(
+          (id) => row.querySelector(`[data-testid="${id}"]`)?.textContent,
+        ),
+      ),
+    ).toEqual([
+      ['81.3', '87.5', '−6.3'],
+      ['100.0', '—', '—'],
+    ]);
+    expect(screen.getByTestId('preview-no-value').textContent).toMatch(/^No value: /);
+  });
+
+  it('says nothing about missing values when every entry has one', () => {
+    render(<PreviewTable result={previewResult([previewRow()])} />);
+    expect(screen.getByTestId('preview-breakdown').textContent).toBe('content: 100.0 (weight 1)');
+    expect(screen.queryByTestId('preview-no-value')).toBeNull();
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { oracleNote, simToGrade } from './simulation';
+
+describe('the simulator to grade', () => {
+  it('tells the replay oracle apart from simulators that model the environment', () => {
+    expect(oracleNote('replay')).toMatch(/^Oracle: replay answers with the recorded observation/);
+    expect([
+      oracleNote('retrieval'),
+      oracleNote('onnx:models/m'),
+      oracleNote('openai:http://h#m'),
+    ]).toEqual([null, null, null]);
+  });
+
+  it('skips the oracle by default, keeps a pick the run has, and falls back to the first', () => {
+    expect([
+      simToGrade(['replay', 'retrieval']),
+      simToGrade(['replay', 'retrieval', 'onnx:m.onnx']),
+      simToGrade(['retrieval', 'replay']),
+      simToGrade(['replay', 'retrieval'], 'replay'),
+      // A pick from another run that this run does not have.
+      simToGrade(['replay', 'onnx:m.onnx'], 'retrieval'),
+      simToGrade(['replay']),
+      simToGrade([]),
+    ]).toEqual(['retrieval', 'retrieval', 'retrieval', 'replay', 'onnx:m.onnx', 'replay', null]);
+  });
+});
