@@ -286,6 +286,18 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect((await anonymous.mutate('labels.next', { queueId })).status).toBe(401);
   });
 
+  it('refuses a queue over a simulator the run did not use, naming the field', async () => {
+    const created = await session('res').mutate('labels.createQueue', {
+      name: 'over replay',
+      runId,
+      sim: 'replay',
+    });
+    expect([created.status, at(created.data, 'error', 'message')]).toEqual([
+      400,
+      "sim: name one of the run's simulators (retrieval)",
+    ]);
+  });
+
   it('exports labels as JSONL and imports them into another queue, adjudications kept apart', async () => {
     const source = await newQueue('source');
     const next = await session('ana').mutate('labels.next', { queueId: source });

@@ -12,10 +12,12 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
 import { alphaBars, formatStat, spearmanBars, type AgreementBar } from './agreement-data';
 import { DisagreementList } from './disagreement-list';
+import { DomainAgreementTable } from './domain-agreement-table';
 import { RejudgePanel } from './rejudge-panel';
 import './labeling.css';
 
@@ -73,7 +75,7 @@ function Confusion({ criterion, comparison }: { criterion: string; comparison: P
     <table className="table confusion" aria-label={`Confusion ${criterion}`}>
       <caption>
         {criterion}: κ {formatStat(comparison.kappa.nominal)} (quadratic{' '}
-        {formatStat(comparison.kappa.quadratic)}), {comparison.pairs} items · rows human
+        {formatStat(comparison.kappa.quadratic)}), {plural(comparison.pairs, 'item')} · rows human
       </caption>
       <thead>
         <tr>
@@ -184,19 +186,19 @@ export function AgreementPage({ queueId }: { queueId: string }) {
       </header>
       {imported.data && (
         <p className="status" role="status">
-          Imported {imported.data.imported} labels
+          Imported {plural(imported.data.imported, 'label')}
           {imported.data.unknownItems.length > 0 &&
-            `; ${imported.data.unknownItems.length} items are not in this queue`}
+            `; ${plural(imported.data.unknownItems.length, 'item')} ${imported.data.unknownItems.length === 1 ? 'is' : 'are'} not in this queue`}
           {imported.data.errors.length > 0 &&
-            `; ${imported.data.errors.length} bad lines (first: line ${imported.data.errors[0]?.line}: ${imported.data.errors[0]?.reason})`}
+            `; ${plural(imported.data.errors.length, 'bad line')} (first: line ${imported.data.errors[0]?.line}: ${imported.data.errors[0]?.reason})`}
         </p>
       )}
       {agreement.error && <p className="status status-error">{agreement.error.message}</p>}
       {data && (
         <>
           <p data-testid="agreement-summary">
-            {data.labels} labels · {data.labelers.items} items · {data.labelers.labelers} labelers ·
-            α ordinal{' '}
+            {plural(data.labels, 'label')} · {plural(data.labelers.items, 'item')} ·{' '}
+            {plural(data.labelers.labelers, 'labeler')} · α ordinal{' '}
             <strong data-testid="alpha-ordinal">
               {formatStat(data.labelers.krippendorffAlpha.ordinal)}
             </strong>{' '}
@@ -210,32 +212,7 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             bars={alphaBars(data)}
             testId="alpha"
           />
-          <section className="panel panel-body" aria-label="By domain">
-            <h2>By domain</h2>
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>Domain</th>
-                  <th>Items</th>
-                  <th>α ordinal</th>
-                  <th>95% interval</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(data.byDomain).map(([domain, report]) => (
-                  <tr key={domain}>
-                    <td>{domain}</td>
-                    <td className="mono">{report.items}</td>
-                    <td className="mono">{formatStat(report.krippendorffAlpha.ordinal)}</td>
-                    <td className="mono muted">
-                      [{formatStat(report.intervals?.ordinal.low)},{' '}
-                      {formatStat(report.intervals?.ordinal.high)}]
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <DomainAgreementTable byDomain={data.byDomain} />
           <Versus title="Human vs judge" comparisons={data.humanVsJudge} />
           <Versus title="Human vs rules" comparisons={data.humanVsRules} />
         </>

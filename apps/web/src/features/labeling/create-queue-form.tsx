@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { oracleNote, simToGrade } from '@terrarium/schema';
 import { useState } from 'react';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -11,6 +12,7 @@ export function CreateQueueForm() {
   const queryClient = useQueryClient();
   const runs = useQuery(trpc.bench.runs.queryOptions({}));
   const [runId, setRunId] = useState('');
+  const [simChoice, setSimChoice] = useState('');
   const [name, setName] = useState('');
   const [kind, setKind] = useState<SelectionKind>('all');
   const [count, setCount] = useState('20');
@@ -22,13 +24,17 @@ export function CreateQueueForm() {
     trpc.labels.createQueue.mutationOptions({
       onSuccess: async (queue) => {
         await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
-        navigate({ page: 'label-agreement', queueId: queue.id });
+        // Whoever just made a queue grades it next; agreement has nothing to show before labels.
+        navigate({ page: 'label-queue', queueId: queue.id });
       },
     }),
   );
   const finished = (runs.data ?? []).filter((run) => run.status === 'done');
   const chosen = runId || finished[0]?.id || '';
   const run = finished.find((entry) => entry.id === chosen);
+  const sims = run?.sims ?? [];
+  // A pick survives a change of run only when the new run has that simulator too.
+  const sim = simToGrade(sims, simChoice) ?? undefined;
 
   return (
     <form
@@ -36,7 +42,7 @@ export function CreateQueueForm() {
       aria-label="New label queue"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!run) return;
+        if (!run || sim === undefined) return;
         const selection =
           kind === 'all'
             ? { kind }
@@ -49,9 +55,9 @@ export function CreateQueueForm() {
           .filter((entry) => entry !== '');
         create.mutate({
           ...(labelers.length > 0 ? { labelers } : {}),
-          name: name || `${run.bench} v${run.benchVersion} · run ${run.id}`,
+          name: name || `${run.bench} v${run.benchVersion} · run ${run.id} · ${sim}`,
           runId: run.id,
-          sim: run.sims[0],
+          sim,
           selection,
           labelsPerItem: Number(perItem),
           blind,
@@ -69,6 +75,16 @@ export function CreateQueueForm() {
               {finished.map((entry) => (
                 <option key={entry.id} value={entry.id}>
                   {entry.bench} v{entry.benchVersion} · {entry.sims.join(', ')} · run {entry.id}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <label>
+            Simulator{' '}
+            <select value={sim ?? ''} onChange={(event) => setSimChoice(event.target.value)}>
+              {sims.map((entry) => (
+                <option key={entry} value={entry}>
+                  {oracleNote(entry) !== null ? `${entry} (oracle)` : entry}
                 </option>
               ))}
             </select>
@@ -137,6 +153,15 @@ export function CreateQueueForm() {
           <button type="submit" className="button primary" disabled={create.isPending}>
             Create queue
           </button>
+          {sim !== undefined && oracleNote(sim) !== null && (
+            <p className="note" role="alert" data-testid="oracle-sim-warning">
+              {sim} is an oracle: its predictions are the real observations, so every item would
+              show Real = Simulated and labelers would grade a copy of the ground truth.
+              {sims.some((entry) => oracleNote(entry) === null)
+                ? ' Pick another simulator to grade a model.'
+                : ' This run has no other simulator: run the bench with a model to grade one.'}
+            </p>
+          )}
           {create.error && <p className="status status-error">{create.error.message}</p>}
         </>
       )}

@@ -1,6 +1,7 @@
 import type { LabelingItem } from '@terrarium/api';
 import type { LabelCriterion } from '@terrarium/labels';
 import type { RefObject } from 'react';
+import { formatScore } from '../../app/format';
 
 export interface LabelDraft {
   scores: Record<string, number | null>;
@@ -113,7 +114,7 @@ export function CriteriaForm({
           <ul className="mono">
             {view.scores.map((score) => (
               <li key={`${score.source}:${score.metric}`}>
-                {score.source}/{score.metric}: {score.value === null ? '—' : score.value.toFixed(2)}
+                {score.source}/{score.metric}: {formatScore(score.value)}
               </li>
             ))}
           </ul>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { LabelingItem } from '@terrarium/api';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 import { CriteriaForm, type LabelDraft } from './criteria-form';
@@ -258,7 +259,8 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
           </span>
         )}
         <span className="muted" data-testid="labeling-progress">
-          {ownOrdinals.length} labeled by you · {queue.data?.items ?? '…'} items
+          {ownOrdinals.length} labeled by you ·{' '}
+          {queue.data === undefined ? '… items' : plural(queue.data.items, 'item')}
         </span>
         <button type="button" className="button" onClick={() => setHelp((open) => !open)}>
           Keys (?)

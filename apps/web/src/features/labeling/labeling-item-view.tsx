@@ -1,5 +1,6 @@
 import type { LabelingItem } from '@terrarium/api';
 import { actionText } from '@terrarium/fidelity';
+import { plural } from '../../app/format';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import '../compare/compare.css';
@@ -22,10 +23,10 @@ export function LabelingItemView({ view }: { view: LabelingItem }) {
       </header>
       {item.context.task !== null && <p className="labeling-task">{item.context.task}</p>}
       <section aria-label="History" className="labeling-history">
-        <h3>History ({item.history.length} turns)</h3>
+        <h3>History ({plural(item.history.length, 'turn')})</h3>
         {older.length > 0 && (
           <details>
-            <summary>{older.length} earlier turns</summary>
+            <summary>{plural(older.length, 'earlier turn')}</summary>
             {older.map((turn, index) => (
               <Turn key={index} action={actionText(turn.action)} observation={turn.observation} />
             ))}

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { formatStat, judgeDeltas } from './agreement-data';
 import { RejudgeForm } from './rejudge-form';
@@ -113,7 +114,7 @@ export function RejudgePanel({
           </table>
           {flips.data && (
             <table className="table" aria-label="Flipped items" data-testid="flips">
-              <caption>{flips.data.length} items where the judge moved</caption>
+              <caption>{plural(flips.data.length, 'item')} where the judge moved</caption>
               <thead>
                 <tr>
                   <th>Criterion</th>

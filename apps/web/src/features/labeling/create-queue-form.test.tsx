@@ -1,0 +1,121 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { AppRouter } from '@terrarium/api';
+import type { BenchRun } from '@terrarium/schema';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { benchRun } from '../bench/bench.fixture';
+import { CreateQueueForm } from './create-queue-form';
+
+afterEach(cleanup);
+beforeEach(() => window.history.replaceState(null, '', '/labeling'));
+
+interface Call {
+  procedure: string;
+  input: unknown;
+}
+
+/**
+ * The API at the network edge: `bench.runs` answers with `runs`, `labels.createQueue` with queue 7;
+ * every call is kept, with its input as the server would parse it.
+ */
+function fakeApi(runs: BenchRun[]) {
+  const calls: Call[] = [];
+  async function fetch(url: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const target = new URL(String(url));
+    const procedure = target.pathname.replace('/trpc/', '');
+    const raw = init?.method === 'POST' ? init.body : target.searchParams.get('input');
+    const input: unknown = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+    calls.push({ procedure, input });
+    const data = procedure === 'bench.runs' ? runs : { id: '7' };
+    return new Response(JSON.stringify({ result: { data } }), {
+      headers: { 'content-type': 'application/json' },
+    });
+  }
+  return { calls, fetch };
+}
+
+function renderForm(runs: BenchRun[]) {
+  const api = fakeApi(runs);
+  const queryClient = createQueryClient();
+  const trpcClient = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: 'http://terrarium.test/trpc', fetch: api.fetch })],
+  });
+  render(
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <CreateQueueForm />
+      </TRPCProvider>
+    </QueryClientProvider>,
+  );
+  return api;
+}
+
+const DEMO_RUN = benchRun({
+  id: '1',
+  bench: 'demo',
+  benchVersion: 1,
+  sims: ['replay', 'retrieval'],
+  status: 'done',
+});
+
+async function simulatorPicker(): Promise<HTMLSelectElement> {
+  const select = await screen.findByLabelText(/^Simulator/);
+  if (!(select instanceof HTMLSelectElement)) throw new Error('the simulator picker is no select');
+  return select;
+}
+
+async function createdQueueInput(api: ReturnType<typeof fakeApi>): Promise<unknown> {
+  fireEvent.click(screen.getByRole('button', { name: 'Create queue' }));
+  await waitFor(() =>
+    expect(api.calls.map((call) => call.procedure)).toContain('labels.createQueue'),
+  );
+  return api.calls.find((call) => call.procedure === 'labels.createQueue')?.input;
+}
+
+describe('CreateQueueForm', () => {
+  it('lists the run’s simulators and grades the first that is not an oracle by default', async () => {
+    const api = renderForm([DEMO_RUN]);
+    const picker = await simulatorPicker();
+    expect([...picker.options].map((option) => [option.value, option.textContent])).toEqual([
+      ['replay', 'replay (oracle)'],
+      ['retrieval', 'retrieval'],
+    ]);
+    expect(picker.value).toBe('retrieval');
+    expect(screen.queryByTestId('oracle-sim-warning')).toBeNull();
+
+    expect(await createdQueueInput(api)).toEqual({
+      name: 'demo v1 · run 1 · retrieval',
+      runId: '1',
+      sim: 'retrieval',
+      selection: { kind: 'all' },
+      labelsPerItem: 2,
+      blind: true,
+    });
+  });
+
+  it('lands on the new queue’s grading page, not its agreement page', async () => {
+    const api = renderForm([DEMO_RUN]);
+    await simulatorPicker();
+    await createdQueueInput(api);
+    await waitFor(() => expect(window.location.pathname).toBe('/labeling/7'));
+  });
+
+  it('warns that the oracle’s predictions are the real observations when it is picked', async () => {
+    const api = renderForm([DEMO_RUN]);
+    fireEvent.change(await simulatorPicker(), { target: { value: 'replay' } });
+    expect(screen.getByTestId('oracle-sim-warning').textContent).toBe(
+      'replay is an oracle: its predictions are the real observations, so every item would show Real = Simulated and labelers would grade a copy of the ground truth. Pick another simulator to grade a model.',
+    );
+    expect(await createdQueueInput(api)).toMatchObject({ sim: 'replay' });
+  });
+
+  it('falls back to the oracle when the run has nothing else, and says so', async () => {
+    renderForm([benchRun({ id: '2', sims: ['replay'], status: 'done' })]);
+    expect((await simulatorPicker()).value).toBe('replay');
+    expect(screen.getByTestId('oracle-sim-warning').textContent).toBe(
+      'replay is an oracle: its predictions are the real observations, so every item would show Real = Simulated and labelers would grade a copy of the ground truth. This run has no other simulator: run the bench with a model to grade one.',
+    );
+  });
+});
