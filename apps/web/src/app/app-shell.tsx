@@ -149,14 +149,21 @@ export function AppShell() {
         <nav aria-label="Main">
           <Link
             to={{ page: 'datasets' }}
-            className={navClass(route.page === 'datasets' || route.page === 'quarantine')}
+            className={navClass(
+              route.page === 'datasets' ||
+                route.page === 'quarantine' ||
+                // One dataset's page (its trajectories) sits under Datasets, as its breadcrumb says.
+                (route.page === 'trajectories' && route.datasetId !== null),
+            )}
           >
             Datasets
           </Link>
           <Link
             to={{ page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY }}
             className={navClass(
-              route.page === 'trajectories' || route.page === 'replay' || route.page === 'compare',
+              (route.page === 'trajectories' && route.datasetId === null) ||
+                route.page === 'replay' ||
+                route.page === 'compare',
             )}
           >
             Trajectories

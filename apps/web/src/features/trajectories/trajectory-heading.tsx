@@ -3,7 +3,8 @@ import { trajectoryName } from './trajectory-name';
 
 /**
  * A trajectory page's title: its distinguishing name, as the list shows it (task and trial, or the
- * instance), then the source's own id in full (a tau2 UUID, a SWE-agent file), to copy or search.
+ * instance), then the source's own id in full (a tau2 UUID, a SWE-agent file), to copy or search,
+ * unless the name is that id.
  */
 export function TrajectoryHeading({
   trajectory,
@@ -13,10 +14,18 @@ export function TrajectoryHeading({
   const { name } = trajectoryName(trajectory);
   return (
     <>
-      <h1 data-testid="trajectory-name">{name}</h1>
-      <span className="mono muted" data-testid="trajectory-title" title="The source's id">
-        {trajectory.externalId}
-      </span>
+      <h1
+        data-testid="trajectory-name"
+        title={name === trajectory.externalId ? "The source's id" : undefined}
+      >
+        {name}
+      </h1>
+      {/* Said once when the name is the id itself (`task-0-trial-0`). */}
+      {name === trajectory.externalId ? null : (
+        <span className="mono muted" data-testid="trajectory-title" title="The source's id">
+          {trajectory.externalId}
+        </span>
+      )}
     </>
   );
 }
