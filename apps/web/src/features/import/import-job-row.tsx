@@ -1,6 +1,6 @@
 import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
-import { formatCount } from '../../app/format';
+import { plural } from '../../app/format';
 import {
   formatBytes,
   isActive,
@@ -85,9 +85,11 @@ export function ImportJobRow({
       {job.status === 'done' && job.report !== null && (
         <>
           <ImportReportView report={job.report} />
-          <p className="muted">
-            {formatCount(job.report.trajectories)} trajectories into {job.dataset}
-          </p>
+          {job.report.trajectories > 0 && (
+            <p className="muted">
+              {plural(job.report.trajectories, 'trajectory', 'trajectories')} into {job.dataset}
+            </p>
+          )}
         </>
       )}
     </article>

@@ -161,7 +161,7 @@ export function ImportPage() {
         Files are uploaded to the server and imported there as jobs, with format auto-detection: you
         can leave this page, and an import interrupted by a restart continues where it stopped.
         Records that cannot be read are quarantined with their file, line and reason; the rest is
-        imported.
+        imported. A file in no known format is listed with the reason, and nothing of it is stored.
       </p>
       <form className="import-form" onSubmit={importFiles} aria-label="Import files">
         <label className="field">

@@ -1,6 +1,6 @@
 import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
-import { formatCount } from '../../app/format';
+import { plural } from '../../app/format';
 import { formatBytes, jobFraction, jobProgressText, resumedText } from './import-job-status';
 import type { ImportOutcome } from './import-request';
 import { importVerdict, type ImportVerdict } from './import-outcome';
@@ -116,10 +116,12 @@ export function UploadRow({
             </p>
           )}
           <ImportReportView report={upload.outcome.report} />
-          <p className="muted">
-            {formatCount(upload.outcome.report.trajectories)} trajectories into{' '}
-            {upload.outcome.report.dataset}
-          </p>
+          {upload.outcome.report.trajectories > 0 && (
+            <p className="muted">
+              {plural(upload.outcome.report.trajectories, 'trajectory', 'trajectories')} into{' '}
+              {upload.outcome.report.dataset}
+            </p>
+          )}
         </>
       )}
     </article>
