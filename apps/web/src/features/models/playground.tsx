@@ -517,7 +517,7 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
       )}
       {outcome.tokens !== null && (
         <details>
-          <summary>{outcome.tokens.length} token ids</summary>
+          <summary>{outcome.tokens.length} output token ids</summary>
           <code className="mono" data-testid="decode-token-ids">
             {JSON.stringify(outcome.tokens)}
           </code>

@@ -8,6 +8,7 @@ import { TextDiffView } from '../compare/observation-diff';
 import { diffText } from '../compare/text-diff';
 import '../compare/compare.css';
 import './worlds.css';
+import { invisibleDifference } from './invisible-difference';
 
 interface Counts {
   transitions: number;
@@ -46,7 +47,18 @@ const HEAD = (
 
 function Diff({ expected, actual }: { expected: string; actual: string }) {
   const diff = diffText(expected, actual);
-  return diff.ok ? <TextDiffView lines={diff.lines} /> : <p className="muted">{diff.reason}</p>;
+  const invisible = invisibleDifference(expected, actual);
+  return (
+    <>
+      {invisible !== null && (
+        <p className="muted" data-testid="whitespace-difference">
+          Differs only in white space: recorded <code>{invisible.expected}</code>, world{' '}
+          <code>{invisible.actual}</code>
+        </p>
+      )}
+      {diff.ok ? <TextDiffView lines={diff.lines} /> : <p className="muted">{diff.reason}</p>}
+    </>
+  );
 }
 
 /**
