@@ -1,6 +1,6 @@
 import type { StepMarker } from '@terrarium/schema';
-import { useEffect, useRef, useState, type PointerEvent } from 'react';
-import { MARKER_COLORS, MARKER_LEGEND, paintTimeline, stepAtX } from './timeline-geometry';
+import { useEffect, useMemo, useRef, useState, type PointerEvent } from 'react';
+import { legendFor, MARKER_COLORS, paintTimeline, stepAtX } from './timeline-geometry';
 
 const TIMELINE_HEIGHT = 26;
 
@@ -52,6 +52,8 @@ export function StepTimeline({
   }
 
   const hoveredMarker = hovered === null ? undefined : markers[hovered];
+  // Only the kinds this trajectory has: a legend of kinds it never shows is noise to decode.
+  const legend = useMemo(() => legendFor(markers), [markers]);
   const cursorWidth = count > 0 ? Math.max(100 / count, 0.2) : 0;
   return (
     <div className="timeline">
@@ -93,7 +95,7 @@ export function StepTimeline({
             : ' '}
         </span>
         <span className="legend">
-          {MARKER_LEGEND.map((entry) => (
+          {legend.map((entry) => (
             <span key={entry.category} className="legend-item">
               <span
                 className="legend-swatch"

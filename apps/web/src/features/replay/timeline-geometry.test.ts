@@ -1,6 +1,6 @@
 import type { StepMarker } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
-import { markerCategory, stepAtX } from './timeline-geometry';
+import { legendFor, markerCategory, stepAtX } from './timeline-geometry';
 
 function marker(overrides: Partial<StepMarker>): StepMarker {
   return {
@@ -33,5 +33,21 @@ describe('timeline geometry', () => {
     expect(markerCategory(marker({ actionType: 'message', observationKind: null }))).toBe(
       'message',
     );
+  });
+
+  it('lists in the legend only the kinds of mark the trajectory has, in the legend’s order', () => {
+    const tau = [
+      marker({ actor: 'user', actionType: 'message', observationKind: null }),
+      marker({ actionType: 'tool_call' }),
+      marker({ actionType: 'tool_call', observationKind: 'error' }),
+      marker({ actionType: 'message', observationKind: null }),
+    ];
+    expect(legendFor(tau).map((entry) => entry.label)).toEqual([
+      'tool call',
+      'message',
+      'user',
+      'error',
+    ]);
+    expect(legendFor([])).toEqual([]);
   });
 });

@@ -36,6 +36,12 @@ export const MARKER_LEGEND: { category: MarkerCategory; label: string }[] = [
   { category: 'error', label: 'error' },
 ];
 
+/** The legend's entries for the kinds of mark these steps have, in the legend's order. */
+export function legendFor(markers: readonly StepMarker[]): typeof MARKER_LEGEND {
+  const present = new Set(markers.map(markerCategory));
+  return MARKER_LEGEND.filter((entry) => present.has(entry.category));
+}
+
 /**
  * Paints one mark per step. With more steps than pixels, marks share pixels; errors are painted
  * last so that a single error is never hidden by its neighbours.
