@@ -30,7 +30,10 @@ describe('search snippets', () => {
     expect(snippet.highlights.map(([from, to]) => snippet.text.slice(from, to))).toEqual([
       'balance',
     ]);
-    expect(snippet.text.length).toBe(80 + 'balance'.length + 80 + 2);
+    // A few words before the match, from a word's start; more after it: the list's narrow
+    // column shows the match.
+    expect(snippet.text.startsWith('…gift card gc-1 has a balance of 60 y y')).toBe(true);
+    expect(snippet.text.length).toBe(1 + 'gift card gc-1 has a balance'.length + 120 + 1);
     // Nothing to highlight (the index matched a form the pattern does not): the text's start.
     expect(snippetOf('short text', searchTerms('zzz'))).toEqual({
       text: 'short text',

@@ -163,8 +163,12 @@ export function stepSearchCondition(
 
 // ---- Snippets: where a search matched, for the list to show and the replay to open at. ----
 
-/** Characters of context either side of the first match in a snippet. */
-const SNIPPET_CONTEXT = 80;
+/**
+ * Context kept before and after the first match in a snippet. Little before it: a list shows the
+ * snippet in a column a few dozen characters wide, and the match must be in what shows.
+ */
+const SNIPPET_BEFORE = 24;
+const SNIPPET_AFTER = 120;
 
 /**
  * The words and phrases a search asks for (negated clauses and `or` left out), lower-cased, each
@@ -226,12 +230,17 @@ export function snippetOf(
   const flat = text.replace(/\s+/g, ' ');
   const ranges = highlightRanges(flat, terms);
   const first = ranges[0];
-  const start = first === undefined ? 0 : Math.max(0, first[0] - SNIPPET_CONTEXT);
+  let start = first === undefined ? 0 : Math.max(0, first[0] - SNIPPET_BEFORE);
+  // Begin at a word, not inside one (`…ase provide`), when a space comes before the match.
+  if (first !== undefined && start > 0) {
+    const space = flat.indexOf(' ', start);
+    if (space !== -1 && space < first[0]) start = space + 1;
+  }
   const end = Math.min(
     flat.length,
     (first === undefined ? 0 : first[1]) +
-      SNIPPET_CONTEXT +
-      (first === undefined ? SNIPPET_CONTEXT : 0),
+      SNIPPET_AFTER +
+      (first === undefined ? SNIPPET_BEFORE : 0),
   );
   const prefix = start > 0 ? '…' : '';
   const suffix = end < flat.length ? '…' : '';
