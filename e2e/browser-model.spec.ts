@@ -325,7 +325,7 @@ test('the browser model predicts a real trajectory step by step, scored against 
   await expect(rows.first()).toContainText('isabella_lopez_6490');
   for (const row of await rows.all()) {
     // A score on the pages' 0-100 scale, one decimal.
-    await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^(100|\d{1,2})\.\d$/);
+    await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^(100\.0|\d{1,2}\.\d)$/);
   }
   await expect(run.getByTestId('trajectory-run-summary')).toContainText(
     '4 transition(s) on terrarium-wm-tiny',

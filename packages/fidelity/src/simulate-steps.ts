@@ -21,14 +21,15 @@ export interface SimulateStepsOptions {
   /** Given to every prediction, with `signal`. */
   predictOptions?: Omit<PredictOptions, 'signal'>;
   /**
-   * A step's provenance from its prediction (null when the model failed). Default: the
-   * prediction's backend, cache and model; for a failure, the model's id as the backend.
+   * A step's provenance from its prediction (null when the model failed, or could not be made:
+   * then `model` is null too). Default: the prediction's backend, cache and model; for a failure,
+   * the model's id as the backend.
    */
-  provenance?: (prediction: Prediction | null, model: WorldModel) => SimProvenance;
+  provenance?: (prediction: Prediction | null, model: WorldModel | null) => SimProvenance;
 }
 
-function defaultProvenance(prediction: Prediction | null, model: WorldModel): SimProvenance {
-  if (prediction === null) return { backend: model.id, cache: null, model: null };
+function defaultProvenance(prediction: Prediction | null, model: WorldModel | null): SimProvenance {
+  if (prediction === null) return { backend: model?.id ?? 'none', cache: null, model: null };
   return {
     backend: prediction.provenance.backend,
     cache: prediction.provenance.cache,
@@ -75,9 +76,10 @@ export async function simulateSteps(
       action: input.action,
       real,
     } as const;
-    const model = modelFor(input);
+    let model: WorldModel | null = null;
     let simulated: SimulatedStep;
     try {
+      model = modelFor(input);
       const prediction = await model.predict(input.context, input.history, input.action, {
         ...options.predictOptions,
         ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -1,14 +1,17 @@
-/**
- * Axis titles as every chart draws them (Recharts `label` props). A rotated title is anchored at
- * its middle, so a long one stays centred on the axis instead of running off the plot's end; the
- * x title sits under the tick labels, in the room the chart's bottom margin leaves.
- */
+// Axis titles as every chart draws them (Recharts `label` props).
+
+/** Room around the plot: below it for the x title, left of it for the y title. */
 export const CHART_MARGIN = { top: 8, right: 16, bottom: 24, left: 8 };
 
+/** The x title, under the tick labels, in the room the bottom margin leaves. */
 export function xAxisTitle(title: string) {
   return { value: title, position: 'insideBottom', offset: -16 } as const;
 }
 
+/**
+ * The y title along its axis, anchored at its middle: a long one stays centred on the axis
+ * instead of running off the plot's end.
+ */
 export function yAxisTitle(title: string, side: 'left' | 'right' = 'left') {
   return {
     value: title,

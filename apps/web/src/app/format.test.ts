@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatScore, formatScore100 } from './format';
+import { formatDelta, formatScore, formatScore100 } from './format';
 
 describe('scores', () => {
   it('shows every score on 0-100 with one decimal, whatever scale it arrives on', () => {
@@ -14,5 +14,12 @@ describe('scores', () => {
     expect(formatScore100(100)).toBe('100.0');
     expect(formatScore100(33.333)).toBe('33.3');
     expect(formatScore100(null)).toBe('—');
+  });
+
+  it('signs deltas in points with a real minus and calls a rounded zero 0.0', () => {
+    expect(formatDelta(3.24)).toBe('+3.2');
+    expect(formatDelta(-1)).toBe('−1.0');
+    expect(formatDelta(-0.04)).toBe('0.0');
+    expect(formatDelta(null)).toBe('—');
   });
 });

@@ -147,7 +147,7 @@ describe('simulate', () => {
             )
           ? 'circuit open'
           : step.error.startsWith(
-                'request to http://127.0.0.1:9/v1/chat/completions failed: nothing accepted the connection (is the server running, on that port?) (ECONNREFUSED)',
+                'request to http://127.0.0.1:9/v1/chat/completions failed: nothing accepted the connection; is the server running on that port? (ECONNREFUSED)',
               )
             ? 'refused'
             : step.error,

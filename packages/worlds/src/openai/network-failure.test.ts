@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { networkFailure } from './endpoint-pool';
+import { networkFailure } from './network-failure';
 
 describe('networkFailure', () => {
   it('says in plain words that nothing listens where a real request went, keeping the code', async () => {
@@ -15,7 +15,7 @@ describe('networkFailure', () => {
       (failure: unknown) => failure,
     );
     expect(networkFailure(error)).toBe(
-      'nothing accepted the connection (is the server running, on that port?) (ECONNREFUSED)',
+      'nothing accepted the connection; is the server running on that port? (ECONNREFUSED)',
     );
   });
 

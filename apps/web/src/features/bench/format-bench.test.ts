@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { formatDelta } from '../../app/format';
 import { benchRun } from './bench.fixture';
 import {
   formatHalfWidth,
@@ -15,13 +14,6 @@ describe('bench formatting', () => {
   it('prints intervals as half-widths', () => {
     expect(formatHalfWidth({ ciLow: 28.1, ciHigh: 35.3 })).toBe('±3.6');
     expect(formatHalfWidth({ ciLow: null, ciHigh: null })).toBeNull();
-  });
-
-  it('signs deltas with a real minus and calls a rounded zero 0.0', () => {
-    expect(formatDelta(3.24)).toBe('+3.2');
-    expect(formatDelta(-1)).toBe('−1.0');
-    expect(formatDelta(-0.04)).toBe('0.0');
-    expect(formatDelta(null)).toBe('—');
   });
 
   it('spells sampling, mode and scores as the CLI and the URLs do', () => {

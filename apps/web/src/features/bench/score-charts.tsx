@@ -24,11 +24,11 @@ import {
   scoreByCost,
   scoreHistogram,
   seriesKey,
-  type AxisTitle,
   type CostAxis,
   type LineChartSpec,
 } from './chart-data';
 import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
+import { formatScore100 } from '../../app/format';
 
 const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
 
@@ -50,22 +50,13 @@ function ChartPanel({ title, children }: { title: string; children: ReactNode })
   );
 }
 
-/** Recharts axis labels from the chart's axis titles (chart-axes.ts draws them all alike). */
-function xTitle(axis: AxisTitle) {
-  return xAxisTitle(axis.title);
-}
-
-function yTitle(axis: AxisTitle) {
-  return yAxisTitle(axis.title);
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
 /** A mean with the number of items behind it, which its row carries beside it (`countKey`). */
 function formatMean(value: unknown, _name: unknown, entry: unknown): string {
-  const mean = typeof value === 'number' ? value.toFixed(1) : String(value);
+  const mean = typeof value === 'number' ? formatScore100(value) : String(value);
   const key = isRecord(entry) ? entry['dataKey'] : undefined;
   const row = isRecord(entry) ? entry['payload'] : undefined;
   const count = typeof key === 'string' && isRecord(row) ? row[countKey(key)] : undefined;
@@ -101,8 +92,8 @@ export function ScoreCharts({
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
           <BarChart data={histogram} margin={CHART_MARGIN}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="bin" label={xTitle(HISTOGRAM_AXES.x)} />
-            <YAxis allowDecimals={false} label={yTitle(HISTOGRAM_AXES.y)} />
+            <XAxis dataKey="bin" label={xAxisTitle(HISTOGRAM_AXES.x.title)} />
+            <YAxis allowDecimals={false} label={yAxisTitle(HISTOGRAM_AXES.y.title)} />
             <Tooltip />
             <Legend verticalAlign="top" />
             {sims.map((sim, index) => (
@@ -177,11 +168,16 @@ function ScoreLineChart({
         <LineChart data={data} margin={CHART_MARGIN}>
           <CartesianGrid strokeDasharray="3 3" />
           {x.categories ? (
-            <XAxis dataKey="x" type="category" label={xTitle(x.x)} />
+            <XAxis dataKey="x" type="category" label={xAxisTitle(x.x.title)} />
           ) : (
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} label={xTitle(x.x)} />
+            <XAxis
+              dataKey="x"
+              type="number"
+              domain={['dataMin', 'dataMax']}
+              label={xAxisTitle(x.x.title)}
+            />
           )}
-          <YAxis domain={SCORE_DOMAIN} label={yTitle(x.y)} />
+          <YAxis domain={SCORE_DOMAIN} label={yAxisTitle(x.y.title)} />
           <Tooltip formatter={formatMean} />
           <Legend verticalAlign="top" />
           {sims.map((sim, index) => (

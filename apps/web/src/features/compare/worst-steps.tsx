@@ -22,7 +22,7 @@ export function WorstSteps({
         <p className="muted panel-body">No step was scored: no prediction came back.</p>
       )}
       {scored > 0 && worst.length === 0 && (
-        <p className="muted panel-body">Every scored step scored 1.</p>
+        <p className="muted panel-body">Every scored step scored 100.</p>
       )}
       <ol className="panel-body worst-list">
         {worst.map((entry) => (

@@ -7,6 +7,7 @@ import { useTRPC } from '../../app/trpc';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import '../compare/compare.css';
+import { formatScore } from '../../app/format';
 
 function percent(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
@@ -24,7 +25,7 @@ function DivergencePair({ divergence }: { divergence: RolloutDivergence }) {
     <section className="divergence-pair" aria-label="Divergent step">
       <p>
         <code>{divergence.action}</code>, probe {divergence.probe}, step {divergence.step + 1}:
-        content score {divergence.contentScore.toFixed(3)}.{' '}
+        content score {formatScore(divergence.contentScore)}.{' '}
         <Link
           to={{
             page: 'replay',
@@ -87,7 +88,7 @@ function TaskRows({
               </button>
               {shown ? <DivergencePair divergence={divergence} /> : null}
             </td>
-            <td className="num">{divergence.contentScore.toFixed(3)}</td>
+            <td className="num">{formatScore(divergence.contentScore)}</td>
           </tr>
         );
       })}

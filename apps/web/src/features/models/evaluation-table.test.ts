@@ -26,7 +26,7 @@ describe('the evaluation table', () => {
     expect(versusRetrieval(undefined, at(0.6, 0.5, 0.7))).toBe(null);
   });
 
-  it('prints a mean with its interval to three decimals', () => {
+  it('prints a mean with its interval on the pages’ 0-100 scale, one decimal', () => {
     expect(formatInterval({ mean: 0.5, low: 0.41234, high: 0.6 })).toBe('50.0 [41.2, 60.0]');
   });
 });

@@ -106,7 +106,7 @@ describe('PreviewPanel', () => {
     await waitFor(() => expect(column('preview-draft')).toEqual(['100.0', '100.0']));
     expect(screen.getByTestId('preview-oracle-note').textContent).toBe(
       'replay is an oracle: it answers with the recorded observation itself, so every rule that ' +
-        'compares with the real output scores 1 by construction. Pick another simulator to see ' +
+        'compares with the real output scores 100 by construction. Pick another simulator to see ' +
         'what the draft changes.',
     );
     expect(previewSims(api.calls)).toEqual(['retrieval', 'replay']);

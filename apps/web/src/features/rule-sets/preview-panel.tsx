@@ -93,8 +93,8 @@ export function PreviewPanel({ document }: { document: string }) {
       {sim !== null && oracleNote(sim) !== null && (
         <p className="note" data-testid="preview-oracle-note">
           {sim} is an oracle: it answers with the recorded observation itself, so every rule that
-          compares with the real output scores 1 by construction. Pick another simulator to see what
-          the draft changes.
+          compares with the real output scores 100 by construction. Pick another simulator to see
+          what the draft changes.
         </p>
       )}
       {runs.isSuccess && finished.length === 0 && (

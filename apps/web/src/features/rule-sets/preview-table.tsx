@@ -12,7 +12,7 @@ function signed(value: number): string {
  * One entry of a breakdown, e.g. `content: 81.2 (weight 1)`, or `invented-outcome: no value
  * (weight −0.9)` for an entry that does not count for the item (with the reason when it has one).
  */
-export function breakdownEntryText(entry: BreakdownEntry): string {
+function breakdownEntryText(entry: BreakdownEntry): string {
   const value = entry.score === null ? 'no value' : formatScore(entry.score);
   const why = entry.detail === undefined ? '' : `; ${entry.detail}`;
   return `${entry.id}: ${value} (weight ${signed(entry.weight)}${why})`;

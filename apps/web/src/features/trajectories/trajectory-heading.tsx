@@ -20,7 +20,6 @@ export function TrajectoryHeading({
       >
         {name}
       </h1>
-      {/* Said once when the name is the id itself (`task-0-trial-0`). */}
       {name === trajectory.externalId ? null : (
         <span className="mono muted" data-testid="trajectory-title" title="The source's id">
           {trajectory.externalId}
