@@ -1,4 +1,5 @@
 import { oracleNote } from '@terrarium/schema';
+import './sim-name.css';
 
 /** A simulator's spec, with an "oracle" tag (its reason on hover) when it is one. */
 export function SimName({ sim }: { sim: string }) {
