@@ -1,50 +1,22 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import type { AppRouter } from '@terrarium/api';
 import type { BenchRun } from '@terrarium/schema';
-import { createTRPCClient, httpLink } from '@trpc/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { fakeApiClient } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
 import { CreateQueueForm } from './create-queue-form';
 
 afterEach(cleanup);
 beforeEach(() => window.history.replaceState(null, '', '/labeling'));
 
-interface Call {
-  procedure: string;
-  input: unknown;
-}
-
-/**
- * The API at the network edge: `bench.runs` answers with `runs`, `labels.createQueue` with queue 7;
- * every call is kept, with its input as the server would parse it.
- */
-function fakeApi(runs: BenchRun[]) {
-  const calls: Call[] = [];
-  async function fetch(url: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const target = new URL(String(url));
-    const procedure = target.pathname.replace('/trpc/', '');
-    const raw = init?.method === 'POST' ? init.body : target.searchParams.get('input');
-    const input: unknown = typeof raw === 'string' ? JSON.parse(raw) : undefined;
-    calls.push({ procedure, input });
-    const data = procedure === 'bench.runs' ? runs : { id: '7' };
-    return new Response(JSON.stringify({ result: { data } }), {
-      headers: { 'content-type': 'application/json' },
-    });
-  }
-  return { calls, fetch };
-}
-
 function renderForm(runs: BenchRun[]) {
-  const api = fakeApi(runs);
+  // The API at the network edge: `bench.runs` answers with `runs`, `labels.createQueue` with queue 7.
+  const api = fakeApiClient(({ path }) => (path === 'bench.runs' ? runs : { id: '7' }));
   const queryClient = createQueryClient();
-  const trpcClient = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: 'http://terrarium.test/trpc', fetch: api.fetch })],
-  });
   render(
     <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
         <CreateQueueForm />
       </TRPCProvider>
     </QueryClientProvider>,
@@ -66,12 +38,10 @@ async function simulatorPicker(): Promise<HTMLSelectElement> {
   return select;
 }
 
-async function createdQueueInput(api: ReturnType<typeof fakeApi>): Promise<unknown> {
+async function createdQueueInput(api: ReturnType<typeof fakeApiClient>): Promise<unknown> {
   fireEvent.click(screen.getByRole('button', { name: 'Create queue' }));
-  await waitFor(() =>
-    expect(api.calls.map((call) => call.procedure)).toContain('labels.createQueue'),
-  );
-  return api.calls.find((call) => call.procedure === 'labels.createQueue')?.input;
+  await waitFor(() => expect(api.calls.map((call) => call.path)).toContain('labels.createQueue'));
+  return api.calls.find((call) => call.path === 'labels.createQueue')?.input;
 }
 
 describe('CreateQueueForm', () => {

@@ -4,15 +4,10 @@ import { defaultRuleSet, ruleSetYaml } from '@terrarium/rubrics';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
 import { PreviewPanel } from './preview-panel';
-import {
-  fakeApiClient,
-  itemReward,
-  previewResult,
-  previewRow,
-  type ApiCall,
-} from './rule-sets.fixture';
+import { itemReward, previewResult, previewRow } from './rule-sets.fixture';
 import { SaveRuleSetForm, type SavedRuleSet } from './save-rule-set-form';
 
 afterEach(cleanup);
