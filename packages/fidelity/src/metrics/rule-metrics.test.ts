@@ -85,7 +85,11 @@ describe('rule metrics on hand cases', () => {
     expect(agreement('[(1,)]', 'Process exited with exit code 2')).toBe(0);
     // The recorded kind marks the real observation as an error even when its text does not say so.
     expect(agreement('Error: invalid', 'nope', { kind: 'error' })).toBe(1);
-    expect(agreement('[]', '[]')).toBe(1);
+    // A failure predicted where none happened is a disagreement.
+    expect(agreement('Error: no such user', '{"user_id": "u1"}')).toBe(0);
+    // Neither side failing says nothing about failures: n/a, so garbage is not credited for it.
+    expect(agreement('[]', '[]')).toBeNull();
+    expect(agreement('": ": ": "', '{"status": "ok"}')).toBeNull();
   });
 
   it('token F1, ROUGE-L, edit similarity and length ratio', () => {
@@ -108,7 +112,7 @@ describe('rule metrics on hand cases', () => {
       'json-structure': null,
       'leaf-value-f1': null,
       'numeric-closeness': null,
-      'error-agreement': 1,
+      'error-agreement': null,
       'token-f1': 2 / 3,
       'rouge-l': 2 / 3,
       'edit-similarity': 0.8,

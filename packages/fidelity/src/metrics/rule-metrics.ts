@@ -87,13 +87,20 @@ function numericClosenessMetric(predicted: PreparedText, real: PreparedText): Me
   return credit / Math.max(realNumbers.length, predictedNumbers.length);
 }
 
+/**
+ * Applies only where a failure is in play on either side: most real observations are not failures,
+ * and scoring "neither failed" as 1 would credit any non-error answer, garbage included. Its mean over
+ * a run is then the Jaccard index of the failure sets: both / (both + only real + only predicted).
+ */
 function errorAgreement(
   predicted: PreparedText,
   real: PreparedText,
   context: ScoringContext,
 ): MetricValue {
   const realIsError = context.kind === 'error' || looksLikeError(real.clean);
-  return realIsError === looksLikeError(predicted.clean) ? 1 : 0;
+  const predictedIsError = looksLikeError(predicted.clean);
+  if (!realIsError && !predictedIsError) return null;
+  return realIsError && predictedIsError ? 1 : 0;
 }
 
 export const RULE_METRIC_IDS = [
@@ -159,7 +166,7 @@ const DEFINITIONS: Record<RuleMetricId, Definition> = {
   'error-agreement': {
     label: 'Error agreement',
     description:
-      '1 when both or neither report a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors).',
+      'When either side reports a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors): 1 if both do. n/a when neither does.',
     prepared: errorAgreement,
   },
   'token-f1': {
