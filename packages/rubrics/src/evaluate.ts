@@ -21,6 +21,9 @@ import {
   type RuleSet,
 } from './rule-set';
 
+/** The most items one preview scores: enough to see what a rule set does, few enough to answer while editing. */
+export const MAX_PREVIEW_ITEMS = 200;
+
 /** Fidelity's factor for a contradicted deterministic value (content/score.ts), used when re-weighting. */
 export const DEFAULT_CONTRADICTION_FACTOR = 0.75;
 

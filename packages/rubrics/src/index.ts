@@ -26,6 +26,7 @@ export {
   normalizePoints,
   toolOfAction,
   DEFAULT_CONTRADICTION_FACTOR,
+  MAX_PREVIEW_ITEMS,
   type CompiledRuleSet,
   type RewardItem,
   type BreakdownEntry,

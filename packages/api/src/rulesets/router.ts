@@ -1,4 +1,4 @@
-import { parseRuleSet, ruleSetJsonSchema } from '@terrarium/rubrics';
+import { MAX_PREVIEW_ITEMS, parseRuleSet, ruleSetJsonSchema } from '@terrarium/rubrics';
 import { z } from 'zod';
 import { createRouter, labelerProcedure, researcherProcedure, type Principal } from '../trpc';
 import { sharedCustomRuleRunner } from './sandbox-runner';
@@ -18,16 +18,16 @@ const PreviewItemInput = z.strictObject({
 });
 
 const PreviewSample = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('first'), n: z.number().int().min(1).max(200) }),
+  z.strictObject({ kind: z.literal('first'), n: z.number().int().min(1).max(MAX_PREVIEW_ITEMS) }),
   z.strictObject({
     kind: z.literal('random'),
-    n: z.number().int().min(1).max(200),
+    n: z.number().int().min(1).max(MAX_PREVIEW_ITEMS),
     seed: z.number().int().default(0),
   }),
-  z.strictObject({ kind: z.literal('worst'), n: z.number().int().min(1).max(200) }),
+  z.strictObject({ kind: z.literal('worst'), n: z.number().int().min(1).max(MAX_PREVIEW_ITEMS) }),
   z.strictObject({
     kind: z.literal('chosen'),
-    itemIds: z.array(z.string().min(1)).min(1).max(200),
+    itemIds: z.array(z.string().min(1)).min(1).max(MAX_PREVIEW_ITEMS),
   }),
 ]);
 
@@ -37,7 +37,10 @@ const PreviewSource = z.discriminatedUnion('kind', [
     runId: z.string().min(1),
     sim: z.string().min(1).optional(),
   }),
-  z.strictObject({ kind: z.literal('items'), items: z.array(PreviewItemInput).min(1).max(200) }),
+  z.strictObject({
+    kind: z.literal('items'),
+    items: z.array(PreviewItemInput).min(1).max(MAX_PREVIEW_ITEMS),
+  }),
 ]);
 
 function authorOf(principal: Principal): string {

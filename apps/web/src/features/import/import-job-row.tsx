@@ -1,6 +1,5 @@
 import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
-import { plural } from '../../app/format';
 import {
   formatBytes,
   isActive,
@@ -82,16 +81,7 @@ export function ImportJobRow({
           The import failed: {job.error}. Nothing was kept.
         </p>
       )}
-      {job.status === 'done' && job.report !== null && (
-        <>
-          <ImportReportView report={job.report} />
-          {job.report.trajectories > 0 && (
-            <p className="muted">
-              {plural(job.report.trajectories, 'trajectory', 'trajectories')} into {job.dataset}
-            </p>
-          )}
-        </>
-      )}
+      {job.status === 'done' && job.report !== null && <ImportReportView report={job.report} />}
     </article>
   );
 }

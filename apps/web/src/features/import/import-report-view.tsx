@@ -5,6 +5,8 @@ export function ImportReportView({ report }: { report: ImportReport }) {
   return (
     <div className="import-report" data-testid="import-report">
       <dl className="report-counts">
+        <dt>Dataset</dt>
+        <dd>{report.dataset}</dd>
         <dt>Format</dt>
         <dd>{report.format ?? 'unknown'}</dd>
         <dt>Trajectories</dt>

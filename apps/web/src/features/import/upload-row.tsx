@@ -1,6 +1,5 @@
 import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
-import { plural } from '../../app/format';
 import { formatBytes, jobFraction, jobProgressText, resumedText } from './import-job-status';
 import type { ImportOutcome } from './import-request';
 import { importVerdict, type ImportVerdict } from './import-outcome';
@@ -116,12 +115,6 @@ export function UploadRow({
             </p>
           )}
           <ImportReportView report={upload.outcome.report} />
-          {upload.outcome.report.trajectories > 0 && (
-            <p className="muted">
-              {plural(upload.outcome.report.trajectories, 'trajectory', 'trajectories')} into{' '}
-              {upload.outcome.report.dataset}
-            </p>
-          )}
         </>
       )}
     </article>

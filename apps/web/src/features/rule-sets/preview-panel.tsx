@@ -1,14 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { MAX_PREVIEW_ITEMS } from '@terrarium/rubrics';
 import { oracleNote, simToGrade } from '@terrarium/schema';
 import { usePreviewQuery, type PreviewInput } from './preview-query';
 import { PreviewTable } from './preview-table';
 
 type SampleKind = 'first' | 'random' | 'worst';
-
-/** The procedure's bounds on a sample's size. */
-const MAX_SAMPLE = 200;
 
 /**
  * The draft (`document`, already debounced) scored on a sample of one simulator's predictions in a
@@ -83,10 +81,10 @@ export function PreviewPanel({ document }: { document: string }) {
           className="preview-sample-size"
           type="number"
           min={1}
-          max={MAX_SAMPLE}
+          max={MAX_PREVIEW_ITEMS}
           value={sampleSize}
           onChange={(event) =>
-            setSampleSize(Math.min(MAX_SAMPLE, Math.max(1, Number(event.target.value) || 1)))
+            setSampleSize(Math.min(MAX_PREVIEW_ITEMS, Math.max(1, Number(event.target.value) || 1)))
           }
         />
       </div>
