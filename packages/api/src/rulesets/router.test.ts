@@ -116,7 +116,7 @@ describe('rulesets router', () => {
         sample: { kind: 'worst', n: 5 },
       });
       if (!preview.ok) throw new Error('draft did not parse');
-      expect(preview.ruleSet).toEqual({ name: 'default-tool', savedVersion: 2 });
+      expect(preview.ruleSet).toEqual({ name: 'default-tool', savedVersion: 2, domain: null });
       expect(preview.items).toHaveLength(5);
       const scores = preview.items.map((item) => item.draft.score);
       expect(scores).toEqual(scores.toSorted((a, b) => a - b));

@@ -326,7 +326,12 @@ export async function previewDraft(
       : scored;
   return {
     ok: true as const,
-    ruleSet: { name: parsed.ruleSet.name, savedVersion: stored?.version ?? null },
+    ruleSet: {
+      name: parsed.ruleSet.name,
+      savedVersion: stored?.version ?? null,
+      /** The domain the document says it is written for, if it says. */
+      domain: parsed.ruleSet.domain ?? null,
+    },
     /** The simulator whose predictions were scored (null for items sent inline). */
     sim: fromSource.sim,
     items,

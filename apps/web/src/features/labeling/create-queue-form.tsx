@@ -12,7 +12,7 @@ export function CreateQueueForm() {
   const queryClient = useQueryClient();
   const runs = useQuery(trpc.bench.runs.queryOptions({}));
   const [runId, setRunId] = useState('');
-  const [simChoice, setSimChoice] = useState('');
+  const [pickedSim, setPickedSim] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [kind, setKind] = useState<SelectionKind>('all');
   const [count, setCount] = useState('20');
@@ -34,7 +34,7 @@ export function CreateQueueForm() {
   const run = finished.find((entry) => entry.id === chosen);
   const sims = run?.sims ?? [];
   // A pick survives a change of run only when the new run has that simulator too.
-  const sim = simToGrade(sims, simChoice) ?? undefined;
+  const sim = simToGrade(sims, pickedSim) ?? undefined;
 
   return (
     <form
@@ -81,7 +81,7 @@ export function CreateQueueForm() {
           </label>{' '}
           <label>
             Simulator{' '}
-            <select value={sim ?? ''} onChange={(event) => setSimChoice(event.target.value)}>
+            <select value={sim ?? ''} onChange={(event) => setPickedSim(event.target.value)}>
               {sims.map((entry) => (
                 <option key={entry} value={entry}>
                   {oracleNote(entry) !== null ? `${entry} (oracle)` : entry}

@@ -50,7 +50,7 @@ function fakeServer() {
             delta: saved === null ? null : draft - saved,
           }),
         ),
-        { sim, ruleSet: { name: 'my-terminal', savedVersion } },
+        { sim, ruleSet: { name: 'my-terminal', savedVersion, domain: 'terminal' } },
       );
     }
     throw new Error(`unexpected call ${path}`);

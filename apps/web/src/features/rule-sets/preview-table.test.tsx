@@ -60,4 +60,36 @@ describe('PreviewTable', () => {
     expect(screen.getByTestId('preview-breakdown').textContent).toBe('content: 100.0 (weight 1)');
     expect(screen.queryByTestId('preview-no-value')).toBeNull();
   });
+
+  it('says when previewed items are not of the domain the rule set is written for', () => {
+    const { rerender } = render(
+      <PreviewTable
+        result={previewResult([
+          previewRow({ itemId: 'a', domain: 'tool' }),
+          previewRow({ itemId: 'b', domain: 'terminal' }),
+          previewRow({ itemId: 'c', domain: 'tool' }),
+        ])}
+      />,
+    );
+    expect(screen.getByTestId('preview-other-domain').textContent).toBe(
+      'This rule set is written for terminal items, but 2 of the 3 previewed items are tool ' +
+        'items: its scores there may not mean what it intends.',
+    );
+    rerender(<PreviewTable result={previewResult([previewRow({ domain: 'tool' })])} />);
+    expect(screen.getByTestId('preview-other-domain').textContent).toBe(
+      'This rule set is written for terminal items, but the previewed item is a tool item: its ' +
+        'scores there may not mean what it intends.',
+    );
+    // A rule set that names no domain, or items of its own domain: nothing to say.
+    rerender(
+      <PreviewTable
+        result={previewResult([previewRow({ domain: 'tool' })], {
+          ruleSet: { name: 'any', savedVersion: null, domain: null },
+        })}
+      />,
+    );
+    expect(screen.queryByTestId('preview-other-domain')).toBeNull();
+    rerender(<PreviewTable result={previewResult([previewRow()])} />);
+    expect(screen.queryByTestId('preview-other-domain')).toBeNull();
+  });
 });

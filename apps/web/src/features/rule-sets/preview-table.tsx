@@ -1,4 +1,4 @@
-import { formatDelta, formatScore } from '../../app/format';
+import { formatDelta, formatScore, plural } from '../../app/format';
 import type { PreviewResult, PreviewRow } from './preview-query';
 
 type BreakdownEntry = PreviewRow['draft']['breakdown'][number];
@@ -23,6 +23,20 @@ function itemName(row: PreviewRow): string {
   return [row.task, row.domain].filter((part) => part !== null).join(' · ');
 }
 
+/** E.g. "…written for terminal items, but 2 of the 3 previewed items are tool items: …". */
+function otherDomainNote(domain: string, elsewhere: readonly PreviewRow[], total: number): string {
+  const count = elsewhere.length;
+  const which =
+    count < total
+      ? `${count} of the ${plural(total, 'previewed item')}`
+      : total === 1
+        ? 'the previewed item'
+        : `all ${plural(total, 'previewed item')}`;
+  const domains = [...new Set(elsewhere.map((item) => item.domain))].join(' or ');
+  const what = count === 1 ? `is a ${domains} item` : `are ${domains} items`;
+  return `This rule set is written for ${domain} items, but ${which} ${what}: its scores there may not mean what it intends.`;
+}
+
 /** Each sampled item's draft score, the saved version's, the difference and the breakdown. */
 export function PreviewTable({ result }: { result: PreviewResult }) {
   if (!result.ok) {
@@ -35,8 +49,18 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
   const unscored = result.items.some((item) =>
     item.draft.breakdown.some((entry) => entry.score === null),
   );
+  const { domain } = result.ruleSet;
+  const elsewhere =
+    domain === null
+      ? []
+      : result.items.filter((item) => item.domain !== null && item.domain !== domain);
   return (
     <>
+      {elsewhere.length > 0 && domain !== null && (
+        <p className="note" data-testid="preview-other-domain">
+          {otherDomainNote(domain, elsewhere, result.items.length)}
+        </p>
+      )}
       <table className="table preview-table" data-testid="preview-table">
         <thead>
           <tr>

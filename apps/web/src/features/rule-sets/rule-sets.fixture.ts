@@ -30,7 +30,7 @@ export function previewResult(
 ): PreviewOk {
   return {
     ok: true,
-    ruleSet: { name: 'my-terminal', savedVersion: null },
+    ruleSet: { name: 'my-terminal', savedVersion: null, domain: 'terminal' },
     sim: 'retrieval',
     items,
     summary: { items: items.length, meanDraft: null, meanSaved: null, changed: 0 },
