@@ -18,13 +18,26 @@ function unreachable(error: unknown): boolean {
   return error instanceof EndpointError && (error.kind === 'network' || error.kind === 'timeout');
 }
 
+/**
+ * A refused connection: nothing listens on that port. Unlike a timeout or a reset it does not come
+ * and go with load, and the pool has already retried it with backoff, so one is enough to open.
+ */
+function refused(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; depth++) {
+    if ('code' in at && at.code === 'ECONNREFUSED') return true;
+    at = at.cause;
+  }
+  return false;
+}
+
 export interface CircuitBreaker {
   /** Runs `call` unless the circuit is open (then throws a CircuitOpenError without calling). */
   run<T>(call: () => Promise<T>): Promise<T>;
 }
 
 /**
- * Fails fast once an endpoint has been unreachable several times in a row. Without it a bench run
+ * Fails fast once an endpoint has been unreachable several times in a row, or has refused the
+ * connection once. Without it a bench run
  * (or a simulation of a 500-step trajectory, or a judge asked about every item) against a mistyped
  * port spends every call's full retry budget (four attempts with backoff) before recording it as
  * failed; with it the rest fail at once, each saying why, and the endpoint is tried again after the
@@ -45,7 +58,7 @@ export function createCircuitBreaker(
     async run(call) {
       if (openedAt !== null && now() - openedAt < cooldownMs) {
         throw new CircuitOpenError(
-          `${name} is unreachable (${failures} failures in a row, last: ${lastError}); not tried again for ${Math.ceil((cooldownMs - (now() - openedAt)) / 1000)} s`,
+          `${name} is unreachable (${failures === 1 ? '1 failure' : `${failures} failures in a row`}, last: ${lastError}); not tried again for ${Math.ceil((cooldownMs - (now() - openedAt)) / 1000)} s`,
           'network',
           name,
           0,
@@ -61,7 +74,7 @@ export function createCircuitBreaker(
           failures++;
           lastError = error instanceof Error ? error.message : String(error);
           // A failed trial after the cool-down reopens at once.
-          if (failures >= threshold || openedAt !== null) openedAt = now();
+          if (failures >= threshold || openedAt !== null || refused(error)) openedAt = now();
         }
         throw error;
       }
