@@ -60,6 +60,7 @@ export type BenchStore = Pick<
   | 'completeBenchRunIfDrained'
   | 'pendingWork'
   | 'listPredictions'
+  | 'runFailures'
   | 'listScores'
   | 'addScores'
   | 'recordPredictions'
@@ -629,6 +630,21 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         filter,
         predictionFromRow,
       );
+    },
+
+    async runFailures(runId) {
+      if (!ID_PATTERN.test(runId)) return [];
+      const rows = await executor.query(
+        `SELECT sim, count(*)::int AS failed, (array_agg(error ORDER BY item_id))[1] AS example
+         FROM run_predictions WHERE run_id = $1::bigint AND error IS NOT NULL
+         GROUP BY sim ORDER BY sim`,
+        [runId],
+      );
+      return rows.map((row) => ({
+        sim: textColumn(row, 'sim'),
+        failed: intColumn(row, 'failed'),
+        example: textColumn(row, 'example'),
+      }));
     },
 
     async listScores(runId, filter) {

@@ -15,6 +15,7 @@ import type {
   LeaderboardCell,
   PromptFiles,
   RunPrediction,
+  SimFailures,
   ScoreSlice,
   ScoreSource,
   ImportError,
@@ -161,6 +162,8 @@ export interface Store
   /** Up to `limit` item ids of the run's split that `sim` has no prediction for, in build order. */
   pendingWork(runId: string, sim: string, limit: number): Promise<string[]>;
   listPredictions(runId: string, filter: PredictionFilter): Promise<Page<RunPrediction>>;
+  /** Per simulator with failed predictions in the run: how many, and its first one's error. */
+  runFailures(runId: string): Promise<SimFailures[]>;
   listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,

@@ -9,9 +9,20 @@ export const BenchSummary = BenchManifest.extend({
 });
 export type BenchSummary = z.infer<typeof BenchSummary>;
 
+/** A simulator's failed predictions in a run: never scored, so no cell counts them. */
+export const SimFailures = z.object({
+  sim: z.string(),
+  failed: z.number().int().positive(),
+  /** The error of its first failed item (by item id), as an example of why. */
+  example: z.string(),
+});
+export type SimFailures = z.infer<typeof SimFailures>;
+
 export const Leaderboard = z.object({
   run: BenchRun,
   cells: z.array(LeaderboardCell),
+  /** Per simulator with failed predictions, how many and an example of why. */
+  failures: z.array(SimFailures),
   /**
    * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
    * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the

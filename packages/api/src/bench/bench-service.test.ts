@@ -354,5 +354,12 @@ describe('bench service on tau2 retail', () => {
         failed: items,
       },
     ]);
+    // No cell counts a failed prediction; the leaderboard says them per simulator, with why.
+    const board = await leaderboard(ctx, run.id, 0);
+    expect(board.cells).toEqual([]);
+    expect(board.failures).toEqual([{ sim, failed: items, example: expect.any(String) }]);
+    expect(board.failures[0]?.example).toMatch(
+      /nothing accepted the connection; is the server running on that port\? \(ECONNREFUSED\)/,
+    );
   }, 120_000);
 });

@@ -242,7 +242,11 @@ export async function leaderboard(
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  return { run, ...(await currentLeaderboard(ctx.store, run, bootstrap)) };
+  const [board, failures] = await Promise.all([
+    currentLeaderboard(ctx.store, run, bootstrap),
+    ctx.store.runFailures(run.id),
+  ]);
+  return { run, ...board, failures };
 }
 
 const key = (source: string, metric: string) => `${source}:${metric}`;

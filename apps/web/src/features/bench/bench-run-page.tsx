@@ -152,6 +152,7 @@ export function BenchRunPage({
                 }
           }
           computing={board.data.intervals === 'computing'}
+          failures={board.data.failures}
         />
       )}
       {cell !== null && (

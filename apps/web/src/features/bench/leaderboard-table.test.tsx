@@ -104,6 +104,35 @@ describe('LeaderboardTable', () => {
     );
     expect(screen.getByText('No human scores for helpfulness yet.')).toBeTruthy();
   });
+
+  it('says per simulator how many predictions failed, and names one that has nothing scored', () => {
+    const down = 'openai:http://127.0.0.1:9/v1#down-model';
+    const refused =
+      'request to http://127.0.0.1:9/v1/chat/completions failed: nothing accepted the connection';
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['retrieval', down]}
+        selected={null}
+        onSelect={() => undefined}
+        failures={[
+          { sim: down, failed: 194, example: refused },
+          { sim: 'retrieval', failed: 1, example: 'no neighbour for this tool' },
+        ]}
+      />,
+    );
+    // The endpoint that never answered has no row of cells, so the note is where it shows.
+    expect(screen.getByTestId('leaderboard').querySelector(`tr[data-sim="${down}"]`)).toBeNull();
+    expect(
+      [...screen.getByTestId('leaderboard-failures').querySelectorAll('li')].map(
+        (li) => li.textContent,
+      ),
+    ).toEqual([
+      `${down}: 194 predictions failed and are in no mean (none of its predictions is scored). First error: ${refused}`,
+      'retrieval: 1 prediction failed and is in no mean. First error: no neighbour for this tool',
+    ]);
+  });
 });
 
 describe('MetricSwitcher', () => {

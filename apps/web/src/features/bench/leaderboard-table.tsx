@@ -1,5 +1,5 @@
-import type { LeaderboardCell, ScoreSelector } from '@terrarium/schema';
-import { formatCount, formatScore100 } from '../../app/format';
+import type { LeaderboardCell, ScoreSelector, SimFailures } from '@terrarium/schema';
+import { formatCount, formatScore100, plural } from '../../app/format';
 import type { BenchCell } from '../../app/url-state';
 import { formatHalfWidth } from './format-bench';
 import { SimName } from './sim-name';
@@ -93,6 +93,33 @@ function PartialNote({ partial }: { partial: PartialProgress }) {
   );
 }
 
+/**
+ * Failed predictions are never scored, so no cell counts them: said here, per simulator, with an
+ * example of why; a simulator with nothing scored would otherwise be absent from the table.
+ */
+function FailuresNote({
+  failures,
+  scoredSims,
+}: {
+  failures: readonly SimFailures[];
+  scoredSims: readonly string[];
+}) {
+  if (failures.length === 0) return null;
+  return (
+    <ul className="leaderboard-failures" data-testid="leaderboard-failures">
+      {failures.map((failure) => (
+        <li key={failure.sim} data-sim={failure.sim}>
+          <span className="mono">{failure.sim}</span>:{' '}
+          {plural(failure.failed, 'prediction', 'predictions')} failed and{' '}
+          {failure.failed === 1 ? 'is' : 'are'} in no mean
+          {scoredSims.includes(failure.sim) ? '' : ' (none of its predictions is scored)'}. First
+          error: <span className="mono">{failure.example}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function ComputingNote() {
   return (
     <p className="muted leaderboard-partial" data-testid="leaderboard-computing">
@@ -114,6 +141,7 @@ export function LeaderboardTable({
   onSelect,
   partial = null,
   computing = false,
+  failures = [],
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
@@ -122,18 +150,25 @@ export function LeaderboardTable({
   onSelect(cell: BenchCell): void;
   partial?: PartialProgress | null;
   computing?: boolean;
+  failures?: readonly SimFailures[];
 }) {
   const grid = leaderboardGrid(cells, score, sims);
+  const failuresNote = <FailuresNote failures={failures} scoredSims={grid.sims} />;
   if (grid.sims.length === 0) {
-    return partial === null ? (
-      <p className="muted">
-        No {score.source} scores for {score.metric} yet.
-      </p>
-    ) : (
-      <p className="muted" data-testid="leaderboard-partial">
-        No {score.source} scores for {score.metric} among the {formatCount(partial.recorded)} of{' '}
-        {formatCount(partial.total)} units recorded so far.
-      </p>
+    return (
+      <>
+        {partial === null ? (
+          <p className="muted">
+            No {score.source} scores for {score.metric} yet.
+          </p>
+        ) : (
+          <p className="muted" data-testid="leaderboard-partial">
+            No {score.source} scores for {score.metric} among the {formatCount(partial.recorded)} of{' '}
+            {formatCount(partial.total)} units recorded so far.
+          </p>
+        )}
+        {failuresNote}
+      </>
     );
   }
   return (
@@ -190,6 +225,7 @@ export function LeaderboardTable({
           ))}
         </tbody>
       </table>
+      {failuresNote}
     </div>
   );
 }

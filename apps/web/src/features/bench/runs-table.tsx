@@ -20,8 +20,8 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
           <th scope="col">Simulators</th>
           <th scope="col">Mode</th>
           <th scope="col">Status</th>
-          <th scope="col" className="num">
-            Done / total
+          <th scope="col" className="num" title="Units recorded (scored or failed) of all units">
+            Recorded / total
           </th>
           <th scope="col">Started</th>
         </tr>
@@ -51,6 +51,12 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
             </td>
             <td className="num">
               {formatCount(run.done + run.failed)} / {formatCount(run.total)}
+              {run.failed > 0 && (
+                <span className="status-error" data-testid="run-failed">
+                  {' '}
+                  · {formatCount(run.failed)} failed
+                </span>
+              )}
             </td>
             <td>{run.createdAt.slice(0, 19).replace('T', ' ')}</td>
           </tr>
