@@ -34,7 +34,7 @@ const METRICS: { metric: AxisMetric; title: string; unit: string; percent: boole
   },
 ];
 
-/** One point per generation, one key per axis the generation probed (an axis absent has no key). */
+/** One point per generation, one key per axis the generation probed (an axis absent is a gap). */
 function pointsOf(generations: GenerationStatsRecord[], metric: AxisMetric, percent: boolean) {
   return generations.map((stats) => {
     const point: Record<string, number> = { generation: stats.generation };
@@ -69,9 +69,7 @@ export function AxisCharts({ generations }: { generations: GenerationStatsRecord
                   dataKey={axis}
                   name={axis}
                   stroke={AXIS_COLORS[axis] ?? '#0f172a'}
-                  // A generation probes only some axes; joining an axis's measured points across the
-                  // generations that skipped it shows its trend, where gaps left single dots.
-                  connectNulls
+                  connectNulls={false}
                   isAnimationActive={false}
                 />
               ))}
