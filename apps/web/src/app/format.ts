@@ -31,6 +31,16 @@ export function formatScore(value: number | null | undefined): string {
   return formatScore100(typeof value === 'number' ? value * 100 : value);
 }
 
+/** A 0-1 share as a percentage with one decimal, as charts plot it (0.9375 → 93.8). */
+export function percentOf(share: number): number {
+  return Math.round(share * 1000) / 10;
+}
+
+/** A 0-1 share as text (0.9375 → `93.8%`): tables and charts of shares say the same number. */
+export function formatPercent(share: number): string {
+  return `${percentOf(share).toFixed(1)}%`;
+}
+
 /** A score already on the 0-100 scale (the leaderboard's cells and intervals): one decimal. */
 export function formatScore100(value: number | null | undefined): string {
   return typeof value === 'number' ? value.toFixed(1) : '—';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { benchRun } from './bench.fixture';
 import {
+  costText,
   formatHalfWidth,
   isFinished,
   modeLabel,
@@ -22,6 +23,14 @@ describe('bench formatting', () => {
     expect(modeLabel({ kind: 'open' })).toBe('open loop');
     expect(modeLabel({ kind: 'closed', steps: 3 })).toBe('closed loop, 3 steps');
     expect(scoreKey({ source: 'judge', metric: 'realism' })).toBe('judge:realism');
+  });
+
+  it('says when tokens were used but nothing priced them, instead of $0.00', () => {
+    expect(costText({ inputTokens: 138_810, outputTokens: 49_585, costUsd: 0 })).toBe(
+      'cost not priced',
+    );
+    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
+    expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');
   });
 
   it('measures progress over done and failed units', () => {

@@ -3,6 +3,7 @@ import type {
   BenchRunStatus,
   LeaderboardCell,
   RunPrompts,
+  RunUsage,
   Sampling,
   ScoreSelector,
 } from '@terrarium/schema';
@@ -48,6 +49,15 @@ const usdFormat = new Intl.NumberFormat('en-US', {
 
 export function formatUsd(value: number): string {
   return usdFormat.format(value);
+}
+
+/**
+ * The run's dollars, or that nothing was priced: tokens with no cost mean no price was set for the
+ * endpoint (TERRARIUM_PRICING), not that the tokens were free.
+ */
+export function costText(usage: RunUsage): string {
+  const tokens = usage.inputTokens + usage.outputTokens;
+  return usage.costUsd === 0 && tokens > 0 ? 'cost not priced' : formatUsd(usage.costUsd);
 }
 
 /** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { BenchRun } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import { formatUsd, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
+import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
 
 /** Status, work units done/failed/total, tokens and cost of a run, and a cancel button. */
 export function RunProgressBar({
@@ -37,7 +37,7 @@ export function RunProgressBar({
         <span className="muted">{Math.round(share * 100)}%</span>
         <span className="muted" data-testid="run-usage">
           {formatCount(run.usage.inputTokens)} in / {formatCount(run.usage.outputTokens)} out tokens
-          · {formatUsd(run.usage.costUsd)}
+          · {costText(run.usage)}
         </span>
         <span className="muted">
           {modeLabel(run.mode)} · {run.split} split

@@ -10,6 +10,7 @@ import {
   YAxis,
 } from 'recharts';
 import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
+import { percentOf } from '../../app/format';
 
 const CHART_HEIGHT = 220;
 const AXIS_COLORS: Record<string, string> = {
@@ -40,7 +41,7 @@ function pointsOf(generations: GenerationStatsRecord[], metric: AxisMetric, perc
     const point: Record<string, number> = { generation: stats.generation };
     for (const [axis, figures] of Object.entries(stats.byAxis))
       if (figures !== undefined)
-        point[axis] = percent ? Math.round(figures[metric] * 1000) / 10 : figures[metric];
+        point[axis] = percent ? percentOf(figures[metric]) : figures[metric];
     return point;
   });
 }
@@ -89,8 +90,8 @@ export function GapChart({ generations }: { generations: GenerationStatsRecord[]
       : [
           {
             generation: stats.generation,
-            simulated: Math.round(stats.gap.passRateSimulated * 1000) / 10,
-            executable: Math.round(stats.gap.passRateExecutable * 1000) / 10,
+            simulated: percentOf(stats.gap.passRateSimulated),
+            executable: percentOf(stats.gap.passRateExecutable),
           },
         ],
   );

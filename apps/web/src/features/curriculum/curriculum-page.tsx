@@ -11,6 +11,7 @@ import {
   YAxis,
 } from 'recharts';
 import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
+import { formatPercent, percentOf } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
@@ -23,10 +24,6 @@ const CHART_HEIGHT = 240;
 /** How often a queued or running run is read again (the job records a row per generation). */
 const LIVE_POLL_MS = 400;
 const LIST_POLL_MS = 2000;
-
-function percent(value: number): string {
-  return `${(value * 100).toFixed(1)}%`;
-}
 
 /**
  * A curriculum run as a job: start it (the scripted policy by default, the bundled ONNX policy,
@@ -82,8 +79,8 @@ export function CurriculumPage() {
   const stats = data?.generations ?? [];
   const points = stats.map((generation) => ({
     generation: generation.generation,
-    passRate: generation.passRate,
-    partialGroups: generation.partialGroups,
+    passRate: percentOf(generation.passRate),
+    partialGroups: percentOf(generation.partialGroups),
     meanTier: generation.meanTier,
   }));
   const live = data?.run.status === 'queued' || data?.run.status === 'running';
@@ -222,8 +219,8 @@ export function CurriculumPage() {
                 <XAxis dataKey="generation" label={xAxisTitle('generation')} />
                 <YAxis
                   yAxisId="rate"
-                  domain={[0, 1]}
-                  label={yAxisTitle('fraction of rollouts / groups')}
+                  domain={[0, 100]}
+                  label={yAxisTitle('% of rollouts / groups')}
                 />
                 <YAxis
                   yAxisId="tier"
@@ -280,15 +277,15 @@ export function CurriculumPage() {
                 <tr key={generation.generation}>
                   <td>{generation.generation}</td>
                   <td className="num">{generation.tasks}</td>
-                  <td className="num">{percent(generation.passRate)}</td>
-                  <td className="num">{percent(generation.partialGroups)}</td>
+                  <td className="num">{formatPercent(generation.passRate)}</td>
+                  <td className="num">{formatPercent(generation.partialGroups)}</td>
                   {withGap ? (
                     <>
                       <td className="num">
-                        {generation.gap ? percent(generation.gap.passRateSimulated) : '–'}
+                        {generation.gap ? formatPercent(generation.gap.passRateSimulated) : '–'}
                       </td>
                       <td className="num">
-                        {generation.gap ? percent(generation.gap.passRateExecutable) : '–'}
+                        {generation.gap ? formatPercent(generation.gap.passRateExecutable) : '–'}
                       </td>
                       <td className="num">
                         {generation.gap ? (

@@ -7,11 +7,7 @@ import { useTRPC } from '../../app/trpc';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import '../compare/compare.css';
-import { formatScore } from '../../app/format';
-
-function percent(value: number): string {
-  return `${(value * 100).toFixed(1)}%`;
-}
+import { formatPercent, formatScore } from '../../app/format';
 
 function terminal(content: string): Observation {
   return { kind: 'terminal', content, callId: null };
@@ -66,9 +62,9 @@ function TaskRows({
     <tbody>
       <tr className="divergence-task">
         <th scope="rowgroup" colSpan={4}>
-          {task.taskId} (tier {task.tier}): simulated {percent(task.passRateSimulated)} vs
-          executable {percent(task.passRateExecutable)}, {task.divergent.length} of {task.steps}{' '}
-          steps diverged
+          {task.taskId} (tier {task.tier}): simulated {formatPercent(task.passRateSimulated)} vs
+          executable {formatPercent(task.passRateExecutable)}, {task.divergent.length} of{' '}
+          {task.steps} steps diverged
         </th>
       </tr>
       {task.divergent.map((divergence) => {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { formatCount } from '../../app/format';
+import { formatCount, formatPercent } from '../../app/format';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -18,7 +18,7 @@ interface Counts {
 }
 
 function share(part: number, whole: number): string {
-  return whole === 0 ? '–' : `${((100 * part) / whole).toFixed(1)}%`;
+  return whole === 0 ? '–' : formatPercent(part / whole);
 }
 
 function CountCells({ counts }: { counts: Counts }) {
@@ -37,10 +37,18 @@ const HEAD = (
   <>
     <th className="num">Transitions</th>
     <th className="num">Exact</th>
-    <th className="num">Fallback</th>
+    <th
+      className="num"
+      title="Commands the world's shell could not run itself; a fallback answered them, so they say nothing about the world"
+    >
+      Fallback
+    </th>
     <th className="num">Mismatch</th>
-    <th className="num" title="exact ÷ (transitions − fallback): of what the world ran itself">
-      Exact of run
+    <th
+      className="num"
+      title="exact ÷ (transitions − fallback): of the commands the world ran itself"
+    >
+      Exact of those run
     </th>
   </>
 );
@@ -124,6 +132,14 @@ export function WorldsPage({ datasetId }: { datasetId: string | null }) {
             <strong>{formatCount(data.exact)} exact</strong>, {formatCount(data.fallback)} fallback,{' '}
             {formatCount(data.mismatch)} mismatch ({formatCount(data.skipped)} harness steps left
             out).
+          </p>
+          <p className="muted" data-testid="worlds-legend">
+            Exact: the world's shell ran the recorded command and printed the recorded output byte
+            for byte. Fallback: the shell could not run it (a program it does not have), so a
+            fallback answered; those say nothing about the world. Mismatch: it ran and printed
+            something else.
+            {data.transitions === 0 &&
+              ' No transition here is a shell command: executable worlds are rebuilt from terminal and SWE-agent trajectories.'}
           </p>
           <table className="data-table" data-testid="worlds-families">
             <thead>
