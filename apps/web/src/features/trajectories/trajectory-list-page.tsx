@@ -24,6 +24,22 @@ export function TrajectoryListPage({
   const paged = useTrajectoryTotal(filter);
   const title = datasetId === null ? 'All trajectories' : (dataset?.name ?? datasetId);
 
+  // An id no dataset has (a stale link, a deleted dataset) is said, not shown as an empty dataset.
+  if (datasetId !== null && datasets.data !== undefined && dataset === undefined) {
+    return (
+      <div className="page">
+        <div className="breadcrumb">
+          <Link to={{ page: 'datasets' }}>Datasets</Link> › <span>{datasetId}</span>
+        </div>
+        <h1>No such dataset</h1>
+        <p data-testid="no-such-dataset">
+          No dataset has the id <code>{datasetId}</code>; it may have been deleted.{' '}
+          <Link to={{ page: 'datasets' }}>See the datasets there are.</Link>
+        </p>
+      </div>
+    );
+  }
+
   return (
     <div className="page page-fill">
       <div className="breadcrumb">
