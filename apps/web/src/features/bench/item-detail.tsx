@@ -72,8 +72,11 @@ export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) 
       <header className="panel-header">
         <h3 className="mono">{item.task}</h3>
         <span className="muted">
-          turn {item.turnIndex + 1} / {item.totalTurns} · history {item.historyLength} ·{' '}
-          {formatLatency(item.latencyMs)}
+          <span title="Turns count the trajectory's actions with their observations; steps, as in the replay and Compare, count every message">
+            turn {item.turnIndex + 1} / {item.totalTurns}
+            {item.origin.stepIndex === null ? '' : ` (step ${item.origin.stepIndex + 1})`}
+          </span>{' '}
+          · history {item.historyLength} · {formatLatency(item.latencyMs)}
         </span>
         <span className="spacer-left">
           <CompareLink item={item} runId={runId} />

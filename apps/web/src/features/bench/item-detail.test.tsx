@@ -1,0 +1,45 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { fakeApiClient } from '../../app/trpc.fixture';
+import { cellItem } from './bench.fixture';
+import { ItemDetail } from './item-detail';
+
+afterEach(cleanup);
+
+function renderItem(item: ReturnType<typeof cellItem>) {
+  // No dataset is listed, so the Compare link stays pending: this test reads the header only.
+  const api = fakeApiClient(({ path }) => {
+    if (path === 'datasets.list') return [];
+    throw new Error(`unexpected call ${path}`);
+  });
+  const queryClient = createQueryClient();
+  render(
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
+        <ItemDetail item={item} runId="1" />
+      </TRPCProvider>
+    </QueryClientProvider>,
+  );
+}
+
+describe('ItemDetail', () => {
+  it('gives the step the replay and Compare open at beside the turn, as they number differently', () => {
+    renderItem(
+      cellItem({
+        turnIndex: 6,
+        totalTurns: 23,
+        origin: { dataset: 'd', trajectory: 't', stepIndex: 13 },
+      }),
+    );
+    const header = screen.getByTestId('item-detail').querySelector('header .muted');
+    expect(header?.textContent).toBe('turn 7 / 23 (step 14) · history 3 · 3.5 ms');
+  });
+
+  it('gives the turn alone for an imported item, which has no step', () => {
+    renderItem(cellItem({ origin: { dataset: null, trajectory: null, stepIndex: null } }));
+    const header = screen.getByTestId('item-detail').querySelector('header .muted');
+    expect(header?.textContent).toBe('turn 4 / 9 · history 3 · 3.5 ms');
+  });
+});
