@@ -10,9 +10,20 @@ import { CreateQueueForm } from './create-queue-form';
 afterEach(cleanup);
 beforeEach(() => window.history.replaceState(null, '', '/labeling'));
 
-function renderForm(runs: BenchRun[]) {
-  // The API at the network edge: `bench.runs` answers with `runs`, `labels.createQueue` with queue 7.
-  const api = fakeApiClient(({ path }) => (path === 'bench.runs' ? runs : { id: '7' }));
+/** Two accounts that can label, as `terrarium users add` makes them. */
+const TWO_LABELERS = ['ada', 'bob'].map((name, at) => ({
+  id: String(at + 1),
+  name,
+  role: 'labeler',
+  createdAt: '2026-12-04T05:00:00.000Z',
+}));
+
+function renderForm(runs: BenchRun[], users: unknown[] = TWO_LABELERS) {
+  // The API at the network edge: `bench.runs` answers with `runs`, `auth.users.list` with `users`,
+  // `labels.createQueue` with queue 7.
+  const api = fakeApiClient(({ path }) =>
+    path === 'bench.runs' ? runs : path === 'auth.users.list' ? users : { id: '7' },
+  );
   const queryClient = createQueryClient();
   render(
     <QueryClientProvider client={queryClient}>
@@ -87,5 +98,28 @@ describe('CreateQueueForm', () => {
     expect(screen.getByTestId('oracle-sim-warning').textContent).toBe(
       'replay is an oracle: its predictions are the real observations, so every item would show Real = Simulated and labelers would grade a copy of the ground truth. This run has no other simulator: run the bench with a model to grade one.',
     );
+  });
+
+  it('asks one label per item where only the owner can label, and warns when more are asked', async () => {
+    const api = renderForm([DEMO_RUN], []);
+    await simulatorPicker();
+    const perItem = screen.getByLabelText(/^Labelers per item/);
+    await waitFor(() => expect(perItem).toHaveProperty('value', '1'));
+    expect(screen.queryByTestId('per-item-warning')).toBeNull();
+    fireEvent.change(perItem, { target: { value: '2' } });
+    expect(screen.getByTestId('per-item-warning').textContent).toBe(
+      'Each item needs 2 labels from different people, and only one account can label here: add ' +
+        'labelers (`terrarium users add NAME --role labeler`) or items will wait for labels nobody ' +
+        'can give.',
+    );
+    expect(await createdQueueInput(api)).toMatchObject({ labelsPerItem: 2 });
+  });
+
+  it('offers items by rule-vs-judge disagreement only for a run with a judge', async () => {
+    renderForm([DEMO_RUN]);
+    await simulatorPicker();
+    const option = screen.getByRole('option', { name: /^rule vs judge disagree most/ });
+    expect(option).toHaveProperty('disabled', true);
+    expect(option.textContent).toBe('rule vs judge disagree most (needs a run with a judge)');
   });
 });

@@ -17,7 +17,8 @@ export function CreateQueueForm() {
   const [kind, setKind] = useState<SelectionKind>('all');
   const [count, setCount] = useState('20');
   const [seed, setSeed] = useState('1');
-  const [perItem, setPerItem] = useState('2');
+  const users = useQuery(trpc.auth.users.list.queryOptions());
+  const [typedPerItem, setPerItem] = useState<string | null>(null);
   const [blind, setBlind] = useState(true);
   const [assignees, setAssignees] = useState('');
   const create = useMutation(
@@ -35,6 +36,12 @@ export function CreateQueueForm() {
   const sims = run?.sims ?? [];
   // A pick survives a change of run only when the new run has that simulator too.
   const sim = simToGrade(sims, pickedSim) ?? undefined;
+  // Two labels per item measure agreement, but only where two people can give them: an install
+  // with no accounts beside its owner would leave every item waiting for a second label.
+  const people = Math.max(1, users.data?.length ?? 1);
+  const perItem = typedPerItem ?? String(Math.min(2, people));
+  // Choosing items by rule-vs-judge disagreement needs a judge in the run.
+  const selectionKind = kind === 'disagreement' && run?.judge === null ? 'all' : kind;
 
   return (
     <form
@@ -44,11 +51,11 @@ export function CreateQueueForm() {
         event.preventDefault();
         if (!run || sim === undefined) return;
         const selection =
-          kind === 'all'
-            ? { kind }
-            : kind === 'random'
-              ? { kind, count: Number(count), seed: Number(seed) }
-              : { kind, count: Number(count) };
+          selectionKind === 'all'
+            ? { kind: selectionKind }
+            : selectionKind === 'random'
+              ? { kind: selectionKind, count: Number(count), seed: Number(seed) }
+              : { kind: selectionKind, count: Number(count) };
         const labelers = assignees
           .split(',')
           .map((entry) => entry.trim())
@@ -95,7 +102,7 @@ export function CreateQueueForm() {
           <label>
             Items{' '}
             <select
-              value={kind}
+              value={selectionKind}
               onChange={(event) => {
                 const value = event.target.value;
                 if (value === 'all' || value === 'random' || value === 'disagreement')
@@ -104,10 +111,19 @@ export function CreateQueueForm() {
             >
               <option value="all">all</option>
               <option value="random">random sample</option>
-              <option value="disagreement">rule vs judge disagree most</option>
+              <option
+                value="disagreement"
+                disabled={run?.judge === null}
+                title={
+                  run?.judge === null ? 'This run has no judge scores to disagree with' : undefined
+                }
+              >
+                rule vs judge disagree most
+                {run?.judge === null ? ' (needs a run with a judge)' : ''}
+              </option>
             </select>
           </label>{' '}
-          {kind !== 'all' && (
+          {selectionKind !== 'all' && (
             <label>
               Count{' '}
               <input
@@ -118,7 +134,7 @@ export function CreateQueueForm() {
               />
             </label>
           )}{' '}
-          {kind === 'random' && (
+          {selectionKind === 'random' && (
             <label>
               Seed{' '}
               <input type="number" value={seed} onChange={(event) => setSeed(event.target.value)} />
@@ -148,7 +164,9 @@ export function CreateQueueForm() {
               checked={blind}
               onChange={(event) => setBlind(event.target.checked)}
             />{' '}
-            Blind
+            <span title="Labelers see neither the rules' and judge's scores nor each other's labels">
+              Blind
+            </span>
           </label>{' '}
           <button type="submit" className="button primary" disabled={create.isPending}>
             Create queue
@@ -160,6 +178,14 @@ export function CreateQueueForm() {
               {sims.some((entry) => oracleNote(entry) === null)
                 ? ' Pick another simulator to grade a model.'
                 : ' This run has no other simulator: run the bench with a model to grade one.'}
+            </p>
+          )}
+          {Number(perItem) > people && (
+            <p className="note" data-testid="per-item-warning">
+              Each item needs {perItem} labels from different people, and{' '}
+              {people === 1 ? 'only one account can label here' : `only ${people} accounts exist`}:
+              add labelers (`terrarium users add NAME --role labeler`) or items will wait for labels
+              nobody can give.
             </p>
           )}
           {create.error && <p className="status status-error">{create.error.message}</p>}
