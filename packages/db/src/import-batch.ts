@@ -13,7 +13,7 @@ import {
 import { toJsonPayload } from './json-payload';
 import { lexemesOfBinary, sortLexemes, tsvectorBinary } from './search-vector';
 import type { ImportBatch, ImportGroup } from './store';
-import { textColumn } from './row';
+import { intColumn, textColumn } from './row';
 
 // ~1,000 rows per statement (stack-notes "Storage speed"), and a byte cap so a window of
 // 20 KB observations does not become one 20 MB parameter.
@@ -291,6 +291,22 @@ export class SqlImportBatch implements ImportBatch {
     for (const payload of chunks.flush()) {
       await tx.query(INSERT_QUARANTINED, [payload, this.datasetId, this.batchId]);
     }
+  }
+
+  async countRepeated(): Promise<number> {
+    this.assertOpen();
+    // Deflating is deterministic, so equal records have equal bytes; older rows kept JSON.
+    const [row] = await this.context.executor.query(
+      `SELECT count(*)::int AS repeated FROM trajectories t
+       WHERE t.batch_id = $1::bigint AND EXISTS (
+         SELECT 1 FROM trajectories o JOIN import_batches b ON b.id = o.batch_id
+         WHERE o.dataset_id = t.dataset_id AND o.batch_id <> t.batch_id AND b.status = 'complete'
+           AND o.external_id = t.external_id AND o.source_format = t.source_format
+           AND (o.source_record_deflated = t.source_record_deflated
+             OR o.source_record::text = t.source_record::text))`,
+      [this.batchId],
+    );
+    return row === undefined ? 0 : intColumn(row, 'repeated');
   }
 
   async commit(): Promise<void> {

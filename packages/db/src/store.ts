@@ -58,6 +58,11 @@ export interface ImportBatch {
    * the order they were handed in, whatever `parallelWrites` lets run at once.
    */
   addGroup(group: ImportGroup): Promise<void>;
+  /**
+   * How many of the batch's trajectories its dataset already holds byte for byte from an earlier
+   * import (the same id and source record): a file imported twice, which would be stored twice.
+   */
+  countRepeated(): Promise<number>;
   commit(): Promise<void>;
   abort(): Promise<void>;
   /**

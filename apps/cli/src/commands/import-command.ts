@@ -323,5 +323,8 @@ function printSummary(report: ImportReport, target: DataTarget): void {
     );
   }
   for (const warning of report.warnings ?? [])
-    process.stderr.write(`warning: ${warning.file}: ${warning.reason}\n`);
+    // `*`: about the import as a whole, not one file.
+    process.stderr.write(
+      `warning: ${warning.file === '*' ? '' : `${warning.file}: `}${warning.reason}\n`,
+    );
 }

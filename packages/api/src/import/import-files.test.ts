@@ -59,6 +59,27 @@ describe('importFiles', () => {
     },
   );
 
+  it('warns when a file is imported again into the same dataset, and only then', SLOW, async () => {
+    const first = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
+    expect(first.warnings).toBeUndefined();
+    // Another file into the same dataset repeats nothing.
+    const other = await importFiles(store, await realFiles(TAU2_TELECOM), { dataset: 'twice' });
+    expect(other.warnings).toBeUndefined();
+    const again = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
+    expect(again).toMatchObject({ trajectories: 20, errors: [] });
+    expect(again.warnings).toEqual([
+      {
+        file: '*',
+        reason:
+          '20 of these 20 trajectories were already in twice, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. Delete one import if that was not meant.',
+      },
+    ]);
+    expect(importExitCode(again)).toBe(0);
+    // Into another dataset it is no repeat.
+    const elsewhere = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'once' });
+    expect(elsewhere.warnings).toBeUndefined();
+  });
+
   it('writes files whose trajectories fill more than one insert group', SLOW, async () => {
     // 9.8 MB of trajectories: several of the 2 MB insert groups.
     const report = await importFiles(
@@ -153,6 +174,7 @@ describe('importFiles', () => {
             },
             addTrajectories: (trajectories) => batch.addTrajectories(trajectories),
             addQuarantined: (records) => batch.addQuarantined(records),
+            countRepeated: () => batch.countRepeated(),
             commit: () => batch.commit(),
             abandon: () => batch.abandon(),
             abort: () => {

@@ -121,7 +121,8 @@ export async function runImportJob(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.onStored === undefined ? {} : { onStored: options.onStored }),
     });
-    const report = reportOf(job.dataset, final);
+    const repeated = final.report.trajectories > 0 ? await batch.countRepeated() : 0;
+    const report = reportOf(job.dataset, final, repeated);
     if (final.report.trajectories > 0) await batch.commit();
     else await batch.abort();
     await store.finishImportJob(jobId, 'done', { report }, ['running']);

@@ -66,9 +66,23 @@ export async function runImport(
   }
 }
 
-/** The report an import's final state stands for. */
-export function reportOf(dataset: string, checkpoint: ImportCheckpoint): ImportReport {
+/**
+ * The report an import's final state stands for; `repeated` trajectories were in the dataset
+ * already, byte for byte (`ImportBatch.countRepeated`), and are said as a warning.
+ */
+export function reportOf(
+  dataset: string,
+  checkpoint: ImportCheckpoint,
+  repeated = 0,
+): ImportReport {
   const { report } = checkpoint;
+  const warnings = [...report.warnings];
+  if (repeated > 0) {
+    warnings.push({
+      file: '*',
+      reason: `${repeated} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. Delete one import if that was not meant.`,
+    });
+  }
   const errors = [...report.errors];
   if (report.unlistedErrors > 0) {
     errors.push({
@@ -86,7 +100,7 @@ export function reportOf(dataset: string, checkpoint: ImportCheckpoint): ImportR
     transitions: report.transitions,
     quarantined: report.quarantined,
     errors,
-    ...(report.warnings.length === 0 ? {} : { warnings: [...report.warnings] }),
+    ...(warnings.length === 0 ? {} : { warnings }),
   };
 }
 
@@ -105,9 +119,10 @@ export async function importFiles(
   const batch = await store.beginImport(options.dataset);
   try {
     const final = await runImport(batch, files, options);
+    const repeated = final.report.trajectories > 0 ? await batch.countRepeated() : 0;
     if (final.report.trajectories > 0) await batch.commit();
     else await batch.abort();
-    return reportOf(options.dataset, final);
+    return reportOf(options.dataset, final, repeated);
   } catch (error) {
     await batch.abort().catch(() => {
       // The original failure matters more; an uncommitted batch is discarded on next open anyway.

@@ -20,7 +20,13 @@ export function ImportReportView({ report }: { report: ImportReport }) {
         <ul className="import-warnings" data-testid="import-warnings">
           {(report.warnings ?? []).map((warning, position) => (
             <li key={position}>
-              <span className="mono">{warning.file}</span>: {warning.reason}
+              {/* `*`: about the import as a whole, not one file. */}
+              {warning.file !== '*' && (
+                <>
+                  <span className="mono">{warning.file}</span>:{' '}
+                </>
+              )}
+              {warning.reason}
             </li>
           ))}
         </ul>
