@@ -1,7 +1,8 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scoreSlice } from './bench.fixture';
-import { ScoreCharts } from './score-charts';
+import { countKey, seriesKey } from './chart-data';
+import { CountDot, FEW_ITEMS, ScoreCharts } from './score-charts';
 
 afterEach(cleanup);
 
@@ -43,5 +44,31 @@ describe('ScoreCharts cost axis', () => {
     expect(tokens).toHaveProperty('disabled', false);
     expect(tokens.getAttribute('aria-pressed')).toBe('true');
     expect(screen.getByRole('figure', { name: 'Score by tokens' })).toBeTruthy();
+  });
+});
+
+describe('CountDot', () => {
+  const key = seriesKey(0);
+  function dot(items: number | undefined) {
+    const payload =
+      items === undefined ? { x: 3, [key]: 80 } : { x: 3, [key]: 80, [countKey(key)]: items };
+    const { container } = render(
+      <svg>
+        <CountDot cx={10} cy={20} stroke="#2458b3" payload={payload} dataKey={key} />
+      </svg>,
+    );
+    return container.querySelector('circle');
+  }
+
+  it('draws a point on few items hollow and small, on many filled and larger', () => {
+    const few = dot(2);
+    expect([few?.getAttribute('fill'), few?.getAttribute('data-items')]).toEqual(['none', '2']);
+    const many = dot(153);
+    expect(many?.getAttribute('fill')).toBe('#2458b3');
+    expect(Number(many?.getAttribute('r'))).toBeGreaterThan(Number(few?.getAttribute('r')));
+    expect(dot(FEW_ITEMS)?.getAttribute('fill')).toBe('#2458b3');
+    cleanup();
+    // No count beside the mean: no point drawn rather than one that looks measured.
+    expect(dot(undefined)).toBeNull();
   });
 });

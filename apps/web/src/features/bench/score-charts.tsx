@@ -11,6 +11,7 @@ import {
   Tooltip,
   XAxis,
   YAxis,
+  type DotItemDotProps,
 } from 'recharts';
 import {
   anyTokensUsed,
@@ -144,9 +145,64 @@ export function ScoreCharts({
   );
 }
 
+/** Below this many items a point's mean is drawn faint: a few items make a noisy mean. */
+export const FEW_ITEMS = 10;
+
+/** A point's items, read from its row (`countKey` beside the series' mean). */
+function itemsAt(payload: unknown, dataKey: unknown): number | null {
+  if (typeof dataKey !== 'string' || !isRecord(payload)) return null;
+  const count = payload[countKey(dataKey)];
+  return typeof count === 'number' ? count : null;
+}
+
+/** A point sized by how many items its mean stands on, faint below `FEW_ITEMS`. */
+export function CountDot({
+  cx,
+  cy,
+  stroke,
+  payload,
+  dataKey,
+}: {
+  cx?: number | undefined;
+  cy?: number | undefined;
+  stroke?: string | undefined;
+  payload: unknown;
+  dataKey: unknown;
+}) {
+  if (cx === undefined || cy === undefined) return null;
+  const items = itemsAt(payload, dataKey);
+  if (items === null) return null;
+  const few = items < FEW_ITEMS;
+  return (
+    <circle
+      cx={cx}
+      cy={cy}
+      r={Math.min(6, 2 + Math.sqrt(items) / 3)}
+      fill={few ? 'none' : stroke}
+      stroke={stroke}
+      strokeOpacity={few ? 0.5 : 1}
+      data-items={items}
+    />
+  );
+}
+
+/** `CountDot` as Recharts calls a line's `dot` (a render function, keyed by the point). */
+function countDot(props: DotItemDotProps) {
+  return (
+    <CountDot
+      key={`${String(props.dataKey)}-${props.index}`}
+      cx={props.cx}
+      cy={props.cy}
+      stroke={props.stroke}
+      payload={props.payload}
+      dataKey={props.dataKey}
+    />
+  );
+}
+
 /**
  * Mean score per simulator against x, one line each: a number (turn index, history length) or
- * ordered categories (cost buckets).
+ * ordered categories (cost buckets). Each point's size says how many items its mean stands on.
  */
 function ScoreLineChart({
   title,
@@ -188,10 +244,15 @@ function ScoreLineChart({
               stroke={colourOf(index)}
               connectNulls
               isAnimationActive={false}
+              dot={countDot}
             />
           ))}
         </LineChart>
       </ResponsiveContainer>
+      <p className="muted small chart-note">
+        A point’s size grows with the items behind its mean; hollow points stand on fewer than{' '}
+        {FEW_ITEMS} items (the tooltip gives the count).
+      </p>
     </ChartPanel>
   );
 }
