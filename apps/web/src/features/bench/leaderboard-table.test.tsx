@@ -129,8 +129,8 @@ describe('LeaderboardTable', () => {
         (li) => li.textContent,
       ),
     ).toEqual([
-      `${down}: 194 predictions failed and are in no mean (none of its predictions is scored). First error: ${refused}`,
-      'retrieval: 1 prediction failed and is in no mean. First error: no neighbour for this tool',
+      `${down}: 194 predictions failed, left out of every mean (none of its predictions is scored). First error: ${refused}`,
+      'retrieval: 1 prediction failed, left out of every mean. First error: no neighbour for this tool',
     ]);
   });
 });

@@ -110,8 +110,7 @@ function FailuresNote({
       {failures.map((failure) => (
         <li key={failure.sim} data-sim={failure.sim}>
           <span className="mono">{failure.sim}</span>:{' '}
-          {plural(failure.failed, 'prediction', 'predictions')} failed and{' '}
-          {failure.failed === 1 ? 'is' : 'are'} in no mean
+          {plural(failure.failed, 'prediction', 'predictions')} failed, left out of every mean
           {scoredSims.includes(failure.sim) ? '' : ' (none of its predictions is scored)'}. First
           error: <span className="mono">{failure.example}</span>
         </li>

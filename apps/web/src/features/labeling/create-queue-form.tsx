@@ -18,7 +18,7 @@ export function CreateQueueForm() {
   const [count, setCount] = useState('20');
   const [seed, setSeed] = useState('1');
   const users = useQuery(trpc.auth.users.list.queryOptions());
-  const [typedPerItem, setPerItem] = useState<string | null>(null);
+  const [typedPerItem, setTypedPerItem] = useState<string | null>(null);
   const [blind, setBlind] = useState(true);
   const [assignees, setAssignees] = useState('');
   const create = useMutation(
@@ -147,7 +147,7 @@ export function CreateQueueForm() {
               min={1}
               max={50}
               value={perItem}
-              onChange={(event) => setPerItem(event.target.value)}
+              onChange={(event) => setTypedPerItem(event.target.value)}
             />
           </label>{' '}
           <label>
