@@ -1,7 +1,6 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient } from '../../app/trpc.fixture';
 import { cellItem } from './bench.fixture';
 import { ItemDetail } from './item-detail';
@@ -14,14 +13,7 @@ function renderItem(item: ReturnType<typeof cellItem>) {
     if (path === 'datasets.list') return [];
     throw new Error(`unexpected call ${path}`);
   });
-  const queryClient = createQueryClient();
-  render(
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
-        <ItemDetail item={item} runId="1" />
-      </TRPCProvider>
-    </QueryClientProvider>,
-  );
+  renderWithApi(<ItemDetail item={item} runId="1" />, api.client);
 }
 
 describe('ItemDetail', () => {

@@ -1,21 +1,17 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, screen } from '@testing-library/react';
 import type { BenchRun } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRPCProvider, createApiClient, createQueryClient } from '../../app/trpc';
+import { renderWithApi } from '../../app/render-with-api.fixture';
+import { createApiClient } from '../../app/trpc';
 import { benchRun } from './bench.fixture';
 import { RunProgressBar } from './run-progress-bar';
 
 afterEach(cleanup);
 
 function renderBar(run: BenchRun) {
-  const queryClient = createQueryClient();
-  return render(
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={createApiClient()} queryClient={queryClient}>
-        <RunProgressBar run={run} onChange={() => undefined} streamError={null} />
-      </TRPCProvider>
-    </QueryClientProvider>,
+  return renderWithApi(
+    <RunProgressBar run={run} onChange={() => undefined} streamError={null} />,
+    createApiClient(),
   );
 }
 

@@ -1,8 +1,7 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import type { BenchRun } from '@terrarium/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
 import { CreateQueueForm } from './create-queue-form';
@@ -24,14 +23,7 @@ function renderForm(runs: BenchRun[], users: unknown[] = TWO_LABELERS) {
   const api = fakeApiClient(({ path }) =>
     path === 'bench.runs' ? runs : path === 'auth.users.list' ? users : { id: '7' },
   );
-  const queryClient = createQueryClient();
-  render(
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
-        <CreateQueueForm />
-      </TRPCProvider>
-    </QueryClientProvider>,
-  );
+  renderWithApi(<CreateQueueForm />, api.client);
   return api;
 }
 

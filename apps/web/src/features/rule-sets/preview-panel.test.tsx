@@ -1,9 +1,7 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { defaultRuleSet, ruleSetYaml } from '@terrarium/rubrics';
-import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
 import { PreviewPanel } from './preview-panel';
@@ -58,17 +56,6 @@ function fakeServer() {
   return fakeApiClient(answer);
 }
 
-function renderWithApi(api: ReturnType<typeof fakeServer>, children: ReactNode) {
-  const queryClient = createQueryClient();
-  return render(
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
-        {children}
-      </TRPCProvider>
-    </QueryClientProvider>,
-  );
-}
-
 const column = (id: string) => screen.getAllByTestId(id).map((cell) => cell.textContent ?? '');
 
 function previewSims(calls: readonly ApiCall[]): unknown[] {
@@ -85,7 +72,7 @@ function previewSims(calls: readonly ApiCall[]): unknown[] {
 describe('PreviewPanel', () => {
   it("scores the run's first simulator that is not an oracle, and says so when the oracle is picked", async () => {
     const api = fakeServer();
-    renderWithApi(api, <PreviewPanel document={DOCUMENT} />);
+    renderWithApi(<PreviewPanel document={DOCUMENT} />, api.client);
     await waitFor(() => expect(column('preview-draft')).toEqual(['50.0', '50.0']));
     const picker = screen.getByRole('combobox', { name: 'Preview simulator' });
     expect(
@@ -110,11 +97,11 @@ describe('PreviewPanel', () => {
   it('scores the Saved column against a version as soon as it is saved', async () => {
     const api = fakeServer();
     renderWithApi(
-      api,
       <>
         <SaveRuleSetForm document={DOCUMENT} valid onSaved={() => undefined} />
         <PreviewPanel document={DOCUMENT} />
       </>,
+      api.client,
     );
     await waitFor(() => expect(column('preview-saved')).toEqual(['—', '—']));
 

@@ -1,8 +1,7 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, screen } from '@testing-library/react';
 import type { DatasetSummary } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRPCProvider, createQueryClient } from '../../app/trpc';
+import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient } from '../../app/trpc.fixture';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
 import { TrajectoryListPage } from './trajectory-list-page';
@@ -28,14 +27,7 @@ function renderPage(datasetId: string) {
     if (path === 'trajectories.list') return { total: 0, rows: [] };
     throw new Error(`unexpected call ${path}`);
   });
-  const queryClient = createQueryClient();
-  render(
-    <QueryClientProvider client={queryClient}>
-      <TRPCProvider trpcClient={api.client} queryClient={queryClient}>
-        <TrajectoryListPage datasetId={datasetId} query={EMPTY_LIST_QUERY} />
-      </TRPCProvider>
-    </QueryClientProvider>,
-  );
+  renderWithApi(<TrajectoryListPage datasetId={datasetId} query={EMPTY_LIST_QUERY} />, api.client);
 }
 
 describe('TrajectoryListPage', () => {
