@@ -2,6 +2,7 @@ import type { Action, Domain, JsonValue } from '@terrarium/schema';
 import {
   actionText,
   type RetrievalIndex,
+  type SearchOptions,
   type SimContext,
   type Transition,
 } from '@terrarium/worlds';
@@ -257,11 +258,10 @@ export function promptFormatOf(config: unknown): PromptFormatVersion {
   );
 }
 
-export interface PromptNeighborOptions {
+/** What to leave out is retrieval's (the simulated trajectory and its task: `leaveOut`). */
+export interface PromptNeighborOptions extends SearchOptions {
   /** Default PROMPT_NEIGHBORS. */
   k?: number;
-  /** Leave this recorded trajectory out (the one being simulated), as retrieval does. */
-  excludeTrajectory?: string;
 }
 
 /**
@@ -277,13 +277,7 @@ export function promptNeighbors(
   action: Action,
   options: PromptNeighborOptions = {},
 ): PromptNeighbor[] {
-  const found = index.search(
-    context,
-    history,
-    action,
-    options.k ?? PROMPT_NEIGHBORS,
-    options.excludeTrajectory === undefined ? {} : { excludeTrajectory: options.excludeTrajectory },
-  );
+  const found = index.search(context, history, action, options.k ?? PROMPT_NEIGHBORS, options);
   return found.map((neighbor) => ({
     action: neighbor.action,
     observation: neighbor.observation.content,

@@ -12,6 +12,7 @@ import type { BenchItem } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { createReplayWorldModel } from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { neighborTrajectories } from '../testing/neighbor-trajectories';
 import { TAU2_RETAIL } from '../testing/sample-files';
 import { benchCorpus, createBenchSimulators, trajectoryKey } from './bench-simulators';
 import { itemTrajectory } from './item-trajectory';
@@ -46,20 +47,6 @@ function contextOf(item: BenchItem) {
     systemPrompt: item.context.systemPrompt,
     tools: item.context.tools,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The trajectories a retrieval answer names in `provenance.detail.neighbors`. */
-function neighborTrajectories(detail: unknown): string[] {
-  if (!isRecord(detail) || !Array.isArray(detail['neighbors'])) return [];
-  return detail['neighbors'].flatMap((neighbor: unknown) =>
-    isRecord(neighbor) && typeof neighbor['trajectory'] === 'string'
-      ? [neighbor['trajectory']]
-      : [],
-  );
 }
 
 describe('bench simulators on tau2 telecom', () => {
@@ -121,8 +108,9 @@ describe('bench simulators on tau2 telecom', () => {
     expect(differing).toBe(2);
   });
 
-  it('never retrieves from the item’s own trajectory', async () => {
+  it('never retrieves from the item’s own trajectory nor from another trial of its task', async () => {
     const simulators = createBenchSimulators(async () => items, OPTIONS);
+    const taskOf = new Map(items.map((item) => [trajectoryKey(item), item.context.task]));
     let neighborsSeen = 0;
     for (const item of items) {
       const model = await simulators.simulatorFor('retrieval', item);
@@ -131,9 +119,10 @@ describe('bench simulators on tau2 telecom', () => {
       neighborsSeen += trajectories.length;
       expect(item.origin.trajectory).not.toBeNull();
       expect(trajectories).not.toContain(item.origin.trajectory);
+      expect(trajectories.filter((other) => taskOf.get(other) === item.context.task)).toEqual([]);
     }
-    // Three neighbours per item but one: the check above looked at real answers, not empty ones.
-    expect(neighborsSeen).toBe(163 * 3 - 1);
+    // Of 3 neighbours per item, 482 of 489 are found: the checks above looked at real answers.
+    expect(neighborsSeen).toBe(482);
   });
 });
 
@@ -193,7 +182,7 @@ describe('bench simulators on tau2 retail', () => {
     expect(reads).toBe(2);
   });
 
-  it('retrieval answers from other trajectories only', async () => {
+  it('retrieval answers from other tasks only', async () => {
     // The same 66 of 194 as the bench run over the store (bench-service.test.ts); 57 before
     // recorded calls with the same arguments were preferred to similar text.
     expect(await retrievalExact(built)).toBe(66);

@@ -5,9 +5,11 @@ import {
   buildRetrievalIndex,
   createReplayWorldModel,
   createRetrievalWorldModel,
+  leaveOut,
   replayHit,
   type ReplayWorldModel,
   type PromptFolder,
+  type SearchOptions,
   type SimContext,
   type Transition,
   type WorldModel,
@@ -46,6 +48,15 @@ function turnsOf(item: BenchItem): string[] {
 
 /** The trajectory an item was taken from (see packages/bench `itemTrajectoryKey`). */
 export const trajectoryKey = itemTrajectoryKey;
+
+/**
+ * What retrieval (and a model shown its neighbors) leaves out of the bench's corpus for an item:
+ * the item's trajectory and every other trial of its task. Items imported from a bench file carry
+ * no task text, so only their trajectory is left out.
+ */
+export function leaveOutItem(item: BenchItem): SearchOptions {
+  return leaveOut(trajectoryKey(item), item.context.task);
+}
 
 function isPrefix(shorter: readonly string[], longer: readonly string[]): boolean {
   return shorter.length < longer.length && shorter.every((turn, i) => turn === longer[i]);
@@ -212,10 +223,11 @@ function memoized<T>(load: () => Promise<T>): () => Promise<T> {
 /**
  * Simulators for one bench:
  * - `replay`: the bench's own recorded observations, so it scores 100 on every item it has seen.
- * - `retrieval`: BM25 over the bench's corpus, leaving the item's own trajectory out (with it in,
- *   every item's nearest neighbour is itself and retrieval would be replay).
- * - `onnx:` as for `simulate`, its prompt's neighbors from the bench's corpus (the item's own
- *   trajectory left out, as for retrieval).
+ * - `retrieval`: BM25 over the bench's corpus, leaving the item's own trajectory and the other
+ *   trials of its task out (`leaveOutItem`; with them in, every item's nearest neighbour is itself
+ *   or its sibling's identical call, and retrieval would be replay).
+ * - `onnx:` as for `simulate`, its prompt's neighbors from the bench's corpus (left out the same
+ *   way as for retrieval).
  * - `openai:` as for `simulate`.
  */
 export function createBenchSimulators(
@@ -244,9 +256,7 @@ export function createBenchSimulators(
           return ownRecordingFirst(item, benchReplay);
         }
         case 'retrieval': {
-          const model = createRetrievalWorldModel(await benchRetrieval(), {
-            excludeTrajectory: trajectoryKey(item),
-          });
+          const model = createRetrievalWorldModel(await benchRetrieval(), leaveOutItem(item));
           return readableInputs(model, item);
         }
         case 'openai': {
@@ -266,11 +276,11 @@ export function createBenchSimulators(
           return officialProtocol(await model, item, prompts);
         }
         case 'onnx': {
-          // The prompt's neighbors come from the bench's corpus, the item's trajectory left out,
-          // as retrieval's answers do (the model folder itself is loaded once per process).
+          // The prompt's neighbors come from the bench's corpus, the item's trajectory and task
+          // left out, as retrieval's answers do (the model folder is loaded once per process).
           const model = await onnxModel(sim, parsed.path, options, 'sim', {
             index: await benchRetrieval(),
-            excludeTrajectory: trajectoryKey(item),
+            leaveOut: leaveOutItem(item),
           });
           return readableInputs(model, item);
         }

@@ -178,7 +178,9 @@ async function worldModelFor(
         store,
         parsed.kind,
         found.id,
-        parsed.kind === 'retrieval' && exclude !== null ? { exclude } : {},
+        parsed.kind === 'retrieval' && exclude !== null
+          ? { leaveOut: { excludeTrajectory: exclude } }
+          : {},
       );
     }
     case 'openai':

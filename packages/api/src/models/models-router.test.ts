@@ -5,7 +5,7 @@ import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { promptNeighbors } from '@terrarium/inference';
 import type { Action, TrajectoryDetail } from '@terrarium/schema';
-import { buildRetrievalIndex, predictionInputAt } from '@terrarium/worlds';
+import { buildRetrievalIndex, leaveOut, predictionInputAt } from '@terrarium/worlds';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
@@ -41,9 +41,13 @@ describe('the models router', () => {
     const input = predictionInputAt(trajectory, 4);
     if (input === null) throw new Error('step 4 is not a transition');
     const index = buildRetrievalIndex(trajectories);
-    const expected = promptNeighbors(index, input.context, input.history, input.action, {
-      excludeTrajectory: trajectory.externalId,
-    });
+    const expected = promptNeighbors(
+      index,
+      input.context,
+      input.history,
+      input.action,
+      leaveOut(trajectory.externalId, trajectory.task),
+    );
     expect(answer.dataset.name).toBe('retail');
     expect(answer.indexed).toBe(index.size);
     expect(answer.neighbors).toEqual(expected);

@@ -1,7 +1,7 @@
 import type { Store } from '@terrarium/db';
 import { promptNeighbors, type PromptNeighbor } from '@terrarium/inference';
 import type { Action, Domain } from '@terrarium/schema';
-import { predictionInputAt, type Transition } from '@terrarium/worlds';
+import { leaveOut, predictionInputAt, type Transition } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadTrajectory } from '../simulate/load-trajectories';
 import { datasetRetrievalIndex } from '../simulate/resolve-simulator';
@@ -17,8 +17,9 @@ export interface PromptNeighborsAnswer {
 }
 
 /**
- * The neighbors of a stored trajectory's step, from its own dataset with the trajectory itself left
- * out (as the retrieval simulator and the model's evaluation leave it out): what the browser's
+ * The neighbors of a stored trajectory's step, from its own dataset with the trajectory and the
+ * other trials of its task left out (as the retrieval simulator and the model's held-out split
+ * leave them out): what the browser's
  * decoder puts in the prompt before it predicts that step.
  */
 export async function neighborsOfStep(
@@ -45,7 +46,7 @@ export async function neighborsOfStep(
     dataset: { id: dataset.id, name: dataset.name },
     indexed: index.size,
     neighbors: promptNeighbors(index, input.context, input.history, input.action, {
-      excludeTrajectory: trajectory.externalId,
+      ...leaveOut(trajectory.externalId, trajectory.task),
       ...(k === undefined ? {} : { k }),
     }),
   };

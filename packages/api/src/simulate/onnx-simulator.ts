@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RetrievalIndex, WorldModel } from '@terrarium/worlds';
+import type { RetrievalIndex, SearchOptions, WorldModel } from '@terrarium/worlds';
 import { LruCache } from './lru';
 import { SimulatorError } from './simulator-error';
 
@@ -36,11 +36,12 @@ export function bundledOnnxSpec(cwd: string = process.cwd()): string | null {
 
 /**
  * Where a retrieval-augmented model (prompt format 3) finds the recorded transitions it is shown:
- * a dataset's retrieval index, leaving the simulated trajectory out (as `retrieval` does).
+ * a dataset's retrieval index, leaving the simulated trajectory and its task out (as `retrieval`
+ * does).
  */
 export interface OnnxCorpus {
   index: RetrievalIndex;
-  excludeTrajectory?: string;
+  leaveOut: SearchOptions;
 }
 
 type LoadedFolder = Awaited<
@@ -103,15 +104,7 @@ export async function onnxSimulator(
       ? {}
       : {
           neighbors: (context, history, action) =>
-            promptNeighbors(
-              corpus.index,
-              context,
-              history,
-              action,
-              corpus.excludeTrajectory === undefined
-                ? {}
-                : { excludeTrajectory: corpus.excludeTrajectory },
-            ),
+            promptNeighbors(corpus.index, context, history, action, corpus.leaveOut),
         }),
   });
 }

@@ -6,9 +6,11 @@ import {
   createReplayWorldModel,
   createRetrievalWorldModel,
   HostNotAllowedError,
+  leaveOut,
   type ReplayWorldModel,
   type RetrievalIndex,
   type RetryPolicy,
+  type SearchOptions,
   type WorldModel,
   withCircuitBreaker,
 } from '@terrarium/worlds';
@@ -80,8 +82,8 @@ function datasetOf(store: Store, key: string, datasetId: string): Promise<Trajec
 }
 
 export interface DatasetSimulatorOptions {
-  /** Leave this trajectory out of a retrieval index (see `resolveSimulator`). */
-  exclude?: string;
+  /** What retrieval leaves out of the dataset's index (see `leaveOut` and `resolveSimulator`). */
+  leaveOut?: SearchOptions;
   /**
    * Index the dataset as a chat client describes it (`asChatCarriesIt`), for the
    * `/v1/chat/completions` endpoint where inputs arrive as rendered text.
@@ -99,6 +101,7 @@ interface LeaveOneOut {
   replay: ReplayWorldModel;
   index: RetrievalIndex;
   runOf: Map<string, string>;
+  taskOf: Map<string, string | null>;
 }
 
 const leaveOneOutByStore = new WeakMap<Store, LruCache<Promise<LeaveOneOut>>>();
@@ -114,23 +117,25 @@ async function retrievalLeavingRecordedOut(
     cache = new LruCache(DATASETS_KEPT);
     leaveOneOutByStore.set(store, cache);
   }
-  const { replay, index, runOf } = await cached(cache, key, async () => {
+  const { replay, index, runOf, taskOf } = await cached(cache, key, async () => {
     const trajectories = await load();
     const runs = byRecordedRun(trajectories);
     return {
       replay: createReplayWorldModel(trajectories),
       index: buildRetrievalIndex(runs.trajectories),
       runOf: runs.runOf,
+      taskOf: new Map(trajectories.map((trajectory) => [trajectory.externalId, trajectory.task])),
     };
   });
   return {
     id: 'retrieval',
     predict(context, history, action, predictOptions) {
       const recorded = replay.lookup(context, history, action);
-      const run = recorded.hit ? runOf.get(recorded.source.trajectory) : undefined;
+      const source = recorded.hit ? recorded.source.trajectory : undefined;
+      const run = source === undefined ? undefined : runOf.get(source);
       const model = createRetrievalWorldModel(
         index,
-        run === undefined ? {} : { excludeTrajectory: run },
+        source === undefined || run === undefined ? {} : leaveOut(run, taskOf.get(source) ?? null),
       );
       return model.predict(context, history, action, predictOptions);
     },
@@ -159,31 +164,40 @@ export async function datasetSimulator(
   if (options.leaveOutRecorded === true) {
     return retrievalLeavingRecordedOut(store, `${dataset}\u0000${chat}`, load);
   }
-  const excluded = options.exclude ?? '';
-  const index = await cached(
-    caches.retrieval,
-    `${dataset}\u0000${chat}\u0000${excluded}`,
-    async () =>
-      buildRetrievalIndex(
-        (await load()).filter((trajectory) => trajectory.externalId !== excluded),
-      ),
+  const index = await cached(caches.retrieval, `${dataset}\u0000${chat}`, async () =>
+    buildRetrievalIndex(await load()),
   );
-  return createRetrievalWorldModel(index);
+  return createRetrievalWorldModel(index, options.leaveOut ?? {});
 }
 
 /**
- * The retrieval index over a whole dataset (cached, the same entry `retrieval` without an excluded
- * trajectory uses): a caller leaves a trajectory out per search (`excludeTrajectory`), as the
- * bundled model's prompt neighbors do (packages/inference `promptNeighbors`).
+ * The retrieval index over a whole dataset (cached, the entry `retrieval` uses): a caller leaves a
+ * trajectory and its task out per search (`leaveOutStored`), as the bundled model's prompt
+ * neighbors do (packages/inference `promptNeighbors`).
  */
 export async function datasetRetrievalIndex(
   store: Store,
   datasetId: string,
 ): Promise<RetrievalIndex> {
   const dataset = await datasetKey(store, datasetId);
-  return cached(cachesOf(store).retrieval, `${dataset}\u0000false\u0000`, async () =>
+  return cached(cachesOf(store).retrieval, `${dataset}\u0000false`, async () =>
     buildRetrievalIndex(await datasetOf(store, dataset, datasetId)),
   );
+}
+
+/**
+ * What simulating a stored trajectory leaves out of its dataset's index: the trajectory and every
+ * trial of its task (see `leaveOut` in packages/worlds).
+ */
+export async function leaveOutStored(
+  store: Store,
+  trajectory: Pick<TrajectorySummary, 'id' | 'datasetId'>,
+): Promise<SearchOptions> {
+  const dataset = await datasetKey(store, trajectory.datasetId);
+  const recorded = (await datasetOf(store, dataset, trajectory.datasetId)).find(
+    (candidate) => candidate.externalId === trajectory.id,
+  );
+  return leaveOut(trajectory.id, recorded?.task ?? null);
 }
 
 /** The world model for an `openai:URL#MODEL` spec; a host outside the allowlist is a 400. */
@@ -243,9 +257,10 @@ export function onnxModel(
 /**
  * The world model a SimSpec names, for simulating `trajectory`:
  * - `replay`: the recorded transitions of the trajectory's own dataset (so the trajectory itself).
- * - `retrieval`: BM25 over the dataset's transitions **leaving the simulated trajectory out**; with
- *   it in, the nearest neighbour of every step is the step itself and retrieval would be replay.
- *   Indexes are cached per (dataset, left-out trajectory) in a bounded LRU.
+ * - `retrieval`: BM25 over the dataset's transitions **leaving the simulated trajectory and every
+ *   trial of its task out**; with it in, the nearest neighbour of every step is the step itself
+ *   and retrieval would be replay, and a sibling trial answers the same calls the same way. One
+ *   index per dataset is cached in a bounded LRU; what is left out is decided per search.
  * - `openai:URL#MODEL`: an OpenAI-compatible endpoint whose host is on the allowlist.
  * - `onnx:PATH`: a local model folder run with onnxruntime-node (see `onnxModel` on which folders).
  */
@@ -256,18 +271,18 @@ export async function resolveSimulator(spec: string, options: ResolveOptions): P
       return datasetSimulator(options.store, 'replay', options.trajectory.datasetId);
     case 'retrieval':
       return datasetSimulator(options.store, 'retrieval', options.trajectory.datasetId, {
-        exclude: options.trajectory.id,
+        leaveOut: await leaveOutStored(options.store, options.trajectory),
       });
     case 'openai':
       // One breaker per simulation: after 5 unreachable answers in a row the remaining steps fail
       // at once (each recorded as failed) instead of each spending four attempts with backoff.
       return withCircuitBreaker(openAIModel(parsed.baseUrl, parsed.model, options));
     case 'onnx':
-      // A retrieval-augmented model is shown the dataset's nearest recorded transitions, the
-      // simulated trajectory left out as for `retrieval`.
+      // A retrieval-augmented model is shown the dataset's nearest recorded transitions, left
+      // out as for `retrieval` (the simulated trajectory and its task).
       return onnxModel(spec, parsed.path, options, 'sim', {
         index: await datasetRetrievalIndex(options.store, options.trajectory.datasetId),
-        excludeTrajectory: options.trajectory.id,
+        leaveOut: await leaveOutStored(options.store, options.trajectory),
       });
   }
 }

@@ -59,7 +59,7 @@ export function availableSimulators(env: NodeJS.ProcessEnv = process.env): Avail
       spec: 'retrieval',
       label: 'Retrieval (BM25)',
       description:
-        "The observation of the nearest recorded transition of the same tool or command in the dataset's other trajectories.",
+        "The observation of the nearest recorded transition of the same tool or command in the dataset's other tasks (the trajectory and other trials of its task are left out).",
     },
   ];
   const bundled = bundledOnnxSpec();

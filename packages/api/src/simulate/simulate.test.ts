@@ -8,10 +8,11 @@ import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
 import { PROGRAM_PRINCIPAL } from '../trpc';
+import { neighborTrajectories } from '../testing/neighbor-trajectories';
 import { TAU2_RETAIL } from '../testing/sample-files';
 import { parseChatToSimInput } from './chat-input';
 import { findDataset, findTrajectory } from './find-trajectory';
-import { loadTrajectory } from './load-trajectories';
+import { loadDataset, loadTrajectory } from './load-trajectories';
 import { BUNDLED_ONNX_FOLDER, bundledOnnxSpec } from './onnx-simulator';
 import { openAIModel, resolveSimulator } from './resolve-simulator';
 import { availableSimulators, SimulatorError } from './sim-spec';
@@ -48,7 +49,7 @@ describe('simulate', () => {
     }
   });
 
-  it('retrieves from the other trajectories only (leave-one-out)', async () => {
+  it('retrieves from the other tasks only (leave-one-task-out)', async () => {
     const result = await simulateTrajectory(store, first.id, 'retrieval');
     const exact = result.steps.filter((step) => step.scores['exact-match'] === 1);
     // Measured: every call of this trajectory names its own user and order, which no other
@@ -67,11 +68,17 @@ describe('simulate', () => {
       fetch,
     });
     const trajectory = await loadTrajectory(store, first);
+    const taskOf = new Map(
+      (await loadDataset(store, first.datasetId)).map((other) => [other.externalId, other.task]),
+    );
+    const answered: number[] = [];
     for (const input of predictionInputs(trajectory)) {
       const prediction = await retrieval.predict(input.context, input.history, input.action);
-      const neighbors = prediction.provenance.detail?.['neighbors'];
-      expect(JSON.stringify(neighbors)).not.toContain(`"trajectory":"${first.id}"`);
+      const neighbors = neighborTrajectories(prediction.provenance.detail);
+      expect(neighbors.filter((id) => taskOf.get(id) === trajectory.task)).toEqual([]);
+      if (neighbors.length > 0) answered.push(input.stepIndex);
     }
+    expect(answered).toEqual([4, 5, 6, 11]);
   });
 
   it('stops after maxSteps', async () => {

@@ -45,6 +45,8 @@ interface Document {
   action: Action;
   observation: Observation;
   source: RecordedSource;
+  /** The recorded trajectory's task text (`excludeTask` compares it). */
+  task: string | null;
 }
 
 /** Exact argument matches considered per query (the same `ls` may be recorded thousands of times). */
@@ -98,6 +100,24 @@ export interface SearchOptions {
    * evaluation: the simulated trajectory's own steps are never its neighbours.
    */
   excludeTrajectory?: string;
+  /**
+   * Leave out every recorded trajectory of this task (equal task text). Another trial of the same
+   * task makes the same calls against the same records, so its answers are the very observations
+   * being predicted: a simulator tested with them in reach is tested on what it was shown. Benches
+   * and Compare leave the task out, as the bundled model's held-out split does.
+   */
+  excludeTask?: string;
+}
+
+/**
+ * What a simulation of a recorded trajectory leaves out of the corpus: that trajectory and, when
+ * its task is known, every trial of that task (see `SearchOptions`). The one rule for benches,
+ * Compare and the bundled model's prompt neighbors.
+ */
+export function leaveOut(trajectory: string, task: string | null): SearchOptions {
+  return task === null
+    ? { excludeTrajectory: trajectory }
+    : { excludeTrajectory: trajectory, excludeTask: task };
 }
 
 export interface Neighbor {
@@ -180,6 +200,7 @@ export function buildRetrievalIndex(
         action: input.action,
         observation: input.expected,
         source: { trajectory: trajectory.externalId, stepIndex: input.stepIndex },
+        task: trajectory.task,
       });
     }
   }
@@ -188,13 +209,26 @@ export function buildRetrievalIndex(
   return {
     size: documents.length,
     search(context, history, action, k = 1, options = {}) {
-      const excluded = options.excludeTrajectory;
+      const { excludeTrajectory, excludeTask } = options;
       // A message goes to the other party, not to the environment: nothing to retrieve.
       if (action.type === 'message') return [];
       const query = queryTokens(context, history, action);
       if (scores.length !== documents.length) scores = new Float64Array(documents.length);
       const touched = bm25.score(query, weights, scores);
-      const head = heads.get(headOf(action));
+      const isLeftOut = (document: Document) =>
+        document.source.trajectory === excludeTrajectory ||
+        (excludeTask !== undefined && document.task === excludeTask);
+      // A tool only the left-out recordings call is as unknown as one never recorded: any tool
+      // may then answer, as with an index built without them.
+      const recorded = heads.get(headOf(action));
+      const head =
+        recorded !== undefined &&
+        (byHead[recorded] ?? []).some((doc) => {
+          const document = documents[doc];
+          return document !== undefined && !isLeftOut(document);
+        })
+          ? recorded
+          : undefined;
       const sameHead = head === undefined ? [] : (byHead[head] ?? []);
       // Recorded calls of the same tool or command come first whatever their other words; among
       // them the arguments decide (exact, then partial), and only then the text similarity.
@@ -213,7 +247,7 @@ export function buildRetrievalIndex(
       const consider = (doc: number, score: number) => {
         const document = documents[doc];
         if (document === undefined) return;
-        if (excluded !== undefined && document.source.trajectory === excluded) return;
+        if (isLeftOut(document)) return;
         if (best.some((entry) => entry.doc === doc)) return;
         const ranked: Ranked = {
           doc,
@@ -278,15 +312,7 @@ export function createRetrievalWorldModel(
     id: options.id ?? 'retrieval',
     predict(context, history, action): Promise<Prediction> {
       const started = now();
-      const found = index.search(
-        context,
-        history,
-        action,
-        neighbors,
-        options.excludeTrajectory === undefined
-          ? {}
-          : { excludeTrajectory: options.excludeTrajectory },
-      );
+      const found = index.search(context, history, action, neighbors, options);
       const latencyMs = now() - started;
       const nearest = found[0];
       const callId = answeredCallId(action);

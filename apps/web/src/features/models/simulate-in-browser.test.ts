@@ -10,7 +10,12 @@ import {
   TAU2_RETAIL,
 } from '@terrarium/inference/testing';
 import { createDecodeClient, endpointOf, serveDecoding } from '@terrarium/inference/web';
-import { buildRetrievalIndex, predictionInputAt, predictionInputs } from '@terrarium/worlds';
+import {
+  buildRetrievalIndex,
+  leaveOut,
+  predictionInputAt,
+  predictionInputs,
+} from '@terrarium/worlds';
 import { describe, expect, it } from 'vitest';
 import { browserSimSpec, isBrowserSimSpec, simulateInBrowser } from './simulate-in-browser';
 
@@ -36,11 +41,11 @@ describe('simulateInBrowser', () => {
       tokenizerConfig: await bundledFile('tokenizer_config.json', 'tokenizer_config.json'),
     };
     // The neighbors the prompt shows, as the server's models.neighbors finds them: the file's
-    // other trajectories, this one left out.
+    // other trajectories, this one and its task's other trials left out.
     const index = buildRetrievalIndex(
       (await keyedTrajectories(TAU2_RETAIL)).map((keyed) => keyed.trajectory),
     );
-    const exclude = { excludeTrajectory: trajectory.externalId };
+    const exclude = leaveOut(trajectory.externalId, trajectory.task);
     const seen: number[] = [];
     // The decoding worker's service and client on the two ends of a real MessageChannel (a Node
     // test has no Web Worker); the picked files cross it as Blobs, as they cross into the worker.
