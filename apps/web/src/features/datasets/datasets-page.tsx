@@ -4,6 +4,7 @@ import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
+import { STEPS_TITLE, TRANSITIONS_TITLE } from '../../app/count-titles';
 
 export function DatasetsPage() {
   const trpc = useTRPC();
@@ -33,8 +34,12 @@ export function DatasetsPage() {
             <tr>
               <th>Name</th>
               <th className="num">Trajectories</th>
-              <th className="num">Transitions</th>
-              <th className="num">Steps</th>
+              <th className="num" title={TRANSITIONS_TITLE}>
+                Transitions
+              </th>
+              <th className="num" title={STEPS_TITLE}>
+                Steps
+              </th>
               <th>Domains</th>
               <th>Formats</th>
               <th className="num">Quarantined</th>

@@ -1,5 +1,6 @@
 import type { ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
+import { TRANSITIONS_TITLE } from '../../app/count-titles';
 
 export function ImportReportView({ report }: { report: ImportReport }) {
   return (
@@ -11,7 +12,7 @@ export function ImportReportView({ report }: { report: ImportReport }) {
         <dd>{report.format ?? 'unknown'}</dd>
         <dt>Trajectories</dt>
         <dd data-testid="report-trajectories">{formatCount(report.trajectories)}</dd>
-        <dt>Transitions</dt>
+        <dt title={TRANSITIONS_TITLE}>Transitions</dt>
         <dd data-testid="report-transitions">{formatCount(report.transitions)}</dd>
         <dt>Quarantined</dt>
         <dd data-testid="report-quarantined">{formatCount(report.quarantined)}</dd>

@@ -1,6 +1,6 @@
 import { cleanup, screen } from '@testing-library/react';
-import type { DatasetSummary } from '@terrarium/schema';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { DatasetSummary, TrajectorySummary } from '@terrarium/schema';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient } from '../../app/trpc.fixture';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
@@ -21,10 +21,33 @@ const AIRLINE: DatasetSummary = {
   outcomes: ['failure', 'success'],
 };
 
-function renderPage(datasetId: string) {
+const RETAIL: DatasetSummary = {
+  ...AIRLINE,
+  id: '3',
+  name: 'tau2-retail',
+  formats: ['tau2-bench'],
+};
+
+const ROW: TrajectorySummary = {
+  id: '41',
+  datasetId: '3',
+  externalId: '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
+  sourceFormat: 'tau2-bench',
+  sourceBenchmark: 'tau2-bench',
+  domain: 'tool',
+  task: 'Domain: retail',
+  agentModel: 'gpt-4.1',
+  outcome: { reward: 1, success: true },
+  stepCount: 14,
+  transitionCount: 4,
+  taskId: '0',
+  trial: '0',
+};
+
+function renderPage(datasetId: string | null, rows: TrajectorySummary[] = []) {
   const api = fakeApiClient(({ path }) => {
-    if (path === 'datasets.list') return [AIRLINE];
-    if (path === 'trajectories.list') return { total: 0, rows: [] };
+    if (path === 'datasets.list') return [AIRLINE, RETAIL];
+    if (path === 'trajectories.list') return { total: rows.length, rows };
     throw new Error(`unexpected call ${path}`);
   });
   renderWithApi(<TrajectoryListPage datasetId={datasetId} query={EMPTY_LIST_QUERY} />, api.client);
@@ -47,5 +70,22 @@ describe('TrajectoryListPage', () => {
       await screen.findByRole('heading', { level: 1, name: 'tau-bench-airline' }),
     ).toBeTruthy();
     expect(screen.queryByTestId('no-such-dataset')).toBeNull();
+  });
+
+  it('names each row’s dataset when the list spans datasets, and only then', async () => {
+    // jsdom lays nothing out: the list's scroll box gets a height so its virtualizer shows rows.
+    const height = vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(600);
+    onTestFinished(() => height.mockRestore());
+    renderPage(null, [ROW]);
+    expect((await screen.findByTestId('trajectory-dataset')).textContent).toBe('tau2-retail');
+    expect(screen.getByRole('columnheader', { name: 'Dataset' })).toBeTruthy();
+    expect(screen.getByRole('columnheader', { name: 'Transitions' }).title).toMatch(
+      /^Steps whose action the environment answered/,
+    );
+    cleanup();
+    renderPage('3', [ROW]);
+    expect(await screen.findByTestId('trajectory-row')).toBeTruthy();
+    expect(screen.queryByTestId('trajectory-dataset')).toBeNull();
+    expect(screen.queryByRole('columnheader', { name: 'Dataset' })).toBeNull();
   });
 });

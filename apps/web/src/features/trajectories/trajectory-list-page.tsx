@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
@@ -23,6 +24,10 @@ export function TrajectoryListPage({
   const filter = toTrajectoryFilter(datasetId, query);
   const paged = useTrajectoryTotal(filter);
   const title = datasetId === null ? 'All trajectories' : (dataset?.name ?? datasetId);
+  const datasetNames = useMemo(
+    () => new Map((datasets.data ?? []).map((candidate) => [candidate.id, candidate.name])),
+    [datasets.data],
+  );
 
   // An id no dataset has (a stale link, a deleted dataset) is said, not shown as an empty dataset.
   if (datasetId !== null && datasets.data !== undefined && dataset === undefined) {
@@ -67,7 +72,11 @@ export function TrajectoryListPage({
       <QueryStatus label="trajectories" isPending={paged.total === null} error={paged.error} />
       {paged.total === 0 && <p className="status">No trajectories match.</p>}
       {paged.total !== null && paged.total > 0 && (
-        <TrajectoryTable total={paged.total} filter={filter} />
+        <TrajectoryTable
+          total={paged.total}
+          filter={filter}
+          datasetNames={datasetId === null ? datasetNames : null}
+        />
       )}
     </div>
   );

@@ -1,6 +1,7 @@
 import type { TrajectoryFilter, TrajectorySummary } from '@terrarium/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
+import { STEPS_TITLE, TRANSITIONS_TITLE } from '../../app/count-titles';
 import { formatCount, formatReward, outcomeLabel } from '../../app/format';
 import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
@@ -18,7 +19,18 @@ export function replayRoute(row: TrajectorySummary): Route {
   return { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step };
 }
 
-function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }) {
+/** Dataset names by id, given when the list spans datasets ("All trajectories"). */
+export type DatasetNames = ReadonlyMap<string, string>;
+
+function TrajectoryRow({
+  row,
+  index,
+  datasetNames,
+}: {
+  row: TrajectorySummary;
+  index: number;
+  datasetNames: DatasetNames | null;
+}) {
   const outcome = outcomeLabel(row.outcome);
   const { name, detail } = trajectoryName(row);
   return (
@@ -39,6 +51,11 @@ function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }
         </Link>
         {detail !== null && <span className="muted"> {detail}</span>}
       </span>
+      {datasetNames !== null && (
+        <span role="cell" className="cell-ellipsis" data-testid="trajectory-dataset">
+          {datasetNames.get(row.datasetId) ?? row.datasetId}
+        </span>
+      )}
       <span role="cell" className="cell-ellipsis">
         {row.sourceBenchmark ?? row.sourceFormat}
       </span>
@@ -73,8 +90,19 @@ function TrajectoryRow({ row, index }: { row: TrajectorySummary; index: number }
   );
 }
 
-/** Only the rows in view (plus overscan) exist in the DOM; their pages are fetched on demand. */
-export function TrajectoryTable({ total, filter }: { total: number; filter: TrajectoryFilter }) {
+/**
+ * Only the rows in view (plus overscan) exist in the DOM; their pages are fetched on demand. With
+ * `datasetNames` (a list across datasets) each row says which dataset it is in.
+ */
+export function TrajectoryTable({
+  total,
+  filter,
+  datasetNames = null,
+}: {
+  total: number;
+  filter: TrajectoryFilter;
+  datasetNames?: DatasetNames | null;
+}) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: total,
@@ -91,19 +119,20 @@ export function TrajectoryTable({ total, filter }: { total: number; filter: Traj
         role="table"
         aria-label="Trajectories"
         aria-rowcount={total + 1}
-        className="grid-table trajectory-grid"
+        className={`grid-table trajectory-grid${datasetNames === null ? '' : ' with-dataset'}`}
       >
         <div role="rowgroup">
           <div role="row" aria-rowindex={1} className="grid-row grid-head">
             <span role="columnheader">ID</span>
+            {datasetNames !== null && <span role="columnheader">Dataset</span>}
             <span role="columnheader">Benchmark</span>
             <span role="columnheader">Domain</span>
             <span role="columnheader">Task</span>
             <span role="columnheader">Model</span>
-            <span role="columnheader" className="num">
+            <span role="columnheader" className="num" title={STEPS_TITLE}>
               Steps
             </span>
-            <span role="columnheader" className="num">
+            <span role="columnheader" className="num" title={TRANSITIONS_TITLE}>
               Transitions
             </span>
             <span role="columnheader">Outcome</span>
@@ -125,7 +154,7 @@ export function TrajectoryTable({ total, filter }: { total: number; filter: Traj
                   style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
                 >
                   {row ? (
-                    <TrajectoryRow row={row} index={item.index} />
+                    <TrajectoryRow row={row} index={item.index} datasetNames={datasetNames} />
                   ) : (
                     <div
                       role="row"

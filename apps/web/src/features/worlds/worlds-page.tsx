@@ -9,6 +9,7 @@ import { diffText } from '../compare/text-diff';
 import '../compare/compare.css';
 import './worlds.css';
 import { invisibleDifference } from './invisible-difference';
+import { TRANSITIONS_TITLE } from '../../app/count-titles';
 
 interface Counts {
   transitions: number;
@@ -35,7 +36,9 @@ function CountCells({ counts }: { counts: Counts }) {
 
 const HEAD = (
   <>
-    <th className="num">Transitions</th>
+    <th className="num" title={TRANSITIONS_TITLE}>
+      Transitions
+    </th>
     <th className="num">Exact</th>
     <th
       className="num"
