@@ -310,6 +310,12 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await expect(rhea.getByTestId('agreement-summary')).toContainText('3 items · 2 labelers');
   await expect(rhea.getByTestId('alpha-facts')).toContainText('1.00');
   await expect(rhea.getByRole('region', { name: 'Human vs rules' })).toContainText('Spearman');
+  // κ on 3 items comes with its interval, so it does not read like a κ on 300.
+  await expect(
+    rhea.getByRole('region', { name: 'Human vs rules' }).locator('caption').first(),
+  ).toHaveText(
+    /: κ (-?\d\.\d\d|—) (\[-?\d\.\d\d, -?\d\.\d\d\]|no interval) \(quadratic .*\), 3 items, 95% bootstrap/,
+  );
 
   // 4. The loop: judge with v1, reword the facts criterion (v2), re-judge, read the delta.
   const labels = await program('labels.labels', { queueId }, true);

@@ -197,6 +197,8 @@ export interface PairedComparison {
   confusion: ConfusionMatrix;
   /** Spearman's ρ with a percentile bootstrap interval over the pairs. */
   spearmanInterval: Interval;
+  /** κ's percentile bootstrap intervals over the pairs: on a handful of items they span most of [-1, 1]. */
+  kappaIntervals: { nominal: Interval; quadratic: Interval };
 }
 
 /**
@@ -213,5 +215,9 @@ export function comparePaired(
     kappa: { nominal: cohenKappa(pairs, 'none'), quadratic: cohenKappa(pairs, 'quadratic') },
     confusion: confusionMatrix(pairs),
     spearmanInterval: bootstrapInterval(pairs, rho, bootstrap),
+    kappaIntervals: {
+      nominal: bootstrapInterval(pairs, (sample) => cohenKappa(sample, 'none'), bootstrap),
+      quadratic: bootstrapInterval(pairs, (sample) => cohenKappa(sample, 'quadratic'), bootstrap),
+    },
   };
 }

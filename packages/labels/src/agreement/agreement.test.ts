@@ -209,5 +209,15 @@ describe('comparePaired (human vs judge or rules)', () => {
     expect(comparison.confusion.counts.map((row) => row.reduce((a, b) => a + b, 0))).toEqual([
       1, 1, 1, 1, 1,
     ]);
+    // κ's intervals hold its estimate and, on five pairs, are wide (seeded, so exact).
+    expect(comparison.kappaIntervals.nominal).toEqual({
+      estimate: comparison.kappa.nominal,
+      low: -0.25,
+      high: 1,
+      resamples: 200,
+    });
+    expect(comparison.kappa.quadratic).toBeCloseTo(0.9, 12);
+    expect(comparison.kappaIntervals.quadratic.low).toBeCloseTo(2 / 7, 12);
+    expect(comparison.kappaIntervals.quadratic.high).toBe(1);
   });
 });

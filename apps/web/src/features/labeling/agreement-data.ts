@@ -77,3 +77,15 @@ export function judgeDeltas(before: QueueAgreement, after: QueueAgreement): Agre
 export function formatStat(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : value.toFixed(2);
 }
+
+/**
+ * A statistic's 95% bootstrap interval beside it, so that a κ of 1.00 on three items does not read
+ * like one on three hundred; "no interval" when too few resamples gave a value.
+ */
+export function formatInterval(
+  interval: { low: number | null; high: number | null } | undefined,
+): string {
+  return interval === undefined || interval.low === null || interval.high === null
+    ? 'no interval'
+    : `[${formatStat(interval.low)}, ${formatStat(interval.high)}]`;
+}

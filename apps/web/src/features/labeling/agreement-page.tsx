@@ -15,7 +15,13 @@ import {
 import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
-import { alphaBars, formatStat, spearmanBars, type AgreementBar } from './agreement-data';
+import {
+  alphaBars,
+  formatInterval,
+  formatStat,
+  spearmanBars,
+  type AgreementBar,
+} from './agreement-data';
 import { DisagreementList } from './disagreement-list';
 import { DomainAgreementTable } from './domain-agreement-table';
 import { RejudgePanel } from './rejudge-panel';
@@ -74,8 +80,11 @@ function Confusion({ criterion, comparison }: { criterion: string; comparison: P
   return (
     <table className="table confusion" aria-label={`Confusion ${criterion}`}>
       <caption>
-        {criterion}: κ {formatStat(comparison.kappa.nominal)} (quadratic{' '}
-        {formatStat(comparison.kappa.quadratic)}), {plural(comparison.pairs, 'item')} · rows human
+        {criterion}: κ {formatStat(comparison.kappa.nominal)}{' '}
+        {formatInterval(comparison.kappaIntervals.nominal)} (quadratic{' '}
+        {formatStat(comparison.kappa.quadratic)}{' '}
+        {formatInterval(comparison.kappaIntervals.quadratic)}
+        ), {plural(comparison.pairs, 'item')}, 95% bootstrap · rows human
       </caption>
       <thead>
         <tr>
@@ -202,7 +211,8 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             <strong data-testid="alpha-ordinal">
               {formatStat(data.labelers.krippendorffAlpha.ordinal)}
             </strong>{' '}
-            · α interval {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
+            {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap) · α interval{' '}
+            {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
             {formatStat(data.labelers.krippendorffAlpha.nominal)}
             {data.labelers.cohenKappa &&
               ` · Cohen's κ ${formatStat(data.labelers.cohenKappa.nominal)} (quadratic ${formatStat(data.labelers.cohenKappa.quadratic)})`}
