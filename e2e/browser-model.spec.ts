@@ -189,6 +189,16 @@ test('the bundled model runs in the browser on wasm and gives Node’s greedy to
       .getByTestId('evaluation-table')
       .locator('tr[data-source="tau2/retail"] [data-sim="model"][data-metric="content"]'),
   ).toHaveText(`${figure('mean')} [${figure('low')}, ${figure('high')}]`);
+  // The held-out airline tasks about customers the training side has are also left out, and said so.
+  await expect(
+    page
+      .getByTestId('evaluation-table')
+      .locator('tr[data-source="tau-bench-v1/airline (unseen customers only)"] th'),
+  ).toHaveText('tau-bench-v1/airline (unseen customers only) (97 transitions)');
+  await expect(page.locator('tr[data-source="tau2/airline (unseen customers only)"]')).toHaveCount(
+    0,
+  );
+  await expect(page.getByTestId('unseen-customers')).toContainText('no such row');
   console.log(
     `decode ${decode.tokens.length} tokens: browser wasm ${decode.tokensPerSecond.toFixed(0)} tok/s, ` +
       `Node ${reference.tokensPerSecond.toFixed(0)} tok/s`,

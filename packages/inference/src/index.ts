@@ -9,3 +9,4 @@ export { createRng } from './sampling';
 export * from './prompt';
 export * from './onnx-world-model';
 export * from './default-example';
+export { UNSEEN_CUSTOMERS } from './evaluation-groups';

@@ -21,6 +21,30 @@ export interface SplitItem {
   heldOut: boolean;
   trajectory: Trajectory;
   inputs: PredictionInput[];
+  /** The airline customer the task is about (`airlineCustomer`), null elsewhere. */
+  customer: string | null;
+}
+
+/** Both airline datasets run their tasks against one database of customers. */
+const AIRLINE_SOURCES = new Set(['tau2/airline', 'tau-bench-v1/airline']);
+
+/** tau-bench's user ids: first name, last name, four digits (`sophia_taylor_9065`). */
+const USER_ID = /\b[a-z]+_[a-z]+_\d{4}\b/;
+
+/**
+ * The customer an airline task is about: the user id its instructions name (tau2 "Your user id is
+ * …", tau-bench "You are …"). tau2-bench's airline tasks were carried over from tau-bench's under
+ * other ids, and two tasks of one customer read the same reservations and profile: a task whose
+ * customer has a task on the training side is not an unseen task, whatever its id.
+ */
+export function airlineCustomer(source: string, trajectory: Trajectory): string | null {
+  if (!AIRLINE_SOURCES.has(source)) return null;
+  return USER_ID.exec(trajectory.task ?? '')?.[0] ?? null;
+}
+
+/** Whether a held-out item's customer also has a task on the training side (see `airlineCustomer`). */
+export function customerInTraining(split: Split, item: SplitItem): boolean {
+  return item.customer !== null && split.trainCustomers.has(item.customer);
 }
 
 export interface Split {
@@ -32,6 +56,8 @@ export interface Split {
   index: RetrievalIndex;
   /** External id → task, for the training trajectories (to leave a task's own trials out). */
   taskOfTrajectory: Map<string, string>;
+  /** The airline customers of the training tasks (`airlineCustomer`). */
+  trainCustomers: Set<string>;
 }
 
 export const SPLIT_RULE =
@@ -41,14 +67,16 @@ export const SPLIT_RULE =
 export async function loadSplit(files: readonly string[]): Promise<Split> {
   const items: SplitItem[] = [];
   for (const file of files) {
+    const source = sourceLabel(file);
     for (const { key, task, trajectory } of await keyedTrajectories(file)) {
       items.push({
         key,
         task,
-        source: sourceLabel(file),
+        source,
         heldOut: isHeldOutTask(task),
         trajectory,
         inputs: [...predictionInputs(trajectory)],
+        customer: airlineCustomer(source, trajectory),
       });
     }
   }
@@ -61,6 +89,9 @@ export async function loadSplit(files: readonly string[]): Promise<Split> {
     trainTasks: [...new Set(train.map((i) => i.task))].toSorted(),
     index: buildRetrievalIndex(train.map((item) => item.trajectory)),
     taskOfTrajectory,
+    trainCustomers: new Set(
+      train.flatMap((item) => (item.customer === null ? [] : [item.customer])),
+    ),
   };
 }
 

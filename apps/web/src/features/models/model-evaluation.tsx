@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { UNSEEN_CUSTOMERS } from '@terrarium/inference';
 import { Fragment } from 'react';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
@@ -38,11 +39,25 @@ export function ModelEvaluation({ model }: { model: string }) {
         {evaluation.data?.status === 'ok' && (
           <>
             <EvaluationTable bySource={evaluation.data.bySource} />
+            <UnseenCustomersNote sources={Object.keys(evaluation.data.bySource)} />
             <NeighborAnswersNote figures={evaluation.data.bySource['all']?.['model']} />
           </>
         )}
       </div>
     </section>
+  );
+}
+
+/** Why some rows say "unseen customers only", and why tau2 airline has no such row. */
+function UnseenCustomersNote({ sources }: { sources: readonly string[] }) {
+  if (!sources.some((source) => source.endsWith(UNSEEN_CUSTOMERS))) return null;
+  return (
+    <p className="muted" data-testid="unseen-customers">
+      tau2-bench’s airline tasks are tau-bench’s carried over under other ids, and both run on one
+      database of customers: a held-out airline task about a customer with a task on the training
+      side is not an unseen task. Rows marked “{UNSEEN_CUSTOMERS.trim()}” leave those out; every
+      held-out tau2 airline task is one of them, so that dataset has no such row.
+    </p>
   );
 }
 
