@@ -95,7 +95,10 @@ describe('/v1 retrieval@DATASET leaves the request’s own recorded run out (rea
       if ((await answer('replay@awb', row)) === truthOf(row)) replayed.push(`${row.id}`);
     }
     expect(leaked).toEqual([]);
-    expect(misses).toBe(5);
+    // 5 of these rows call a tool that no run of another task calls: retrieval answers them with the
+    // nearest call of another tool, as an index built without those runs would (they were misses
+    // while a left-out run still made its tool count as recorded).
+    expect(misses).toBe(0);
     expect(replayed).toHaveLength(ownOnly.length);
   }, 120_000);
 });
