@@ -12,6 +12,15 @@ test('a real tau2 results file uploaded from the Import page becomes a dataset',
   expect(simulations).toHaveLength(40);
 
   await page.goto('/import');
+  // A format picked by hand says what its files look like.
+  await expect(page.getByTestId('format-description')).toHaveText(
+    'read from the start of each file',
+  );
+  await page.getByLabel('Format').selectOption('tau2-bench');
+  await expect(page.getByTestId('format-description')).toHaveText(
+    'tau2-bench results: one JSON with tasks and simulations',
+  );
+  await page.getByLabel('Format').selectOption('');
   await page.getByTestId('import-files').setInputFiles(TAU2_RETAIL);
   await page.getByRole('button', { name: 'Import 1 file' }).click();
 

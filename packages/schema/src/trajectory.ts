@@ -120,6 +120,21 @@ export const SOURCE_FORMATS = [
 export const SourceFormat = z.enum(SOURCE_FORMATS);
 export type SourceFormat = z.infer<typeof SourceFormat>;
 
+/** What a file of each format looks like, in a line: shown where a user picks a format by hand. */
+export const SOURCE_FORMAT_DESCRIPTIONS: Readonly<Record<SourceFormat, string>> = {
+  'openai-messages': 'OpenAI chat messages with tool calls, one conversation per JSONL line',
+  sharegpt: 'ShareGPT JSONL: {conversations: [{from, value}]} per line',
+  agentworldbench: 'AgentWorldBench rows: one sampled turn with its history per line',
+  atif: 'ATIF trajectories (Harbor, Terminal-Bench agents): steps with tool calls',
+  openhands: 'OpenHands event streams: actions and observations',
+  'tau-bench-v1': 'tau-bench results: a JSON array of {task_id, traj, reward, info}',
+  'tau2-bench': 'tau2-bench results: one JSON with tasks and simulations',
+  'swe-agent': 'SWE-agent .traj files: thought, action and observation per step',
+  intercode: 'InterCode results (bash, SQL): turns of each task',
+  'intercode-human-sql': 'InterCode human SQL sessions: a JSON object of sessions by query',
+  'mini-swe-agent': 'mini-swe-agent trajectories: messages whose commands ran in a shell',
+};
+
 export const Outcome = z.object({
   reward: z.number().nullable(),
   success: z.boolean().nullable(),

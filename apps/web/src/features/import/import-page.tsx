@@ -1,5 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { SOURCE_FORMATS, type ImportJobView, type SourceFormat } from '@terrarium/schema';
+import {
+  SOURCE_FORMAT_DESCRIPTIONS,
+  SOURCE_FORMATS,
+  type ImportJobView,
+  type SourceFormat,
+} from '@terrarium/schema';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
@@ -208,6 +213,11 @@ export function ImportPage() {
               </option>
             ))}
           </select>
+          <small className="muted" data-testid="format-description">
+            {format === null
+              ? 'read from the start of each file'
+              : SOURCE_FORMAT_DESCRIPTIONS[format]}
+          </small>
         </label>
         <button type="submit" className="primary" disabled={files.length === 0 || busy}>
           {busy

@@ -7,6 +7,7 @@ import { useTRPC } from '../../app/trpc';
 import { formatScore } from '../../app/format';
 import { actionLabel, formatLatency } from '../compare/format-run';
 import { useBrowserSimulation } from './use-browser-simulation';
+import { trajectoryName } from '../trajectories/trajectory-name';
 
 const TRAJECTORIES_LISTED = 100;
 const PREVIEW_CHARS = 160;
@@ -97,11 +98,16 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
               onChange={(event) => setTrajectoryId(event.target.value)}
             >
               <option value="">choose…</option>
-              {trajectories.data?.rows.map((row) => (
-                <option key={row.id} value={row.id}>
-                  {row.externalId} ({row.transitionCount} transitions)
-                </option>
-              ))}
+              {trajectories.data?.rows.map((row) => {
+                // The name the trajectory list shows (task and trial; a tau2 id is a UUID).
+                const { name, detail } = trajectoryName(row);
+                return (
+                  <option key={row.id} value={row.id} title={row.externalId}>
+                    {name}
+                    {detail === null ? '' : ` ${detail}`} ({row.transitionCount} transitions)
+                  </option>
+                );
+              })}
             </select>
           </label>
           <label>

@@ -2,6 +2,7 @@ import { DiffEditor } from '@monaco-editor/react';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
 import { PreviewPanel } from './preview-panel';
 import { RuleSetEditor } from './rule-set-editor';
 import { SaveRuleSetForm, type SavedRuleSet } from './save-rule-set-form';
@@ -26,7 +27,17 @@ export function RuleSetsPage() {
   const list = useQuery(trpc.rulesets.list.queryOptions());
   const schema = useQuery({ ...trpc.rulesets.schema.queryOptions(), staleTime: Infinity });
   const [name, setName] = useState<string | null>(null);
-  const chosen = name ?? list.data?.[0]?.name ?? null;
+  // Until the preview run's domain is known nothing is opened, so the editor never shows another
+  // domain's rules first.
+  const runDomain = usePreviewRunDomain();
+  const chosen =
+    name ??
+    (runDomain.settled
+      ? defaultRuleSetName(
+          (list.data ?? []).map((entry) => entry.name),
+          runDomain.domain,
+        )
+      : null);
   const latest = useQuery({
     ...trpc.rulesets.get.queryOptions({ name: chosen ?? '' }),
     enabled: chosen !== null,

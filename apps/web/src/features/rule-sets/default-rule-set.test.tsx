@@ -1,0 +1,75 @@
+import { cleanup, screen } from '@testing-library/react';
+import type { BenchItem, BenchRun } from '@terrarium/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderWithApi } from '../../app/render-with-api.fixture';
+import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
+import { benchRun } from '../bench/bench.fixture';
+import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
+
+afterEach(cleanup);
+
+const NAMES = ['default-browser', 'default-terminal', 'default-tool', 'my-rules'];
+
+/** A demo bench item: a tau2 retail tool call. */
+const ITEM: BenchItem = {
+  id: 'a1',
+  task: 'tau2-bench/retail',
+  domain: 'tool',
+  split: 'test',
+  origin: { dataset: 'tau2-bench', trajectory: 't1', stepIndex: 4 },
+  turnIndex: 0,
+  totalTurns: 4,
+  context: { task: 'Domain: retail', systemPrompt: null, tools: [] },
+  history: [],
+  action: {
+    type: 'tool_call',
+    name: 'find_user_id_by_email',
+    arguments: { email: 'a@example.com' },
+    callId: 'c1',
+  },
+  real: { kind: 'text', content: 'isabella_lopez_6490', callId: 'c1' },
+};
+
+function Probe() {
+  const { settled, domain } = usePreviewRunDomain();
+  return (
+    <p data-testid="probe">
+      {settled ? `settled ${domain ?? 'none'}` : 'pending'} →{' '}
+      {settled ? defaultRuleSetName(NAMES, domain) : '—'}
+    </p>
+  );
+}
+
+function renderProbe(runs: BenchRun[]) {
+  const api = fakeApiClient(({ path }: ApiCall) => {
+    if (path === 'bench.runs') return runs;
+    if (path === 'bench.items') return { total: 1, rows: [ITEM] };
+    throw new Error(`unexpected call ${path}`);
+  });
+  renderWithApi(<Probe />, api.client);
+  return api.calls;
+}
+
+describe('the rule set the page opens on', () => {
+  it('is the default of the preview run’s domain, read from its first item', async () => {
+    const calls = renderProbe([
+      benchRun({ id: '2', bench: 'demo', status: 'running' }),
+      benchRun({ id: '1', bench: 'demo', benchVersion: 3, status: 'done' }),
+    ]);
+    expect((await screen.findByText(/^settled/)).textContent).toBe('settled tool → default-tool');
+    expect(calls.find((call) => call.path === 'bench.items')?.input).toEqual({
+      name: 'demo',
+      version: 3,
+      split: 'test',
+      offset: 0,
+      limit: 1,
+    });
+  });
+
+  it('is the first name when no run has finished', async () => {
+    renderProbe([benchRun({ id: '2', status: 'running' })]);
+    expect((await screen.findByText(/^settled/)).textContent).toBe(
+      'settled none → default-browser',
+    );
+  });
+});

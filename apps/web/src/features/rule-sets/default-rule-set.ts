@@ -1,0 +1,34 @@
+import { useQuery } from '@tanstack/react-query';
+import type { Domain } from '@terrarium/schema';
+import { useTRPC } from '../../app/trpc';
+
+/**
+ * The domain of the bench run the preview grades by default (the first finished one, as
+ * `PreviewPanel` picks it), read from its first item: the page then opens on that domain's default
+ * rule set rather than on whichever name sorts first. `settled` once that is known, or known not
+ * to be (no finished run, or runs this user may not read).
+ */
+export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null } {
+  const trpc = useTRPC();
+  const runs = useQuery(trpc.bench.runs.queryOptions({}));
+  const run = (runs.data ?? []).find((candidate) => candidate.status === 'done') ?? null;
+  const items = useQuery({
+    ...trpc.bench.items.queryOptions({
+      name: run?.bench ?? '',
+      version: run?.benchVersion ?? 1,
+      split: run?.split ?? 'test',
+      offset: 0,
+      limit: 1,
+    }),
+    enabled: run !== null,
+  });
+  const settled =
+    runs.isError || (runs.isSuccess && (run === null || items.isSuccess || items.isError));
+  return { settled, domain: items.data?.rows[0]?.domain ?? null };
+}
+
+/** The rule set to open first: the default of the preview run's domain when listed, else the first. */
+export function defaultRuleSetName(names: readonly string[], domain: Domain | null): string | null {
+  const own = domain === null ? undefined : names.find((name) => name === `default-${domain}`);
+  return own ?? names[0] ?? null;
+}
