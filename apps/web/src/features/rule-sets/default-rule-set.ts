@@ -5,8 +5,10 @@ import { useTRPC } from '../../app/trpc';
 /**
  * The domain of the bench run the preview grades by default (the first finished one, as
  * `PreviewPanel` picks it), read from its first item: the page then opens on that domain's default
- * rule set rather than on whichever name sorts first. `settled` once that is known, or known not
- * to be (no finished run, or runs this user may not read).
+ * rule set rather than on whichever name sorts first. For a bench of one domain that is the
+ * domain; a mixed bench gives its first item's, which the preview's sample (ordered by item id)
+ * may not share, and the preview then says so. `settled` once that is known, or known not to be
+ * (no finished run, or runs this user may not read).
  */
 export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null } {
   const trpc = useTRPC();
