@@ -1,34 +1,18 @@
 import { cleanup, screen } from '@testing-library/react';
-import type { BenchItem, BenchRun } from '@terrarium/schema';
+import type { BenchRun } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
+import { benchItem } from '../labeling/labeling.fixture';
 import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
 
 afterEach(cleanup);
 
 const NAMES = ['default-browser', 'default-terminal', 'default-tool', 'my-rules'];
 
-/** A demo bench item: a tau2 retail tool call. */
-const ITEM: BenchItem = {
-  id: 'a1',
-  task: 'tau2-bench/retail',
-  domain: 'tool',
-  split: 'test',
-  origin: { dataset: 'tau2-bench', trajectory: 't1', stepIndex: 4 },
-  turnIndex: 0,
-  totalTurns: 4,
-  context: { task: 'Domain: retail', systemPrompt: null, tools: [] },
-  history: [],
-  action: {
-    type: 'tool_call',
-    name: 'find_user_id_by_email',
-    arguments: { email: 'a@example.com' },
-    callId: 'c1',
-  },
-  real: { kind: 'text', content: 'isabella_lopez_6490', callId: 'c1' },
-};
+/** A bench item of the tool domain (the fixture's own is a SWE-agent one). */
+const ITEM = benchItem({ domain: 'tool', task: 'tau2-bench/retail' });
 
 function Probe() {
   const { settled, domain } = usePreviewRunDomain();

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Domain } from '@terrarium/schema';
 import { useTRPC } from '../../app/trpc';
+import { previewableRuns } from './preview-query';
 
 /**
  * The domain of the bench run the preview grades by default (the first finished one, as
@@ -13,7 +14,7 @@ import { useTRPC } from '../../app/trpc';
 export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null } {
   const trpc = useTRPC();
   const runs = useQuery(trpc.bench.runs.queryOptions({}));
-  const run = (runs.data ?? []).find((candidate) => candidate.status === 'done') ?? null;
+  const run = previewableRuns(runs.data)[0] ?? null;
   const items = useQuery({
     ...trpc.bench.items.queryOptions({
       name: run?.bench ?? '',

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTRPC } from '../../app/trpc';
 import { MAX_PREVIEW_ITEMS } from '@terrarium/rubrics';
 import { oracleNote, simToGrade } from '@terrarium/schema';
-import { usePreviewQuery, type PreviewInput } from './preview-query';
+import { previewableRuns, usePreviewQuery, type PreviewInput } from './preview-query';
 import { PreviewTable } from './preview-table';
 
 type SampleKind = 'first' | 'random' | 'worst';
@@ -15,7 +15,7 @@ type SampleKind = 'first' | 'random' | 'worst';
 export function PreviewPanel({ document }: { document: string }) {
   const trpc = useTRPC();
   const runs = useQuery(trpc.bench.runs.queryOptions({}));
-  const finished = (runs.data ?? []).filter((run) => run.status === 'done');
+  const finished = previewableRuns(runs.data);
   const [runId, setRunId] = useState<string | null>(null);
   const run = finished.find((candidate) => candidate.id === runId) ?? finished[0] ?? null;
   const [pickedSim, setPickedSim] = useState<string | null>(null);

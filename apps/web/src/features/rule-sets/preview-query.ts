@@ -1,4 +1,5 @@
 import { keepPreviousData, skipToken, useQuery } from '@tanstack/react-query';
+import type { BenchRun } from '@terrarium/schema';
 import type { inferInput, inferOutput } from '@trpc/tanstack-react-query';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 
@@ -26,4 +27,9 @@ export function usePreviewQuery(input: PreviewInput | null) {
     // The last table stays while the next keystroke's preview is scored, instead of blinking out.
     placeholderData: keepPreviousData,
   });
+}
+
+/** The runs a preview can grade (the finished ones, in the order listed); the first is the default. */
+export function previewableRuns(runs: readonly BenchRun[] | undefined): BenchRun[] {
+  return (runs ?? []).filter((run) => run.status === 'done');
 }
