@@ -10,7 +10,7 @@ import {
   type HistoryTurn,
 } from '@terrarium/fidelity';
 import { rowObservationText } from '@terrarium/formats';
-import type { BenchItem, ItemScore, JsonValue, Observation } from '@terrarium/schema';
+import type { BenchItem, ItemScore, JsonValue, Observation, ScorableItem } from '@terrarium/schema';
 
 /** Metric id of the content-class score among an item's rule scores. */
 export const CONTENT_METRIC = 'content';
@@ -23,7 +23,7 @@ const MAX_SPAN_TEXT = 160;
 
 /** An item with its real observation classified once, to score any number of predictions. */
 export interface ClassifiedItem {
-  item: BenchItem;
+  item: ScorableItem;
   history: HistoryTurn[];
   action: string;
   classified: ClassifiedObservation;
@@ -45,7 +45,7 @@ export function comparableText(content: string): string {
   return rowObservationText(content);
 }
 
-export function classifyItem(item: BenchItem): ClassifiedItem {
+export function classifyItem(item: ScorableItem): ClassifiedItem {
   const history = itemHistory(item);
   const action = actionText(item.action);
   return {
@@ -61,7 +61,7 @@ export function classifyItem(item: BenchItem): ClassifiedItem {
  * prediction. For several simulators on the same item, classify once with `classifyItem` and call
  * `scoreClassifiedItem` per prediction.
  */
-export function scoreItem(item: BenchItem, sim: string, predicted: Observation): ItemScore[] {
+export function scoreItem(item: ScorableItem, sim: string, predicted: Observation): ItemScore[] {
   return scoreClassifiedItem(classifyItem(item), sim, predicted);
 }
 

@@ -1,11 +1,11 @@
 import {
-  BenchItem,
   LeaderboardCell,
   Observation,
   ScoreSliceAxis,
   ScoreSource,
   type ScoreSlice,
 } from '@terrarium/schema';
+import type { BenchContexts } from './bench-contexts';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { intColumn, jsonColumn, nullableNumberColumn, nullableTextColumn, textColumn } from './row';
 import type { CellScorePage, RunScoreTotals, ScoreGroup, Store } from './store';
@@ -68,7 +68,7 @@ async function runScope(
   return row ? { benchId: textColumn(row, 'bench_id'), split: textColumn(row, 'split') } : null;
 }
 
-export function createBenchPages(executor: SqlExecutor): BenchPages {
+export function createBenchPages(executor: SqlExecutor, contexts: BenchContexts): BenchPages {
   return {
     async runScoreTotals(runId) {
       if (!ID_PATTERN.test(runId)) return null;
@@ -217,7 +217,7 @@ export function createBenchPages(executor: SqlExecutor): BenchPages {
       if (limit === 0 || offset >= total) return { total, rows: [] };
       const params = [...cellParams, run.benchId];
       const rows = await executor.query(
-        `SELECT page.item_id, page.value, b.item, p.observation, p.latency_ms, p.error,
+        `SELECT page.item_id, page.value, b.item, b.context_no, p.observation, p.latency_ms, p.error,
            (SELECT jsonb_object_agg(o.source || ':' || o.metric, o.value) FROM run_scores o
             WHERE o.run_id = $1::bigint AND o.item_id = page.item_id AND o.sim = $4) AS scores
          FROM (SELECT s.item_id, s.value ${from}
@@ -230,10 +230,10 @@ export function createBenchPages(executor: SqlExecutor): BenchPages {
       );
       const page: CellScorePage = {
         total,
-        rows: rows.map((row) => ({
+        rows: (await contexts.withItems(executor, run.benchId, rows)).map(({ row, item }) => ({
           itemId: textColumn(row, 'item_id'),
           value: nullableNumberColumn(row, 'value'),
-          item: BenchItem.parse(jsonColumn(row, 'item')),
+          item,
           prediction:
             row['latency_ms'] === null || row['latency_ms'] === undefined
               ? null

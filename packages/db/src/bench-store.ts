@@ -1,5 +1,4 @@
 import {
-  BenchItem,
   BenchManifest,
   BenchRun,
   BenchRunMode,
@@ -16,6 +15,7 @@ import {
   type RunPrediction,
 } from '@terrarium/schema';
 import { AggregateChanges, unitFacts, unitKey } from './run-aggregates';
+import { createBenchContexts } from './bench-contexts';
 import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
@@ -346,6 +346,7 @@ async function recordUnits(
 }
 
 export function createBenchStore(executor: SqlExecutor): BenchStore {
+  const contexts = createBenchContexts();
   async function runRow(runId: string): Promise<Row | null> {
     if (!ID_PATTERN.test(runId)) return null;
     const [row] = await executor.query(
@@ -392,31 +393,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         );
         if (!benchRow) throw new Error(`bench ${name} v${version} was not stored`);
         const benchId = textColumn(benchRow, 'id');
-        const chunks = new StatementChunks();
-        items.forEach((item, ordinal) =>
-          chunks.add(
-            toJsonPayload({
-              ordinal,
-              item_id: item.id,
-              task: item.task,
-              split: item.split,
-              turn_index: item.turnIndex,
-              history_length: item.history.length,
-              item,
-            }),
-          ),
-        );
-        for (const payload of chunks.flush()) {
-          await tx.query(
-            `INSERT INTO bench_items (bench_id, ordinal, item_id, task, split, turn_index,
-               history_length, item)
-             SELECT $2::bigint, x.ordinal, x.item_id, x.task, x.split, x.turn_index,
-               x.history_length, x.item
-             FROM json_to_recordset($1::json) AS x(ordinal integer, item_id text, task text,
-               split text, turn_index integer, history_length integer, item jsonb)`,
-            [payload, benchId],
-          );
-        }
+        await contexts.write(tx, benchId, items);
         // Counted once, from the rows just written, as migration 16 counted older benches.
         await tx.query(
           `INSERT INTO bench_split_tasks (bench_id, split, task, items)
@@ -464,23 +441,26 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       const total = countRow ? intColumn(countRow, 'total') : 0;
       if (limit === 0 || offset >= total) return { total, rows: [] };
       const rows = await executor.query(
-        `SELECT item FROM bench_items WHERE bench_id = $1::bigint ${split}
+        `SELECT item, context_no FROM bench_items WHERE bench_id = $1::bigint ${split}
          ORDER BY ordinal LIMIT ${limit} OFFSET ${offset}`,
         params,
       );
-      return { total, rows: rows.map((row) => BenchItem.parse(jsonColumn(row, 'item'))) };
+      return {
+        total,
+        rows: (await contexts.withItems(executor, benchId, rows)).map(({ item }) => item),
+      };
     },
 
     async getBenchItemsByIds(ref, itemIds) {
       const benchId = await resolveBench(executor, ref);
       if (benchId === null || itemIds.length === 0) return [];
       const rows = await executor.query(
-        `SELECT item FROM bench_items WHERE bench_id = $1::bigint
+        `SELECT item, context_no FROM bench_items WHERE bench_id = $1::bigint
            AND item_id IN (SELECT jsonb_array_elements_text($2::jsonb))
          ORDER BY ordinal`,
         [benchId, JSON.stringify(itemIds)],
       );
-      return rows.map((row) => BenchItem.parse(jsonColumn(row, 'item')));
+      return (await contexts.withItems(executor, benchId, rows)).map(({ item }) => item);
     },
 
     async countBenchItems(ref, split) {
@@ -706,7 +686,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     },
 
     jobDb: () => jobDb,
-    ...createBenchPages(executor),
+    ...createBenchPages(executor, contexts),
   };
 }
 

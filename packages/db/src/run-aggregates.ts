@@ -49,7 +49,9 @@ export class AggregateChanges {
     const { sim, source, metric } = score;
     const present = score.value === null ? 0 : 1;
     const units = score.value === null ? 0 : scoreGridUnits(score.value);
-    const totalKey = JSON.stringify([sim, source, metric, facts.task]);
+    // NUL cannot occur in stored text, so it separates the parts unambiguously; JSON.stringify of
+    // the parts made this the costliest JS function of the server thread in a replay-only run.
+    const totalKey = `${sim}\0${source}\0${metric}\0${facts.task}`;
     let total = this.totals.get(totalKey);
     if (total === undefined) {
       total = { sim, source, metric, task: facts.task, n: 0, grid_sum: 0, nulls: 0 };
@@ -59,7 +61,7 @@ export class AggregateChanges {
     total.grid_sum += sign * units;
     total.nulls += sign * (1 - present);
     for (const [axis, x] of scoreSliceXs(score.value, facts)) {
-      const key = JSON.stringify([source, metric, sim, axis, x]);
+      const key = `${source}\0${metric}\0${sim}\0${axis}\0${x}`;
       let slice = this.slices.get(key);
       if (slice === undefined) {
         slice = { source, metric, sim, axis, x, rows: 0, n: 0, grid_sum: 0 };

@@ -60,6 +60,10 @@ export const BenchItem = z.object({
 });
 export type BenchItem = z.infer<typeof BenchItem>;
 
+/** What rule scoring reads of an item: not its context, most of a tau2-bench item's bytes. */
+export const ScorableItem = BenchItem.pick({ id: true, history: true, action: true, real: true });
+export type ScorableItem = z.infer<typeof ScorableItem>;
+
 /** What defines a bench version; a new build with the same name becomes the next version. */
 export const BenchManifest = z.object({
   name: z.string().min(1),

@@ -78,8 +78,12 @@ describe('the scoring pool', () => {
   it('fails a request the worker cannot read, and then scores the next one', async () => {
     const [item] = items;
     if (item === undefined) throw new Error('no items');
-    const broken = { ...item, turnIndex: -1.5 };
-    await expect(pool.score(broken, 'replay', item.real)).rejects.toThrow(/turnIndex/);
+    // NaN is a number to TypeScript and no JSON value to the worker's schema.
+    const broken: BenchItem = {
+      ...item,
+      action: { type: 'tool_call', name: 'get_order_details', arguments: Number.NaN, callId: null },
+    };
+    await expect(pool.score(broken, 'replay', item.real)).rejects.toThrow(/arguments/);
     expect(await pool.score(item, 'replay', item.real)).toEqual(
       scoreItem(item, 'replay', item.real),
     );

@@ -1,11 +1,11 @@
 import type { Worker } from 'node:worker_threads';
-import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
+import type { ItemScore, Observation, ScorableItem } from '@terrarium/schema';
 import { siblingModule, startWorkerThread } from '@terrarium/jobs';
 import { ScoringReady, ScoringReply, type ScoringRequest } from './scoring-protocol';
 
 export interface ScoringPool {
   /** The rule scores of one prediction, as `scoreItem` gives them, computed on a worker thread. */
-  score(item: BenchItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
+  score(item: ScorableItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
   /**
    * Starts the worker thread now and resolves once it has loaded its modules (about a second
    * here, most of it compiling the scoring code), so that a run's first scores do not wait for it.
@@ -75,7 +75,15 @@ export function createScoringPool(): ScoringPool {
     score(item, sim, predicted) {
       const worker = started().thread;
       const id = nextId++;
-      const request: ScoringRequest = { id, item, sim, predicted };
+      // Only what scoring reads crosses to the thread: a message is copied whole, and a tau2
+      // item's context (its policy and tool schemas, ~20 KB) is most of the item.
+      const scorable: ScorableItem = {
+        id: item.id,
+        history: item.history,
+        action: item.action,
+        real: item.real,
+      };
+      const request: ScoringRequest = { id, item: scorable, sim, predicted };
       return new Promise<ItemScore[]>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.ref();

@@ -1,10 +1,10 @@
-import { BenchItem, ItemScore, Observation } from '@terrarium/schema';
+import { ItemScore, Observation, ScorableItem } from '@terrarium/schema';
 import { z } from 'zod';
 
 /** One prediction to score with the rule metrics, sent to a scoring worker thread. */
 export const ScoringRequest = z.object({
   id: z.number().int(),
-  item: BenchItem,
+  item: ScorableItem,
   sim: z.string(),
   predicted: Observation,
 });

@@ -12,6 +12,7 @@ import { runAggregates } from './013-run-aggregates';
 import { importJobs } from './014-import-jobs';
 import { stepPages } from './015-step-pages';
 import { benchSplitTasks } from './016-bench-split-tasks';
+import { benchContexts } from './017-bench-contexts';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   importJobs,
   stepPages,
   benchSplitTasks,
+  benchContexts,
 ];
