@@ -83,11 +83,17 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   expect(retrievalMean).toBeLessThan(100);
   await expect(page.getByTestId('score-charts')).toBeVisible();
 
+  // A task's cell lists that task's items: no Task column repeating one value.
+  await leaderboardCell(page, 'retrieval', 'tau2-bench/retail').click();
+  const drilldown = page.getByTestId('drilldown');
+  await expect(drilldown).toContainText(`${ITEMS} items`);
+  await expect(drilldown.getByRole('columnheader', { name: 'Action' })).toBeVisible();
+  await expect(drilldown.getByRole('columnheader', { name: 'Task' })).toHaveCount(0);
+
   // Drill down: retrieval's items, worst first.
   await retrievalOverall.click();
   await expect(page).toHaveURL(/[?&]sim=retrieval&task=overall/);
-  const drilldown = page.getByTestId('drilldown');
-  await expect(drilldown).toContainText(`${ITEMS} items`);
+  await expect(drilldown.getByRole('columnheader', { name: 'Task' })).toBeVisible();
   const rows = drilldown.getByTestId('cell-item');
   await expect(rows.first()).toBeVisible();
   const shown = (await drilldown.getByTestId('cell-item-score').allTextContents()).map(scoreOf);

@@ -8,6 +8,7 @@ import { formatLatency } from '../compare/format-run';
 import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
 import { scoreKey } from './format-bench';
+import { MACRO_TASK, OVERALL_TASK } from './leaderboard';
 import { ItemDetail } from './item-detail';
 import { useCellItems } from './use-cell-items';
 
@@ -17,11 +18,13 @@ function ItemRow({
   item,
   index,
   selected,
+  showTask,
   onSelect,
 }: {
   item: CellItem;
   index: number;
   selected: boolean;
+  showTask: boolean;
   onSelect(): void;
 }) {
   return (
@@ -29,7 +32,7 @@ function ItemRow({
       role="row"
       aria-rowindex={index + 2}
       aria-selected={selected}
-      className={`grid-row drill-row grid-row-link${selected ? ' row-selected' : ''}`}
+      className={`grid-row drill-row grid-row-link${showTask ? '' : ' one-task'}${selected ? ' row-selected' : ''}`}
       data-testid="cell-item"
       data-item={item.itemId}
       data-index={index}
@@ -38,9 +41,11 @@ function ItemRow({
       <span role="cell" className="num muted">
         {index + 1}
       </span>
-      <span role="cell" className="cell-ellipsis" title={item.task}>
-        {item.task}
-      </span>
+      {showTask && (
+        <span role="cell" className="cell-ellipsis" title={item.task}>
+          {item.task}
+        </span>
+      )}
       <span role="cell" className="num">
         {item.turnIndex + 1}/{item.totalTurns}
       </span>
@@ -76,6 +81,9 @@ export function CellDrilldown({
   onSelectItem(itemId: string): void;
   onClose(): void;
 }) {
+  // A task's cell holds that task's items only: its column would repeat one value and take the
+  // room the action needs.
+  const showTask = cell.task === OVERALL_TASK || cell.task === MACRO_TASK;
   const scrollRef = useRef<HTMLDivElement>(null);
   const [total, setTotal] = useState(0);
   const virtualizer = useVirtualizer({
@@ -153,11 +161,15 @@ export function CellDrilldown({
           className="grid-table drill-table"
         >
           <div role="rowgroup">
-            <div role="row" aria-rowindex={1} className="grid-row drill-row grid-head">
+            <div
+              role="row"
+              aria-rowindex={1}
+              className={`grid-row drill-row grid-head${showTask ? '' : ' one-task'}`}
+            >
               <span role="columnheader" className="num">
                 #
               </span>
-              <span role="columnheader">Task</span>
+              {showTask && <span role="columnheader">Task</span>}
               <span role="columnheader" className="num">
                 Turn
               </span>
@@ -185,6 +197,7 @@ export function CellDrilldown({
                         item={item}
                         index={row.index}
                         selected={row.index === index}
+                        showTask={showTask}
                         onSelect={() => select(row.index)}
                       />
                     ) : (
@@ -192,7 +205,7 @@ export function CellDrilldown({
                         role="row"
                         aria-rowindex={row.index + 2}
                         aria-busy="true"
-                        className="grid-row drill-row"
+                        className={`grid-row drill-row${showTask ? '' : ' one-task'}`}
                       >
                         <span role="cell" className="muted">
                           Loading…
