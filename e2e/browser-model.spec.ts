@@ -507,6 +507,26 @@ test('the Models page’s default example gives a well-formed observation on the
   if (recorded.exact !== null) expect(jsonShape(decode.text)).toBe(jsonShape(recorded.exact));
   else expect([...recorded.shapes]).toContain(jsonShape(decode.text));
   expect(decode.text.trim()).not.toBe('');
+
+  // On the server, the same model reads the same retrieved context (found by `/v1` as its
+  // retrieval ranks them), and the page shows them as it does for the browser.
+  const neighbors = playground.getByTestId('prompt-neighbors');
+  const shownInBrowser = await neighbors.locator(':scope > :not(summary)').allInnerTexts();
+  await playground.getByLabel('on the server').check();
+  await expect(playground.getByTestId('neighbor-dataset')).toHaveValue(datasetId);
+  await playground.getByRole('button', { name: 'Predict' }).click();
+  await expect(playground.getByTestId('execution-provider')).toHaveAttribute(
+    'data-where',
+    'server',
+    { timeout: 150_000 },
+  );
+  await expect(neighbors).toContainText(
+    `2 retrieved transition(s) from ${DEFAULT_EXAMPLE.dataset}`,
+  );
+  expect(await neighbors.locator(':scope > :not(summary)').allInnerTexts()).toEqual(shownInBrowser);
+  const served = (await playground.getByTestId('prediction-stream').innerText()).trim();
+  if (recorded.exact !== null) expect(jsonShape(served)).toBe(jsonShape(recorded.exact));
+  else expect([...recorded.shapes]).toContain(jsonShape(served));
 });
 
 test('the greedy decode of the training script’s held-out prompt is the same in the browser', async ({

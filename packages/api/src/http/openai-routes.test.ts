@@ -1,6 +1,6 @@
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
-import type { Trajectory } from '@terrarium/schema';
+import { Action, type Trajectory } from '@terrarium/schema';
 import {
   createOpenAIWorldModel,
   DEFAULT_TEMPLATE,
@@ -9,6 +9,7 @@ import {
   type PredictionInput,
 } from '@terrarium/worlds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { findDataset, findTrajectory } from '../simulate/find-trajectory';
@@ -219,6 +220,60 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     expect(pieces.join('')).toBe(streamed.observation.content);
     expect(pieces.length).toBeGreaterThan(1);
     expect(streamed.usage).toEqual(unstreamed.usage);
+  }, 60_000);
+
+  it('gives the bundled model a dataset’s neighbors, the first being /v1 retrieval’s answer', async () => {
+    const spec = bundledOnnxSpec();
+    if (spec === null) throw new Error('no bundled model');
+    const known = input(2);
+    const messages = renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action);
+    const Completion = z.object({
+      choices: z.array(z.object({ message: z.object({ content: z.string() }) })),
+    });
+    const Answer = Completion.extend({
+      terrarium: z.object({
+        provenance: z.object({ detail: z.object({ neighbors: z.number() }) }),
+        neighbors: z.array(z.object({ action: Action, observation: z.string() })).optional(),
+      }),
+    });
+    const answerOf = async (body: unknown) => {
+      const response = await post(body);
+      expect(response.status).toBe(200);
+      return Answer.parse(await response.json());
+    };
+    const withNeighbors = await answerOf({
+      model: spec,
+      messages,
+      max_tokens: 8,
+      terrarium: { dataset: 'retail', neighbors: true },
+    });
+    const shown = withNeighbors.terrarium.neighbors ?? [];
+    expect(shown.length).toBe(2);
+    expect(withNeighbors.terrarium.provenance.detail.neighbors).toBe(shown.length);
+    // The same index and leave-out as retrieval: the chat's own recorded run is not among them.
+    const retrieval = Completion.parse(
+      await (await post({ model: 'retrieval@retail', messages })).json(),
+    );
+    expect(shown[0]?.observation).toBe(retrieval.choices[0]?.message.content);
+    expect(shown[0]?.observation).not.toBe(known.expected.content);
+
+    // Without a dataset the model reads the action alone; without asking, no list.
+    const alone = await answerOf({
+      model: spec,
+      messages,
+      max_tokens: 8,
+      terrarium: { neighbors: true },
+    });
+    expect(alone.terrarium.provenance.detail.neighbors).toBe(0);
+    expect(alone.terrarium.neighbors).toBeUndefined();
+    const unasked = await answerOf({
+      model: spec,
+      messages,
+      max_tokens: 8,
+      terrarium: { dataset: 'retail' },
+    });
+    expect(unasked.terrarium.provenance.detail.neighbors).toBe(2);
+    expect(unasked.terrarium.neighbors).toBeUndefined();
   }, 60_000);
 
   it('answers 400 naming the field when the dataset or the model is missing', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
+import type { PromptNeighbor } from '@terrarium/inference';
 import {
   createCacheThenModelWorldModel,
   type Prediction,
@@ -14,7 +15,13 @@ import { ChatInputError, parseChatToSimInput } from '../simulate/chat-input';
 import { findDataset } from '../simulate/find-trajectory';
 import { asChatCarriesIt } from '../simulate/chat-input';
 import { loadDataset } from '../simulate/load-trajectories';
-import { datasetSimulator, onnxModel, openAIModel } from '../simulate/resolve-simulator';
+import {
+  datasetSimulator,
+  onnxModel,
+  openAIModel,
+  recordedCorpus,
+  type RecordedCorpus,
+} from '../simulate/resolve-simulator';
 import { speakingOfficially } from '../simulate/official-simulator';
 import {
   availableSimulators,
@@ -36,8 +43,15 @@ const ChatCompletionRequest = z.object({
   max_completion_tokens: z.number().int().positive().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   seed: z.number().int().optional(),
-  /** Terrarium's extension: which dataset replay and retrieval draw on (id or name). */
-  terrarium: z.object({ dataset: z.string().min(1).optional() }).optional(),
+  /**
+   * Terrarium's extension. `dataset` (id or name): what replay and retrieval draw on, and where a
+   * local retrieval-augmented model (`onnx:`) finds the recorded transitions its prompt shows
+   * (without it, the model reads the action alone). `neighbors: true`: the answer's `terrarium`
+   * object lists those transitions.
+   */
+  terrarium: z
+    .object({ dataset: z.string().min(1).optional(), neighbors: z.boolean().optional() })
+    .optional(),
 });
 type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 
@@ -82,6 +96,8 @@ interface Served {
    * reasoning and content without saying which, so its answer goes out once complete.
    */
   streamsTokens: boolean;
+  /** The neighbors a local model's prompt showed, once it has predicted (null: it read none). */
+  shown: { neighbors: readonly PromptNeighbor[] } | null;
 }
 
 /**
@@ -107,6 +123,7 @@ async function configuredModel(
   spec: string,
   field: string,
   prompts: PromptFolder | null,
+  corpus?: RecordedCorpus,
 ): Promise<Served> {
   if (!availableSimulators().some((sim) => sim.spec === spec)) {
     throw new SimulatorError(
@@ -117,7 +134,23 @@ async function configuredModel(
   }
   const parsed = parseSimSpec(spec, field);
   if (parsed.kind === 'onnx') {
-    return { model: await onnxModel(spec, parsed.path, {}, field), streamsTokens: true };
+    if (corpus === undefined) {
+      return {
+        model: await onnxModel(spec, parsed.path, {}, field),
+        streamsTokens: true,
+        shown: null,
+      };
+    }
+    // Built per request (the loaded folder is cached), so what the prompt showed is this one's.
+    const shown: { neighbors: readonly PromptNeighbor[] } = { neighbors: [] };
+    const model = await onnxModel(spec, parsed.path, {}, field, {
+      index: corpus.index,
+      leaveOut: (context, history, action) => corpus.leaveOutFor(context, history, action),
+      onNeighbors: (neighbors) => {
+        shown.neighbors = neighbors;
+      },
+    });
+    return { model, streamsTokens: true, shown };
   }
   if (parsed.kind !== 'openai') throw new SimulatorError(field, `cannot serve "${spec}"`);
   // `serve --prompts DIR`: the endpoint is spoken to as the official script does.
@@ -137,7 +170,7 @@ async function configuredModel(
     if (official) model = speakingOfficially(model, null);
     endpointModels.set(key, model);
   }
-  return { model, streamsTokens: false };
+  return { model, streamsTokens: false, shown: null };
 }
 
 /**
@@ -200,9 +233,15 @@ async function simulatorFor(
           ? model
           : await withFallback(store, dataset.id, model, fallback, prompts),
       streamsTokens: false,
+      shown: null,
     };
   }
-  return configuredModel(body.model, 'model', prompts);
+  const datasetRef = body.terrarium?.dataset ?? headerDataset;
+  if (datasetRef === undefined || !body.model.startsWith('onnx:')) {
+    return configuredModel(body.model, 'model', prompts);
+  }
+  const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
+  return configuredModel(body.model, 'model', prompts, await recordedCorpus(store, dataset.id));
 }
 
 /**
@@ -267,9 +306,16 @@ function usageOf(prediction: Prediction) {
   };
 }
 
-/** What a client may want to know beyond the OpenAI fields: where the answer came from. */
-function terrariumExtension(prediction: Prediction) {
-  return { provenance: prediction.provenance, latencyMs: prediction.latencyMs };
+/**
+ * What a client may want to know beyond the OpenAI fields: where the answer came from, and when
+ * it asked (`terrarium.neighbors`), the recorded transitions a local model's prompt showed.
+ */
+function terrariumExtension(prediction: Prediction, neighbors: readonly PromptNeighbor[] | null) {
+  return {
+    provenance: prediction.provenance,
+    latencyMs: prediction.latencyMs,
+    ...(neighbors === null ? {} : { neighbors }),
+  };
 }
 
 function sseEvent(response: ServerResponse, data: unknown): void {
@@ -277,7 +323,11 @@ function sseEvent(response: ServerResponse, data: unknown): void {
 }
 
 /** A `chat.completion.chunk` stream: role first, then text, then finish, usage and `[DONE]`. */
-function openStream(response: ServerResponse, model: string) {
+function openStream(
+  response: ServerResponse,
+  model: string,
+  neighbors: () => readonly PromptNeighbor[] | null,
+) {
   const base = {
     id: `chatcmpl-${randomUUID()}`,
     object: 'chat.completion.chunk',
@@ -309,14 +359,19 @@ function openStream(response: ServerResponse, model: string) {
         ...base,
         choices: [],
         usage: usageOf(prediction),
-        terrarium: terrariumExtension(prediction),
+        terrarium: terrariumExtension(prediction, neighbors()),
       });
       response.end('data: [DONE]\n\n');
     },
   };
 }
 
-function sendCompletion(response: ServerResponse, model: string, prediction: Prediction): void {
+function sendCompletion(
+  response: ServerResponse,
+  model: string,
+  prediction: Prediction,
+  neighbors: readonly PromptNeighbor[] | null,
+): void {
   sendJson(response, 200, {
     id: `chatcmpl-${randomUUID()}`,
     object: 'chat.completion',
@@ -336,7 +391,7 @@ function sendCompletion(response: ServerResponse, model: string, prediction: Pre
       },
     ],
     usage: usageOf(prediction),
-    terrarium: terrariumExtension(prediction),
+    terrarium: terrariumExtension(prediction, neighbors),
   });
 }
 
@@ -372,6 +427,8 @@ async function respondToChatCompletion(
     );
     const input = parseChatToSimInput(body.messages);
     const options = predictOptionsOf(body, disconnected.signal);
+    const neighbors = () =>
+      body.terrarium?.neighbors === true && served.shown !== null ? served.shown.neighbors : null;
     if (body.stream !== true || !served.streamsTokens) {
       const prediction = await served.model.predict(
         input.context,
@@ -381,10 +438,12 @@ async function respondToChatCompletion(
       );
       const miss = missError(body, prediction);
       if (miss !== null) throw miss;
-      if (body.stream !== true) return sendCompletion(response, body.model, prediction);
-      return openStream(response, body.model).finish(prediction, false);
+      if (body.stream !== true) {
+        return sendCompletion(response, body.model, prediction, neighbors());
+      }
+      return openStream(response, body.model, neighbors).finish(prediction, false);
     }
-    const stream = openStream(response, body.model);
+    const stream = openStream(response, body.model, neighbors);
     try {
       const prediction = await served.model.predict(input.context, input.history, input.action, {
         ...options,

@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RetrievalIndex, SearchOptions, WorldModel } from '@terrarium/worlds';
+import type { PromptNeighbor } from '@terrarium/inference';
+import type { Action } from '@terrarium/schema';
+import type {
+  RetrievalIndex,
+  SearchOptions,
+  SimContext,
+  Transition,
+  WorldModel,
+} from '@terrarium/worlds';
 import { LruCache } from './lru';
 import { SimulatorError } from './simulator-error';
 
@@ -37,11 +45,15 @@ export function bundledOnnxSpec(cwd: string = process.cwd()): string | null {
 /**
  * Where a retrieval-augmented model (prompt format 3) finds the recorded transitions it is shown:
  * a dataset's retrieval index, leaving the simulated trajectory and its task out (as `retrieval`
- * does).
+ * does): fixed for a simulated trajectory, or decided per step for requests that name none (`/v1`).
  */
 export interface OnnxCorpus {
   index: RetrievalIndex;
-  leaveOut: SearchOptions;
+  leaveOut:
+    | SearchOptions
+    | ((context: SimContext, history: readonly Transition[], action: Action) => SearchOptions);
+  /** Told the neighbors each prompt shows (`/v1` hands them to a client that asks). */
+  onNeighbors?: (neighbors: readonly PromptNeighbor[]) => void;
 }
 
 type LoadedFolder = Awaited<
@@ -103,8 +115,19 @@ export async function onnxSimulator(
     ...(corpus === undefined
       ? {}
       : {
-          neighbors: (context, history, action) =>
-            promptNeighbors(corpus.index, context, history, action, corpus.leaveOut),
+          neighbors: (context, history, action) => {
+            const found = promptNeighbors(
+              corpus.index,
+              context,
+              history,
+              action,
+              typeof corpus.leaveOut === 'function'
+                ? corpus.leaveOut(context, history, action)
+                : corpus.leaveOut,
+            );
+            corpus.onNeighbors?.(found);
+            return found;
+          },
         }),
   });
 }

@@ -1,5 +1,5 @@
 import type { Store } from '@terrarium/db';
-import type { Trajectory, TrajectorySummary } from '@terrarium/schema';
+import type { Action, Trajectory, TrajectorySummary } from '@terrarium/schema';
 import {
   buildRetrievalIndex,
   createOpenAIWorldModel,
@@ -11,6 +11,8 @@ import {
   type RetrievalIndex,
   type RetryPolicy,
   type SearchOptions,
+  type SimContext,
+  type Transition,
   type WorldModel,
   withCircuitBreaker,
 } from '@terrarium/worlds';
@@ -97,49 +99,57 @@ export interface DatasetSimulatorOptions {
   leaveOutRecorded?: boolean;
 }
 
-interface LeaveOneOut {
-  replay: ReplayWorldModel;
+/**
+ * A dataset as `/v1` searches it: its chat-form index (`asChatCarriesIt`, one id per recorded
+ * run) and, per request, what to leave out of it: the recorded run the request's own history and
+ * action come from (found as replay finds it) and every trial of its task. `/v1`'s retrieval
+ * answers from it, and the bundled model served there reads its neighbors from it, so both leave
+ * out the same recordings.
+ */
+export interface RecordedCorpus {
   index: RetrievalIndex;
-  runOf: Map<string, string>;
-  taskOf: Map<string, string | null>;
+  leaveOutFor(context: SimContext, history: readonly Transition[], action: Action): SearchOptions;
 }
 
-const leaveOneOutByStore = new WeakMap<Store, LruCache<Promise<LeaveOneOut>>>();
+const recordedCorpora = new WeakMap<Store, LruCache<Promise<RecordedCorpus>>>();
 
-/** Retrieval leaving out the run each request was recorded in (see `leaveOutRecorded`). */
-async function retrievalLeavingRecordedOut(
+async function recordedCorpusOf(
   store: Store,
   key: string,
   load: () => Promise<Trajectory[]>,
-): Promise<WorldModel> {
-  let cache = leaveOneOutByStore.get(store);
+): Promise<RecordedCorpus> {
+  let cache = recordedCorpora.get(store);
   if (cache === undefined) {
     cache = new LruCache(DATASETS_KEPT);
-    leaveOneOutByStore.set(store, cache);
+    recordedCorpora.set(store, cache);
   }
-  const { replay, index, runOf, taskOf } = await cached(cache, key, async () => {
+  return cached(cache, key, async () => {
     const trajectories = await load();
     const runs = byRecordedRun(trajectories);
+    const replay: ReplayWorldModel = createReplayWorldModel(trajectories);
+    const taskOf = new Map(
+      trajectories.map((trajectory) => [trajectory.externalId, trajectory.task]),
+    );
     return {
-      replay: createReplayWorldModel(trajectories),
       index: buildRetrievalIndex(runs.trajectories),
-      runOf: runs.runOf,
-      taskOf: new Map(trajectories.map((trajectory) => [trajectory.externalId, trajectory.task])),
+      leaveOutFor(context, history, action) {
+        const recorded = replay.lookup(context, history, action);
+        const source = recorded.hit ? recorded.source.trajectory : undefined;
+        const run = source === undefined ? undefined : runs.runOf.get(source);
+        return source === undefined || run === undefined
+          ? {}
+          : leaveOut(run, taskOf.get(source) ?? null);
+      },
     };
   });
-  return {
-    id: 'retrieval',
-    predict(context, history, action, predictOptions) {
-      const recorded = replay.lookup(context, history, action);
-      const source = recorded.hit ? recorded.source.trajectory : undefined;
-      const run = source === undefined ? undefined : runOf.get(source);
-      const model = createRetrievalWorldModel(
-        index,
-        source === undefined || run === undefined ? {} : leaveOut(run, taskOf.get(source) ?? null),
-      );
-      return model.predict(context, history, action, predictOptions);
-    },
-  };
+}
+
+/** The chat-form corpus of one dataset of the store (see `RecordedCorpus`). */
+export async function recordedCorpus(store: Store, datasetId: string): Promise<RecordedCorpus> {
+  const dataset = await datasetKey(store, datasetId);
+  return recordedCorpusOf(store, `${dataset}\u0000true`, async () =>
+    (await datasetOf(store, dataset, datasetId)).map(asChatCarriesIt),
+  );
 }
 
 /** Replay or retrieval over one dataset of the store. */
@@ -162,7 +172,17 @@ export async function datasetSimulator(
     );
   }
   if (options.leaveOutRecorded === true) {
-    return retrievalLeavingRecordedOut(store, `${dataset}\u0000${chat}`, load);
+    const corpus = await recordedCorpusOf(store, `${dataset}\u0000${chat}`, load);
+    return {
+      id: 'retrieval',
+      predict(context, history, action, predictOptions) {
+        const model = createRetrievalWorldModel(
+          corpus.index,
+          corpus.leaveOutFor(context, history, action),
+        );
+        return model.predict(context, history, action, predictOptions);
+      },
+    };
   }
   const index = await cached(caches.retrieval, `${dataset}\u0000${chat}`, async () =>
     buildRetrievalIndex(await load()),

@@ -57,8 +57,32 @@ describe('chatStreamEvents', () => {
         type: 'usage',
         usage: { promptTokens: 120, completionTokens: 31 },
         provenance: { backend: 'onnx' },
+        neighbors: null,
       },
     ]);
+    // The neighbors a local model's prompt showed, when the request asked for them.
+    const neighbor = {
+      action: { type: 'tool_call', name: 'get_user', arguments: { id: 'u1' }, callId: null },
+      observation: '{"name":"Mia"}',
+    };
+    expect(
+      chatStreamEvents(
+        JSON.stringify({
+          choices: [],
+          usage: { prompt_tokens: 9, completion_tokens: 2 },
+          terrarium: { provenance: null, neighbors: [neighbor] },
+        }),
+      ),
+    ).toEqual([
+      {
+        type: 'usage',
+        usage: { promptTokens: 9, completionTokens: 2 },
+        provenance: null,
+        neighbors: [neighbor],
+      },
+    ]);
+    const malformed = { choices: [], usage: {}, terrarium: { neighbors: [{ action: 'ls' }] } };
+    expect(chatStreamEvents(JSON.stringify(malformed))).toMatchObject([{ neighbors: null }]);
     expect(chatStreamEvents('[DONE]')).toEqual([{ type: 'done' }]);
   });
 

@@ -53,6 +53,9 @@ export class SseDataParser {
   }
 }
 
+import type { PromptNeighbor } from '@terrarium/inference';
+import { Action } from '@terrarium/schema';
+
 export interface ChatStreamUsage {
   promptTokens: number;
   completionTokens: number;
@@ -63,7 +66,13 @@ export type ChatStreamEvent =
   | { type: 'content'; text: string }
   | { type: 'reasoning'; text: string }
   | { type: 'finish'; reason: string }
-  | { type: 'usage'; usage: ChatStreamUsage; provenance: unknown }
+  | {
+      type: 'usage';
+      usage: ChatStreamUsage;
+      provenance: unknown;
+      /** The recorded transitions a local model's prompt showed (`terrarium.neighbors`). */
+      neighbors: PromptNeighbor[] | null;
+    }
   | { type: 'done' };
 
 function field(value: unknown, key: string): unknown {
@@ -72,6 +81,19 @@ function field(value: unknown, key: string): unknown {
 
 function count(value: unknown): number {
   return typeof value === 'number' ? value : 0;
+}
+
+/** Terrarium's `terrarium.neighbors` list; anything else is no list. */
+function neighborsOf(value: unknown): PromptNeighbor[] | null {
+  if (!Array.isArray(value)) return null;
+  const neighbors: PromptNeighbor[] = [];
+  for (const entry of value) {
+    const action = Action.safeParse(field(entry, 'action'));
+    const observation = field(entry, 'observation');
+    if (!action.success || typeof observation !== 'string') return null;
+    neighbors.push({ action: action.data, observation });
+  }
+  return neighbors;
 }
 
 /** Reads one event's data as the OpenAI streaming protocol writes it (Terrarium's `/v1` included). */
@@ -105,6 +127,7 @@ export function chatStreamEvents(data: string): ChatStreamEvent[] {
         completionTokens: count(field(usage, 'completion_tokens')),
       },
       provenance: field(field(chunk, 'terrarium'), 'provenance') ?? null,
+      neighbors: neighborsOf(field(field(chunk, 'terrarium'), 'neighbors')),
     });
   }
   return events;

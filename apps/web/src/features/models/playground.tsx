@@ -41,7 +41,7 @@ interface Outcome {
   variantNote: string | null;
   /** The prompt text the model read (in the browser). */
   prompt: string | null;
-  /** The retrieved transitions the prompt showed (in the browser), with their dataset. */
+  /** The retrieved transitions the prompt showed (in the browser or on the server), with their dataset. */
   neighbors: { dataset: string; shown: PromptNeighbor[] } | null;
 }
 
@@ -98,6 +98,11 @@ export function Playground({
     available.find((option) => option.spec.startsWith('onnx:'))?.spec ?? 'retrieval',
   );
   const [dataset, setDataset] = useState('');
+  // The bundled model (and any retrieval-augmented ONNX folder) on the server reads recorded
+  // neighbors as it does in this browser; replay, retrieval and endpoints have no such prompt.
+  const serverReadsNeighbors = serverSim.startsWith('onnx:');
+  const datasetName = (id: string) =>
+    (datasets.data ?? []).find((option) => option.id === id)?.name ?? id;
   const [domain, setDomain] = useState<Domain>(DEFAULT_EXAMPLE.domain);
   const [earlierAction, setEarlierAction] = useState('');
   const [earlierObservation, setEarlierObservation] = useState('');
@@ -188,13 +193,21 @@ export function Playground({
       } else {
         const startedAt = performance.now();
         setRun({ status: 'streaming', startedAt });
+        // A local model reads its neighbors from the picked dataset, found by the server;
+        // replay and retrieval answer from the dataset typed for them.
+        const drawsOn = serverReadsNeighbors
+          ? neighborsFrom === NO_NEIGHBORS
+            ? ''
+            : neighborsFrom
+          : dataset.trim();
         const result = await streamFromServer({
           model: serverSim,
           context: { domain, task: null, systemPrompt: null, tools: [] },
           history,
           action: current,
           maxTokens,
-          ...(dataset.trim() === '' ? {} : { dataset: dataset.trim() }),
+          ...(drawsOn === '' ? {} : { dataset: drawsOn }),
+          neighbors: serverReadsNeighbors,
           signal: abort.signal,
           onText,
         });
@@ -211,7 +224,10 @@ export function Playground({
             prompt: null,
             fallback: null,
             variantNote: null,
-            neighbors: null,
+            neighbors:
+              result.neighbors === null
+                ? null
+                : { dataset: datasetName(neighborsFrom), shown: result.neighbors },
             pieces: result.pieces,
             tokensPerSecond: generated !== null && seconds > 0 ? generated / seconds : null,
             finishReason: result.finishReason,
@@ -300,9 +316,15 @@ export function Playground({
               </>
             )}
           </div>
-          {where === 'browser' && (
+          {(where === 'browser' || serverReadsNeighbors) && (
             <div className="playground-row">
-              <label title="the model reads the 2 nearest recorded transitions of this dataset; the server finds them, the model runs here">
+              <label
+                title={
+                  where === 'browser'
+                    ? 'the model reads the 2 nearest recorded transitions of this dataset; the server finds them, the model runs here'
+                    : 'the model reads the 2 nearest recorded transitions of this dataset; the server finds them and runs the model'
+                }
+              >
                 Retrieved context from{' '}
                 <select
                   data-testid="neighbor-dataset"
@@ -317,15 +339,17 @@ export function Playground({
                   <option value={NO_NEIGHBORS}>none (the action alone)</option>
                 </select>
               </label>
-              <label title="when the output starts writing the same tokens back to back (three copies or more over 48 tokens), decoding ends there, and with retrieved context the answer ends with the first neighbor's; unchecked, the model runs on to the budget">
-                <input
-                  type="checkbox"
-                  data-testid="stop-cycles"
-                  checked={stopCycles}
-                  onChange={(event) => setStopCycles(event.target.checked)}
-                />{' '}
-                Stop an output that runs in circles
-              </label>
+              {where === 'browser' && (
+                <label title="when the output starts writing the same tokens back to back (three copies or more over 48 tokens), decoding ends there, and with retrieved context the answer ends with the first neighbor's; unchecked, the model runs on to the budget">
+                  <input
+                    type="checkbox"
+                    data-testid="stop-cycles"
+                    checked={stopCycles}
+                    onChange={(event) => setStopCycles(event.target.checked)}
+                  />{' '}
+                  Stop an output that runs in circles
+                </label>
+              )}
             </div>
           )}
           <div className="playground-row">

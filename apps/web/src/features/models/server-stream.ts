@@ -1,3 +1,4 @@
+import type { PromptNeighbor } from '@terrarium/inference';
 import type { Action } from '@terrarium/schema';
 import {
   DEFAULT_TEMPLATES,
@@ -15,8 +16,13 @@ export interface ServerStreamRequest {
   history: readonly Transition[];
   action: Action;
   maxTokens: number;
-  /** Replay and retrieval draw on a dataset (id or name). */
+  /**
+   * Replay and retrieval draw on a dataset (id or name); a local model finds its prompt's
+   * neighbors there.
+   */
   dataset?: string;
+  /** Ask for the neighbors a local model's prompt showed (`terrarium.neighbors`). */
+  neighbors?: boolean;
   signal?: AbortSignal;
   onText(text: string): void;
 }
@@ -27,6 +33,8 @@ export interface ServerStreamResult {
   finishReason: string | null;
   usage: ChatStreamUsage | null;
   provenance: unknown;
+  /** The neighbors a local model's prompt showed, when asked for (null: none were reported). */
+  neighbors: PromptNeighbor[] | null;
   /** Content pieces received: one per token for a local model, one in all for an endpoint. */
   pieces: number;
 }
@@ -47,7 +55,10 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
       stream: true,
       temperature: 0,
       max_tokens: request.maxTokens,
-      ...(request.dataset === undefined ? {} : { terrarium: { dataset: request.dataset } }),
+      terrarium: {
+        ...(request.dataset === undefined ? {} : { dataset: request.dataset }),
+        ...(request.neighbors === true ? { neighbors: true } : {}),
+      },
     }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
@@ -67,6 +78,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
     finishReason: null,
     usage: null,
     provenance: null,
+    neighbors: null,
     pieces: 0,
   };
   const parser = new SseDataParser();
@@ -83,6 +95,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
       else if (event.type === 'usage') {
         result.usage = event.usage;
         result.provenance = event.provenance;
+        result.neighbors = event.neighbors;
       }
     }
   };
