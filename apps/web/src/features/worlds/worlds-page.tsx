@@ -11,6 +11,9 @@ import './worlds.css';
 import { invisibleDifference } from './invisible-difference';
 import { TRANSITIONS_TITLE } from '../../app/count-titles';
 
+/** Domains whose actions are shell commands, the steps a world replays. */
+const SHELL_DOMAINS: ReadonlySet<string> = new Set(['terminal', 'swe', 'os']);
+
 interface Counts {
   transitions: number;
   exact: number;
@@ -77,10 +80,17 @@ function Diff({ expected, actual }: { expected: string; actual: string }) {
  * reconstructed world reproduces byte for byte, per command family, with each mismatch diffed
  * (recorded − / world +).
  */
-export function WorldsPage({ datasetId }: { datasetId: string | null }) {
+export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) {
   const trpc = useTRPC();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [family, setFamily] = useState<string | null>(null);
+  // Worlds replay shell commands: only datasets with shell steps are offered (and one a link
+  // names), and the page opens on the first of them rather than on an empty choice.
+  const offered = (datasets.data ?? []).filter(
+    (dataset) =>
+      dataset.id === chosen || dataset.domains.some((domain) => SHELL_DOMAINS.has(domain)),
+  );
+  const datasetId = chosen ?? offered[0]?.id ?? null;
   const report = useQuery({
     ...trpc.worlds.sufficiency.queryOptions({ dataset: datasetId ?? '', maxMismatches: 300 }),
     enabled: datasetId !== null,
@@ -115,14 +125,20 @@ export function WorldsPage({ datasetId }: { datasetId: string | null }) {
           value={datasetId ?? ''}
           onChange={(event) => navigate({ page: 'worlds', datasetId: event.target.value || null })}
         >
-          <option value="">Choose…</option>
-          {datasets.data?.map((dataset) => (
+          {datasetId === null && <option value="">Choose…</option>}
+          {offered.map((dataset) => (
             <option key={dataset.id} value={dataset.id}>
               {dataset.name}
             </option>
           ))}
         </select>
       </label>
+      {datasets.data !== undefined && offered.length === 0 && (
+        <p className="note" data-testid="worlds-none">
+          No dataset has shell steps yet. Worlds are rebuilt from terminal and SWE-agent
+          trajectories: import some on the Import page (the demo's are in demo/data/swe-agent).
+        </p>
+      )}
       <QueryStatus
         label="worlds"
         isPending={datasetId !== null && report.isPending}

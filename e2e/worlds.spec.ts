@@ -1,0 +1,33 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { TAU2_RETAIL, importThroughApi, sharedDataPath } from './support/api';
+
+// SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream; shipped in demo/data).
+const SWE_AGENT = sharedDataPath('swe-agent');
+
+test('the Worlds page opens on a dataset with shell steps and replays it in rebuilt worlds', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(120_000);
+  const files = readdirSync(SWE_AGENT).filter((name) => name.endsWith('.traj'));
+  expect(files).toHaveLength(22);
+  for (const file of files) await importThroughApi(request, join(SWE_AGENT, file), 'worlds-swe');
+  // Tool calls are no shell steps: a tau2 dataset is not offered.
+  await importThroughApi(request, TAU2_RETAIL, 'worlds-tool');
+
+  await page.goto('/worlds');
+  const select = page.getByTestId('worlds-dataset');
+  await expect(select).not.toHaveValue('');
+  await expect(page.getByTestId('worlds-summary')).toBeVisible({ timeout: 60_000 });
+  await expect(select.locator('option', { hasText: 'worlds-tool' })).toHaveCount(0);
+
+  await select.selectOption({ label: 'worlds-swe' });
+  // The figures packages/api's worlds router test measures on the same 22 trajectories.
+  await expect(page.getByTestId('worlds-summary')).toHaveText(
+    '22 worlds, 219 transitions replayed: 15 exact, 187 fallback, 17 mismatch (13 harness steps left out).',
+    { timeout: 60_000 },
+  );
+  await expect(page.getByTestId('worlds-mismatches').locator('li')).toHaveCount(17);
+});
