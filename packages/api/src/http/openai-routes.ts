@@ -144,8 +144,7 @@ async function configuredModel(
     // Built per request (the loaded folder is cached), so what the prompt showed is this one's.
     const shown: { neighbors: readonly PromptNeighbor[] } = { neighbors: [] };
     const model = await onnxModel(spec, parsed.path, {}, field, {
-      index: corpus.index,
-      leaveOut: (context, history, action) => corpus.leaveOutFor(context, history, action),
+      ...corpus,
       onNeighbors: (neighbors) => {
         shown.neighbors = neighbors;
       },

@@ -108,7 +108,7 @@ export interface DatasetSimulatorOptions {
  */
 export interface RecordedCorpus {
   index: RetrievalIndex;
-  leaveOutFor(context: SimContext, history: readonly Transition[], action: Action): SearchOptions;
+  leaveOut(context: SimContext, history: readonly Transition[], action: Action): SearchOptions;
 }
 
 const recordedCorpora = new WeakMap<Store, LruCache<Promise<RecordedCorpus>>>();
@@ -132,7 +132,7 @@ async function recordedCorpusOf(
     );
     return {
       index: buildRetrievalIndex(runs.trajectories),
-      leaveOutFor(context, history, action) {
+      leaveOut(context, history, action) {
         const recorded = replay.lookup(context, history, action);
         const source = recorded.hit ? recorded.source.trajectory : undefined;
         const run = source === undefined ? undefined : runs.runOf.get(source);
@@ -178,7 +178,7 @@ export async function datasetSimulator(
       predict(context, history, action, predictOptions) {
         const model = createRetrievalWorldModel(
           corpus.index,
-          corpus.leaveOutFor(context, history, action),
+          corpus.leaveOut(context, history, action),
         );
         return model.predict(context, history, action, predictOptions);
       },

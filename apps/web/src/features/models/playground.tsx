@@ -193,13 +193,9 @@ export function Playground({
       } else {
         const startedAt = performance.now();
         setRun({ status: 'streaming', startedAt });
-        // A local model reads its neighbors from the picked dataset, found by the server;
-        // replay and retrieval answer from the dataset typed for them.
-        const drawsOn = serverReadsNeighbors
-          ? neighborsFrom === NO_NEIGHBORS
-            ? ''
-            : neighborsFrom
-          : dataset.trim();
+        // A local model reads its neighbors from the picked dataset (NO_NEIGHBORS is empty: none),
+        // found by the server; replay and retrieval answer from the dataset typed for them.
+        const drawsOn = serverReadsNeighbors ? neighborsFrom : dataset.trim();
         const result = await streamFromServer({
           model: serverSim,
           context: { domain, task: null, systemPrompt: null, tools: [] },
