@@ -76,6 +76,7 @@ let store: Store;
 let workers: BenchWorkers;
 let server: RunningServer;
 let queueId: string;
+let runId = '';
 let judge: Server;
 let judgeUrl: string;
 // The humans' consensus on `facts` by the action text the judge sees (filled after grading).
@@ -158,7 +159,7 @@ test.beforeAll(async () => {
     mode: { kind: 'open' },
     split: 'test',
   });
-  let runId = started.id;
+  runId = started.id;
   for await (const run of watchRun(ctx, started.id, undefined)) runId = run.id;
   server = await startServer({ store, token: e2eToken(), benchRunner: workers.runner });
   for (const [name, role] of [
@@ -286,6 +287,43 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   // The extra rule changes the hybrid score of the sampled items against the built-in version.
   await expect(deltas.filter({ hasNotText: /^0\.0$/ }).first()).toBeVisible();
   await saveVersion(rhea, 'a rule for short answers', 1);
+
+  // 1b. The saved version scores every prediction of the run and becomes one of its metrics.
+  const scoring = rhea.getByRole('form', { name: 'Score a run' });
+  await expect(scoring.getByLabel('Version to score with')).toHaveValue('1');
+  await scoring.getByRole('button', { name: 'Score every prediction' }).click();
+  await expect(rhea.getByTestId('score-run-status')).toHaveText(
+    /^default-tool@v1: done (\d+)\/\1$/,
+  );
+  await scoring.getByRole('link', { name: /^Open default-tool@v1 on run/ }).click();
+  await expect(rhea.getByTestId('leaderboard')).toHaveAttribute(
+    'data-score',
+    'rule:default-tool@v1',
+  );
+  await expect(rhea.getByTestId('metric-definition')).toHaveAttribute(
+    'title',
+    'Rule set default-tool, version 1: its score of each prediction, from its rules (judge criteria left out).',
+  );
+  const board = await program('bench.leaderboard', { runId, bootstrap: 0 }, true);
+  const cells = isRecord(board) && Array.isArray(board['cells']) ? board['cells'] : [];
+  const overallOf = (metric: string) =>
+    cells.find(
+      (cell: unknown) =>
+        isRecord(cell) &&
+        cell['sim'] === 'retrieval' &&
+        cell['task'] === 'overall' &&
+        cell['metric'] === metric,
+    );
+  const version = overallOf('default-tool@v1');
+  const content = overallOf('content');
+  if (!isRecord(version) || !isRecord(content)) throw new Error('no overall cells');
+  // As many items as the run's own content score, and the server's mean as the page shows it.
+  expect(version['n']).toBe(content['n']);
+  const retrieval = rhea.locator(
+    '[data-testid="leaderboard-cell"][data-sim="retrieval"][data-task="overall"]',
+  );
+  await expect(retrieval.getByTestId('cell-n')).toHaveText(`n=${String(content['n'])}`);
+  await expect(retrieval.getByTestId('cell-mean')).toHaveText(Number(version['mean']).toFixed(1));
 
   // 2. Two labelers grade the same three items, blind, by keyboard only.
   const lena = await logIn(browser, 'lena');

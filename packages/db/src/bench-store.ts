@@ -600,13 +600,20 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
 
     async listPredictions(runId, filter) {
       if (!ID_PATTERN.test(runId)) return { total: 0, rows: [] };
+      // The seed is written into the statement (an integer's digits): the count beside the page
+      // shares the filter's parameters, and the order is not one of them.
+      const seed = filter.shuffle;
+      const order =
+        seed === undefined
+          ? 'sim, item_id'
+          : `md5('${Number.isSafeInteger(seed) ? seed : 0}' || item_id), sim, item_id`;
       return pageOf(
         executor,
         'run_predictions',
         unitConditions(runId, filter),
         `run_id::text AS run_id, item_id, sim, observation, reasoning, provenance, latency_ms,
          input_tokens, output_tokens, cost_usd, error`,
-        'sim, item_id',
+        order,
         filter,
         predictionFromRow,
       );

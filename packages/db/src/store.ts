@@ -314,6 +314,11 @@ export interface NewBenchRun {
 export interface PredictionFilter {
   sim?: string;
   itemIds?: readonly string[];
+  /**
+   * Predictions only: rows in a pseudo-random order fixed by this seed (by md5 of the seed and
+   * the item id) instead of by simulator and item, so a page is a sample of the whole run.
+   */
+  shuffle?: number;
   offset: number;
   limit: number;
 }

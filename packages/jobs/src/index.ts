@@ -14,13 +14,20 @@ export { watchRun, type RunProgress, type WatchOptions } from './watch-run';
 export { ChunkReleasedError, startWorker, type BenchWorker, type WorkerOptions } from './worker';
 export {
   createRejudgeJobs,
-  judgeVersionOf,
   runRejudge,
   type CompleteJudge,
   type RejudgeJobs,
   type RejudgeProgress,
   type RejudgeSpec,
 } from './rejudge';
+export {
+  createRuleSetScoringJobs,
+  runRuleSetScoring,
+  type RuleSetScoringJobs,
+  type RuleSetScoringProgress,
+  type RuleSetScoringSpec,
+} from './rule-set-scoring';
+export type { BackgroundJobs, JobProgress } from './background-jobs';
 export {
   CURRICULUM_RUN_QUEUE,
   CurriculumJob,

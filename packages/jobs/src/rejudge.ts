@@ -6,7 +6,8 @@ import {
   type JudgeMessage,
   type RewardItem,
 } from '@terrarium/rubrics';
-import type { BenchItem, ItemScore } from '@terrarium/schema';
+import { ruleSetVersionName, type BenchItem, type ItemScore } from '@terrarium/schema';
+import { createBackgroundJobs, type BackgroundJobs } from './background-jobs';
 
 /** One judging call: the prompt in, the model's answer text out (the caller owns the endpoint). */
 export type CompleteJudge = (messages: JudgeMessage[]) => Promise<string>;
@@ -37,10 +38,6 @@ export interface RejudgeProgress {
   error: string | null;
 }
 
-export function judgeVersionOf(ruleSet: { name: string; version: number }): string {
-  return `${ruleSet.name}@v${ruleSet.version}`;
-}
-
 /**
  * Judges every item of a label queue with a rule-set version's criteria and stores the scores
  * beside the bench run's own (source `judge`, metric `NAME@vN/criterion`, on [0, 1]), so the
@@ -53,7 +50,7 @@ export async function runRejudge(
   onProgress: (progress: RejudgeProgress) => void,
   id: string,
 ): Promise<RejudgeProgress> {
-  const judgeVersion = judgeVersionOf(spec.ruleSet);
+  const judgeVersion = ruleSetVersionName(spec.ruleSet);
   const progress: RejudgeProgress = {
     id,
     queueId: spec.queueId,
@@ -126,46 +123,22 @@ export async function runRejudge(
   return progress;
 }
 
-/**
- * Re-judge jobs of one process: started in the background, polled by id. A job is short (a
- * queue's items, a few requests each) and its results land in the store as they come, so a
- * restart loses only the progress record, never a stored score.
- */
-export interface RejudgeJobs {
-  start(spec: RejudgeSpec): RejudgeProgress;
-  get(id: string): RejudgeProgress | null;
-  /** Resolves when the job has ended (tests, CLI). */
-  settled(id: string): Promise<RejudgeProgress | null>;
-}
+/** Re-judge jobs of one process, polled by id (background-jobs.ts). */
+export type RejudgeJobs = BackgroundJobs<RejudgeSpec, RejudgeProgress>;
 
 export function createRejudgeJobs(store: Store): RejudgeJobs {
-  const jobs = new Map<string, RejudgeProgress>();
-  const running = new Map<string, Promise<RejudgeProgress>>();
-  let counter = 0;
-  return {
-    start(spec) {
-      counter += 1;
-      const id = `rejudge-${counter}`;
-      const initial: RejudgeProgress = {
-        id,
-        queueId: spec.queueId,
-        judgeVersion: judgeVersionOf(spec.ruleSet),
-        status: 'running',
-        total: 0,
-        done: 0,
-        unparsed: 0,
-        error: null,
-      };
-      jobs.set(id, initial);
-      running.set(
-        id,
-        runRejudge(store, spec, (progress) => jobs.set(id, progress), id).finally(() =>
-          running.delete(id),
-        ),
-      );
-      return initial;
-    },
-    get: (id) => jobs.get(id) ?? null,
-    settled: async (id) => (await running.get(id)) ?? jobs.get(id) ?? null,
-  };
+  return createBackgroundJobs<RejudgeSpec, RejudgeProgress>(
+    'rejudge',
+    (id, spec) => ({
+      id,
+      queueId: spec.queueId,
+      judgeVersion: ruleSetVersionName(spec.ruleSet),
+      status: 'running',
+      total: 0,
+      done: 0,
+      unparsed: 0,
+      error: null,
+    }),
+    (spec, onProgress, id) => runRejudge(store, spec, onProgress, id),
+  );
 }

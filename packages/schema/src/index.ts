@@ -4,3 +4,4 @@ export * from './views';
 export * from './simulation';
 export * from './bench';
 export * from './bench-views';
+export * from './rule-set-scores';

@@ -78,6 +78,8 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'rulesets.save': 'researcher',
   'rulesets.diff': 'researcher',
   'rulesets.preview': 'researcher',
+  'rulesets.scoreRun': 'researcher',
+  'rulesets.scoreRunStatus': 'researcher',
   'worlds.sufficiency': 'researcher',
   'curriculum.run': 'researcher',
   'curriculum.start': 'researcher',

@@ -5,13 +5,9 @@ import { actionText } from '@terrarium/fidelity';
 import { Action } from '@terrarium/schema';
 import { krippendorffAlpha } from '@terrarium/labels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBenchFromDatasets, startRun, watchRun } from '../bench/bench-service';
-import { startBenchWorkers, type BenchWorkers } from '../bench/bench-workers';
-import { collectDataFiles, readDataFile } from '../import/collect-files';
-import { importFiles } from '../import/import-files';
-import { TAU2_AIRLINE } from '../testing/sample-files';
+import type { BenchWorkers } from '../bench/bench-workers';
+import { finishedAirlineRun } from '../testing/airline-run';
 import { startTestServer, type TestServer } from '../testing/test-server';
-import { PROGRAM_PRINCIPAL } from '../trpc';
 
 const LABELERS = ['ana', 'bo', 'cy', 'dee', 'eli'];
 const QUEUE_ITEMS = 12;
@@ -83,25 +79,7 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
 
   beforeAll(async () => {
     store = await openMemoryStore();
-    const files = (await collectDataFiles([TAU2_AIRLINE])).map(readDataFile);
-    await importFiles(store, files, { dataset: 'airline' });
-    workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });
-    const ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
-    await buildBenchFromDatasets(ctx, {
-      name: 'airline',
-      datasets: ['airline'],
-      sampling: { kind: 'agentworld' },
-      seed: 0,
-      devFraction: 0,
-    });
-    const started = await startRun(ctx, {
-      bench: 'airline',
-      sims: ['retrieval'],
-      judge: null,
-      mode: { kind: 'open' },
-      split: 'test',
-    });
-    for await (const run of watchRun(ctx, started.id, undefined)) runId = run.id;
+    ({ workers, runId } = await finishedAirlineRun(store, ['retrieval']));
     server = await startTestServer({ store });
     program = caller(server, server.authHeaders);
     await server.addUser('res', 'researcher');

@@ -1,9 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
-import { actionText } from '@terrarium/fidelity';
 import { createRejudgeJobs, type RejudgeJobs, type RejudgeProgress } from '@terrarium/jobs';
-import type { RewardItem } from '@terrarium/rubrics';
-import type { BenchItem } from '@terrarium/schema';
+import { rewardItemOf } from '@terrarium/rubrics';
 import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { serverTransport } from '../simulate/server-transport';
 import { getVersion } from '../rulesets/rule-set-service';
@@ -23,20 +21,6 @@ function jobsOf(store: Store): RejudgeJobs {
   const created = createRejudgeJobs(store);
   registries.set(store, created);
   return created;
-}
-
-export function rewardItemOf(item: BenchItem, prediction: string): RewardItem {
-  return {
-    prediction,
-    reference: item.real.content,
-    history: item.history.map((turn) => ({
-      action: actionText(turn.action),
-      observation: turn.observation.content,
-    })),
-    action: actionText(item.action),
-    domain: item.domain,
-    kind: item.real.kind,
-  };
 }
 
 export interface RejudgeInput {

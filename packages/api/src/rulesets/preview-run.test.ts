@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { buildBench, scoreItem, CONTENT_METRIC, type BenchSource } from '@terrarium/bench';
 import type { Store } from '@terrarium/db';
@@ -8,6 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../router';
 import { TAU2_AIRLINE } from '../testing/sample-files';
 import { PROGRAM_PRINCIPAL } from '../trpc';
+
+/** The store's seeded order (`listPredictions`' `shuffle`): by md5 of the seed's digits and the id. */
+function seededOrder(ids: readonly string[], seed: number): string[] {
+  const key = (id: string) => createHash('md5').update(`${seed}${id}`).digest('hex');
+  return ids.toSorted((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
 
 /** A plausible imperfect prediction: the last third of the real observation lost. */
 const damaged = (item: BenchItem) =>
@@ -142,6 +149,26 @@ describe('rulesets.preview on a bench run', () => {
       ]);
     },
   );
+
+  it("draws a random sample from the whole run in the seed's order, not its first items by id", async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const document = (await api.rulesets.get({ name: 'default-tool' })).document;
+    const sample = async (seed: number) => {
+      const preview = await api.rulesets.preview({
+        document,
+        source: { kind: 'run', runId, sim: 'retrieval' },
+        sample: { kind: 'random', n: 3, seed },
+      });
+      if (!preview.ok) throw new Error('the default did not parse');
+      return preview.items.map((item) => item.itemId);
+    };
+    const [one, two] = [await sample(1), await sample(2)];
+    const ids = items.map((item) => item.id);
+    expect(one).toEqual(seededOrder(ids, 1).slice(0, 3));
+    expect(two).toEqual(seededOrder(ids, 2).slice(0, 3));
+    expect(one).not.toEqual(two);
+    expect(await sample(1)).toEqual(one);
+  });
 
   it('refuses a simulator the run does not have, naming the field', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });

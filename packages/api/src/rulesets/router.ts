@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createRouter, labelerProcedure, researcherProcedure, type Principal } from '../trpc';
 import { sharedCustomRuleRunner } from './sandbox-runner';
 import * as service from './rule-set-service';
+import { runScoringStatus, startRunScoring } from './score-run-service';
 
 const name = z.string().min(1).max(64);
 const version = z.number().int().positive();
@@ -81,4 +82,19 @@ export const rulesetsRouter = createRouter({
     .mutation(({ ctx, input }) =>
       service.previewDraft(ctx, input, { runCustom: sharedCustomRuleRunner() }),
     ),
+  /**
+   * Scores every prediction of an ended bench run with a saved version, in the background; the
+   * scores land as rule metric `NAME@vN` on the run's leaderboard, charts and cells.
+   */
+  scoreRun: researcherProcedure
+    .input(
+      z.object({
+        runId: z.string().min(1).max(20),
+        ruleSet: z.object({ name, version: version.optional() }),
+      }),
+    )
+    .mutation(({ ctx, input }) => startRunScoring(ctx.store, input)),
+  scoreRunStatus: researcherProcedure
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => runScoringStatus(ctx.store, input.id)),
 });

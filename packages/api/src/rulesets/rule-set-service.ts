@@ -7,6 +7,7 @@ import {
   diffLines,
   diffRuleSets,
   parseRuleSet,
+  rewardItemOf,
   ruleSetYaml,
   validateRuleSet,
   type CompiledRuleSet,
@@ -16,8 +17,7 @@ import {
   type RuleSet,
   type RuleSetIssue,
 } from '@terrarium/rubrics';
-import { actionText } from '@terrarium/fidelity';
-import { simToGrade, type BenchItem } from '@terrarium/schema';
+import { simToGrade } from '@terrarium/schema';
 import type { ServiceContext } from '../trpc';
 
 export interface RuleSetVersionView {
@@ -169,22 +169,8 @@ export interface PreviewItem {
   delta: number | null;
 }
 
-/** Candidate predictions scanned for `worst` (the draft's lowest scores among them). */
+/** Candidate predictions scanned for `worst` (the draft's lowest scores among them), drawn at random. */
 const WORST_POOL = 500;
-
-function rewardItemOf(item: BenchItem, prediction: string): RewardItem {
-  return {
-    prediction,
-    reference: item.real.content,
-    history: item.history.map((turn) => ({
-      action: actionText(turn.action),
-      observation: turn.observation.content,
-    })),
-    action: actionText(item.action),
-    domain: item.domain,
-    kind: item.real.kind,
-  };
-}
 
 interface PreviewCandidate {
   itemId: string;
@@ -212,12 +198,16 @@ async function runItems(
   const limit =
     sample.kind === 'chosen'
       ? sample.itemIds.length
-      : sample.kind === 'first'
-        ? sample.n
-        : WORST_POOL;
+      : sample.kind === 'worst'
+        ? WORST_POOL
+        : sample.n;
+  // A random sample, and the pool the worst are found in, are drawn from the whole run (in the
+  // store's seeded order), not from its first items by id.
+  const shuffle = sample.kind === 'random' ? sample.seed : sample.kind === 'worst' ? 0 : undefined;
   const page = await ctx.store.listPredictions(source.runId, {
     ...(sim === undefined ? {} : { sim }),
     ...(sample.kind === 'chosen' ? { itemIds: sample.itemIds } : {}),
+    ...(shuffle === undefined ? {} : { shuffle }),
     offset: 0,
     limit: Math.min(1000, Math.max(1, limit)),
   });
@@ -301,9 +291,11 @@ export async function previewDraft(
         }
       : await runItems(ctx, input.source, input.sample);
   let candidates = fromSource.candidates;
-  if (input.sample.kind === 'random')
-    candidates = shuffled(candidates, input.sample.seed).slice(0, input.sample.n);
-  else if (input.sample.kind === 'first') candidates = candidates.slice(0, input.sample.n);
+  // A run's random sample comes drawn from the store; items sent inline are shuffled here.
+  if (input.sample.kind === 'random' && input.source.kind === 'items')
+    candidates = shuffled(candidates, input.sample.seed);
+  if (input.sample.kind === 'random' || input.sample.kind === 'first')
+    candidates = candidates.slice(0, input.sample.n);
   const scored: PreviewItem[] = await Promise.all(
     candidates.map(async ({ itemId, task, item }) => {
       const [draftReward, savedReward] = await Promise.all([

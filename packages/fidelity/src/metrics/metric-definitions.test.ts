@@ -30,4 +30,18 @@ describe('metric definitions', () => {
     });
     expect(metricDefinition('rule', 'no-such-metric')).toBeNull();
   });
+
+  it('say which saved rule-set version wrote a score', () => {
+    expect(metricDefinition('rule', 'default-tool@v3')).toEqual({
+      label: 'default-tool@v3',
+      definition:
+        'Rule set default-tool, version 3: its score of each prediction, from its rules (judge criteria left out).',
+    });
+    expect(metricDefinition('judge', 'default-tool@v3/facts')?.definition).toBe(
+      "Judge applying criterion facts of rule set default-tool, version 3: its points on the criterion's scale, as 0-100.",
+    );
+    // A criterion's name under the rule source, or a version's under the judge's, is no such score.
+    expect(metricDefinition('rule', 'default-tool@v3/facts')).toBeNull();
+    expect(metricDefinition('judge', 'default-tool@v3')).toBeNull();
+  });
 });

@@ -1,3 +1,4 @@
+import { parseRuleSetMetric } from '@terrarium/schema';
 import { RULE_METRICS } from './rule-metrics';
 
 /** The content-class score's key among a step's scores (beside the rule metrics). */
@@ -91,6 +92,19 @@ function capitalized(text: string): string {
  * (a label source's own criteria are named by their labeling queue).
  */
 export function metricDefinition(source: MetricSource, metric: string): MetricDefinition | null {
+  const saved = parseRuleSetMetric(metric);
+  if (source === 'rule' && saved !== null && saved.criterion === null) {
+    return {
+      label: metric,
+      definition: `Rule set ${saved.name}, version ${saved.version}: its score of each prediction, from its rules (judge criteria left out).`,
+    };
+  }
+  if (source === 'judge' && saved !== null && saved.criterion !== null) {
+    return {
+      label: metric,
+      definition: `Judge applying criterion ${saved.criterion} of rule set ${saved.name}, version ${saved.version}: its points on the criterion's scale, as 0-100.`,
+    };
+  }
   if (source === 'rule') return RULE_DEFINITIONS.get(metric) ?? null;
   if (source === 'judge') {
     if (metric.startsWith('pairwise:')) {

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { newestVersion, VersionSelect } from '../rule-sets/rule-set-selects';
 
 /**
  * Starts a re-judge job of the queue's items with a rule-set version's criteria and follows it;
@@ -23,8 +24,7 @@ export function RejudgeForm({
     enabled: chosen !== null,
   });
   const [version, setVersion] = useState<number | null>(null);
-  const newest = versions.data?.reduce((max, entry) => Math.max(max, entry.version), 0) ?? 0;
-  const pickedVersion = version ?? (newest > 0 ? newest : null);
+  const pickedVersion = version ?? newestVersion(versions.data);
   const [judge, setJudge] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
   const start = useMutation(
@@ -77,17 +77,12 @@ export function RejudgeForm({
           </option>
         ))}
       </select>
-      <select
-        aria-label="Re-judge version"
-        value={pickedVersion ?? ''}
-        onChange={(event) => setVersion(Number(event.target.value))}
-      >
-        {(versions.data ?? []).map((entry) => (
-          <option key={entry.version} value={entry.version}>
-            v{entry.version} · {entry.message}
-          </option>
-        ))}
-      </select>
+      <VersionSelect
+        label="Re-judge version"
+        versions={versions.data ?? []}
+        value={pickedVersion}
+        onChange={setVersion}
+      />
       <input
         aria-label="Judge endpoint"
         placeholder="openai:http://127.0.0.1:8000/v1#model"

@@ -5,6 +5,7 @@ import { MAX_PREVIEW_ITEMS } from '@terrarium/rubrics';
 import { oracleNote, simToGrade } from '@terrarium/schema';
 import { previewableRuns, usePreviewQuery, type PreviewInput } from './preview-query';
 import { PreviewTable } from './preview-table';
+import { RunSelect } from './rule-set-selects';
 
 type SampleKind = 'first' | 'random' | 'worst';
 
@@ -40,18 +41,12 @@ export function PreviewPanel({ document }: { document: string }) {
     <section aria-label="Preview" className="panel panel-body preview-panel">
       <h2>Preview</h2>
       <div className="preview-controls">
-        <select
-          aria-label="Preview run"
-          value={run?.id ?? ''}
-          onChange={(event) => setRunId(event.target.value)}
-        >
-          {finished.map((candidate) => (
-            <option key={candidate.id} value={candidate.id}>
-              {candidate.bench} v{candidate.benchVersion} · {candidate.sims.join(', ')} · run{' '}
-              {candidate.id}
-            </option>
-          ))}
-        </select>
+        <RunSelect
+          label="Preview run"
+          runs={finished}
+          value={run?.id ?? null}
+          onChange={setRunId}
+        />
         <select
           aria-label="Preview simulator"
           value={sim ?? ''}

@@ -6,6 +6,7 @@ import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
 import { PreviewPanel } from './preview-panel';
 import { RuleSetEditor } from './rule-set-editor';
 import { SaveRuleSetForm, type SavedRuleSet } from './save-rule-set-form';
+import { ScoreRunForm } from './score-run-form';
 import { documentLanguage } from './schema-hints';
 import './rule-sets.css';
 
@@ -20,7 +21,8 @@ function useDebounced<T>(value: T, ms: number): T {
 
 /**
  * Rule sets in Monaco: edit a version, watch the draft score a sample of a bench run's items
- * against the last saved version, save it as the next version with a message, and diff versions.
+ * against the last saved version, save it as the next version with a message, score a whole run
+ * with a saved version, and diff versions.
  */
 export function RuleSetsPage() {
   const trpc = useTRPC();
@@ -131,6 +133,17 @@ export function RuleSetsPage() {
         </section>
         <PreviewPanel document={settled} />
       </div>
+      {chosen !== null && (
+        <section aria-label="Score a whole run" className="panel panel-body">
+          <h2>Score a whole run</h2>
+          <p className="muted">
+            Every prediction of a finished run, scored by a saved version of {chosen}: the version
+            becomes a metric of the run, on its leaderboard, charts and cells (judge criteria are
+            left out; re-judge a label queue for those).
+          </p>
+          <ScoreRunForm name={chosen} />
+        </section>
+      )}
       <section aria-label="Diff versions" className="panel panel-body">
         <h2>Diff two versions</h2>
         <div className="page-actions">

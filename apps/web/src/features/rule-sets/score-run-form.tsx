@@ -1,0 +1,101 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link } from '../../app/link';
+import { useTRPC } from '../../app/trpc';
+import { previewableRuns } from './preview-query';
+import { newestVersion, RunSelect, VersionSelect } from './rule-set-selects';
+
+/**
+ * Scores every prediction of a finished bench run with a saved version of the rule set, in the
+ * background; when it is done the version is a metric of the run (`NAME@vN`) and a link opens the
+ * run's leaderboard on it. Only saved versions: a score must name what produced it.
+ */
+export function ScoreRunForm({ name }: { name: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const runs = useQuery(trpc.bench.runs.queryOptions({}));
+  const finished = previewableRuns(runs.data);
+  const versions = useQuery(trpc.rulesets.versions.queryOptions({ name }));
+  const [runId, setRunId] = useState<string | null>(null);
+  const run = finished.find((candidate) => candidate.id === runId) ?? finished[0] ?? null;
+  const [version, setVersion] = useState<number | null>(null);
+  const newest = newestVersion(versions.data);
+  const picked = version ?? newest;
+  const [jobId, setJobId] = useState<string | null>(null);
+  const start = useMutation(
+    trpc.rulesets.scoreRun.mutationOptions({ onSuccess: (progress) => setJobId(progress.id) }),
+  );
+  const status = useQuery({
+    ...trpc.rulesets.scoreRunStatus.queryOptions({ id: jobId ?? '' }),
+    enabled: jobId !== null,
+    refetchInterval: (query) => (query.state.data?.status === 'running' ? 500 : false),
+    staleTime: 0,
+  });
+  const progress = status.data;
+  const doneJob = progress?.status === 'done' ? progress.id : null;
+  // The run's views read the new metric once the job is done.
+  useEffect(() => {
+    if (doneJob !== null) void queryClient.invalidateQueries({ queryKey: trpc.bench.pathKey() });
+  }, [doneJob, queryClient, trpc]);
+
+  if (versions.isSuccess && newest === null) {
+    return (
+      <p className="muted" data-testid="score-run-unsaved">
+        Save a version of {name} to score a whole run with it.
+      </p>
+    );
+  }
+  return (
+    <form
+      className="page-actions"
+      aria-label="Score a run"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (run === null || picked === null) return;
+        start.mutate({ runId: run.id, ruleSet: { name, version: picked } });
+      }}
+    >
+      <RunSelect label="Run to score" runs={finished} value={run?.id ?? null} onChange={setRunId} />
+      <VersionSelect
+        label="Version to score with"
+        versions={versions.data ?? []}
+        value={picked}
+        onChange={setVersion}
+      />
+      <button
+        type="submit"
+        className="button"
+        disabled={
+          run === null || picked === null || start.isPending || progress?.status === 'running'
+        }
+      >
+        Score every prediction
+      </button>
+      {progress && (
+        <span className="status" data-testid="score-run-status">
+          {progress.metric}: {progress.status === 'running' ? 'scoring' : progress.status}{' '}
+          {progress.done}/{progress.total}
+          {progress.failed > 0 && ` · ${progress.failed} failed predictions left unscored`}
+          {progress.error !== null && ` · ${progress.error}`}
+        </span>
+      )}
+      {progress?.status === 'done' && (
+        <Link
+          to={{
+            page: 'bench-run',
+            runId: progress.runId,
+            score: { source: 'rule', metric: progress.metric },
+            cell: null,
+            item: null,
+          }}
+        >
+          Open {progress.metric} on run {progress.runId}&apos;s leaderboard
+        </Link>
+      )}
+      {start.error && <span className="status status-error">{start.error.message}</span>}
+      {runs.isSuccess && finished.length === 0 && (
+        <span className="muted">Run a bench to score its predictions.</span>
+      )}
+    </form>
+  );
+}

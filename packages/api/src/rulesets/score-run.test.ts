@@ -1,0 +1,217 @@
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
+import type { LeaderboardCell } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchWorkers } from '../bench/bench-workers';
+import { finishedAirlineRun } from '../testing/airline-run';
+import { appRouter } from '../router';
+import { PROGRAM_PRINCIPAL } from '../trpc';
+import { runScoringSettled } from './score-run-service';
+
+/** The content rule alone: its score of a prediction is the bench's own content score. */
+const CONTENT_ONLY = JSON.stringify({
+  name: 'content-only',
+  rules: [{ id: 'content', type: 'content' }],
+  combine: { rules: 1, criteria: 0 },
+});
+
+/** Content and a custom rule run in the sandbox: no longer than the real observation. */
+const WITH_CUSTOM = JSON.stringify({
+  name: 'content-only',
+  rules: [
+    { id: 'content', type: 'content' },
+    {
+      id: 'not-longer',
+      type: 'custom',
+      source:
+        'function score(item) { return item.prediction.length <= item.reference.length ? 1 : 0; }',
+    },
+  ],
+  combine: { rules: 1, criteria: 0 },
+});
+
+/** A rule for terminals only: it applies to no tool item, so every score is n/a, never 0. */
+const TERMINAL_ONLY = JSON.stringify({
+  name: 'terminal-only',
+  rules: [{ id: 'content', type: 'content', scope: { domains: ['terminal'] } }],
+  combine: { rules: 1, criteria: 0 },
+});
+
+function overall(cells: readonly LeaderboardCell[], sim: string, metric: string) {
+  return cells.find(
+    (cell) =>
+      cell.sim === sim &&
+      cell.task === 'overall' &&
+      cell.source === 'rule' &&
+      cell.metric === metric,
+  );
+}
+
+describe('rulesets.scoreRun: a saved version scores a whole run', () => {
+  let store: Store;
+  let workers: BenchWorkers;
+  let runId = '';
+  const api = () => appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+
+  async function scoreWith(name: string, version?: number) {
+    const started = await api().rulesets.scoreRun({
+      runId,
+      ruleSet: version === undefined ? { name } : { name, version },
+    });
+    const settled = await runScoringSettled(store, started.id);
+    await expect(api().rulesets.scoreRunStatus({ id: started.id })).resolves.toEqual(settled);
+    return settled;
+  }
+
+  beforeAll(async () => {
+    store = await openMemoryStore();
+    ({ workers, runId } = await finishedAirlineRun(store, ['replay', 'retrieval']));
+    for (const document of [CONTENT_ONLY, WITH_CUSTOM, TERMINAL_ONLY])
+      await api().rulesets.save({ document, message: 'for the test' });
+  }, 240_000);
+  afterAll(async () => {
+    await workers?.stop();
+    await store?.close();
+  });
+
+  it(
+    'writes NAME@vN beside the run metrics: the content rule alone gives the content column exactly',
+    { timeout: 120_000 },
+    async () => {
+      const run = await api().bench.run({ runId });
+      const settled = await scoreWith('content-only', 1);
+      expect(settled).toMatchObject({
+        status: 'done',
+        metric: 'content-only@v1',
+        // A run's total counts units: items × simulators.
+        total: run.total,
+        done: run.total,
+        failed: run.failed,
+        error: null,
+      });
+      const board = await api().bench.leaderboard({ runId, bootstrap: 0 });
+      for (const sim of ['replay', 'retrieval']) {
+        const content = overall(board.cells, sim, 'content');
+        const version = overall(board.cells, sim, 'content-only@v1');
+        expect(content?.n).toBe(run.total / 2);
+        expect(version?.n).toBe(content?.n);
+        expect(version?.mean).toBeCloseTo(content?.mean ?? Number.NaN, 9);
+      }
+      expect(overall(board.cells, 'replay', 'content-only@v1')?.mean).toBe(100);
+      expect(overall(board.cells, 'retrieval', 'content-only@v1')?.mean).toBeLessThan(100);
+    },
+  );
+
+  it(
+    'runs custom rules in the sandbox, keeps the breakdown, and a new version leaves the old one',
+    { timeout: 120_000 },
+    async () => {
+      const settled = await scoreWith('content-only');
+      expect([settled?.status, settled?.metric]).toEqual(['done', 'content-only@v2']);
+      const scores = await store.listScores(runId, {
+        sim: 'retrieval',
+        metric: 'content-only@v2',
+        offset: 0,
+        limit: 1000,
+      });
+      const content = new Map(
+        (
+          await store.listScores(runId, {
+            sim: 'retrieval',
+            metric: 'content',
+            offset: 0,
+            limit: 1000,
+          })
+        ).rows.map((score) => [score.itemId, score.value]),
+      );
+      expect(scores.rows.length).toBe(content.size);
+      let shorter = 0;
+      for (const score of scores.rows) {
+        const detail = score.detail;
+        if (typeof detail !== 'object' || detail === null || !('breakdown' in detail))
+          throw new Error(`no breakdown in ${JSON.stringify(detail)}`);
+        const breakdown = detail.breakdown;
+        if (!Array.isArray(breakdown)) throw new Error('the breakdown is not a list');
+        const entries = new Map(
+          breakdown.map((entry) =>
+            typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+              ? [entry['id'], entry['score']]
+              : [null, null],
+          ),
+        );
+        const notLonger = entries.get('not-longer');
+        if (notLonger !== 0 && notLonger !== 1)
+          throw new Error(`not-longer scored ${String(notLonger)}`);
+        shorter += notLonger;
+        // Two rules of weight 1: the mean of the content score and the sandbox's answer.
+        expect(score.value).toBeCloseTo(
+          ((content.get(score.itemId) ?? Number.NaN) + notLonger) / 2,
+          9,
+        );
+      }
+      expect(shorter).toBeGreaterThan(0);
+      expect(shorter).toBeLessThan(scores.rows.length);
+      const board = await api().bench.leaderboard({ runId, bootstrap: 0 });
+      expect(overall(board.cells, 'replay', 'content-only@v2')?.mean).toBe(100);
+      expect(overall(board.cells, 'retrieval', 'content-only@v1')?.n).toBe(content.size);
+    },
+  );
+
+  it(
+    'stores n/a, never 0, where no rule of the version applies',
+    { timeout: 120_000 },
+    async () => {
+      const settled = await scoreWith('terminal-only');
+      expect(settled?.status).toBe('done');
+      const board = await api().bench.leaderboard({ runId, bootstrap: 0 });
+      const cell = overall(board.cells, 'retrieval', 'terminal-only@v1');
+      // A rule metric's n/a is neither scored nor missing: the cell is empty, not 0.
+      expect([cell?.n, cell?.mean, cell?.missing]).toEqual([0, null, 0]);
+      const stored = await store.listScores(runId, {
+        sim: 'retrieval',
+        metric: 'terminal-only@v1',
+        offset: 0,
+        limit: 1000,
+      });
+      expect(stored.total).toBe(overall(board.cells, 'retrieval', 'content')?.n);
+      expect(stored.rows.filter((score) => score.value !== null)).toEqual([]);
+    },
+  );
+
+  it('scoring a version again replaces its scores', { timeout: 120_000 }, async () => {
+    const before = await store.listScores(runId, {
+      metric: 'content-only@v1',
+      offset: 0,
+      limit: 1,
+    });
+    await scoreWith('content-only', 1);
+    const after = await store.listScores(runId, { metric: 'content-only@v1', offset: 0, limit: 1 });
+    expect(after.total).toBe(before.total);
+  });
+
+  it('refuses a built-in default never saved, and a run that has not ended', async () => {
+    await expect(
+      api().rulesets.scoreRun({ runId, ruleSet: { name: 'default-tool' } }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        'ruleSet: default-tool is a built-in default; save it as a version to score a run with it',
+    });
+    const queued = await store.createBenchRun({
+      bench: 'airline',
+      sims: ['retrieval'],
+      judge: null,
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    await expect(
+      api().rulesets.scoreRun({ runId: queued.id, ruleSet: { name: 'content-only' } }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `runId: bench run ${queued.id} is still queued; score it once it has ended`,
+    });
+    await expect(
+      api().rulesets.scoreRun({ runId: '999999', ruleSet: { name: 'content-only' } }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no bench run 999999' });
+  });
+});

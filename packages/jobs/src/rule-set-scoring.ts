@@ -1,0 +1,141 @@
+import type { Store } from '@terrarium/db';
+import {
+  rewardItemOf,
+  type CompiledRuleSet,
+  type EvaluateOptions,
+  type ItemReward,
+} from '@terrarium/rubrics';
+import { ruleSetVersionName, type ItemScore, type JsonValue } from '@terrarium/schema';
+import { createBackgroundJobs, type BackgroundJobs, type JobProgress } from './background-jobs';
+
+/** Predictions read, scored and stored at a time (one page of the store, one write of scores). */
+const PAGE = 500;
+
+export interface RuleSetScoringSpec {
+  runId: string;
+  /** A saved version: its name and number name the scores it writes (`NAME@vN`). */
+  ruleSet: { name: string; version: number; compiled: CompiledRuleSet };
+  /** How custom rules run (a sandbox); judge criteria are left out, as in the editor's preview. */
+  evaluate: EvaluateOptions;
+}
+
+export interface RuleSetScoringProgress extends JobProgress {
+  runId: string;
+  /** The metric the scores are stored under, source `rule`: `NAME@vN`. */
+  metric: string;
+  /** The run's predictions, every simulator's. */
+  total: number;
+  /** Predictions gone through so far (scored, or failed and passed over). */
+  done: number;
+  /** Failed predictions: never scored, as a run's own metrics never score them. */
+  failed: number;
+  error: string | null;
+}
+
+function detailOf(reward: ItemReward): JsonValue {
+  return {
+    breakdown: reward.breakdown.map((entry) => ({
+      id: entry.id,
+      kind: entry.kind,
+      score: entry.score,
+      weight: entry.weight,
+      ...(entry.detail === undefined ? {} : { detail: entry.detail }),
+    })),
+  };
+}
+
+/**
+ * The rule set's score of a prediction, or null when none of its weighed entries applies to it
+ * (every rule out of scope, say): "does not apply" is left out of a mean, never counted as 0.
+ */
+function valueOf(reward: ItemReward): number | null {
+  return reward.breakdown.some((entry) => entry.score !== null && entry.weight !== 0)
+    ? reward.score
+    : null;
+}
+
+/**
+ * Scores every prediction of a bench run with a saved rule-set version and stores the scores
+ * beside the run's own (source `rule`, metric `NAME@vN`, the breakdown as detail), so the run's
+ * leaderboard, charts and cells show the version like any other metric. Scoring again replaces
+ * the version's scores; nothing else of the run is touched.
+ */
+export async function runRuleSetScoring(
+  store: Store,
+  spec: RuleSetScoringSpec,
+  onProgress: (progress: RuleSetScoringProgress) => void,
+  id: string,
+): Promise<RuleSetScoringProgress> {
+  const progress = initialProgress(id, spec);
+  try {
+    const run = await store.getBenchRun(spec.runId);
+    if (run === null) throw new Error(`no bench run ${spec.runId}`);
+    if (run.status === 'queued' || run.status === 'running') {
+      throw new Error(`bench run ${run.id} is still ${run.status}; score it once it has ended`);
+    }
+    const bench = { name: run.bench, version: run.benchVersion };
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await store.listPredictions(run.id, { offset, limit: PAGE });
+      progress.total = page.total;
+      const items = new Map(
+        (
+          await store.getBenchItemsByIds(
+            bench,
+            page.rows.map((prediction) => prediction.itemId),
+          )
+        ).map((item) => [item.id, item]),
+      );
+      const scores = await Promise.all(
+        page.rows.map(async (prediction): Promise<ItemScore | null> => {
+          const item = items.get(prediction.itemId);
+          if (item === undefined || prediction.observation === null) return null;
+          const reward = await spec.ruleSet.compiled.score(
+            rewardItemOf(item, prediction.observation.content),
+            spec.evaluate,
+          );
+          return {
+            itemId: item.id,
+            sim: prediction.sim,
+            source: 'rule',
+            metric: progress.metric,
+            value: valueOf(reward),
+            detail: detailOf(reward),
+          };
+        }),
+      );
+      const stored = scores.filter((score) => score !== null);
+      if (stored.length > 0) await store.addScores(run.id, stored);
+      progress.done += page.rows.length;
+      progress.failed += page.rows.length - stored.length;
+      onProgress({ ...progress });
+      if (page.rows.length < PAGE) break;
+    }
+    progress.status = 'done';
+  } catch (error) {
+    progress.status = 'failed';
+    progress.error = error instanceof Error ? error.message : String(error);
+  }
+  onProgress({ ...progress });
+  return progress;
+}
+
+function initialProgress(id: string, spec: RuleSetScoringSpec): RuleSetScoringProgress {
+  return {
+    id,
+    runId: spec.runId,
+    metric: ruleSetVersionName(spec.ruleSet),
+    status: 'running',
+    total: 0,
+    done: 0,
+    failed: 0,
+    error: null,
+  };
+}
+
+export type RuleSetScoringJobs = BackgroundJobs<RuleSetScoringSpec, RuleSetScoringProgress>;
+
+export function createRuleSetScoringJobs(store: Store): RuleSetScoringJobs {
+  return createBackgroundJobs('rule-set-scoring', initialProgress, (spec, onProgress, id) =>
+    runRuleSetScoring(store, spec, onProgress, id),
+  );
+}
