@@ -27,6 +27,7 @@ test('full-text search and the outcome filter give the counts the real file hold
   await page.getByRole('searchbox', { name: 'Search trajectories' }).fill(TOOL);
   await expect(page).toHaveURL(new RegExp(`[?&]q=${TOOL}`));
   await expect(total).toHaveText(`${calling.length} trajectories`);
+  await expect(page.getByTestId('trajectory-order')).toHaveText(/^best matches first/);
   const rows = page.getByTestId('trajectory-row');
   await expect(rows).toHaveCount(calling.length);
   const shownNames = await rows.getByTestId('trajectory-name').allTextContents();
@@ -48,9 +49,10 @@ test('full-text search and the outcome filter give the counts the real file hold
   await expect(total).toHaveText(`${callingAndSucceeding.length} trajectories`);
   await expect(rows).toHaveCount(callingAndSucceeding.length);
 
-  // The filter alone: every rewarded simulation.
+  // The filter alone: every rewarded simulation, in import order (nothing to rank by).
   await page.getByRole('searchbox', { name: 'Search trajectories' }).fill('');
   await expect(total).toHaveText(`${successes.length} trajectories`);
+  await expect(page.getByTestId('trajectory-order')).toHaveCount(0);
   await page.getByLabel('Outcome').selectOption('failure');
   await expect(total).toHaveText(`${simulations.length - successes.length} trajectories`);
 

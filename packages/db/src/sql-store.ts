@@ -39,7 +39,7 @@ import {
 import { clauseQueries, parseSearch, stepSearchCondition, withSearchMatches } from './search';
 import { markersOfPage, stepsOfPage } from './step-pages';
 import { sourceRecordOf } from './source-record';
-import type { ImportBatch, Page, Store } from './store';
+import type { ImportBatch, Store, TrajectoryPage } from './store';
 
 /** Steps per `getSteps` call at most, so no caller can pull a 10,000-step trajectory at once. */
 export const MAX_STEP_WINDOW = 1000;
@@ -112,7 +112,7 @@ function summaryFromRow(row: Row): TrajectorySummary {
 async function filterClause(
   executor: Pick<Queryable, 'query'>,
   filter: TrajectoryFilter,
-): Promise<{ where: string; params: unknown[] } | null> {
+): Promise<{ where: string; params: unknown[]; rank: string | null } | null> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown): string => {
@@ -134,6 +134,7 @@ async function filterClause(
     conditions.push(`t.step_count >= ${param(filter.minSteps)}::int`);
   if (filter.maxSteps !== undefined)
     conditions.push(`t.step_count <= ${param(filter.maxSteps)}::int`);
+  const wanted: { query: string; relaxed: string; hasNot: boolean }[] = [];
   for (const clause of await clauseQueries(executor, parseSearch(filter.search ?? ''))) {
     // No lexeme (only punctuation the parser drops): it matches nothing, as `@@ ''` did.
     if (clause.tsquery === '') {
@@ -142,13 +143,43 @@ async function filterClause(
     }
     const query = `${param(clause.tsquery)}::tsquery`;
     const relaxed = clause.hasPhrase ? `${param(clause.relaxed)}::tsquery` : query;
+    if (!clause.negated) wanted.push({ query, relaxed, hasNot: clause.hasNot });
     // A union of two index lookups (step pages, and the trajectory's task and id) that the
     // planner can hash, rather than an OR with EXISTS that would probe every trajectory.
     conditions.push(`t.id ${clause.negated ? 'NOT IN' : 'IN'} (
       SELECT p.trajectory_id FROM step_pages p WHERE ${stepSearchCondition(query, relaxed, clause)}
       UNION SELECT tt.id FROM trajectories tt WHERE tt.search @@ ${query})`);
   }
-  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+  return {
+    where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '',
+    params,
+    rank: relevanceOrder(wanted),
+  };
+}
+
+/**
+ * Most matches of a search are listed best first: trajectories whose id or task holds more of the
+ * search's terms, then those with more steps that match one, then by id. Counting steps reads
+ * every matching page's step vectors, so beyond this many matches the list stays in id order
+ * (and says so).
+ */
+export const RANKED_MATCHES = 2000;
+
+function relevanceOrder(
+  wanted: readonly { query: string; relaxed: string; hasNot: boolean }[],
+): string | null {
+  if (wanted.length === 0) return null;
+  const inHeader = wanted
+    .map(({ query }) => `(CASE WHEN t.search @@ ${query} THEN 1 ELSE 0 END)`)
+    .join(' + ');
+  // A page whose lexemes miss every term holds no matching step (unless a term has a `!`).
+  const pageCanMatch = wanted.some(({ hasNot }) => hasNot)
+    ? 'true'
+    : wanted.map(({ relaxed }) => `p.lexemes @@ ${relaxed}`).join(' OR ');
+  const stepMatches = wanted.map(({ query }) => `v.vector @@ ${query}`).join(' OR ');
+  return `${inHeader} DESC,
+    (SELECT count(*) FROM step_pages p, unnest(p.search) AS v(vector)
+     WHERE p.trajectory_id = t.id AND (${pageCanMatch}) AND (${stepMatches})) DESC, t.id`;
 }
 
 function pageBounds(page: { offset: number; limit: number }): { offset: number; limit: number } {
@@ -336,25 +367,28 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
       await executor.query('DELETE FROM datasets WHERE id = $1::bigint', [datasetId]);
     },
 
-    async listTrajectories(filter, page): Promise<Page<TrajectorySummary>> {
+    async listTrajectories(filter, page): Promise<TrajectoryPage> {
       const clause = await filterClause(executor, filter);
-      if (clause === null) return { total: 0, rows: [] };
+      if (clause === null) return { total: 0, rows: [], order: 'id' };
       const { offset, limit } = pageBounds(page);
-      const { where, params } = clause;
+      const { where, params, rank } = clause;
       const [countRow] = await executor.query(
         `SELECT count(*)::int AS total FROM trajectories t ${VISIBLE} ${where}`,
         params,
       );
       const total = countRow ? intColumn(countRow, 'total') : 0;
-      if (limit === 0 || offset >= total) return { total, rows: [] };
+      const order = rank === null ? 'id' : total <= RANKED_MATCHES ? 'relevance' : 'id-too-many';
+      if (limit === 0 || offset >= total) return { total, rows: [], order };
       const rows = await executor.query(
         `SELECT ${SUMMARY_COLUMNS} FROM trajectories t ${VISIBLE} ${where}
-         ORDER BY t.id LIMIT ${limit} OFFSET ${offset}`,
+         ORDER BY ${order === 'relevance' && rank !== null ? rank : 't.id'}
+         LIMIT ${limit} OFFSET ${offset}`,
         params,
       );
       return {
         total,
         rows: await withSearchMatches(executor, rows.map(summaryFromRow), filter.search),
+        order,
       };
     },
 

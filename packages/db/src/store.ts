@@ -89,6 +89,15 @@ export interface Page<T> {
   rows: T[];
 }
 
+export interface TrajectoryPage extends Page<TrajectorySummary> {
+  /**
+   * `relevance`: a search's best matches first (sql-store.ts, `relevanceOrder`); `id`: import
+   * order, with no search term to rank by; `id-too-many`: import order because more trajectories
+   * match than are ranked (`RANKED_MATCHES`).
+   */
+  order: 'relevance' | 'id' | 'id-too-many';
+}
+
 export interface Store
   extends LabelStore, RuleSetStore, EnvCatalogStore, CurriculumStore, ImportJobStore {
   readonly backend: 'pglite' | 'postgres';
@@ -111,7 +120,7 @@ export interface Store
   listTrajectories(
     filter: TrajectoryFilter,
     page: { offset: number; limit: number },
-  ): Promise<Page<TrajectorySummary>>;
+  ): Promise<TrajectoryPage>;
   getTrajectory(trajectoryId: string): Promise<TrajectoryDetail | null>;
   /** One compact marker per step, for the timeline; no observation bodies. */
   getStepMarkers(trajectoryId: string): Promise<StepMarker[]>;

@@ -277,6 +277,7 @@ export function describeStoreSuite(harness: StoreHarness): void {
       expect(await store.listTrajectories({}, { offset: 40, limit: 5 })).toEqual({
         total: 17,
         rows: [],
+        order: 'id',
       });
       const filtered = await store.listTrajectories(
         { search: 'keyboard' },
@@ -287,6 +288,40 @@ export function describeStoreSuite(harness: StoreHarness): void {
         'retail_task_10_trial_0',
         'retail_task_11_trial_0',
       ]);
+    });
+
+    it("lists a search's best matches first: terms in the id or task, then more matching steps", async () => {
+      const listed = async (search: string) => {
+        const page = await store.listTrajectories({ search }, { offset: 0, limit: 100 });
+        return [page.order, page.rows.map((row) => row.externalId)];
+      };
+      // Every bash task names /testbed; bash-2..4 also cat /testbed/missing.txt, a second step.
+      expect(await listed('testbed')).toEqual([
+        'relevance',
+        [
+          'intercode-bash-2',
+          'intercode-bash-3',
+          'intercode-bash-4',
+          'intercode-bash-0',
+          'intercode-bash-1',
+        ],
+      ]);
+      // Order #W4005 is in retail 5's task; mia_li_3668 only in a tool result of retail 0.
+      expect(await listed('mia_li_3668 or W4005')).toEqual([
+        'relevance',
+        ['retail_task_5_trial_0', 'retail_task_0_trial_0'],
+      ]);
+      // Pages of a ranked list hold the same order as the whole list.
+      const whole = (await listed('testbed'))[1];
+      const paged = await Promise.all(
+        [0, 2, 4].map((offset) =>
+          store.listTrajectories({ search: 'testbed' }, { offset, limit: 2 }),
+        ),
+      );
+      expect(paged.flatMap((page) => page.rows.map((row) => row.externalId))).toEqual(whole);
+      // Without a search, or with exclusions only, import order.
+      expect((await store.listTrajectories({}, { offset: 0, limit: 1 })).order).toBe('id');
+      expect((await listed('-keyboard'))[0]).toBe('id');
     });
 
     it('shows where a search matched: the first matching step, an excerpt, its highlights', async () => {

@@ -55,6 +55,13 @@ export function TrajectoryListPage({
         <span className="count" data-testid="trajectory-total">
           {paged.total === null ? '' : `${formatCount(paged.total)} trajectories`}
         </span>
+        {paged.total !== null && paged.total > 0 && paged.order !== 'id' && (
+          <span className="muted" data-testid="trajectory-order">
+            {paged.order === 'relevance'
+              ? 'best matches first: the search’s terms in the id or task, then the most matching steps'
+              : 'in import order: too many match to rank them; narrow the search'}
+          </span>
+        )}
       </div>
       <TrajectoryFilters
         query={query}

@@ -13,11 +13,15 @@ function useTrajectoryPageOptions(filter: TrajectoryFilter) {
     });
 }
 
-/** The first page, which also tells how many rows match. */
+/** The first page, which also tells how many rows match and in what order they are listed. */
 export function useTrajectoryTotal(filter: TrajectoryFilter) {
   const pageOptions = useTrajectoryPageOptions(filter);
   const firstPage = useQuery(pageOptions(0));
-  return { total: firstPage.data?.total ?? null, error: firstPage.error };
+  return {
+    total: firstPage.data?.total ?? null,
+    order: firstPage.data?.order ?? null,
+    error: firstPage.error,
+  };
 }
 
 /**
