@@ -133,6 +133,10 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   // The bench item in Compare: predicted through the run's code path, the drill-down's answer.
   const benchItem = page.getByRole('region', { name: 'Bench item' });
   await expect(benchItem).toHaveAttribute('data-item', firstItem ?? '');
+  // The page says that its own table may differ from the run's prediction, and why.
+  await expect(page.getByTestId('compare-bench-note')).toContainText(
+    `Opened from an item of bench run ${new URL(page.url()).searchParams.get('bench') ?? ''}.`,
+  );
   await benchItem.getByRole('button', { name: 'Re-run in bench' }).click();
   await expect(benchItem.getByTestId('item-rerun-score')).toHaveText(/^content (\S+) \(run: \1\)$/);
   await expect(benchItem.getByTestId('item-rerun-observation')).toHaveText(storedText);
@@ -179,10 +183,10 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   const retrievalRow = deltas.locator('tr[data-sim="retrieval"][data-task="overall"]');
   await expect(retrievalRow.getByTestId('delta')).toHaveText('0.0');
   await expect(retrievalRow).toHaveAttribute('data-direction', 'same');
-  // Replay was not in the second run: no after, no delta.
-  await expect(
-    deltas.locator('tr[data-sim="replay"][data-task="overall"]').getByTestId('delta'),
-  ).toHaveText('—');
+  // Replay was not in the second run: no after, no delta, and the row says so.
+  const replayRow = deltas.locator('tr[data-sim="replay"][data-task="overall"]');
+  await expect(replayRow.getByTestId('delta')).toHaveText('—');
+  await expect(replayRow.getByTestId('delta-significance')).toHaveText('not in the newer run');
   await expect(page.getByTestId('most-improved')).toContainText('None.');
   await expect(page.getByTestId('most-regressed')).toContainText('None.');
 });

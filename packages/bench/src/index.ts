@@ -72,7 +72,11 @@ export {
   type LeaderboardOptions,
 } from './report/leaderboard';
 export {
+  compareCells,
   compareRuns,
+  focusValues,
+  itemDeltas,
+  type FocusValue,
   type RunScores,
   type RunComparison,
   type CompareOptions,

@@ -24,6 +24,7 @@ import {
   type StartRunInput,
 } from './bench-service';
 import { startBenchWorkers, type BenchWorkers } from './bench-workers';
+import { DEFAULT_BOOTSTRAP, runLeaderboard } from './run-leaderboard';
 
 const CONTENT = { source: 'rule', metric: 'content' } as const;
 const EXACT = { source: 'rule', metric: 'exact-match' } as const;
@@ -47,6 +48,11 @@ async function closedPort(): Promise<number> {
 
 function runInput(sims: string[]): StartRunInput {
   return { bench: 'retail', sims, judge: null, mode: { kind: 'open' }, split: 'test' };
+}
+
+/** A leaderboard cell's identity, for sorting two lists of cells alike. */
+function cellKey(c: LeaderboardCell): string {
+  return `${c.sim} ${c.task} ${c.source}:${c.metric}`;
 }
 
 function cell(cells: LeaderboardCell[], sim: string, metric: string, task = 'overall') {
@@ -242,6 +248,19 @@ describe('bench service on tau2 retail', () => {
     expect(replay.every((entry) => entry.after === null && entry.delta === null)).toBe(true);
     expect(comparison.improved).toEqual([]);
     expect(comparison.regressed).toEqual([]);
+    // Each side is that run's own leaderboard, intervals and all: what its page shows.
+    const sides = (side: 'before' | 'after') =>
+      comparison.cells
+        .flatMap((entry) => (entry[side] === null ? [] : [entry[side]]))
+        .toSorted((a, b) => cellKey(a).localeCompare(cellKey(b)));
+    for (const [side, run] of [
+      ['before', main],
+      ['after', again.run],
+    ] as const) {
+      const own = await runLeaderboard(store, run, DEFAULT_BOOTSTRAP);
+      expect(sides(side)).toEqual(own.toSorted((a, b) => cellKey(a).localeCompare(cellKey(b))));
+    }
+    expect(sides('before').some((c) => c.ciLow !== null)).toBe(true);
     // A whole bench run on a shared machine: more than the default 5 s under load.
   }, 60_000);
 

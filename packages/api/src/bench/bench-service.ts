@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { BenchRef, Store } from '@terrarium/db';
-import { buildBench, compareRuns as compareScores } from '@terrarium/bench';
+import { buildBench, compareCells, focusValues, itemDeltas } from '@terrarium/bench';
 import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
@@ -11,6 +11,7 @@ import {
   type BenchSplit,
   type BenchSummary,
   type CellItem,
+  type ItemDelta,
   type ItemScore,
   type JudgeConfig,
   type Leaderboard,
@@ -30,7 +31,7 @@ import type { ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
-import { currentLeaderboard } from './run-leaderboard';
+import { currentLeaderboard, DEFAULT_BOOTSTRAP, runLeaderboard } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { createBenchRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
@@ -330,27 +331,57 @@ export async function chartSlices(
 
 const ITEM_DELTAS_LISTED = 20;
 
-/** Two runs of the same bench cell by cell, and the items that moved most on the chosen score. */
+/** A run's values of one score, read a page at a time (the scores' own index: no items read). */
+async function scoreValues(store: Store, runId: string, score: ScoreSelector) {
+  return focusValues(
+    await readAll((offset, limit) =>
+      store.listScores(runId, { source: score.source, metric: score.metric, offset, limit }),
+    ),
+    score,
+  );
+}
+
+/**
+ * Two runs of the same bench cell by cell, and the items that moved most on the chosen score. The
+ * cells are each run's own leaderboard (cached with its intervals once the run ends), so the
+ * comparison shows exactly the numbers each run's page shows, and reads no run whole.
+ */
 export async function compareRuns(
   ctx: ServiceContext,
   input: { before: string; after: string; score: ScoreSelector },
 ): Promise<RunComparison> {
-  const [before, after] = await Promise.all([
-    runData(ctx.store, input.before),
-    runData(ctx.store, input.after),
-  ]);
-  if (before.run.bench !== after.run.bench) {
+  const [before, after] = await Promise.all([getRun(ctx, input.before), getRun(ctx, input.after)]);
+  if (before.bench !== after.bench) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `after: run ${input.after} is on bench "${after.run.bench}", not "${before.run.bench}"`,
+      message: `after: run ${input.after} is on bench "${after.bench}", not "${before.bench}"`,
     });
   }
-  const comparison = compareScores(
-    { scores: before.scores, items: [...before.items.values()] },
-    { scores: after.scores, items: [...after.items.values()] },
-    { bootstrap: 1000, seed: 0, focus: input.score, top: ITEM_DELTAS_LISTED },
-  );
-  return { before: before.run, after: after.run, ...comparison };
+  const [beforeCells, afterCells, beforeValues, afterValues] = await Promise.all([
+    runLeaderboard(ctx.store, before, DEFAULT_BOOTSTRAP),
+    runLeaderboard(ctx.store, after, DEFAULT_BOOTSTRAP),
+    scoreValues(ctx.store, before.id, input.score),
+    scoreValues(ctx.store, after.id, input.score),
+  ]);
+  const moved = itemDeltas(beforeValues, afterValues, ITEM_DELTAS_LISTED);
+  const listed = [...moved.improved, ...moved.regressed].map((delta) => delta.itemId);
+  const taskOf = new Map<string, string>();
+  for (const run of [before, after]) {
+    const ref: BenchRef = { name: run.bench, version: run.benchVersion };
+    for (const item of await ctx.store.getBenchItemsByIds(ref, listed))
+      taskOf.set(item.id, item.task);
+  }
+  const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
+    ...delta,
+    task: taskOf.get(delta.itemId) ?? '',
+  });
+  return {
+    before,
+    after,
+    cells: compareCells(beforeCells, afterCells),
+    improved: moved.improved.map(withTask),
+    regressed: moved.regressed.map(withTask),
+  };
 }
 
 /** The `bench run --json` summary of a run (see run-report.ts). */

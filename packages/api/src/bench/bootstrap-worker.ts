@@ -15,7 +15,7 @@ port.on('message', (message: unknown) => {
       intervals: request.groups.map((group) => {
         const strata = new Map(request.tasks.map((task, t) => [task, group.strata[t] ?? []]));
         const options = { bootstrap: request.bootstrap, seed: request.seed };
-        return [...groupIntervals(group, request.tasks, strata, options)].map(
+        return [...groupIntervals(request.tasks, strata, options)].map(
           ([task, interval]): [string, number | null, number | null] => [
             task,
             interval.low,

@@ -78,7 +78,7 @@ export async function runIntervals(
     for (const group of groups) {
       options.signal?.throwIfAborted();
       const own = strata.get(groupKey(group)) ?? new Map();
-      intervals.set(group, groupIntervals(group, tasks, own, bootstrapOptions));
+      intervals.set(group, groupIntervals(tasks, own, bootstrapOptions));
       await setImmediate();
     }
     return intervals;

@@ -17,7 +17,7 @@ import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL } from '../testing/sample-files';
 import { buildBenchFromDatasets, cellItems, chartSlices } from './bench-service';
 import { allBenchItems, readAll } from './read-all';
-import { currentLeaderboard, runLeaderboard } from './run-leaderboard';
+import { currentLeaderboard, LEADERBOARD_SEED, runLeaderboard } from './run-leaderboard';
 
 // Names the run accepts; the predictions are made here: `retrieval` stands for a simulator that
 // answers with the next item's real observation.
@@ -68,7 +68,7 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
     const storedScores = () =>
       readAll((offset, limit) => store.listScores(run.id, { offset, limit }));
     const expected = async (bootstrap: number) =>
-      inMemoryLeaderboard(await storedScores(), items, { bootstrap, seed: 0 });
+      inMemoryLeaderboard(await storedScores(), items, { bootstrap, seed: LEADERBOARD_SEED });
 
     beforeAll(async () => {
       store = await open();
@@ -121,7 +121,9 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
         cells,
         intervals: 'after-run',
       });
-      expect(await store.getRunLeaderboard(run.id, { resamples: 1000, seed: 0 })).toBeNull();
+      expect(
+        await store.getRunLeaderboard(run.id, { resamples: 1000, seed: LEADERBOARD_SEED }),
+      ).toBeNull();
     }, 60_000);
 
     it('gives a finished run the same means, counts and bootstrap intervals, cached once', async () => {
@@ -143,7 +145,9 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
       expect(overall?.ciLow).not.toBeNull();
       expect(overall?.missing).toBeGreaterThan(0);
       expect(overall?.mean).not.toBe(Math.round(overall?.mean ?? 0));
-      expect(await store.getRunLeaderboard(run.id, { resamples: 300, seed: 0 })).toEqual(reference);
+      expect(
+        await store.getRunLeaderboard(run.id, { resamples: 300, seed: LEADERBOARD_SEED }),
+      ).toEqual(reference);
       expect(await currentLeaderboard(store, done, 300)).toEqual({
         cells: reference,
         intervals: 'ready',
@@ -167,7 +171,9 @@ export function describeSqlRunPages(name: string, open: () => Promise<Store>): v
         detail: null,
       }));
       await store.addScores(run.id, judged);
-      expect(await store.getRunLeaderboard(run.id, { resamples: 300, seed: 0 })).toBeNull();
+      expect(
+        await store.getRunLeaderboard(run.id, { resamples: 300, seed: LEADERBOARD_SEED }),
+      ).toBeNull();
       const done = await store.getBenchRun(run.id);
       if (done === null) throw new Error('the run is gone');
       const cells = await runLeaderboard(store, done, 300);

@@ -6,8 +6,12 @@ import { groupKey, readRunStrata, runIntervals, type IntervalOptions } from './r
 
 /** Bootstrap resamples of the leaderboard the run page shows (the router's default). */
 export const DEFAULT_BOOTSTRAP = 1000;
-/** Seed of every leaderboard's bootstrap: a run's intervals are the same on every read. */
-export const LEADERBOARD_SEED = 0;
+/**
+ * Seed of every leaderboard's bootstrap: a run's intervals are the same on every read. It is 1
+ * since the bootstrap stopped seeding each group by its name (4 Dec 2026): a data folder's cached
+ * leaderboards of the old kind, stored under seed 0, are not read but computed again.
+ */
+export const LEADERBOARD_SEED = 1;
 /**
  * How long a view of a just-finished run waits for its intervals before it answers with the
  * means alone (final already) and says the intervals are being computed.

@@ -4,6 +4,7 @@ import type { LeaderboardCell } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchWorkers } from '../bench/bench-workers';
 import { finishedAirlineRun } from '../testing/airline-run';
+import { runLeaderboard } from '../bench/run-leaderboard';
 import { appRouter } from '../router';
 import { PROGRAM_PRINCIPAL } from '../trpc';
 import { runScoringSettled } from './score-run-service';
@@ -99,6 +100,17 @@ describe('rulesets.scoreRun: a saved version scores a whole run', () => {
       }
       expect(overall(board.cells, 'replay', 'content-only@v1')?.mean).toBe(100);
       expect(overall(board.cells, 'retrieval', 'content-only@v1')?.mean).toBeLessThan(100);
+      // The same values, the same intervals: the bootstrap does not depend on a metric's name.
+      // runLeaderboard waits for the intervals (the procedure may answer before they are ready).
+      const withIntervals = await runLeaderboard(store, run, 200);
+      const intervalOf = (metric: string) =>
+        withIntervals
+          .filter(
+            (cell) => cell.sim === 'retrieval' && cell.source === 'rule' && cell.metric === metric,
+          )
+          .map((cell) => [cell.task, cell.mean, cell.ciLow, cell.ciHigh]);
+      expect(intervalOf('content-only@v1')).toEqual(intervalOf('content'));
+      expect(intervalOf('content').some(([, , low]) => typeof low === 'number')).toBe(true);
     },
   );
 

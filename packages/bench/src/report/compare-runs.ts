@@ -35,41 +35,38 @@ function separated(a: LeaderboardCell | undefined, b: LeaderboardCell | undefine
   return a.ciHigh < b.ciLow || b.ciHigh < a.ciLow;
 }
 
-/** Per-item means of one (source, metric), keyed by sim and item. */
-function itemValues(
+/** One prediction's value of the compared score, on [0, 1]. */
+export interface FocusValue {
+  sim: string;
+  itemId: string;
+  value: number;
+}
+
+/** The focus score's values in a run's scores, one per (sim, item). */
+export function focusValues(
   scores: readonly ItemScore[],
   focus: { source: ScoreSource; metric: string },
-): Map<string, { sim: string; itemId: string; value: number }> {
-  const sums = new Map<string, { sim: string; itemId: string; sum: number; count: number }>();
-  for (const score of scores) {
-    if (score.source !== focus.source || score.metric !== focus.metric || score.value === null) {
-      continue;
-    }
-    const key = canonicalJson([score.sim, score.itemId]);
-    const entry = sums.get(key) ?? { sim: score.sim, itemId: score.itemId, sum: 0, count: 0 };
-    entry.sum += score.value;
-    entry.count++;
-    sums.set(key, entry);
-  }
-  return new Map(
-    [...sums].map(([key, { sim, itemId, sum, count }]) => [
-      key,
-      { sim, itemId, value: sum / count },
-    ]),
+): FocusValue[] {
+  return scores.flatMap((score) =>
+    score.source === focus.source && score.metric === focus.metric && score.value !== null
+      ? [{ sim: score.sim, itemId: score.itemId, value: score.value }]
+      : [],
   );
 }
 
-/**
- * What changed from run `a` to run `b`: per (sim, task, source, metric) the difference of means and
- * whether the intervals separate; and the items whose focus score moved most either way.
- */
-function byId(x: ItemDelta, y: ItemDelta): number {
+function byId(x: Pick<ItemDelta, 'sim' | 'itemId'>, y: Pick<ItemDelta, 'sim' | 'itemId'>): number {
   return compareCodeUnits(x.sim, y.sim) || compareCodeUnits(x.itemId, y.itemId);
 }
 
-export function compareRuns(a: RunScores, b: RunScores, options: CompareOptions): RunComparison {
-  const before = leaderboard(a.scores, a.items, options);
-  const after = leaderboard(b.scores, b.items, options);
+/**
+ * Per (sim, task, source, metric) of two runs' leaderboards: the difference of means and whether
+ * the intervals separate. The cells are each run's own leaderboard cells, so a comparison shows
+ * the very numbers (and intervals) each run's page shows.
+ */
+export function compareCells(
+  before: readonly LeaderboardCell[],
+  after: readonly LeaderboardCell[],
+): CellDelta[] {
   const beforeByKey = new Map(before.map((cell) => [cellKey(cell), cell]));
   const afterByKey = new Map(after.map((cell) => [cellKey(cell), cell]));
   const keys = new Set([...beforeByKey.keys(), ...afterByKey.keys()]);
@@ -92,39 +89,70 @@ export function compareRuns(a: RunScores, b: RunScores, options: CompareOptions)
       separated: separated(old, fresh),
     });
   }
-  cells.sort(
+  return cells.toSorted(
     (x, y) =>
       compareCodeUnits(x.sim, y.sim) ||
       compareCodeUnits(x.source, y.source) ||
       compareCodeUnits(x.metric, y.metric) ||
       compareCodeUnits(x.task, y.task),
   );
+}
 
-  const focus = options.focus ?? { source: 'rule', metric: 'content' };
-  const oldValues = itemValues(a.scores, focus);
-  const newValues = itemValues(b.scores, focus);
-  const taskOf = new Map([...a.items, ...b.items].map((item) => [item.id, item.task]));
-  const deltas: ItemDelta[] = [];
-  for (const [key, { sim, itemId, value: afterValue }] of newValues) {
-    const beforeValue = oldValues.get(key)?.value;
-    if (beforeValue === undefined) continue;
+/** The predictions whose focus score moved most either way, `top` each, without their tasks. */
+export function itemDeltas(
+  before: Iterable<FocusValue>,
+  after: Iterable<FocusValue>,
+  top: number,
+): { improved: Omit<ItemDelta, 'task'>[]; regressed: Omit<ItemDelta, 'task'>[] } {
+  const old = new Map<string, number>();
+  for (const { sim, itemId, value } of before) old.set(`${sim}\0${itemId}`, value);
+  const deltas: Omit<ItemDelta, 'task'>[] = [];
+  for (const { sim, itemId, value } of after) {
+    const previous = old.get(`${sim}\0${itemId}`);
+    if (previous === undefined) continue;
     deltas.push({
       itemId,
-      task: taskOf.get(itemId) ?? '',
       sim,
-      before: beforeValue * 100,
-      after: afterValue * 100,
-      delta: (afterValue - beforeValue) * 100,
+      before: previous * 100,
+      after: value * 100,
+      delta: (value - previous) * 100,
     });
   }
-  const top = options.top ?? 10;
-  const improved = deltas
-    .filter((delta) => delta.delta > 0)
-    .toSorted((x, y) => y.delta - x.delta || byId(x, y))
-    .slice(0, top);
-  const regressed = deltas
-    .filter((delta) => delta.delta < 0)
-    .toSorted((x, y) => x.delta - y.delta || byId(x, y))
-    .slice(0, top);
-  return { cells, improved, regressed };
+  return {
+    improved: deltas
+      .filter((delta) => delta.delta > 0)
+      .toSorted((x, y) => y.delta - x.delta || byId(x, y))
+      .slice(0, top),
+    regressed: deltas
+      .filter((delta) => delta.delta < 0)
+      .toSorted((x, y) => x.delta - y.delta || byId(x, y))
+      .slice(0, top),
+  };
+}
+
+/**
+ * What changed from run `a` to run `b`, both held in memory: `compareCells` over their
+ * leaderboards and the items whose focus score moved most either way.
+ */
+export function compareRuns(a: RunScores, b: RunScores, options: CompareOptions): RunComparison {
+  const cells = compareCells(
+    leaderboard(a.scores, a.items, options),
+    leaderboard(b.scores, b.items, options),
+  );
+  const focus = options.focus ?? { source: 'rule', metric: 'content' };
+  const moved = itemDeltas(
+    focusValues(a.scores, focus),
+    focusValues(b.scores, focus),
+    options.top ?? 10,
+  );
+  const taskOf = new Map([...a.items, ...b.items].map((item) => [item.id, item.task]));
+  const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
+    ...delta,
+    task: taskOf.get(delta.itemId) ?? '',
+  });
+  return {
+    cells,
+    improved: moved.improved.map(withTask),
+    regressed: moved.regressed.map(withTask),
+  };
 }

@@ -64,9 +64,13 @@ export interface GroupAggregate {
 /** A group's values per task, in any order: what the bootstrap resamples. */
 export type GroupStrata = ReadonlyMap<string, ArrayLike<number>>;
 
-/** The seed text of one group's bootstrap. */
-function groupSeedText(seed: number, group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>) {
-  return canonicalJson([seed, group.sim, group.source, group.metric]);
+/**
+ * The seed text of every group's bootstrap: one for all groups, so two groups with the same values
+ * (a rule set that is the content rule alone, beside `content`) get the same intervals, not two
+ * that differ by resampling noise alone.
+ */
+function bootstrapSeedText(seed: number) {
+  return canonicalJson(['leaderboard-bootstrap', seed]);
 }
 
 function intervalOf(estimates: Float64Array): Interval {
@@ -80,12 +84,12 @@ function intervalOf(estimates: Float64Array): Interval {
  * the task has (a bench fixes how many items each task holds, so the overall interval is the
  * stratified one), and gives every cell its statistic: the task's mean, the item-weighted overall
  * mean and the mean of the task means. Each task's values are resampled in ascending order, so the
- * intervals depend on the values alone, never on the order a store or memory lists them in; the
- * generator is seeded by the group, so a run's intervals are the same on every computation.
+ * intervals depend on the values alone, never on the order a store or memory lists them in, nor
+ * on the group's name; the generator is seeded alike for every group, so a run's intervals are the
+ * same on every computation and equal values give equal intervals.
  * A cell over fewer than 2 values has no interval.
  */
 export function groupIntervals(
-  group: Pick<GroupAggregate, 'sim' | 'source' | 'metric'>,
   tasks: readonly string[],
   strata: GroupStrata,
   options: LeaderboardOptions,
@@ -105,7 +109,7 @@ export function groupIntervals(
   // Mulberry32 (`seededRandom` in hash.ts) written out here: the loop below runs resamples ×
   // items times, and the closure call measured 2-4× the inlined step (a test pins both to the
   // same sequence).
-  let state = seedFromText(groupSeedText(options.seed, group)) >>> 0;
+  let state = seedFromText(bootstrapSeedText(options.seed)) >>> 0;
   for (let r = 0; r < resamples; r++) {
     let weightedSum = 0;
     let meanSum = 0;
@@ -269,6 +273,6 @@ export function leaderboard(
     strataOf.set(aggregate, perTask);
   }
   return cellsFromAggregates(aggregates, itemsPerTask, (group) =>
-    groupIntervals(group, tasks, strataOf.get(group) ?? new Map(), options),
+    groupIntervals(tasks, strataOf.get(group) ?? new Map(), options),
   );
 }

@@ -20,7 +20,7 @@ function CompareLink({ item, runId }: { item: CellItem; runId: string | undefine
       <Link
         to={target.route}
         className="button"
-        title="Run this simulator over the whole trajectory against its dataset (retrieval may answer differently than in the bench; use Re-run in bench for the run's own prediction)"
+        title="Run this simulator over the whole trajectory against its dataset (retrieval may answer differently than in the bench; Re-run in bench gives the run's own prediction)"
       >
         Open in Compare
       </Link>

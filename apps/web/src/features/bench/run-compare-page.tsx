@@ -11,6 +11,7 @@ import {
   deltaDirection,
   deltaRows,
   deltaSignificance,
+  shownDelta,
   orderRuns,
   settingDiffs,
   type SettingDiff,
@@ -80,7 +81,7 @@ function DeltaTable({
                   <CellScore cell={cell.after} />
                 </td>
                 <td className="num mono">
-                  <span data-testid="delta">{formatDelta(cell.delta)}</span>
+                  <span data-testid="delta">{formatDelta(shownDelta(cell))}</span>
                   <DeltaFlag cell={cell} direction={direction} />
                 </td>
               </tr>
@@ -96,6 +97,8 @@ const SIGNIFICANCE_TITLE = {
   significant: 'Significant: the 95% intervals of the two runs do not overlap',
   'not significant': 'Not significant: the 95% intervals of the two runs overlap',
   'no interval': 'No 95% interval on one side (too few items or no scores): cannot tell',
+  'only before': 'Only the older run has this: nothing to compare it with',
+  'only after': 'Only the newer run has this: nothing to compare it with',
 } as const;
 
 function DeltaFlag({
@@ -116,7 +119,11 @@ function DeltaFlag({
       {' '}
       {significance === 'significant'
         ? `${direction === 'better' ? '▲' : '▼'} significant`
-        : significance}
+        : significance === 'only before'
+          ? 'not in the newer run'
+          : significance === 'only after'
+            ? 'not in the older run'
+            : significance}
     </span>
   );
 }

@@ -5,6 +5,7 @@ import {
   deltaDirection,
   deltaRows,
   deltaSignificance,
+  shownDelta,
   orderRuns,
   settingDiffs,
 } from './run-comparison';
@@ -111,6 +112,22 @@ describe('which run is before, what else differs, and what is significant', () =
         }),
       ),
     ).toBe('no interval');
-    expect(deltaSignificance(delta({ delta: null, after: null }))).toBe('no interval');
+    // One run lacks the simulator or task: said as such, not as a missing interval.
+    expect(deltaSignificance(delta({ delta: null, after: null }))).toBe('only before');
+    expect(deltaSignificance(delta({ delta: null, before: null }))).toBe('only after');
+  });
+
+  it('prints the Δ of the means as printed, so the columns add up', () => {
+    const cell = (before: number, after: number) =>
+      delta({
+        before: leaderboardCell({ sim: 'retrieval', mean: before }),
+        after: leaderboardCell({ sim: 'retrieval', mean: after }),
+        delta: after - before,
+      });
+    // 50.94 → 50.96 print as 50.9 → 51.0: +0.1, where the unrounded Δ (0.02) printed 0.0.
+    expect(shownDelta(cell(50.94, 50.96))).toBeCloseTo(0.1, 12);
+    // 16.54 → 16.06 print as 16.5 → 16.1: −0.4, where the unrounded Δ printed −0.5.
+    expect(shownDelta(cell(16.54, 16.06))).toBeCloseTo(-0.4, 12);
+    expect(shownDelta(delta({ after: null }))).toBeNull();
   });
 });

@@ -98,10 +98,24 @@ export function settingDiffs(before: RunSettings, after: RunSettings): SettingDi
   });
 }
 
+/**
+ * The Δ the table prints: the difference of the two means as printed (each to a tenth), so that
+ * "50.9 → 51.0" reads +0.1 and never 0.0. Significance is still judged on the intervals.
+ */
+export function shownDelta(cell: Pick<CellDelta, 'before' | 'after'>): number | null {
+  const before = cell.before?.mean;
+  const after = cell.after?.mean;
+  if (typeof before !== 'number' || typeof after !== 'number') return null;
+  return Number(after.toFixed(1)) - Number(before.toFixed(1));
+}
+
 /** How a Δ reads: significant only when the two 95% intervals do not overlap. */
 export function deltaSignificance(
   cell: Pick<CellDelta, 'delta' | 'separated' | 'before' | 'after'>,
-): 'significant' | 'not significant' | 'no interval' {
+): 'significant' | 'not significant' | 'no interval' | 'only before' | 'only after' {
+  // A simulator or task one run does not have: nothing to compare, which is not a missing interval.
+  if (cell.after === null) return 'only before';
+  if (cell.before === null) return 'only after';
   if (cell.delta === null) return 'no interval';
   if (cell.separated) return 'significant';
   const intervals = [cell.before, cell.after].every(

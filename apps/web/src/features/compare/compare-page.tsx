@@ -206,7 +206,15 @@ export function ComparePage({
         </div>
       )}
       {bench && sims[0] !== undefined && (
-        <ItemRerun runId={bench.runId} itemId={bench.itemId} sim={sims[0]} />
+        <>
+          <p className="note" data-testid="compare-bench-note">
+            Opened from an item of bench run {bench.runId}. Re-run in bench predicts that item as
+            the run did (its corpus, its leave-out); the table below runs the simulators over the
+            whole trajectory with its dataset as the corpus, so retrieval and models that read
+            neighbors may answer differently from the run.
+          </p>
+          <ItemRerun runId={bench.runId} itemId={bench.itemId} sim={sims[0]} />
+        </>
       )}
       <div className="compare-controls">
         <QueryStatus label="simulators" isPending={available.isPending} error={available.error} />
