@@ -338,7 +338,7 @@ test('the browser model predicts a real trajectory step by step, scored against 
     await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^(100\.0|\d{1,2}\.\d)$/);
   }
   await expect(run.getByTestId('trajectory-run-summary')).toContainText(
-    '4 transition(s) on terrarium-wm-tiny',
+    '4 transitions on terrarium-wm-tiny',
   );
 });
 

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { OBSERVATION_MAX_TOKENS } from '@terrarium/inference';
 import type { ExecutionProviderChoice } from '@terrarium/inference/web';
 import type { SimulatedStep } from '@terrarium/schema';
 import { useState } from 'react';
@@ -9,7 +10,8 @@ import { actionLabel, formatLatency } from '../compare/format-run';
 import { useBrowserSimulation } from './use-browser-simulation';
 import { trajectoryName } from '../trajectories/trajectory-name';
 
-const TRAJECTORIES_LISTED = 100;
+// A page of the list: the largest the server gives (trajectories.list).
+const TRAJECTORIES_LISTED = 500;
 const PREVIEW_CHARS = 160;
 
 function preview(text: string): string {
@@ -36,8 +38,8 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
   const [model, setModel] = useState(servedModels[0] ?? '');
   const [executionProvider, setExecutionProvider] = useState<ExecutionProviderChoice>('auto');
   const [maxSteps, setMaxSteps] = useState(10);
-  // The tiny model's observations are short; a larger budget mostly decodes its rambling.
-  const [maxTokens, setMaxTokens] = useState(128);
+  // The budget the server and Compare decode with, so the scores are the ones they give.
+  const [maxTokens, setMaxTokens] = useState(OBSERVATION_MAX_TOKENS);
   const trajectories = useQuery({
     ...trpc.trajectories.list.queryOptions({
       filter: { datasetId },
@@ -46,6 +48,8 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
     }),
     enabled: datasetId !== '',
   });
+  const simulable = (trajectories.data?.rows ?? []).filter((row) => row.transitionCount > 0);
+  const unlisted = (trajectories.data?.total ?? 0) - (trajectories.data?.rows.length ?? 0);
   const simulation = useBrowserSimulation(trajectoryId);
   const running = simulation.run?.status === 'running';
   const steps = simulation.run?.status === 'done' ? simulation.run.result.steps : simulation.steps;
@@ -54,7 +58,11 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
     <section className="panel playground" data-testid="trajectory-run">
       <header className="panel-header">
         <h3>Run in the browser on a trajectory</h3>
-        <span className="muted">real vs predicted, step by step, scored as on the server</span>
+        <span className="muted">
+          real vs predicted, step by step, scored as on the server
+          {maxTokens < OBSERVATION_MAX_TOKENS &&
+            ` (answers cut at ${maxTokens} tokens; the server and Compare decode up to ${OBSERVATION_MAX_TOKENS})`}
+        </span>
       </header>
       <div className="panel-body">
         <QueryStatus label="datasets" isPending={datasets.isPending} error={datasets.error} />
@@ -98,18 +106,25 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
               onChange={(event) => setTrajectoryId(event.target.value)}
             >
               <option value="">choose…</option>
-              {trajectories.data?.rows.map((row) => {
+              {/* A trajectory without transitions has nothing to predict. */}
+              {simulable.map((row) => {
                 // The name the trajectory list shows (task and trial; a tau2 id is a UUID).
                 const { name, detail } = trajectoryName(row);
                 return (
                   <option key={row.id} value={row.id} title={row.externalId}>
                     {name}
-                    {detail === null ? '' : ` ${detail}`} ({row.transitionCount} transitions)
+                    {detail === null ? '' : ` ${detail}`} ({row.transitionCount}{' '}
+                    {row.transitionCount === 1 ? 'transition' : 'transitions'})
                   </option>
                 );
               })}
             </select>
           </label>
+          {unlisted > 0 && (
+            <span className="muted">
+              the first {TRAJECTORIES_LISTED} of {trajectories.data?.total} listed
+            </span>
+          )}
           <label>
             Model{' '}
             <select value={model} onChange={(event) => setModel(event.target.value)}>
@@ -155,11 +170,11 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
               type="number"
               data-testid="run-max-tokens"
               min={1}
-              max={512}
+              max={OBSERVATION_MAX_TOKENS}
               value={maxTokens}
               onChange={(event) => {
                 const value = Math.trunc(Number(event.target.value));
-                if (value >= 1) setMaxTokens(Math.min(value, 512));
+                if (value >= 1) setMaxTokens(Math.min(value, OBSERVATION_MAX_TOKENS));
               }}
             />
           </label>
@@ -184,7 +199,7 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
         {steps.length > 0 && (
           <>
             <p data-testid="trajectory-run-summary">
-              {steps.length} transition(s) on{' '}
+              {steps.length} {steps.length === 1 ? 'transition' : 'transitions'} on{' '}
               <span className="mono">{steps[0]?.provenance.model ?? ''}</span>: mean token F1{' '}
               <strong>{formatScore(mean(steps, 'token-f1'))}</strong>, exact match{' '}
               <strong>{formatScore(mean(steps, 'exact-match'))}</strong>
