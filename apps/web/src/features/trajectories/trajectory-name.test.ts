@@ -87,4 +87,16 @@ describe('trajectory names', () => {
       }),
     ).toEqual({ name: 'task 17', detail: 'ic_sql_multiturn_gpt-4_10_turns.json#3' });
   });
+
+  it('names a curriculum rollout by lineage, generation and probe, not by `p0` alone', () => {
+    expect(
+      trajectoryName({ externalId: 'r1/g3/scratch-tail/p0', taskId: null, trial: null }),
+    ).toEqual({ name: 'scratch-tail · generation 3 · probe 0', detail: 'curriculum run r1' });
+    expect(
+      trajectoryName({ externalId: 'r1/g3/scratch-tail/p1/sim', taskId: null, trial: null }),
+    ).toEqual({
+      name: 'scratch-tail · generation 3 · probe 1 · simulated',
+      detail: 'curriculum run r1',
+    });
+  });
 });

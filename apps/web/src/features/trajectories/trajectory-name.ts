@@ -36,6 +36,9 @@ export function taskHeadline(task: string | null): string | null {
 // is what tells runs apart, the rest is the setup (kept as detail: several configs share one).
 const SWE_AGENT_RUN = /^(.+?__(?:t-[\d.]+__p-[\d.]+__c-[\d.]+__)?install-\d+)__(.+)$/;
 const SWE_AGENT_SETTINGS = /^(.+?__t-[\d.]+__p-[\d.]+__c-[\d.]+)__(.+)$/;
+// A curriculum rollout: `<run>/g<generation>/<lineage>/p<probe>`, `/sim` for its simulated twin
+// (rolloutExternalId in packages/curriculum); its last part alone (`p0`) repeats in every lineage.
+const ROLLOUT = /^([^/]+)\/g(\d+)\/([^/]+)\/p(\d+)(\/sim)?$/;
 // A bare UUID or long hex hash says nothing to a reader.
 const OPAQUE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})$/i;
 
@@ -58,6 +61,14 @@ export function trajectoryName(
   if (row.taskId !== null && (OPAQUE.test(id) || !id.includes(row.taskId))) {
     const name = `task ${row.taskId}${row.trial === null ? '' : ` · trial ${row.trial}`}`;
     return { name, detail: OPAQUE.test(id) ? null : id };
+  }
+  const rollout = ROLLOUT.exec(row.externalId);
+  if (rollout !== null) {
+    const [, runId = '', generation = '', lineage = '', probe = '', simulated] = rollout;
+    return {
+      name: `${lineage} · generation ${generation} · probe ${probe}${simulated === undefined ? '' : ' · simulated'}`,
+      detail: `curriculum run ${runId}`,
+    };
   }
   const run = SWE_AGENT_RUN.exec(id) ?? SWE_AGENT_SETTINGS.exec(id);
   if (run !== null && run[1] !== undefined && run[2] !== undefined) {
