@@ -4,24 +4,11 @@ import { actionText } from '../packages/fidelity/src/index';
 import { Action } from '../packages/schema/src/index';
 import type { Store } from '../packages/db/src/index';
 import { openStore } from '../packages/db/src/index';
-import {
-  buildBenchFromDatasets,
-  collectDataFiles,
-  importFiles,
-  readDataFile,
-  startBenchWorkers,
-  startRun,
-  watchRun,
-  type BenchWorkers,
-} from '../packages/api/src/index';
-import { PROGRAM_PRINCIPAL } from '../packages/api/src/trpc';
+import type { BenchWorkers } from '../packages/api/src/index';
+import { finishedAirlineRun } from '../packages/api/src/testing/airline-run';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
-import { sharedDataPath } from './support/api';
 import { e2eToken } from './support/token';
 
-const TAU2_AIRLINE = sharedDataPath(
-  'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
-);
 const PASSWORD = 'labeling journey pw';
 
 const FACTS_V1 = 'Is every value that the history or the action fixes reproduced exactly?';
@@ -140,27 +127,8 @@ async function program(procedure: string, input: unknown, query = false): Promis
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   store = await openStore({ memory: true });
-  await importFiles(store, (await collectDataFiles([TAU2_AIRLINE])).map(readDataFile), {
-    dataset: 'airline',
-  });
-  workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });
-  const ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
-  await buildBenchFromDatasets(ctx, {
-    name: 'airline',
-    datasets: ['airline'],
-    sampling: { kind: 'agentworld' },
-    seed: 0,
-    devFraction: 0,
-  });
-  const started = await startRun(ctx, {
-    bench: 'airline',
-    sims: ['retrieval'],
-    judge: null,
-    mode: { kind: 'open' },
-    split: 'test',
-  });
-  runId = started.id;
-  for await (const run of watchRun(ctx, started.id, undefined)) runId = run.id;
+  // tau2 airline imported, benched and run with retrieval to the end: the run the queue labels.
+  ({ workers, runId } = await finishedAirlineRun(store, ['retrieval']));
   server = await startServer({ store, token: e2eToken(), benchRunner: workers.runner });
   for (const [name, role] of [
     ['rhea', 'researcher'],
