@@ -40,3 +40,20 @@ export function createBackgroundJobs<Spec, Progress extends JobProgress>(
     settled: async (id) => (await running.get(id)) ?? jobs.get(id) ?? null,
   };
 }
+
+/**
+ * One registry per key (a server has one store; tests each open their own), made on first use:
+ * `perKey(createRejudgeJobs)(store)`.
+ */
+export function perKey<Key extends object, Value>(
+  create: (key: Key) => Value,
+): (key: Key) => Value {
+  const made = new WeakMap<Key, Value>();
+  return (key) => {
+    const found = made.get(key);
+    if (found !== undefined) return found;
+    const created = create(key);
+    made.set(key, created);
+    return created;
+  };
+}

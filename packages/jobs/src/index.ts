@@ -27,7 +27,7 @@ export {
   type RuleSetScoringProgress,
   type RuleSetScoringSpec,
 } from './rule-set-scoring';
-export type { BackgroundJobs, JobProgress } from './background-jobs';
+export { perKey, type BackgroundJobs, type JobProgress } from './background-jobs';
 export {
   CURRICULUM_RUN_QUEUE,
   CurriculumJob,

@@ -366,8 +366,9 @@ export async function compareRuns(
   const moved = itemDeltas(beforeValues, afterValues, ITEM_DELTAS_LISTED);
   const listed = [...moved.improved, ...moved.regressed].map((delta) => delta.itemId);
   const taskOf = new Map<string, string>();
-  for (const run of [before, after]) {
-    const ref: BenchRef = { name: run.bench, version: run.benchVersion };
+  // Both runs are on one bench; its items are read once per version the runs were on.
+  for (const version of new Set([before.benchVersion, after.benchVersion])) {
+    const ref: BenchRef = { name: before.bench, version };
     for (const item of await ctx.store.getBenchItemsByIds(ref, listed))
       taskOf.set(item.id, item.task);
   }

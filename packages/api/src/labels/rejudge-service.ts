@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
-import { createRejudgeJobs, type RejudgeJobs, type RejudgeProgress } from '@terrarium/jobs';
+import { createRejudgeJobs, perKey, type RejudgeProgress } from '@terrarium/jobs';
 import { rewardItemOf } from '@terrarium/rubrics';
 import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { serverTransport } from '../simulate/server-transport';
@@ -13,15 +13,7 @@ const JUDGE_MAX_TOKENS = 4096;
 const JUDGE_CONCURRENCY = 4;
 
 // One registry per store: a server has one store, and tests each open their own.
-const registries = new WeakMap<Store, RejudgeJobs>();
-
-function jobsOf(store: Store): RejudgeJobs {
-  const found = registries.get(store);
-  if (found) return found;
-  const created = createRejudgeJobs(store);
-  registries.set(store, created);
-  return created;
-}
+const jobsOf = perKey(createRejudgeJobs);
 
 export interface RejudgeInput {
   queueId: string;

@@ -1,24 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
-import {
-  createRuleSetScoringJobs,
-  type RuleSetScoringJobs,
-  type RuleSetScoringProgress,
-} from '@terrarium/jobs';
+import { createRuleSetScoringJobs, perKey, type RuleSetScoringProgress } from '@terrarium/jobs';
 import { compileRuleSet } from '@terrarium/rubrics';
 import { getVersion } from './rule-set-service';
 import { sharedCustomRuleRunner } from './sandbox-runner';
 
 // One registry per store: a server has one store, and tests each open their own.
-const registries = new WeakMap<Store, RuleSetScoringJobs>();
-
-function jobsOf(store: Store): RuleSetScoringJobs {
-  const found = registries.get(store);
-  if (found) return found;
-  const created = createRuleSetScoringJobs(store);
-  registries.set(store, created);
-  return created;
-}
+const jobsOf = perKey(createRuleSetScoringJobs);
 
 /**
  * Starts scoring every prediction of a run with a saved rule-set version (the latest unless one
