@@ -29,11 +29,15 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(page.getByRole('figure', { name: 'Turns per axis' })).toContainText(
     'turns per rollout',
   );
+  // Four generations played tiers 0-3; the last one's advance made tier 4, which nobody played.
   await expect(page.locator('.curriculum-lineage summary')).toHaveText([
-    'scratch-last-line: tier 4',
-    'scratch-count-lines: tier 4',
+    'scratch-last-line: tier 3 played, tier 4 made',
+    'scratch-count-lines: tier 3 played, tier 4 made',
   ]);
   await page.locator('.curriculum-lineage summary').first().click();
+  await expect(page.locator('.curriculum-lineage').first().locator('ol > li').last()).toContainText(
+    'not played yet',
+  );
   await expect(page.locator('.curriculum-rejected').first()).toContainText(
     'refused skill of scratch-last-line.t2-scenario: the verifier does not check the answer',
   );

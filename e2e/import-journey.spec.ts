@@ -78,6 +78,8 @@ test('a JSONL file with one malformed line imports the rest and names file:line'
   await expect(errorCells.nth(0)).toHaveText('openai-messages-one-bad-line.jsonl');
   await expect(errorCells.nth(1)).toHaveText('2');
   await expect(errorCells.nth(2)).toContainText('invalid JSON at line 2');
+  // This import stored trajectories, so its row offers the dataset.
+  await expect(upload.getByRole('link', { name: 'Open journey-malformed' })).toBeVisible();
 
   await page.goto('/');
   const row = page
@@ -93,4 +95,27 @@ test('a JSONL file with one malformed line imports the rest and names file:line'
   const quarantined = page.getByTestId('quarantine-table');
   await expect(quarantined).toContainText('openai-messages-one-bad-line.jsonl');
   await expect(quarantined).toContainText('This line was cut off mid-wr');
+});
+
+test('a file that adds nothing to an existing dataset says so and offers no link into it', async ({
+  page,
+}) => {
+  await page.goto('/import');
+  await page.getByTestId('import-files').setInputFiles(MALFORMED_JSONL);
+  await page.getByLabel('Dataset name').fill('journey-nothing');
+  await page.getByRole('button', { name: 'Import 1 file' }).click();
+  await expect(page.getByTestId('upload')).toHaveAttribute('data-status', 'done');
+
+  await page.goto('/import');
+  await page.getByTestId('import-files').setInputFiles({
+    name: 'notes.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('these are notes, not trajectories\n'),
+  });
+  await page.getByLabel('Dataset name').fill('journey-nothing');
+  await page.getByRole('button', { name: 'Import 1 file' }).click();
+  const upload = page.getByTestId('upload');
+  await expect(upload).toHaveAttribute('data-status', 'done');
+  await expect(upload.getByTestId('upload-verdict')).toHaveText('nothing imported');
+  await expect(upload.getByRole('link', { name: 'Open journey-nothing' })).toHaveCount(0);
 });

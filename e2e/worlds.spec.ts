@@ -29,5 +29,13 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
     '22 worlds, 219 transitions replayed: 15 exact, 187 fallback, 17 mismatch (13 harness steps left out).',
     { timeout: 60_000 },
   );
-  await expect(page.getByTestId('worlds-mismatches').locator('li')).toHaveCount(17);
+  const mismatches = page.getByTestId('worlds-mismatches').locator('li');
+  await expect(mismatches).toHaveCount(17);
+  // Each mismatch names its step and trajectory; the name opens the replay at that step.
+  const where = mismatches.first().locator('.worlds-command .muted');
+  const [, stepText = '', name = ''] = /^step (\d+) of (.+)$/.exec(await where.innerText()) ?? [];
+  expect(name).not.toBe('');
+  await where.getByRole('link', { name }).click();
+  await expect(page.getByTestId('step-counter')).toContainText(`Step ${stepText} / `);
+  await expect(page.getByTestId('step-action')).toHaveAttribute('data-action-type', 'command');
 });

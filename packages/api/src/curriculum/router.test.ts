@@ -95,6 +95,11 @@ describe('curriculum runs as jobs through the router', () => {
       [2, 1, 1],
     ]);
     expect(detail.lineages.map((lineage) => lineage.nodes.length)).toEqual([3, 3]);
+    // Two generations played tiers 0 and 1; the second one's advance made tier 2.
+    expect(detail.lineages.map((lineage) => lineage.reach)).toEqual([
+      { made: 2, played: 1 },
+      { made: 2, played: 1 },
+    ]);
     const rollouts = await api().curriculum.rollouts({ runId: run.id, generation: 2 });
     expect(rollouts).toHaveLength(16);
     expect(rollouts.every((rollout) => rollout.mode === 'executable' && rollout.passed)).toBe(true);

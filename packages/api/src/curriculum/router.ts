@@ -1,6 +1,7 @@
 import {
   CurriculumCheckpoint,
   GenerationStatsRecord,
+  lineageReach,
   runCurriculum,
   scriptedRunOptions,
 } from '@terrarium/curriculum';
@@ -64,6 +65,14 @@ function settingsOf(run: CurriculumRunRecord) {
   return parsed.success ? parsed.data : null;
 }
 
+/** Each lineage with the tiers it made and played (its heading on the page shows both). */
+function withReach<L extends Parameters<typeof lineageReach>[0]>(
+  lineages: L[],
+  generations: Parameters<typeof lineageReach>[1],
+) {
+  return lineages.map((lineage) => ({ ...lineage, reach: lineageReach(lineage, generations) }));
+}
+
 function summaryOf(run: CurriculumRunRecord) {
   return { ...run, settings: settingsOf(run) };
 }
@@ -79,7 +88,7 @@ export const curriculumRouter = createRouter({
     );
     return {
       generations: result.generations,
-      lineages: result.lineages,
+      lineages: withReach(result.lineages, result.generations),
       rejectedSeeds: seeds.rejected,
     };
   }),
@@ -122,7 +131,7 @@ export const curriculumRouter = createRouter({
     return {
       run: summaryOf(run),
       generations,
-      lineages,
+      lineages: withReach(lineages, generations),
       rolloutsDatasetId: rollouts?.id ?? null,
       builtin: run.dataset === BUILTIN_DATASET,
     };

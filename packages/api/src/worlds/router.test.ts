@@ -36,6 +36,12 @@ describe('worlds router', () => {
     });
     expect(byCommand['cat']).toEqual({ transitions: 3, exact: 3, fallback: 0, mismatch: 0 });
     expect(trajectories.flatMap((trajectory) => trajectory.mismatches)).toHaveLength(5);
+    // Each trajectory is named by its store id (the replay's) and by the name its file gave it.
+    for (const trajectory of trajectories)
+      expect((await store.getTrajectory(trajectory.id))?.externalId).toBe(trajectory.name);
+    expect(trajectories.map((trajectory) => trajectory.name)).toContain(
+      'swe-agent/ctf__crypto__BabyEncryption.traj',
+    );
   }, 120_000);
 
   it('refuses an anonymous caller and names an unknown dataset', async () => {

@@ -1,7 +1,7 @@
 import { measureSufficiency, trimReport } from '@terrarium/executable-worlds';
 import { z } from 'zod';
 import { findDataset } from '../simulate/find-trajectory';
-import { loadDataset } from '../simulate/load-trajectories';
+import { listDatasetTrajectories, loadDataset } from '../simulate/load-trajectories';
 import { simulatorTrpcError } from '../simulate/router';
 import { createRouter, researcherProcedure } from '../trpc';
 
@@ -25,6 +25,21 @@ export const worldsRouter = createRouter({
       dataset: dataset.name,
       pool: input.pool,
     });
-    return trimReport(report, { maxMismatches: input.maxMismatches, maxChars: 4000 });
+    const trimmed = trimReport(report, { maxMismatches: input.maxMismatches, maxChars: 4000 });
+    // Loaded trajectories carry their store id (the replay's), so the report's `id` is that; the
+    // page names each mismatch's trajectory by the id its file gave it.
+    const names = new Map(
+      (await listDatasetTrajectories(ctx.store, dataset.id)).map((summary) => [
+        summary.id,
+        summary.externalId,
+      ]),
+    );
+    return {
+      ...trimmed,
+      trajectories: trimmed.trajectories.map((trajectory) => ({
+        ...trajectory,
+        name: names.get(trajectory.id) ?? trajectory.id,
+      })),
+    };
   }),
 });

@@ -137,6 +137,29 @@ export function newLineage(task: Task): Lineage {
   };
 }
 
+/**
+ * How far a lineage got. A generation probes each lineage's current task and then advances it,
+ * so the child made by the last generation's advance has not been played: `made` counts it,
+ * `played` does not (null before the first generation finishes).
+ */
+export interface LineageReach {
+  made: number;
+  played: number | null;
+}
+
+export function lineageReach(
+  lineage: { id: string; nodes: readonly { tier: number }[] },
+  generations: readonly { groups: readonly { lineageId: string; tier: number }[] }[],
+): LineageReach {
+  const playedTiers = generations.flatMap(({ groups }) =>
+    groups.filter((group) => group.lineageId === lineage.id).map((group) => group.tier),
+  );
+  return {
+    made: Math.max(...lineage.nodes.map((node) => node.tier)),
+    played: playedTiers.length === 0 ? null : Math.max(...playedTiers),
+  };
+}
+
 export function currentNode(lineage: Lineage): LineageNode {
   const node = lineage.nodes.find((candidate) => candidate.task.id === lineage.currentId);
   if (node === undefined) throw new Error(`lineage ${lineage.id} has no node ${lineage.currentId}`);

@@ -190,6 +190,17 @@ function rho(sample: readonly (readonly [number, number])[]): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+/**
+ * κ of a paired sample, null below two pairs as ρ is: one pair gives 0 on a disagreement and no
+ * value on an agreement (scikit-learn too), a number that reads like a finding and is none.
+ */
+function pairedKappa(
+  sample: readonly (readonly [number, number])[],
+  weighting: 'none' | 'quadratic',
+): number | null {
+  return sample.length < 2 ? null : cohenKappa(sample, weighting);
+}
+
 export interface PairedComparison {
   pairs: number;
   spearman: number | null;
@@ -212,12 +223,12 @@ export function comparePaired(
   return {
     pairs: pairs.length,
     spearman: rho(pairs),
-    kappa: { nominal: cohenKappa(pairs, 'none'), quadratic: cohenKappa(pairs, 'quadratic') },
+    kappa: { nominal: pairedKappa(pairs, 'none'), quadratic: pairedKappa(pairs, 'quadratic') },
     confusion: confusionMatrix(pairs),
     spearmanInterval: bootstrapInterval(pairs, rho, bootstrap),
     kappaIntervals: {
-      nominal: bootstrapInterval(pairs, (sample) => cohenKappa(sample, 'none'), bootstrap),
-      quadratic: bootstrapInterval(pairs, (sample) => cohenKappa(sample, 'quadratic'), bootstrap),
+      nominal: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'none'), bootstrap),
+      quadratic: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'quadratic'), bootstrap),
     },
   };
 }

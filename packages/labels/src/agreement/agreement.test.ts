@@ -220,4 +220,22 @@ describe('comparePaired (human vs judge or rules)', () => {
     expect(comparison.kappaIntervals.quadratic.low).toBeCloseTo(2 / 7, 12);
     expect(comparison.kappaIntervals.quadratic.high).toBe(1);
   });
+
+  it('gives no κ or ρ on a single item, rather than a 0 that reads like a finding', () => {
+    const comparison = comparePaired([[1, 0]], { seed: 3, resamples: 200 });
+    expect(comparison.pairs).toBe(1);
+    expect(comparison.kappa).toEqual({ nominal: null, quadratic: null });
+    expect(comparison.spearman).toBeNull();
+    expect(comparison.kappaIntervals.nominal).toEqual({
+      estimate: null,
+      low: null,
+      high: null,
+      resamples: 200,
+    });
+    // Rows are the human's value (1), columns the other source's (0), in the order [0, 1].
+    expect(comparison.confusion.counts).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+  });
 });

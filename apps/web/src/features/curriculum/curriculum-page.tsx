@@ -26,6 +26,16 @@ const LIVE_POLL_MS = 400;
 const LIST_POLL_MS = 2000;
 
 /**
+ * A lineage's heading: the tier its probes reached, and the child the last advance made when no
+ * generation has played it yet (the table's mean tier counts only played tiers).
+ */
+function reachText(reach: { made: number; played: number | null }): string {
+  if (reach.played === null) return `tier ${reach.made} made, not played yet`;
+  if (reach.made === reach.played) return `tier ${reach.played}`;
+  return `tier ${reach.played} played, tier ${reach.made} made`;
+}
+
+/**
  * A curriculum run as a job: start it (the scripted policy by default, the bundled ONNX policy,
  * any OpenAI-compatible endpoint; optionally a simulator standing in for the worlds), watch it
  * live, cancel it. Per generation the pass rate, partially solved groups and mean tier, per axis
@@ -341,7 +351,7 @@ export function CurriculumPage() {
           {data.lineages.map((lineage) => (
             <details key={lineage.id} className="curriculum-lineage">
               <summary>
-                {lineage.id}: tier {lineage.nodes.length - 1}
+                {lineage.id}: {reachText(lineage.reach)}
                 {lineage.capped ? ' (capped)' : ''}
               </summary>
               <ol>
@@ -349,6 +359,9 @@ export function CurriculumPage() {
                   <li key={node.task.id}>
                     <strong>{node.axis ?? 'seed'}</strong> {node.description}
                     {node.parentId === null ? null : ` (from ${node.parentId})`}
+                    {lineage.reach.played === null || node.tier > lineage.reach.played
+                      ? ' · not played yet'
+                      : null}
                     {node.diff === null ? null : (
                       <pre>
                         {JSON.stringify(

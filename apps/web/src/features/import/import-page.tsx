@@ -153,9 +153,11 @@ export function ImportPage() {
   );
   const otherJobs = (jobs.data ?? []).filter((job) => !ownJobs.has(job.id));
   const datasetIdByName = new Map(datasets.data?.map((dataset) => [dataset.name, dataset.id]));
-  const openDataset = (name: string) => {
+  // Offered only where this import stored something: a file that added nothing to an existing
+  // dataset would otherwise open trajectories it did not bring.
+  const openDataset = (name: string, imported: number) => {
     const datasetId = datasetIdByName.get(name);
-    return datasetId === undefined ? null : (
+    return datasetId === undefined || imported === 0 ? null : (
       <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>Open {name}</Link>
     );
   };
@@ -234,7 +236,9 @@ export function ImportPage() {
               job={upload.jobId === null ? null : (jobsById.get(upload.jobId) ?? null)}
               onCancel={() => cancelUpload(upload)}
             >
-              {upload.status === 'done' && openDataset(upload.dataset)}
+              {upload.status === 'done' &&
+                upload.outcome?.ok === true &&
+                openDataset(upload.dataset, upload.outcome.report.trajectories)}
             </UploadRow>
           ))}
         </section>
@@ -256,7 +260,7 @@ export function ImportPage() {
                 )
               }
             >
-              {job.status === 'done' && openDataset(job.dataset)}
+              {job.status === 'done' && openDataset(job.dataset, job.trajectories)}
             </ImportJobRow>
           ))}
         </section>

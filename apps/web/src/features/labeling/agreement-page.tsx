@@ -84,7 +84,8 @@ function Confusion({ criterion, comparison }: { criterion: string; comparison: P
         {formatInterval(comparison.kappaIntervals.nominal)} (quadratic{' '}
         {formatStat(comparison.kappa.quadratic)}{' '}
         {formatInterval(comparison.kappaIntervals.quadratic)}
-        ), {plural(comparison.pairs, 'item')}, 95% bootstrap · rows human
+        ), {plural(comparison.pairs, 'item')}
+        {comparison.pairs < 2 ? ' (κ needs two or more)' : ''}, 95% bootstrap · rows human
       </caption>
       <thead>
         <tr>

@@ -5,14 +5,23 @@ import { renderWithApi } from '../../app/render-with-api.fixture';
 import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
 import { benchRun } from '../bench/bench.fixture';
 import { benchItem } from '../labeling/labeling.fixture';
-import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
+import {
+  DOMAIN_SAMPLE,
+  defaultRuleSetName,
+  mainDomain,
+  usePreviewRunDomain,
+} from './default-rule-set';
 
 afterEach(cleanup);
 
 const NAMES = ['default-browser', 'default-terminal', 'default-tool', 'my-rules'];
 
-/** A bench item of the tool domain (the fixture's own is a SWE-agent one). */
-const ITEM = benchItem({ domain: 'tool', task: 'tau2-bench/retail' });
+/** A mixed bench's first items by id: one SWE-agent item (the fixture's own), then two tool ones. */
+const ITEMS = [
+  benchItem(),
+  benchItem({ domain: 'tool', task: 'tau2-bench/retail' }),
+  benchItem({ domain: 'tool', task: 'tau2-bench/airline' }),
+];
 
 function Probe() {
   const { settled, domain } = usePreviewRunDomain();
@@ -27,7 +36,7 @@ function Probe() {
 function renderProbe(runs: BenchRun[]) {
   const api = fakeApiClient(({ path }: ApiCall) => {
     if (path === 'bench.runs') return runs;
-    if (path === 'bench.items') return { total: 1, rows: [ITEM] };
+    if (path === 'bench.items') return { total: ITEMS.length, rows: ITEMS };
     throw new Error(`unexpected call ${path}`);
   });
   renderWithApi(<Probe />, api.client);
@@ -35,7 +44,7 @@ function renderProbe(runs: BenchRun[]) {
 }
 
 describe('the rule set the page opens on', () => {
-  it('is the default of the preview run’s domain, read from its first item', async () => {
+  it('is the default of the preview run’s main domain, read from a sample of its items', async () => {
     const calls = renderProbe([
       benchRun({ id: '2', bench: 'demo', status: 'running' }),
       benchRun({ id: '1', bench: 'demo', benchVersion: 3, status: 'done' }),
@@ -46,7 +55,7 @@ describe('the rule set the page opens on', () => {
       version: 3,
       split: 'test',
       offset: 0,
-      limit: 1,
+      limit: DOMAIN_SAMPLE,
     });
   });
 
@@ -55,5 +64,15 @@ describe('the rule set the page opens on', () => {
     expect((await screen.findByText(/^settled/)).textContent).toBe(
       'settled none → default-browser',
     );
+  });
+});
+
+describe('mainDomain', () => {
+  it('is the domain most items have, the first seen among equals', () => {
+    expect(mainDomain([])).toBeNull();
+    expect(mainDomain([{ domain: 'terminal' }, { domain: 'tool' }, { domain: 'tool' }])).toBe(
+      'tool',
+    );
+    expect(mainDomain([{ domain: 'terminal' }, { domain: 'tool' }])).toBe('terminal');
   });
 });

@@ -4,12 +4,27 @@ import { useTRPC } from '../../app/trpc';
 import { previewableRuns } from './preview-query';
 
 /**
- * The domain of the bench run the preview grades by default (the first finished one, as
- * `PreviewPanel` picks it), read from its first item: the page then opens on that domain's default
- * rule set rather than on whichever name sorts first. For a bench of one domain that is the
- * domain; a mixed bench gives its first item's, which the preview's sample (ordered by item id)
- * may not share, and the preview then says so. `settled` once that is known, or known not to be
- * (no finished run, or runs this user may not read).
+ * Items read to tell a run's main domain. Item ids are content hashes, so the first ones by id
+ * are a uniform sample of the bench: 40 put a domain holding most of a mixed bench first (a
+ * single item gave the demo's terminal rules while the preview's sample was mostly tool items).
+ */
+export const DOMAIN_SAMPLE = 40;
+
+/** The domain most of `rows` have; the first seen among equals; null for none. */
+export function mainDomain(rows: readonly { domain: Domain }[]): Domain | null {
+  const counts = new Map<Domain, number>();
+  for (const { domain } of rows) counts.set(domain, (counts.get(domain) ?? 0) + 1);
+  let best: Domain | null = null;
+  for (const [domain, count] of counts)
+    if (best === null || count > (counts.get(best) ?? 0)) best = domain;
+  return best;
+}
+
+/**
+ * The main domain of the bench run the preview grades by default (the first finished one, as
+ * `PreviewPanel` picks it), read from a sample of its items: the page then opens on that domain's
+ * default rule set rather than on whichever name sorts first. `settled` once that is known, or
+ * known not to be (no finished run, or runs this user may not read).
  */
 export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null } {
   const trpc = useTRPC();
@@ -21,13 +36,13 @@ export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null
       version: run?.benchVersion ?? 1,
       split: run?.split ?? 'test',
       offset: 0,
-      limit: 1,
+      limit: DOMAIN_SAMPLE,
     }),
     enabled: run !== null,
   });
   const settled =
     runs.isError || (runs.isSuccess && (run === null || items.isSuccess || items.isError));
-  return { settled, domain: items.data?.rows[0]?.domain ?? null };
+  return { settled, domain: mainDomain(items.data?.rows ?? []) };
 }
 
 /** The rule set to open first: the default of the preview run's domain when listed, else the first. */

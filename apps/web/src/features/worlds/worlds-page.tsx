@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { formatCount, formatPercent } from '../../app/format';
+import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -106,7 +107,7 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
           .filter(
             (check) => check.outcome === 'mismatch' && (family === null || check.family === family),
           )
-          .map((check) => ({ trajectory: trajectory.id, ...check })),
+          .map((check) => ({ trajectoryId: trajectory.id, name: trajectory.name, ...check })),
       )
     : [];
   return (
@@ -194,9 +195,26 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
           </h2>
           <ol className="worlds-mismatches" data-testid="worlds-mismatches">
             {mismatches.slice(0, 100).map((check) => (
-              <li key={`${check.trajectory} ${check.step}`}>
+              <li key={`${check.trajectoryId} ${check.step}`}>
                 <div className="worlds-command">
-                  <code>{check.command}</code> <span className="muted">step {check.step + 1}</span>
+                  <code>{check.command}</code>{' '}
+                  <span className="muted">
+                    step {check.step + 1} of{' '}
+                    {datasetId === null ? (
+                      check.name
+                    ) : (
+                      <Link
+                        to={{
+                          page: 'replay',
+                          datasetId,
+                          trajectoryId: check.trajectoryId,
+                          step: check.step,
+                        }}
+                      >
+                        {check.name}
+                      </Link>
+                    )}
+                  </span>
                 </div>
                 <Diff expected={check.expected} actual={check.actual} />
               </li>
