@@ -442,7 +442,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       if (limit === 0 || offset >= total) return { total, rows: [] };
       const rows = await executor.query(
         `SELECT item, context_no FROM bench_items WHERE bench_id = $1::bigint ${split}
-         ORDER BY ordinal LIMIT ${limit} OFFSET ${offset}`,
+         ORDER BY ${page.order === 'id' ? 'item_id' : 'ordinal'} LIMIT ${limit} OFFSET ${offset}`,
         params,
       );
       return {

@@ -306,6 +306,11 @@ export interface BenchItemPage {
   split?: BenchSplit;
   offset: number;
   limit: number;
+  /**
+   * `build` (the default): the order the bench was built in, source by source. `id`: by item id;
+   * ids are content hashes, so a page from the start is a uniform sample of the bench.
+   */
+  order?: 'build' | 'id';
 }
 
 export interface NewBenchRun {

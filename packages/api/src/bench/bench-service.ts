@@ -99,6 +99,7 @@ export async function benchItems(
     split?: BenchSplit | undefined;
     offset: number;
     limit: number;
+    order?: 'build' | 'id' | undefined;
   },
 ): Promise<{ total: number; rows: BenchItem[] }> {
   const bench = await requireBench(ctx.store, input.name, input.version);
@@ -108,6 +109,7 @@ export async function benchItems(
       offset: input.offset,
       limit: input.limit,
       ...(input.split === undefined ? {} : { split: input.split }),
+      ...(input.order === undefined ? {} : { order: input.order }),
     },
   );
 }

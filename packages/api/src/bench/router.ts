@@ -31,6 +31,8 @@ export const benchRouter = createRouter({
         split: BenchSplit.optional(),
         offset,
         limit,
+        /** `id` pages by item id, a uniform sample from the start (ids are content hashes). */
+        order: z.enum(['build', 'id']).optional(),
       }),
     )
     .query(({ ctx, input }) => service.benchItems(ctx, input)),

@@ -94,6 +94,21 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
       ).toEqual(['item-1', 'item-9']);
     });
 
+    it('pages a bench in build order or by item id', async () => {
+      const reversed = ITEMS.toReversed();
+      await store.createBench(buildBenchManifest('reversed', reversed), reversed);
+      const ids = async (order?: 'build' | 'id') =>
+        (
+          await store.getBenchItems(
+            { name: 'reversed' },
+            { split: 'test', offset: 1, limit: 3, ...(order === undefined ? {} : { order }) },
+          )
+        ).rows.map((item) => item.id);
+      expect(await ids()).toEqual(['item-6', 'item-5', 'item-4']);
+      expect(await ids('build')).toEqual(['item-6', 'item-5', 'item-4']);
+      expect(await ids('id')).toEqual(['item-1', 'item-2', 'item-3']);
+    });
+
     it('stores nothing for a bench whose manifest does not match its items', async () => {
       const bad = { ...buildBenchManifest('broken', ITEMS), itemCount: 11 };
       await expect(store.createBench(bad, ITEMS)).rejects.toThrow(
@@ -298,7 +313,8 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
       expect((await db.executeSql('SELECT count(*)::int AS n FROM job_probe')).rows).toEqual([
         { n: 2 },
       ]);
-      expect(await store.listBenches()).toHaveLength(3);
+      // Every bench version made above: retail v1 and v2, airline, reversed.
+      expect(await store.listBenches()).toHaveLength(4);
     });
   });
 }

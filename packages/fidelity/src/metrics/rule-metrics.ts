@@ -166,7 +166,7 @@ const DEFINITIONS: Record<RuleMetricId, Definition> = {
   'error-agreement': {
     label: 'Error agreement',
     description:
-      'When either side reports a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors): 1 if both do. n/a when neither does.',
+      'When either side reports a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors): 1 if both do. n/a when neither does, so its mean is the Jaccard index of the two sides\' failures and its n differs between simulators.',
     prepared: errorAgreement,
   },
   'token-f1': {

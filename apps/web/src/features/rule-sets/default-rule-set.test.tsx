@@ -16,7 +16,7 @@ afterEach(cleanup);
 
 const NAMES = ['default-browser', 'default-terminal', 'default-tool', 'my-rules'];
 
-/** A mixed bench's first items by id: one SWE-agent item (the fixture's own), then two tool ones. */
+/** A mixed bench's first items by id: a SWE-agent item (the fixture's own), then two tool ones. */
 const ITEMS = [
   benchItem(),
   benchItem({ domain: 'tool', task: 'tau2-bench/retail' }),
@@ -56,6 +56,7 @@ describe('the rule set the page opens on', () => {
       split: 'test',
       offset: 0,
       limit: DOMAIN_SAMPLE,
+      order: 'id',
     });
   });
 

@@ -4,9 +4,9 @@ import { useTRPC } from '../../app/trpc';
 import { previewableRuns } from './preview-query';
 
 /**
- * Items read to tell a run's main domain. Item ids are content hashes, so the first ones by id
- * are a uniform sample of the bench: 40 put a domain holding most of a mixed bench first (a
- * single item gave the demo's terminal rules while the preview's sample was mostly tool items).
+ * Items read to tell a run's main domain, the first by id: ids are content hashes, so they are a
+ * uniform sample of the bench (the first item in build order gave the demo's terminal rules,
+ * its first source being SWE-agent, while 90% of its items and the preview's sample are tool).
  */
 export const DOMAIN_SAMPLE = 40;
 
@@ -37,6 +37,7 @@ export function usePreviewRunDomain(): { settled: boolean; domain: Domain | null
       split: run?.split ?? 'test',
       offset: 0,
       limit: DOMAIN_SAMPLE,
+      order: 'id',
     }),
     enabled: run !== null,
   });
