@@ -61,10 +61,13 @@ export interface FieldIssue {
 }
 
 export function fieldIssues(error: ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    // A strict object's unknown keys belong to no path of the schema: each is named itself.
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
+    return [{ field: at.join('.'), message: issue.message }];
+  });
 }
 
 /** What a client sees of an unexpected failure: never a stack, a path or SQL. */

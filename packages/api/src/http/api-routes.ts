@@ -160,7 +160,7 @@ export function createApiRequestHandler({
         });
         return trpc(request, response);
       }
-      const refused = refusal(routeAccess(url.pathname), admission.principal);
+      const refused = refusal(routeAccess(url.pathname), admission.principal, url.pathname);
       if (refused) {
         request.resume();
         return sendError(response, refused.status, refused.message);

@@ -136,6 +136,10 @@ describe('/v1/envs (environment server)', () => {
       info: { steps: 4 },
     });
     expect((await call('POST', `/v1/envs/${id}/step`, { action: 'ls' })).status).toBe(409);
+    // A fork of the ended episode could not step, and would hold a slot.
+    expect((await call('POST', `/v1/envs/${id}/fork`)).json).toEqual({
+      error: { message: 'the episode is over; fork a session before it ends' },
+    });
     expect((await call('GET', `/v1/envs/${id}/state`)).json).toMatchObject({
       steps: 4,
       terminated: true,
@@ -219,6 +223,29 @@ describe('/v1/envs (environment server)', () => {
     const bad = await call('POST', '/v1/envs', { world: 'scratch', seed: -1 });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ error: { issues: [{ field: 'seed' }] } });
+    // A misspelt setting is refused by name, not ignored; a task with a world is ambiguous.
+    const misspelt = await call('POST', '/v1/envs', { task: 'scratch-last-line', maxstep: 5 });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.json).toMatchObject({
+      error: { issues: [{ field: 'maxstep', message: 'unknown field' }] },
+    });
+    const both = await call('POST', '/v1/envs', { task: 'scratch-last-line', world: 'nope' });
+    expect(both.json).toMatchObject({
+      error: {
+        issues: [
+          {
+            field: 'world',
+            message: 'a task brings its own world: name a task or a world, not both',
+          },
+        ],
+      },
+    });
+    const id = await open({ task: 'scratch-last-line' });
+    for (const body of [{}, { action: 42 }]) {
+      const step = await call('POST', `/v1/envs/${id}/step`, body);
+      expect(step.status).toBe(400);
+      expect(step.json).toMatchObject({ error: { issues: [{ field: 'action' }] } });
+    }
     const lazy = await call('POST', '/v1/tasks', {
       id: 'lazy-task',
       goal: 'Remove nothing.',

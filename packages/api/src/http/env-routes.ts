@@ -21,6 +21,7 @@ import { sendError, sendJson } from './json-response';
 import { BodyError } from './read-json-body';
 import { CustomRule } from '@terrarium/rubrics';
 import { sharedCustomRuleRunner } from '../rulesets/sandbox-runner';
+import { fieldIssues } from '../trpc';
 import { storeEnvPersistence } from './env-routes-persistence';
 import { loadToolWorlds, toolWorldFilesIn, type ToolWorldFiles } from './env-routes-tool-worlds';
 import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
@@ -91,13 +92,6 @@ export function isEnvPath(pathname: string): boolean {
     pathname.startsWith('/v1/tasks/') ||
     pathname === '/v1/worlds'
   );
-}
-
-function issuesOf(error: z.ZodError): { field: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
 }
 
 function sendSessionError(response: ServerResponse, error: SessionError): void {
@@ -224,7 +218,7 @@ async function route(
     if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
     const body = GenerateTasksRequest.safeParse(await readBody(request));
     if (!body.success)
-      return sendError(response, 400, 'bad generate request', issuesOf(body.error));
+      return sendError(response, 400, 'bad generate request', fieldIssues(body.error));
     if (store === undefined)
       return sendError(response, 409, 'this server has no store to read datasets from');
     const dataset = (await store.listDatasets()).find(
@@ -260,7 +254,7 @@ async function route(
     if (method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
     const body = CreateEnvRequest.safeParse(await readBody(request));
     if (!body.success)
-      return sendError(response, 400, 'bad environment request', issuesOf(body.error));
+      return sendError(response, 400, 'bad environment request', fieldIssues(body.error));
     const opened = await env.sessions.create(body.data);
     return isSessionError(opened)
       ? sendSessionError(response, opened)
@@ -291,13 +285,14 @@ async function route(
       const fast = textStep(raw);
       const body =
         fast === null ? StepEnvRequest.safeParse(raw) : { success: true as const, data: fast };
+      // The union's own issue names no field; every shape it accepts carries the action.
       if (!body.success)
-        return sendError(
-          response,
-          400,
-          'bad step: send {"action": text | tool call}',
-          issuesOf(body.error),
-        );
+        return sendError(response, 400, 'bad step: send {"action": text | tool call}', [
+          {
+            field: 'action',
+            message: 'a shell line, or an OpenAI tool call {"function": {"name", "arguments"}}',
+          },
+        ]);
       const world = env.sessions.worldOf(id);
       if (isSessionError(world)) return sendSessionError(response, world);
       return answer(await env.sessions.step(id, moveFromRequest(world, body.data)));
@@ -334,7 +329,7 @@ async function respondToTasks(
   }
   if (request.method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
   const body = Task.safeParse(await readBody(request));
-  if (!body.success) return sendError(response, 400, 'bad task', issuesOf(body.error));
+  if (!body.success) return sendError(response, 400, 'bad task', fieldIssues(body.error));
   if (env.worlds.get(body.data.world.id) === undefined)
     return sendError(response, 400, `no world ${body.data.world.id}`, [
       { field: 'world.id', message: 'unknown world' },

@@ -189,12 +189,41 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     });
     expect(response.status).toBe(200);
     const body: unknown = await response.json();
+    // The model ends this answer itself within 16 tokens.
     expect(body).toMatchObject({
       model: spec,
       choices: [{ message: { role: 'assistant' }, finish_reason: 'stop' }],
-      terrarium: { provenance: { backend: 'onnx', model: 'onnx:terrarium-wm-tiny' } },
+      usage: { completion_tokens: 9 },
+      terrarium: {
+        provenance: {
+          backend: 'onnx',
+          model: 'onnx:terrarium-wm-tiny',
+          detail: { finishReason: 'eos' },
+        },
+      },
     });
-    expect(JSON.stringify(body)).toMatch(/"completion_tokens":([1-9]|1[0-6]),/);
+    // Four tokens cut it: OpenAI clients read that from `finish_reason`, streamed or not.
+    const cut = {
+      model: spec,
+      messages: renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action),
+      max_tokens: 4,
+    };
+    expect(await (await post(cut)).json()).toMatchObject({
+      choices: [{ finish_reason: 'length' }],
+      usage: { completion_tokens: 4 },
+      terrarium: { provenance: { detail: { finishReason: 'length' } } },
+    });
+    const events = (await (await post({ ...cut, stream: true })).text())
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event): unknown => JSON.parse(event.slice('data: '.length)));
+    const finishes = events.flatMap((event) =>
+      z
+        .object({ choices: z.array(z.object({ finish_reason: z.string().nullable() })) })
+        .parse(event)
+        .choices.flatMap((choice) => (choice.finish_reason === null ? [] : [choice.finish_reason])),
+    );
+    expect(finishes).toEqual(['length']);
 
     // Streamed token by token through the worlds client: the same greedy text, in pieces.
     const pieces: string[] = [];
@@ -293,5 +322,10 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     const noModel = await post({ messages });
     expect(noModel.status).toBe(400);
     expect(await noModel.json()).toMatchObject({ error: { param: 'model' } });
+    const choices = await post({ model: 'replay@retail', messages, n: 3 });
+    expect(choices.status).toBe(400);
+    expect(await choices.json()).toMatchObject({
+      error: { param: 'n', message: 'n: only 1 choice per request is served' },
+    });
   });
 });

@@ -43,6 +43,8 @@ const ChatCompletionRequest = z.object({
   max_completion_tokens: z.number().int().positive().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   seed: z.number().int().optional(),
+  /** A simulator gives one observation per request: more choices are refused, not dropped. */
+  n: z.literal(1, { error: 'only 1 choice per request is served' }).optional(),
   /**
    * Terrarium's extension. `dataset` (id or name): what replay and retrieval draw on, and where a
    * local retrieval-augmented model (`onnx:`) finds the recorded transitions its prompt shows
@@ -317,6 +319,15 @@ function terrariumExtension(prediction: Prediction, neighbors: readonly PromptNe
   };
 }
 
+/**
+ * OpenAI's `finish_reason`: `length` when the token budget or the model's context cut the answer
+ * (a local model's and an upstream endpoint's reason are in the provenance), `stop` otherwise.
+ */
+function finishReasonOf(prediction: Prediction): 'stop' | 'length' {
+  const reason = prediction.provenance.detail?.['finishReason'];
+  return reason === 'length' || reason === 'context' ? 'length' : 'stop';
+}
+
 function sseEvent(response: ServerResponse, data: unknown): void {
   response.write(`data: ${JSON.stringify(data)}\n\n`);
 }
@@ -353,7 +364,7 @@ function openStream(
           delta({ content: prediction.observation.content });
         }
       }
-      delta({}, 'stop');
+      delta({}, finishReasonOf(prediction));
       sseEvent(response, {
         ...base,
         choices: [],
@@ -386,7 +397,7 @@ function sendCompletion(
             ? {}
             : { reasoning_content: prediction.reasoning }),
         },
-        finish_reason: 'stop',
+        finish_reason: finishReasonOf(prediction),
       },
     ],
     usage: usageOf(prediction),

@@ -4,6 +4,7 @@ import { principalOfSession, SESSION_COOKIE, startSession } from '../auth/sessio
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
 import { readCookie, setCookie } from './cookies';
+import { QUERY_TOKEN_ROUTES } from './route-policy';
 
 export interface GateOptions {
   store: Store;
@@ -158,13 +159,6 @@ export function createRequestGate(options: GateOptions) {
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
-
-/**
- * Routes whose official clients cannot send a header: OpenRLHF's `--reward.remote_url` posts JSON
- * with no Authorization, so the token rides in the URL the user configures (`…?token=…`). Only
- * these routes read it; everywhere else a token belongs in the header, out of logs and history.
- */
-const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/reward/openrlhf']);
 
 function tokenInQuery(request: IncomingMessage): string | null {
   const url = new URL(request.url ?? '/', 'http://localhost');

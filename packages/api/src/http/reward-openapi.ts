@@ -36,7 +36,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject) => ({ content: { 'application/json': { schema } } });
 const errors = {
   '400': { description: 'Bad request; `error.issues` names the fields.', ...json(ref('Error')) },
-  '401': { description: 'Missing or wrong bearer token.', ...json(ref('Error')) },
+  '401': { description: 'Missing or wrong token.', ...json(ref('Error')) },
   '404': { description: 'No such rule set or version.', ...json(ref('Error')) },
   '504': { description: 'The batch exceeded the per-request time limit.', ...json(ref('Error')) },
 };
@@ -74,6 +74,14 @@ export function rewardOpenApi(request: z.ZodType, openRlhfRequest: z.ZodType): O
               schema: { type: 'integer', minimum: 1 },
             },
             { name: 'domain', in: 'query', required: false, schema: { type: 'string' } },
+            {
+              name: 'token',
+              in: 'query',
+              required: false,
+              description:
+                'The program token, for trainers that cannot set headers (OpenRLHF); Authorization: Bearer works too',
+              schema: { type: 'string' },
+            },
           ],
           requestBody: { required: true, ...json(ref('OpenRlhfRequest')) },
           responses: {

@@ -197,6 +197,15 @@ describe('POST /v1/reward over HTTP', () => {
   it('refuses callers without the token', async () => {
     const response = await post('/v1/reward', { ruleSet: { name: 'default-tool' }, items: [] }, {});
     expect(response.status).toBe(401);
+    // OpenRLHF cannot send a header: its route's refusal says where the token goes instead.
+    const openRlhf = await post('/v1/reward/openrlhf?ruleSet=default-tool', { query: ['x'] }, {});
+    expect(openRlhf.status).toBe(401);
+    expect(
+      z.object({ error: z.object({ message: z.string() }) }).parse(await openRlhf.json()).error
+        .message,
+    ).toBe(
+      'add ?token=<token> (printed by terrarium serve) to the URL, or send Authorization: Bearer <token>',
+    );
   });
 
   it("answers OpenRLHF's remote reward protocol with the same scores", async () => {
@@ -222,13 +231,42 @@ describe('POST /v1/reward over HTTP', () => {
     });
     const scores = RewardBody.parse(await native.json()).results.map((r) => r.score);
     expect(body).toEqual({ rewards: scores, scores, extra_logs: { content: scores } });
-    const noRuleSet = await post('/v1/reward/openrlhf', { query: ['x'] });
+    const noRuleSet = await post('/v1/reward/openrlhf', { query: ['x'], labels: ['x'] });
     expect(ErrorBody.parse(await noRuleSet.json()).error.issues[0]?.field).toBe('ruleSet');
     const uneven = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
       query: ['x', 'y'],
       labels: ['x'],
     });
     expect(ErrorBody.parse(await uneven.json()).error.issues[0]?.field).toBe('labels');
+  });
+
+  it('refuses an OpenRLHF batch it would score wrongly, naming the field', async () => {
+    const refused = async (body: unknown) => {
+      const response = await post('/v1/reward/openrlhf?ruleSet=default-tool', body);
+      expect(response.status).toBe(400);
+      return ErrorBody.parse(await response.json()).error.issues[0];
+    };
+    // Without references every reward would be 0, and a trainer would learn from that.
+    expect(await refused({ query: ['{"a":1}'] })).toEqual({
+      field: 'labels',
+      message: "required: each query's reference observation (OpenRLHF: --label_key)",
+    });
+    expect((await refused({ query: ['{"a":1}'], labels: [null] }))?.field).toBe('labels.0');
+    // A prompt the query does not hold: the response cannot be told apart from it.
+    expect(await refused({ query: ['abc'], prompts: ['zzz'], labels: ['abc'] })).toEqual({
+      field: 'prompts.0',
+      message: 'query 0 does not contain its prompt, so its response cannot be told apart',
+    });
+    // Special tokens a decoder left before the prompt do not hide the response.
+    const response = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
+      query: ['<s>prompt: get_user\n{"a":1}', 'prompt: get_user\n{"a":2}'],
+      prompts: ['prompt: get_user\n', 'prompt: get_user\n'],
+      labels: ['{"a":1}', '{"a":1}'],
+    });
+    expect(response.status).toBe(200);
+    const { rewards } = OpenRlhfBody.parse(await response.json());
+    expect(rewards[0]).toBe(1);
+    expect(rewards[1]).toBeLessThan(1);
   });
 });
 

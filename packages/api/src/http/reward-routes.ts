@@ -44,7 +44,12 @@ export const RewardRequest = z.strictObject({
 export const OpenRlhfRequest = z.object({
   query: z.array(z.string()).min(1).max(MAX_REWARD_ITEMS),
   prompts: z.array(z.string()).optional(),
-  labels: z.array(z.string().nullable()).optional(),
+  // Required: rule sets score a response against its reference, and a batch without them would
+  // score 0 everywhere and train on it (OpenRLHF sends them with `--label_key`).
+  labels: z.array(
+    z.string({ error: "each query's reference observation (OpenRLHF: --label_key)" }),
+    { error: "required: each query's reference observation (OpenRLHF: --label_key)" },
+  ),
 });
 
 /** A prompt (or any history text) is one earlier turn whose observation the scorers can cite. */
@@ -120,6 +125,20 @@ async function scoreNative(body: unknown, rewards: RewardService) {
 }
 
 /**
+ * The response in a query (prompt + response): what follows the prompt's first occurrence, which
+ * is the start unless a decoder left special tokens or padding before it. A query that does not
+ * hold its prompt is refused: scoring it whole would reward the prompt's text.
+ */
+function responseOf(query: string, prompt: string, index: number): string {
+  if (prompt === '') return query;
+  const at = query.indexOf(prompt);
+  if (at >= 0) return query.slice(at + prompt.length);
+  const field = `prompts.${index}`;
+  const message = `query ${index} does not contain its prompt, so its response cannot be told apart`;
+  throw new RewardRequestError(`${field}: ${message}`, [{ field, message }]);
+}
+
+/**
  * OpenRLHF's remote reward protocol, unchanged: `query` is prompt + response, `prompts` the
  * prompts, `labels` the references. The rule set comes from the URL (`?ruleSet=NAME&version=N`)
  * because the protocol's body has no place for it.
@@ -127,15 +146,14 @@ async function scoreNative(body: unknown, rewards: RewardService) {
 async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
   const parsed = OpenRlhfRequest.safeParse(body);
   if (!parsed.success) throw issuesError(parsed.error);
-  const { query, prompts = [], labels = [] } = parsed.data;
+  const { query, prompts = [], labels } = parsed.data;
   const mismatch = (field: string, length: number) =>
     new RewardRequestError(`${field}: ${length} entries for ${query.length} queries`, [
       { field, message: `expected ${query.length} entries, got ${length}` },
     ]);
   if (parsed.data.prompts !== undefined && prompts.length !== query.length)
     throw mismatch('prompts', prompts.length);
-  if (parsed.data.labels !== undefined && labels.length !== query.length)
-    throw mismatch('labels', labels.length);
+  if (labels.length !== query.length) throw mismatch('labels', labels.length);
   const name = url.searchParams.get('ruleSet');
   if (name === null || name === '') {
     const message = 'name the rule set in the URL: /v1/reward/openrlhf?ruleSet=NAME[&version=N]';
@@ -151,10 +169,8 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
   const domain = url.searchParams.get('domain') ?? undefined;
   const items: RewardItem[] = query.map((text, i) => {
     const prompt = prompts[i] ?? '';
-    // The response is what follows the prompt; a query that does not start with it is all response.
-    const prediction = prompt !== '' && text.startsWith(prompt) ? text.slice(prompt.length) : text;
     return {
-      prediction,
+      prediction: responseOf(text, prompt, i),
       reference: labels[i] ?? '',
       history: prompt === '' ? [] : [{ action: '', observation: prompt }],
       ...(domain === undefined ? {} : { domain }),

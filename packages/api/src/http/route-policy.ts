@@ -34,6 +34,13 @@ export const HTTP_ROUTE_POLICIES: readonly RoutePolicy[] = [
   { path: '/v1/reward/openrlhf', access: 'researcher' },
 ];
 
+/**
+ * Routes whose official clients cannot send a header: OpenRLHF's `--reward.remote_url` posts JSON
+ * with no Authorization, so the token rides in the URL the user configures (`…?token=…`). Only
+ * these routes read it; everywhere else a token belongs in the header, out of logs and history.
+ */
+export const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/reward/openrlhf']);
+
 export function routeAccess(pathname: string): Access {
   const policy = HTTP_ROUTE_POLICIES.find((entry) =>
     entry.prefix ? pathname.startsWith(entry.path) : pathname === entry.path,
@@ -45,12 +52,15 @@ export function routeAccess(pathname: string): Access {
 export function refusal(
   access: Access,
   principal: Principal,
+  pathname = '',
 ): { status: 401 | 403; message: string } | null {
   if (access === 'public') return null;
   if (principal.kind === 'anonymous') {
     return {
       status: 401,
-      message: 'send Authorization: Bearer <token> (printed by terrarium serve) or log in',
+      message: QUERY_TOKEN_ROUTES.has(pathname)
+        ? 'add ?token=<token> (printed by terrarium serve) to the URL, or send Authorization: Bearer <token>'
+        : 'send Authorization: Bearer <token> (printed by terrarium serve) or log in',
     };
   }
   if (access === 'researcher' && principal.kind === 'user' && principal.role !== 'researcher') {

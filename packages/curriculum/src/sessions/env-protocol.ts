@@ -3,9 +3,12 @@ import { JsonValue } from '@terrarium/schema';
 import { z } from 'zod';
 import { moveFromText, moveFromToolCall, type AgentMove } from '../tasks/episode';
 
-/** `POST /v1/envs` body. */
+/**
+ * `POST /v1/envs` body. Strict: a misspelt field (`maxstep`) is refused by name rather than
+ * ignored, so a trainer never runs episodes under settings it did not ask for.
+ */
 export const CreateEnvRequest = z
-  .object({
+  .strictObject({
     task: z.string().min(1).optional(),
     world: z.string().min(1).optional(),
     params: z.record(z.string(), z.json()).optional(),
@@ -20,6 +23,10 @@ export const CreateEnvRequest = z
   .refine((body) => body.task !== undefined || body.world !== undefined, {
     message: 'name a task or a world',
     path: ['task'],
+  })
+  .refine((body) => body.task === undefined || body.world === undefined, {
+    message: 'a task brings its own world: name a task or a world, not both',
+    path: ['world'],
   });
 export type CreateEnvRequest = z.infer<typeof CreateEnvRequest>;
 

@@ -291,6 +291,9 @@ export class SessionManager {
     const session = this.find(id);
     if ('error' in session) return session;
     await session.queue;
+    // A fork of an ended episode could take no step, yet would hold a session slot.
+    if (session.terminated || session.truncated)
+      return { error: 'conflict', message: 'the episode is over; fork a session before it ends' };
     const refused = this.admit();
     if (refused) return refused;
     const copy: Session = {
