@@ -22,8 +22,11 @@ fi
 
 pnpm install --frozen-lockfile || exit 1
 
-# The Gymnasium example (examples/python) is checked with gymnasium's own check_env.
+# The Gymnasium example (examples/python) is checked with gymnasium's own check_env, and the
+# OpenAPI document with openapi-spec-validator.
 python3 -c 'import gymnasium' 2>/dev/null || python3 -m pip install -q gymnasium >/dev/null
+python3 -c 'import openapi_spec_validator' 2>/dev/null ||
+  python3 -m pip install -q openapi-spec-validator >/dev/null
 
 RESULTS=$(mktemp -d)
 # Each phase's header says when it started (seconds since this script did), so a slow CI run shows

@@ -139,12 +139,7 @@ export type { PromptFolder } from '@terrarium/worlds';
 export type { LabelingItem } from './labels/label-service';
 export type { QueueAgreement } from './labels/agreement-service';
 export { createDefaultEnvService, isEnvPath, respondToEnv } from './http/env-routes';
-export {
-  addOpenApiPart,
-  openApiDocument,
-  ENV_OPENAPI_PATH,
-  type OpenApiPart,
-} from './http/openapi';
+export { openApiDocument, ENV_OPENAPI_PATH, type OpenApiPart } from './http/openapi';
 export type { CurriculumJobs } from '@terrarium/jobs';
 export {
   startCurriculumWorkers,

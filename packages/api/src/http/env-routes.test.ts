@@ -311,5 +311,21 @@ describe('/v1/envs (environment server)', () => {
       '/v1/tasks/{id}',
       '/v1/worlds',
     ]);
+    // The reward service and the simulators are described in the same document.
+    expect(paths.filter((path) => !envPaths.includes(path))).toEqual([
+      '/v1/reward',
+      '/v1/reward/openrlhf',
+      '/v1/chat/completions',
+      '/v1/models',
+      '/api/simulate',
+    ]);
+    expect(json).toMatchObject({
+      components: {
+        schemas: {
+          ChatCompletionRequest: { required: ['model', 'messages'] },
+          SimulateParams: { required: ['dataset', 'sim'] },
+        },
+      },
+    });
   });
 });

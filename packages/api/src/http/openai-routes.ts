@@ -34,7 +34,7 @@ import { BodyError, readJsonBody } from './read-json-body';
 
 export const DATASET_HEADER = 'x-terrarium-dataset';
 
-const ChatCompletionRequest = z.object({
+export const ChatCompletionRequest = z.object({
   model: z.string().min(1),
   messages: z.array(z.unknown()).min(1),
   stream: z.boolean().optional(),

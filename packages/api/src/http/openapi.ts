@@ -1,19 +1,36 @@
 import { CreateEnvRequest, StepEnvRequest, Task } from '@terrarium/curriculum';
 import { z } from 'zod';
 import { TERRARIUM_VERSION } from '../version';
+import { ChatCompletionRequest } from './openai-routes';
+import { rewardOpenApi } from './reward-openapi';
+import { OpenRlhfRequest, RewardRequest } from './reward-routes';
+import { SimulateParams } from './simulate-route';
+import { chatOpenApi, simulateOpenApi } from './simulator-openapi';
 
 export const ENV_OPENAPI_PATH = '/v1/openapi.json';
 
 type JsonObject = { [key: string]: unknown };
 
-function schemaOf(type: z.ZodType): JsonObject {
-  // OpenAPI 3.1 uses JSON Schema 2020-12, which is what zod emits; `io: 'input'` documents what
-  // clients may send (defaults optional).
-  const { $schema: _draft, ...schema } = z.toJSONSchema(type, {
-    io: 'input',
-    unrepresentable: 'any',
-  });
-  return schema;
+/**
+ * Zod types as OpenAPI 3.1 component schemas (JSON Schema 2020-12, which zod emits), as clients
+ * may send them (`io: 'input'`: defaults optional). A recursive type (JSON values) comes with its
+ * own `$defs`, which zod points at from the document's root (`#/$defs/…`); inside a document
+ * those pointers must name the component they live in.
+ */
+export function componentSchemas(types: Record<string, z.ZodType>): Record<string, JsonObject> {
+  return Object.fromEntries(
+    Object.entries(types).map(([name, type]) => {
+      const { $schema: _draft, ...schema } = z.toJSONSchema(type, {
+        io: 'input',
+        unrepresentable: 'any',
+      });
+      const text = JSON.stringify(schema).replaceAll(
+        '"#/$defs/',
+        `"#/components/schemas/${name}/$defs/`,
+      );
+      return [name, z.record(z.string(), z.unknown()).parse(JSON.parse(text))];
+    }),
+  );
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -211,9 +228,7 @@ function envSchemas(): JsonObject {
         },
       },
     },
-    CreateEnvRequest: schemaOf(CreateEnvRequest),
-    StepEnvRequest: schemaOf(StepEnvRequest),
-    Task: schemaOf(Task),
+    ...componentSchemas({ CreateEnvRequest, StepEnvRequest, Task }),
     EnvOpened: {
       type: 'object',
       required: ['id', 'observation', 'tools', 'info'],
@@ -256,37 +271,33 @@ function envSchemas(): JsonObject {
   };
 }
 
-/**
- * Paths and schemas other plain-HTTP APIs add to the document (e.g. the reward service): register
- * them here instead of writing a second document.
- */
+/** Paths and schemas a plain-HTTP API adds to the one document. */
 export interface OpenApiPart {
   paths: JsonObject;
   schemas?: JsonObject;
 }
 
-const PARTS: OpenApiPart[] = [];
-
-export function addOpenApiPart(part: OpenApiPart): void {
-  PARTS.push(part);
-}
-
 /** The OpenAPI 3.1 document of the plain HTTP API, served at `GET /v1/openapi.json`. */
 export function openApiDocument(): JsonObject {
+  const parts = [
+    rewardOpenApi(RewardRequest, OpenRlhfRequest),
+    chatOpenApi(ChatCompletionRequest),
+    simulateOpenApi(SimulateParams),
+  ];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Terrarium plain HTTP API',
       version: TERRARIUM_VERSION,
       description:
-        'Environment server for RL trainers (sessions over tasks and executable worlds). Every route needs `Authorization: Bearer <token>`.',
+        'Plain HTTP for RL trainers and eval scripts: environment sessions over tasks and executable worlds, rewards from rule sets, and simulators behind the OpenAI protocol. Every route needs `Authorization: Bearer <token>`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    paths: Object.assign({}, ENV_PATHS, ...PARTS.map((part) => part.paths)),
+    paths: Object.assign({}, ENV_PATHS, ...parts.map((part) => part.paths)),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: Object.assign(envSchemas(), ...PARTS.map((part) => part.schemas ?? {})),
+      schemas: Object.assign(envSchemas(), ...parts.map((part) => part.schemas ?? {})),
     },
   };
 }

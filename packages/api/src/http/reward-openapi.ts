@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import type { OpenApiPart } from './openapi';
+import { componentSchemas, type OpenApiPart } from './openapi';
 
 type JsonObject = { [key: string]: unknown };
-
-function schemaOf(type: z.ZodType): JsonObject {
-  const { $schema: _draft, ...schema } = z.toJSONSchema(type, {
-    io: 'input',
-    unrepresentable: 'any',
-  });
-  return schema;
-}
 
 const Breakdown = z.object({
   id: z.string(),
@@ -92,10 +84,12 @@ export function rewardOpenApi(request: z.ZodType, openRlhfRequest: z.ZodType): O
       },
     },
     schemas: {
-      RewardRequest: schemaOf(request),
-      RewardResponse: schemaOf(RewardResponse),
-      OpenRlhfRequest: schemaOf(openRlhfRequest),
-      OpenRlhfResponse: schemaOf(OpenRlhfResponse),
+      ...componentSchemas({
+        RewardRequest: request,
+        RewardResponse,
+        OpenRlhfRequest: openRlhfRequest,
+        OpenRlhfResponse,
+      }),
     },
   };
 }

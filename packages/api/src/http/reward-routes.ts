@@ -10,8 +10,6 @@ import {
 } from '../rulesets/reward-service';
 import { sendError, sendJson } from './json-response';
 import { BodyError, readJsonBody } from './read-json-body';
-import { addOpenApiPart } from './openapi';
-import { rewardOpenApi } from './reward-openapi';
 
 export const REWARD_PATH = '/v1/reward';
 export const OPENRLHF_REWARD_PATH = '/v1/reward/openrlhf';
@@ -200,5 +198,3 @@ function extraLogs(results: readonly { breakdown: BreakdownEntry[] }[]): Record<
 export function isRewardPath(pathname: string): boolean {
   return pathname === REWARD_PATH || pathname.startsWith(`${REWARD_PATH}/`);
 }
-
-addOpenApiPart(rewardOpenApi(RewardRequest, OpenRlhfRequest));
