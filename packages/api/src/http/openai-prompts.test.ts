@@ -135,6 +135,19 @@ describe('/v1 with a prompt folder speaks the official protocol to openai: simul
     expect(second?.messages[3]?.content.startsWith('### Turn 2\n**Action:**\n')).toBe(true);
     expect(second?.temperature).toBe(0.6);
     expect(second?.max_tokens).toBe(32768);
+    // An unknown trajectory: 404, the issue naming its field once.
+    const missing = await fetch(`${server.url}/api/simulate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TOKEN}` },
+      body: JSON.stringify({ dataset: 'retail', trajectory: 'nope', sim: spec }),
+    });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: {
+        message: 'trajectory: no trajectory "nope" in dataset "retail"',
+        issues: [{ field: 'trajectory', message: 'no trajectory "nope" in dataset "retail"' }],
+      },
+    });
   }, 60_000);
 
   it('simulate.run over tRPC uses the folder too', async () => {

@@ -64,7 +64,7 @@ export async function respondToSimulate(
     if (disconnected.signal.aborted) return;
     if (error instanceof SimulatorError) {
       return sendError(response, error.status, error.message, [
-        { field: error.field, message: error.message },
+        { field: error.field, message: error.reason },
       ]);
     }
     if (error instanceof BodyError) return sendError(response, error.status, error.message);

@@ -3,10 +3,11 @@ export class SimulatorError extends Error {
   override name = 'SimulatorError';
   constructor(
     readonly field: string,
-    message: string,
+    /** The message without the field, for an issue that names the field itself. */
+    readonly reason: string,
     /** 400 for a bad spec or a refused host; 501 for a backend this build cannot run yet. */
     readonly status: 400 | 404 | 501 = 400,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${reason}`);
   }
 }
