@@ -55,6 +55,15 @@ test.describe('login, roles and logout in the browser', () => {
     await form.getByLabel('Password').fill('lena-password-1');
     await form.getByRole('button', { name: 'Log in' }).click();
     await expect(page.locator('.user-menu')).toContainText('lena (labeler)');
+    // Her home is the labeling page, and the nav offers only what she may open.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await expect(nav.getByRole('link')).toHaveText(['Labeling']);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Labeling');
+    // A queue that is not hers is said so, not left loading.
+    await page.goto(`${server.url}/labeling/999`);
+    await expect(page.getByTestId('labeling-refused')).toContainText(
+      'no label queue 999: it is not one of your queues, or it no longer exists.',
+    );
     expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(403);
     const labelQueues = await page.evaluate(() =>
       fetch('/trpc/labels.queues').then((r) => r.status),

@@ -146,6 +146,8 @@ export interface LabelStore {
   /** Extends a lease the labeler still holds; null when it was lost (expired and taken). */
   renewLease(queueId: string, ordinal: number, labelerId: string): Promise<ItemLease | null>;
   releaseLease(queueId: string, ordinal: number, labelerId: string): Promise<boolean>;
+  /** Releases every lease the labeler holds, in every queue (on logout); how many there were. */
+  releaseLeasesOf(labelerId: string): Promise<number>;
   /** Releases the lease and never offers the item to this labeler again. */
   skipItem(queueId: string, ordinal: number, labelerId: string): Promise<boolean>;
   /** Stores the label only while the labeler holds the lease; releases it in the same transaction. */
@@ -482,6 +484,15 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
         [queueId, ordinal, labelerId],
       );
       return rows.length > 0;
+    },
+
+    async releaseLeasesOf(labelerId) {
+      const rows = await executor.query(
+        `UPDATE label_queue_items SET leased_by = NULL, lease_expires_at = NULL
+         WHERE leased_by = $1 RETURNING ordinal`,
+        [labelerId],
+      );
+      return rows.length;
     },
 
     async skipItem(queueId, ordinal, labelerId) {

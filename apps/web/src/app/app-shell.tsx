@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { DatasetsPage } from '../features/datasets/datasets-page';
 import { QuarantinePage } from '../features/datasets/quarantine-page';
@@ -6,6 +7,7 @@ import { ReplayPage } from '../features/replay/replay-page';
 import { TrajectoryListPage } from '../features/trajectories/trajectory-list-page';
 import { UserMenu } from '../features/auth/user-menu';
 import { Link } from './link';
+import { useTRPC } from './trpc';
 import { useRoute } from './router';
 import { EMPTY_LIST_QUERY, type Route } from './url-state';
 
@@ -57,10 +59,11 @@ const ModelsPage = lazy(() =>
   import('../features/models/models-page').then((module) => ({ default: module.ModelsPage })),
 );
 
-function PageFor({ route }: { route: Route }) {
+function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
   switch (route.page) {
     case 'datasets':
-      return <DatasetsPage />;
+      // A labeler's home is their queues: the datasets are the researchers'.
+      return labeler ? <LabelingPage /> : <DatasetsPage />;
     case 'quarantine':
       return <QuarantinePage datasetId={route.datasetId} />;
     case 'trajectories':
@@ -138,82 +141,109 @@ function navClass(active: boolean): string {
   return active ? 'nav-link nav-link-active' : 'nav-link';
 }
 
+/**
+ * Whether the caller is a labeler: the server refuses them every researcher route, so the nav
+ * offers only their queues rather than links that each end in "this needs the researcher role".
+ */
+function useIsLabeler(): boolean {
+  const trpc = useTRPC();
+  const whoami = useQuery(trpc.auth.whoami.queryOptions(undefined, { staleTime: Infinity }));
+  return whoami.data?.kind === 'user' && whoami.data.role === 'labeler';
+}
+
+function LabelerNav({ route }: { route: Route }) {
+  return (
+    <nav aria-label="Main">
+      <Link
+        to={{ page: 'labeling' }}
+        className={navClass(
+          route.page === 'datasets' || route.page === 'labeling' || route.page === 'label-queue',
+        )}
+      >
+        Labeling
+      </Link>
+    </nav>
+  );
+}
+
 export function AppShell() {
   const route = useRoute();
+  const labeler = useIsLabeler();
   return (
     <div className="app">
       <header className="app-header">
         <Link to={{ page: 'datasets' }} className="brand">
           Terrarium
         </Link>
-        <nav aria-label="Main">
-          <Link
-            to={{ page: 'datasets' }}
-            className={navClass(
-              route.page === 'datasets' ||
-                route.page === 'quarantine' ||
-                // One dataset's page (its trajectories) sits under Datasets, as its breadcrumb says.
-                (route.page === 'trajectories' && route.datasetId !== null),
-            )}
-          >
-            Datasets
-          </Link>
-          <Link
-            to={{ page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY }}
-            className={navClass(
-              (route.page === 'trajectories' && route.datasetId === null) ||
-                route.page === 'replay' ||
-                route.page === 'compare',
-            )}
-          >
-            Trajectories
-          </Link>
-          <Link to={{ page: 'import' }} className={navClass(route.page === 'import')}>
-            Import
-          </Link>
-          <Link to={{ page: 'models' }} className={navClass(route.page === 'models')}>
-            Models
-          </Link>
-          <Link
-            to={{ page: 'benches' }}
-            className={navClass(
-              route.page === 'benches' ||
-                route.page === 'bench-run' ||
-                route.page === 'bench-compare',
-            )}
-          >
-            Benches
-          </Link>
-          <Link
-            to={{ page: 'labeling' }}
-            className={navClass(
-              route.page === 'labeling' ||
-                route.page === 'label-queue' ||
-                route.page === 'label-agreement',
-            )}
-          >
-            Labeling
-          </Link>
-          <Link to={{ page: 'rule-sets' }} className={navClass(route.page === 'rule-sets')}>
-            Rule sets
-          </Link>
-          <Link
-            to={{ page: 'worlds', datasetId: null }}
-            className={navClass(route.page === 'worlds')}
-          >
-            Worlds
-          </Link>
-          <Link to={{ page: 'curriculum' }} className={navClass(route.page === 'curriculum')}>
-            Curriculum
-          </Link>
-        </nav>
+        {labeler ? <LabelerNav route={route} /> : <ResearcherNav route={route} />}
         <UserMenu />
       </header>
       <main className="app-main">
         <Suspense fallback={<p className="status">Loading…</p>}>
-          <PageFor route={route} />
+          <PageFor route={route} labeler={labeler} />
         </Suspense>
       </main>
     </div>
+  );
+}
+
+function ResearcherNav({ route }: { route: Route }) {
+  return (
+    <nav aria-label="Main">
+      <Link
+        to={{ page: 'datasets' }}
+        className={navClass(
+          route.page === 'datasets' ||
+            route.page === 'quarantine' ||
+            // One dataset's page (its trajectories) sits under Datasets, as its breadcrumb says.
+            (route.page === 'trajectories' && route.datasetId !== null),
+        )}
+      >
+        Datasets
+      </Link>
+      <Link
+        to={{ page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY }}
+        className={navClass(
+          (route.page === 'trajectories' && route.datasetId === null) ||
+            route.page === 'replay' ||
+            route.page === 'compare',
+        )}
+      >
+        Trajectories
+      </Link>
+      <Link to={{ page: 'import' }} className={navClass(route.page === 'import')}>
+        Import
+      </Link>
+      <Link to={{ page: 'models' }} className={navClass(route.page === 'models')}>
+        Models
+      </Link>
+      <Link
+        to={{ page: 'benches' }}
+        className={navClass(
+          route.page === 'benches' || route.page === 'bench-run' || route.page === 'bench-compare',
+        )}
+      >
+        Benches
+      </Link>
+      <Link
+        to={{ page: 'labeling' }}
+        className={navClass(
+          route.page === 'labeling' ||
+            route.page === 'label-queue' ||
+            route.page === 'label-agreement',
+        )}
+      >
+        Labeling
+      </Link>
+      <Link to={{ page: 'rule-sets' }} className={navClass(route.page === 'rule-sets')}>
+        Rule sets
+      </Link>
+      <Link to={{ page: 'worlds', datasetId: null }} className={navClass(route.page === 'worlds')}>
+        Worlds
+      </Link>
+      <Link to={{ page: 'curriculum' }} className={navClass(route.page === 'curriculum')}>
+        Curriculum
+      </Link>
+    </nav>
   );
 }

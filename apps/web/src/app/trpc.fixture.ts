@@ -10,7 +10,8 @@ export interface ApiCall {
 /**
  * A tRPC client whose network is `answer`: it gets each call's procedure path and input (as the
  * server would parse them from the URL or body) and returns the data, which tests build with the
- * procedures' own output types. The web tests have no server to talk to; every call is kept.
+ * procedures' own output types; an `answer` that throws is a 400 refusal with its message. The web
+ * tests have no server to talk to; every call is kept.
  */
 export function fakeApiClient(answer: (call: ApiCall) => unknown) {
   const calls: ApiCall[] = [];
@@ -28,7 +29,20 @@ export function fakeApiClient(answer: (call: ApiCall) => unknown) {
             input: text === null ? undefined : JSON.parse(text),
           };
           calls.push(call);
-          return new Response(JSON.stringify({ result: { data: answer(call) } }), {
+          let data: unknown;
+          try {
+            data = answer(call);
+          } catch (error) {
+            // A refusal as the server sends it: the client raises a TRPCClientError with it.
+            const message = error instanceof Error ? error.message : String(error);
+            return new Response(
+              JSON.stringify({
+                error: { message, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400 } },
+              }),
+              { status: 400, headers: { 'content-type': 'application/json' } },
+            );
+          }
+          return new Response(JSON.stringify({ result: { data } }), {
             headers: { 'content-type': 'application/json' },
           });
         },

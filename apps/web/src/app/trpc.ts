@@ -1,6 +1,12 @@
 import type { AppRouter } from '@terrarium/api';
 import { QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
+import {
+  createTRPCClient,
+  httpLink,
+  httpSubscriptionLink,
+  splitLink,
+  TRPCClientError,
+} from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -20,6 +26,15 @@ export function createApiClient() {
   });
 }
 
+/** A 4xx from the server: the request was refused, and asking again changes nothing. */
+export function isRefusal(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError)) return false;
+  const data: unknown = error.data;
+  if (typeof data !== 'object' || data === null || !('httpStatus' in data)) return false;
+  const status = data.httpStatus;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
@@ -29,7 +44,8 @@ export function createQueryClient(): QueryClient {
         // Pages and step windows nobody looks at are dropped soon, so memory follows the view.
         gcTime: 30_000,
         refetchOnWindowFocus: false,
-        retry: 1,
+        // Once, for a dropped connection or a server error; a refusal (4xx) answers the same again.
+        retry: (failures, error) => failures < 1 && !isRefusal(error),
       },
     },
   });

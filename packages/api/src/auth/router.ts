@@ -29,6 +29,9 @@ export const authRouter = createRouter({
   }),
 
   logout: publicProcedure.mutation(async ({ ctx }) => {
+    // Items being graded go back to the queue now, not when their leases expire (the page's own
+    // release comes after the session is gone, and is refused).
+    if (ctx.principal.kind === 'user') await ctx.store.releaseLeasesOf(ctx.principal.userId);
     const current = ctx.cookies?.current ?? null;
     if (current !== null) await endSession(ctx.store, current);
     ctx.cookies?.clear();

@@ -135,6 +135,7 @@ export async function createQueue(
   if (new Set(criteria.map((criterion) => criterion.id)).size !== criteria.length) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'criteria: ids must be unique' });
   }
+  if (input.labelers !== undefined) await checkLabelers(store, input.labelers, input.labelsPerItem);
   return store.createLabelQueue({
     name: input.name,
     runId: run.id,
@@ -149,6 +150,32 @@ export async function createQueue(
     createdBy: labelActor(principal).name,
     itemIds,
   });
+}
+
+/**
+ * A queue's named labelers must be accounts, and enough of them to give each item its labels: a
+ * misspelt name would make a queue nobody can work, and too few one that never completes.
+ */
+async function checkLabelers(
+  store: Store,
+  labelers: readonly string[],
+  labelsPerItem: number,
+): Promise<void> {
+  const accounts = new Set((await store.listUsers()).map((user) => user.name));
+  const unknown = labelers.filter((name) => !accounts.has(name));
+  if (unknown.length > 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `labelers: no account named ${unknown.join(', ')} (add one with terrarium users add)`,
+    });
+  }
+  const distinct = new Set(labelers).size;
+  if (distinct < labelsPerItem) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `labelsPerItem: ${labelsPerItem} labels per item need as many labelers; ${distinct} named`,
+    });
+  }
 }
 
 /** Leases the caller's next item and returns everything needed to grade it; null when done. */
@@ -242,6 +269,13 @@ async function itemView(
 }
 
 /** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
+/** Whether a score is no value, or an integer on the criterion's scale. */
+export function onScale(criterion: LabelCriterion, value: number | null): boolean {
+  return (
+    value === null || (Number.isInteger(value) && value >= criterion.min && value <= criterion.max)
+  );
+}
+
 export function checkScores(
   criteria: readonly LabelCriterion[],
   scores: Record<string, number | null>,
@@ -252,10 +286,7 @@ export function checkScores(
     if (criterion === undefined) {
       throw new TRPCError({ code: 'BAD_REQUEST', message: `scores.${id}: no such criterion` });
     }
-    if (
-      value !== null &&
-      (!Number.isInteger(value) || value < criterion.min || value > criterion.max)
-    ) {
+    if (!onScale(criterion, value)) {
       throw new TRPCError({
         code: 'BAD_REQUEST',
         message: `scores.${id}: an integer from ${criterion.min} to ${criterion.max}`,

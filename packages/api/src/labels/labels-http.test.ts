@@ -236,6 +236,20 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     ]);
   }, 60_000);
 
+  it('gives an item back to the queue when its labeler logs out, not when its lease expires', async () => {
+    const queueId = await newQueue('logout');
+    await server.addUser('fay', 'labeler');
+    const fay = caller(server, { cookie: await server.login('fay') });
+    const leased = await fay.mutate('labels.next', { queueId });
+    const ordinal = num(at(leased.data, 'lease', 'ordinal'));
+    expect((await fay.mutate('auth.logout', {})).status).toBe(200);
+    // The page's own release now comes too late: the session is gone.
+    expect((await fay.mutate('labels.release', { queueId, ordinal })).status).toBe(401);
+    // The queue offers the first item with labels still wanted: the one Fay held.
+    const next = await session('ana').mutate('labels.next', { queueId });
+    expect(at(next.data, 'lease', 'ordinal')).toBe(ordinal);
+  });
+
   it('refuses scores off the scale, naming the criterion, and anonymous callers', async () => {
     const queueId = await newQueue('scale');
     const next = await session('eli').mutate('labels.next', { queueId });
@@ -274,6 +288,31 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       400,
       "sim: name one of the run's simulators (retrieval)",
     ]);
+  });
+
+  async function createRefusal(labelers: string[], labelsPerItem: number) {
+    const created = await session('res').mutate('labels.createQueue', {
+      name: 'misnamed',
+      runId,
+      selection: { kind: 'random', count: 2, seed: 1 },
+      labelsPerItem,
+      labelers,
+    });
+    return [created.status, at(created.data, 'error', 'message')];
+  }
+
+  it('refuses a queue for labelers who have no account, or too few for its labels per item', async () => {
+    expect(await createRefusal(['ana', 'bbo'], 1)).toEqual([
+      400,
+      'labelers: no account named bbo (add one with terrarium users add)',
+    ]);
+    expect(await createRefusal(['ana', 'ana'], 2)).toEqual([
+      400,
+      'labelsPerItem: 2 labels per item need as many labelers; 1 named',
+    ]);
+    const listed = await session('res').query('labels.queues', {});
+    const names = Array.isArray(listed.data) ? listed.data.map((queue) => at(queue, 'name')) : [];
+    expect(names).not.toContain('misnamed');
   });
 
   it('exports labels as JSONL and imports them into another queue, adjudications kept apart', async () => {
@@ -322,6 +361,16 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       comment: 'between the two',
     });
     expect(at(adjudicated.data, 'researcherName')).toBe('res');
+    const offScale = await session('res').mutate('labels.adjudicate', {
+      queueId: target,
+      ordinal,
+      criterion: 'quality',
+      value: 7,
+    });
+    expect([offScale.status, at(offScale.data, 'error', 'message')]).toEqual([
+      400,
+      'value: quality takes an integer from 1 to 5',
+    ]);
     const labels = await session('res').query('labels.labels', { queueId: target });
     expect(at(labels.data, 0, 'scores')).toEqual({ format: 4, quality: 2 });
     expect(at(labels.data, 0, 'labelerName')).toBe('ana');

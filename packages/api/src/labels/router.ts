@@ -133,7 +133,12 @@ export const labelsRouter = createRouter({
       if (criterion === undefined) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: `criterion: no ${input.criterion}` });
       }
-      service.checkScores(queue.criteria, { [criterion.id]: input.value });
+      if (!service.onScale(criterion, input.value)) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: `value: ${criterion.id} takes an integer from ${criterion.min} to ${criterion.max}`,
+        });
+      }
       return ctx.store.adjudicate(
         queue.id,
         input.ordinal,

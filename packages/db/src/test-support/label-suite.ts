@@ -166,6 +166,23 @@ export function describeLabelStoreSuite(harness: StoreHarness): void {
       expect((await store.leaseNextItem(queue.id, BO))?.ordinal).toBe(0);
     });
 
+    it('releases every lease of a labeler who logs out, and no one else’s', async () => {
+      // Two labelers no other test leases with, so the counts are this test's alone.
+      const dee: LabelActor = { id: 'u-dee', name: 'dee' };
+      const eli: LabelActor = { id: 'u-eli', name: 'eli' };
+      const first = await newQueue(1, ['item-0', 'item-1']);
+      const second = await newQueue(1, ['item-0']);
+      await store.leaseNextItem(first.id, dee);
+      await store.leaseNextItem(second.id, dee);
+      await store.leaseNextItem(first.id, eli);
+      expect(await store.releaseLeasesOf(dee.id)).toBe(2);
+      expect(await store.releaseLeasesOf(dee.id)).toBe(0);
+      // Dee's items are offered again at once; Eli still holds his.
+      expect((await store.leaseNextItem(first.id, CY))?.ordinal).toBe(0);
+      expect((await store.leaseNextItem(second.id, CY))?.ordinal).toBe(0);
+      expect(await store.renewLease(first.id, 1, eli.id)).not.toBeNull();
+    });
+
     it('keeps every edit with who made it, and adjudications apart from labels', async () => {
       const queue = await newQueue(1, ['item-0']);
       await store.leaseNextItem(queue.id, ANA);

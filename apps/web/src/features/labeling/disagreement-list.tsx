@@ -11,8 +11,12 @@ export function DisagreementList({ queueId }: { queueId: string }) {
   const queryClient = useQueryClient();
   const rows = useQuery(trpc.labels.disagreements.queryOptions({ queueId, minSpread: 1 }));
   const [values, setValues] = useState<Record<string, string>>({});
+  // Why a row's value was not settled, said beside it (a note below the table went unseen).
+  const [refusals, setRefusals] = useState<Record<string, string>>({});
   const adjudicate = useMutation(
     trpc.labels.adjudicate.mutationOptions({
+      onError: (error, input) =>
+        setRefusals((old) => ({ ...old, [`${input.ordinal}/${input.criterion}`]: error.message })),
       onSuccess: async () => {
         await queryClient.invalidateQueries({ queryKey: trpc.labels.disagreements.queryKey() });
         await queryClient.invalidateQueries({ queryKey: trpc.labels.agreement.queryKey() });
@@ -45,8 +49,13 @@ export function DisagreementList({ queueId }: { queueId: string }) {
                     <form
                       onSubmit={(event) => {
                         event.preventDefault();
-                        const value = Number(values[key]);
-                        if (!Number.isInteger(value)) return;
+                        const text = (values[key] ?? '').trim();
+                        const value = Number(text);
+                        if (text === '' || !Number.isInteger(value)) {
+                          setRefusals({ ...refusals, [key]: 'type a whole number on the scale' });
+                          return;
+                        }
+                        setRefusals({ ...refusals, [key]: '' });
                         adjudicate.mutate({
                           queueId,
                           ordinal: row.ordinal,
@@ -64,6 +73,12 @@ export function DisagreementList({ queueId }: { queueId: string }) {
                       <button type="submit" className="button">
                         Settle
                       </button>
+                      {refusals[key] ? (
+                        <span className="status-error" role="alert">
+                          {' '}
+                          {refusals[key]}
+                        </span>
+                      ) : null}
                     </form>
                   )}
                 </td>
@@ -72,7 +87,6 @@ export function DisagreementList({ queueId }: { queueId: string }) {
           })}
         </tbody>
       </table>
-      {adjudicate.error && <p className="status status-error">{adjudicate.error.message}</p>}
     </section>
   );
 }

@@ -247,6 +247,21 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     setDraft,
   ]);
 
+  // A queue this caller may not work (or that is gone) is said once, not left loading.
+  if (queue.isError) {
+    return (
+      <div className="page labeling-page">
+        <h1>
+          <Link to={{ page: 'labeling' }}>Labeling</Link> · queue {queueId}
+        </h1>
+        <p className="status status-error" role="alert" data-testid="labeling-refused">
+          {queue.error.message}: it is not one of your queues, or it no longer exists.{' '}
+          <Link to={{ page: 'labeling' }}>Your queues</Link>
+        </p>
+      </div>
+    );
+  }
+
   return (
     <div className="page labeling-page">
       <header className="page-header">
