@@ -335,10 +335,12 @@ test('the browser model predicts a real trajectory step by step, scored against 
   await expect(rows.first()).toContainText('isabella_lopez_6490');
   for (const row of await rows.all()) {
     // A score on the pages' 0-100 scale, one decimal.
+    await expect(row.locator('[data-metric="content"]')).toHaveText(/^(100\.0|\d{1,2}\.\d)$/);
     await expect(row.locator('[data-metric="token-f1"]')).toHaveText(/^(100\.0|\d{1,2}\.\d)$/);
   }
+  // It leads with the content score, as the leaderboard, Compare and the held-out table do.
   await expect(run.getByTestId('trajectory-run-summary')).toContainText(
-    '4 transitions on terrarium-wm-tiny',
+    /^4 transitions on terrarium-wm-tiny \(wasm, int8\): mean content \d{1,3}\.\d, token F1 /,
   );
 });
 

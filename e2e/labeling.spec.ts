@@ -313,7 +313,9 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   // 3. Agreement appears for the researcher.
   await rhea.goto(`/labeling/${queueId}/agreement`);
   await expect(rhea.getByTestId('agreement-summary')).toContainText('6 labels');
-  await expect(rhea.getByTestId('agreement-summary')).toContainText('3 items · 2 labelers');
+  await expect(rhea.getByTestId('agreement-summary')).toContainText(
+    'labels on 3 items · 2 labelers',
+  );
   await expect(rhea.getByTestId('alpha-facts')).toContainText('1.00');
   await expect(rhea.getByRole('region', { name: 'Human vs rules' })).toContainText('Spearman');
   // κ on 3 items comes with its interval, so it does not read like a κ on 300.

@@ -16,6 +16,8 @@ const BOOTSTRAP = { resamples: 400, seed: 1 };
 export interface QueueAgreement {
   queueId: string;
   labels: number;
+  /** The queue's criterion ids in its rubric's order, the order every chart and table uses. */
+  criteria: string[];
   /** Between labelers: α at every level, κ with two labelers, per criterion, 95% intervals. */
   labelers: AgreementReport;
   byDomain: Record<string, AgreementReport>;
@@ -102,6 +104,7 @@ export async function queueAgreement(
   return {
     queueId: queue.id,
     labels: labels.length,
+    criteria: queue.criteria.map((criterion) => criterion.id),
     labelers: agreementReport(ratings, { bootstrap: BOOTSTRAP }),
     byDomain,
     ...versusMachines(queue, labels, adjudications, scores, options.judgeVersion ?? null),

@@ -270,7 +270,7 @@ async function itemView(
 
 /** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
 /** Whether a score is no value, or an integer on the criterion's scale. */
-export function onScale(criterion: LabelCriterion, value: number | null): boolean {
+export function isOnScale(criterion: LabelCriterion, value: number | null): boolean {
   return (
     value === null || (Number.isInteger(value) && value >= criterion.min && value <= criterion.max)
   );
@@ -286,7 +286,7 @@ export function checkScores(
     if (criterion === undefined) {
       throw new TRPCError({ code: 'BAD_REQUEST', message: `scores.${id}: no such criterion` });
     }
-    if (!onScale(criterion, value)) {
+    if (!isOnScale(criterion, value)) {
       throw new TRPCError({
         code: 'BAD_REQUEST',
         message: `scores.${id}: an integer from ${criterion.min} to ${criterion.max}`,

@@ -133,7 +133,7 @@ export const labelsRouter = createRouter({
       if (criterion === undefined) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: `criterion: no ${input.criterion}` });
       }
-      if (!service.onScale(criterion, input.value)) {
+      if (!service.isOnScale(criterion, input.value)) {
         throw new TRPCError({
           code: 'BAD_REQUEST',
           message: `value: ${criterion.id} takes an integer from ${criterion.min} to ${criterion.max}`,

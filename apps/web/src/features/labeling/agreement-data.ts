@@ -32,9 +32,16 @@ function bar(
 
 /** Krippendorff's α (ordinal: the scales are ordered points) per criterion, between labelers. */
 export function alphaBars(agreement: QueueAgreement): AgreementBar[] {
-  return Object.entries(agreement.labelers.byCriterion ?? {}).map(([criterion, summary]) =>
-    bar(criterion, summary.intervals?.ordinal, summary.krippendorffAlpha.ordinal),
-  );
+  // In the rubric's order, as "Human vs rules" lists them (the report keys them alphabetically).
+  const rank = (criterion: string) => {
+    const at = agreement.criteria.indexOf(criterion);
+    return at < 0 ? agreement.criteria.length : at;
+  };
+  return Object.entries(agreement.labelers.byCriterion ?? {})
+    .toSorted(([a], [b]) => rank(a) - rank(b))
+    .map(([criterion, summary]) =>
+      bar(criterion, summary.intervals?.ordinal, summary.krippendorffAlpha.ordinal),
+    );
 }
 
 /** Spearman's ρ of the human consensus against a machine source, per criterion. */

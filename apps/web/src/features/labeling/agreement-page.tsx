@@ -75,7 +75,24 @@ function StatChart({
   );
 }
 
-function Confusion({ criterion, comparison }: { criterion: string; comparison: PairedComparison }) {
+/**
+ * What a confusion table's columns are: the machine's score, a fraction in [0, 1], put on the
+ * criterion's scale as the server does (min + score × (max − min), rounded).
+ */
+const COLUMNS: Record<'judge' | 'rules', string> = {
+  judge: "columns the judge's score of the criterion",
+  rules: 'columns the content rule score',
+};
+
+function Confusion({
+  criterion,
+  comparison,
+  against,
+}: {
+  criterion: string;
+  comparison: PairedComparison;
+  against: 'judge' | 'rules';
+}) {
   const { labels, counts } = comparison.confusion;
   return (
     <table className="table confusion" aria-label={`Confusion ${criterion}`}>
@@ -85,7 +102,8 @@ function Confusion({ criterion, comparison }: { criterion: string; comparison: P
         {formatStat(comparison.kappa.quadratic)}{' '}
         {formatInterval(comparison.kappaIntervals.quadratic)}
         ), {plural(comparison.pairs, 'item')}
-        {comparison.pairs < 2 ? ' (κ needs two or more)' : ''}, 95% bootstrap · rows human
+        {comparison.pairs < 2 ? ' (κ needs two or more)' : ''}, 95% bootstrap · rows the humans'
+        consensus, {COLUMNS[against]} put on the scale (min + score × (max − min), rounded)
       </caption>
       <thead>
         <tr>
@@ -114,9 +132,11 @@ function Confusion({ criterion, comparison }: { criterion: string; comparison: P
 function Versus({
   title,
   comparisons,
+  against,
 }: {
   title: string;
   comparisons: QueueAgreement['humanVsJudge'];
+  against: 'judge' | 'rules';
 }) {
   return (
     <section className="panel panel-body" aria-label={title}>
@@ -132,7 +152,12 @@ function Versus({
           />
           <div className="agreement-grid">
             {Object.entries(comparisons).map(([criterion, comparison]) => (
-              <Confusion key={criterion} criterion={criterion} comparison={comparison} />
+              <Confusion
+                key={criterion}
+                criterion={criterion}
+                comparison={comparison}
+                against={against}
+              />
             ))}
           </div>
         </>
@@ -207,7 +232,8 @@ export function AgreementPage({ queueId }: { queueId: string }) {
       {data && (
         <>
           <p data-testid="agreement-summary">
-            {plural(data.labels, 'label')} · {plural(data.labelers.items, 'item')} ·{' '}
+            {/* Items with any label: the queue list's "complete" counts those with all they need. */}
+            {plural(data.labels, 'label')} on {plural(data.labelers.items, 'item')} ·{' '}
             {plural(data.labelers.labelers, 'labeler')} · α ordinal{' '}
             <strong data-testid="alpha-ordinal">
               {formatStat(data.labelers.krippendorffAlpha.ordinal)}
@@ -224,8 +250,8 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             testId="alpha"
           />
           <DomainAgreementTable byDomain={data.byDomain} />
-          <Versus title="Human vs judge" comparisons={data.humanVsJudge} />
-          <Versus title="Human vs rules" comparisons={data.humanVsRules} />
+          <Versus title="Human vs judge" comparisons={data.humanVsJudge} against="judge" />
+          <Versus title="Human vs rules" comparisons={data.humanVsRules} against="rules" />
         </>
       )}
       <RejudgePanel

@@ -17,11 +17,15 @@ const TWO_LABELERS = ['ada', 'bob'].map((name, at) => ({
   createdAt: '2026-12-04T05:00:00.000Z',
 }));
 
-function renderForm(runs: BenchRun[], users: unknown[] = TWO_LABELERS) {
+function renderForm(
+  runs: BenchRun[],
+  users: unknown[] = TWO_LABELERS,
+  labelers: string[] | null = null,
+) {
   // The API at the network edge: `bench.runs` answers with `runs`, `auth.users.list` with `users`,
-  // `labels.createQueue` with queue 7.
+  // `labels.createQueue` with queue 7 (for `labelers`, or for everyone).
   const api = fakeApiClient(({ path }) =>
-    path === 'bench.runs' ? runs : path === 'auth.users.list' ? users : { id: '7' },
+    path === 'bench.runs' ? runs : path === 'auth.users.list' ? users : { id: '7', labelers },
   );
   renderWithApi(<CreateQueueForm />, api.client);
   return api;
@@ -73,6 +77,21 @@ describe('CreateQueueForm', () => {
     await simulatorPicker();
     await createdQueueInput(api);
     await waitFor(() => expect(window.location.pathname).toBe('/labeling/7'));
+  });
+
+  it('stays on the list when the new queue is for other labelers', async () => {
+    window.history.replaceState(null, '', '/labeling');
+    const api = renderForm([DEMO_RUN], TWO_LABELERS, ['bo']);
+    await simulatorPicker();
+    await createdQueueInput(api);
+    // The button is enabled again once the creation has settled, navigation included.
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: 'Create queue' })).toHaveProperty(
+        'disabled',
+        false,
+      ),
+    );
+    expect(window.location.pathname).toBe('/labeling');
   });
 
   it('warns that the oracle’s predictions are the real observations when it is picked', async () => {

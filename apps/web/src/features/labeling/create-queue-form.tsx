@@ -25,8 +25,9 @@ export function CreateQueueForm() {
     trpc.labels.createQueue.mutationOptions({
       onSuccess: async (queue) => {
         await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
-        // Whoever just made a queue grades it next; agreement has nothing to show before labels.
-        navigate({ page: 'label-queue', queueId: queue.id });
+        // A queue for everyone is graded next by whoever made it (agreement has nothing to show
+        // before labels); one named for others stays in the list, for them to take.
+        if (queue.labelers === null) navigate({ page: 'label-queue', queueId: queue.id });
       },
     }),
   );

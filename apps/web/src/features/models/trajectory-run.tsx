@@ -9,10 +9,13 @@ import { formatScore } from '../../app/format';
 import { actionLabel, formatLatency } from '../compare/format-run';
 import { useBrowserSimulation } from './use-browser-simulation';
 import { trajectoryName } from '../trajectories/trajectory-name';
+import { metricDefinition } from '@terrarium/fidelity';
 
 // A page of the list: the largest the server gives (trajectories.list).
 const TRAJECTORIES_LISTED = 500;
 const PREVIEW_CHARS = 160;
+/** The headline score's one-line definition, as the leaderboard and Compare give it. */
+const CONTENT_TITLE = metricDefinition('rule', 'content')?.definition;
 
 function preview(text: string): string {
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
@@ -48,7 +51,17 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
     }),
     enabled: datasetId !== '',
   });
-  const simulable = (trajectories.data?.rows ?? []).filter((row) => row.transitionCount > 0);
+  // In name order, numbers as numbers ("task 2" before "task 13"), not in import order.
+  const simulable = (trajectories.data?.rows ?? [])
+    .filter((row) => row.transitionCount > 0)
+    .map((row) => ({ row, label: trajectoryName(row) }))
+    .toSorted((a, b) =>
+      `${a.label.name} ${a.label.detail ?? ''}`.localeCompare(
+        `${b.label.name} ${b.label.detail ?? ''}`,
+        undefined,
+        { numeric: true },
+      ),
+    );
   const unlisted = (trajectories.data?.total ?? 0) - (trajectories.data?.rows.length ?? 0);
   const simulation = useBrowserSimulation(trajectoryId);
   const running = simulation.run?.status === 'running';
@@ -107,9 +120,8 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
             >
               <option value="">choose…</option>
               {/* A trajectory without transitions has nothing to predict. */}
-              {simulable.map((row) => {
+              {simulable.map(({ row, label: { name, detail } }) => {
                 // The name the trajectory list shows (task and trial; a tau2 id is a UUID).
-                const { name, detail } = trajectoryName(row);
                 return (
                   <option key={row.id} value={row.id} title={row.externalId}>
                     {name}
@@ -200,7 +212,8 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
           <>
             <p data-testid="trajectory-run-summary">
               {steps.length} {steps.length === 1 ? 'transition' : 'transitions'} on{' '}
-              <span className="mono">{steps[0]?.provenance.model ?? ''}</span>: mean token F1{' '}
+              <span className="mono">{steps[0]?.provenance.model ?? ''}</span>: mean content{' '}
+              <strong>{formatScore(mean(steps, 'content'))}</strong>, token F1{' '}
               <strong>{formatScore(mean(steps, 'token-f1'))}</strong>, exact match{' '}
               <strong>{formatScore(mean(steps, 'exact-match'))}</strong>
             </p>
@@ -212,6 +225,9 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
                     <th scope="col">Action</th>
                     <th scope="col">Real</th>
                     <th scope="col">Predicted (browser)</th>
+                    <th scope="col" className="num" title={CONTENT_TITLE}>
+                      Content
+                    </th>
                     <th scope="col" className="num">
                       Token F1
                     </th>
@@ -231,6 +247,9 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
                       <td className="mono prediction-cell">{preview(step.real.content)}</td>
                       <td className="mono prediction-cell">
                         {step.error ?? preview(step.predicted.content)}
+                      </td>
+                      <td className="num" data-metric="content">
+                        {formatScore(step.scores['content'])}
                       </td>
                       <td className="num" data-metric="token-f1">
                         {formatScore(step.scores['token-f1'])}

@@ -54,3 +54,25 @@ describe('the outcome filter', () => {
     expect(outcomeChoices(null).options).toEqual(['any', 'success', 'failure', 'unknown']);
   });
 });
+
+/** The note the step bounds show, or null. */
+function stepBoundsNote(minSteps: number, maxSteps: number): string | null {
+  cleanup();
+  render(
+    <TrajectoryFilters
+      query={{ ...EMPTY_LIST_QUERY, minSteps, maxSteps }}
+      datasets={[tau]}
+      onChange={() => undefined}
+    />,
+  );
+  return screen.queryByTestId('step-bounds-crossed')?.textContent ?? null;
+}
+
+describe('the step bounds', () => {
+  it('say when the minimum is above the maximum, rather than just listing nothing', () => {
+    expect(stepBoundsNote(10, 5)).toBe(
+      'The minimum is above the maximum: no trajectory can match.',
+    );
+    expect(stepBoundsNote(5, 5)).toBeNull();
+  });
+});

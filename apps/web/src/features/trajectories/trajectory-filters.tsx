@@ -135,6 +135,11 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
           onChange={(event) => setDraft({ ...draft, maxSteps: parseStepBound(event.target.value) })}
         />
       </label>
+      {draft.minSteps !== null && draft.maxSteps !== null && draft.minSteps > draft.maxSteps && (
+        <span className="status-error" role="alert" data-testid="step-bounds-crossed">
+          The minimum is above the maximum: no trajectory can match.
+        </span>
+      )}
     </div>
   );
 }
