@@ -139,7 +139,8 @@ export type { PromptFolder } from '@terrarium/worlds';
 export type { LabelingItem } from './labels/label-service';
 export type { QueueAgreement } from './labels/agreement-service';
 export { createDefaultEnvService, isEnvPath, respondToEnv } from './http/env-routes';
-export { openApiDocument, ENV_OPENAPI_PATH, type OpenApiPart } from './http/openapi';
+export { openApiDocument, ENV_OPENAPI_PATH } from './http/openapi';
+export type { OpenApiPart } from './http/openapi-schemas';
 export type { CurriculumJobs } from '@terrarium/jobs';
 export {
   startCurriculumWorkers,

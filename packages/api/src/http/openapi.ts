@@ -1,37 +1,13 @@
 import { CreateEnvRequest, StepEnvRequest, Task } from '@terrarium/curriculum';
-import { z } from 'zod';
 import { TERRARIUM_VERSION } from '../version';
 import { ChatCompletionRequest } from './openai-routes';
 import { rewardOpenApi } from './reward-openapi';
 import { OpenRlhfRequest, RewardRequest } from './reward-routes';
+import { componentSchemas, type JsonObject } from './openapi-schemas';
 import { SimulateParams } from './simulate-route';
 import { chatOpenApi, simulateOpenApi } from './simulator-openapi';
 
 export const ENV_OPENAPI_PATH = '/v1/openapi.json';
-
-type JsonObject = { [key: string]: unknown };
-
-/**
- * Zod types as OpenAPI 3.1 component schemas (JSON Schema 2020-12, which zod emits), as clients
- * may send them (`io: 'input'`: defaults optional). A recursive type (JSON values) comes with its
- * own `$defs`, which zod points at from the document's root (`#/$defs/…`); inside a document
- * those pointers must name the component they live in.
- */
-export function componentSchemas(types: Record<string, z.ZodType>): Record<string, JsonObject> {
-  return Object.fromEntries(
-    Object.entries(types).map(([name, type]) => {
-      const { $schema: _draft, ...schema } = z.toJSONSchema(type, {
-        io: 'input',
-        unrepresentable: 'any',
-      });
-      const text = JSON.stringify(schema).replaceAll(
-        '"#/$defs/',
-        `"#/components/schemas/${name}/$defs/`,
-      );
-      return [name, z.record(z.string(), z.unknown()).parse(JSON.parse(text))];
-    }),
-  );
-}
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject) => ({ content: { 'application/json': { schema } } });
@@ -269,12 +245,6 @@ function envSchemas(): JsonObject {
       },
     },
   };
-}
-
-/** Paths and schemas a plain-HTTP API adds to the one document. */
-export interface OpenApiPart {
-  paths: JsonObject;
-  schemas?: JsonObject;
 }
 
 /** The OpenAPI 3.1 document of the plain HTTP API, served at `GET /v1/openapi.json`. */

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { componentSchemas, type OpenApiPart } from './openapi';
-
-type JsonObject = { [key: string]: unknown };
+import { componentSchemas, type JsonObject, type OpenApiPart } from './openapi-schemas';
 
 const Breakdown = z.object({
   id: z.string(),

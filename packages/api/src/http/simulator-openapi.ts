@@ -1,8 +1,6 @@
 import { SimulationResult } from '@terrarium/schema';
 import { z } from 'zod';
-import { componentSchemas, type OpenApiPart } from './openapi';
-
-type JsonObject = { [key: string]: unknown };
+import { componentSchemas, type JsonObject, type OpenApiPart } from './openapi-schemas';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject) => ({ content: { 'application/json': { schema } } });
