@@ -63,6 +63,9 @@ test('"What if": edit an argument in Compare, fork with retrieval, replay the fo
 
   await editor.getByTestId('fork-link').click();
   await expect(page).toHaveURL(new RegExp(`/datasets/${forksId}/trajectories/${forks[0]?.id}`));
+  await expect(page.getByTestId('trajectory-name')).toHaveText(
+    `task 40 · trial 0 · fork at step ${FORK_STEP}`,
+  );
   await expect(page.getByTestId('trajectory-title')).toHaveText(forks[0]?.externalId ?? '');
   await expect(page.getByTestId('step-counter')).toHaveText(
     `Step ${FORK_STEP} / ${FORK_STEP + CONTINUE_STEPS}`,

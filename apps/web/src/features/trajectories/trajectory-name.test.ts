@@ -88,6 +88,33 @@ describe('trajectory names', () => {
     ).toEqual({ name: 'task 17', detail: 'ic_sql_multiturn_gpt-4_10_turns.json#3' });
   });
 
+  it('names a "What if" fork by its parent and step, whatever its random suffix holds', () => {
+    // Fork ids end in 8 random hex digits; once they held "40", task 40's fork was named by its id.
+    for (const suffix of ['96b40a83', '0d1e2f3a']) {
+      expect(
+        trajectoryName({
+          externalId: `55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae~fork@6~${suffix}`,
+          taskId: '40',
+          trial: '0',
+        }),
+      ).toEqual({ name: 'task 40 · trial 0 · fork at step 6', detail: null });
+    }
+    expect(
+      trajectoryName({ externalId: 'task-0-trial-0~fork@2~abcdef01', taskId: '0', trial: '0' }),
+    ).toEqual({ name: 'task-0-trial-0 · fork at step 2', detail: null });
+  });
+
+  it('takes a task id as named by an id only when it stands as a whole part', () => {
+    expect(trajectoryName({ externalId: 'run-1402', taskId: '40', trial: null })).toEqual({
+      name: 'task 40',
+      detail: 'run-1402',
+    });
+    expect(trajectoryName({ externalId: 'retail_40_t1', taskId: '40', trial: null })).toEqual({
+      name: 'retail_40_t1',
+      detail: null,
+    });
+  });
+
   it('names a curriculum rollout by lineage, generation and probe, not by `p0` alone', () => {
     expect(
       trajectoryName({ externalId: 'r1/g3/scratch-tail/p0', taskId: null, trial: null }),

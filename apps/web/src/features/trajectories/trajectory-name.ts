@@ -39,6 +39,8 @@ const SWE_AGENT_SETTINGS = /^(.+?__t-[\d.]+__p-[\d.]+__c-[\d.]+)__(.+)$/;
 // A curriculum rollout: `<run>/g<generation>/<lineage>/p<probe>`, `/sim` for its simulated twin
 // (rolloutExternalId in packages/curriculum); its last part alone (`p0`) repeats in every lineage.
 const ROLLOUT = /^([^/]+)\/g(\d+)\/([^/]+)\/p(\d+)(\/sim)?$/;
+// A "What if" fork: `<parent id>~fork@<step>~<8 hex>` (fork-trajectory in packages/api).
+const FORK = /^(.+)~fork@(\d+)~[0-9a-f]{8}$/;
 // A bare UUID or long hex hash says nothing to a reader.
 const OPAQUE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})$/i;
 
@@ -50,6 +52,15 @@ export interface TrajectoryName {
 }
 
 /**
+ * Whether an id spells out its task id as a whole part (`task-40-trial-0`), not as a few digits of
+ * a hash that happen to match (a fork's random suffix `…~96b40a83` does not name task 40).
+ */
+function namesTask(id: string, taskId: string): boolean {
+  const escaped = taskId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[^0-9A-Za-z])${escaped}(?:$|[^0-9A-Za-z])`).test(id);
+}
+
+/**
  * The distinguishing name of a trajectory: the source's task id and trial where its format records
  * them (tau2-bench ids are UUIDs), the instance id of a SWE-agent run (its file name leads with the
  * model and settings), otherwise the id without its folders.
@@ -57,8 +68,13 @@ export interface TrajectoryName {
 export function trajectoryName(
   row: Pick<TrajectorySummary, 'externalId' | 'taskId' | 'trial'>,
 ): TrajectoryName {
+  const fork = FORK.exec(row.externalId);
+  if (fork !== null && fork[1] !== undefined) {
+    const parent = trajectoryName({ ...row, externalId: fork[1] });
+    return { name: `${parent.name} · fork at step ${fork[2] ?? ''}`, detail: parent.detail };
+  }
   const id = displayId(row.externalId);
-  if (row.taskId !== null && (OPAQUE.test(id) || !id.includes(row.taskId))) {
+  if (row.taskId !== null && (OPAQUE.test(id) || !namesTask(id, row.taskId))) {
     const name = `task ${row.taskId}${row.trial === null ? '' : ` · trial ${row.trial}`}`;
     return { name, detail: OPAQUE.test(id) ? null : id };
   }
