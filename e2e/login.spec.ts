@@ -48,6 +48,40 @@ test.describe('login, roles and logout in the browser', () => {
     expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(401);
   });
 
+  test('a researcher adds a labeler on the Labeling page, who then logs in', async ({ page }) => {
+    await page.goto(server.url);
+    const login = page.getByRole('form', { name: 'Log in' });
+    await login.getByLabel('Name').fill('rosa');
+    await login.getByLabel('Password').fill('rosa-password-1');
+    await login.getByRole('button', { name: 'Log in' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Labeling' })
+      .click();
+    const accounts = page.getByRole('region', { name: 'Accounts' });
+    await expect(accounts.getByTestId('account-rosa')).toContainText('you');
+    const form = accounts.getByRole('form', { name: 'New account' });
+    await form.getByLabel('Name').fill('mia');
+    await form.getByLabel('Password').fill('short');
+    await form.getByRole('button', { name: 'Add account' }).click();
+    await expect(accounts.getByRole('alert')).toHaveText('password: at least 8 characters');
+    await form.getByLabel('Password').fill('mia-password-1');
+    await form.getByRole('button', { name: 'Add account' }).click();
+    await expect(accounts.getByRole('status')).toHaveText('Added labeler mia.');
+    await expect(accounts.getByTestId('account-mia')).toContainText('labeler');
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await login.getByLabel('Name').fill('mia');
+    await login.getByLabel('Password').fill('mia-password-1');
+    await login.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.locator('.user-menu')).toContainText('mia (labeler)');
+    // A labeler manages no accounts: the panel is not offered, and the server refuses the list.
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Labeling');
+    await expect(page.getByRole('region', { name: 'Accounts' })).toHaveCount(0);
+    const list = await page.evaluate(() => fetch('/trpc/auth.users.list').then((r) => r.status));
+    expect(list).toBe(403);
+  });
+
   test('a labeler is refused researcher routes on the server', async ({ page }) => {
     await page.goto(server.url);
     const form = page.getByRole('form', { name: 'Log in' });
@@ -69,5 +103,48 @@ test.describe('login, roles and logout in the browser', () => {
       fetch('/trpc/labels.queues').then((r) => r.status),
     );
     expect(labelQueues).toBe(200);
+  });
+});
+
+/** On 127.0.0.1 with no accounts the browser is the owner, until it makes the first account. */
+test.describe('the first account, made from the page', () => {
+  let store: Store;
+  let server: RunningServer;
+
+  test.beforeAll(async () => {
+    store = await openStore({ memory: true });
+    server = await startServer({ store, token: e2eToken() });
+  });
+  test.afterAll(async () => {
+    await server.close();
+    await store.close();
+  });
+
+  test("the owner's first account is a researcher's, and then everyone logs in", async ({
+    page,
+  }) => {
+    await page.goto(`${server.url}/labeling`);
+    const accounts = page.getByRole('region', { name: 'Accounts' });
+    await expect(accounts).toContainText('Nobody logs in yet');
+    const form = accounts.getByRole('form', { name: 'New account' });
+    await expect(form.getByLabel('Role')).toHaveValue('researcher');
+    await form.getByLabel('Role').selectOption('labeler');
+    await form.getByLabel('Name').fill('lena');
+    await form.getByLabel('Password').fill('lena-password-1');
+    await form.getByRole('button', { name: 'Add account' }).click();
+    await expect(accounts.getByRole('alert')).toHaveText(
+      'the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts',
+    );
+    await form.getByLabel('Role').selectOption('researcher');
+    await form.getByLabel('Name').fill('rosa');
+    await form.getByLabel('Password').fill('rosa-password-1');
+    await form.getByRole('button', { name: 'Add account' }).click();
+
+    const login = page.getByRole('form', { name: 'Log in' });
+    await expect(login).toBeVisible();
+    await login.getByLabel('Name').fill('rosa');
+    await login.getByLabel('Password').fill('rosa-password-1');
+    await login.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
   });
 });

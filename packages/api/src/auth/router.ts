@@ -1,8 +1,36 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { createRouter, publicProcedure, researcherProcedure } from '../trpc';
-import { endSession, logIn } from './sessions';
-import { addUser, NewUserInput, UserExistsError, UserName } from './users';
+import { createRouter, publicProcedure, researcherProcedure, type Principal } from '../trpc';
+import { endSession, LOCAL_OWNER_ID, logIn } from './sessions';
+import {
+  AccountRefusal,
+  addAccount,
+  NewUserInput,
+  removeAccount,
+  UserExistsError,
+  UserName,
+  type AccountManager,
+} from './users';
+
+function managerOf(principal: Principal): AccountManager {
+  if (principal.kind !== 'user') return { kind: 'program' };
+  return principal.userId === LOCAL_OWNER_ID
+    ? { kind: 'local-owner' }
+    : { kind: 'account', name: principal.name };
+}
+
+/** An account change's refusals as the client's errors (4xx: said, not retried). */
+async function refusing<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof UserExistsError)
+      throw new TRPCError({ code: 'CONFLICT', message: error.message });
+    if (error instanceof AccountRefusal)
+      throw new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+    throw error;
+  }
+}
 
 const LoginInput = z.object({
   name: z.string().min(1).max(64),
@@ -40,18 +68,15 @@ export const authRouter = createRouter({
 
   users: createRouter({
     list: researcherProcedure.query(({ ctx }) => ctx.store.listUsers()),
-    add: researcherProcedure.input(NewUserInput).mutation(async ({ ctx, input }) => {
-      try {
-        return await addUser(ctx.store, input);
-      } catch (error) {
-        if (error instanceof UserExistsError) {
-          throw new TRPCError({ code: 'CONFLICT', message: error.message });
-        }
-        throw error;
-      }
-    }),
-    remove: researcherProcedure
-      .input(z.object({ name: UserName }))
-      .mutation(async ({ ctx, input }) => ({ removed: await ctx.store.removeUser(input.name) })),
+    add: researcherProcedure
+      .input(NewUserInput)
+      .mutation(({ ctx, input }) =>
+        refusing(() => addAccount(ctx.store, input, managerOf(ctx.principal))),
+      ),
+    remove: researcherProcedure.input(z.object({ name: UserName })).mutation(({ ctx, input }) =>
+      refusing(async () => ({
+        removed: await removeAccount(ctx.store, input.name, managerOf(ctx.principal)),
+      })),
+    ),
   }),
 });

@@ -11,9 +11,10 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * The person at the keyboard of a loopback server that has no accounts yet. Not a row in `users`:
  * its id is a fixed word, never a number, so it cannot collide with an account id.
  */
+export const LOCAL_OWNER_ID = 'local-owner';
 export const LOCAL_OWNER: Principal = {
   kind: 'user',
-  userId: 'local-owner',
+  userId: LOCAL_OWNER_ID,
   name: 'owner',
   role: 'researcher',
 };

@@ -18,6 +18,53 @@ export class UserExistsError extends Error {
   override name = 'UserExistsError';
 }
 
+/** A change to the accounts that would lock their managers out; its message says why. */
+export class AccountRefusal extends Error {
+  override name = 'AccountRefusal';
+}
+
+/** Who asks for a change to the accounts: an account's name, the local owner, or a program. */
+export type AccountManager =
+  { kind: 'account'; name: string } | { kind: 'local-owner' | 'program' };
+
+/**
+ * Adds an account for a researcher's request. The first account ends open access on a loopback
+ * server (from then on everyone logs in, the local owner too), so when the local owner makes it, it
+ * must be a researcher's: a labeler cannot manage accounts, and the owner would be left with the
+ * command line alone.
+ */
+export async function addAccount(
+  store: Store,
+  input: NewUserInput,
+  by: AccountManager,
+): Promise<StoredUser> {
+  if (by.kind === 'local-owner' && input.role !== 'researcher' && (await store.countUsers()) === 0)
+    throw new AccountRefusal(
+      'the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts',
+    );
+  return addUser(store, input);
+}
+
+/**
+ * Removes an account for a researcher's request; false when there is none of that name. One's own
+ * account is refused, so a researcher on the page cannot lock themselves out (another researcher
+ * exists whenever one removes anyone's; the command line, a program, may remove any).
+ */
+export async function removeAccount(
+  store: Store,
+  name: string,
+  by: AccountManager,
+): Promise<boolean> {
+  if (by.kind === 'account' && by.name === name)
+    throw new AccountRefusal('you cannot remove your own account: ask another researcher');
+  const target = (await store.listUsers()).find((user) => user.name === name);
+  if (target === undefined) return false;
+  // Their labels stay (a label names its labeler, not the account row); the items they held go
+  // back to their queues now rather than when the leases expire.
+  await store.releaseLeasesOf(target.id);
+  return store.removeUser(name);
+}
+
 /** Validates, hashes the password and stores the account; a UserExistsError for a taken name. */
 export async function addUser(store: Store, input: NewUserInput): Promise<StoredUser> {
   const { name, role, password } = NewUserInput.parse(input);

@@ -120,8 +120,7 @@ describe('CreateQueueForm', () => {
     fireEvent.change(perItem, { target: { value: '2' } });
     expect(screen.getByTestId('per-item-warning').textContent).toBe(
       'Each item needs 2 labels from different people, and only one account can label here: add ' +
-        'labelers (`terrarium users add NAME --role labeler`) or items will wait for labels nobody ' +
-        'can give.',
+        'labelers (Accounts, below) or items will wait for labels nobody can give.',
     );
     expect(await createdQueueInput(api)).toMatchObject({ labelsPerItem: 2 });
   });

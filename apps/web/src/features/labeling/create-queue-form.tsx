@@ -185,8 +185,7 @@ export function CreateQueueForm() {
             <p className="note" data-testid="per-item-warning">
               Each item needs {perItem} labels from different people, and{' '}
               {people === 1 ? 'only one account can label here' : `only ${people} accounts exist`}:
-              add labelers (`terrarium users add NAME --role labeler`) or items will wait for labels
-              nobody can give.
+              add labelers (Accounts, below) or items will wait for labels nobody can give.
             </p>
           )}
           {create.error && <p className="status status-error">{create.error.message}</p>}

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
+import { AccountsPanel } from '../auth/accounts-panel';
 import { CreateQueueForm } from './create-queue-form';
 import './labeling.css';
 
@@ -58,6 +59,7 @@ export function LabelingPage() {
         </tbody>
       </table>
       {queues.data?.length === 0 && <p className="muted">No label queues yet.</p>}
+      {researcher && <AccountsPanel />}
     </div>
   );
 }

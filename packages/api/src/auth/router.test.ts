@@ -1,0 +1,78 @@
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
+import { TRPCError } from '@trpc/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appRouter } from '../router';
+import { PROGRAM_PRINCIPAL, type Principal } from '../trpc';
+import { LOCAL_OWNER } from './sessions';
+
+async function refusal(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof TRPCError)) throw new Error('the call was not refused');
+  return `${error.code}: ${error.message}`;
+}
+
+/** Accounts managed from the web page: what a researcher may change, and what would lock them out. */
+describe('auth.users', () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await openMemoryStore();
+  }, 60_000);
+  afterEach(async () => {
+    await store.close();
+  });
+  const as = (principal: Principal) => appRouter.createCaller({ store, principal });
+
+  it("makes the local owner's first account a researcher's, since it ends open access", async () => {
+    expect(
+      await refusal(
+        as(LOCAL_OWNER).auth.users.add({ name: 'lena', role: 'labeler', password: 'lena-pass-1' }),
+      ),
+    ).toBe(
+      'BAD_REQUEST: the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts',
+    );
+    expect(await store.countUsers()).toBe(0);
+
+    const rosa = await as(LOCAL_OWNER).auth.users.add({
+      name: 'rosa',
+      role: 'researcher',
+      password: 'rosa-pass-1',
+    });
+    expect([rosa.name, rosa.role]).toEqual(['rosa', 'researcher']);
+    // A program (the CLI with the token) may start with a labeler: it keeps its access.
+    await store.removeUser('rosa');
+    const lena = await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'lena',
+      role: 'labeler',
+      password: 'lena-pass-1',
+    });
+    expect(lena.role).toBe('labeler');
+  });
+
+  it('lets a researcher add and remove others, never their own account or a taken name', async () => {
+    const rosa = await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'rosa',
+      role: 'researcher',
+      password: 'rosa-pass-1',
+    });
+    const asRosa = as({ kind: 'user', userId: rosa.id, name: 'rosa', role: 'researcher' });
+    await asRosa.auth.users.add({ name: 'lena', role: 'labeler', password: 'lena-pass-1' });
+    expect(
+      await refusal(
+        asRosa.auth.users.add({ name: 'lena', role: 'researcher', password: 'other-pass-1' }),
+      ),
+    ).toBe('CONFLICT: a user named lena already exists');
+    expect(
+      await refusal(asRosa.auth.users.add({ name: 'x y', role: 'labeler', password: 'short' })),
+    ).toMatch(/^BAD_REQUEST: /);
+    expect(await refusal(asRosa.auth.users.remove({ name: 'rosa' }))).toBe(
+      'BAD_REQUEST: you cannot remove your own account: ask another researcher',
+    );
+    expect(await asRosa.auth.users.remove({ name: 'lena' })).toEqual({ removed: true });
+    expect(await asRosa.auth.users.remove({ name: 'lena' })).toEqual({ removed: false });
+    expect((await asRosa.auth.users.list()).map((user) => user.name)).toEqual(['rosa']);
+  });
+});
