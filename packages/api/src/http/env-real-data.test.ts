@@ -214,6 +214,46 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
   },
 );
 
+describe('POST /v1/tasks/generate on the shipped SWE-agent demo', () => {
+  it('reads only `limit` trajectories and names each one it leaves out by its source id', async () => {
+    const env = createEnvService({ now: Date.now, newId: () => crypto.randomUUID() });
+    const server = await serve(env, async (store) => {
+      const files = (await collectDataFiles([sharedDataPath('swe-agent')])).map(readDataFile);
+      await importFiles(store, files, { dataset: 'swe-demo' });
+    });
+    try {
+      const generated = await server.call('POST', '/v1/tasks/generate', {
+        dataset: 'swe-demo',
+        limit: 2,
+      });
+      expect(generated.status).toBe(200);
+      const report = z
+        .object({
+          accepted: z.array(z.string()),
+          rejected: z.array(
+            z.object({ trajectory: z.string(), name: z.string(), reason: z.string() }),
+          ),
+        })
+        .parse(generated.json);
+      // SWE-agent records no verdict (a submitted patch is not a solved task): no oracle to replay.
+      expect(report.accepted).toEqual([]);
+      expect(report.rejected.map((entry) => [entry.name.split('/').at(-1), entry.reason])).toEqual([
+        [
+          'ctf__crypto__BabyEncryption.traj',
+          'the trajectory never solved its task, so it has no oracle',
+        ],
+        [
+          'ctf__crypto__BabyTimeCapsule.traj',
+          'the trajectory never solved its task, so it has no oracle',
+        ],
+      ]);
+      expect(report.rejected.every((entry) => /^[1-9][0-9]*$/.test(entry.trajectory))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe.skipIf(!sharedDataAvailable('intercode'))(
   `POST /v1/tasks/generate on a stored InterCode dataset ${UNSHIPPED_DATA_REASON}`,
   () => {
@@ -232,10 +272,13 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
         const report = z
           .object({
             accepted: z.array(z.string()),
-            rejected: z.array(z.object({ trajectory: z.string(), reason: z.string() })),
+            rejected: z.array(
+              z.object({ trajectory: z.string(), name: z.string(), reason: z.string() }),
+            ),
           })
           .parse(generated.json);
         expect(report.accepted.length + report.rejected.length).toBe(27);
+        expect(report.rejected.every((entry) => /#\d+$/.test(entry.name))).toBe(true);
         expect(report.accepted.every((id) => id.startsWith('ic-fs4.'))).toBe(true);
         const TaskBody = z.object({
           id: z.string(),

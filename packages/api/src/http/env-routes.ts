@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { z } from 'zod';
-import { loadDataset } from '../simulate/load-trajectories';
+import { listDatasetTrajectories, loadListed } from '../simulate/load-trajectories';
 import {
   addTrajectoryTasks,
   createEnvService,
@@ -229,14 +229,20 @@ async function route(
         { field: 'dataset', message: 'unknown dataset' },
       ]);
     }
-    const trajectories = await loadDataset(store, dataset.id);
-    return sendJson(
-      response,
-      200,
-      await addTrajectoryTasks(env, trajectories.slice(0, body.data.limit), dataset.name, {
-        dataset: dataset.id,
-      }),
-    );
+    // Only the first `limit` are read; tasks and worlds are keyed by store id (a dataset may hold
+    // one source id twice), and each rejection also names the trajectory by its source id.
+    const listed = (await listDatasetTrajectories(store, dataset.id)).slice(0, body.data.limit);
+    const report = await addTrajectoryTasks(env, await loadListed(store, listed), dataset.name, {
+      dataset: dataset.id,
+    });
+    const names = new Map(listed.map((summary) => [summary.id, summary.externalId]));
+    return sendJson(response, 200, {
+      accepted: report.accepted,
+      rejected: report.rejected.map((entry) => ({
+        ...entry,
+        name: names.get(entry.trajectory) ?? entry.trajectory,
+      })),
+    });
   }
   if (path.startsWith('/v1/tasks/')) {
     if (method !== 'GET') return methodNotAllowed(request, response, 'GET');

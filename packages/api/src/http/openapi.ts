@@ -149,7 +149,29 @@ const ENV_PATHS: JsonObject = {
         }),
       },
       responses: {
-        '200': { description: 'Accepted and rejected', ...json({ type: 'object' }) },
+        '200': {
+          description:
+            'The ids of the tasks added, and each trajectory left out: its store id, its source id (`name`) and why',
+          ...json({
+            type: 'object',
+            required: ['accepted', 'rejected'],
+            properties: {
+              accepted: { type: 'array', items: { type: 'string' } },
+              rejected: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['trajectory', 'name', 'reason'],
+                  properties: {
+                    trajectory: { type: 'string' },
+                    name: { type: 'string' },
+                    reason: { type: 'string' },
+                  },
+                },
+              },
+            },
+          }),
+        },
         ...STANDARD_ERRORS,
       },
     },

@@ -41,8 +41,16 @@ export async function listDatasetTrajectories(
 
 /** Every trajectory of a dataset with its steps (see `loadTrajectory` on memory). */
 export async function loadDataset(store: Store, datasetId: string): Promise<Trajectory[]> {
+  return loadListed(store, await listDatasetTrajectories(store, datasetId));
+}
+
+/** The listed trajectories with their steps, named by store id (one deleted since is left out). */
+export async function loadListed(
+  store: Store,
+  summaries: readonly TrajectorySummary[],
+): Promise<Trajectory[]> {
   const trajectories: Trajectory[] = [];
-  for (const summary of await listDatasetTrajectories(store, datasetId)) {
+  for (const summary of summaries) {
     const detail = await store.getTrajectory(summary.id);
     if (detail !== null) trajectories.push(await loadTrajectory(store, detail));
   }
