@@ -161,7 +161,10 @@ export interface LabelStore {
   editLabel(labelId: string, actor: LabelActor, input: LabelInput): Promise<StoredLabel | null>;
   listLabels(queueId: string, filter?: { labelerId?: string }): Promise<StoredLabel[]>;
   labelHistory(labelId: string): Promise<LabelEvent[]>;
-  /** Labels done elsewhere; an existing (item, labeler) label is replaced. Unknown items are listed. */
+  /**
+   * Labels done elsewhere; an existing label of the item by the same labeler name is replaced.
+   * Unknown items are listed.
+   */
   importLabels(
     queueId: string,
     labels: readonly ImportedLabel[],
@@ -623,7 +626,17 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
             unknown.add(label.itemId);
             continue;
           }
-          const actor = { id: `import:${label.labelerName}`, name: label.labelerName };
+          // A label by the same name on the item is this labeler's (an export read back in, or
+          // labels redone elsewhere): it is replaced, not doubled under a second labeler id.
+          const [same] = await tx.query(
+            `SELECT labeler_id FROM labels WHERE queue_id = $1::bigint AND ordinal = $2
+               AND labeler_name = $3 ORDER BY id LIMIT 1`,
+            [queueId, ordinal, label.labelerName],
+          );
+          const actor = {
+            id: same === undefined ? `import:${label.labelerName}` : textColumn(same, 'labeler_id'),
+            name: label.labelerName,
+          };
           // xmax = 0 tells a fresh insert from an update of an existing row.
           const [row] = await tx.query(
             `INSERT INTO labels (queue_id, ordinal, labeler_id, labeler_name, scores, comment,

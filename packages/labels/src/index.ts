@@ -11,8 +11,11 @@ export {
   LabelLine,
   labelsToJsonl,
   parseLabelsJsonl,
+  type ExportableAdjudication,
   type ExportableLabel,
+  type ItemProvenance,
   type LabelLineError,
+  type ParsedAdjudication,
   type ParsedLabel,
 } from './labels-jsonl';
 export * from './agreement';

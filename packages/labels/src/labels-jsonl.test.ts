@@ -15,6 +15,7 @@ describe('labels JSONL', () => {
     ]);
     expect(text.trim().split('\n')).toHaveLength(2);
     expect(parseLabelsJsonl(text)).toEqual({
+      adjudications: [],
       labels: [
         {
           itemId: 'a',
@@ -26,6 +27,83 @@ describe('labels JSONL', () => {
       ],
       errors: [],
     });
+  });
+
+  it('keeps settled values apart from labels, and says where each item comes from', () => {
+    const text = labelsToJsonl(
+      [
+        {
+          itemId: 'a',
+          labelerName: 'ana',
+          scores: { facts: 4 },
+          comment: '',
+          flagged: false,
+          updatedAt: '2026-12-01T19:00:00.000Z',
+        },
+      ],
+      {
+        adjudications: [
+          {
+            itemId: 'a',
+            criterion: 'facts',
+            value: 3,
+            comment: 'between the two',
+            researcherName: 'res',
+            createdAt: '2026-12-01T20:00:00.000Z',
+          },
+        ],
+        provenance: (itemId) =>
+          itemId === 'a'
+            ? { task: 'intercode/sql', dataset: 'ic', trajectory: 'x.json#3', stepIndex: 2 }
+            : undefined,
+      },
+    );
+    expect(
+      text
+        .trim()
+        .split('\n')
+        .map((line): unknown => JSON.parse(line)),
+    ).toEqual([
+      {
+        item: 'a',
+        labeler: 'ana',
+        criterion: 'facts',
+        value: 4,
+        comment: '',
+        flagged: false,
+        at: '2026-12-01T19:00:00.000Z',
+        task: 'intercode/sql',
+        dataset: 'ic',
+        trajectory: 'x.json#3',
+        stepIndex: 2,
+      },
+      {
+        item: 'a',
+        labeler: 'res',
+        criterion: 'facts',
+        value: 3,
+        comment: 'between the two',
+        adjudicated: true,
+        at: '2026-12-01T20:00:00.000Z',
+        task: 'intercode/sql',
+        dataset: 'ic',
+        trajectory: 'x.json#3',
+        stepIndex: 2,
+      },
+    ]);
+    const parsed = parseLabelsJsonl(text);
+    expect(parsed.labels.map((label) => [label.labelerName, label.scores])).toEqual([
+      ['ana', { facts: 4 }],
+    ]);
+    expect(parsed.adjudications).toEqual([
+      {
+        itemId: 'a',
+        criterion: 'facts',
+        value: 3,
+        comment: 'between the two',
+        researcherName: 'res',
+      },
+    ]);
   });
 
   it('reports bad lines with their number and the field, and keeps the good ones', () => {

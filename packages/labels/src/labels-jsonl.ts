@@ -3,6 +3,8 @@ import { z } from 'zod';
 /**
  * One label line: the shape `terrarium labels agreement` reads (`item`, `labeler`, `criterion`,
  * `value`), plus what a label carries besides its scores. One line per (item, labeler, criterion).
+ * A line with `adjudicated: true` is a researcher's settled value for the item and criterion (the
+ * labeler field names the researcher); agreement leaves those lines out.
  */
 export const LabelLine = z.object({
   item: z.string().min(1),
@@ -11,8 +13,15 @@ export const LabelLine = z.object({
   value: z.number().nullable(),
   comment: z.string().optional(),
   flagged: z.boolean().optional(),
+  adjudicated: z.boolean().optional(),
   /** Provenance on export; ignored on import (imported labels are stamped when they land). */
   at: z.string().optional(),
+  /** Where the item comes from, on export (a bench item id is a content hash): ignored on import. */
+  task: z.string().optional(),
+  dataset: z.string().nullable().optional(),
+  trajectory: z.string().nullable().optional(),
+  /** 0-based, as the bench item's origin says; null for items imported from a bench file. */
+  stepIndex: z.number().int().nullable().optional(),
 });
 export type LabelLine = z.infer<typeof LabelLine>;
 
@@ -26,8 +35,33 @@ export interface ExportableLabel {
   updatedAt: string;
 }
 
-export function labelsToJsonl(labels: readonly ExportableLabel[]): string {
+/** What export reads of a stored adjudication (the latest per item and criterion). */
+export interface ExportableAdjudication {
+  itemId: string;
+  criterion: string;
+  value: number | null;
+  comment: string;
+  researcherName: string;
+  createdAt: string;
+}
+
+/** Where a label's item comes from: its bench task and, for items built from a dataset, the step. */
+export interface ItemProvenance {
+  task: string;
+  dataset: string | null;
+  trajectory: string | null;
+  stepIndex: number | null;
+}
+
+export function labelsToJsonl(
+  labels: readonly ExportableLabel[],
+  extra: {
+    adjudications?: readonly ExportableAdjudication[];
+    provenance?: (itemId: string) => ItemProvenance | undefined;
+  } = {},
+): string {
   const lines: string[] = [];
+  const origin = (itemId: string) => extra.provenance?.(itemId) ?? {};
   for (const label of labels) {
     for (const [criterion, value] of Object.entries(label.scores)) {
       const line: LabelLine = {
@@ -38,9 +72,23 @@ export function labelsToJsonl(labels: readonly ExportableLabel[]): string {
         comment: label.comment,
         flagged: label.flagged,
         at: label.updatedAt,
+        ...origin(label.itemId),
       };
       lines.push(JSON.stringify(line));
     }
+  }
+  for (const adjudication of extra.adjudications ?? []) {
+    const line: LabelLine = {
+      item: adjudication.itemId,
+      labeler: adjudication.researcherName,
+      criterion: adjudication.criterion,
+      value: adjudication.value,
+      comment: adjudication.comment,
+      adjudicated: true,
+      at: adjudication.createdAt,
+      ...origin(adjudication.itemId),
+    };
+    lines.push(JSON.stringify(line));
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
@@ -53,18 +101,31 @@ export interface ParsedLabel {
   flagged: boolean;
 }
 
+export interface ParsedAdjudication {
+  itemId: string;
+  criterion: string;
+  value: number | null;
+  comment: string;
+  researcherName: string;
+}
+
 export interface LabelLineError {
   /** 1-based. */
   line: number;
   reason: string;
 }
 
-/** Groups lines by (item, labeler) into labels; bad lines are reported, the rest still import. */
+/**
+ * Groups lines by (item, labeler) into labels, and keeps adjudicated lines apart; bad lines are
+ * reported, the rest still import.
+ */
 export function parseLabelsJsonl(text: string): {
   labels: ParsedLabel[];
+  adjudications: ParsedAdjudication[];
   errors: LabelLineError[];
 } {
   const byKey = new Map<string, ParsedLabel>();
+  const adjudications: ParsedAdjudication[] = [];
   const errors: LabelLineError[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     if (raw.trim() === '') return;
@@ -86,6 +147,16 @@ export function parseLabelsJsonl(text: string): {
       return;
     }
     const line = parsed.data;
+    if (line.adjudicated === true) {
+      adjudications.push({
+        itemId: line.item,
+        criterion: line.criterion,
+        value: line.value,
+        comment: line.comment ?? '',
+        researcherName: line.labeler,
+      });
+      return;
+    }
     const key = JSON.stringify([line.item, line.labeler]);
     const label = byKey.get(key) ?? {
       itemId: line.item,
@@ -99,5 +170,5 @@ export function parseLabelsJsonl(text: string): {
     if (line.flagged === true) label.flagged = true;
     byKey.set(key, label);
   });
-  return { labels: [...byKey.values()], errors };
+  return { labels: [...byKey.values()], adjudications, errors };
 }

@@ -9,6 +9,7 @@ import {
   selectQueueItems,
   type LabelCriterion,
   type LabelLineError,
+  type ParsedAdjudication,
   type QueueSelection,
 } from '@terrarium/labels';
 import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
@@ -268,7 +269,6 @@ async function itemView(
   };
 }
 
-/** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
 /** Whether a score is no value, or an integer on the criterion's scale. */
 export function isOnScale(criterion: LabelCriterion, value: number | null): boolean {
   return (
@@ -276,6 +276,20 @@ export function isOnScale(criterion: LabelCriterion, value: number | null): bool
   );
 }
 
+/** Why a researcher's value cannot settle a criterion of this queue, or null when it can. */
+export function adjudicationProblem(
+  queue: LabelQueue,
+  criterionId: string,
+  value: number | null,
+): string | null {
+  const criterion = queue.criteria.find((entry) => entry.id === criterionId);
+  if (criterion === undefined) return `criterion: no ${criterionId}`;
+  return isOnScale(criterion, value)
+    ? null
+    : `value: ${criterion.id} takes an integer from ${criterion.min} to ${criterion.max}`;
+}
+
+/** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
 export function checkScores(
   criteria: readonly LabelCriterion[],
   scores: Record<string, number | null>,
@@ -354,18 +368,52 @@ export async function visibleLabels(
   return store.listLabels(queue.id, { labelerId: labelActor(principal).id });
 }
 
+/**
+ * Every label of a queue as JSONL, then the researchers' adjudicated values (`adjudicated: true`),
+ * each line saying where its item comes from (bench task, dataset, trajectory, step): a bench item
+ * id is a content hash that tells a reader nothing.
+ */
 export async function exportJsonl(store: Store, queueId: string): Promise<string> {
   const queue = await requireQueue(store, queueId);
-  return labelsToJsonl(await store.listLabels(queue.id));
+  const [labels, adjudications, run] = await Promise.all([
+    store.listLabels(queue.id),
+    store.listAdjudications(queue.id),
+    store.getBenchRun(queue.runId),
+  ]);
+  const itemIds = [...new Set([...labels, ...adjudications].map((entry) => entry.itemId))];
+  const items =
+    run === null
+      ? []
+      : await store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, itemIds);
+  const provenance = new Map(
+    items.map((item) => [
+      item.id,
+      {
+        task: item.task,
+        dataset: item.origin.dataset,
+        trajectory: item.origin.trajectory,
+        stepIndex: item.origin.stepIndex,
+      },
+    ]),
+  );
+  return labelsToJsonl(labels, {
+    adjudications,
+    provenance: (itemId) => provenance.get(itemId),
+  });
 }
 
 export async function importJsonl(
   store: Store,
   queueId: string,
   text: string,
-): Promise<{ imported: number; unknownItems: string[]; errors: LabelLineError[] }> {
+): Promise<{
+  imported: number;
+  adjudicated: number;
+  unknownItems: string[];
+  errors: LabelLineError[];
+}> {
   const queue = await requireQueue(store, queueId);
-  const { labels, errors } = parseLabelsJsonl(text);
+  const { labels, adjudications, errors } = parseLabelsJsonl(text);
   const valid = labels.filter((label) => {
     try {
       checkScores(queue.criteria, label.scores);
@@ -379,7 +427,60 @@ export async function importJsonl(
     }
   });
   const result = await store.importLabels(queue.id, valid);
-  return { ...result, errors };
+  const adjudicated = await importAdjudications(store, queue, adjudications, errors);
+  const unknownItems = [...new Set([...result.unknownItems, ...adjudicated.unknownItems])];
+  return { imported: result.imported, adjudicated: adjudicated.stored, unknownItems, errors };
+}
+
+/**
+ * Adjudicated lines as the queue's adjudications, under the researcher each line names. One equal
+ * to the item's latest for that criterion is not stored again, so importing an export is a no-op.
+ */
+async function importAdjudications(
+  store: Store,
+  queue: LabelQueue,
+  adjudications: readonly ParsedAdjudication[],
+  errors: LabelLineError[],
+): Promise<{ stored: number; unknownItems: string[] }> {
+  if (adjudications.length === 0) return { stored: 0, unknownItems: [] };
+  const ordinals = new Map(
+    (await store.labelQueueItems(queue.id)).map((item) => [item.itemId, item.ordinal]),
+  );
+  const latest = new Map(
+    (await store.listAdjudications(queue.id)).map((entry) => [
+      JSON.stringify([entry.itemId, entry.criterion]),
+      entry,
+    ]),
+  );
+  const unknownItems = new Set<string>();
+  let stored = 0;
+  for (const adjudication of adjudications) {
+    const ordinal = ordinals.get(adjudication.itemId);
+    if (ordinal === undefined) {
+      unknownItems.add(adjudication.itemId);
+      continue;
+    }
+    const problem = adjudicationProblem(queue, adjudication.criterion, adjudication.value);
+    if (problem !== null) {
+      errors.push({
+        line: 0,
+        reason: `${adjudication.itemId} adjudicated by ${adjudication.researcherName}: ${problem}`,
+      });
+      continue;
+    }
+    const current = latest.get(JSON.stringify([adjudication.itemId, adjudication.criterion]));
+    if (current?.value === adjudication.value && current.comment === adjudication.comment) continue;
+    await store.adjudicate(
+      queue.id,
+      ordinal,
+      adjudication.criterion,
+      adjudication.value,
+      adjudication.comment,
+      { id: `import:${adjudication.researcherName}`, name: adjudication.researcherName },
+    );
+    stored++;
+  }
+  return { stored, unknownItems: [...unknownItems] };
 }
 
 /**

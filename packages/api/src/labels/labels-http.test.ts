@@ -350,6 +350,7 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     });
     expect(imported.data).toEqual({
       imported: 1,
+      adjudicated: 0,
       unknownItems: ['nope'],
       errors: [{ line: 4, reason: 'not JSON' }],
     });
@@ -375,6 +376,58 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect(at(labels.data, 0, 'scores')).toEqual({ format: 4, quality: 2 });
     expect(at(labels.data, 0, 'labelerName')).toBe('ana');
     expect(at(labels.data, 0, 'origin')).toBe('import');
+
+    // The target's export carries the settled value, apart from the labels, and says where each
+    // item comes from; read back in, it changes nothing (no second "ana", no second adjudication).
+    const again = str(
+      at((await session('res').query('labels.exportJsonl', { queueId: target })).data, 'text'),
+    );
+    const againLines = again
+      .trim()
+      .split('\n')
+      .map((line): unknown => JSON.parse(line));
+    expect(
+      againLines.map((line) => [
+        at(line, 'labeler'),
+        at(line, 'criterion'),
+        at(line, 'value'),
+        at(line, 'adjudicated') ?? false,
+      ]),
+    ).toEqual([
+      ['ana', 'format', 4, false],
+      ['ana', 'quality', 2, false],
+      ['res', 'quality', 3, true],
+    ]);
+    const run = await store.getBenchRun(runId);
+    const [item] = run
+      ? await store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, [itemId])
+      : [];
+    const origin = [item?.task, item?.origin.trajectory, item?.origin.stepIndex];
+    expect(origin[0]).toBe('tau2-bench/airline');
+    expect(origin[1]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(
+      againLines.map((line) => [at(line, 'task'), at(line, 'trajectory'), at(line, 'stepIndex')]),
+    ).toEqual([origin, origin, origin]);
+    const readBack = await session('res').mutate('labels.importJsonl', {
+      queueId: target,
+      text: again,
+    });
+    expect(readBack.data).toEqual({ imported: 1, adjudicated: 0, unknownItems: [], errors: [] });
+    const after = await session('res').query('labels.labels', { queueId: target });
+    expect(Array.isArray(after.data) ? after.data.length : null).toBe(1);
+    // Into the source queue: ana's label there is replaced by the same one, the value is settled.
+    const intoSource = await session('res').mutate('labels.importJsonl', {
+      queueId: source,
+      text: again,
+    });
+    expect(intoSource.data).toEqual({ imported: 1, adjudicated: 1, unknownItems: [], errors: [] });
+    const sourceLabels = await session('res').query('labels.labels', { queueId: source });
+    expect(Array.isArray(sourceLabels.data) ? sourceLabels.data.length : null).toBe(1);
+    expect(at(sourceLabels.data, 0, 'origin')).toBe('queue');
+    const settled = await session('res').query('labels.adjudications', { queueId: source });
+    expect(
+      at(settled.data, 0, 'criterion') === 'quality' ? at(settled.data, 0, 'value') : null,
+    ).toBe(3);
   });
 
   it('measures agreement between two blind labelers and against the rules, per criterion', async () => {

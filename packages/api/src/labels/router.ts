@@ -129,20 +129,12 @@ export const labelsRouter = createRouter({
     )
     .mutation(async ({ ctx, input }) => {
       const queue = await service.requireQueue(ctx.store, input.queueId);
-      const criterion = queue.criteria.find((entry) => entry.id === input.criterion);
-      if (criterion === undefined) {
-        throw new TRPCError({ code: 'BAD_REQUEST', message: `criterion: no ${input.criterion}` });
-      }
-      if (!service.isOnScale(criterion, input.value)) {
-        throw new TRPCError({
-          code: 'BAD_REQUEST',
-          message: `value: ${criterion.id} takes an integer from ${criterion.min} to ${criterion.max}`,
-        });
-      }
+      const problem = service.adjudicationProblem(queue, input.criterion, input.value);
+      if (problem !== null) throw new TRPCError({ code: 'BAD_REQUEST', message: problem });
       return ctx.store.adjudicate(
         queue.id,
         input.ordinal,
-        criterion.id,
+        input.criterion,
         input.value,
         input.comment,
         labelActor(ctx.principal),

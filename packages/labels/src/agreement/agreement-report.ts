@@ -18,12 +18,32 @@ export const RatingRecord = z.strictObject({
 });
 export type RatingRecord = z.infer<typeof RatingRecord>;
 
+/**
+ * A line of the file: a rating, or a line of Terrarium's label export (`LabelLine`), whose other
+ * fields are read past. Still strict, so that a misspelt key is said rather than ignored.
+ */
+const RatingLine = RatingRecord.extend({
+  value: RatingRecord.shape.value.nullable(),
+  comment: z.string().optional(),
+  flagged: z.boolean().optional(),
+  adjudicated: z.boolean().optional(),
+  at: z.string().optional(),
+  task: z.string().optional(),
+  dataset: z.string().nullable().optional(),
+  trajectory: z.string().nullable().optional(),
+  stepIndex: z.number().int().nullable().optional(),
+});
+
 export interface RatingLineError {
   line: number;
   message: string;
 }
 
-/** Parses JSONL ratings; blank lines are skipped, every bad line is reported with its number. */
+/**
+ * Parses JSONL ratings; blank lines are skipped, every bad line is reported with its number. A
+ * criterion left empty (`value: null`) is no rating, and a researcher's adjudicated value is not a
+ * labeler's: both are left out.
+ */
 export function parseRatingsJsonl(text: string): {
   ratings: RatingRecord[];
   errors: RatingLineError[];
@@ -40,15 +60,23 @@ export function parseRatingsJsonl(text: string): {
       errors.push({ line: i + 1, message: 'not JSON' });
       return;
     }
-    const parsed = RatingRecord.safeParse(value);
-    if (parsed.success) ratings.push(parsed.data);
-    else
+    const parsed = RatingLine.safeParse(value);
+    if (!parsed.success) {
       errors.push({
         line: i + 1,
         message: parsed.error.issues
           .map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`)
           .join('; '),
       });
+      return;
+    }
+    const { item, labeler, criterion, value: rating, adjudicated } = parsed.data;
+    if (rating === null || adjudicated === true) return;
+    ratings.push(
+      criterion === undefined
+        ? { item, labeler, value: rating }
+        : { item, labeler, criterion, value: rating },
+    );
   });
   return { ratings, errors };
 }

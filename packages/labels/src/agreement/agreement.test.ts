@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { labelsToJsonl } from '../labels-jsonl';
 import { agreementReport, comparePaired, parseRatingsJsonl } from './agreement-report';
 import { bootstrapInterval } from './bootstrap';
 import { cohenKappa, confusionMatrix } from './cohen-kappa';
@@ -190,6 +191,59 @@ describe('agreementReport over JSONL ratings', () => {
     expect(errors).toEqual([
       { line: 2, message: 'not JSON' },
       { line: 3, message: expect.stringContaining('labeler') },
+    ]);
+  });
+
+  it("reads the workbench's own label export: empty criteria and settled values are no ratings", () => {
+    const exported = labelsToJsonl(
+      [
+        {
+          itemId: 'a',
+          labelerName: 'ana',
+          scores: { facts: 4, format: null },
+          comment: 'ids',
+          flagged: true,
+          updatedAt: '2026-12-04T05:00:00.000Z',
+        },
+        {
+          itemId: 'a',
+          labelerName: 'bo',
+          scores: { facts: 2, format: 3 },
+          comment: '',
+          flagged: false,
+          updatedAt: '2026-12-04T05:01:00.000Z',
+        },
+      ],
+      {
+        adjudications: [
+          {
+            itemId: 'a',
+            criterion: 'facts',
+            value: 3,
+            comment: '',
+            researcherName: 'res',
+            createdAt: '2026-12-04T06:00:00.000Z',
+          },
+        ],
+        provenance: () => ({
+          task: 'tau2-bench/airline',
+          dataset: 'tau2',
+          trajectory: 't-1',
+          stepIndex: 4,
+        }),
+      },
+    );
+    expect(parseRatingsJsonl(exported)).toEqual({
+      ratings: [
+        { item: 'a', labeler: 'ana', criterion: 'facts', value: 4 },
+        { item: 'a', labeler: 'bo', criterion: 'facts', value: 2 },
+        { item: 'a', labeler: 'bo', criterion: 'format', value: 3 },
+      ],
+      errors: [],
+    });
+    // Still strict: a misspelt key is said, not read past.
+    expect(parseRatingsJsonl('{"item":"a","labeler":"x","value":1,"coment":""}').errors).toEqual([
+      { line: 1, message: 'record: Unrecognized key: "coment"' },
     ]);
   });
 });

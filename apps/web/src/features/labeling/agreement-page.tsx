@@ -166,6 +166,12 @@ function Versus({
   );
 }
 
+/** A refused line as the import reports it; checks made after parsing know the item, not the line. */
+function lineOf(error: { line: number; reason: string } | undefined): string {
+  if (error === undefined) return '';
+  return error.line > 0 ? `line ${error.line}: ${error.reason}` : error.reason;
+}
+
 /** Agreement of a queue's labelers, and of their consensus with the judge and the rules. */
 export function AgreementPage({ queueId }: { queueId: string }) {
   const trpc = useTRPC();
@@ -187,7 +193,10 @@ export function AgreementPage({ queueId }: { queueId: string }) {
   const imported = useMutation(
     trpc.labels.importJsonl.mutationOptions({
       onSuccess: () =>
-        queryClient.invalidateQueries({ queryKey: trpc.labels.agreement.queryKey() }),
+        Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.labels.agreement.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.labels.disagreements.queryKey() }),
+        ]),
     }),
   );
   const data = agreement.data;
@@ -222,10 +231,12 @@ export function AgreementPage({ queueId }: { queueId: string }) {
       {imported.data && (
         <p className="status" role="status">
           Imported {plural(imported.data.imported, 'label')}
+          {imported.data.adjudicated > 0 &&
+            ` and ${plural(imported.data.adjudicated, 'settled value')}`}
           {imported.data.unknownItems.length > 0 &&
             `; ${plural(imported.data.unknownItems.length, 'item')} ${imported.data.unknownItems.length === 1 ? 'is' : 'are'} not in this queue`}
           {imported.data.errors.length > 0 &&
-            `; ${plural(imported.data.errors.length, 'bad line')} (first: line ${imported.data.errors[0]?.line}: ${imported.data.errors[0]?.reason})`}
+            `; ${plural(imported.data.errors.length, 'bad line')} (first: ${lineOf(imported.data.errors[0])})`}
         </p>
       )}
       {agreement.error && <p className="status status-error">{agreement.error.message}</p>}
