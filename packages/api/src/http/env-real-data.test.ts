@@ -53,6 +53,12 @@ function reconstructed(trajectory: Trajectory): {
   };
 }
 
+/** What `POST /v1/tasks/generate` answers. */
+const GenerateReport = z.object({
+  accepted: z.array(z.string()),
+  rejected: z.array(z.object({ trajectory: z.string(), name: z.string(), reason: z.string() })),
+});
+
 const Opened = z.object({ id: z.string(), observation: z.string() });
 const Stepped = z.object({
   observation: z.string(),
@@ -227,14 +233,7 @@ describe('POST /v1/tasks/generate on the shipped SWE-agent demo', () => {
         limit: 2,
       });
       expect(generated.status).toBe(200);
-      const report = z
-        .object({
-          accepted: z.array(z.string()),
-          rejected: z.array(
-            z.object({ trajectory: z.string(), name: z.string(), reason: z.string() }),
-          ),
-        })
-        .parse(generated.json);
+      const report = GenerateReport.parse(generated.json);
       // SWE-agent records no verdict (a submitted patch is not a solved task): no oracle to replay.
       expect(report.accepted).toEqual([]);
       expect(report.rejected.map((entry) => [entry.name.split('/').at(-1), entry.reason])).toEqual([
@@ -269,14 +268,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
       try {
         const generated = await server.call('POST', '/v1/tasks/generate', { dataset: 'ic-fs4' });
         expect(generated.status).toBe(200);
-        const report = z
-          .object({
-            accepted: z.array(z.string()),
-            rejected: z.array(
-              z.object({ trajectory: z.string(), name: z.string(), reason: z.string() }),
-            ),
-          })
-          .parse(generated.json);
+        const report = GenerateReport.parse(generated.json);
         expect(report.accepted.length + report.rejected.length).toBe(27);
         expect(report.rejected.every((entry) => /#\d+$/.test(entry.name))).toBe(true);
         expect(report.accepted.every((id) => id.startsWith('ic-fs4.'))).toBe(true);

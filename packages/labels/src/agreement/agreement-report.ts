@@ -1,5 +1,6 @@
 import { spearman } from '@terrarium/fidelity';
 import { z } from 'zod';
+import { LabelLine } from '../labels-jsonl';
 import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
 import { cohenKappa, confusionMatrix, type ConfusionMatrix } from './cohen-kappa';
 import {
@@ -22,16 +23,10 @@ export type RatingRecord = z.infer<typeof RatingRecord>;
  * A line of the file: a rating, or a line of Terrarium's label export (`LabelLine`), whose other
  * fields are read past. Still strict, so that a misspelt key is said rather than ignored.
  */
-const RatingLine = RatingRecord.extend({
+const RatingLine = z.strictObject({
+  ...LabelLine.shape,
+  ...RatingRecord.shape,
   value: RatingRecord.shape.value.nullable(),
-  comment: z.string().optional(),
-  flagged: z.boolean().optional(),
-  adjudicated: z.boolean().optional(),
-  at: z.string().optional(),
-  task: z.string().optional(),
-  dataset: z.string().nullable().optional(),
-  trajectory: z.string().nullable().optional(),
-  stepIndex: z.number().int().nullable().optional(),
 });
 
 export interface RatingLineError {
