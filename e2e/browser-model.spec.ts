@@ -199,6 +199,9 @@ test('the bundled model runs in the browser on wasm and gives Node’s greedy to
     0,
   );
   await expect(page.getByTestId('unseen-customers')).toContainText('no such row');
+  await expect(page.getByTestId('not-a-bench-split')).toContainText(
+    'so retrieval’s figure there differs from the one here',
+  );
   console.log(
     `decode ${decode.tokens.length} tokens: browser wasm ${decode.tokensPerSecond.toFixed(0)} tok/s, ` +
       `Node ${reference.tokensPerSecond.toFixed(0)} tok/s`,

@@ -39,6 +39,11 @@ export function ModelEvaluation({ model }: { model: string }) {
         {evaluation.data?.status === 'ok' && (
           <>
             <EvaluationTable bySource={evaluation.data.bySource} />
+            <p className="muted" data-testid="not-a-bench-split">
+              Every transition of the model’s held-out tasks, all simulators on the same ones. A
+              bench’s leaderboard scores its own sample of items (its test split, at most five
+              transitions per trajectory), so retrieval’s figure there differs from the one here.
+            </p>
             <UnseenCustomersNote sources={Object.keys(evaluation.data.bySource)} />
             <NeighborAnswersNote figures={evaluation.data.bySource['all']?.['model']} />
           </>
