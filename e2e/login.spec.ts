@@ -99,6 +99,13 @@ test.describe('login, roles and logout in the browser', () => {
       'no label queue 999: it is not one of your queues, or it no longer exists.',
     );
     expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(403);
+    // A researcher's page is said to be one, not shown with controls that would each fail.
+    for (const path of ['/labeling/1/agreement', '/benches', '/rule-sets', '/datasets/1']) {
+      await page.goto(`${server.url}${path}`);
+      await expect(page.getByTestId('researchers-only')).toContainText(
+        'You are logged in as a labeler: this page is a researcher’s.',
+      );
+    }
     const labelQueues = await page.evaluate(() =>
       fetch('/trpc/labels.queues').then((r) => r.status),
     );
@@ -141,8 +148,10 @@ test.describe('the first account, made from the page', () => {
     await form.getByRole('button', { name: 'Add account' }).click();
 
     const login = page.getByRole('form', { name: 'Log in' });
-    await expect(login).toBeVisible();
-    await login.getByLabel('Name').fill('rosa');
+    await expect(login.getByTestId('login-hint')).toHaveText(
+      'Account rosa made: from now on everyone logs in, you too. Log in with it.',
+    );
+    await expect(login.getByLabel('Name')).toHaveValue('rosa');
     await login.getByLabel('Password').fill('rosa-password-1');
     await login.getByRole('button', { name: 'Log in' }).click();
     await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');

@@ -5,3 +5,4 @@ export * from './simulation';
 export * from './bench';
 export * from './bench-views';
 export * from './rule-set-scores';
+export * from './accounts';

@@ -59,7 +59,27 @@ const ModelsPage = lazy(() =>
   import('../features/models/models-page').then((module) => ({ default: module.ModelsPage })),
 );
 
+// What a labeler may open; the server refuses them the rest, which would otherwise show as a
+// page of controls that each fail ("this needs the researcher role") or load nothing.
+const LABELER_PAGES: ReadonlySet<Route['page']> = new Set([
+  'datasets',
+  'labeling',
+  'label-queue',
+  'not-found',
+]);
+
 function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
+  if (labeler && !LABELER_PAGES.has(route.page)) {
+    return (
+      <div className="page" data-testid="researchers-only">
+        <h1>For researchers</h1>
+        <p>
+          You are logged in as a labeler: this page is a researcher’s. Your label queues are under{' '}
+          <Link to={{ page: 'labeling' }}>Labeling</Link>.
+        </p>
+      </div>
+    );
+  }
   switch (route.page) {
     case 'datasets':
       // A labeler's home is their queues: the datasets are the researchers'.

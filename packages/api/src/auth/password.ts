@@ -8,9 +8,6 @@ const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const MAX_MEMORY = 64 * 1024 * 1024;
 
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 1024;
-
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>

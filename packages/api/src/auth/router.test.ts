@@ -66,6 +66,11 @@ describe('auth.users', () => {
       ),
     ).toBe('CONFLICT: a user named lena already exists');
     expect(
+      await refusal(
+        asRosa.auth.users.add({ name: 'Lena', role: 'labeler', password: 'lena-pass-2' }),
+      ),
+    ).toBe('CONFLICT: a user named lena already exists');
+    expect(
       await refusal(asRosa.auth.users.add({ name: 'x y', role: 'labeler', password: 'short' })),
     ).toMatch(/^BAD_REQUEST: /);
     expect(await refusal(asRosa.auth.users.remove({ name: 'rosa' }))).toBe(

@@ -67,7 +67,8 @@ export async function logIn(
   password: string,
   now: Date,
 ): Promise<{ principal: Principal; session: IssuedSession } | null> {
-  const found = await store.getUserCredentials(name);
+  // A name copied with a space around it is still the name (names hold no spaces).
+  const found = await store.getUserCredentials(name.trim());
   // An unknown name is checked against a dummy hash so both failures take the same time.
   const matches = await verifyPassword(password, found?.passwordHash ?? (await unknownUserHash()));
   if (!found || !matches) return null;

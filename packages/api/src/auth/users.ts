@@ -1,6 +1,7 @@
 import type { Store, StoredUser, UserRole } from '@terrarium/db';
 import { z } from 'zod';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@terrarium/schema';
+import { hashPassword } from './password';
 
 export const UserName = z
   .string()
@@ -68,6 +69,11 @@ export async function removeAccount(
 /** Validates, hashes the password and stores the account; a UserExistsError for a taken name. */
 export async function addUser(store: Store, input: NewUserInput): Promise<StoredUser> {
   const { name, role, password } = NewUserInput.parse(input);
+  // Names differing only in case ("Ada", "ada") would read as one person in every list and export.
+  const twin = (await store.listUsers()).find(
+    (user) => user.name.toLowerCase() === name.toLowerCase(),
+  );
+  if (twin !== undefined) throw new UserExistsError(`a user named ${twin.name} already exists`);
   const passwordHash = await hashPassword(password);
   const user = await store.createUser({ name, role, passwordHash });
   if (user === null) throw new UserExistsError(`a user named ${name} already exists`);

@@ -167,7 +167,7 @@ async function checkLabelers(
   if (unknown.length > 0) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `labelers: no account named ${unknown.join(', ')} (add one with terrarium users add)`,
+      message: `labelers: no account named ${unknown.join(', ')} (add one under Accounts on the Labeling page, or with terrarium users add)`,
     });
   }
   const distinct = new Set(labelers).size;
@@ -368,6 +368,17 @@ export async function visibleLabels(
   return store.listLabels(queue.id, { labelerId: labelActor(principal).id });
 }
 
+/** The named items of the bench the queue's run scored (none when the run is gone). */
+async function queueBenchItems(
+  store: Store,
+  queue: LabelQueue,
+  itemIds: readonly string[],
+): Promise<BenchItem[]> {
+  const run = await store.getBenchRun(queue.runId);
+  if (run === null || itemIds.length === 0) return [];
+  return store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, itemIds);
+}
+
 /**
  * Every label of a queue as JSONL, then the researchers' adjudicated values (`adjudicated: true`),
  * each line saying where its item comes from (bench task, dataset, trajectory, step): a bench item
@@ -375,16 +386,12 @@ export async function visibleLabels(
  */
 export async function exportJsonl(store: Store, queueId: string): Promise<string> {
   const queue = await requireQueue(store, queueId);
-  const [labels, adjudications, run] = await Promise.all([
+  const [labels, adjudications] = await Promise.all([
     store.listLabels(queue.id),
     store.listAdjudications(queue.id),
-    store.getBenchRun(queue.runId),
   ]);
   const itemIds = [...new Set([...labels, ...adjudications].map((entry) => entry.itemId))];
-  const items =
-    run === null
-      ? []
-      : await store.getBenchItemsByIds({ name: run.bench, version: run.benchVersion }, itemIds);
+  const items = await queueBenchItems(store, queue, itemIds);
   const provenance = new Map(
     items.map((item) => [
       item.id,
@@ -496,6 +503,10 @@ export async function disagreements(store: Store, queueId: string, minSpread: nu
   const byItem = new Map<number, StoredLabel[]>();
   for (const label of labels)
     byItem.set(label.ordinal, [...(byItem.get(label.ordinal) ?? []), label]);
+  const itemIds = [...new Set(labels.map((label) => label.itemId))];
+  const tasks = new Map(
+    (await queueBenchItems(store, queue, itemIds)).map((item) => [item.id, item.task]),
+  );
   const rows = [];
   for (const [ordinal, itemLabels] of byItem) {
     for (const criterion of queue.criteria) {
@@ -508,14 +519,20 @@ export async function disagreements(store: Store, queueId: string, minSpread: nu
       const adjudication = adjudications.find(
         (entry) => entry.ordinal === ordinal && entry.criterion === criterion.id,
       );
+      const itemId = itemLabels[0]?.itemId ?? '';
       rows.push({
         ordinal,
-        itemId: itemLabels[0]?.itemId ?? '',
+        itemId,
+        /** The item's bench task, to open it in its run (null when the bench no longer has it). */
+        task: tasks.get(itemId) ?? null,
         criterion: criterion.id,
         spread,
+        // What each labeler said besides the value: a flag or a comment often says why.
         values: itemLabels.map((label) => ({
           labeler: label.labelerName,
           value: label.scores[criterion.id] ?? null,
+          comment: label.comment,
+          flagged: label.flagged,
         })),
         adjudication: adjudication ?? null,
       });

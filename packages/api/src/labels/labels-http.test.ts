@@ -304,7 +304,7 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
   it('refuses a queue for labelers who have no account, or too few for its labels per item', async () => {
     expect(await createRefusal(['ana', 'bbo'], 1)).toEqual([
       400,
-      'labelers: no account named bbo (add one with terrarium users add)',
+      'labelers: no account named bbo (add one under Accounts on the Labeling page, or with terrarium users add)',
     ]);
     expect(await createRefusal(['ana', 'ana'], 2)).toEqual([
       400,

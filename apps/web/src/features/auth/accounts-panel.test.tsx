@@ -38,13 +38,25 @@ describe('AccountsPanel', () => {
     const api = renderPanel(
       ROSA,
       [account('1', 'rosa', 'researcher'), account('2', 'lena', 'labeler')],
-      (call) => (call.path === 'auth.users.add' ? account('3', 'mia', 'labeler') : null),
+      (call) =>
+        call.path === 'auth.users.add' ? account('3', 'mia', 'labeler') : { removed: true },
     );
     const rosa = await screen.findByTestId('account-rosa');
     expect(rosa.textContent).toBe('rosaresearcher2026-12-04you');
-    expect(within(screen.getByTestId('account-lena')).getByRole('button').textContent).toBe(
-      'Remove',
+    // Removal asks once more, naming the person, before anything is sent.
+    const lena = screen.getByTestId('account-lena');
+    fireEvent.click(within(lena).getByRole('button', { name: 'Remove' }));
+    expect(lena.textContent).toContain(
+      'Remove lena? They can no longer log in; their labels stay.',
     );
+    fireEvent.click(within(lena).getByRole('button', { name: 'Cancel' }));
+    expect(api.calls.some((call) => call.path === 'auth.users.remove')).toBe(false);
+    fireEvent.click(within(lena).getByRole('button', { name: 'Remove' }));
+    fireEvent.click(within(lena).getByRole('button', { name: 'Remove lena' }));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Removed lena.'));
+    expect(api.calls.find((call) => call.path === 'auth.users.remove')?.input).toEqual({
+      name: 'lena',
+    });
     fillNewAccount(' mia ', 'mia-password-1');
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Added labeler mia.'));
     expect(api.calls.find((call) => call.path === 'auth.users.add')?.input).toEqual({

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { MIN_PASSWORD_LENGTH } from '@terrarium/schema';
 import { useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { rememberNewAccount } from './new-account';
 
 type Role = 'researcher' | 'labeler';
 
@@ -18,6 +20,8 @@ export function AccountsPanel() {
   const [pickedRole, setRole] = useState<Role | null>(null);
   const [password, setPassword] = useState('');
   const [done, setDone] = useState<string | null>(null);
+  // Removal asks once more: it ends the person's access at once.
+  const [confirming, setConfirming] = useState<string | null>(null);
   const principal = whoami.data;
   const self = principal?.kind === 'user' ? principal.name : null;
   // A loopback server with no accounts lets its browser in as the owner; the first account ends it.
@@ -32,6 +36,8 @@ export function AccountsPanel() {
     trpc.auth.users.add.mutationOptions({
       onSuccess: async (user) => {
         setDone(`Added ${user.role} ${user.name}.`);
+        // The owner is about to meet the login page: it greets them with the account just made.
+        if (openAccess) rememberNewAccount(user.name);
         setName('');
         setPassword('');
         await refresh();
@@ -75,16 +81,28 @@ export function AccountsPanel() {
                 <td>
                   {user.name === self ? (
                     <span className="muted">you</span>
+                  ) : confirming === user.name ? (
+                    <span>
+                      Remove {user.name}? They can no longer log in; their labels stay.{' '}
+                      <button
+                        type="button"
+                        className="danger"
+                        disabled={remove.isPending}
+                        onClick={() => {
+                          setDone(null);
+                          add.reset();
+                          setConfirming(null);
+                          remove.mutate({ name: user.name });
+                        }}
+                      >
+                        Remove {user.name}
+                      </button>{' '}
+                      <button type="button" onClick={() => setConfirming(null)}>
+                        Cancel
+                      </button>
+                    </span>
                   ) : (
-                    <button
-                      type="button"
-                      disabled={remove.isPending}
-                      onClick={() => {
-                        setDone(null);
-                        add.reset();
-                        remove.mutate({ name: user.name });
-                      }}
-                    >
+                    <button type="button" onClick={() => setConfirming(user.name)}>
                       Remove
                     </button>
                   )}
@@ -131,6 +149,7 @@ export function AccountsPanel() {
             type="password"
             value={password}
             autoComplete="new-password"
+            placeholder={`at least ${MIN_PASSWORD_LENGTH} characters`}
             required
             onChange={(event) => setPassword(event.target.value)}
           />

@@ -1,12 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
 
 export function LoginPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState('');
+  // Read once per page: after the local owner made the first account, the form starts from it.
+  const [made] = useState(takeNewAccount);
+  const [name, setName] = useState(made ?? '');
   const [password, setPassword] = useState('');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
@@ -22,7 +25,11 @@ export function LoginPage() {
     <main className="login-page">
       <form className="login-form" onSubmit={submit} aria-label="Log in">
         <h1>Terrarium</h1>
-        <p className="muted">Log in with the account a researcher created for you.</p>
+        <p className="muted" data-testid="login-hint">
+          {made === null
+            ? 'Log in with your account (researchers add accounts under Accounts on the Labeling page).'
+            : `Account ${made} made: from now on everyone logs in, you too. Log in with it.`}
+        </p>
         <label>
           Name
           <input
@@ -32,7 +39,7 @@ export function LoginPage() {
             value={name}
             onChange={(event) => setName(event.target.value)}
             required
-            autoFocus
+            autoFocus={made === null}
           />
         </label>
         <label>
@@ -44,6 +51,7 @@ export function LoginPage() {
             value={password}
             onChange={(event) => setPassword(event.target.value)}
             required
+            autoFocus={made !== null}
           />
         </label>
         {login.isError && (

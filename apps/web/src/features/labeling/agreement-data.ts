@@ -44,6 +44,17 @@ export function alphaBars(agreement: QueueAgreement): AgreementBar[] {
     );
 }
 
+/**
+ * The lowest and highest per-criterion α (ordinal): what a reader should lead with, since the
+ * pooled α counts differences between criteria as agreement and can exceed every criterion's own.
+ */
+export function alphaRange(agreement: QueueAgreement): { low: number; high: number } | null {
+  const values = alphaBars(agreement)
+    .map((entry) => entry.value)
+    .filter((value): value is number => value !== null);
+  return values.length === 0 ? null : { low: Math.min(...values), high: Math.max(...values) };
+}
+
 /** Spearman's ρ of the human consensus against a machine source, per criterion. */
 export function spearmanBars(comparisons: QueueAgreement['humanVsJudge']): AgreementBar[] {
   return Object.entries(comparisons).map(([criterion, comparison]) =>

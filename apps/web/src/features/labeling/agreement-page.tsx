@@ -17,6 +17,7 @@ import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
 import {
   alphaBars,
+  alphaRange,
   formatInterval,
   formatStat,
   spearmanBars,
@@ -26,6 +27,8 @@ import { DisagreementList } from './disagreement-list';
 import { DomainAgreementTable } from './domain-agreement-table';
 import { RejudgePanel } from './rejudge-panel';
 import './labeling.css';
+
+const GREEK = /([\u0370-\u03ff]+)/;
 
 function StatChart({
   title,
@@ -39,7 +42,18 @@ function StatChart({
   return (
     <figure className="panel chart-panel" aria-label={title} data-testid={testId}>
       <figcaption className="panel-header">
-        <h3>{title}</h3>
+        <h3>
+          {title.split(GREEK).map((part, index) =>
+            // Headings are set in capitals, which turn ρ into Ρ (read "P") and α into Α (read "A").
+            GREEK.test(part) ? (
+              <span key={index} className="keep-case">
+                {part}
+              </span>
+            ) : (
+              part
+            ),
+          )}
+        </h3>
       </figcaption>
       <div className="panel-body">
         {bars.length === 0 ? (
@@ -172,6 +186,12 @@ function lineOf(error: { line: number; reason: string } | undefined): string {
   return error.line > 0 ? `line ${error.line}: ${error.reason}` : error.reason;
 }
 
+function formatRange(range: { low: number; high: number }): string {
+  return range.low === range.high
+    ? formatStat(range.low)
+    : `${formatStat(range.low)} to ${formatStat(range.high)}`;
+}
+
 /** Agreement of a queue's labelers, and of their consensus with the judge and the rules. */
 export function AgreementPage({ queueId }: { queueId: string }) {
   const trpc = useTRPC();
@@ -200,6 +220,7 @@ export function AgreementPage({ queueId }: { queueId: string }) {
     }),
   );
   const data = agreement.data;
+  const range = data === undefined ? null : alphaRange(data);
   return (
     <div className="page">
       <header className="page-header">
@@ -245,7 +266,22 @@ export function AgreementPage({ queueId }: { queueId: string }) {
           <p data-testid="agreement-summary">
             {/* Items with any label: the queue list's "complete" counts those with all they need. */}
             {plural(data.labels, 'label')} on {plural(data.labelers.items, 'item')} ·{' '}
-            {plural(data.labelers.labelers, 'labeler')} · α ordinal{' '}
+            {plural(data.labelers.labelers, 'labeler')}
+            {range !== null && (
+              <>
+                {' '}
+                · α ordinal per criterion{' '}
+                <strong data-testid="alpha-range">{formatRange(range)}</strong> (chart below)
+              </>
+            )}{' '}
+            ·{' '}
+            <span
+              className="muted"
+              title="Each item × criterion is one unit: a criterion everyone scores high beside one everyone scores low reads as agreement, so the pooled figure can exceed every criterion's own."
+            >
+              all criteria pooled
+            </span>
+            : α ordinal{' '}
             <strong data-testid="alpha-ordinal">
               {formatStat(data.labelers.krippendorffAlpha.ordinal)}
             </strong>{' '}

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { oracleNote, simToGrade } from '@terrarium/schema';
 import { useState } from 'react';
 import { navigate } from '../../app/router';
+import { useSingleFlight } from '../../app/single-flight';
 import { useTRPC } from '../../app/trpc';
 
 type SelectionKind = 'all' | 'random' | 'disagreement';
@@ -21,6 +22,8 @@ export function CreateQueueForm() {
   const [typedPerItem, setTypedPerItem] = useState<string | null>(null);
   const [blind, setBlind] = useState(true);
   const [assignees, setAssignees] = useState('');
+  // A double click would make two identical queues.
+  const creating = useSingleFlight();
   const create = useMutation(
     trpc.labels.createQueue.mutationOptions({
       onSuccess: async (queue) => {
@@ -50,7 +53,7 @@ export function CreateQueueForm() {
       aria-label="New label queue"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!run || sim === undefined) return;
+        if (!run || sim === undefined || !creating.take()) return;
         const selection =
           selectionKind === 'all'
             ? { kind: selectionKind }
@@ -61,15 +64,18 @@ export function CreateQueueForm() {
           .split(',')
           .map((entry) => entry.trim())
           .filter((entry) => entry !== '');
-        create.mutate({
-          ...(labelers.length > 0 ? { labelers } : {}),
-          name: name || `${run.bench} v${run.benchVersion} · run ${run.id} · ${sim}`,
-          runId: run.id,
-          sim,
-          selection,
-          labelsPerItem: Number(perItem),
-          blind,
-        });
+        create.mutate(
+          {
+            ...(labelers.length > 0 ? { labelers } : {}),
+            name: name || `${run.bench} v${run.benchVersion} · run ${run.id} · ${sim}`,
+            runId: run.id,
+            sim,
+            selection,
+            labelsPerItem: Number(perItem),
+            blind,
+          },
+          { onSettled: creating.release },
+        );
       }}
     >
       <h2>New queue</h2>

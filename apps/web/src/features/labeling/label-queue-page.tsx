@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { LabelingItem } from '@terrarium/api';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plural } from '../../app/format';
+import { useSingleFlight } from '../../app/single-flight';
 import { Link } from '../../app/link';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 import { CriteriaForm, type LabelDraft } from './criteria-form';
@@ -157,19 +158,22 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     [shown, queue.data],
   );
 
+  // A second Enter or click while the first is on its way would submit the same item twice, and
+  // show the refusal over the next item.
+  const sending = useSingleFlight();
   const submitDraft = useCallback(() => {
-    // A second Enter while the first is on its way would submit the same item twice.
-    if (!shown || submit.isPending || edit.isPending) return;
+    if (!shown) return;
     if (Object.values(draft.scores).every((value) => value === null)) {
       setMessage('Score at least one criterion first (1–9).');
       return;
     }
-    if (reviewOrdinal !== null && shown.ownLabel) {
-      edit.mutate({ queueId, labelId: shown.ownLabel.id, ...draft });
-    } else if (shown.lease) {
-      submit.mutate({ queueId, ordinal: shown.lease.ordinal, ...draft });
-    }
-  }, [shown, draft, reviewOrdinal, edit, submit, queueId]);
+    const editing = reviewOrdinal !== null ? shown.ownLabel : null;
+    const held = shown.lease;
+    if ((editing === null && held === null) || !sending.take()) return;
+    const settled = { onSettled: sending.release };
+    if (editing !== null) edit.mutate({ queueId, labelId: editing.id, ...draft }, settled);
+    else if (held !== null) submit.mutate({ queueId, ordinal: held.ordinal, ...draft }, settled);
+  }, [shown, draft, reviewOrdinal, edit, submit, queueId, sending]);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
