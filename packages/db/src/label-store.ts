@@ -64,6 +64,11 @@ export interface LabelQueue {
   labels: number;
   /** Items holding all their labels. */
   completeItems: number;
+  /**
+   * Items still short of labels that someone skipped: with few labelers they may wait for ever,
+   * until a labeler takes their skips back.
+   */
+  skippedItems: number;
 }
 
 export interface LabelQueueItemState {
@@ -148,8 +153,12 @@ export interface LabelStore {
   releaseLease(queueId: string, ordinal: number, labelerId: string): Promise<boolean>;
   /** Releases every lease the labeler holds, in every queue (on logout); how many there were. */
   releaseLeasesOf(labelerId: string): Promise<number>;
-  /** Releases the lease and never offers the item to this labeler again. */
+  /** Releases the lease and does not offer the item to this labeler again, unless taken back. */
   skipItem(queueId: string, ordinal: number, labelerId: string): Promise<boolean>;
+  /** How many items of the queue this labeler has skipped. */
+  countSkips(queueId: string, labelerId: string): Promise<number>;
+  /** Offers the labeler's skipped items again; how many there were. */
+  takeBackSkips(queueId: string, labelerId: string): Promise<number>;
   /** Stores the label only while the labeler holds the lease; releases it in the same transaction. */
   submitLabel(
     queueId: string,
@@ -190,7 +199,11 @@ const QUEUE_COLUMNS = `q.id::text AS id, q.name, q.run_id::text AS run_id, q.sim
   (SELECT count(*)::int FROM label_queue_items i WHERE i.queue_id = q.id) AS items,
   (SELECT count(*)::int FROM labels l WHERE l.queue_id = q.id) AS labels,
   (SELECT count(*)::int FROM label_queue_items i
-    WHERE i.queue_id = q.id AND i.label_count >= q.labels_per_item) AS complete_items`;
+    WHERE i.queue_id = q.id AND i.label_count >= q.labels_per_item) AS complete_items,
+  (SELECT count(*)::int FROM label_queue_items i
+    WHERE i.queue_id = q.id AND i.label_count < q.labels_per_item
+      AND EXISTS (SELECT 1 FROM label_skips s
+        WHERE s.queue_id = i.queue_id AND s.ordinal = i.ordinal)) AS skipped_items`;
 
 const LABEL_COLUMNS = `l.id::text AS id, l.queue_id::text AS queue_id, l.ordinal, i.item_id,
   l.labeler_id, l.labeler_name, l.scores, l.comment, l.flagged, l.origin,
@@ -269,6 +282,7 @@ function queueFromRow(row: Row): LabelQueue {
     items: intColumn(row, 'items'),
     labels: intColumn(row, 'labels'),
     completeItems: intColumn(row, 'complete_items'),
+    skippedItems: intColumn(row, 'skipped_items'),
   };
 }
 
@@ -514,6 +528,24 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
         );
         return true;
       });
+    },
+
+    async countSkips(queueId, labelerId) {
+      if (!ID_PATTERN.test(queueId)) return 0;
+      const [row] = await executor.query(
+        `SELECT count(*)::int AS n FROM label_skips WHERE queue_id = $1::bigint AND labeler_id = $2`,
+        [queueId, labelerId],
+      );
+      return row ? intColumn(row, 'n') : 0;
+    },
+
+    async takeBackSkips(queueId, labelerId) {
+      if (!ID_PATTERN.test(queueId)) return 0;
+      const rows = await executor.query(
+        `DELETE FROM label_skips WHERE queue_id = $1::bigint AND labeler_id = $2 RETURNING ordinal`,
+        [queueId, labelerId],
+      );
+      return rows.length;
     },
 
     async submitLabel(queueId, ordinal, labeler, input) {

@@ -55,6 +55,8 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'labels.heartbeat': 'labeler',
   'labels.release': 'labeler',
   'labels.skip': 'labeler',
+  'labels.skips': 'labeler',
+  'labels.takeBackSkips': 'labeler',
   'labels.submit': 'labeler',
   'labels.edit': 'labeler',
   'labels.labels': 'labeler',

@@ -250,6 +250,28 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect(at(next.data, 'lease', 'ordinal')).toBe(ordinal);
   });
 
+  it('offers a skipped item again once its labeler takes the skip back, and counts it meanwhile', async () => {
+    const queueId = await newQueue('skips');
+    const first = await session('bo').mutate('labels.next', { queueId });
+    const ordinal = num(at(first.data, 'lease', 'ordinal'));
+    expect((await session('bo').mutate('labels.skip', { queueId, ordinal })).data).toEqual({
+      skipped: true,
+    });
+    expect((await session('bo').query('labels.skips', { queueId })).data).toEqual({ skipped: 1 });
+    const queue = await session('res').query('labels.queue', { queueId });
+    expect([at(queue.data, 'completeItems'), at(queue.data, 'skippedItems')]).toEqual([0, 1]);
+    // Not offered to Bo again: he gets the next item.
+    const second = await session('bo').mutate('labels.next', { queueId });
+    expect(at(second.data, 'lease', 'ordinal')).toBe(ordinal + 1);
+    await session('bo').mutate('labels.release', { queueId, ordinal: ordinal + 1 });
+    expect((await session('bo').mutate('labels.takeBackSkips', { queueId })).data).toEqual({
+      returned: 1,
+    });
+    expect((await session('bo').query('labels.skips', { queueId })).data).toEqual({ skipped: 0 });
+    const again = await session('bo').mutate('labels.next', { queueId });
+    expect(at(again.data, 'lease', 'ordinal')).toBe(ordinal);
+  });
+
   it('refuses scores off the scale, naming the criterion, and anonymous callers', async () => {
     const queueId = await newQueue('scale');
     const next = await session('eli').mutate('labels.next', { queueId });

@@ -87,6 +87,18 @@ export const labelsRouter = createRouter({
     skipped: await ctx.store.skipItem(input.queueId, input.ordinal, labelActor(ctx.principal).id),
   })),
 
+  /** How many items of the queue the caller skipped (offered again after `takeBackSkips`). */
+  skips: labelerProcedure.input(z.object({ queueId })).query(async ({ ctx, input }) => {
+    const queue = await service.requireWorkableQueue(ctx.store, ctx.principal, input.queueId);
+    return { skipped: await ctx.store.countSkips(queue.id, labelActor(ctx.principal).id) };
+  }),
+
+  /** The caller's skipped items, offered again: a skip is not a verdict, and may block a queue. */
+  takeBackSkips: labelerProcedure.input(z.object({ queueId })).mutation(async ({ ctx, input }) => {
+    const queue = await service.requireWorkableQueue(ctx.store, ctx.principal, input.queueId);
+    return { returned: await ctx.store.takeBackSkips(queue.id, labelActor(ctx.principal).id) };
+  }),
+
   submit: labelerProcedure
     .input(leaseRef.extend({ scores, comment, flagged: z.boolean().default(false) }))
     .mutation(({ ctx, input }) => service.submit(ctx.store, ctx.principal, input)),

@@ -309,11 +309,14 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
       {shown === undefined ? (
         <p className="status">Loading…</p>
       ) : shown === null ? (
-        <p className="status" data-testid="labeling-done">
-          No item is free for you in this queue now: you labeled or skipped the rest, or other
-          labelers hold them (reload to check again). Thank you!
-          {ownOrdinals.length > 0 && ' (← reviews your labels.)'}
-        </p>
+        <div data-testid="labeling-done">
+          <p className="status">
+            No item is free for you in this queue now: you labeled or skipped the rest, or other
+            labelers hold them (reload to check again). Thank you!
+            {ownOrdinals.length > 0 && ' (← reviews your labels.)'}
+          </p>
+          <SkippedItems queueId={queueId} onTakenBack={() => next.mutate({ queueId })} />
+        </div>
       ) : (
         <div className="labeling-layout">
           <LabelingItemView view={shown} />
@@ -331,5 +334,39 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
         </div>
       )}
     </div>
+  );
+}
+
+/**
+ * The items this labeler skipped, with a way to take them back: a skip keeps an item from them for
+ * good otherwise, and a queue with as many labelers as labels per item then never completes.
+ */
+function SkippedItems({ queueId, onTakenBack }: { queueId: string; onTakenBack: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const skips = useQuery(trpc.labels.skips.queryOptions({ queueId }));
+  const takeBack = useMutation(
+    trpc.labels.takeBackSkips.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.labels.skips.queryKey({ queueId }) });
+        onTakenBack();
+      },
+    }),
+  );
+  const skipped = skips.data?.skipped ?? 0;
+  if (skipped === 0) return null;
+  return (
+    <p data-testid="skipped-items">
+      You skipped {plural(skipped, 'item')}: not offered to you again unless you take{' '}
+      {skipped === 1 ? 'it' : 'them'} back.{' '}
+      <button
+        type="button"
+        className="button"
+        disabled={takeBack.isPending}
+        onClick={() => takeBack.mutate({ queueId })}
+      >
+        Label skipped items
+      </button>
+    </p>
   );
 }

@@ -42,6 +42,15 @@ export function LabelingPage() {
               <td className="mono">{queue.labelsPerItem}</td>
               <td className="mono">
                 {queue.completeItems} / {queue.items}
+                {queue.skippedItems > 0 && (
+                  <span
+                    className="muted"
+                    title="Items still short of labels that a labeler skipped: they wait until someone else labels them, or the labeler takes the skips back."
+                  >
+                    {' '}
+                    · {queue.skippedItems} skipped
+                  </span>
+                )}
               </td>
               <td>{queue.blind ? 'blind' : 'open'}</td>
               <td>
