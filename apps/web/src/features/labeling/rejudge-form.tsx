@@ -18,7 +18,13 @@ export function RejudgeForm({
   const queryClient = useQueryClient();
   const ruleSets = useQuery(trpc.rulesets.list.queryOptions());
   const [name, setName] = useState<string | null>(null);
-  const chosen = name ?? ruleSets.data?.find((entry) => entry.latestVersion !== null)?.name ?? null;
+  // A saved rule set first; else the first built-in, the one the select shows (with nothing
+  // chosen, the select showed one and the button did nothing).
+  const chosen =
+    name ??
+    ruleSets.data?.find((entry) => entry.latestVersion !== null)?.name ??
+    ruleSets.data?.[0]?.name ??
+    null;
   const versions = useQuery({
     ...trpc.rulesets.versions.queryOptions({ name: chosen ?? '' }),
     enabled: chosen !== null,
@@ -27,6 +33,7 @@ export function RejudgeForm({
   const pickedVersion = version ?? newestVersion(versions.data);
   const [judge, setJudge] = useState('');
   const [jobId, setJobId] = useState<string | null>(null);
+  const [missing, setMissing] = useState<string | null>(null);
   const start = useMutation(
     trpc.labels.rejudge.mutationOptions({ onSuccess: (progress) => setJobId(progress.id) }),
   );
@@ -54,7 +61,12 @@ export function RejudgeForm({
       aria-label="Re-judge"
       onSubmit={(event) => {
         event.preventDefault();
-        if (chosen === null || judge.trim() === '') return;
+        if (chosen === null) return;
+        if (judge.trim() === '') {
+          setMissing('type the judge endpoint first (openai:URL#model)');
+          return;
+        }
+        setMissing(null);
         start.mutate({
           queueId,
           judge: judge.trim(),
@@ -95,9 +107,17 @@ export function RejudgeForm({
       </button>
       {progress && (
         <span className="status" data-testid="rejudge-status">
-          {progress.judgeVersion}: {progress.status} {progress.done}/{progress.total}
+          {progress.judgeVersion}:{' '}
+          {progress.status === 'failed'
+            ? `failed after ${progress.done} of ${progress.total} items`
+            : `${progress.status} ${progress.done}/${progress.total}`}
           {progress.unparsed > 0 && ` · ${progress.unparsed} unreadable answers`}
           {progress.error !== null && ` · ${progress.error}`}
+        </span>
+      )}
+      {missing !== null && (
+        <span className="status status-error" role="alert">
+          {missing}
         </span>
       )}
       {start.error && <span className="status status-error">{start.error.message}</span>}

@@ -45,6 +45,7 @@ export function VersionSelect({
       value={value ?? ''}
       onChange={(event) => onChange(Number(event.target.value))}
     >
+      {versions.length === 0 && <option value="">built-in (no saved version)</option>}
       {versions.map((entry) => (
         <option key={entry.version} value={entry.version}>
           v{entry.version} · {entry.message}
