@@ -102,6 +102,14 @@ export async function createQueue(
     { name: run.bench, version: run.benchVersion },
     run.split,
   );
+  // A sample larger than the run would quietly be the whole run: a queue of 1,046 items where 100
+  // were meant, or a typo's 100000.
+  if (input.selection.kind === 'random' && input.selection.count > items.length) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `selection.count: the run has ${items.length} items; ask for at most that many, or take all`,
+    });
+  }
   const gaps =
     input.selection.kind === 'disagreement'
       ? ruleJudgeGaps(

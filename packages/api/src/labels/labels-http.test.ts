@@ -310,6 +310,20 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       400,
       "sim: name one of the run's simulators (retrieval)",
     ]);
+    // A sample larger than the run would silently be all of it.
+    const items = await session('res').query('labels.queues', {});
+    // One simulator: the run's units are its items.
+    const runItems = (await store.getBenchRun(runId))?.total;
+    const tooMany = await session('res').mutate('labels.createQueue', {
+      name: 'too many',
+      runId,
+      selection: { kind: 'random', count: 100_000, seed: 1 },
+    });
+    expect([tooMany.status, at(tooMany.data, 'error', 'message')]).toEqual([
+      400,
+      `selection.count: the run has ${runItems} items; ask for at most that many, or take all`,
+    ]);
+    expect((await session('res').query('labels.queues', {})).data).toEqual(items.data);
   });
 
   async function createRefusal(labelers: string[], labelsPerItem: number) {

@@ -219,6 +219,8 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
           if (previous !== undefined) {
             setReviewOrdinal(previous);
             setCriterionIndex(0);
+            // "Saved the edit." was about the item left behind.
+            setMessage(null);
           }
           break;
         }
@@ -227,6 +229,7 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
           const after = ownOrdinals.find((ordinal) => ordinal > reviewOrdinal);
           setReviewOrdinal(after ?? null);
           setCriterionIndex(0);
+          setMessage(null);
           break;
         }
         case 'help':
