@@ -317,6 +317,9 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
     'labels on 3 items · 2 labelers',
   );
   await expect(rhea.getByTestId('alpha-facts')).toContainText('1.00');
+  await expect(rhea.getByTestId('few-items')).toContainText(
+    'On 3 items the 95% intervals are rough',
+  );
   await expect(rhea.getByRole('region', { name: 'Human vs rules' })).toContainText('Spearman');
   // κ on 3 items comes with its interval, so it does not read like a κ on 300.
   await expect(

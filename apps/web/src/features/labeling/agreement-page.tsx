@@ -28,6 +28,10 @@ import { DomainAgreementTable } from './domain-agreement-table';
 import { RejudgePanel } from './rejudge-panel';
 import './labeling.css';
 
+// Below this many labeled items a percentile bootstrap's interval says little (it often ends at
+// the estimate: resamples of 6 items repeat the same few values).
+const FEW_ITEMS = 20;
+
 const GREEK = /([\u0370-\u03ff]+)/;
 
 function StatChart({
@@ -291,6 +295,13 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             {data.labelers.cohenKappa &&
               ` · Cohen's κ ${formatStat(data.labelers.cohenKappa.nominal)} (quadratic ${formatStat(data.labelers.cohenKappa.quadratic)})`}
           </p>
+          {data.labelers.items < FEW_ITEMS && (
+            <p className="note" data-testid="few-items">
+              On {plural(data.labelers.items, 'item')} the 95% intervals are rough: resampling so
+              few items often gives an interval that ends at the estimate itself. Read them as a
+              sign, not a measure, until the queue has {FEW_ITEMS} or more items labeled.
+            </p>
+          )}
           <StatChart
             title="Between labelers: Krippendorff's α (ordinal) per criterion, 95% bootstrap"
             bars={alphaBars(data)}
