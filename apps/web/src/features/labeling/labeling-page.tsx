@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
+import { DEFAULT_SCORE } from '../../app/url-state';
 import { AccountsPanel } from '../auth/accounts-panel';
 import { CreateQueueForm } from './create-queue-form';
 import './labeling.css';
@@ -25,6 +26,8 @@ export function LabelingPage() {
         <thead>
           <tr>
             <th>Queue</th>
+            <th>Predictions of</th>
+            <th>Labelers</th>
             <th>Items</th>
             <th>Labels / item</th>
             <th>Complete</th>
@@ -37,6 +40,31 @@ export function LabelingPage() {
             <tr key={queue.id} data-testid={`queue-${queue.id}`}>
               <td>
                 <Link to={{ page: 'label-queue', queueId: queue.id }}>{queue.name}</Link>
+              </td>
+              <td>
+                {researcher ? (
+                  <Link
+                    to={{
+                      page: 'bench-run',
+                      runId: queue.runId,
+                      score: DEFAULT_SCORE,
+                      cell: null,
+                      item: null,
+                    }}
+                  >
+                    run {queue.runId}
+                  </Link>
+                ) : (
+                  `run ${queue.runId}`
+                )}{' '}
+                · <span className="mono">{queue.sim}</span>
+              </td>
+              <td>
+                {queue.labelers === null ? (
+                  <span className="muted">anyone</span>
+                ) : (
+                  queue.labelers.join(', ')
+                )}
               </td>
               <td className="mono">{queue.items}</td>
               <td className="mono">{queue.labelsPerItem}</td>
