@@ -1,9 +1,17 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { addUser } from '../packages/api/src/auth/users';
 import type { Store } from '../packages/db/src/index';
 import { openStore } from '../packages/db/src/index';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
 import { e2eToken } from './support/token';
+
+/** Fills the login form and sends it. */
+async function logIn(page: Page, name: string, password: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Log in' });
+  await form.getByLabel('Name').fill(name);
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'Log in' }).click();
+}
 
 /** Once accounts exist, the UI asks for a login; each role sees what it may. */
 test.describe('login, roles and logout in the browser', () => {
@@ -50,10 +58,7 @@ test.describe('login, roles and logout in the browser', () => {
 
   test('a researcher adds a labeler on the Labeling page, who then logs in', async ({ page }) => {
     await page.goto(server.url);
-    const login = page.getByRole('form', { name: 'Log in' });
-    await login.getByLabel('Name').fill('rosa');
-    await login.getByLabel('Password').fill('rosa-password-1');
-    await login.getByRole('button', { name: 'Log in' }).click();
+    await logIn(page, 'rosa', 'rosa-password-1');
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Labeling' })
@@ -71,9 +76,7 @@ test.describe('login, roles and logout in the browser', () => {
     await expect(accounts.getByTestId('account-mia')).toContainText('labeler');
 
     await page.getByRole('button', { name: 'Log out' }).click();
-    await login.getByLabel('Name').fill('mia');
-    await login.getByLabel('Password').fill('mia-password-1');
-    await login.getByRole('button', { name: 'Log in' }).click();
+    await logIn(page, 'mia', 'mia-password-1');
     await expect(page.locator('.user-menu')).toContainText('mia (labeler)');
     // A labeler manages no accounts: the panel is not offered, and the server refuses the list.
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Labeling');
@@ -84,10 +87,7 @@ test.describe('login, roles and logout in the browser', () => {
 
   test('a labeler is refused researcher routes on the server', async ({ page }) => {
     await page.goto(server.url);
-    const form = page.getByRole('form', { name: 'Log in' });
-    await form.getByLabel('Name').fill('lena');
-    await form.getByLabel('Password').fill('lena-password-1');
-    await form.getByRole('button', { name: 'Log in' }).click();
+    await logIn(page, 'lena', 'lena-password-1');
     await expect(page.locator('.user-menu')).toContainText('lena (labeler)');
     // Her home is the labeling page, and the nav offers only what she may open.
     const nav = page.getByRole('navigation', { name: 'Main' });
