@@ -278,7 +278,7 @@ async function itemView(
 }
 
 /** Whether a score is no value, or an integer on the criterion's scale. */
-export function isOnScale(criterion: LabelCriterion, value: number | null): boolean {
+function isOnScale(criterion: LabelCriterion, value: number | null): boolean {
   return (
     value === null || (Number.isInteger(value) && value >= criterion.min && value <= criterion.max)
   );
