@@ -11,7 +11,7 @@ import {
   MAX_BENCH_UPLOAD_BYTES,
   respondToBenchImport,
 } from './bench-import-route';
-import { respondToOpenAI } from './openai-routes';
+import { isOpenAIPath, respondToOpenAI, sendOpenAIError } from './openai-routes';
 import { createDefaultEnvService, isEnvPath, respondToEnv } from './env-routes';
 import type { EnvService } from '@terrarium/curriculum';
 import type { PromptFolder } from '@terrarium/worlds';
@@ -136,10 +136,12 @@ export function createApiRequestHandler({
 
   const handler = (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    // OpenAI clients read `error.type` and `error.param`, so refusals there come in their shape.
+    const refuse = isOpenAIPath(url.pathname) ? sendOpenAIError : sendError;
     const badHost = gate.checkHost(request);
     if (badHost && !badHost.ok) {
       request.resume();
-      sendError(response, badHost.status, badHost.message);
+      refuse(response, badHost.status, badHost.message);
       return true;
     }
     const isTrpc = url.pathname.startsWith('/trpc/');
@@ -151,7 +153,7 @@ export function createApiRequestHandler({
       const admission = await gate.admit(request);
       if (!admission.ok) {
         request.resume();
-        return sendError(response, admission.status, admission.message);
+        return refuse(response, admission.status, admission.message);
       }
       if (isTrpc) {
         principals.set(request, {
@@ -163,7 +165,7 @@ export function createApiRequestHandler({
       const refused = refusal(routeAccess(url.pathname), admission.principal, url.pathname);
       if (refused) {
         request.resume();
-        return sendError(response, refused.status, refused.message);
+        return refuse(response, refused.status, refused.message);
       }
       const declared = Number(request.headers['content-length']);
       const limit =
@@ -174,7 +176,7 @@ export function createApiRequestHandler({
             : maxBodyBytes;
       if (Number.isFinite(declared) && declared > limit) {
         request.resume();
-        return sendError(response, 413, `the request body exceeds ${limit} bytes`);
+        return refuse(response, 413, `the request body exceeds ${limit} bytes`);
       }
       if (isEnvPath(url.pathname)) return respondToEnv(request, response, url, envService, store);
       if (isRewardPath(url.pathname)) return respondToReward(request, response, url, rewards);
@@ -191,7 +193,7 @@ export function createApiRequestHandler({
     })();
     answer.catch((error: unknown) => {
       console.error(`${request.method ?? '?'} ${url.pathname} failed:`, error);
-      if (!response.headersSent) sendError(response, 500, INTERNAL_ERROR_MESSAGE);
+      if (!response.headersSent) refuse(response, 500, INTERNAL_ERROR_MESSAGE);
       else response.destroy();
     });
     return true;

@@ -57,8 +57,13 @@ export const ChatCompletionRequest = z.object({
 });
 type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 
+/** The OpenAI-compatible routes: their every error, the server's refusals included, is OpenAI's shape. */
+export function isOpenAIPath(pathname: string): boolean {
+  return pathname === '/v1/models' || pathname === '/v1/chat/completions';
+}
+
 /** An error in the OpenAI shape, which OpenAI clients (and packages/worlds' client) read. */
-function sendOpenAIError(
+export function sendOpenAIError(
   response: ServerResponse,
   status: number,
   message: string,

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { appRouter } from '../router';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
 import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
@@ -164,6 +165,16 @@ function verdictOf(status: number, code: string | null): 'allowed' | 401 | 403 {
 }
 
 /** A raw request, for headers fetch will not let a caller set (Host). */
+/** What OpenAI's clients read from an error body. */
+const OpenAIErrorBody = z.object({
+  error: z.object({
+    message: z.string().min(1),
+    type: z.string(),
+    param: z.string().nullable(),
+    code: z.null(),
+  }),
+});
+
 function rawRequest(
   url: string,
   options: { method?: string; path: string; headers: Record<string, string>; body?: string },
@@ -448,6 +459,82 @@ describe('errors and body limits', () => {
       });
       expect(`${path}: ${response.status}`).toBe(`${path}: 413`);
     }
+  });
+
+  it("refuses on the OpenAI-compatible routes in OpenAI's error shape, elsewhere in Terrarium's", async () => {
+    const port = new URL(server.url).port;
+    const chat = `${server.url}/v1/chat/completions`;
+    const refusals: { name: string; answer: () => Promise<{ status: number; body: unknown }> }[] = [
+      {
+        name: 'no token',
+        answer: async () => {
+          const response = await fetch(`${server.url}/v1/models`);
+          return { status: response.status, body: await response.json() };
+        },
+      },
+      {
+        name: 'wrong token',
+        answer: async () => {
+          const response = await fetch(chat, {
+            method: 'POST',
+            headers: { authorization: 'Bearer not-the-token' },
+            body: '{}',
+          });
+          return { status: response.status, body: await response.json() };
+        },
+      },
+      {
+        name: 'foreign origin',
+        answer: async () => {
+          const response = await fetch(chat, {
+            method: 'POST',
+            headers: { ...server.authHeaders, origin: 'http://127.0.0.1:1' },
+            body: '{}',
+          });
+          return { status: response.status, body: await response.json() };
+        },
+      },
+      {
+        name: 'foreign host',
+        answer: async () => {
+          const answer = await rawRequest(server.url, {
+            path: '/v1/models',
+            headers: { host: `evil.example:${port}`, ...server.authHeaders },
+          });
+          return { status: answer.status, body: JSON.parse(answer.body) };
+        },
+      },
+      {
+        name: 'too big',
+        answer: async () => {
+          const response = await fetch(chat, {
+            method: 'POST',
+            headers: { ...server.authHeaders, 'content-type': 'application/json' },
+            body: JSON.stringify({ padding: 'x'.repeat(2000) }),
+          });
+          return { status: response.status, body: await response.json() };
+        },
+      },
+    ];
+    const seen: string[] = [];
+    for (const refusal of refusals) {
+      const { status, body } = await refusal.answer();
+      const parsed = OpenAIErrorBody.safeParse(body);
+      seen.push(
+        `${refusal.name}: ${status} ${parsed.success ? parsed.data.error.type : 'not OpenAI'}`,
+      );
+    }
+    expect(seen).toEqual([
+      'no token: 401 invalid_request_error',
+      'wrong token: 401 invalid_request_error',
+      'foreign origin: 403 invalid_request_error',
+      'foreign host: 421 invalid_request_error',
+      'too big: 413 invalid_request_error',
+    ]);
+    // The rest of the API keeps its own shape (`issues` where fields are at fault).
+    const api = await fetch(`${server.url}/api/datasets`);
+    expect(api.status).toBe(401);
+    expect(await api.json()).toEqual({ error: { message: expect.any(String) } });
   });
 
   it('puts no stack, path or SQL into an internal error', async () => {

@@ -58,6 +58,7 @@ const openAIErrors = {
     ...json(ref('OpenAIError')),
   },
   '401': { description: 'Missing or wrong token.', ...json(ref('OpenAIError')) },
+  '413': { description: "The body exceeds the server's limit.", ...json(ref('OpenAIError')) },
   '404': {
     description:
       'Not a configured simulator, an unknown dataset, or a replay miss with no fallback.',
@@ -90,7 +91,10 @@ export function chatOpenApi(request: z.ZodType): OpenApiPart {
           summary:
             'The simulators served, with `replay@DATASET` and `retrieval@DATASET` per dataset',
           operationId: 'listModels',
-          responses: { '200': { description: 'The model ids', ...json(ref('ModelList')) } },
+          responses: {
+            '200': { description: 'The model ids', ...json(ref('ModelList')) },
+            '401': openAIErrors['401'],
+          },
         },
       },
     },
