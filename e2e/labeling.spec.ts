@@ -300,7 +300,23 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await lena.keyboard.press('?');
   await expect(lena.getByTestId('labeling-help')).toContainText('score the selected criterion');
   await lena.keyboard.press('?');
+  // A label half entered survives a reload (the lease resumes the same item).
+  const halfway = await lena.getByTestId('labeling-item').getAttribute('data-item');
+  await lena.keyboard.press('5');
+  await lena.getByLabel('Comment (c)').fill('checked the order id');
+  await lena.reload();
+  await expect(lena.getByTestId('labeling-item')).toHaveAttribute('data-item', halfway ?? '');
+  await expect(lena.getByTestId('draft-restored')).toBeVisible();
+  await expect(lena.getByTestId('criterion-format')).toHaveAttribute('data-value', '5');
+  await expect(lena.getByLabel('Comment (c)')).toHaveValue('checked the order id');
   const first = await gradeAll(lena, (n) => [5, n + 2, 4, 5, 1]);
+  // Submitted drafts leave nothing behind in the browser.
+  expect(
+    await lena.evaluate(
+      () =>
+        Object.keys(localStorage).filter((key) => key.startsWith('terrarium.label-draft')).length,
+    ),
+  ).toBe(0);
 
   const lars = await logIn(browser, 'lars');
   const second = await gradeAll(lars, (n) => [5, n + 2, 3, 5, 1]);

@@ -6,6 +6,7 @@ import { useSingleFlight } from '../../app/single-flight';
 import { Link } from '../../app/link';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 import { CriteriaForm, type LabelDraft } from './criteria-form';
+import { draftStorageKey, forgetDraft, loadDraft, saveDraft } from './label-drafts';
 import { labelKeyAction, LABEL_KEYS, nextCriterionIndex } from './label-keys';
 import { LabelingItemView } from './labeling-item-view';
 import './labeling.css';
@@ -62,14 +63,27 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
   const shown: LabelingItem | null | undefined =
     reviewOrdinal === null ? current : (review.data ?? undefined);
   const shownKey = shown ? `${reviewOrdinal === null ? 'lease' : 'review'}:${shown.ordinal}` : '';
+  // What was entered and not yet submitted is kept in this browser (a reload, a closed tab).
+  const storageKey =
+    shownKey === '' || myId === null
+      ? null
+      : draftStorageKey({ labeler: myId, queueId, item: shownKey });
+  const stored = useMemo(
+    () => (storageKey === null ? null : loadDraft(localStorage, storageKey)),
+    [storageKey],
+  );
+  const restored = drafts.key !== shownKey && stored !== null;
   const draft =
     drafts.key === shownKey
       ? drafts.draft
-      : draftOf(reviewOrdinal === null ? null : (shown ?? null));
+      : (stored ?? draftOf(reviewOrdinal === null ? null : (shown ?? null)));
   const setDraft = useCallback(
-    (update: LabelDraft | ((old: LabelDraft) => LabelDraft)) =>
-      setDrafts({ key: shownKey, draft: typeof update === 'function' ? update(draft) : update }),
-    [shownKey, draft],
+    (update: LabelDraft | ((old: LabelDraft) => LabelDraft)) => {
+      const changed = typeof update === 'function' ? update(draft) : update;
+      setDrafts({ key: shownKey, draft: changed });
+      if (storageKey !== null) saveDraft(localStorage, storageKey, changed);
+    },
+    [shownKey, draft, storageKey],
   );
 
   const next = useMutation(
@@ -170,10 +184,15 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     const editing = reviewOrdinal !== null ? shown.ownLabel : null;
     const held = shown.lease;
     if ((editing === null && held === null) || !sending.take()) return;
-    const settled = { onSettled: sending.release };
+    const settled = {
+      onSuccess: () => {
+        if (storageKey !== null) forgetDraft(localStorage, storageKey);
+      },
+      onSettled: sending.release,
+    };
     if (editing !== null) edit.mutate({ queueId, labelId: editing.id, ...draft }, settled);
     else if (held !== null) submit.mutate({ queueId, ordinal: held.ordinal, ...draft }, settled);
-  }, [shown, draft, reviewOrdinal, edit, submit, queueId, sending]);
+  }, [shown, draft, reviewOrdinal, edit, submit, queueId, sending, storageKey]);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -322,6 +341,11 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
         </div>
       ) : (
         <div className="labeling-layout">
+          {restored && (
+            <p className="status labeling-restored" role="status" data-testid="draft-restored">
+              Restored what you entered here before; it is not submitted yet.
+            </p>
+          )}
           <LabelingItemView view={shown} />
           <CriteriaForm
             criteria={criteria}
