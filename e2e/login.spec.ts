@@ -85,6 +85,52 @@ test.describe('login, roles and logout in the browser', () => {
     expect(list).toBe(403);
   });
 
+  test('a labeler changes her password; a researcher sets her a new one when she forgets it', async ({
+    page,
+  }) => {
+    await addUser(store, { name: 'noor', role: 'labeler', password: 'noor-password-1' });
+    await page.goto(server.url);
+    await logIn(page, 'noor', 'noor-password-1');
+    await page.locator('.user-menu').getByRole('button', { name: 'Password' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Change your password' });
+    await dialog.getByLabel('Current password').fill('not-her-password');
+    await dialog.getByLabel('New password', { exact: true }).fill('noor-password-2');
+    await dialog.getByLabel('New password again').fill('noor-password-2');
+    await dialog.getByRole('button', { name: 'Change password' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('the current password is wrong');
+    await dialog.getByLabel('Current password').fill('noor-password-1');
+    await dialog.getByRole('button', { name: 'Change password' }).click();
+    await expect(dialog.getByTestId('password-changed')).toBeVisible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(dialog).toBeHidden();
+    // This session stays; the old password no longer logs in.
+    await expect(page.locator('.user-menu')).toContainText('noor (labeler)');
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await logIn(page, 'noor', 'noor-password-1');
+    await expect(page.getByRole('form', { name: 'Log in' }).getByRole('alert')).toHaveText(
+      'wrong name or password',
+    );
+
+    await logIn(page, 'rosa', 'rosa-password-1');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Labeling' })
+      .click();
+    const accounts = page.getByRole('region', { name: 'Accounts' });
+    await accounts
+      .getByTestId('account-noor')
+      .getByRole('button', { name: 'New password' })
+      .click();
+    await accounts.getByLabel('New password for noor').fill('noor-password-3');
+    await accounts.getByRole('button', { name: 'Set password' }).click();
+    await expect(accounts.getByRole('status')).toHaveText(
+      'Set a new password for noor; they were logged out everywhere.',
+    );
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await logIn(page, 'noor', 'noor-password-3');
+    await expect(page.locator('.user-menu')).toContainText('noor (labeler)');
+  });
+
   test('a labeler is refused researcher routes on the server', async ({ page }) => {
     await page.goto(server.url);
     await logIn(page, 'lena', 'lena-password-1');

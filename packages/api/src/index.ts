@@ -8,7 +8,14 @@ export {
   type Principal,
   type Role,
 } from './trpc';
-export { addUser, NewUserInput, UserExistsError, type StoredUser } from './auth/users';
+export {
+  addUser,
+  NewUserInput,
+  Password,
+  setAccountPassword,
+  UserExistsError,
+  type StoredUser,
+} from './auth/users';
 export { LOCAL_OWNER, SESSION_COOKIE } from './auth/sessions';
 export {
   HTTP_ROUTE_POLICIES,

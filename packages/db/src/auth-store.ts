@@ -10,6 +10,7 @@ export type AuthStore = Pick<
   | 'countUsers'
   | 'getUserCredentials'
   | 'removeUser'
+  | 'setUserPassword'
   | 'createSession'
   | 'getSession'
   | 'deleteSession'
@@ -73,6 +74,21 @@ export function createAuthStore(executor: SqlExecutor): AuthStore {
       // Sessions go with the user (ON DELETE CASCADE), so a removed account is logged out at once.
       const rows = await executor.query('DELETE FROM users WHERE name = $1 RETURNING id', [name]);
       return rows.length > 0;
+    },
+
+    async setUserPassword(name, passwordHash, keepSession) {
+      const [row] = await executor.query(
+        `WITH changed AS (
+           UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING id
+         ), ended AS (
+           DELETE FROM sessions s USING changed c
+           WHERE s.user_id = c.id AND s.token_hash IS DISTINCT FROM $3
+           RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM changed)::int AS changed`,
+        [name, passwordHash, keepSession],
+      );
+      return row !== undefined && Number(row['changed']) > 0;
     },
 
     async createSession(session: NewSession) {

@@ -244,6 +244,12 @@ export interface Store
   getUserCredentials(name: string): Promise<{ user: StoredUser; passwordHash: string } | null>;
   /** Deletes the account and all its sessions; false when there was none. */
   removeUser(name: string): Promise<boolean>;
+  /**
+   * Replaces the account's password hash and ends its sessions, all but `keepSession` (a session
+   * token hash: the caller's own, when one changes one's own password); false when there is no
+   * such account. One statement: never a new password with the old sessions still open.
+   */
+  setUserPassword(name: string, passwordHash: string, keepSession: string | null): Promise<boolean>;
   createSession(session: NewSession): Promise<void>;
   /** The session if it exists and has not expired at `now`. */
   getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;

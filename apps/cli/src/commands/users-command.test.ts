@@ -44,6 +44,19 @@ describe('terrarium users', () => {
     );
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('password: at least 8 characters');
+    const reset = await runWithStdin(
+      ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
+      'a new long password\n',
+    );
+    expect(reset).toMatchObject({
+      code: 0,
+      stdout: 'Set a new password for ada (and logged out their sessions)\n',
+    });
+    const nobody = await runWithStdin(
+      ['users', 'password', 'nobody', '--password-stdin', '--data-dir', dataDir],
+      'a new long password\n',
+    );
+    expect([nobody.code, nobody.stderr.trim()]).toEqual([1, 'terrarium: no user named nobody']);
 
     const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
     try {
@@ -67,6 +80,17 @@ describe('terrarium users', () => {
       expect(await login.json()).toMatchObject({
         result: { data: { kind: 'user', name: 'lin', role: 'labeler' } },
       });
+      const viaServerReset = await runWithStdin(
+        ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
+        'the third long password',
+      );
+      expect(viaServerReset).toMatchObject({ code: 0 });
+      const adaLogin = await fetch(`${url}/trpc/auth.login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify({ name: 'ada', password: 'the third long password' }),
+      });
+      expect(adaLogin.status).toBe(200);
       const removed = await runCli(['users', 'remove', 'lin', '--data-dir', dataDir]);
       expect(removed).toMatchObject({ code: 0 });
     } finally {

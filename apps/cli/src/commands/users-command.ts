@@ -1,4 +1,11 @@
-import { addUser, NewUserInput, UserExistsError, type AppRouter } from '@terrarium/api';
+import {
+  addUser,
+  NewUserInput,
+  Password,
+  setAccountPassword,
+  UserExistsError,
+  type AppRouter,
+} from '@terrarium/api';
 import type { StoredUser } from '@terrarium/db';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -138,6 +145,27 @@ export async function runUsersList(options: GlobalOptions & { json?: boolean }):
   );
 }
 
+export async function runUsersPassword(
+  name: string,
+  options: GlobalOptions & { passwordStdin?: boolean },
+): Promise<void> {
+  const password = Password.safeParse(await readPassword(options.passwordStdin === true));
+  if (!password.success) {
+    throw new CliError(`password: ${password.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  const changed = await withTarget(options, async (target) =>
+    target.kind === 'server'
+      ? (
+          await serverClient(target)
+            .auth.users.setPassword.mutate({ name, password: password.data })
+            .catch(serverError)
+        ).changed
+      : setAccountPassword(target.store, name, password.data),
+  );
+  if (!changed) throw new CliError(`no user named ${name}`);
+  process.stdout.write(`Set a new password for ${name} (and logged out their sessions)\n`);
+}
+
 export async function runUsersRemove(name: string, options: GlobalOptions): Promise<void> {
   const removed = await withTarget(options, async (target) =>
     target.kind === 'server'
@@ -166,6 +194,16 @@ export function registerUsersCommand(program: Command): void {
     .description('List accounts.')
     .option('--json', 'print a JSON array')
     .action((_options: unknown, command: Command) => runUsersList(command.optsWithGlobals()));
+  users
+    .command('password')
+    .description(
+      "Set an account's password (one who forgot theirs) and end its sessions; read like add's.",
+    )
+    .argument('<name>', 'login name')
+    .option('--password-stdin', 'read the password from stdin even on a terminal')
+    .action((name: string, _options: unknown, command: Command) =>
+      runUsersPassword(name, command.optsWithGlobals()),
+    );
   users
     .command('remove')
     .description('Remove an account and end its sessions.')

@@ -1,12 +1,22 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { createRouter, publicProcedure, researcherProcedure, type Principal } from '../trpc';
+import {
+  createRouter,
+  labelerProcedure,
+  publicProcedure,
+  researcherProcedure,
+  type Principal,
+} from '../trpc';
+import { secretHash } from './secret';
 import { endSession, LOCAL_OWNER_ID, logIn } from './sessions';
 import {
   AccountRefusal,
   addAccount,
+  changeOwnPassword,
   NewUserInput,
+  Password,
   removeAccount,
+  setAccountPassword,
   UserExistsError,
   UserName,
   type AccountManager,
@@ -66,6 +76,28 @@ export const authRouter = createRouter({
     return { ok: true };
   }),
 
+  /** One's own password (accounts only: the local owner and programs have none). */
+  changePassword: labelerProcedure
+    .input(z.object({ current: z.string().min(1).max(1024), password: Password }))
+    .mutation(async ({ ctx, input }) => {
+      const { principal } = ctx;
+      if (principal.kind !== 'user' || principal.userId === LOCAL_OWNER_ID)
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'only an account has a password: log in with one to change it',
+        });
+      const current = ctx.cookies?.current ?? null;
+      await refusing(() =>
+        changeOwnPassword(
+          ctx.store,
+          principal.name,
+          input,
+          current === null ? null : secretHash(current),
+        ),
+      );
+      return { changed: true };
+    }),
+
   users: createRouter({
     list: researcherProcedure.query(({ ctx }) => ctx.store.listUsers()),
     add: researcherProcedure
@@ -73,6 +105,23 @@ export const authRouter = createRouter({
       .mutation(({ ctx, input }) =>
         refusing(() => addAccount(ctx.store, input, managerOf(ctx.principal))),
       ),
+    /** A new password for an account; its sessions end (the caller's own stays, for oneself). */
+    setPassword: researcherProcedure
+      .input(z.object({ name: UserName, password: Password }))
+      .mutation(async ({ ctx, input }) => {
+        const { principal } = ctx;
+        const current = ctx.cookies?.current ?? null;
+        const own = principal.kind === 'user' && principal.name === input.name;
+        const changed = await setAccountPassword(
+          ctx.store,
+          input.name,
+          input.password,
+          own && current !== null ? secretHash(current) : null,
+        );
+        if (!changed)
+          throw new TRPCError({ code: 'NOT_FOUND', message: `no account named ${input.name}` });
+        return { changed };
+      }),
     remove: researcherProcedure.input(z.object({ name: UserName })).mutation(({ ctx, input }) =>
       refusing(async () => ({
         removed: await removeAccount(ctx.store, input.name, managerOf(ctx.principal)),

@@ -1,7 +1,7 @@
 import type { Store, StoredUser, UserRole } from '@terrarium/db';
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@terrarium/schema';
-import { hashPassword } from './password';
+import { hashPassword, verifyPassword } from './password';
 
 export const UserName = z
   .string()
@@ -64,6 +64,35 @@ export async function removeAccount(
   // back to their queues now rather than when the leases expire.
   await store.releaseLeasesOf(target.id);
   return store.removeUser(name);
+}
+
+/**
+ * Gives the account a new password and ends its sessions but `keepSession` (a session token hash),
+ * so whoever knew the old one is logged out; false when there is no account of that name. This is
+ * how a researcher lets back in a labeler who forgot theirs (removing and re-adding the account
+ * would split their labels over two accounts).
+ */
+export async function setAccountPassword(
+  store: Store,
+  name: string,
+  password: string,
+  keepSession: string | null = null,
+): Promise<boolean> {
+  const passwordHash = await hashPassword(Password.parse(password));
+  return store.setUserPassword(name, passwordHash, keepSession);
+}
+
+/** One's own password, changed by proving the current one; other sessions of the account end. */
+export async function changeOwnPassword(
+  store: Store,
+  name: string,
+  change: { current: string; password: string },
+  keepSession: string | null,
+): Promise<void> {
+  const found = await store.getUserCredentials(name);
+  if (found === null || !(await verifyPassword(change.current, found.passwordHash)))
+    throw new AccountRefusal('the current password is wrong');
+  await setAccountPassword(store, name, change.password, keepSession);
 }
 
 /** Validates, hashes the password and stores the account; a UserExistsError for a taken name. */

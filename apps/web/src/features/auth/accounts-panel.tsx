@@ -22,6 +22,9 @@ export function AccountsPanel() {
   const [done, setDone] = useState<string | null>(null);
   // Removal asks once more: it ends the person's access at once.
   const [confirming, setConfirming] = useState<string | null>(null);
+  // A new password for someone who forgot theirs: typed in the row, their sessions end.
+  const [resetting, setResetting] = useState<string | null>(null);
+  const [newPassword, setNewPassword] = useState('');
   const principal = whoami.data;
   const self = principal?.kind === 'user' ? principal.name : null;
   // A loopback server with no accounts lets its browser in as the owner; the first account ends it.
@@ -52,7 +55,22 @@ export function AccountsPanel() {
       },
     }),
   );
-  const error = add.error ?? remove.error;
+  const setPasswordOf = useMutation(
+    trpc.auth.users.setPassword.mutationOptions({
+      onSuccess: (_result, input) => {
+        setDone(`Set a new password for ${input.name}; they were logged out everywhere.`);
+        setResetting(null);
+        setNewPassword('');
+      },
+    }),
+  );
+  const error = add.error ?? remove.error ?? setPasswordOf.error;
+  const resetOthers = () => {
+    setDone(null);
+    add.reset();
+    remove.reset();
+    setPasswordOf.reset();
+  };
 
   return (
     <section className="panel panel-body" aria-label="Accounts">
@@ -80,7 +98,33 @@ export function AccountsPanel() {
                 <td className="mono">{user.createdAt.slice(0, 10)}</td>
                 <td>
                   {user.name === self ? (
-                    <span className="muted">you</span>
+                    <span className="muted">you (change yours from the header)</span>
+                  ) : resetting === user.name ? (
+                    <form
+                      className="inline-form"
+                      aria-label={`Set the password of ${user.name}`}
+                      onSubmit={(event) => {
+                        event.preventDefault();
+                        resetOthers();
+                        setPasswordOf.mutate({ name: user.name, password: newPassword });
+                      }}
+                    >
+                      <input
+                        type="password"
+                        aria-label={`New password for ${user.name}`}
+                        value={newPassword}
+                        autoComplete="new-password"
+                        placeholder={`at least ${MIN_PASSWORD_LENGTH} characters`}
+                        required
+                        onChange={(event) => setNewPassword(event.target.value)}
+                      />{' '}
+                      <button type="submit" disabled={setPasswordOf.isPending}>
+                        Set password
+                      </button>{' '}
+                      <button type="button" onClick={() => setResetting(null)}>
+                        Cancel
+                      </button>
+                    </form>
                   ) : confirming === user.name ? (
                     <span>
                       Remove {user.name}? They can no longer log in; their labels stay.{' '}
@@ -89,8 +133,7 @@ export function AccountsPanel() {
                         className="danger"
                         disabled={remove.isPending}
                         onClick={() => {
-                          setDone(null);
-                          add.reset();
+                          resetOthers();
                           setConfirming(null);
                           remove.mutate({ name: user.name });
                         }}
@@ -102,9 +145,27 @@ export function AccountsPanel() {
                       </button>
                     </span>
                   ) : (
-                    <button type="button" onClick={() => setConfirming(user.name)}>
-                      Remove
-                    </button>
+                    <span>
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setConfirming(null);
+                          setNewPassword('');
+                          setResetting(user.name);
+                        }}
+                      >
+                        New password
+                      </button>{' '}
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setResetting(null);
+                          setConfirming(user.name);
+                        }}
+                      >
+                        Remove
+                      </button>
+                    </span>
                   )}
                 </td>
               </tr>
@@ -116,8 +177,7 @@ export function AccountsPanel() {
         aria-label="New account"
         onSubmit={(event) => {
           event.preventDefault();
-          setDone(null);
-          remove.reset();
+          resetOthers();
           add.mutate({ name: name.trim(), role, password });
         }}
       >

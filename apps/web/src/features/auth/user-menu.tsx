@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '../../app/trpc';
+import { ChangePasswordButton } from './change-password';
 import { resetForPrincipal } from './reset-session';
 
 /** Who is logged in, and a way out (not for the local owner, who has no account to leave). */
@@ -20,6 +21,7 @@ export function UserMenu() {
       <span title={`role: ${principal.role}`}>
         {principal.name} <span className="muted">({principal.role})</span>
       </span>
+      <ChangePasswordButton />
       <button type="button" onClick={() => logout.mutate()} disabled={logout.isPending}>
         Log out
       </button>
