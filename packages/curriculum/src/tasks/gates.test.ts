@@ -57,6 +57,40 @@ describe('gates', () => {
     expect(catalogOfTasks.get('wrong')).toBeUndefined();
   });
 
+  it('reject an oracle that needs more steps than the task allows a session, its submit counted', async () => {
+    // Three steps: cat, echo, submit. A session truncates at maxSteps before a non-submit step.
+    const tight = Task.parse({ ...BUILTIN_TASKS[0], id: 'tight', maxSteps: 2 });
+    const refused = await runGates(tight, createWorld);
+    expect(refused.reasons).toEqual([
+      'the oracle solution takes 3 steps (its submit included), more than maxSteps (2): a session would truncate it',
+    ]);
+    expect((await runGates(Task.parse({ ...tight, maxSteps: 3 }), createWorld)).reasons).toEqual(
+      [],
+    );
+    // An oracle without a submit still needs one in a session.
+    const unsubmitted = Task.parse({
+      ...BUILTIN_TASKS[0],
+      id: 'unsubmitted',
+      oracle: ['echo charlie > /data/last.txt'],
+      maxSteps: 1,
+    });
+    expect((await runGates(unsubmitted, createWorld)).reasons).toEqual([
+      'the oracle solution takes 2 steps (its submit included), more than maxSteps (1): a session would truncate it',
+    ]);
+  });
+
+  it('say so when a pass threshold of 0 lets a solution through with no check holding', async () => {
+    const lenient = Task.parse({
+      ...BUILTIN_TASKS[0],
+      id: 'lenient',
+      verifier: { ...Task.parse(BUILTIN_TASKS[0]).verifier, passThreshold: 0 },
+    });
+    const report = await runGates(lenient, createWorld);
+    expect(report.reasons[0]).toBe(
+      'the empty solution passes the verifier (reward 0.00, with no check holding: the pass threshold lets it through)',
+    );
+  });
+
   it('score partial credit by weight', async () => {
     const partial = Task.parse({
       ...BUILTIN_TASKS[0],

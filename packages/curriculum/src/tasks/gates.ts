@@ -30,18 +30,22 @@ export async function runSolution(
   solution: SolutionAction[],
   seed = 0,
   options: VerifierOptions = {},
-): Promise<{ evaluation: Evaluation; world: World }> {
+): Promise<{ evaluation: Evaluation; world: World; steps: number }> {
   const world = createWorld(task.world, seed);
   await world.reset();
   const episode = startEpisode(world);
+  let steps = 0;
   for (const action of solution) {
     const move = moveFromSolution(world, action);
     await applyMove(episode, move);
+    steps++;
     if (episode.submitted) break;
   }
   return {
     evaluation: await evaluateVerifier(task.verifier, world, answerOf(episode), options),
     world,
+    // A session counts the submit as a step; a solution that does not submit still needs one.
+    steps: episode.submitted ? steps : steps + 1,
   };
 }
 
@@ -50,11 +54,13 @@ function failedChecks(evaluation: Evaluation): string {
   return failed.map((check) => `${check.name} (${check.detail})`).join('; ');
 }
 
-function passedChecks(evaluation: Evaluation): string {
-  return evaluation.breakdown
-    .filter((check) => check.passed)
-    .map((check) => check.name)
-    .join('; ');
+/** The reward, and the checks that held (none can: a pass threshold of 0 passes anything). */
+function whyPassed(evaluation: Evaluation): string {
+  const passing = evaluation.breakdown.filter((check) => check.passed).map((check) => check.name);
+  const reward = `reward ${evaluation.reward.toFixed(2)}`;
+  return passing.length === 0
+    ? `${reward}, with no check holding: the pass threshold lets it through`
+    : `${reward}; passing: ${passing.join('; ')}`;
 }
 
 /**
@@ -70,13 +76,18 @@ export async function runGates(
 ): Promise<GateReport> {
   const gates: GateResult[] = [];
   const oracle = await runSolution(task, createWorld, task.oracle, seed, options);
+  // A session truncates the episode at maxSteps: an oracle that needs more steps shows a task
+  // nobody can solve through the environment server, however well its verifier is made.
+  const fits = oracle.steps <= task.maxSteps;
   gates.push({
     gate: 'oracle-passes',
-    ok: oracle.evaluation.passed,
+    ok: oracle.evaluation.passed && fits,
     evaluation: oracle.evaluation,
-    reason: oracle.evaluation.passed
-      ? ''
-      : `the oracle solution fails the verifier: ${failedChecks(oracle.evaluation)}`,
+    reason: !oracle.evaluation.passed
+      ? `the oracle solution fails the verifier: ${failedChecks(oracle.evaluation)}`
+      : fits
+        ? ''
+        : `the oracle solution takes ${oracle.steps} steps (its submit included), more than maxSteps (${task.maxSteps}): a session would truncate it`,
   });
   const empty = await runSolution(
     task,
@@ -110,8 +121,6 @@ function mustFail(gate: GateName, evaluation: Evaluation, what: string): GateRes
     gate,
     ok: !evaluation.passed,
     evaluation,
-    reason: evaluation.passed
-      ? `${what} passes the verifier (reward ${evaluation.reward.toFixed(2)}; passing: ${passedChecks(evaluation)})`
-      : '',
+    reason: evaluation.passed ? `${what} passes the verifier (${whyPassed(evaluation)})` : '',
   };
 }

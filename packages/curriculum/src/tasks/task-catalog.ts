@@ -3,7 +3,10 @@ import type { VerifierOptions } from './verifier';
 import { Task, type TaskInput } from './task';
 
 export type AddTaskResult =
-  { accepted: true; task: Task; report: GateReport } | { accepted: false; report: GateReport };
+  | { accepted: true; task: Task; report: GateReport }
+  | { accepted: false; report: GateReport }
+  /** The id names another task already served (its one reason in `report` says so). */
+  | { accepted: false; conflict: true; report: GateReport };
 
 /** Where accepted tasks go to outlive the process (the store, through the API layer). */
 export interface TaskSink {
@@ -16,7 +19,9 @@ export interface TaskCatalog {
   list(): Task[];
   /**
    * Runs the gates; stores the task only when all hold, saving it to the sink first unless
-   * `save` is false (tasks defined in code, which every start adds again).
+   * `save` is false (tasks defined in code, which every start adds again). An id already served
+   * by a different task is refused before any gate runs: one id is one task for every session,
+   * curriculum and export (the same task again is accepted, so adding is idempotent).
    */
   add(input: TaskInput | Task, options?: { save?: boolean }): Promise<AddTaskResult>;
   /**
@@ -32,15 +37,27 @@ export function createTaskCatalog(
   verifier: VerifierOptions = {},
 ): TaskCatalog {
   const tasks = new Map<string, Task>();
+  // Tasks defined in code: named as such when an added task would take their id.
+  const builtin = new Set<string>();
   return {
     get: (id) => tasks.get(id),
     list: () => [...tasks.values()],
     async add(input, options = {}) {
       const task = Task.parse(input);
+      const existing = tasks.get(task.id);
+      if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(task)) {
+        const reason = `task id ${task.id} is taken by a different${builtin.has(task.id) ? ' built-in' : ''} task: choose another id`;
+        return {
+          accepted: false,
+          conflict: true,
+          report: { taskId: task.id, accepted: false, gates: [], reasons: [reason] },
+        };
+      }
       const report = await runGates(task, createWorld, 0, verifier);
       if (!report.accepted) return { accepted: false, report };
       // Saved before it is served: a task a session ran is never one a restart forgets.
       if (options.save !== false) await sink?.save(task, report);
+      else builtin.add(task.id);
       tasks.set(task.id, task);
       return { accepted: true, task, report };
     },

@@ -2,10 +2,11 @@ import type { TerminalWorld, WorldSnapshot, WorldStepResult } from '@terrarium/e
 import type { Action, JsonValue, Observation } from '@terrarium/schema';
 
 /**
- * A tiny deterministic shell over an in-memory file map: `echo` (with `>`/`>>`), `cat`, `ls`, `rm`,
- * `pwd`, `cd`, `wc -l`, `true`. It is the reference world of the environment server (no
- * reconstruction needed, cheap enough for 1,000 sessions) and the world the Python benchmark ports
- * line for line, so both servers do identical work per step.
+ * A tiny deterministic shell over an in-memory file map: `echo` (with `>`/`>>`), `cat`, `ls`
+ * (`-l -a -A -1`), `rm`, `pwd`, `cd`, `wc -l`, `true`, one command per line. It is the reference
+ * world of the environment server (no reconstruction needed, cheap enough for 1,000 sessions) and
+ * the world the Python benchmark ports, so both servers do identical work per step (the port
+ * answers the benchmark's commands alike; `ls` options and this shell's refusals are not ported).
  */
 export interface ScratchWorldOptions {
   /** Distractor files `/data/file-<i>.txt`, filled from the seed. */
@@ -29,6 +30,28 @@ interface ScratchSnapshot extends WorldSnapshot {
 }
 
 const SNAPSHOTS = new WeakSet<object>();
+
+interface ShellResult {
+  output: string;
+  exitCode: number;
+}
+
+/** An `ls` entry; directories exist only as prefixes of file paths, so they get coreutils' 4096. */
+interface LsEntry {
+  name: string;
+  directory: boolean;
+  size: number;
+}
+
+/**
+ * Lists, pipes and background jobs are refused rather than run: splitting on them would need
+ * stdin and a separate stderr in every command, and reading them as words made `cd /data;` a path
+ * and `| cat` text for echo, so the agent saw a success for a line that did not do what it said.
+ */
+const ONE_AT_A_TIME =
+  'scratch: this shell runs one command at a time (no ;, &&, ||, |, & or newlines)\n';
+const LS_HELP = "Try 'ls --help' for more information.\n";
+const encoder = new TextEncoder();
 
 /** mulberry32: a seeded PRNG small enough to port exactly to Python. */
 export function seededRandom(seed: number): () => number {
@@ -175,7 +198,10 @@ class ScratchWorld implements TerminalWorld {
     return `/${parts.join('/')}`;
   }
 
-  private run(line: string): { output: string; exitCode: number } {
+  private run(line: string): ShellResult {
+    // Quoted text is left out, the way splitWords groups it: `echo "a | b"` prints `a | b`.
+    if (/[;&|\n]/.test(line.replace(/"[^"]*"|'[^']*'/g, '')))
+      return { output: ONE_AT_A_TIME, exitCode: 2 };
     const redirect = /^(.*?)\s*(>>?)\s*(\S+)\s*$/.exec(line);
     const [commandLine, mode, target] = redirect
       ? [redirect[1] ?? '', redirect[2] ?? '>', redirect[3] ?? '']
@@ -190,7 +216,14 @@ class ScratchWorld implements TerminalWorld {
     return { output: '', exitCode: 0 };
   }
 
-  private runWords(name: string, args: string[]): { output: string; exitCode: number } {
+  /** A directory exists while a file lies under it; `/` and the cwd always do. */
+  private isDirectory(path: string): boolean {
+    if (path === '/' || path === this.current.cwd) return true;
+    for (const file of this.current.files.keys()) if (file.startsWith(`${path}/`)) return true;
+    return false;
+  }
+
+  private runWords(name: string, args: string[]): ShellResult {
     switch (name) {
       case '':
       case 'true':
@@ -202,7 +235,14 @@ class ScratchWorld implements TerminalWorld {
       case 'pwd':
         return { output: `${this.current.cwd}\n`, exitCode: 0 };
       case 'cd': {
-        this.current = { ...this.current, cwd: this.resolve(args[0] ?? '/') };
+        const [target = '/', ...rest] = args;
+        if (rest.length > 0) return { output: 'cd: too many arguments\n', exitCode: 1 };
+        const path = this.resolve(target);
+        if (this.current.files.has(path))
+          return { output: `cd: ${target}: Not a directory\n`, exitCode: 1 };
+        if (!this.isDirectory(path))
+          return { output: `cd: ${target}: No such file or directory\n`, exitCode: 1 };
+        this.current = { ...this.current, cwd: path };
         return { output: '', exitCode: 0 };
       }
       case 'cat': {
@@ -222,21 +262,8 @@ class ScratchWorld implements TerminalWorld {
           return { output: `wc: ${path}: cannot count\n`, exitCode: 1 };
         return { output: `${content.split('\n').length - 1} ${path}\n`, exitCode: 0 };
       }
-      case 'ls': {
-        const dir = this.resolve(args[0] ?? '.');
-        const prefix = dir === '/' ? '/' : `${dir}/`;
-        const names = new Set<string>();
-        for (const path of this.current.files.keys()) {
-          if (path.startsWith(prefix)) names.add(path.slice(prefix.length).split('/')[0] ?? '');
-        }
-        return {
-          output: [...names]
-            .toSorted()
-            .map((entry) => `${entry}\n`)
-            .join(''),
-          exitCode: 0,
-        };
-      }
+      case 'ls':
+        return this.ls(args);
       case 'rm': {
         const files = this.writable();
         for (const arg of args) {
@@ -253,6 +280,95 @@ class ScratchWorld implements TerminalWorld {
         return { output: `scratch: ${name}: command not found\n`, exitCode: 127 };
     }
   }
+
+  /**
+   * `ls [-aAl1] [path…]` in coreutils' layout: errors first, then file operands, then each
+   * directory (under a `dir:` header when there are several operands). Output is never a tty, so
+   * it is one name per line and `-1` changes nothing.
+   */
+  private ls(args: string[]): ShellResult {
+    const flags = new Set<string>();
+    const operands: string[] = [];
+    let options = true;
+    for (const arg of args) {
+      if (options && arg === '--') options = false;
+      else if (options && arg.startsWith('--'))
+        return { output: `ls: unrecognized option '${arg}'\n${LS_HELP}`, exitCode: 2 };
+      else if (options && arg.length > 1 && arg.startsWith('-')) {
+        const unknown = Array.from(arg.slice(1)).find((flag) => !'aAl1'.includes(flag));
+        if (unknown !== undefined)
+          return { output: `ls: invalid option -- '${unknown}'\n${LS_HELP}`, exitCode: 2 };
+        for (const flag of arg.slice(1)) flags.add(flag);
+      } else operands.push(arg);
+    }
+    let errors = '';
+    const files: LsEntry[] = [];
+    const dirs: string[] = [];
+    for (const operand of operands.length > 0 ? operands : ['.']) {
+      const path = this.resolve(operand);
+      const content = this.current.files.get(path);
+      if (content !== undefined) files.push(fileEntry(operand, content));
+      else if (this.isDirectory(path)) dirs.push(operand);
+      else errors += `ls: cannot access '${operand}': No such file or directory\n`;
+    }
+    const long = flags.has('l');
+    const blocks = files.length > 0 ? [listing(byName(files), long)] : [];
+    for (const dir of dirs.toSorted()) {
+      const entries = this.lsEntries(this.resolve(dir), flags);
+      const header = operands.length > 1 ? `${dir}:\n` : '';
+      // `total` counts 1K blocks as coreutils does on a 4K-block file system.
+      const total = long
+        ? `total ${entries.reduce((sum, entry) => sum + Math.ceil(entry.size / 4096) * 4, 0)}\n`
+        : '';
+      blocks.push(`${header}${total}${listing(entries, long)}`);
+    }
+    // 2 as coreutils: a command-line operand it could not access is "serious trouble".
+    return { output: errors + blocks.join('\n'), exitCode: errors === '' ? 0 : 2 };
+  }
+
+  /** The entries of a directory; dot names only with `-a`/`-A`, and `.` and `..` with `-a`. */
+  private lsEntries(dir: string, flags: ReadonlySet<string>): LsEntry[] {
+    const prefix = dir === '/' ? '/' : `${dir}/`;
+    const found = new Map<string, LsEntry>();
+    for (const [path, content] of this.current.files) {
+      if (!path.startsWith(prefix)) continue;
+      const [name = '', ...below] = path.slice(prefix.length).split('/');
+      found.set(name, below.length > 0 ? dirEntry(name) : fileEntry(name, content));
+    }
+    const shown = byName(
+      [...found.values()].filter(
+        (entry) => !entry.name.startsWith('.') || flags.has('a') || flags.has('A'),
+      ),
+    );
+    return flags.has('a') ? [dirEntry('.'), dirEntry('..'), ...shown] : shown;
+  }
+}
+
+function fileEntry(name: string, content: string): LsEntry {
+  return { name, directory: false, size: encoder.encode(content).length };
+}
+
+function dirEntry(name: string): LsEntry {
+  return { name, directory: true, size: 4096 };
+}
+
+function byName(entries: LsEntry[]): LsEntry[] {
+  return entries.toSorted((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * One name a line; `-l` adds coreutils' columns. The world has no modes, owners or times, so those
+ * are fixed (`root`, 1 Jan 00:00) and only the type and the size in bytes carry information.
+ */
+function listing(entries: LsEntry[], long: boolean): string {
+  const width = Math.max(0, ...entries.map((entry) => String(entry.size).length));
+  return entries
+    .map((entry) => {
+      if (!long) return `${entry.name}\n`;
+      const mode = entry.directory ? 'drwxr-xr-x' : '-rw-r--r--';
+      return `${mode} 1 root root ${String(entry.size).padStart(width)} Jan  1 00:00 ${entry.name}\n`;
+    })
+    .join('');
 }
 
 function isScratchSnapshot(snapshot: WorldSnapshot): snapshot is ScratchSnapshot {

@@ -42,7 +42,8 @@ describe('AccountsPanel', () => {
         call.path === 'auth.users.add' ? account('3', 'mia', 'labeler') : { removed: true },
     );
     const rosa = await screen.findByTestId('account-rosa');
-    expect(rosa.textContent).toBe('rosaresearcher2026-12-04you');
+    expect(rosa.textContent).toBe('rosaresearcher2026-12-04you (change yours from the header)');
+    expect(within(rosa).queryAllByRole('button')).toEqual([]);
     // Removal asks once more, naming the person, before anything is sent.
     const lena = screen.getByTestId('account-lena');
     fireEvent.click(within(lena).getByRole('button', { name: 'Remove' }));
