@@ -277,6 +277,37 @@ describe('/v1/envs (environment server)', () => {
       provenance: { source: 'test', trajectory: null, steps: [] },
     });
     expect(good.status).toBe(201);
+    const makeFile = {
+      id: 'make-file',
+      goal: 'Create /made.txt containing "made".',
+      world: { id: 'scratch' },
+      verifier: {
+        checks: [{ check: { kind: 'file-equals', path: '/made.txt', content: 'made\n' } }],
+      },
+      oracle: ['echo made > /made.txt'],
+      provenance: { source: 'test', trajectory: null, steps: [] },
+    };
+    // The same task again is accepted (adding is idempotent); another task under a taken id, a
+    // built-in one's included, is refused: one id is one task for every session and curriculum.
+    expect((await call('POST', '/v1/tasks', makeFile)).status).toBe(201);
+    const clash = await call('POST', '/v1/tasks', { ...makeFile, goal: 'Something else.' });
+    expect(clash.status).toBe(409);
+    expect(clash.json).toMatchObject({
+      accepted: false,
+      report: { reasons: ['task id make-file is taken by a different task: choose another id'] },
+    });
+    const hijack = await call('POST', '/v1/tasks', { ...makeFile, id: 'scratch-last-line' });
+    expect(hijack.status).toBe(409);
+    expect(hijack.json).toMatchObject({
+      report: {
+        reasons: [
+          'task id scratch-last-line is taken by a different built-in task: choose another id',
+        ],
+      },
+    });
+    expect((await call('GET', '/v1/tasks/scratch-last-line')).json).toMatchObject({
+      goal: expect.stringContaining('last line'),
+    });
     expect((await call('GET', '/v1/tasks')).json).toMatchObject({
       tasks: [{ id: 'scratch-last-line' }, { id: 'scratch-count-lines' }, { id: 'make-file' }],
     });

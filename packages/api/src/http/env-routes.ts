@@ -341,8 +341,10 @@ async function respondToTasks(
       { field: 'world.id', message: 'unknown world' },
     ]);
   const added = await env.tasks.add(body.data);
-  // 422: well-formed, but the gates refused it (the report says which and why).
-  return sendJson(response, added.accepted ? 201 : 422, {
+  // 409: the id is another task's; 422: well-formed, but the gates refused it (the report says
+  // which and why).
+  const status = added.accepted ? 201 : 'conflict' in added ? 409 : 422;
+  return sendJson(response, status, {
     accepted: added.accepted,
     report: added.report,
   });

@@ -127,6 +127,11 @@ const ENV_PATHS: JsonObject = {
       requestBody: { required: true, ...json(ref('Task')) },
       responses: {
         '201': { description: 'Accepted, with the gate report', ...json({ type: 'object' }) },
+        '409': {
+          description:
+            'The id is taken by a different task (built-in or added); the same task again is accepted',
+          ...json({ type: 'object' }),
+        },
         '422': {
           description: 'Refused by a gate; `report.reasons` says why',
           ...json({ type: 'object' }),
