@@ -231,10 +231,15 @@ describe('POST /v1/reward over HTTP', () => {
     });
     const scores = RewardBody.parse(await native.json()).results.map((r) => r.score);
     expect(body).toEqual({ rewards: scores, scores, extra_logs: { content: scores } });
-    const noRuleSet = await post('/v1/reward/openrlhf', { query: ['x'], labels: ['x'] });
+    const noRuleSet = await post('/v1/reward/openrlhf', {
+      query: ['x'],
+      prompts: [''],
+      labels: ['x'],
+    });
     expect(ErrorBody.parse(await noRuleSet.json()).error.issues[0]?.field).toBe('ruleSet');
     const uneven = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
       query: ['x', 'y'],
+      prompts: ['', ''],
       labels: ['x'],
     });
     expect(ErrorBody.parse(await uneven.json()).error.issues[0]?.field).toBe('labels');
@@ -247,11 +252,19 @@ describe('POST /v1/reward over HTTP', () => {
       return ErrorBody.parse(await response.json()).error.issues[0];
     };
     // Without references every reward would be 0, and a trainer would learn from that.
-    expect(await refused({ query: ['{"a":1}'] })).toEqual({
+    expect(await refused({ query: ['{"a":1}'], prompts: [''] })).toEqual({
       field: 'labels',
       message: "required: each query's reference observation (OpenRLHF: --label_key)",
     });
-    expect((await refused({ query: ['{"a":1}'], labels: [null] }))?.field).toBe('labels.0');
+    expect((await refused({ query: ['{"a":1}'], prompts: [''], labels: [null] }))?.field).toBe(
+      'labels.0',
+    );
+    // Without prompts the prompt's text would be scored as part of each response.
+    expect(await refused({ query: ['Pa'], labels: ['a'] })).toEqual({
+      field: 'prompts',
+      message:
+        'required: each query\'s prompt, so that its response can be told apart ("" for a query that is the response alone)',
+    });
     // A prompt the query does not hold: the response cannot be told apart from it.
     expect(await refused({ query: ['abc'], prompts: ['zzz'], labels: ['abc'] })).toEqual({
       field: 'prompts.0',
@@ -267,6 +280,20 @@ describe('POST /v1/reward over HTTP', () => {
     const { rewards } = OpenRlhfBody.parse(await response.json());
     expect(rewards[0]).toBe(1);
     expect(rewards[1]).toBeLessThan(1);
+    // Nor do the end-of-sequence and padding tokens a decoder keeps after the response.
+    const ends = [
+      '<|im_end|>',
+      '</s>',
+      '<|endoftext|>',
+      '<|eot_id|><|end_of_text|>',
+      '<eos><pad><pad>',
+    ];
+    const ended = await post('/v1/reward/openrlhf?ruleSet=default-tool', {
+      query: ends.map((end) => `prompt: get_user\n{"a":1}${end}`),
+      prompts: ends.map(() => 'prompt: get_user\n'),
+      labels: ends.map(() => '{"a":1}'),
+    });
+    expect(OpenRlhfBody.parse(await ended.json()).rewards).toEqual(ends.map(() => 1));
   });
 });
 

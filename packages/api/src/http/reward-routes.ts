@@ -41,7 +41,11 @@ export const RewardRequest = z.strictObject({
 
 export const OpenRlhfRequest = z.object({
   query: z.array(z.string()).min(1).max(MAX_REWARD_ITEMS),
-  prompts: z.array(z.string()).optional(),
+  // Required: without them the prompt's text would be scored as part of the response.
+  prompts: z.array(z.string(), {
+    error:
+      'required: each query\'s prompt, so that its response can be told apart ("" for a query that is the response alone)',
+  }),
   // Required: rule sets score a response against its reference, and a batch without them would
   // score 0 everywhere and train on it (OpenRLHF sends them with `--label_key`).
   labels: z.array(
@@ -123,14 +127,25 @@ async function scoreNative(body: unknown, rewards: RewardService) {
 }
 
 /**
+ * The end-of-sequence and padding tokens a decoder leaves after a response when it keeps special
+ * tokens (OpenRLHF decodes its sequences with `skip_special_tokens=False`): ChatML's and Llama 3's
+ * `<|…|>` tokens, SentencePiece's `</s>`, Gemma's `<eos>`/`<end_of_turn>`, `<pad>`, DeepSeek's
+ * full-width `<｜end▁of▁sentence｜>`. A reference never ends with one, so a correct response
+ * followed by one scored 0.
+ */
+const TRAILING_SPECIAL_TOKENS =
+  /(?:\s*(?:<\|[A-Za-z0-9_]+\|>|<\/s>|<eos>|<pad>|<end_of_turn>|<｜[^｜<>]{1,40}｜>))+\s*$/u;
+
+/**
  * The response in a query (prompt + response): what follows the prompt's first occurrence, which
- * is the start unless a decoder left special tokens or padding before it. A query that does not
- * hold its prompt is refused: scoring it whole would reward the prompt's text.
+ * is the start unless a decoder left special tokens or padding before it, without the special
+ * tokens that end it. A query that does not hold its prompt is refused: scoring it whole would
+ * reward the prompt's text.
  */
 function responseOf(query: string, prompt: string, index: number): string {
-  if (prompt === '') return query;
+  if (prompt === '') return query.replace(TRAILING_SPECIAL_TOKENS, '');
   const at = query.indexOf(prompt);
-  if (at >= 0) return query.slice(at + prompt.length);
+  if (at >= 0) return query.slice(at + prompt.length).replace(TRAILING_SPECIAL_TOKENS, '');
   const field = `prompts.${index}`;
   const message = `query ${index} does not contain its prompt, so its response cannot be told apart`;
   throw new RewardRequestError(`${field}: ${message}`, [{ field, message }]);
@@ -144,13 +159,12 @@ function responseOf(query: string, prompt: string, index: number): string {
 async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
   const parsed = OpenRlhfRequest.safeParse(body);
   if (!parsed.success) throw issuesError(parsed.error);
-  const { query, prompts = [], labels } = parsed.data;
+  const { query, prompts, labels } = parsed.data;
   const mismatch = (field: string, length: number) =>
     new RewardRequestError(`${field}: ${length} entries for ${query.length} queries`, [
       { field, message: `expected ${query.length} entries, got ${length}` },
     ]);
-  if (parsed.data.prompts !== undefined && prompts.length !== query.length)
-    throw mismatch('prompts', prompts.length);
+  if (prompts.length !== query.length) throw mismatch('prompts', prompts.length);
   if (labels.length !== query.length) throw mismatch('labels', labels.length);
   const name = url.searchParams.get('ruleSet');
   if (name === null || name === '') {
