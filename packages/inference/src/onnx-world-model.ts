@@ -76,12 +76,16 @@ export function createOnnxWorldModel({
         ? observationGrammar(found, context.domain)
         : undefined;
       const anchor = neighborAnchor(found, anchorBias);
+      const temperature = options.temperature ?? 0;
+      // Sampling without a seed draws a fresh one, as OpenAI-compatible servers do (RL rollouts
+      // need different samples); the seed used is in the provenance, so any sample can be redone.
+      const seed = options.seed ?? (temperature > 0 ? freshSeed() : 0);
       const result = await decoder.generate(prompt.ids, {
         ...(grammar === undefined ? {} : { grammar }),
         ...(anchor === undefined ? {} : { anchor }),
         maxTokens: options.maxTokens ?? OBSERVATION_MAX_TOKENS,
-        temperature: options.temperature ?? 0,
-        seed: options.seed ?? 0,
+        temperature,
+        seed,
         ...(options.stop === undefined ? {} : { stop: options.stop }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.onToken === undefined ? {} : { onToken: options.onToken }),
@@ -104,6 +108,7 @@ export function createOnnxWorldModel({
             neighbors: Math.min(found.length, PROMPT_NEIGHBORS),
             grammar: result.heldToJson ? 'json' : null,
             anchorBias: anchor?.bias ?? 0,
+            ...(temperature > 0 ? { seed } : {}),
             ...outputEndDetail(result),
             ...(runtime === undefined ? {} : { runtime }),
           },
@@ -111,6 +116,11 @@ export function createOnnxWorldModel({
       };
     },
   };
+}
+
+/** A 32-bit seed from the platform's random source (Node and browsers alike). */
+function freshSeed(): number {
+  return globalThis.crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
 }
 
 /**

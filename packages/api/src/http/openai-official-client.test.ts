@@ -112,6 +112,17 @@ describe('/v1 serves the official AgentWorldBench client (real tau2 retail and S
     expect(wrong).toEqual([]);
   }, 120_000);
 
+  it('cuts a recorded answer at `stop`, as a model would have ended it', async () => {
+    const row = rows.find((candidate) => groundTruth(candidate).length > 40);
+    if (row === undefined) throw new Error('no long row');
+    const truth = groundTruth(row);
+    const stop = truth.slice(20, 26);
+    const response = await post({ model: 'replay@awb', messages: officialChat(row), stop: [stop] });
+    const body = Completion.parse(await response.json());
+    expect(body.choices[0]?.message.content).toBe(truth.slice(0, truth.indexOf(stop)));
+    expect(truth.indexOf(stop)).toBeGreaterThan(0);
+  });
+
   it('answers an unrecorded action with an OpenAI-style error naming why, never an empty 200', async () => {
     const row = rows[2];
     if (row === undefined) throw new Error('no row');

@@ -251,6 +251,41 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     expect(streamed.usage).toEqual(unstreamed.usage);
   }, 60_000);
 
+  it('samples the bundled model afresh without a seed, says the seed, and redoes a sample with it', async () => {
+    const spec = bundledOnnxSpec();
+    if (spec === null) throw new Error('no bundled model');
+    const known = input(0);
+    const Sampled = z.object({
+      choices: z.array(z.object({ message: z.object({ content: z.string() }) })),
+      terrarium: z.object({ provenance: z.object({ detail: z.object({ seed: z.number() }) }) }),
+    });
+    // null parameters are "not given", as OpenAI's API reads them (wrappers send them).
+    const request = {
+      model: spec,
+      messages: renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action),
+      temperature: 1.5,
+      max_tokens: 12,
+      seed: null,
+      stop: null,
+      stream: null,
+      n: null,
+    };
+    const samples = [];
+    for (let n = 0; n < 3; n++) {
+      const response = await post(request);
+      expect(response.status).toBe(200);
+      samples.push(Sampled.parse(await response.json()));
+    }
+    const seeds = samples.map((sample) => sample.terrarium.provenance.detail.seed);
+    expect(new Set(seeds).size).toBe(3);
+    const [first] = samples;
+    if (first === undefined) throw new Error('no sample');
+    const redone = Sampled.parse(
+      await (await post({ ...request, seed: first.terrarium.provenance.detail.seed })).json(),
+    );
+    expect(redone.choices[0]?.message.content).toBe(first.choices[0]?.message.content);
+  }, 60_000);
+
   it('gives the bundled model a dataset’s neighbors, the first being /v1 retrieval’s answer', async () => {
     const spec = bundledOnnxSpec();
     if (spec === null) throw new Error('no bundled model');

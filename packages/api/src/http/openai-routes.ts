@@ -34,17 +34,25 @@ import { BodyError, readJsonBody } from './read-json-body';
 
 export const DATASET_HEADER = 'x-terrarium-dataset';
 
+/**
+ * An optional parameter, where null means "not given" as in OpenAI's API (wrappers such as
+ * LangChain send `"max_tokens": null` for a parameter left unset).
+ */
+function unset<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value) => value ?? undefined);
+}
+
 export const ChatCompletionRequest = z.object({
   model: z.string().min(1),
   messages: z.array(z.unknown()).min(1),
-  stream: z.boolean().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  max_completion_tokens: z.number().int().positive().optional(),
-  stop: z.union([z.string(), z.array(z.string())]).optional(),
-  seed: z.number().int().optional(),
+  stream: unset(z.boolean()),
+  temperature: unset(z.number().min(0).max(2)),
+  max_tokens: unset(z.number().int().positive()),
+  max_completion_tokens: unset(z.number().int().positive()),
+  stop: unset(z.union([z.string(), z.array(z.string())])),
+  seed: unset(z.number().int()),
   /** A simulator gives one observation per request: more choices are refused, not dropped. */
-  n: z.literal(1, { error: 'only 1 choice per request is served' }).optional(),
+  n: unset(z.literal(1, { error: 'only 1 choice per request is served' })),
   /**
    * Terrarium's extension. `dataset` (id or name): what replay and retrieval draw on, and where a
    * local retrieval-augmented model (`onnx:`) finds the recorded transitions its prompt shows
@@ -328,6 +336,23 @@ function terrariumExtension(prediction: Prediction, neighbors: readonly PromptNe
  * OpenAI's `finish_reason`: `length` when the token budget or the model's context cut the answer
  * (a local model's and an upstream endpoint's reason are in the provenance), `stop` otherwise.
  */
+/**
+ * `stop` for answers no model generated (replay and retrieval return a recorded observation): the
+ * text before the first stop string, as a generating server would have ended it. A model's own
+ * output already ends before one, so this changes nothing there.
+ */
+function cutAtStop(prediction: Prediction, stop: readonly string[] | undefined): Prediction {
+  const content = prediction.observation.content;
+  const at = Math.min(
+    ...(stop ?? []).map((text) => (text === '' ? -1 : content.indexOf(text))).filter((i) => i >= 0),
+  );
+  if (!Number.isFinite(at)) return prediction;
+  return {
+    ...prediction,
+    observation: { ...prediction.observation, content: content.slice(0, at) },
+  };
+}
+
 function finishReasonOf(prediction: Prediction): 'stop' | 'length' {
   const reason = prediction.provenance.detail?.['finishReason'];
   return reason === 'length' || reason === 'context' ? 'length' : 'stop';
@@ -445,11 +470,9 @@ async function respondToChatCompletion(
     const neighbors = () =>
       body.terrarium?.neighbors === true && served.shown !== null ? served.shown.neighbors : null;
     if (body.stream !== true || !served.streamsTokens) {
-      const prediction = await served.model.predict(
-        input.context,
-        input.history,
-        input.action,
-        options,
+      const prediction = cutAtStop(
+        await served.model.predict(input.context, input.history, input.action, options),
+        options.stop,
       );
       const miss = missError(body, prediction);
       if (miss !== null) throw miss;
