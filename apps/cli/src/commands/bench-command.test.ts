@@ -99,8 +99,9 @@ describe('terrarium bench', () => {
     expect(retrieval).toMatchObject({ sim: 'retrieval', items: RETAIL_ITEMS, failed: 0 });
     const overall = retrieval?.['overall'];
     // 46.5 before retrieval preferred recorded calls with the same arguments; 49.8 while a tool
-    // only the item's own trajectory calls gave a miss (the same run as bench-service.test.ts).
-    expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(50.0);
+    // only the item's own trajectory calls gave a miss; 50.0 while a flipped boolean or another
+    // status scored as content of the same form (the same run as bench-service.test.ts).
+    expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(49.6);
   });
 
   it('exports AgentWorldBench JSONL and imports it back as another bench', SLOW, async () => {

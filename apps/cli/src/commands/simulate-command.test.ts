@@ -110,7 +110,7 @@ describe('terrarium simulate', () => {
     expect(lines[2]).toMatch(/^ {3}4 {2}find_user_id_by_email {9}no {9}0\.000 {4}0\.000 /);
     expect(lines[0]).toMatch(/^retrieval on trajectory \d+: 4 transitions, 4 simulated, 0 failed$/);
     expect(lines.at(-1)).toMatch(
-      /^mean over 4 simulated: exact 0\/4, token F1 0\.545, content 0\.219, latency /,
+      /^mean over 4 simulated: exact 0\/4, token F1 0\.545, content 0\.208, latency /,
     );
   });
 

@@ -171,8 +171,9 @@ describe('bench service on tau2 retail', () => {
     expect(content).toMatchObject({ n: RETAIL_ITEMS, missing: 0 });
     // Measured: BM25 over the other 39 trajectories, recorded calls with the same arguments first
     // (46.5375 and 57 exact before arguments were matched first; 49.7911 while a tool only the
-    // item's own trajectory calls gave a miss instead of another tool's nearest answer).
-    expect(content.mean).toBeCloseTo(49.9536, 3);
+    // item's own trajectory calls gave a miss instead of another tool's nearest answer; 49.9536
+    // while a flipped boolean or another status counted as unseen content of the same form).
+    expect(content.mean).toBeCloseTo(49.5558, 3);
     // 66 of 194 items answered word for word by another trajectory's observation.
     expect(cell(cells, 'retrieval', 'exact-match').mean).toBeCloseTo((66 / 194) * 100, 9);
     // JSON metrics apply only to the 146 items whose real observation is JSON.
@@ -285,7 +286,7 @@ describe('bench service on tau2 retail', () => {
     });
     expect(Object.keys(replay?.byMetric ?? {})).toHaveLength(12);
     expect(Object.values(replay?.byMetric ?? {}).every((value) => value === 100)).toBe(true);
-    expect(retrieval?.overall).toBeCloseTo(49.9536, 3);
+    expect(retrieval?.overall).toBeCloseTo(49.5558, 3);
     expect(retrieval?.byMetric['rule:exact-match']).toBeCloseTo((66 / 194) * 100, 9);
   });
 

@@ -177,13 +177,26 @@ function leafSpan(leaf: JsonLeafToken, cls: Span['class'], kind: string): Span {
   };
 }
 
+/**
+ * Keys whose short one-word value says how the call came out (`"status": "cancelled"`). A judge
+ * reads a different value there as a wrong outcome, not as unseen content of the same form.
+ */
+const OUTCOME_KEYS = new Set(['status', 'state', 'result', 'outcome', 'verdict']);
+const OUTCOME_VALUE = /^[A-Za-z][A-Za-z_-]{0,31}$/;
+
+/** Closed-set values: the prediction has the real one or contradicts it (no partial credit). */
+export const OUTCOME_KINDS: ReadonlySet<string> = new Set(['boolean', 'outcome']);
+
 function classifyLeaf(
   leaf: JsonLeafToken,
   tokens: readonly Token[],
   index: HistoryIndex,
 ): Span | null {
-  // true/false/null carry no content beyond their type, which the key's typed path already checks.
-  if (leaf.type === 'boolean' || leaf.type === 'null') return null;
+  // A boolean is an outcome (`"success": false`), whatever the history shows: a world model that
+  // flips it got the call's result wrong. null carries nothing beyond its type, which the key's
+  // typed path already checks.
+  if (leaf.type === 'boolean') return leafSpan(leaf, 'deterministic', 'boolean');
+  if (leaf.type === 'null') return null;
   const keyKind = cachedKeyKind(leaf.key);
   if (leaf.type === 'number') {
     const digits = leaf.value.startsWith('-') ? leaf.value.length - 1 : leaf.value.length;
@@ -192,6 +205,8 @@ function classifyLeaf(
     return leafSpan(leaf, 'numeric-live', 'number');
   }
   const value = leaf.value;
+  if (OUTCOME_KEYS.has(leaf.key.toLowerCase()) && OUTCOME_VALUE.test(value))
+    return leafSpan(leaf, 'deterministic', 'outcome');
   if (
     value.length >= 3 &&
     (index.has(value) || index.hasSequence(tokens.map((token) => token.text)))

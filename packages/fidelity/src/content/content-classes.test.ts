@@ -109,6 +109,11 @@ describe('classifySpans', () => {
   });
 });
 
+/** A tool's answer with no history behind it: whatever it says is new to the simulator. */
+function outcome(predicted: string, real: string) {
+  return scoreContentClasses(predicted, real, [], '{"name":"cancel_reservation"}');
+}
+
 describe('scoreContentClasses on a tool result', () => {
   it('scores the real observation 1 and leaves metadata free to change format-preserving', () => {
     expect(scoreOrder(order)).toBe(1);
@@ -148,6 +153,31 @@ describe('scoreContentClasses on a tool result', () => {
       credit: 0,
       why: 'contradicted: mei_patel_7273',
     });
+  });
+
+  it('reads a flipped boolean or another status as a wrong outcome, not unseen content of the same form', () => {
+    // What a new user of the reward service saw score 1: outcomes the history never showed.
+    expect(outcome('{"success": true}', '{"success": true}').score).toBe(1);
+    const flipped = outcome('{"success": false}', '{"success": true}');
+    // Structure holds (3 of 7), the outcome (4 of 7) does not, and a contradiction costs × 0.75.
+    expect(flipped.score).toBeCloseTo((3 / 7) * 0.75, 12);
+    expect(flipped.contradictions).toBe(1);
+    expect(flipped.explanation.find((verdict) => verdict.class === 'deterministic')).toMatchObject({
+      class: 'deterministic',
+      credit: 0,
+      why: 'a different outcome: false',
+    });
+    expect(outcome('{"status": "error"}', '{"status": "ok"}').score).toBeCloseTo(
+      (3 / 7) * 0.75,
+      12,
+    );
+    const delivered = '{"order_id": "#W1", "status": "delivered"}';
+    expect(outcome('{"order_id": "#W1", "status": "delivered"}', delivered).score).toBe(1);
+    expect(outcome('{"order_id": "#W1", "status": "pending"}', delivered).score).toBeLessThan(0.5);
+    // A true elsewhere in the prediction is no credit for this one.
+    expect(
+      outcome('{"ok": true, "success": false}', '{"ok": true, "success": true}').score,
+    ).toBeLessThan(0.75);
   });
 
   it('gives an empty or non-JSON prediction nothing for structure', () => {

@@ -11,6 +11,7 @@ import {
   isMetadataKind,
   lineSkeletons,
   numberAnchors,
+  OUTCOME_KINDS,
   type ClassifiedObservation,
 } from './classify';
 import { scalarValue } from './scalar';
@@ -493,6 +494,15 @@ function judgeJson(real: ClassifiedObservation, view: PredictionView): Verdict[]
     switch (span.class) {
       case 'deterministic':
         if (leaf?.text === span.text) return { credit: 1, why: 'same value at the same path' };
+        // A status or a boolean elsewhere in the prediction says nothing about this one.
+        if (OUTCOME_KINDS.has(span.kind))
+          return leaf === undefined
+            ? { credit: 0, why: 'missing from the prediction' }
+            : {
+                credit: 0,
+                why: `a different outcome: ${truncate(leaf.text)}`,
+                contradiction: true,
+              };
         if (predicted?.values.has(span.text))
           return { credit: ORDER_CREDIT, why: 'value present, at another path' };
         if (predicted === null && containsTokens(view, span.text))
