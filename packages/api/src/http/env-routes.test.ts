@@ -157,6 +157,30 @@ describe('/v1/envs (environment server)', () => {
     ).toBe(204);
   });
 
+  it('refuses world parameters the world does not take, naming the one at fault', async () => {
+    const refused = async (params: unknown) => {
+      const { status, json } = await call('POST', '/v1/envs', { world: 'scratch', params });
+      expect(status).toBe(400);
+      return JSON.stringify(json).match(/"message":"([^"]*)"/)?.[1];
+    };
+    expect(await refused({ files: -5 })).toBe(
+      'params.files: a whole number from 0 to 1000, got -5',
+    );
+    expect(await refused({ files: 5000 })).toBe(
+      'params.files: a whole number from 0 to 1000, got 5000',
+    );
+    expect(await refused({ nonsense: 1 })).toBe(
+      'params.nonsense: not a parameter of the scratch world (it takes files and extra)',
+    );
+    expect(await refused({ extra: { 'notes.txt': 'x' } })).toBe(
+      'params.extra: notes.txt is not an absolute path',
+    );
+    // A session still opens with the parameters it takes (and is closed: the server's limit is
+    // small, for the test of a full server).
+    const id = await open({ world: 'scratch', params: { files: 0, extra: { '/a.txt': 'a\n' } } });
+    expect((await call('DELETE', `/v1/envs/${id}`)).status).toBe(204);
+  });
+
   it('forks over HTTP: the fork and a second fork continue identically', async () => {
     const id = await open({ world: 'scratch', params: { files: 4 }, seed: 9 });
     await call('POST', `/v1/envs/${id}/step`, { action: 'echo base > /w.txt' });

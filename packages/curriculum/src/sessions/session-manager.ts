@@ -155,10 +155,13 @@ export class SessionManager {
     if (worldId === undefined) return { error: 'bad-request', message: 'name a task or a world' };
     const entry = this.options.worlds.get(worldId);
     if (entry === undefined) return { error: 'not-found', message: `no world ${worldId}` };
+    const params = { ...task?.world.params, ...input.params };
+    const wrong = entry.checkParams?.(params) ?? null;
+    if (wrong !== null) return { error: 'bad-request', message: `params.${wrong}` };
     const refused = this.admit();
     if (refused) return refused;
     const seed = input.seed ?? 0;
-    const world = entry.create({ ...task?.world.params, ...input.params }, seed);
+    const world = entry.create(params, seed);
     const first = await world.reset();
     const session: Session = {
       id: this.options.newId(),

@@ -8,6 +8,11 @@ export interface WorldEntry {
   id: string;
   description: string;
   create(params: Record<string, JsonValue>, seed: number): World;
+  /**
+   * What is wrong with these parameters, naming the one at fault (`files: …`), or null. A world
+   * that takes parameters says so, rather than making a world other than the one asked for.
+   */
+  checkParams?(params: Record<string, JsonValue>): string | null;
 }
 
 export interface WorldCatalog {
@@ -45,13 +50,41 @@ function stringRecordParam(
   return out;
 }
 
+const MAX_SCRATCH_FILES = 1000;
+
+function checkScratchParams(params: Record<string, JsonValue>): string | null {
+  for (const [name, value] of Object.entries(params)) {
+    if (name === 'files') {
+      if (
+        typeof value !== 'number' ||
+        !Number.isInteger(value) ||
+        value < 0 ||
+        value > MAX_SCRATCH_FILES
+      )
+        return `files: a whole number from 0 to ${MAX_SCRATCH_FILES}, got ${JSON.stringify(value)}`;
+    } else if (name === 'extra') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return 'extra: an object of absolute path → file content';
+      for (const [path, content] of Object.entries(value)) {
+        if (!path.startsWith('/')) return `extra: ${path} is not an absolute path`;
+        if (typeof content !== 'string') return `extra.${path}: file content is a string`;
+      }
+    } else {
+      return `${name}: not a parameter of the scratch world (it takes files and extra)`;
+    }
+  }
+  return null;
+}
+
 /** `scratch`: params `files` (distractors, default 3, at most 1,000) and `extra` (path → content). */
 export const SCRATCH_WORLD: WorldEntry = {
   id: 'scratch',
-  description: 'A small in-memory shell (echo with > and >>, cat, ls, rm, pwd, cd, wc -l, true).',
+  description:
+    'A small in-memory shell (echo with > and >>, cat, ls, rm, pwd, cd, wc -l, true; one command per line).',
+  checkParams: checkScratchParams,
   create: (params, seed) =>
     createScratchWorld('scratch', {
-      files: Math.min(numberParam(params, 'files', 3), 1000),
+      files: Math.min(numberParam(params, 'files', 3), MAX_SCRATCH_FILES),
       seed,
       extra: stringRecordParam(params, 'extra'),
     }),
