@@ -18,6 +18,14 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(rows).toHaveCount(4);
   // Mean tier per generation: every lineage passes above 6/8 and moves on once per generation.
   await expect(rows.locator('td:last-child')).toHaveText(['0.00', '1.00', '2.00', '3.00']);
+  // Each generation both lineages advance, each keeping one harder variant; generation 2's
+  // advance also had two refused (the skill mutations listed under the lineages below).
+  await expect(page.getByTestId('generation-mutations')).toHaveText([
+    '2 / 0',
+    '2 / 0',
+    '2 / 2',
+    '2 / 0',
+  ]);
   await expect(
     page.getByRole('figure', { name: 'Curriculum chart' }).locator('svg').first(),
   ).toBeVisible();

@@ -279,6 +279,12 @@ export function CurriculumPage() {
                   </>
                 ) : null}
                 <th>Rollouts</th>
+                <th
+                  className="num"
+                  title="Harder variants made for the lineages that advanced after this generation: kept (passed every gate) / refused by the gates (reasons under each lineage below)"
+                >
+                  Mutations kept / refused
+                </th>
                 <th className="num">Mean tier</th>
               </tr>
             </thead>
@@ -321,6 +327,9 @@ export function CurriculumPage() {
                   ) : null}
                   <td>
                     <GenerationRollouts runId={data.run.id} generation={generation.generation} />
+                  </td>
+                  <td className="num" data-testid="generation-mutations">
+                    {generation.mutations.accepted} / {generation.mutations.rejected}
                   </td>
                   <td className="num">{generation.meanTier.toFixed(2)}</td>
                 </tr>
