@@ -56,6 +56,8 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await page.getByRole('link', { name: 'scratch-last-line #0: passed' }).click();
   await expect(page).toHaveURL(/\/datasets\/[^/]+\/trajectories\/[^/?]+\?step=1$/);
   await expect(page.getByText('cat /data/notes.txt').first()).toBeVisible();
+  // The tools the policy had: a shell line per step, and submit.
+  await expect(page.getByTestId('context-tools')).toContainText('Tools2');
 });
 
 test('a long curriculum run can be canceled from the page', async ({ page }) => {

@@ -2,6 +2,7 @@ import type { JsonValue, Step, Trajectory } from '@terrarium/schema';
 import { z } from 'zod';
 import type { RolloutOrigin } from '../evolve/curriculum';
 import type { Rollout } from '../evolve/rollout';
+import { TERMINAL_TOOLS } from '../worlds/world-catalog';
 
 export interface RolloutTrajectoryInput {
   rollout: Rollout;
@@ -100,7 +101,8 @@ export function rolloutTrajectory(input: RolloutTrajectoryInput): Trajectory {
     domain: 'terminal',
     task: task.goal,
     systemPrompt: null,
-    tools: [],
+    // The tools the policy had (the viewer lists them; "Tools 0" read as a run without any).
+    tools: [...TERMINAL_TOOLS],
     toolsInferred: false,
     agentModel: input.policy,
     outcome: { reward: rollout.evaluation.reward, success: rollout.evaluation.passed },

@@ -107,6 +107,23 @@ export const SUBMIT_TOOL: ToolSchema = {
   },
 };
 
+/** What an agent in a terminal world gets: one shell command line per step, then submit. */
+export const TERMINAL_TOOLS: readonly ToolSchema[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'bash',
+      description: 'Run one shell command line and see its output.',
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'string' } },
+        required: ['command'],
+      },
+    },
+  },
+  SUBMIT_TOOL,
+];
+
 /** The tools (OpenAI function schemas) an agent gets for a world of this kind. */
 export function toolsFor(world: World): ToolSchema[] {
   if (isToolWorld(world)) return [...world.tools(), SUBMIT_TOOL];
@@ -127,19 +144,5 @@ export function toolsFor(world: World): ToolSchema[] {
       SUBMIT_TOOL,
     ];
   }
-  return [
-    {
-      type: 'function',
-      function: {
-        name: 'bash',
-        description: 'Run one shell command line and see its output.',
-        parameters: {
-          type: 'object',
-          properties: { command: { type: 'string' } },
-          required: ['command'],
-        },
-      },
-    },
-    SUBMIT_TOOL,
-  ];
+  return [...TERMINAL_TOOLS];
 }
