@@ -290,17 +290,6 @@ describe('/v1/envs (environment server)', () => {
       },
     });
     expect((await call('GET', '/v1/tasks/lazy-task')).status).toBe(404);
-    const good = await call('POST', '/v1/tasks', {
-      id: 'make-file',
-      goal: 'Create /made.txt containing "made".',
-      world: { id: 'scratch' },
-      verifier: {
-        checks: [{ check: { kind: 'file-equals', path: '/made.txt', content: 'made\n' } }],
-      },
-      oracle: ['echo made > /made.txt'],
-      provenance: { source: 'test', trajectory: null, steps: [] },
-    });
-    expect(good.status).toBe(201);
     const makeFile = {
       id: 'make-file',
       goal: 'Create /made.txt containing "made".',
@@ -311,6 +300,8 @@ describe('/v1/envs (environment server)', () => {
       oracle: ['echo made > /made.txt'],
       provenance: { source: 'test', trajectory: null, steps: [] },
     };
+    const good = await call('POST', '/v1/tasks', makeFile);
+    expect(good.status).toBe(201);
     // The same task again is accepted (adding is idempotent); another task under a taken id, a
     // built-in one's included, is refused: one id is one task for every session and curriculum.
     expect((await call('POST', '/v1/tasks', makeFile)).status).toBe(201);
