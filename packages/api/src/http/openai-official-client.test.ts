@@ -140,6 +140,27 @@ describe('/v1 serves the official AgentWorldBench client (real tau2 retail and S
       'model: replay@awb: no recorded transition with this history and action in the dataset; name a fallback for misses, e.g. "replay@awb+retrieval" or "replay@awb+openai:URL#MODEL"',
     );
 
+    // Retrieval misses a tool nobody recorded too, so its advice names fallbacks that answer.
+    const unlike = await post({
+      model: 'retrieval@awb',
+      messages: [{ role: 'user', content: 'qzxwvj' }],
+    });
+    expect(unlike.status).toBe(404);
+    expect(OpenAIError.parse(await unlike.json()).error.message).toMatch(
+      /; name a fallback for misses, e\.g\. "retrieval@awb\+onnx:models\/terrarium-wm-tiny" or "retrieval@awb\+openai:URL#MODEL"$/,
+    );
+    // Log-probabilities are refused, not answered with null.
+    const logprobs = await post({
+      model: 'replay@awb',
+      messages: officialChat(row),
+      logprobs: true,
+    });
+    expect(logprobs.status).toBe(400);
+    expect(OpenAIError.parse(await logprobs.json()).error).toMatchObject({
+      param: 'logprobs',
+      message: 'logprobs: token log-probabilities are not served',
+    });
+
     // An edited argument of a recorded tool: replay misses, retrieval answers from the same tool.
     const lookup = rows.find((candidate) => candidate.current_prompt.includes('get_user_details'));
     if (lookup === undefined) throw new Error('no get_user_details row');

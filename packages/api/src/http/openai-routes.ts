@@ -54,6 +54,12 @@ export const ChatCompletionRequest = z.object({
   /** A simulator gives one observation per request: more choices are refused, not dropped. */
   n: unset(z.literal(1, { error: 'only 1 choice per request is served' })),
   /**
+   * Token log-probabilities are not served (replay and retrieval generate no tokens); refused
+   * rather than answered with `logprobs: null`, which a trainer would read as missing data.
+   */
+  logprobs: unset(z.literal(false, { error: 'token log-probabilities are not served' })),
+  top_logprobs: unset(z.literal(0, { error: 'token log-probabilities are not served' })),
+  /**
    * Terrarium's extension. `dataset` (id or name): what replay and retrieval draw on, and where a
    * local retrieval-augmented model (`onnx:`) finds the recorded transitions its prompt shows
    * (without it, the model reads the action alone). `neighbors: true`: the answer's `terrarium`
@@ -266,12 +272,15 @@ function missError(body: ChatCompletionRequest, prediction: Prediction): Simulat
   const reason = missReason(prediction.provenance);
   if (reason === null) return null;
   const named = /\+(retrieval|openai:|onnx:)/.test(body.model);
+  // Only fallbacks that can answer: retrieval misses where nothing recorded is like the action, so
+  // after a retrieval miss it would miss again; a model (local or served) always answers.
+  const fallbacks = body.model.startsWith('retrieval')
+    ? [`${body.model}+onnx:models/terrarium-wm-tiny`, `${body.model}+openai:URL#MODEL`]
+    : [`${body.model}+retrieval`, `${body.model}+openai:URL#MODEL`];
   return new SimulatorError(
     'model',
     `${body.model}: ${reason}` +
-      (named
-        ? ''
-        : `; name a fallback for misses, e.g. "${body.model}+retrieval" or "${body.model}+openai:URL#MODEL"`),
+      (named ? '' : `; name a fallback for misses, e.g. "${fallbacks[0]}" or "${fallbacks[1]}"`),
     404,
   );
 }
