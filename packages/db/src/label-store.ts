@@ -140,6 +140,11 @@ export type SubmitOutcome =
 
 export interface LabelStore {
   createLabelQueue(queue: NewLabelQueue): Promise<LabelQueue>;
+  /**
+   * Deletes the queue with its items, leases, skips, labels, their history and adjudications (one
+   * statement: the foreign keys cascade); false when there is no such queue.
+   */
+  deleteLabelQueue(queueId: string): Promise<boolean>;
   listLabelQueues(): Promise<LabelQueue[]>;
   getLabelQueue(queueId: string): Promise<LabelQueue | null>;
   labelQueueItems(queueId: string): Promise<LabelQueueItemState[]>;
@@ -419,6 +424,15 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
       const stored = await queueRow(executor, id);
       if (!stored) throw new Error(`label queue ${id} vanished after it was created`);
       return stored;
+    },
+
+    async deleteLabelQueue(queueId) {
+      if (!ID_PATTERN.test(queueId)) return false;
+      const rows = await executor.query(
+        'DELETE FROM label_queues WHERE id = $1::bigint RETURNING id',
+        [queueId],
+      );
+      return rows.length > 0;
     },
 
     async listLabelQueues() {

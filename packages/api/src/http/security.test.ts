@@ -50,6 +50,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'bench.recomputeItem': 'researcher',
   // Labeling: labelers work their queues; setting queues up and judging agreement is research.
   'labels.createQueue': 'researcher',
+  'labels.deleteQueue': 'researcher',
   'labels.queues': 'labeler',
   'labels.queue': 'labeler',
   'labels.items': 'researcher',

@@ -187,6 +187,20 @@ async function checkLabelers(
   }
 }
 
+/**
+ * Deletes a queue and everything graded in it (a researcher's mistake, or a finished study whose
+ * labels were exported); how many labels went with it, for the page to confirm.
+ */
+export async function deleteQueue(
+  store: Store,
+  queueId: string,
+): Promise<{ deleted: true; labels: number }> {
+  const queue = await store.getLabelQueue(queueId);
+  if (queue === null) throw notFound(`no label queue ${queueId}`);
+  if (!(await store.deleteLabelQueue(queueId))) throw notFound(`no label queue ${queueId}`);
+  return { deleted: true, labels: queue.labels };
+}
+
 /** Leases the caller's next item and returns everything needed to grade it; null when done. */
 export async function nextItem(
   store: Store,

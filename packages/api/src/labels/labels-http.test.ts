@@ -272,6 +272,23 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect(at(again.data, 'lease', 'ordinal')).toBe(ordinal);
   });
 
+  it('deletes a queue with its labels for a researcher only, and then it is gone for everyone', async () => {
+    const queueId = await newQueue('mistake');
+    const lease = await session('bo').mutate('labels.next', { queueId });
+    const ordinal = num(at(lease.data, 'lease', 'ordinal'));
+    const scoresOf = { format: 4 };
+    expect(
+      (await session('bo').mutate('labels.submit', { queueId, ordinal, scores: scoresOf })).status,
+    ).toBe(200);
+    expect((await session('bo').mutate('labels.deleteQueue', { queueId })).status).toBe(403);
+    const deleted = await session('res').mutate('labels.deleteQueue', { queueId });
+    expect(deleted.data).toEqual({ deleted: true, labels: 1 });
+    expect((await session('res').query('labels.queue', { queueId })).status).toBe(404);
+    expect((await session('bo').mutate('labels.next', { queueId })).status).toBe(404);
+    expect(await store.listLabels(queueId)).toEqual([]);
+    expect((await session('res').mutate('labels.deleteQueue', { queueId })).status).toBe(404);
+  });
+
   it('refuses scores off the scale, naming the criterion, and anonymous callers', async () => {
     const queueId = await newQueue('scale');
     const next = await session('eli').mutate('labels.next', { queueId });

@@ -38,6 +38,10 @@ export const labelsRouter = createRouter({
     )
     .mutation(({ ctx, input }) => service.createQueue(ctx.store, ctx.principal, input)),
 
+  deleteQueue: researcherProcedure
+    .input(z.object({ queueId }))
+    .mutation(({ ctx, input }) => service.deleteQueue(ctx.store, input.queueId)),
+
   queues: labelerProcedure.query(({ ctx }) => service.workableQueues(ctx.store, ctx.principal)),
 
   queue: labelerProcedure

@@ -4,6 +4,7 @@ import { useTRPC } from '../../app/trpc';
 import { DEFAULT_SCORE } from '../../app/url-state';
 import { AccountsPanel } from '../auth/accounts-panel';
 import { CreateQueueForm } from './create-queue-form';
+import { DeleteQueueButton } from './delete-queue';
 import './labeling.css';
 
 /** Every label queue with its progress; researchers also create queues and open agreement. */
@@ -86,9 +87,12 @@ export function LabelingPage() {
                   Grade
                 </Link>{' '}
                 {researcher && (
-                  <Link to={{ page: 'label-agreement', queueId: queue.id }} className="button">
-                    Agreement
-                  </Link>
+                  <>
+                    <Link to={{ page: 'label-agreement', queueId: queue.id }} className="button">
+                      Agreement
+                    </Link>{' '}
+                    <DeleteQueueButton queue={queue} />
+                  </>
                 )}
               </td>
             </tr>
