@@ -122,6 +122,12 @@ describe('decoder on the bundled model (onnxruntime-node)', () => {
       expect(result.finishReason === 'eos' ? result.closing : '').toBe('');
       expect(result.text.endsWith(result.closing)).toBe(true);
     }
+    // A stop string cuts it as asked: nothing is invented to close what the stop left open.
+    const whole = await decoder.generate(prompt, { maxTokens: 48, grammar: 'json' });
+    const stop = whole.text.slice(12, 15);
+    const cut = await decoder.generate(prompt, { maxTokens: 48, grammar: 'json', stop: [stop] });
+    expect([cut.finishReason, cut.closing]).toEqual(['stop', '']);
+    expect(cut.text).toBe(whole.text.slice(0, whole.text.indexOf(stop)));
     // Sampling is held to it too.
     const sampled = await decoder.generate(prompt, {
       maxTokens: 40,

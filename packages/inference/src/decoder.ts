@@ -418,8 +418,12 @@ export function createDecoder({
       tokens.length = tail.tokens;
     } else if (finishReason !== 'stop') text += pieces.flush();
     departure = null;
+    // Text cut at a stop string is returned as cut, as OpenAI-compatible servers do: closing it
+    // would invent the rest (`"": null` for an object cut inside a key).
     const closing =
-      grammar === null || finishReason === 'eos' || tail !== null ? '' : grammar.closing();
+      grammar === null || finishReason === 'eos' || finishReason === 'stop' || tail !== null
+        ? ''
+        : grammar.closing();
     text += closing;
     emit(text.length);
     return {
