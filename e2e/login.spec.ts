@@ -13,6 +13,14 @@ async function logIn(page: Page, name: string, password: string): Promise<void> 
   await form.getByRole('button', { name: 'Log in' }).click();
 }
 
+/** The Labeling page from the header (where researchers manage accounts). */
+async function openLabeling(page: Page): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Labeling' })
+    .click();
+}
+
 /** Once accounts exist, the UI asks for a login; each role sees what it may. */
 test.describe('login, roles and logout in the browser', () => {
   let store: Store;
@@ -59,10 +67,7 @@ test.describe('login, roles and logout in the browser', () => {
   test('a researcher adds a labeler on the Labeling page, who then logs in', async ({ page }) => {
     await page.goto(server.url);
     await logIn(page, 'rosa', 'rosa-password-1');
-    await page
-      .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Labeling' })
-      .click();
+    await openLabeling(page);
     const accounts = page.getByRole('region', { name: 'Accounts' });
     await expect(accounts.getByTestId('account-rosa')).toContainText('you');
     const form = accounts.getByRole('form', { name: 'New account' });
@@ -112,10 +117,7 @@ test.describe('login, roles and logout in the browser', () => {
     );
 
     await logIn(page, 'rosa', 'rosa-password-1');
-    await page
-      .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Labeling' })
-      .click();
+    await openLabeling(page);
     const accounts = page.getByRole('region', { name: 'Accounts' });
     await accounts
       .getByTestId('account-noor')
