@@ -270,6 +270,27 @@ describe('/v1/envs (environment server)', () => {
       expect(step.status).toBe(400);
       expect(step.json).toMatchObject({ error: { issues: [{ field: 'action' }] } });
     }
+    // Two actions, or a setting beside the action, would be half ignored: refused by name.
+    const twoActions = await call('POST', `/v1/envs/${id}/step`, {
+      action: 'ls',
+      tool_call: { function: { name: 'bash', arguments: '{"command": "pwd"}' } },
+    });
+    expect(twoActions.status).toBe(400);
+    expect(twoActions.json).toMatchObject({
+      error: {
+        issues: [{ field: 'tool_call', message: 'unknown field: a step takes the action alone' }],
+      },
+    });
+    const extra = await call('POST', `/v1/envs/${id}/step`, { action: 'ls', seed: 3 });
+    expect(extra.json).toMatchObject({ error: { issues: [{ field: 'seed' }] } });
+    // A bare tool call keeps what its SDK put beside it (a streamed call's `index`).
+    const streamed = await call('POST', `/v1/envs/${id}/step`, {
+      index: 0,
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'bash', arguments: '{"command": "pwd"}' },
+    });
+    expect(streamed.status).toBe(200);
     const lazy = await call('POST', '/v1/tasks', {
       id: 'lazy-task',
       goal: 'Remove nothing.',

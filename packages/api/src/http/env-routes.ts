@@ -10,6 +10,7 @@ import {
   isSessionError,
   moveFromRequest,
   StepEnvRequest,
+  stepBodyExtras,
   Task,
   type CodeRunner,
   type EnvService,
@@ -292,13 +293,26 @@ async function route(
       const body =
         fast === null ? StepEnvRequest.safeParse(raw) : { success: true as const, data: fast };
       // The union's own issue names no field; every shape it accepts carries the action.
-      if (!body.success)
-        return sendError(response, 400, 'bad step: send {"action": text | tool call}', [
-          {
-            field: 'action',
-            message: 'a shell line, or an OpenAI tool call {"function": {"name", "arguments"}}',
-          },
-        ]);
+      if (!body.success) {
+        const extras = stepBodyExtras(raw);
+        return sendError(
+          response,
+          400,
+          'bad step: send {"action": text | tool call}',
+          extras.length > 0
+            ? extras.map((field) => ({
+                field,
+                message: 'unknown field: a step takes the action alone',
+              }))
+            : [
+                {
+                  field: 'action',
+                  message:
+                    'a shell line, or an OpenAI tool call {"function": {"name", "arguments"}}',
+                },
+              ],
+        );
+      }
       const world = env.sessions.worldOf(id);
       if (isSessionError(world)) return sendSessionError(response, world);
       return answer(await env.sessions.step(id, moveFromRequest(world, body.data)));

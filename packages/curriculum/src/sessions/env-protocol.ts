@@ -44,12 +44,24 @@ export type OpenAIToolCall = z.infer<typeof OpenAIToolCall>;
 /**
  * `POST /v1/envs/{id}/step` body: `{"action": "ls -la"}` (raw text), `{"action": <tool call>}`,
  * `{"tool_call": <tool call>}`, or a bare tool call. A text/plain body is raw text too.
+ * The two wrappers are strict, as the create body is: `{"action", "tool_call"}` would be two
+ * actions, and a field beside the action (`seed`, `session`) would be ignored. A bare tool call
+ * is not: clients pass on what their SDK returned (a streamed call carries `index`).
  */
 export const StepEnvRequest = z.union([
-  z.object({ action: z.union([z.string(), OpenAIToolCall]) }),
-  z.object({ tool_call: OpenAIToolCall }),
+  z.strictObject({ action: z.union([z.string(), OpenAIToolCall]) }),
+  z.strictObject({ tool_call: OpenAIToolCall }),
   OpenAIToolCall,
 ]);
+
+/** The fields a refused step body should not have had, for an error that names them. */
+export function stepBodyExtras(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const keys = Object.keys(body);
+  if (keys.includes('action')) return keys.filter((key) => key !== 'action');
+  if (keys.includes('tool_call')) return keys.filter((key) => key !== 'tool_call');
+  return [];
+}
 export type StepEnvRequest = z.infer<typeof StepEnvRequest>;
 
 function parseArguments(raw: string | Record<string, JsonValue>): JsonValue | undefined {
