@@ -9,7 +9,7 @@ import {
 } from './chat-protocol';
 import { sleep, systemClock, type Clock } from './clock';
 import { EndpointError, type EndpointErrorKind } from './errors';
-import { readSseEvents } from './sse';
+import { SseParser } from './sse';
 import { fetchTransport, replyText, type ChatTransport } from './transport';
 import { networkFailure } from './network-failure';
 
@@ -353,13 +353,14 @@ export function createEndpointPool(
       let finishReason: string | null = null;
       let model = config.model;
       let done = false;
-      for await (const data of readSseEvents(response.text)) {
+      /** One event's data; a failed attempt when the event is not a chunk. */
+      const onEvent = (data: string): Attempt | null => {
         // Read on to the end of the body after [DONE]: leaving early would cancel the body, and
         // undici then closes the connection instead of reusing it.
-        if (done) continue;
+        if (done) return null;
         if (data.trim() === '[DONE]') {
           done = true;
-          continue;
+          return null;
         }
         let json: unknown;
         try {
@@ -398,6 +399,19 @@ export function createEndpointPool(
           streamed = true;
           request.onToken?.(chunk.content, 'content');
         }
+        return null;
+      };
+      // Events parsed as each piece arrives: no promise per event, one per piece of the body.
+      const parser = new SseParser();
+      for await (const piece of response.text) {
+        for (const data of parser.push(piece)) {
+          const failed = onEvent(data);
+          if (failed !== null) return failed;
+        }
+      }
+      for (const data of parser.end()) {
+        const failed = onEvent(data);
+        if (failed !== null) return failed;
       }
       if (!done) {
         return fail('network', `${url} ended the stream before [DONE]`, !streamed);
