@@ -3,6 +3,7 @@
 // costs this thread (the pool terminates it and starts another).
 import { parentPort } from 'node:worker_threads';
 import { CustomRuleError, QuickJsSandbox, transpileCustomRule } from '@terrarium/rubrics/sandbox';
+import { chargedClock } from './charged-clock';
 import { SandboxRequest, type SandboxReply } from './sandbox-protocol';
 
 const compiledBySource = new Map<string, Promise<string>>();
@@ -22,7 +23,9 @@ function compiled(source: string, language: 'javascript' | 'typescript'): Promis
 
 const port = parentPort;
 if (port === null) throw new Error('sandbox-worker runs as a worker thread');
-const sandbox = new QuickJsSandbox();
+// A rule is charged the time it could run: a loaded machine must not fail (and score 0) a rule
+// that a quiet one passes.
+const sandbox = new QuickJsSandbox(undefined, chargedClock());
 
 port.on('message', async (message: unknown) => {
   const request = SandboxRequest.parse(message);
