@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import type { BenchRunner } from './bench/bench-service';
 import type { PromptFolder } from '@terrarium/worlds';
 import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
+import { SimulatorError } from './simulate/simulator-error';
 
 export type Role = 'researcher' | 'labeler';
 
@@ -91,11 +92,29 @@ const t = initTRPC.context<ApiContext>().create({
 
 export const createRouter = t.router;
 
+/** A SimulatorError (a bad spec, an unknown dataset: the caller's to fix) as its tRPC error. */
+export function simulatorTrpcError(error: unknown): unknown {
+  if (!(error instanceof SimulatorError)) return error;
+  const code =
+    error.status === 404 ? 'NOT_FOUND' : error.status === 501 ? 'NOT_IMPLEMENTED' : 'BAD_REQUEST';
+  return new TRPCError({ code, message: error.message, cause: error });
+}
+
+// Every procedure: a SimulatorError raised anywhere below it (services share the dataset and
+// simulator lookups) reaches the caller as its 4xx and its words, never as "internal error".
+const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof SimulatorError) {
+    throw simulatorTrpcError(result.error.cause);
+  }
+  return result;
+});
+
 /** Anyone, logged in or not. Only login, logout, whoami and health belong here. */
-export const publicProcedure = t.procedure;
+export const publicProcedure = procedure;
 
 /** Any logged-in user (researcher or labeler) or the program token. */
-export const labelerProcedure = t.procedure.use(({ ctx, next }) => {
+export const labelerProcedure = procedure.use(({ ctx, next }) => {
   const principal = ctx.principal;
   if (principal.kind === 'anonymous') {
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'log in first' });
@@ -104,7 +123,7 @@ export const labelerProcedure = t.procedure.use(({ ctx, next }) => {
 });
 
 /** Researchers and the program token: everything that is not labeling. */
-export const researcherProcedure = t.procedure.use(({ ctx, next }) => {
+export const researcherProcedure = procedure.use(({ ctx, next }) => {
   const principal = ctx.principal;
   if (principal.kind === 'anonymous') {
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'log in first' });

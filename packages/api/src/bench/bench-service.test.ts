@@ -296,7 +296,10 @@ describe('bench service on tau2 retail', () => {
     const idle: ApiContext = {
       store,
       principal: PROGRAM_PRINCIPAL,
-      benchRunner: { enqueue: async (id) => void enqueued.push(id) },
+      benchRunner: {
+        enqueue: async (id) => void enqueued.push(id),
+        checkSimulator: () => undefined,
+      },
     };
     const queued = await startRun(idle, runInput(['replay']));
     expect(queued.status).toBe('queued');
@@ -314,6 +317,24 @@ describe('bench service on tau2 retail', () => {
       code: 'NOT_FOUND',
       message: 'bench: no bench "nope" (benches: retail)',
     });
+  });
+
+  it('refuses simulators no unit could use, naming them, without storing a run', async () => {
+    // Each used to be stored and reported "done" with every unit failed and 0 items scored.
+    const before = await listRuns(ctx, 'retail');
+    const refusal = (sims: string[]) =>
+      startRun(ctx, runInput(sims)).catch((caught: unknown) => caught);
+    expect(await refusal(['replay', 'onnx:/nonexistent/model'])).toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        'sims: onnx:/nonexistent/model: no model folder at /nonexistent/model (expected config.json and onnx/model.onnx)',
+    });
+    expect(await refusal(['openai:http://example.com/v1#gpt'])).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('example.com'),
+    });
+    expect(await refusal(['oracle'])).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await listRuns(ctx, 'retail')).toEqual(before);
   });
 
   it('refuses a run on an empty split without leaving a queued run behind', async () => {

@@ -25,9 +25,8 @@ import {
 import type { PromptFolder } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
 import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
-import { simulatorTrpcError } from '../simulate/router';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
-import type { ServiceContext } from '../trpc';
+import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
@@ -62,6 +61,8 @@ export interface StartRunInput {
 /** Runs bench runs in the background: the server's job queue. */
 export interface BenchRunner {
   enqueue(runId: string): Promise<void>;
+  /** Throws a SimulatorError for a simulator the workers could not run (no unit would score). */
+  checkSimulator(sim: string): void;
 }
 
 const SUMMARY_TASKS = new Set(['overall', 'macro']);
@@ -179,6 +180,13 @@ export async function startRun(ctx: ServiceContext, input: StartRunInput): Promi
     } catch (error) {
       throw simulatorTrpcError(error);
     }
+  }
+  // A simulator no unit could use (a missing model folder, a host off the allowlist) is refused
+  // now, naming it, rather than stored as a run whose every unit fails.
+  try {
+    for (const sim of input.sims) ctx.benchRunner.checkSimulator(sim);
+  } catch (error) {
+    throw simulatorTrpcError(error);
   }
   const bench = await requireBench(ctx.store, input.bench, input.version);
   // Checked before the run is stored: a run with nothing to do would stay queued forever.

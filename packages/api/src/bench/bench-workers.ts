@@ -6,6 +6,8 @@ import {
   type JobQueue,
   type JobQueueOptions,
 } from '@terrarium/jobs';
+import { checkSimulator } from '../simulate/resolve-simulator';
+import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
 import type { BenchRunner } from './bench-service';
 import { createBenchRunDeps, type BenchRunDepsOptions } from './run-deps';
 import { warmRunLeaderboard } from './run-leaderboard';
@@ -64,6 +66,20 @@ export async function startBenchWorkers(
       runner: {
         enqueue: async (runId) => {
           await queue.enqueueBenchRun(runId);
+        },
+        // As this process's workers will resolve it; with none here (`terrarium worker`s elsewhere,
+        // their own allowlist and folders), only the spec's form can be checked.
+        checkSimulator: (sim) => {
+          if (deps === null) parseSimSpec(sim, 'sims');
+          else
+            checkSimulator(
+              sim,
+              {
+                allowlist: options.allowlist ?? endpointAllowlistFromEnv(),
+                anyOnnxPath: options.anyOnnxPath ?? false,
+              },
+              'sims',
+            );
         },
       },
       async stop() {

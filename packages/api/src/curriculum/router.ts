@@ -9,8 +9,7 @@ import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import { CurriculumRunSettings } from '@terrarium/jobs';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { simulatorTrpcError } from '../simulate/router';
-import { createRouter, researcherProcedure } from '../trpc';
+import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
 import {
   availablePolicies,
   BUILTIN_DATASET,

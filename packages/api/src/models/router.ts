@@ -1,9 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { Action, Domain, Observation, SimSpec } from '@terrarium/schema';
 import { z } from 'zod';
-import { simulatorTrpcError } from '../simulate/router';
 import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
-import { createRouter, researcherProcedure } from '../trpc';
+import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
 import { checkEndpoint } from './endpoint-health';
 import { modelEvaluation } from './model-evaluation';
 import { neighborsOfAction, neighborsOfStep } from './prompt-neighbors';

@@ -64,6 +64,16 @@ type LoadedFolder = Awaited<
 // curriculum run with a simulator holds a policy and a world model at once).
 const loaded = new LruCache<Promise<LoadedFolder>>(4);
 
+/** Why `folder` is no model folder (no config.json there), or null when it looks like one. */
+export function missingModelFolder(folder: string, field: string): SimulatorError | null {
+  const absolute = path.resolve(folder);
+  if (existsSync(path.join(absolute, 'config.json'))) return null;
+  return new SimulatorError(
+    field,
+    `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
+  );
+}
+
 /**
  * A local ONNX model folder (config.json, onnx/model.onnx) loaded with onnxruntime-node, once per
  * folder (world models and policies alike). onnxruntime is imported only when a model is first
@@ -71,14 +81,8 @@ const loaded = new LruCache<Promise<LoadedFolder>>(4);
  */
 export function loadedModelFolder(folder: string, field: string): Promise<LoadedFolder> {
   const absolute = path.resolve(folder);
-  if (!existsSync(path.join(absolute, 'config.json'))) {
-    return Promise.reject(
-      new SimulatorError(
-        field,
-        `onnx:${folder}: no model folder at ${absolute} (expected config.json and onnx/model.onnx)`,
-      ),
-    );
-  }
+  const missing = missingModelFolder(folder, field);
+  if (missing !== null) return Promise.reject(missing);
   const known = loaded.get(absolute);
   if (known !== undefined) return known;
   const load = import('@terrarium/inference/node').then(({ loadOnnxModelFolder }) =>

@@ -20,7 +20,7 @@ import { asChatCarriesIt } from './chat-input';
 import { loadDataset } from './load-trajectories';
 import { LruCache } from './lru';
 import { byRecordedRun } from './recorded-lineage';
-import { onnxSimulator, type OnnxCorpus } from './onnx-simulator';
+import { missingModelFolder, onnxSimulator, type OnnxCorpus } from './onnx-simulator';
 import { endpointClient } from './server-transport';
 import { availableSimulators, parseSimSpec, SimulatorError } from './sim-spec';
 
@@ -263,15 +263,40 @@ export function onnxModel(
   field = 'sim',
   corpus?: OnnxCorpus,
 ): Promise<WorldModel> {
-  if (!options.anyOnnxPath && !availableSimulators().some((sim) => sim.spec === spec)) {
-    return Promise.reject(
-      new SimulatorError(
-        field,
-        `${spec} is not a configured model folder; the server loads only those listed by simulate.available (add it to TERRARIUM_SIMULATORS)`,
-      ),
-    );
-  }
+  const refused = unlistedOnnx(spec, options, field);
+  if (refused !== null) return Promise.reject(refused);
   return onnxSimulator(folder, field, corpus);
+}
+
+function unlistedOnnx(
+  spec: string,
+  options: { anyOnnxPath?: boolean },
+  field: string,
+): SimulatorError | null {
+  if (options.anyOnnxPath || availableSimulators().some((sim) => sim.spec === spec)) return null;
+  return new SimulatorError(
+    field,
+    `${spec} is not a configured model folder; the server loads only those listed by simulate.available (add it to TERRARIUM_SIMULATORS)`,
+  );
+}
+
+/**
+ * Refuses, before any work starts, a simulator spec nothing could run: a malformed spec, an
+ * endpoint off the allowlist, a model folder this server does not load or that is not there.
+ * Cheap (no model is loaded, no request sent): a bench run checks its simulators with it rather
+ * than storing a run whose every unit fails.
+ */
+export function checkSimulator(
+  spec: string,
+  options: Pick<ResolveOptions, 'allowlist' | 'anyOnnxPath'>,
+  field = 'sim',
+): void {
+  const parsed = parseSimSpec(spec, field);
+  if (parsed.kind === 'openai') openAIModel(parsed.baseUrl, parsed.model, options, field);
+  if (parsed.kind === 'onnx') {
+    const refused = unlistedOnnx(spec, options, field) ?? missingModelFolder(parsed.path, field);
+    if (refused !== null) throw refused;
+  }
 }
 
 /**

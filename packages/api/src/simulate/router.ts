@@ -1,8 +1,7 @@
-import { TRPCError } from '@trpc/server';
 import { Action, SimSpec } from '@terrarium/schema';
 import { z } from 'zod';
-import { createRouter, researcherProcedure } from '../trpc';
-import { availableSimulators, SimulatorError } from './sim-spec';
+import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
+import { availableSimulators } from './sim-spec';
 import {
   forkTrajectory,
   forkTrajectoryEvents,
@@ -13,14 +12,6 @@ import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from './simulate-caps';
 import { simulateTrajectory } from './simulate-trajectory';
 
 export { MAX_SIMULATED_STEPS } from './simulate-caps';
-
-/** A SimulatorError as the tRPC error of the same meaning. */
-export function simulatorTrpcError(error: unknown): unknown {
-  if (!(error instanceof SimulatorError)) return error;
-  const code =
-    error.status === 404 ? 'NOT_FOUND' : error.status === 501 ? 'NOT_IMPLEMENTED' : 'BAD_REQUEST';
-  return new TRPCError({ code, message: error.message, cause: error });
-}
 
 const ForkInput = z.object({
   trajectoryId: z.string().min(1),

@@ -201,6 +201,14 @@ describe('simulate', () => {
     const missing = api.simulate.run({ trajectoryId: '999999', sim: 'replay' });
     await expect(missing).rejects.toBeInstanceOf(TRPCError);
     await expect(missing).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // The same lookups in other services (a bench built from a mistyped dataset) say what is
+    // wrong too: their SimulatorError was an "internal error" outside the simulate router.
+    await expect(
+      api.bench.build({ name: 'typo', datasets: ['retial'], sampling: { kind: 'agentworld' } }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'datasets: no dataset "retial" (datasets: retail)',
+    });
   });
 
   it('reads a rendered chat back into the same history and action', async () => {

@@ -2,8 +2,7 @@ import { measureSufficiency, trimReport } from '@terrarium/executable-worlds';
 import { z } from 'zod';
 import { findDataset } from '../simulate/find-trajectory';
 import { listDatasetTrajectories, loadDataset } from '../simulate/load-trajectories';
-import { simulatorTrpcError } from '../simulate/router';
-import { createRouter, researcherProcedure } from '../trpc';
+import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
 
 export const SufficiencyInput = z.object({
   /** Dataset id or name. */
