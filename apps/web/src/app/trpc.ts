@@ -18,9 +18,16 @@ export function createApiClient() {
         condition: (operation) => operation.type === 'subscription',
         // Subscriptions (a bench run's progress) stream as server-sent events on one long request.
         true: httpSubscriptionLink({ url: '/trpc' }),
-        // Unbatched: a batch answers only when its slowest query does, and the first step of a replay
-        // must not wait for the timeline markers of 10,000 steps.
-        false: httpLink({ url: '/trpc' }),
+        false: splitLink({
+          // A query's input travels in its URL, and a long one (a rule set being checked as it is
+          // typed) passed the server's header limit: 431, and the editor waited forever.
+          condition: (operation) =>
+            operation.type === 'query' && JSON.stringify(operation.input ?? null).length > 2_000,
+          true: httpLink({ url: '/trpc', methodOverride: 'POST' }),
+          // Unbatched: a batch answers only when its slowest query does, and the first step of a
+          // replay must not wait for the timeline markers of 10,000 steps.
+          false: httpLink({ url: '/trpc' }),
+        }),
       }),
     ],
   });

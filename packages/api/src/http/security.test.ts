@@ -273,6 +273,30 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(got.length).toBeGreaterThan(200);
   });
 
+  it('answers a query too long for a URL sent as a POST, under the POST rules', async () => {
+    // A rule set of ~20 KB checked as it is typed: as a GET its URL passed the header limit (431).
+    const document = `# ${'a long comment line for the rule set editor '.repeat(400)}\nid: long\nrules: []\n`;
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/trpc/rulesets.validate`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ document }),
+      });
+    const asGet = await fetch(
+      `${server.url}/trpc/rulesets.validate?input=${encodeURIComponent(JSON.stringify({ document }))}`,
+      { headers: headersOf.researcher },
+    );
+    expect(asGet.status).toBe(431);
+    const answered = await post(headersOf.researcher);
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toMatchObject({ result: { data: { ok: false } } });
+    expect((await post({ ...headersOf.researcher, origin: 'http://evil.example' })).status).toBe(
+      403,
+    );
+    expect(verdictOf((await post(headersOf.labeler)).status, null)).toBe(403);
+    expect((await post({})).status).toBe(401);
+  });
+
   it('allows and denies every HTTP route as designed', { timeout: 60_000 }, async () => {
     const got: string[] = [];
     const want: string[] = [];
