@@ -45,16 +45,6 @@ function detailOf(reward: ItemReward): JsonValue {
 }
 
 /**
- * The rule set's score of a prediction, or null when none of its weighed entries applies to it
- * (every rule out of scope, say): "does not apply" is left out of a mean, never counted as 0.
- */
-function valueOf(reward: ItemReward): number | null {
-  return reward.breakdown.some((entry) => entry.score !== null && entry.weight !== 0)
-    ? reward.score
-    : null;
-}
-
-/**
  * Scores every prediction of a bench run with a saved rule-set version and stores the scores
  * beside the run's own (source `rule`, metric `NAME@vN`, the breakdown as detail), so the run's
  * leaderboard, charts and cells show the version like any other metric. Scoring again replaces
@@ -98,7 +88,7 @@ export async function runRuleSetScoring(
             sim: prediction.sim,
             source: 'rule',
             metric: progress.metric,
-            value: valueOf(reward),
+            value: reward.score,
             detail: detailOf(reward),
           };
         }),

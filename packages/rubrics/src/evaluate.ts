@@ -49,8 +49,8 @@ export interface BreakdownEntry {
 }
 
 export interface ItemReward {
-  /** The hybrid score in [0, 1]. */
-  score: number;
+  /** The hybrid score in [0, 1]; null when nothing in the rule set applies to the item (n/a). */
+  score: number | null;
   breakdown: BreakdownEntry[];
 }
 
@@ -268,7 +268,9 @@ export function compileRuleSet(ruleSet: RuleSet): CompiledRuleSet {
       weightSum += weight;
       sum += weight * value;
     }
-    let score = weightSum > 0 ? sum / weightSum : 0;
+    // Nothing applied (every rule out of scope or without a value, no criterion scored): n/a,
+    // never 0, so that a reward, a mean or a trainer never reads "does not apply" as "wrong".
+    let score = weightSum > 0 ? sum / weightSum : null;
     const gate = ruleSet.combine.gate === undefined ? undefined : byId.get(ruleSet.combine.gate);
     if (gate?.score !== null && gate?.score !== undefined && gate.score <= 0) score = 0;
     return { score, breakdown: [...rules, ...criteria] };

@@ -11,7 +11,17 @@ const Breakdown = z.object({
 
 const RewardResponse = z.object({
   ruleSet: z.object({ name: z.string(), version: z.number().int().nullable() }),
-  results: z.array(z.object({ score: z.number().min(0).max(1), breakdown: z.array(Breakdown) })),
+  results: z.array(
+    z.object({
+      score: z
+        .number()
+        .min(0)
+        .max(1)
+        .nullable()
+        .describe('null: nothing in the rule set applies to the item (n/a, not 0)'),
+      breakdown: z.array(Breakdown),
+    }),
+  ),
 });
 
 const OpenRlhfResponse = z.object({
@@ -64,6 +74,14 @@ export function rewardOpenApi(request: z.ZodType, openRlhfRequest: z.ZodType): O
               schema: { type: 'integer', minimum: 1 },
             },
             { name: 'domain', in: 'query', required: false, schema: { type: 'string' } },
+            {
+              name: 'na',
+              in: 'query',
+              required: false,
+              description:
+                'The reward of a sample nothing in the rule set applies to; without it such a batch is a 400 naming the samples',
+              schema: { type: 'number' },
+            },
             {
               name: 'token',
               in: 'query',

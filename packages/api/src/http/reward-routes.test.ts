@@ -13,7 +13,7 @@ const RewardBody = z.object({
   ruleSet: z.object({ name: z.string(), version: z.number().nullable() }),
   results: z.array(
     z.object({
-      score: z.number(),
+      score: z.number().nullable(),
       breakdown: z.array(
         z.object({
           id: z.string(),
@@ -125,6 +125,45 @@ describe('POST /v1/reward over HTTP', () => {
       items: [body],
     });
     expect(missing.status).toBe(404);
+  });
+
+  it('gives no reward where nothing in the rule set applies: n/a, not 0', async () => {
+    const ruleSet = {
+      name: 'terminal-only',
+      rules: [
+        { id: 'exact', type: 'metric', metric: 'exact-match', scope: { domains: ['terminal'] } },
+      ],
+    };
+    await server.store.saveRuleSetVersion({
+      name: 'terminal-only',
+      document: JSON.stringify(ruleSet),
+      ruleSet,
+      author: 'test',
+      message: 'v1',
+    });
+    const native = await post('/v1/reward', {
+      ruleSet: { name: 'terminal-only' },
+      items: [
+        { prediction: 'ok', reference: 'ok', domain: 'tool' },
+        { prediction: 'ok', reference: 'ok', domain: 'terminal' },
+      ],
+    });
+    expect(RewardBody.parse(await native.json()).results.map((result) => result.score)).toEqual([
+      null,
+      1,
+    ]);
+    // OpenRLHF's rewards are numbers: a batch with such a sample is refused, naming it, unless
+    // the URL says what it earns.
+    const batch = { query: ['ok', 'ok'], prompts: ['', ''], labels: ['ok', 'ok'] };
+    const refused = await post('/v1/reward/openrlhf?ruleSet=terminal-only&domain=tool', batch);
+    expect(refused.status).toBe(400);
+    const error = ErrorBody.parse(await refused.json()).error;
+    expect(error.issues.map((issue) => issue.field)).toEqual(['query.0', 'query.1']);
+    expect(error.message).toContain('add &na=NUMBER');
+    const given = await post('/v1/reward/openrlhf?ruleSet=terminal-only&domain=tool&na=-1', batch);
+    expect(OpenRlhfBody.parse(await given.json()).rewards).toEqual([-1, -1]);
+    const scored = await post('/v1/reward/openrlhf?ruleSet=terminal-only&domain=terminal', batch);
+    expect(OpenRlhfBody.parse(await scored.json()).rewards).toEqual([1, 1]);
   });
 
   it('answers 400 naming the field', async () => {

@@ -188,8 +188,27 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
       ...(domain === undefined ? {} : { domain }),
     };
   });
+  const naText = url.searchParams.get('na');
+  const na = naText === null ? null : Number(naText);
+  if (na !== null && (naText === '' || !Number.isFinite(na))) {
+    throw new RewardRequestError(
+      'na: a number, the reward of a sample the rule set does not apply to',
+      [{ field: 'na', message: 'a number' }],
+    );
+  }
   const batch = await rewards.score(version === undefined ? { name } : { name, version }, items);
-  const rewardsOut = batch.results.map((result) => result.score);
+  // A sample nothing in the rule set applies to (every rule out of scope, criteria without a
+  // judge) has no reward. A trainer reading 0 would learn from a verdict nobody gave: refused,
+  // naming the samples, unless the URL says what such a sample earns.
+  const unscored = batch.results.flatMap((result, at) => (result.score === null ? [at] : []));
+  if (unscored.length > 0 && na === null) {
+    const message = `nothing in rule set ${name} applies to sample${unscored.length === 1 ? '' : 's'} ${unscored.join(', ')} (see /v1/reward for each breakdown): use a rule set for their domain, or add &na=NUMBER to the URL to reward them that value`;
+    throw new RewardRequestError(
+      message,
+      unscored.map((at) => ({ field: `query.${at}`, message: 'no rule or criterion applies' })),
+    );
+  }
+  const rewardsOut = batch.results.map((result) => result.score ?? na ?? 0);
   return { rewards: rewardsOut, scores: rewardsOut, extra_logs: extraLogs(batch.results) };
 }
 

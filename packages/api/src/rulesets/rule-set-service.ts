@@ -308,13 +308,19 @@ export async function previewDraft(
         domain: item.domain ?? null,
         draft: draftReward,
         saved: savedReward,
-        delta: savedReward === null ? null : draftReward.score - savedReward.score,
+        delta:
+          savedReward === null || savedReward.score === null || draftReward.score === null
+            ? null
+            : draftReward.score - savedReward.score,
       };
     }),
   );
   const items =
     input.sample.kind === 'worst'
-      ? scored.toSorted((a, b) => a.draft.score - b.draft.score).slice(0, input.sample.n)
+      ? // Worst first; items nothing applies to (n/a) last: they are not bad, only unscored.
+        scored
+          .toSorted((a, b) => (a.draft.score ?? Infinity) - (b.draft.score ?? Infinity))
+          .slice(0, input.sample.n)
       : scored;
   return {
     ok: true as const,
@@ -329,11 +335,18 @@ export async function previewDraft(
     items,
     summary: {
       items: items.length,
-      meanDraft: mean(items.map((item) => item.draft.score)),
+      // Over the items the rule set applies to: n/a is left out of a mean, never counted as 0.
+      meanDraft: mean(
+        items.flatMap((item) => (item.draft.score === null ? [] : [item.draft.score])),
+      ),
       meanSaved:
         saved === null
           ? null
-          : mean(items.flatMap((item) => (item.saved ? [item.saved.score] : []))),
+          : mean(
+              items.flatMap((item) =>
+                item.saved === null || item.saved.score === null ? [] : [item.saved.score],
+              ),
+            ),
       changed: items.filter((item) => item.delta !== null && Math.abs(item.delta) > 1e-9).length,
     },
   };
