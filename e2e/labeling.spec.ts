@@ -189,7 +189,7 @@ async function gradeAll(page: Page, keys: (item: number) => number[]): Promise<s
     seen.push(shown);
     await expect(page.getByTestId('criterion-format')).toHaveAttribute('data-selected', 'true');
     for (const key of keys(n)) await page.keyboard.press(String(key));
-    // Key 1 on the 0–1 pitfall is its first point, 0.
+    // A digit key scores the value it names: 0 on the 0–1 pitfall is 0.
     await expect(page.getByTestId('criterion-invented-outcome')).toHaveAttribute('data-value', '0');
     await page.keyboard.press('Enter');
     // In the first frame that counts the grade, the graded item is already off the screen (keys
@@ -309,7 +309,7 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await expect(lena.getByTestId('draft-restored')).toBeVisible();
   await expect(lena.getByTestId('criterion-format')).toHaveAttribute('data-value', '5');
   await expect(lena.getByLabel('Comment (c)')).toHaveValue('checked the order id');
-  const first = await gradeAll(lena, (n) => [5, n + 2, 4, 5, 1]);
+  const first = await gradeAll(lena, (n) => [5, n + 2, 4, 5, 0]);
   // Submitted drafts leave nothing behind in the browser.
   expect(
     await lena.evaluate(
@@ -319,7 +319,7 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   ).toBe(0);
 
   const lars = await logIn(browser, 'lars');
-  const second = await gradeAll(lars, (n) => [5, n + 2, 3, 5, 1]);
+  const second = await gradeAll(lars, (n) => [5, n + 2, 3, 5, 0]);
   expect(second.toSorted()).toEqual(first.toSorted());
   await expect(lars.getByTestId('labeling-scores')).toHaveCount(0);
   await expect(lars.getByTestId('labeling-other-labels')).toHaveCount(0);

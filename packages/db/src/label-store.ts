@@ -26,6 +26,8 @@ export interface LabelCriterionSpec {
   min: number;
   max: number;
   weight: number;
+  /** What each point means, keyed by the number (a rule set's `scale.labels`). */
+  labels?: Record<string, string>;
 }
 
 export interface NewLabelQueue {
@@ -233,6 +235,14 @@ function scoresOf(value: unknown): CriterionScores {
   return scores;
 }
 
+function pointLabelsOf(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const labels: Record<string, string> = {};
+  for (const [point, text] of Object.entries(value))
+    if (typeof text === 'string') labels[point] = text;
+  return labels;
+}
+
 function criteriaOf(value: unknown): LabelCriterionSpec[] {
   if (!Array.isArray(value)) throw new Error('queue criteria: expected an array');
   return value.map((entry: unknown, index) => {
@@ -247,7 +257,10 @@ function criteriaOf(value: unknown): LabelCriterionSpec[] {
     ) {
       throw new Error(`queue criteria.${index}: expected {id, text, min, max, weight}`);
     }
-    return { id, text, min, max, weight };
+    const labels = pointLabelsOf(entry['labels']);
+    return labels === undefined
+      ? { id, text, min, max, weight }
+      : { id, text, min, max, weight, labels };
   });
 }
 

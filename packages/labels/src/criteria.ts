@@ -2,8 +2,32 @@ import { JUDGE_DIMENSIONS } from '@terrarium/schema';
 import { z } from 'zod';
 
 /**
- * A rubric criterion as a labeler scores it: an integer scale and a weight. A queue keeps a copy
- * of its criteria, so editing the rule set later never changes what earlier labels meant.
+ * The most points a labeler's scale may have. Each point is a button in one row of the criteria
+ * panel, so 0–10 (the widest scale rubrics commonly use) is the limit; a wider scale is refused
+ * when the queue is made, never cut (a cut scale would normalise humans against another maximum
+ * than the judge's).
+ */
+export const MAX_SCALE_POINTS = 11;
+
+/** Why a criterion's scale cannot be labeled, or null when it can. */
+export function labelScaleProblem(criterion: {
+  id: string;
+  min: number;
+  max: number;
+}): string | null {
+  const { id, min, max } = criterion;
+  if (max <= min) return `criterion ${id}: max (${max}) must be above min (${min})`;
+  const points = max - min + 1;
+  if (points > MAX_SCALE_POINTS) {
+    return `criterion ${id}: its scale ${min}–${max} has ${points} points; labelers score at most ${MAX_SCALE_POINTS} (e.g. 0–10), so give it a shorter scale`;
+  }
+  return null;
+}
+
+/**
+ * A rubric criterion as a labeler scores it: an integer scale, what its points mean, and a weight.
+ * A queue keeps a copy of its criteria, so editing the rule set later never changes what earlier
+ * labels meant.
  */
 export const LabelCriterion = z
   .object({
@@ -12,11 +36,12 @@ export const LabelCriterion = z
     min: z.number().int(),
     max: z.number().int(),
     weight: z.number(),
+    /** What each point of the scale means, keyed by the number (as a rule set's `scale.labels`). */
+    labels: z.record(z.string(), z.string().max(500)).optional(),
   })
-  .refine((criterion) => criterion.max > criterion.min && criterion.max - criterion.min <= 9, {
-    // 1-9 keys score a criterion, so a scale has at most ten points (min..min+9).
-    message: 'max must be above min, by at most 9',
-    path: ['max'],
+  .superRefine((criterion, ctx) => {
+    const problem = labelScaleProblem(criterion);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, path: ['max'] });
   });
 export type LabelCriterion = z.infer<typeof LabelCriterion>;
 
@@ -43,7 +68,7 @@ export interface RuleSetCriterionLike {
   text: string;
   weight?: number | undefined;
   category?: string | undefined;
-  scale: { min: number; max: number };
+  scale: { min: number; max: number; labels?: Record<string, string> | undefined };
   /** Criteria scored by a local rule are not for people. */
   rule?: string | undefined;
 }
@@ -55,7 +80,11 @@ const CATEGORY_WEIGHT: Record<string, number> = {
   pitfall: -0.9,
 };
 
-/** The criteria of a rule set that people score (those without a local rule). */
+/**
+ * The criteria of a rule set that people score (those without a local rule), on their own scales
+ * with their points' meanings. A scale too wide to label is kept as it is: `labelScaleProblem`
+ * says why a queue refuses it.
+ */
 export function criteriaForLabelers(criteria: readonly RuleSetCriterionLike[]): LabelCriterion[] {
   return criteria
     .filter((criterion) => criterion.rule === undefined)
@@ -63,8 +92,9 @@ export function criteriaForLabelers(criteria: readonly RuleSetCriterionLike[]): 
       id: criterion.id,
       text: criterion.text,
       min: criterion.scale.min,
-      max: Math.min(criterion.scale.max, criterion.scale.min + 9),
+      max: criterion.scale.max,
       weight: criterion.weight ?? CATEGORY_WEIGHT[criterion.category ?? 'important'] ?? 1,
+      ...(criterion.scale.labels === undefined ? {} : { labels: { ...criterion.scale.labels } }),
     }));
 }
 

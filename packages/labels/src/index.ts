@@ -2,6 +2,8 @@ export {
   criteriaForLabelers,
   DEFAULT_CRITERIA,
   LabelCriterion,
+  labelScaleProblem,
+  MAX_SCALE_POINTS,
   normalizeScore,
   type RuleSetCriterionLike,
 } from './criteria';

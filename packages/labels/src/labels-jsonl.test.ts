@@ -23,6 +23,7 @@ describe('labels JSONL', () => {
           scores: { facts: 4, format: null },
           comment: 'ids differ',
           flagged: true,
+          lines: { facts: 1, format: 2 },
         },
       ],
       errors: [],
@@ -102,6 +103,7 @@ describe('labels JSONL', () => {
         value: 3,
         comment: 'between the two',
         researcherName: 'res',
+        line: 2,
       },
     ]);
   });
@@ -116,5 +118,22 @@ describe('labels JSONL', () => {
     expect(parsed.errors.map((error) => error.line)).toEqual([3, 4]);
     expect(parsed.errors[0]?.reason).toBe('not JSON');
     expect(parsed.errors[1]?.reason).toMatch(/^value: /);
+  });
+
+  it('keeps the line of every value, so checks after parsing can name it', () => {
+    const parsed = parseLabelsJsonl(
+      [
+        '{"item":"a","labeler":"bo","criterion":"facts","value":2}',
+        '',
+        '{"item":"b","labeler":"bo","criterion":"facts","value":1}',
+        '{"item":"a","labeler":"bo","criterion":"format","value":3}',
+        '{"item":"a","labeler":"res","criterion":"facts","value":2,"adjudicated":true}',
+      ].join('\n'),
+    );
+    expect(parsed.labels.map((label) => [label.itemId, label.lines])).toEqual([
+      ['a', { facts: 1, format: 4 }],
+      ['b', { facts: 3 }],
+    ]);
+    expect(parsed.adjudications.map((entry) => entry.line)).toEqual([5]);
   });
 });

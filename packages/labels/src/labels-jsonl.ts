@@ -99,6 +99,8 @@ export interface ParsedLabel {
   scores: Record<string, number | null>;
   comment: string;
   flagged: boolean;
+  /** The 1-based line each criterion's value came from, for errors found after parsing. */
+  lines: Record<string, number>;
 }
 
 export interface ParsedAdjudication {
@@ -107,6 +109,8 @@ export interface ParsedAdjudication {
   value: number | null;
   comment: string;
   researcherName: string;
+  /** 1-based. */
+  line: number;
 }
 
 export interface LabelLineError {
@@ -154,6 +158,7 @@ export function parseLabelsJsonl(text: string): {
         value: line.value,
         comment: line.comment ?? '',
         researcherName: line.labeler,
+        line: index + 1,
       });
       return;
     }
@@ -164,8 +169,10 @@ export function parseLabelsJsonl(text: string): {
       scores: {},
       comment: '',
       flagged: false,
+      lines: {},
     };
     label.scores[line.criterion] = line.value;
+    label.lines[line.criterion] = index + 1;
     if (line.comment !== undefined && line.comment !== '') label.comment = line.comment;
     if (line.flagged === true) label.flagged = true;
     byKey.set(key, label);

@@ -3,6 +3,7 @@ import type { LabelQueue, StoredLabel, Store } from '@terrarium/db';
 import {
   criteriaForLabelers,
   DEFAULT_CRITERIA,
+  labelScaleProblem,
   labelsToJsonl,
   parseLabelsJsonl,
   ruleJudgeGaps,
@@ -10,6 +11,7 @@ import {
   type LabelCriterion,
   type LabelLineError,
   type ParsedAdjudication,
+  type ParsedLabel,
   type QueueSelection,
 } from '@terrarium/labels';
 import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
@@ -143,6 +145,15 @@ export async function createQueue(
   }
   if (new Set(criteria.map((criterion) => criterion.id)).size !== criteria.length) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'criteria: ids must be unique' });
+  }
+  // A scale too wide for a button per point is refused by name, never cut: a cut scale would put
+  // human scores on another maximum than the judge's.
+  const scaleProblems = criteria.flatMap((criterion) => labelScaleProblem(criterion) ?? []);
+  if (scaleProblems.length > 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `${input.criteria === undefined ? 'ruleSet' : 'criteria'}: ${scaleProblems.join('; ')}`,
+    });
   }
   if (input.labelers !== undefined) await checkLabelers(store, input.labelers, input.labelsPerItem);
   return store.createLabelQueue({
@@ -311,24 +322,33 @@ export function adjudicationProblem(
     : `value: ${criterion.id} takes an integer from ${criterion.min} to ${criterion.max}`;
 }
 
+/** The first score of no criterion or off its criterion's scale, or null when all are on it. */
+function scoreProblem(
+  criteria: readonly LabelCriterion[],
+  scores: Record<string, number | null>,
+): { criterion: string; message: string } | null {
+  const known = new Map(criteria.map((criterion) => [criterion.id, criterion]));
+  for (const [id, value] of Object.entries(scores)) {
+    const criterion = known.get(id);
+    if (criterion === undefined)
+      return { criterion: id, message: `scores.${id}: no such criterion` };
+    if (!isOnScale(criterion, value)) {
+      return {
+        criterion: id,
+        message: `scores.${id}: an integer from ${criterion.min} to ${criterion.max}`,
+      };
+    }
+  }
+  return null;
+}
+
 /** Scores must be integers on each criterion's scale (or null); unknown criteria are refused. */
 export function checkScores(
   criteria: readonly LabelCriterion[],
   scores: Record<string, number | null>,
 ): void {
-  const known = new Map(criteria.map((criterion) => [criterion.id, criterion]));
-  for (const [id, value] of Object.entries(scores)) {
-    const criterion = known.get(id);
-    if (criterion === undefined) {
-      throw new TRPCError({ code: 'BAD_REQUEST', message: `scores.${id}: no such criterion` });
-    }
-    if (!isOnScale(criterion, value)) {
-      throw new TRPCError({
-        code: 'BAD_REQUEST',
-        message: `scores.${id}: an integer from ${criterion.min} to ${criterion.max}`,
-      });
-    }
-  }
+  const problem = scoreProblem(criteria, scores);
+  if (problem !== null) throw new TRPCError({ code: 'BAD_REQUEST', message: problem.message });
 }
 
 export interface SubmitInput {
@@ -431,34 +451,148 @@ export async function exportJsonl(store: Store, queueId: string): Promise<string
   });
 }
 
+/** What an import did: labels by how they compare with the queue's, settled values likewise. */
+export interface ImportOutcome {
+  /** Labels written: `added` + `replaced`. */
+  imported: number;
+  /** Labels of a labeler the item had none from. */
+  added: number;
+  /** Labels that changed the same labeler's earlier label of the item. */
+  replaced: number;
+  /** Labels equal to the labeler's stored one (an export read back in): not written again. */
+  unchanged: number;
+  /** Settled values stored. */
+  adjudicated: number;
+  /** Settled values equal to the item's latest for the criterion: not stored again. */
+  adjudicationsUnchanged: number;
+  unknownItems: string[];
+  /** Lines refused, by 1-based line number. */
+  errors: LabelLineError[];
+}
+
+/**
+ * Reads labels (and settled values) into a queue. A line naming a labeler or researcher who is no
+ * account refuses the whole file, so no invented labeler changes α or completes an item; other
+ * bad lines are reported and the rest import. A label equal to the one stored is left alone.
+ */
 export async function importJsonl(
   store: Store,
   queueId: string,
   text: string,
-): Promise<{
-  imported: number;
-  adjudicated: number;
-  unknownItems: string[];
-  errors: LabelLineError[];
-}> {
+): Promise<ImportOutcome> {
   const queue = await requireQueue(store, queueId);
   const { labels, adjudications, errors } = parseLabelsJsonl(text);
-  const valid = labels.filter((label) => {
-    try {
-      checkScores(queue.criteria, label.scores);
-      return true;
-    } catch (error) {
-      errors.push({
-        line: 0,
-        reason: `${label.itemId} by ${label.labelerName}: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      return false;
+  const stored = await store.listLabels(queue.id);
+  await refuseUnknownNames(store, queue.id, stored, labels, adjudications);
+  const itemIds = new Set((await store.labelQueueItems(queue.id)).map((item) => item.itemId));
+  const unknownItems = new Set<string>();
+  const toStore: ParsedLabel[] = [];
+  let added = 0;
+  let unchanged = 0;
+  for (const label of labels) {
+    if (!itemIds.has(label.itemId)) {
+      unknownItems.add(label.itemId);
+      continue;
     }
+    const problem = scoreProblem(queue.criteria, label.scores);
+    if (problem !== null) {
+      errors.push({
+        line: label.lines[problem.criterion] ?? firstLine(label),
+        reason: `${label.itemId} by ${label.labelerName}: ${problem.message}`,
+      });
+      continue;
+    }
+    // The store replaces the first label by the same name on the item; so is it compared here.
+    const current = stored.find(
+      (entry) => entry.itemId === label.itemId && entry.labelerName === label.labelerName,
+    );
+    if (current === undefined) added++;
+    else if (sameLabel(current, label)) {
+      unchanged++;
+      continue;
+    }
+    toStore.push(label);
+  }
+  const result = await store.importLabels(
+    queue.id,
+    toStore.map(({ itemId, labelerName, scores, comment, flagged }) => ({
+      itemId,
+      labelerName,
+      scores,
+      comment,
+      flagged,
+    })),
+  );
+  const settled = await importAdjudications(store, queue, adjudications, errors);
+  for (const itemId of [...result.unknownItems, ...settled.unknownItems]) unknownItems.add(itemId);
+  return {
+    imported: result.imported,
+    added,
+    replaced: result.imported - added,
+    unchanged,
+    adjudicated: settled.stored,
+    adjudicationsUnchanged: settled.unchanged,
+    unknownItems: [...unknownItems],
+    errors: errors.toSorted((a, b) => a.line - b.line),
+  };
+}
+
+function firstLine(label: ParsedLabel): number {
+  return Math.min(...Object.values(label.lines));
+}
+
+function sameLabel(stored: StoredLabel, label: ParsedLabel): boolean {
+  const ids = Object.keys(stored.scores);
+  return (
+    stored.comment === label.comment &&
+    stored.flagged === label.flagged &&
+    ids.length === Object.keys(label.scores).length &&
+    ids.every((id) => id in label.scores && label.scores[id] === stored.scores[id])
+  );
+}
+
+/** Lines shown per unknown name: a mistyped name can cover thousands. */
+const LINES_NAMED = 10;
+
+/**
+ * Refuses the import when a line names someone who is no account: an invented labeler would count
+ * in α like a real one and complete items. Names the queue already holds labels or settled values
+ * under are known too (a removed account's labels stay, and an export of them reads back in), and
+ * so is `program`, the name the program token labels under.
+ */
+async function refuseUnknownNames(
+  store: Store,
+  queueId: string,
+  stored: readonly StoredLabel[],
+  labels: readonly ParsedLabel[],
+  adjudications: readonly ParsedAdjudication[],
+): Promise<void> {
+  const linesByName = new Map<string, number[]>();
+  const note = (name: string, lines: readonly number[]) =>
+    linesByName.set(name, [...(linesByName.get(name) ?? []), ...lines]);
+  for (const label of labels) note(label.labelerName, Object.values(label.lines));
+  for (const adjudication of adjudications) note(adjudication.researcherName, [adjudication.line]);
+  if (linesByName.size === 0) return;
+  const known = new Set([
+    'program',
+    ...(await store.listUsers()).map((user) => user.name),
+    ...stored.map((label) => label.labelerName),
+    ...(adjudications.length === 0
+      ? []
+      : (await store.listAdjudications(queueId)).map((entry) => entry.researcherName)),
+  ]);
+  const unknown = [...linesByName].filter(([name]) => !known.has(name));
+  if (unknown.length === 0) return;
+  const named = unknown.map(([name, lines]) => {
+    const sorted = lines.toSorted((a, b) => a - b);
+    const shown = sorted.slice(0, LINES_NAMED).join(', ');
+    const more = sorted.length > LINES_NAMED ? ` and ${sorted.length - LINES_NAMED} more` : '';
+    return `${name} (line${sorted.length === 1 ? '' : 's'} ${shown}${more})`;
   });
-  const result = await store.importLabels(queue.id, valid);
-  const adjudicated = await importAdjudications(store, queue, adjudications, errors);
-  const unknownItems = [...new Set([...result.unknownItems, ...adjudicated.unknownItems])];
-  return { imported: result.imported, adjudicated: adjudicated.stored, unknownItems, errors };
+  throw new TRPCError({
+    code: 'BAD_REQUEST',
+    message: `labeler: no account named ${named.join(', ')}; nothing was imported. Add the account (Accounts on the Labeling page, or terrarium users add) or correct the name.`,
+  });
 }
 
 /**
@@ -470,8 +604,8 @@ async function importAdjudications(
   queue: LabelQueue,
   adjudications: readonly ParsedAdjudication[],
   errors: LabelLineError[],
-): Promise<{ stored: number; unknownItems: string[] }> {
-  if (adjudications.length === 0) return { stored: 0, unknownItems: [] };
+): Promise<{ stored: number; unchanged: number; unknownItems: string[] }> {
+  if (adjudications.length === 0) return { stored: 0, unchanged: 0, unknownItems: [] };
   const ordinals = new Map(
     (await store.labelQueueItems(queue.id)).map((item) => [item.itemId, item.ordinal]),
   );
@@ -483,6 +617,7 @@ async function importAdjudications(
   );
   const unknownItems = new Set<string>();
   let stored = 0;
+  let unchanged = 0;
   for (const adjudication of adjudications) {
     const ordinal = ordinals.get(adjudication.itemId);
     if (ordinal === undefined) {
@@ -492,13 +627,16 @@ async function importAdjudications(
     const problem = adjudicationProblem(queue, adjudication.criterion, adjudication.value);
     if (problem !== null) {
       errors.push({
-        line: 0,
+        line: adjudication.line,
         reason: `${adjudication.itemId} adjudicated by ${adjudication.researcherName}: ${problem}`,
       });
       continue;
     }
     const current = latest.get(JSON.stringify([adjudication.itemId, adjudication.criterion]));
-    if (current?.value === adjudication.value && current.comment === adjudication.comment) continue;
+    if (current?.value === adjudication.value && current.comment === adjudication.comment) {
+      unchanged++;
+      continue;
+    }
     await store.adjudicate(
       queue.id,
       ordinal,
@@ -509,7 +647,7 @@ async function importAdjudications(
     );
     stored++;
   }
-  return { stored, unknownItems: [...unknownItems] };
+  return { stored, unchanged, unknownItems: [...unknownItems] };
 }
 
 /**

@@ -399,11 +399,15 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     const target = await newQueue('target');
     const imported = await session('res').mutate('labels.importJsonl', {
       queueId: target,
-      text: `${text}{"item":"nope","labeler":"x","criterion":"format","value":1}\nnot json\n`,
+      text: `${text}{"item":"nope","labeler":"bo","criterion":"format","value":1}\nnot json\n`,
     });
     expect(imported.data).toEqual({
       imported: 1,
+      added: 1,
+      replaced: 0,
+      unchanged: 0,
       adjudicated: 0,
+      adjudicationsUnchanged: 0,
       unknownItems: ['nope'],
       errors: [{ line: 4, reason: 'not JSON' }],
     });
@@ -465,7 +469,16 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       queueId: target,
       text: again,
     });
-    expect(readBack.data).toEqual({ imported: 1, adjudicated: 0, unknownItems: [], errors: [] });
+    expect(readBack.data).toEqual({
+      imported: 0,
+      added: 0,
+      replaced: 0,
+      unchanged: 1,
+      adjudicated: 0,
+      adjudicationsUnchanged: 1,
+      unknownItems: [],
+      errors: [],
+    });
     const after = await session('res').query('labels.labels', { queueId: target });
     expect(Array.isArray(after.data) ? after.data.length : null).toBe(1);
     // Into the source queue: ana's label there is replaced by the same one, the value is settled.
@@ -473,7 +486,16 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       queueId: source,
       text: again,
     });
-    expect(intoSource.data).toEqual({ imported: 1, adjudicated: 1, unknownItems: [], errors: [] });
+    expect(intoSource.data).toEqual({
+      imported: 0,
+      added: 0,
+      replaced: 0,
+      unchanged: 1,
+      adjudicated: 1,
+      adjudicationsUnchanged: 0,
+      unknownItems: [],
+      errors: [],
+    });
     const sourceLabels = await session('res').query('labels.labels', { queueId: source });
     expect(Array.isArray(sourceLabels.data) ? sourceLabels.data.length : null).toBe(1);
     expect(at(sourceLabels.data, 0, 'origin')).toBe('queue');
@@ -481,6 +503,140 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect(
       at(settled.data, 0, 'criterion') === 'quality' ? at(settled.data, 0, 'value') : null,
     ).toBe(3);
+  });
+
+  it('refuses a whole import naming a labeler who has no account, with the lines that name them', async () => {
+    const queueId = await newQueue('import names');
+    const next = await session('ana').mutate('labels.next', { queueId });
+    const itemId = str(at(next.data, 'item', 'id'));
+    await session('ana').mutate('labels.release', {
+      queueId,
+      ordinal: num(at(next.data, 'lease', 'ordinal')),
+    });
+    const line = (labeler: string, criterion: string, value: number, extra = '') =>
+      `{"item":"${itemId}","labeler":"${labeler}","criterion":"${criterion}","value":${value}${extra}}`;
+    const refused = await session('res').mutate('labels.importJsonl', {
+      queueId,
+      text: [
+        line('ana', 'format', 4),
+        line('zed', 'format', 2),
+        line('zed', 'quality', 2),
+        line('nobody', 'quality', 3, ',"adjudicated":true'),
+        line('bo', 'format', 5),
+      ].join('\n'),
+    });
+    expect([refused.status, at(refused.data, 'error', 'message')]).toEqual([
+      400,
+      'labeler: no account named zed (lines 2, 3), nobody (line 4); nothing was imported. Add the account (Accounts on the Labeling page, or terrarium users add) or correct the name.',
+    ]);
+    // All or nothing: ana's and bo's lines did not land either, and no item looks labeled.
+    expect(await store.listLabels(queueId)).toEqual([]);
+    expect(await store.listAdjudications(queueId)).toEqual([]);
+    expect((await store.labelQueueItems(queueId)).filter((item) => item.labelCount > 0)).toEqual(
+      [],
+    );
+
+    // A value off the scale is reported on its own line; the rest import, and counts say how
+    // each label compares with the queue's.
+    const first = await session('res').mutate('labels.importJsonl', {
+      queueId,
+      text: [line('ana', 'format', 4), line('bo', 'format', 3), line('bo', 'quality', 9)].join(
+        '\n',
+      ),
+    });
+    expect(first.data).toEqual({
+      imported: 1,
+      added: 1,
+      replaced: 0,
+      unchanged: 0,
+      adjudicated: 0,
+      adjudicationsUnchanged: 0,
+      unknownItems: [],
+      errors: [{ line: 3, reason: `${itemId} by bo: scores.quality: an integer from 1 to 5` }],
+    });
+    const second = await session('res').mutate('labels.importJsonl', {
+      queueId,
+      text: [line('ana', 'format', 4), line('bo', 'format', 3), line('cy', 'format', 2)].join('\n'),
+    });
+    expect(second.data).toMatchObject({ imported: 2, added: 2, replaced: 0, unchanged: 1 });
+    const third = await session('res').mutate('labels.importJsonl', {
+      queueId,
+      text: [line('ana', 'format', 5), line('bo', 'format', 3), line('cy', 'format', 2)].join('\n'),
+    });
+    expect(third.data).toMatchObject({ imported: 1, added: 0, replaced: 1, unchanged: 2 });
+    const labels = await store.listLabels(queueId);
+    expect(labels.map((label) => [label.labelerName, label.scores])).toEqual([
+      ['ana', { format: 5 }],
+      ['bo', { format: 3 }],
+      ['cy', { format: 2 }],
+    ]);
+  });
+
+  it('keeps a rule set’s 0–10 scale and its point labels in the queue, and refuses a wider one by name', async () => {
+    const res = session('res');
+    const saved = await res.mutate('rulesets.save', {
+      document: gradedRuleSet([
+        { id: 'overall', text: 'How good a stand-in is it?', scale: { min: 0, max: 10 } },
+        {
+          id: 'correct',
+          text: 'Are the values right?',
+          scale: { min: 1, max: 3, labels: { '1': 'wrong', '2': 'partly', '3': 'right' } },
+        },
+      ]),
+      message: 'a ten-point scale',
+    });
+    expect(at(saved.data, 'version')).toBe(1);
+    const expected = [
+      { id: 'overall', text: 'How good a stand-in is it?', min: 0, max: 10, weight: 0.7 },
+      {
+        id: 'correct',
+        text: 'Are the values right?',
+        min: 1,
+        max: 3,
+        weight: 0.7,
+        labels: { '1': 'wrong', '2': 'partly', '3': 'right' },
+      },
+    ];
+    const created = await res.mutate('labels.createQueue', {
+      name: 'ten points',
+      runId,
+      selection: { kind: 'random', count: 2, seed: 4 },
+      ruleSet: { name: 'graded', version: 1 },
+    });
+    expect(at(created.data, 'criteria')).toEqual(expected);
+    const queueId = str(at(created.data, 'id'));
+    expect(at((await session('dee').query('labels.queue', { queueId })).data, 'criteria')).toEqual(
+      expected,
+    );
+    const next = await session('dee').mutate('labels.next', { queueId });
+    expect(at(next.data, 'queue', 'criteria')).toEqual(expected);
+    const submitted = await session('dee').mutate('labels.submit', {
+      queueId,
+      ordinal: num(at(next.data, 'lease', 'ordinal')),
+      scores: { overall: 10, correct: 3 },
+    });
+    expect([submitted.status, at(submitted.data, 'scores')]).toEqual([
+      200,
+      { overall: 10, correct: 3 },
+    ]);
+
+    await res.mutate('rulesets.save', {
+      document: gradedRuleSet([
+        { id: 'percent', text: 'How much of it is right?', scale: { min: 0, max: 100 } },
+      ]),
+      message: 'a percentage',
+    });
+    const before = (await res.query('labels.queues', {})).data;
+    const wide = await res.mutate('labels.createQueue', {
+      name: 'percent',
+      runId,
+      ruleSet: { name: 'graded', version: 2 },
+    });
+    expect([wide.status, at(wide.data, 'error', 'message')]).toEqual([
+      400,
+      'ruleSet: criterion percent: its scale 0–100 has 101 points; labelers score at most 11 (e.g. 0–10), so give it a shorter scale',
+    ]);
+    expect((await res.query('labels.queues', {})).data).toEqual(before);
   });
 
   it('measures agreement between two blind labelers and against the rules, per criterion', async () => {
@@ -633,6 +789,16 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     }
   }, 60_000);
 });
+
+/** A rule set `graded` of these criteria alone, as a document to save. */
+function gradedRuleSet(criteria: unknown[]): string {
+  return JSON.stringify({
+    name: 'graded',
+    rules: [],
+    criteria,
+    combine: { rules: 0, criteria: 1 },
+  });
+}
 
 /** An OpenAI-compatible judge on 127.0.0.1 whose answer is computed from the prompt it gets. */
 function scriptedJudge(

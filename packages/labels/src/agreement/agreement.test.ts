@@ -104,6 +104,29 @@ describe("Cohen's kappa", () => {
     expect(cohenKappa(pairs, 'none')).toBeCloseTo(1 - 1 / 2.75, 12);
     expect(cohenKappa([[1, 1]], 'none')).toBeNull();
   });
+
+  it('is exactly 0, not a negative zero, where agreement is at chance', () => {
+    // Observed and chance disagreement are equal here; in floating point 1 − o/e came out
+    // −2.2e-16, which `labels agreement` printed as "-0.000".
+    const quadratic = cohenKappa(
+      [
+        [0, 1],
+        [1, 0],
+        [3, 1],
+      ],
+      'quadratic',
+    );
+    const nominal = cohenKappa(
+      [
+        [2, 2],
+        [1, 0],
+        [0, 1],
+      ],
+      'none',
+    );
+    expect([quadratic, nominal]).toEqual([0, 0]);
+    expect([quadratic?.toFixed(3), nominal?.toFixed(3)]).toEqual(['0.000', '0.000']);
+  });
 });
 
 const alpha = (sample: readonly (RatingValue | null)[][]) => krippendorffAlpha(sample, 'interval');

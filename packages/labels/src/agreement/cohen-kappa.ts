@@ -32,18 +32,21 @@ export function cohenKappa(
   const rows = matrix.map((row) => row.reduce((sum, value) => sum + value, 0));
   const columns = categories.map((_, j) => matrix.reduce((sum, row) => sum + (row[j] ?? 0), 0));
   const n = pairs.length;
+  // Integer weights and both sums scaled by n (the (k − 1)² of quadratic weights and the 1/n of
+  // chance cancel in the ratio): the sums are exact, so chance-level agreement is exactly 0, not
+  // the −2.2e-16 that `1 − observed / expected` in floating point gives (printed "-0.000").
   const weight = (i: number, j: number) =>
-    weighting === 'none' ? (i === j ? 0 : 1) : (i - j) ** 2 / (k - 1) ** 2;
+    weighting === 'none' ? (i === j ? 0 : 1) : (i - j) ** 2;
   let observed = 0;
   let expected = 0;
   for (let i = 0; i < k; i++)
     for (let j = 0; j < k; j++) {
       const w = weight(i, j);
-      observed += w * (matrix[i]?.[j] ?? 0);
-      expected += (w * (rows[i] ?? 0) * (columns[j] ?? 0)) / n;
+      observed += w * (matrix[i]?.[j] ?? 0) * n;
+      expected += w * (rows[i] ?? 0) * (columns[j] ?? 0);
     }
   if (expected === 0) return null;
-  return 1 - observed / expected;
+  return (expected - observed) / expected;
 }
 
 export interface ConfusionMatrix {

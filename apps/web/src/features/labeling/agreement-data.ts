@@ -1,5 +1,6 @@
 import type { QueueAgreement } from '@terrarium/api';
 import type { Interval } from '@terrarium/labels';
+import { plural } from '../../app/format';
 
 /** One bar: a criterion's statistic with its 95% interval (recharts error bars take [−, +]). */
 export interface AgreementBar {
@@ -92,8 +93,16 @@ export function judgeDeltas(before: QueueAgreement, after: QueueAgreement): Agre
   });
 }
 
+/** A statistic to two decimals; one that rounds to zero reads 0.00 whatever its sign. */
 export function formatStat(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : value.toFixed(2);
+  if (value === null || value === undefined) return '—';
+  const text = value.toFixed(2);
+  return text === '-0.00' ? '0.00' : text;
+}
+
+/** A chart tooltip's value as the tables beside the chart print it. */
+export function formatChartValue(value: unknown): string {
+  return typeof value === 'number' ? formatStat(value) : String(value);
 }
 
 /**
@@ -106,4 +115,43 @@ export function formatInterval(
   return interval === undefined || interval.low === null || interval.high === null
     ? 'no interval'
     : `[${formatStat(interval.low)}, ${formatStat(interval.high)}]`;
+}
+
+/** What `labels.importJsonl` answers, as far as the page tells it. */
+export interface ImportCounts {
+  added: number;
+  replaced: number;
+  unchanged: number;
+  adjudicated: number;
+  adjudicationsUnchanged: number;
+  unknownItems: readonly string[];
+  errors: readonly { line: number; reason: string }[];
+}
+
+/**
+ * One line on what an import did: labels new, replaced and unchanged (an export read back in is
+ * all unchanged), settled values likewise, items not in the queue, and the first refused line.
+ */
+export function importSummary(counts: ImportCounts): string {
+  const read = counts.added + counts.replaced + counts.unchanged;
+  const parts = [
+    `Read ${plural(read, 'label')}: ${counts.added} new, ${counts.replaced} replaced, ${counts.unchanged} unchanged`,
+  ];
+  const settled = counts.adjudicated + counts.adjudicationsUnchanged;
+  if (settled > 0) {
+    parts.push(
+      `${plural(settled, 'settled value')}: ${counts.adjudicated} new, ${counts.adjudicationsUnchanged} unchanged`,
+    );
+  }
+  const unknown = counts.unknownItems.length;
+  if (unknown > 0) {
+    parts.push(`${plural(unknown, 'item')} ${unknown === 1 ? 'is' : 'are'} not in this queue`);
+  }
+  const [first] = counts.errors;
+  if (first !== undefined) {
+    parts.push(
+      `${plural(counts.errors.length, 'bad line')} (first: line ${first.line}: ${first.reason})`,
+    );
+  }
+  return parts.join('; ');
 }

@@ -18,8 +18,10 @@ import { useTRPC } from '../../app/trpc';
 import {
   alphaBars,
   alphaRange,
+  formatChartValue,
   formatInterval,
   formatStat,
+  importSummary,
   spearmanBars,
   type AgreementBar,
 } from './agreement-data';
@@ -68,7 +70,7 @@ function StatChart({
               <CartesianGrid strokeDasharray="3 3" />
               <XAxis dataKey="criterion" />
               <YAxis domain={[-1, 1]} />
-              <Tooltip />
+              <Tooltip formatter={formatChartValue} />
               <Bar dataKey="value" fill="#2458b3" isAnimationActive={false}>
                 <ErrorBar dataKey="error" width={6} stroke="#111" />
               </Bar>
@@ -184,12 +186,6 @@ function Versus({
   );
 }
 
-/** A refused line as the import reports it; checks made after parsing know the item, not the line. */
-function lineOf(error: { line: number; reason: string } | undefined): string {
-  if (error === undefined) return '';
-  return error.line > 0 ? `line ${error.line}: ${error.reason}` : error.reason;
-}
-
 function formatRange(range: { low: number; high: number }): string {
   return range.low === range.high
     ? formatStat(range.low)
@@ -246,7 +242,10 @@ export function AgreementPage({ queueId }: { queueId: string }) {
               accept=".jsonl,.ndjson,.json"
               hidden
               onChange={async (event) => {
-                const file = event.target.files?.[0];
+                const input = event.target;
+                const file = input.files?.[0];
+                // Cleared, so that choosing the same file again (an export read back) imports it.
+                input.value = '';
                 if (file) imported.mutate({ queueId, text: await file.text() });
               }}
             />
@@ -254,14 +253,13 @@ export function AgreementPage({ queueId }: { queueId: string }) {
         </span>
       </header>
       {imported.data && (
-        <p className="status" role="status">
-          Imported {plural(imported.data.imported, 'label')}
-          {imported.data.adjudicated > 0 &&
-            ` and ${plural(imported.data.adjudicated, 'settled value')}`}
-          {imported.data.unknownItems.length > 0 &&
-            `; ${plural(imported.data.unknownItems.length, 'item')} ${imported.data.unknownItems.length === 1 ? 'is' : 'are'} not in this queue`}
-          {imported.data.errors.length > 0 &&
-            `; ${plural(imported.data.errors.length, 'bad line')} (first: ${lineOf(imported.data.errors[0])})`}
+        <p className="status" role="status" data-testid="import-status">
+          {importSummary(imported.data)}
+        </p>
+      )}
+      {imported.error && (
+        <p className="status status-error" role="alert" data-testid="import-error">
+          {imported.error.message}
         </p>
       )}
       {agreement.error && <p className="status status-error">{agreement.error.message}</p>}

@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { BenchRun } from '@terrarium/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
@@ -23,9 +23,13 @@ function renderForm(
   labelers: string[] | null = null,
 ) {
   // The API at the network edge: `bench.runs` answers with `runs`, `auth.users.list` with `users`,
-  // `labels.createQueue` with queue 7 (for `labelers`, or for everyone).
+  // `labels.createQueue` with queue 7 of 20 items (for `labelers`, or for everyone).
   const api = fakeApiClient(({ path }) =>
-    path === 'bench.runs' ? runs : path === 'auth.users.list' ? users : { id: '7', labelers },
+    path === 'bench.runs'
+      ? runs
+      : path === 'auth.users.list'
+        ? users
+        : { id: '7', name: 'demo v1 · run 1 · retrieval', items: 20, labelers },
   );
   renderWithApi(<CreateQueueForm />, api.client);
   return api;
@@ -72,11 +76,23 @@ describe('CreateQueueForm', () => {
     });
   });
 
-  it('lands on the new queue’s grading page, not its agreement page', async () => {
+  it('stays on the list after creating a queue for everyone, leasing nothing, and says so', async () => {
     const api = renderForm([DEMO_RUN]);
     await simulatorPicker();
     await createdQueueInput(api);
-    await waitFor(() => expect(window.location.pathname).toBe('/labeling/7'));
+    const created = await screen.findByTestId('queue-created');
+    expect(created.textContent).toBe(
+      'Created demo v1 · run 1 · retrieval with 20 items; none is taken yet. Labelers take items ' +
+        'with Grade in the list below; Grade starts your own labeling.',
+    );
+    expect(within(created).getByRole('link', { name: 'Grade' }).getAttribute('href')).toBe(
+      '/labeling/7',
+    );
+    expect(window.location.pathname).toBe('/labeling');
+    // Only the creation went to the server: nothing took a lease on an item.
+    expect(api.calls.map((call) => call.path).filter((path) => path.startsWith('labels.'))).toEqual(
+      ['labels.createQueue'],
+    );
   });
 
   it('stays on the list when the new queue is for other labelers', async () => {

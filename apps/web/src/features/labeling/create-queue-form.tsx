@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { oracleNote, simToGrade } from '@terrarium/schema';
 import { useState } from 'react';
-import { navigate } from '../../app/router';
+import { plural } from '../../app/format';
+import { Link } from '../../app/link';
 import { useSingleFlight } from '../../app/single-flight';
 import { useTRPC } from '../../app/trpc';
 
@@ -26,12 +27,9 @@ export function CreateQueueForm() {
   const creating = useSingleFlight();
   const create = useMutation(
     trpc.labels.createQueue.mutationOptions({
-      onSuccess: async (queue) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
-        // A queue for everyone is graded next by whoever made it (agreement has nothing to show
-        // before labels); one named for others stays in the list, for them to take.
-        if (queue.labelers === null) navigate({ page: 'label-queue', queueId: queue.id });
-      },
+      // The new queue shows in the list; the page stays here. Opening its grading page would
+      // lease its first item to the researcher, and labelers would find it taken.
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() }),
     }),
   );
   const finished = (runs.data ?? []).filter((run) => run.status === 'done');
@@ -195,6 +193,14 @@ export function CreateQueueForm() {
             </p>
           )}
           {create.error && <p className="status status-error">{create.error.message}</p>}
+          {create.data && !create.isPending && (
+            <p className="status" role="status" data-testid="queue-created">
+              Created {create.data.name} with {plural(create.data.items, 'item')}; none is taken
+              yet. Labelers take items with Grade in the list below;{' '}
+              <Link to={{ page: 'label-queue', queueId: create.data.id }}>Grade</Link> starts your
+              own labeling.
+            </p>
+          )}
         </>
       )}
     </form>

@@ -2,6 +2,7 @@ import type { LabelingItem } from '@terrarium/api';
 import type { LabelCriterion } from '@terrarium/labels';
 import type { RefObject } from 'react';
 import { formatScore } from '../../app/format';
+import { keyOfValue, unkeyedHint } from './label-keys';
 
 export interface LabelDraft {
   scores: Record<string, number | null>;
@@ -11,6 +12,24 @@ export interface LabelDraft {
 
 function points(criterion: LabelCriterion): number[] {
   return Array.from({ length: criterion.max - criterion.min + 1 }, (_, n) => criterion.min + n);
+}
+
+/** A point's tooltip: what the scale says it means, and the key that gives it. */
+function pointTitle(criterion: LabelCriterion, value: number): string {
+  const meaning = criterion.labels?.[String(value)];
+  const key = keyOfValue(criterion, value);
+  return [meaning, key === null ? 'no key: click' : `key ${key}`]
+    .filter((part) => part !== undefined)
+    .join(' · ');
+}
+
+/** The scale's named points in order ("1 wrong · 2 partly · 3 right"), or null when none are. */
+function pointCaption(criterion: LabelCriterion): string | null {
+  const named = points(criterion).flatMap((value) => {
+    const meaning = criterion.labels?.[String(value)];
+    return meaning === undefined ? [] : [`${value} ${meaning}`];
+  });
+  return named.length === 0 ? null : named.join(' · ');
 }
 
 /**
@@ -62,14 +81,22 @@ export function CriteriaForm({
               {criterion.weight < 0 && <span className="muted"> (pitfall)</span>}
             </button>
             <p className="muted">{criterion.text}</p>
-            <div className="labeling-scale" role="group" aria-label={`${criterion.id} score`}>
-              {points(criterion).map((value, n) => (
+            <div
+              className="labeling-scale"
+              role="group"
+              aria-label={`${criterion.id} score`}
+              // One equal column per point: however many points (up to 11), the row fits the panel.
+              style={{
+                gridTemplateColumns: `repeat(${points(criterion).length}, minmax(0, 1fr))`,
+              }}
+            >
+              {points(criterion).map((value) => (
                 <button
                   key={value}
                   type="button"
                   aria-pressed={draft.scores[criterion.id] === value}
                   className={draft.scores[criterion.id] === value ? 'button active' : 'button'}
-                  title={`key ${n + 1}`}
+                  title={pointTitle(criterion, value)}
                   onClick={() =>
                     onChange({ ...draft, scores: { ...draft.scores, [criterion.id]: value } })
                   }
@@ -78,6 +105,19 @@ export function CriteriaForm({
                 </button>
               ))}
             </div>
+            {pointCaption(criterion) !== null && (
+              <p className="labeling-scale-caption" data-testid={`scale-labels-${criterion.id}`}>
+                {pointCaption(criterion)}
+              </p>
+            )}
+            {unkeyedHint(criterion) !== null && (
+              <p
+                className="labeling-scale-caption muted"
+                data-testid={`scale-keys-${criterion.id}`}
+              >
+                {unkeyedHint(criterion)}
+              </p>
+            )}
           </li>
         ))}
       </ol>

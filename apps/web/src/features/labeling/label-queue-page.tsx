@@ -178,7 +178,7 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
   const submitDraft = useCallback(() => {
     if (!shown) return;
     if (Object.values(draft.scores).every((value) => value === null)) {
-      setMessage('Score at least one criterion first (1–9).');
+      setMessage('Score at least one criterion first (a digit key, or click a point).');
       return;
     }
     const editing = reviewOrdinal !== null ? shown.ownLabel : null;

@@ -1,0 +1,72 @@
+import { cleanup, fireEvent, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderWithApi } from '../../app/render-with-api.fixture';
+import { fakeApiClient, type ApiCall } from '../../app/trpc.fixture';
+import { AgreementPage } from './agreement-page';
+
+afterEach(cleanup);
+
+const REFUSAL =
+  'labeler: no account named zed (lines 2, 3); nothing was imported. Add the account (Accounts on the Labeling page, or terrarium users add) or correct the name.';
+
+/** The agreement page over a queue with no labels yet; `imports` answers each import in turn. */
+function renderPage(imports: ((call: ApiCall) => unknown)[]) {
+  const api = fakeApiClient((call) => {
+    if (call.path === 'labels.importJsonl') {
+      const next = imports.shift();
+      if (next === undefined) throw new Error('no import expected');
+      return next(call);
+    }
+    if (call.path === 'labels.agreement') throw new Error('no labels yet');
+    return call.path === 'labels.queue' ? { id: '4', name: 'airline' } : [];
+  });
+  renderWithApi(<AgreementPage queueId="4" />, api.client);
+  return api;
+}
+
+function chooseFile(text: string) {
+  fireEvent.change(screen.getByLabelText('Import JSONL'), {
+    target: { files: [new File([text], 'labels.jsonl')] },
+  });
+}
+
+describe('AgreementPage import', () => {
+  it('shows why a file was refused, then what a later import did, by new, replaced and unchanged', async () => {
+    const api = renderPage([
+      () => {
+        throw new Error(REFUSAL);
+      },
+      () => ({
+        imported: 0,
+        added: 0,
+        replaced: 0,
+        unchanged: 9,
+        adjudicated: 0,
+        adjudicationsUnchanged: 0,
+        unknownItems: [],
+        errors: [],
+      }),
+    ]);
+    chooseFile('{"item":"a","labeler":"zed","criterion":"format","value":2}\n');
+    expect((await screen.findByTestId('import-error')).textContent).toBe(REFUSAL);
+    expect(screen.queryByTestId('import-status')).toBeNull();
+
+    chooseFile('{"item":"a","labeler":"ana","criterion":"format","value":2}\n');
+    expect((await screen.findByTestId('import-status')).textContent).toBe(
+      'Read 9 labels: 0 new, 0 replaced, 9 unchanged',
+    );
+    expect(screen.queryByTestId('import-error')).toBeNull();
+    expect(
+      api.calls.filter((call) => call.path === 'labels.importJsonl').map((call) => call.input),
+    ).toEqual([
+      {
+        queueId: '4',
+        text: '{"item":"a","labeler":"zed","criterion":"format","value":2}\n',
+      },
+      {
+        queueId: '4',
+        text: '{"item":"a","labeler":"ana","criterion":"format","value":2}\n',
+      },
+    ]);
+  });
+});
