@@ -20,7 +20,7 @@ import {
   withPoolCircuitBreaker,
 } from '@terrarium/worlds';
 import { endpointClient } from '../simulate/server-transport';
-import { parseSimSpec, SimulatorError } from '../simulate/sim-spec';
+import { API_KEY_HINT, endpointApiKey, parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
 export interface JudgeOptions {
   allowlist: readonly string[];
@@ -67,8 +67,15 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   let pool: EndpointPool;
   try {
     pool = createEndpointPool(
-      [{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: JUDGE_CONCURRENCY }],
-      { ...endpointClient(options.fetch), allowlist: options.allowlist },
+      [
+        {
+          baseUrl: parsed.baseUrl,
+          model: parsed.model,
+          maxConcurrency: JUDGE_CONCURRENCY,
+          ...endpointApiKey(parsed.baseUrl),
+        },
+      ],
+      { ...endpointClient(options.fetch), allowlist: options.allowlist, apiKeyHint: API_KEY_HINT },
     );
     // A judge is asked about every item of a run: an unreachable one must fail fast (each
     // judging then recorded as failed, as for simulators).

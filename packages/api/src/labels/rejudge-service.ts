@@ -5,7 +5,12 @@ import { rewardItemOf } from '@terrarium/rubrics';
 import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { serverTransport } from '../simulate/server-transport';
 import { getVersion } from '../rulesets/rule-set-service';
-import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
+import {
+  API_KEY_HINT,
+  endpointAllowlistFromEnv,
+  endpointApiKey,
+  parseSimSpec,
+} from '../simulate/sim-spec';
 import { requireQueue } from './label-service';
 
 // Judge answers are one small JSON object; a thinking judge needs room before it.
@@ -45,8 +50,19 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
     // The server's node:http transport, and fail fast when the judge is unreachable.
     pool = withPoolCircuitBreaker(
       createEndpointPool(
-        [{ baseUrl: spec.baseUrl, model: spec.model, maxConcurrency: JUDGE_CONCURRENCY }],
-        { transport: serverTransport(), allowlist: endpointAllowlistFromEnv() },
+        [
+          {
+            baseUrl: spec.baseUrl,
+            model: spec.model,
+            maxConcurrency: JUDGE_CONCURRENCY,
+            ...endpointApiKey(spec.baseUrl),
+          },
+        ],
+        {
+          transport: serverTransport(),
+          allowlist: endpointAllowlistFromEnv(),
+          apiKeyHint: API_KEY_HINT,
+        },
       ),
     );
   } catch (error) {

@@ -18,7 +18,7 @@ import {
 } from '@terrarium/rubrics';
 import { createEndpointPool, type EndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { endpointClient } from '../simulate/server-transport';
-import { parseSimSpec } from '../simulate/sim-spec';
+import { API_KEY_HINT, endpointApiKey, parseSimSpec } from '../simulate/sim-spec';
 
 /** Which rule set scores a request: a stored (or default) one by name, or one sent inline. */
 export type RuleSetChoice = { name: string; version?: number } | { inline: unknown };
@@ -219,9 +219,20 @@ function judgePoolFor(options: RewardServiceOptions): EndpointPool {
   if (parsed.kind !== 'openai')
     throw new Error(`a reward judge is an endpoint (openai:URL#MODEL), not ${options.judgeSpec}`);
   return withPoolCircuitBreaker(
-    createEndpointPool([{ baseUrl: parsed.baseUrl, model: parsed.model, maxConcurrency: 8 }], {
-      ...endpointClient(options.fetch),
-      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
-    }),
+    createEndpointPool(
+      [
+        {
+          baseUrl: parsed.baseUrl,
+          model: parsed.model,
+          maxConcurrency: 8,
+          ...endpointApiKey(parsed.baseUrl),
+        },
+      ],
+      {
+        ...endpointClient(options.fetch),
+        apiKeyHint: API_KEY_HINT,
+        ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+      },
+    ),
   );
 }

@@ -22,7 +22,13 @@ import { LruCache } from './lru';
 import { byRecordedRun } from './recorded-lineage';
 import { missingModelFolder, onnxSimulator, type OnnxCorpus } from './onnx-simulator';
 import { endpointClient } from './server-transport';
-import { availableSimulators, parseSimSpec, SimulatorError } from './sim-spec';
+import {
+  API_KEY_HINT,
+  availableSimulators,
+  endpointApiKey,
+  parseSimSpec,
+  SimulatorError,
+} from './sim-spec';
 
 export interface ResolveOptions {
   store: Store;
@@ -234,6 +240,8 @@ export function openAIModel(
     return createOpenAIWorldModel({
       baseUrl,
       model,
+      ...endpointApiKey(baseUrl),
+      apiKeyHint: API_KEY_HINT,
       ...endpointClient(options.fetch),
       allowlist: options.allowlist,
       ...(options.retry === undefined ? {} : { retry: options.retry }),

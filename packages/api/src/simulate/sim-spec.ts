@@ -40,6 +40,41 @@ export function endpointAllowlistFromEnv(env: NodeJS.ProcessEnv = process.env): 
   return hosts.length === 0 ? [...DEFAULT_ALLOWED_HOSTS] : hosts;
 }
 
+/**
+ * The API key to send an `openai:` endpoint, from `TERRARIUM_API_KEYS`: comma-separated
+ * `ORIGIN=KEY` pairs (`http://127.0.0.1:8000=sk-local,https://api.example.com=sk-…`), matched on
+ * the endpoint URL's origin, so each key goes only to the server it was issued by. Kept out of
+ * simulator specs, which are stored with every run and shown on its page. `{ apiKey }` to spread
+ * into an endpoint's config, or nothing.
+ */
+export function endpointApiKey(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { apiKey?: string } {
+  let origin: string;
+  try {
+    origin = new URL(baseUrl).origin;
+  } catch {
+    return {};
+  }
+  for (const entry of listFromEnv(env['TERRARIUM_API_KEYS'])) {
+    const at = entry.indexOf('=', entry.indexOf('//') + 2);
+    if (at === -1) continue;
+    let keyOrigin: string;
+    try {
+      keyOrigin = new URL(entry.slice(0, at)).origin;
+    } catch {
+      continue;
+    }
+    if (keyOrigin === origin) return { apiKey: entry.slice(at + 1) };
+  }
+  return {};
+}
+
+/** What to tell a user whose endpoint refused the request for want of a key. */
+export const API_KEY_HINT =
+  'set TERRARIUM_API_KEYS=ORIGIN=KEY (comma-separated) where the server or CLI runs';
+
 export interface AvailableSimulator {
   spec: string;
   label: string;

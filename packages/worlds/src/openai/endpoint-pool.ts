@@ -48,6 +48,8 @@ export interface PoolOptions {
   timeoutMs?: number;
   /** Hosts endpoints may be on (default: this machine only). */
   allowlist?: readonly string[];
+  /** Said after a 401 or 403 from an endpoint given no key: how this app is told keys. */
+  apiKeyHint?: string;
   clock?: Clock;
   /** In [0, 1), for backoff jitter. */
   random?: () => number;
@@ -311,9 +313,13 @@ export function createEndpointPool(
           // Not JSON: the raw text is the message.
         }
         const reason = errorMessageOf(parsed) ?? excerpt(text);
+        const keyless =
+          (response.status === 401 || response.status === 403) && config.apiKey === undefined
+            ? ` (no API key was sent${options.apiKeyHint === undefined ? '' : `; ${options.apiKeyHint}`})`
+            : '';
         return fail(
           'http',
-          `${url} answered HTTP ${response.status}${reason === '' ? '' : `: ${reason}`}`,
+          `${url} answered HTTP ${response.status}${reason === '' ? '' : `: ${reason}`}${keyless}`,
           response.status === 429 || response.status >= 500,
           {
             status: response.status,
