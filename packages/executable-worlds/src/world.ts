@@ -56,6 +56,11 @@ export interface World {
 
 export interface TerminalWorld extends World {
   readonly kind: 'terminal';
+  /**
+   * What the world's shell accepts, for the agent's tool description, when it is not a whole
+   * shell (a scratch world's handful of commands); absent for a full bash.
+   */
+  readonly shellHelp?: string;
   fork(): TerminalWorld;
   /** Current working directory, tracked across steps (the shell itself resets per exec). */
   cwd(): string;

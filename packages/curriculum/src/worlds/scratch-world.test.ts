@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScratchWorld } from './scratch-world';
+import { toolsFor, TERMINAL_TOOLS } from './world-catalog';
+import { createScratchWorld, SCRATCH_SHELL_HELP } from './scratch-world';
 
 const NOTES = 'alpha\nbravo\ncharlie\n';
 // The seed-0 distractor /data/file-0.txt is "alpha\nbravo\n" (12 bytes); notes.txt is 20 bytes.
@@ -139,5 +140,40 @@ describe('scratch world shell', () => {
       ['', 0],
       ['/\n', 0],
     ]);
+  });
+
+  it('rm reads -f and -r as options, not file names, and refuses a directory without -r', async () => {
+    expect(
+      await shell([
+        'rm -rf /nope',
+        'rm /data',
+        'rm -x /data/notes.txt',
+        'rm',
+        'rm /data/notes.txt /data/nope.txt',
+        'rm -r /data',
+        'ls /data',
+      ]),
+    ).toEqual([
+      ['', 0],
+      ["rm: cannot remove '/data': Is a directory\n", 1],
+      ["rm: invalid option -- 'x'\n", 1],
+      ['rm: missing operand\n', 1],
+      ["rm: cannot remove '/data/nope.txt': No such file or directory\n", 1],
+      ['', 0],
+      ["ls: cannot access '/data': No such file or directory\n", 2],
+    ]);
+  });
+
+  it('tells the agent what its shell accepts in the bash tool', () => {
+    const world = createScratchWorld('scratch', { files: 1, seed: 0 });
+    const bash = toolsFor(world).find((tool) => tool.function.name === 'bash');
+    expect(bash?.function.description).toBe(
+      `Run one shell command line and see its output. ${SCRATCH_SHELL_HELP}`,
+    );
+    expect(bash?.function.description).toContain('no pipes');
+    // The submit tool, and the schema the generic terminal tools share, are unchanged.
+    expect(toolsFor(world).map((tool) => tool.function.name)).toEqual(
+      TERMINAL_TOOLS.map((tool) => tool.function.name),
+    );
   });
 });

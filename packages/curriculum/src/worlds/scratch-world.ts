@@ -85,8 +85,15 @@ export function createScratchWorld(id: string, options: ScratchWorldOptions = {}
   return new ScratchWorld(id, { files: initial, cwd: '/', shared: true }, initial, 0);
 }
 
+/** Said to the agent in its bash tool's description: a policy should not try `tail` or pipes. */
+export const SCRATCH_SHELL_HELP =
+  'A minimal shell: one command per line (no pipes, ;, &&, || or &); COMMAND > FILE or >> FILE ' +
+  'writes its output. Commands: ls [-aAl1] [PATH...], cat FILE..., wc -l FILE, echo [-n] TEXT, ' +
+  'cd DIR, pwd, rm [-f] [-r] PATH..., true.';
+
 class ScratchWorld implements TerminalWorld {
   readonly kind = 'terminal';
+  readonly shellHelp = SCRATCH_SHELL_HELP;
   constructor(
     readonly id: string,
     private current: ScratchState,
@@ -265,16 +272,41 @@ class ScratchWorld implements TerminalWorld {
       case 'ls':
         return this.ls(args);
       case 'rm': {
-        const files = this.writable();
+        // Options as coreutils reads them: -f quiet about missing paths, -r/-R directories too.
+        let force = false;
+        let recursive = false;
+        const paths: string[] = [];
         for (const arg of args) {
-          if (!files.delete(this.resolve(arg))) {
-            return {
-              output: `rm: cannot remove '${arg}': No such file or directory\n`,
-              exitCode: 1,
-            };
+          if (!arg.startsWith('-') || arg === '-' || paths.length > 0) {
+            paths.push(arg);
+            continue;
+          }
+          for (const flag of arg.slice(1)) {
+            if (flag === 'f') force = true;
+            else if (flag === 'r' || flag === 'R') recursive = true;
+            else return { output: `rm: invalid option -- '${flag}'\n`, exitCode: 1 };
           }
         }
-        return { output: '', exitCode: 0 };
+        if (paths.length === 0 && !force) return { output: 'rm: missing operand\n', exitCode: 1 };
+        let output = '';
+        for (const arg of paths) {
+          const path = this.resolve(arg);
+          if (this.current.files.has(path)) {
+            this.writable().delete(path);
+          } else if (this.isDirectory(path)) {
+            if (!recursive) {
+              output += `rm: cannot remove '${arg}': Is a directory\n`;
+              continue;
+            }
+            const files = this.writable();
+            const prefix = path === '/' ? '/' : `${path}/`;
+            // A Map's iterator survives deletions of entries it has passed.
+            for (const file of files.keys()) if (file.startsWith(prefix)) files.delete(file);
+          } else if (!force) {
+            output += `rm: cannot remove '${arg}': No such file or directory\n`;
+          }
+        }
+        return { output, exitCode: output === '' ? 0 : 1 };
       }
       default:
         return { output: `scratch: ${name}: command not found\n`, exitCode: 127 };

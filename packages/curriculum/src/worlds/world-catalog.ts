@@ -1,7 +1,7 @@
 import type { World } from '@terrarium/executable-worlds';
 import type { JsonValue, ToolSchema } from '@terrarium/schema';
 import { createScratchWorld } from './scratch-world';
-import { isToolWorld } from './world-kinds';
+import { isTerminalWorld, isToolWorld } from './world-kinds';
 
 /** Makes a fresh world from parameters and a seed; the same inputs give the same world. */
 export interface WorldEntry {
@@ -144,5 +144,18 @@ export function toolsFor(world: World): ToolSchema[] {
       SUBMIT_TOOL,
     ];
   }
-  return [...TERMINAL_TOOLS];
+  const help = isTerminalWorld(world) ? world.shellHelp : undefined;
+  if (help === undefined) return [...TERMINAL_TOOLS];
+  // The bash tool says what this world's shell accepts, so a policy does not reach for tail.
+  return TERMINAL_TOOLS.map((tool) =>
+    tool.function.name === 'bash'
+      ? {
+          ...tool,
+          function: {
+            ...tool.function,
+            description: `Run one shell command line and see its output. ${help}`,
+          },
+        }
+      : tool,
+  );
 }
