@@ -75,7 +75,14 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     const body: unknown = await response.json();
     expect(body).toMatchObject({ object: 'list' });
     const ids = JSON.stringify(body);
-    for (const id of ['replay', 'retrieval', 'replay@retail', 'retrieval@retail']) {
+    const bundled = bundledOnnxSpec();
+    for (const id of [
+      'replay',
+      'retrieval',
+      'replay@retail',
+      'retrieval@retail',
+      `${bundled ?? 'onnx:'}@retail`,
+    ]) {
       expect(ids).toContain(`"id":"${id}"`);
     }
   });
@@ -338,6 +345,16 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     });
     expect(unasked.terrarium.provenance.detail.neighbors).toBe(2);
     expect(unasked.terrarium.neighbors).toBeUndefined();
+    // A client that sets only a model name (Terrarium's own openai: simulators) names the
+    // dataset in it, and gets the same neighbors.
+    const named = await answerOf({
+      model: `${spec}@retail`,
+      messages,
+      max_tokens: 8,
+      terrarium: { neighbors: true },
+    });
+    expect(named.terrarium.neighbors).toEqual(shown);
+    expect(named.choices[0]?.message.content).toBe(withNeighbors.choices[0]?.message.content);
   }, 60_000);
 
   it('answers 400 naming the field when the dataset or the model is missing', async () => {

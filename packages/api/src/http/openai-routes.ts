@@ -100,10 +100,25 @@ export function sendOpenAIError(
 async function modelIds(store: Store): Promise<string[]> {
   const specs = availableSimulators().map((sim) => sim.spec);
   const datasets = await store.listDatasets();
-  const perDataset = ['replay', 'retrieval'].flatMap((kind) =>
+  // A local model's prompt shows the dataset's nearest recorded transitions: `onnx:…@DATASET`.
+  const scopable = ['replay', 'retrieval', ...specs.filter((spec) => spec.startsWith('onnx:'))];
+  const perDataset = scopable.flatMap((kind) =>
     datasets.map((dataset) => `${kind}@${dataset.name}`),
   );
   return [...specs, ...perDataset];
+}
+
+/**
+ * `onnx:FOLDER@DATASET`: a configured local model whose prompts draw neighbors from the dataset,
+ * for clients that can set only a model name (Terrarium's own `openai:` simulators among them).
+ */
+function scopedOnnx(model: string): { spec: string; dataset: string } | null {
+  const at = model.lastIndexOf('@');
+  if (!model.startsWith('onnx:') || at === -1) return null;
+  const spec = model.slice(0, at);
+  return availableSimulators().some((sim) => sim.spec === spec)
+    ? { spec, dataset: model.slice(at + 1) }
+    : null;
 }
 
 // One model per configured endpoint, so its concurrency limit holds across requests.
@@ -256,12 +271,14 @@ async function simulatorFor(
       shown: null,
     };
   }
-  const datasetRef = body.terrarium?.dataset ?? headerDataset;
-  if (datasetRef === undefined || !body.model.startsWith('onnx:')) {
-    return configuredModel(body.model, 'model', prompts);
+  const scoped = scopedOnnx(body.model);
+  const spec = scoped?.spec ?? body.model;
+  const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scoped?.dataset;
+  if (datasetRef === undefined || !spec.startsWith('onnx:')) {
+    return configuredModel(spec, 'model', prompts);
   }
   const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
-  return configuredModel(body.model, 'model', prompts, await recordedCorpus(store, dataset.id));
+  return configuredModel(spec, 'model', prompts, await recordedCorpus(store, dataset.id));
 }
 
 /**
