@@ -18,6 +18,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'auth.users.add': 'researcher',
   'auth.users.remove': 'researcher',
   'auth.users.setPassword': 'researcher',
+  'datasets.delete': 'researcher',
   'datasets.list': 'researcher',
   'datasets.quarantine': 'researcher',
   'trajectories.list': 'researcher',

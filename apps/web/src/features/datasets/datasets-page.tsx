@@ -5,6 +5,7 @@ import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
 import { STEPS_TITLE, TRANSITIONS_TITLE } from '../../app/count-titles';
+import { DeleteDatasetButton } from './delete-dataset';
 
 export function DatasetsPage() {
   const trpc = useTRPC();
@@ -44,6 +45,7 @@ export function DatasetsPage() {
               <th>Formats</th>
               <th className="num">Quarantined</th>
               <th>Created</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -87,6 +89,9 @@ export function DatasetsPage() {
                   )}
                 </td>
                 <td className="muted">{dataset.createdAt.slice(0, 19).replace('T', ' ')}</td>
+                <td>
+                  <DeleteDatasetButton dataset={dataset} />
+                </td>
               </tr>
             ))}
           </tbody>
