@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { BenchManifest, BenchRun, LeaderboardCell, ScoreSource } from './bench';
 import { Domain, Observation } from './trajectory';
 
-/** A bench as listed: its manifest, its store id and how many runs it has. */
+/** A bench as listed: its manifest, its store id, its splits' sizes and how many runs it has. */
 export const BenchSummary = BenchManifest.extend({
   id: z.string(),
   runs: z.number().int().nonnegative(),
+  /** Items per split: a run scores one split, so its item count is one of these. */
+  splits: z.object({ test: z.number().int().nonnegative(), dev: z.number().int().nonnegative() }),
 });
 export type BenchSummary = z.infer<typeof BenchSummary>;
 

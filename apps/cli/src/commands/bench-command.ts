@@ -95,7 +95,9 @@ export function benchTable(benches: BenchSummary[]): string {
   return benches
     .map(
       (bench) =>
-        `${bench.name} v${bench.version}  ${bench.itemCount} items  ${bench.sampling.kind}  ` +
+        `${bench.name} v${bench.version}  ${bench.itemCount} items` +
+        (bench.splits.dev > 0 ? ` (test ${bench.splits.test}, dev ${bench.splits.dev})` : '') +
+        `  ${bench.sampling.kind}  ` +
         `from ${bench.sources.join(', ')}  ${bench.runs} runs\n`,
     )
     .join('');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL, TAU_BENCH_AIRLINE } from '../testing/sample-files';
-import { buildBenchFromDatasets, requireBench } from './bench-service';
+import { buildBenchFromDatasets, listBenches, requireBench } from './bench-service';
 import { allBenchItems } from './read-all';
 
 async function importAs(store: Store, file: string, dataset: string): Promise<void> {
@@ -55,6 +55,15 @@ describe('bench identity depends on the content only (real tau2 retail and airli
     expect(second.items.map((item) => item.split)).toEqual(first.items.map((item) => item.split));
     expect(second.manifest.contentHash).toBe(first.manifest.contentHash);
     expect(second.manifest.byTask).toEqual(first.manifest.byTask);
+  });
+
+  it('lists each split’s size, which is what a run of that split scores', async () => {
+    const store = stores[0];
+    if (store === undefined) throw new Error('no store');
+    const [listed] = await listBenches({ store });
+    const dev = first.items.filter((item) => item.split === 'dev').length;
+    expect(dev).toBeGreaterThan(0);
+    expect(listed?.splits).toEqual({ test: first.manifest.itemCount - dev, dev });
   });
 
   it('samples the same turns and names origins by dataset name and source id', () => {

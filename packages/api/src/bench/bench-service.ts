@@ -73,12 +73,19 @@ function notFound(message: string): TRPCError {
 
 export async function listBenches(ctx: ServiceContext): Promise<BenchSummary[]> {
   const [benches, runs] = await Promise.all([ctx.store.listBenches(), ctx.store.listBenchRuns()]);
-  return benches.map(({ id, manifest }) => ({
-    ...manifest,
-    id,
-    runs: runs.filter((run) => run.bench === manifest.name && run.benchVersion === manifest.version)
-      .length,
-  }));
+  return Promise.all(
+    benches.map(async ({ id, manifest }) => ({
+      ...manifest,
+      id,
+      runs: runs.filter(
+        (run) => run.bench === manifest.name && run.benchVersion === manifest.version,
+      ).length,
+      splits: {
+        test: await ctx.store.countBenchItems({ benchId: id }, 'test'),
+        dev: await ctx.store.countBenchItems({ benchId: id }, 'dev'),
+      },
+    })),
+  );
 }
 
 export async function requireBench(store: Store, name: string, version?: number) {

@@ -39,7 +39,16 @@ function BenchCard({ bench }: { bench: BenchSummary }) {
       <div className="panel-body">
         <dl className="facts bench-facts">
           <dt>Items</dt>
-          <dd data-testid="bench-items">{formatCount(bench.itemCount)}</dd>
+          <dd data-testid="bench-items">
+            {formatCount(bench.itemCount)}
+            {bench.splits.dev > 0 && (
+              <span className="muted">
+                {' '}
+                (test {formatCount(bench.splits.test)} · dev {formatCount(bench.splits.dev)}: a run
+                scores one)
+              </span>
+            )}
+          </dd>
           <dt>Tasks</dt>
           <dd data-testid="bench-tasks">
             {tasks.map(([task, count]) => (
