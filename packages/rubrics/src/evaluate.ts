@@ -303,10 +303,18 @@ export function compileRuleSet(ruleSet: RuleSet): CompiledRuleSet {
         }
         try {
           const result = await options.runCustom(rule, input);
+          // A score off [0, 1] is clipped, and the breakdown says so: a rule returning 5 or -1
+          // is a bug its author should see, not a silent 1 or 0.
+          const raw = result.score;
+          const off =
+            raw !== null && (raw < 0 || raw > 1)
+              ? `returned ${String(raw)}, clipped to ${String(unit(raw))} (a score is in [0, 1])`
+              : undefined;
+          const detail = [off, result.detail].filter((part) => part !== undefined).join('; ');
           entries[i] = {
             ...entry,
-            score: shape(rule, unit(result.score)),
-            ...(result.detail === undefined ? {} : { detail: result.detail }),
+            score: shape(rule, unit(raw)),
+            ...(detail === '' ? {} : { detail }),
           };
         } catch (error) {
           // A broken rule earns nothing: a reward must not rise because a check crashed.

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../testing/test-server';
 const RewardBody = z.object({
   results: z.array(
     z.object({
-      score: z.number(),
+      score: z.number().nullable(),
       breakdown: z.array(
         z.object({ id: z.string(), score: z.number().nullable(), detail: z.string().optional() }),
       ),
@@ -82,6 +82,18 @@ describe('custom rules in the sandbox worker pool, over HTTP', () => {
     const body = RewardBody.parse(await response.json());
     expect(body.results[0]?.breakdown[0]).toEqual({ id: 'custom', score: 0.5 });
     expect(body.results[0]?.score).toBeCloseTo(0.75, 12);
+  });
+
+  it('says when a rule returned a score off [0, 1]', { timeout: 30_000 }, async () => {
+    const seen = [];
+    for (const value of ['5', '-1']) {
+      const response = await reward(`function score() { return ${value} }`, 'javascript', 5_000);
+      seen.push(RewardBody.parse(await response.json()).results[0]?.breakdown[0]);
+    }
+    expect(seen).toEqual([
+      { id: 'custom', score: 1, detail: 'returned 5, clipped to 1 (a score is in [0, 1])' },
+      { id: 'custom', score: 0, detail: 'returned -1, clipped to 0 (a score is in [0, 1])' },
+    ]);
   });
 
   it('answers health while a rule loops forever', { timeout: 30_000 }, async () => {
