@@ -107,10 +107,10 @@ describe('terrarium simulate', () => {
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[1]).toBe('step  tool/command                  exact?  token F1  content  latency');
-    expect(lines[2]).toMatch(/^ {3}4 {2}find_user_id_by_email {9}no {9}0\.000 {4}0\.000 /);
+    expect(lines[2]).toMatch(/^ {3}5 {2}find_user_id_by_email {9}no {11}0\.0 {6}0\.0 /);
     expect(lines[0]).toMatch(/^retrieval on trajectory \d+: 4 transitions, 4 simulated, 0 failed$/);
     expect(lines.at(-1)).toMatch(
-      /^mean over 4 simulated: exact 0\/4, token F1 0\.545, content 0\.208, latency /,
+      /^mean over 4 simulated: exact 0\/4, token F1 54\.5, content 20\.8, latency /,
     );
   });
 
@@ -137,11 +137,11 @@ describe('terrarium simulate', () => {
       'openai:http://127.0.0.1:9#m on trajectory 7: 2 transitions, 0 simulated, 2 failed',
     );
     expect(lines.slice(2)).toEqual([
-      '   4  ls            error          -        -   0.0 ms',
-      '   6  ls            error          -        -   0.0 ms',
+      '   5  ls            error          -        -   0.0 ms',
+      '   7  ls            error          -        -   0.0 ms',
       'mean: none, every prediction failed (nothing was scored)',
-      `step 4 failed: ${failed.error}`,
-      `step 6 failed: ${failed.error}`,
+      `step 5 failed: ${failed.error}`,
+      `step 7 failed: ${failed.error}`,
       '',
     ]);
   });

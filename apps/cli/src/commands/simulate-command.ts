@@ -156,8 +156,9 @@ function actionLabel(action: Action): string {
   return line.length > MAX_ACTION_WIDTH ? `${line.slice(0, MAX_ACTION_WIDTH - 1)}…` : line;
 }
 
+/** On 0-100 with one decimal, as Compare and the bench pages show scores. */
 function score(value: number | null | undefined): string {
-  return value === null || value === undefined ? '-' : value.toFixed(3);
+  return value === null || value === undefined ? '-' : (value * 100).toFixed(1);
 }
 
 function mean(values: (number | null | undefined)[]): number | null {
@@ -168,7 +169,8 @@ function mean(values: (number | null | undefined)[]): number | null {
 function row(step: SimulatedStep): string[] {
   const exact = step.scores['exact-match'];
   return [
-    String(step.step),
+    // Steps counted from 1, as the replay and Compare pages count them (JSON keeps the index).
+    String(step.step + 1),
     actionLabel(step.action),
     step.error === null ? (exact === 1 ? 'yes' : 'no') : 'error',
     score(step.scores['token-f1']),
@@ -207,7 +209,7 @@ export function simulationTable(result: SimulationResult): string {
       : `mean over ${steps.length} simulated: exact ${exact}/${steps.length}, token F1 ${score(mean(steps.map((s) => s.scores['token-f1'])))}, ` +
         `content ${score(mean(steps.map((s) => s.scores['content'])))}, ` +
         `latency ${(mean(steps.map((s) => s.latencyMs)) ?? 0).toFixed(1)} ms`,
-    ...errors.map((step) => `step ${step.step} failed: ${step.error ?? ''}`),
+    ...errors.map((step) => `step ${step.step + 1} failed: ${step.error ?? ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }
