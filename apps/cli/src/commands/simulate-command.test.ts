@@ -112,6 +112,20 @@ describe('terrarium simulate', () => {
     expect(lines.at(-1)).toMatch(
       /^mean over 4 simulated: exact 0\/4, token F1 54\.5, content 20\.8, latency /,
     );
+    // Nothing simulated (an endpoint nobody listens on): a script must not read success.
+    const unreachable = await runCli([
+      'simulate',
+      '--dataset',
+      'retail',
+      '--sim',
+      'openai:http://127.0.0.1:9/v1#m',
+      '--max-steps',
+      '1',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(unreachable.stdout).toContain('mean: none, every prediction failed');
+    expect(unreachable.code).toBe(1);
   });
 
   it('counts failed predictions as failed, never as simulated or scored', () => {

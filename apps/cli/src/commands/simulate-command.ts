@@ -47,6 +47,10 @@ export async function runSimulate(options: SimulateCommandOptions): Promise<void
   }
   if (options.json) process.stdout.write(`${JSON.stringify(jsonOutput(result))}\n`);
   else process.stdout.write(simulationTable(result));
+  // Every prediction failed (an unreachable endpoint, a missing key): nothing was simulated, and
+  // a script must not read the run as a success.
+  if (result.steps.length > 0 && result.steps.every((step) => step.error !== null))
+    process.exitCode = 1;
 }
 
 async function simulateOn(
