@@ -41,7 +41,9 @@ describe('datasets.delete', () => {
     const after = await api.datasets.list();
     expect(after.map((dataset) => dataset.name)).toEqual(['kept']);
     expect(after[0]).toEqual(kept);
-    expect((await store.listTrajectories({ datasetId: twice.id }, { offset: 0, limit: 10 })).total).toBe(0);
+    expect(
+      (await store.listTrajectories({ datasetId: twice.id }, { offset: 0, limit: 10 })).total,
+    ).toBe(0);
     await expect(api.datasets.delete({ datasetId: twice.id })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
