@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { ConfirmDelete } from '../../app/confirm-delete';
 import { plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 
@@ -14,44 +14,26 @@ export function DeleteDatasetButton({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useMutation(
-    trpc.datasets.delete.mutationOptions({
-      onSuccess: async () => {
-        setConfirming(false);
-        // Every list that may show its trajectories (search, the trajectory lists) is stale.
-        await queryClient.invalidateQueries();
-      },
-    }),
-  );
-  if (!confirming) {
-    return (
-      <button type="button" className="button" onClick={() => setConfirming(true)}>
-        Delete
-      </button>
-    );
-  }
+  const remove = useMutation(trpc.datasets.delete.mutationOptions());
   return (
-    <span role="group" aria-label={`Delete dataset ${dataset.name}`}>
-      Delete {dataset.name} and its {plural(dataset.trajectories, 'trajectory', 'trajectories')}?
-      Benches built from it keep their items.{' '}
-      <button
-        type="button"
-        className="danger"
-        disabled={remove.isPending}
-        onClick={() => remove.mutate({ datasetId: dataset.id })}
-      >
-        Delete {dataset.name}
-      </button>{' '}
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      {remove.error && (
-        <span className="status status-error" role="alert">
-          {' '}
-          {remove.error.message}
-        </span>
-      )}
-    </span>
+    <ConfirmDelete
+      what="dataset"
+      name={dataset.name}
+      question={`Delete ${dataset.name} and its ${plural(dataset.trajectories, 'trajectory', 'trajectories')}? Benches built from it keep their items.`}
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={(done) =>
+        remove.mutate(
+          { datasetId: dataset.id },
+          {
+            onSuccess: async () => {
+              done();
+              // Every list that may show its trajectories (search, trajectory lists) is stale.
+              await queryClient.invalidateQueries();
+            },
+          },
+        )
+      }
+    />
   );
 }

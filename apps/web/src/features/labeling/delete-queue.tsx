@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { ConfirmDelete } from '../../app/confirm-delete';
 import { plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 
@@ -14,45 +14,29 @@ export function DeleteQueueButton({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const remove = useMutation(
-    trpc.labels.deleteQueue.mutationOptions({
-      onSuccess: async () => {
-        setConfirming(false);
-        await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
-      },
-    }),
-  );
-  if (!confirming) {
-    return (
-      <button type="button" className="button" onClick={() => setConfirming(true)}>
-        Delete
-      </button>
-    );
-  }
+  const remove = useMutation(trpc.labels.deleteQueue.mutationOptions());
   return (
-    <span role="group" aria-label={`Delete queue ${queue.name}`}>
-      Delete {queue.name}
-      {queue.labels > 0
-        ? ` and its ${plural(queue.labels, 'label')}? Export them first (Agreement page).`
-        : '?'}{' '}
-      <button
-        type="button"
-        className="danger"
-        disabled={remove.isPending}
-        onClick={() => remove.mutate({ queueId: queue.id })}
-      >
-        Delete {queue.name}
-      </button>{' '}
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      {remove.error && (
-        <span className="status status-error" role="alert">
-          {' '}
-          {remove.error.message}
-        </span>
-      )}
-    </span>
+    <ConfirmDelete
+      what="queue"
+      name={queue.name}
+      question={
+        queue.labels > 0
+          ? `Delete ${queue.name} and its ${plural(queue.labels, 'label')}? Export them first (Agreement page).`
+          : `Delete ${queue.name}?`
+      }
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={(done) =>
+        remove.mutate(
+          { queueId: queue.id },
+          {
+            onSuccess: async () => {
+              done();
+              await queryClient.invalidateQueries({ queryKey: trpc.labels.queues.queryKey() });
+            },
+          },
+        )
+      }
+    />
   );
 }
