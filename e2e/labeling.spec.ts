@@ -309,6 +309,12 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await expect(lena.getByTestId('draft-restored')).toBeVisible();
   await expect(lena.getByTestId('criterion-format')).toHaveAttribute('data-value', '5');
   await expect(lena.getByLabel('Comment (c)')).toHaveValue('checked the order id');
+  // Enter with criteria left unscored asks first, naming them, and the item stays.
+  await lena.keyboard.press('Enter');
+  await expect(
+    lena.getByText('4 criteria not scored (facts, consistency, realism, invented-outcome)'),
+  ).toBeVisible();
+  await expect(lena.getByTestId('labeling-item')).toHaveAttribute('data-item', halfway ?? '');
   const first = await gradeAll(lena, (n) => [5, n + 2, 4, 5, 0]);
   // Submitted drafts leave nothing behind in the browser.
   expect(

@@ -9,6 +9,7 @@ import { CriteriaForm, type LabelDraft } from './criteria-form';
 import { draftStorageKey, forgetDraft, loadDraft, saveDraft } from './label-drafts';
 import { labelKeyAction, LABEL_KEYS, nextCriterionIndex } from './label-keys';
 import { LabelingItemView } from './labeling-item-view';
+import { partialLabelCheck } from './partial-label';
 import './labeling.css';
 
 const EMPTY_DRAFT: LabelDraft = { scores: {}, comment: '', flagged: false };
@@ -40,6 +41,8 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
   const [criterionIndex, setCriterionIndex] = useState(0);
   const [help, setHelp] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  // What the last "not scored" question was about (partialLabelCheck's askKey).
+  const [partialAsked, setPartialAsked] = useState<string | null>(null);
   const commentRef = useRef<HTMLTextAreaElement>(null);
 
   const principal = whoami.data;
@@ -181,6 +184,17 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
       setMessage('Score at least one criterion first (a digit key, or click a point).');
       return;
     }
+    const check = partialLabelCheck(
+      criteria,
+      draft.scores,
+      `${shown.ordinal}:${reviewOrdinal ?? ''}`,
+      partialAsked,
+    );
+    if (!check.send) {
+      setPartialAsked(check.askKey);
+      setMessage(check.message);
+      return;
+    }
     const editing = reviewOrdinal !== null ? shown.ownLabel : null;
     const held = shown.lease;
     if ((editing === null && held === null) || !sending.take()) return;
@@ -192,7 +206,18 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     };
     if (editing !== null) edit.mutate({ queueId, labelId: editing.id, ...draft }, settled);
     else if (held !== null) submit.mutate({ queueId, ordinal: held.ordinal, ...draft }, settled);
-  }, [shown, draft, reviewOrdinal, edit, submit, queueId, sending, storageKey]);
+  }, [
+    shown,
+    draft,
+    criteria,
+    partialAsked,
+    reviewOrdinal,
+    edit,
+    submit,
+    queueId,
+    sending,
+    storageKey,
+  ]);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
