@@ -486,6 +486,13 @@ export async function importJsonl(
   await refuseUnknownNames(store, queue.id, stored, labels, adjudications);
   const itemIds = new Set((await store.labelQueueItems(queue.id)).map((item) => item.itemId));
   const unknownItems = new Set<string>();
+  // The store replaces the first label by the same name on the item; so is it compared here.
+  // Keyed once: a find per line was quadratic in a large export read back.
+  const firstStored = new Map<string, StoredLabel>();
+  for (const entry of stored) {
+    const key = JSON.stringify([entry.itemId, entry.labelerName]);
+    if (!firstStored.has(key)) firstStored.set(key, entry);
+  }
   const toStore: ParsedLabel[] = [];
   let added = 0;
   let unchanged = 0;
@@ -502,10 +509,7 @@ export async function importJsonl(
       });
       continue;
     }
-    // The store replaces the first label by the same name on the item; so is it compared here.
-    const current = stored.find(
-      (entry) => entry.itemId === label.itemId && entry.labelerName === label.labelerName,
-    );
+    const current = firstStored.get(JSON.stringify([label.itemId, label.labelerName]));
     if (current === undefined) added++;
     else if (sameLabel(current, label)) {
       unchanged++;
@@ -568,8 +572,11 @@ async function refuseUnknownNames(
   adjudications: readonly ParsedAdjudication[],
 ): Promise<void> {
   const linesByName = new Map<string, number[]>();
-  const note = (name: string, lines: readonly number[]) =>
-    linesByName.set(name, [...(linesByName.get(name) ?? []), ...lines]);
+  const note = (name: string, lines: readonly number[]) => {
+    const seen = linesByName.get(name);
+    if (seen === undefined) linesByName.set(name, [...lines]);
+    else seen.push(...lines);
+  };
   for (const label of labels) note(label.labelerName, Object.values(label.lines));
   for (const adjudication of adjudications) note(adjudication.researcherName, [adjudication.line]);
   if (linesByName.size === 0) return;

@@ -9,8 +9,8 @@ export interface UndiciTransportOptions {
   connections?: number;
 }
 
-/** Bytes a reply may buffer ahead of its reader before the socket is paused. */
-const HIGH_WATER_BYTES = 1 << 20;
+/** Characters (UTF-16 units) a reply may buffer ahead of its reader before the socket is paused. */
+const HIGH_WATER_CHARS = 1 << 20;
 
 /**
  * A reply's body as text pieces, fed by undici's handler callbacks and read by one consumer.
@@ -55,7 +55,7 @@ class ReplyText implements AsyncIterable<string>, AsyncIterator<string> {
     }
     this.pieces.push(text);
     this.buffered += text.length;
-    if (this.buffered > HIGH_WATER_BYTES) this.controller.pause();
+    if (this.buffered > HIGH_WATER_CHARS) this.controller.pause();
   }
 
   private settle(): void {
@@ -69,7 +69,7 @@ class ReplyText implements AsyncIterable<string>, AsyncIterator<string> {
     const piece = this.pieces.shift();
     if (piece !== undefined) {
       this.buffered -= piece.length;
-      if (this.controller.paused && this.buffered <= HIGH_WATER_BYTES / 2) this.controller.resume();
+      if (this.controller.paused && this.buffered <= HIGH_WATER_CHARS / 2) this.controller.resume();
       return Promise.resolve({ value: piece, done: false });
     }
     if (this.failure !== null) return Promise.reject(this.failure.error);
