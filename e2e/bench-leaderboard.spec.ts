@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
 import { TAU2_RETAIL, importThroughApi } from './support/api';
 
@@ -15,6 +16,16 @@ function scoreOf(text: string | null): number {
   const value = Number(text);
   if (text === null || !Number.isFinite(value)) throw new Error(`not a score: ${String(text)}`);
   return value;
+}
+
+/** A results line's simulator and `rule:exact-match` score (0-1, null where it does not apply). */
+function exactMatchOf(row: unknown): { sim: unknown; value: number | null } {
+  const sim: unknown = typeof row === 'object' && row !== null ? Reflect.get(row, 'sim') : null;
+  const scores: unknown =
+    typeof row === 'object' && row !== null ? Reflect.get(row, 'scores') : null;
+  const value: unknown =
+    typeof scores === 'object' && scores !== null ? Reflect.get(scores, 'rule:exact-match') : null;
+  return { sim, value: typeof value === 'number' ? value : null };
 }
 
 test('a bench built from real trajectories ranks replay above retrieval, down to the worst step in Compare', async ({
@@ -82,6 +93,22 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   const retrievalMean = scoreOf(await retrievalOverall.getByTestId('cell-mean').textContent());
   expect(retrievalMean).toBeLessThan(100);
   await expect(page.getByTestId('score-charts')).toBeVisible();
+
+  // The run's results download: a line per item and simulator, whose mean is the cell's.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download results (JSONL)' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^terrarium-run-\d+-results\.jsonl$/);
+  const results = (await readFile(await download.path(), 'utf8')).trimEnd().split('\n');
+  expect(results).toHaveLength(ITEMS * 2);
+  const exact = results
+    .map((line) => exactMatchOf(JSON.parse(line)))
+    .filter((row) => row.sim === 'retrieval' && row.value !== null)
+    .map((row) => row.value ?? 0);
+  expect(exact).toHaveLength(ITEMS);
+  const exactMean = (exact.reduce((sum, value) => sum + value, 0) / exact.length) * 100;
+  expect(exactMean.toFixed(1)).toBe(retrievalMean.toFixed(1));
 
   // A task's cell lists that task's items: no Task column repeating one value.
   await leaderboardCell(page, 'retrieval', 'tau2-bench/retail').click();

@@ -4,6 +4,8 @@ import { SOURCE_FORMATS } from '@terrarium/schema';
 import {
   runBenchBuild,
   runBenchExport,
+  runBenchResults,
+  runBenchRuns,
   runBenchImport,
   runBenchList,
   runBenchRun,
@@ -189,6 +191,25 @@ export function buildProgram(): Command {
     .option('--reasoning', 'sft: keep recorded reasoning as <think>…</think>')
     .option('--json', 'print a JSON summary')
     .action((_options: unknown, command: Command) => runBenchExport(command.optsWithGlobals()));
+
+  bench
+    .command('runs')
+    .description('List bench runs, newest first, with their ids.')
+    .option('--bench <name>', 'only the runs of this bench')
+    .option('--json', 'print a JSON array')
+    .action((_options: unknown, command: Command) => runBenchRuns(command.optsWithGlobals()));
+
+  bench
+    .command('results')
+    .description(
+      "Write a run's results as JSON lines: per item and simulator, the prediction and its scores (0-1).",
+    )
+    .argument('<run>', 'run id (printed by `bench run`, listed by `bench runs`)')
+    .requiredOption('--out <file>', 'output file')
+    .option('--json', 'print a JSON summary')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchResults(runId, command.optsWithGlobals()),
+    );
 
   bench
     .command('run')

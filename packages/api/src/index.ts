@@ -121,6 +121,7 @@ export { createBenchRunDeps, type BenchRunDepsOptions } from './bench/run-deps';
 export { runLeaderboard } from './bench/run-leaderboard';
 export { predictBenchItem, type ItemPrediction } from './bench/item-prediction';
 export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
+export { runResults } from './bench/run-results';
 export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';
 export {
   agentWorldBenchLines,

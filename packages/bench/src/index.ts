@@ -71,6 +71,7 @@ export {
   type Interval,
   type LeaderboardOptions,
 } from './report/leaderboard';
+export { runResult } from './report/run-results';
 export {
   compareCells,
   compareRuns,

@@ -114,6 +114,11 @@ export const ItemScore = z.object({
 });
 export type ItemScore = z.infer<typeof ItemScore>;
 
+/** `rule:content`, `judge:overall`: how a score is named in results, reports, selects and URLs. */
+export function scoreKey(score: Pick<ItemScore, 'source' | 'metric'>): string {
+  return `${score.source}:${score.metric}`;
+}
+
 export const BenchRunMode = z.discriminatedUnion('kind', [
   /** Teacher forcing: the real history at each item (the default). */
   z.object({ kind: z.literal('open') }),
@@ -218,6 +223,41 @@ export const RunPrediction = z.object({
   error: z.string().nullable(),
 });
 export type RunPrediction = z.infer<typeof RunPrediction>;
+
+/**
+ * One unit of a bench run as its results export writes it (`bench results`, `GET
+ * /api/bench/results`): the item, what the simulator answered and every score it got. Scores are
+ * stored values, 0-1 (the pages show them ×100), keyed `source:metric`; null where the metric did
+ * not apply. The item's history is left out: join on `item` with `bench export` for it.
+ */
+export const RunResult = z.object({
+  run: z.string(),
+  sim: SimSpec,
+  item: z.string(),
+  task: z.string(),
+  domain: Domain,
+  split: BenchSplit,
+  origin: z.object({
+    dataset: z.string().nullable(),
+    trajectory: z.string().nullable(),
+    stepIndex: z.number().int().nullable(),
+  }),
+  turnIndex: z.number().int().nonnegative(),
+  action: Action,
+  real: Observation,
+  /** Null when the simulator failed (`error` says why); a failed unit has no scores. */
+  predicted: Observation.nullable(),
+  error: z.string().nullable(),
+  latencyMs: z.number().nonnegative(),
+  usage: RunPrediction.shape.usage,
+  scores: z.record(z.string(), z.number().min(0).max(1).nullable()),
+  /** Why, per score that says: content-class spans, a judge's reasoning, a labeler's comment. */
+  details: z.record(z.string(), JsonValue),
+});
+export type RunResult = z.infer<typeof RunResult>;
+
+/** Where a run's results download from: `GET RUN_RESULTS_PATH?run=ID`, JSON lines. */
+export const RUN_RESULTS_PATH = '/api/bench/results';
 
 /** One cell of the leaderboard: a simulator on a task for one metric, 0-100. */
 /**

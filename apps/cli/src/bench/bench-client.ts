@@ -10,6 +10,9 @@ import {
   promptFilesOf,
   report,
   listBenches,
+  listRuns,
+  getRun,
+  runResults,
   sftExport,
   startBenchWorkers,
   startRun,
@@ -25,6 +28,7 @@ import {
 import type { Store } from '@terrarium/db';
 import {
   BenchImportResponse,
+  RUN_RESULTS_PATH,
   type BenchManifest,
   type BenchRun,
   type BenchSummary,
@@ -60,6 +64,10 @@ export interface BenchClient {
   /** Starts the run and follows it to its end, reporting each change. */
   run(input: StartRunInput, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
   report(runId: string): Promise<RunReport>;
+  /** Newest first; only the runs of one bench when named. */
+  runs(bench?: string): Promise<BenchRun[]>;
+  /** The run's results as JSON lines (`RunResult`), read as they stream. */
+  results(runId: string): AsyncIterable<string>;
   /** Pairwise judging once the run is done (it needs every simulator's prediction). */
   judgePairwise(runId: string): Promise<{ judged: number }>;
   close(): Promise<void>;
@@ -97,6 +105,12 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
       return last;
     },
     report: (runId) => report({ store }, runId),
+    runs: (bench) => listRuns({ store }, bench),
+    async *results(runId) {
+      for await (const result of runResults(store, await getRun({ store }, runId))) {
+        yield JSON.stringify(result);
+      }
+    },
     judgePairwise: (runId) => judgePairwise({ store }, runId),
     async close() {
       if (workers !== null) await (await workers).stop();
@@ -164,6 +178,48 @@ async function uploadBenchFiles(
   return BenchImportResponse.parse(body);
 }
 
+/**
+ * The lines of a JSON-lines download from the server, as they arrive. A refusal (404, 403) is
+ * the server's own words; a body cut short (the server failed mid-way) throws, never ends early.
+ */
+async function* downloadLines(url: string, token: string, route: string): AsyncGenerator<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+  } catch (error) {
+    throw new CliError(
+      `cannot reach the server at ${url}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (!response.ok || response.body === null) {
+    const text = await response.text();
+    let message: string | null = null;
+    try {
+      message = refusalMessage(JSON.parse(text));
+    } catch {
+      // Not our JSON: the status says it.
+    }
+    throw new CliError(`the server at ${url} refused: ${message ?? `HTTP ${response.status}`}`);
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let rest = '';
+  try {
+    for await (const chunk of response.body) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+      rest = lines.pop() ?? '';
+      yield* lines;
+    }
+  } catch (error) {
+    throw new CliError(
+      `the download from ${url} broke off: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  rest += decoder.decode();
+  if (rest !== '') {
+    throw new CliError(`the download from ${url} ended inside a line: it is incomplete`);
+  }
+}
+
 function clientError(error: unknown, url: string): never {
   if (error instanceof TRPCClientError) {
     throw new CliError(`the server at ${url} refused: ${error.message}`);
@@ -209,6 +265,9 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
       }
     },
     report: (runId) => call(trpc.bench.report.query({ runId })),
+    runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
+    results: (runId) =>
+      downloadLines(url, token, `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}`),
     judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId })),
     async close() {},
   };

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
+import { BenchRun, RunResult } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
 import { seededDataDir } from '@terrarium/db/test-store';
@@ -102,6 +103,38 @@ describe('terrarium bench', () => {
     // only the item's own trajectory calls gave a miss; 50.0 while a flipped boolean or another
     // status scored as content of the same form (the same run as bench-service.test.ts).
     expect(typeof overall === 'number' && Math.round(overall * 10) / 10).toBe(49.6);
+  });
+
+  it('lists the run and writes its results, a line per item and simulator', SLOW, async () => {
+    const listed = await cli('bench', 'runs', '--bench', 'r', '--json');
+    expect(listed.code).toBe(0);
+    const runs = BenchRun.array().parse(JSON.parse(listed.stdout));
+    expect(runs.map((run) => [run.status, run.sims])).toEqual([['done', ['replay', 'retrieval']]]);
+    const runId = runs[0]?.id ?? '';
+    const table = await cli('bench', 'runs');
+    expect(table.stdout).toMatch(
+      new RegExp(`^run ${runId}  r v1 test  done 388/388  replay, retrieval  \\S+\\n$`),
+    );
+
+    const out = path.join(dataDir, 'results.jsonl');
+    const written = await cli('bench', 'results', runId, '--out', out, '--json');
+    expect(written.stderr).toBe('');
+    expect(parseJson(written.stdout)).toEqual({ run: runId, out, units: RETAIL_ITEMS * 2 });
+    const rows = (await readFile(out, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => RunResult.parse(JSON.parse(line)));
+    const retrieval = rows.filter((row) => row.sim === 'retrieval');
+    expect(retrieval).toHaveLength(RETAIL_ITEMS);
+    // Its mean is the 49.6 that `bench run` printed for retrieval.
+    const content = retrieval.reduce((sum, row) => sum + (row.scores['rule:content'] ?? 0), 0);
+    expect(Math.round((content / RETAIL_ITEMS) * 1000) / 10).toBe(49.6);
+
+    const unknown = path.join(dataDir, 'unknown-run.jsonl');
+    const refused = await cli('bench', 'results', '999999', '--out', unknown);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe('terrarium: runId: no bench run 999999\n');
+    await expect(stat(unknown)).rejects.toThrow(/ENOENT/);
   });
 
   it('exports AgentWorldBench JSONL and imports it back as another bench', SLOW, async () => {

@@ -245,6 +245,44 @@ export async function runBenchExport(options: BenchExportOptions): Promise<void>
   });
 }
 
+export async function runBenchRuns(
+  options: GlobalOptions & { bench?: string; json?: boolean },
+): Promise<void> {
+  const runs = await withBenchClient(options, (client) => client.runs(options.bench));
+  print(options.json, runs, runsTable(runs));
+}
+
+/** A line per run, newest first: what `bench results RUN` needs, the run's id, comes first. */
+export function runsTable(runs: readonly BenchRun[]): string {
+  if (runs.length === 0) return 'No bench runs yet. Start one with `terrarium bench run`.\n';
+  return runs
+    .map(
+      (run) =>
+        `run ${run.id}  ${run.bench} v${run.benchVersion} ${run.split}` +
+        (run.mode.kind === 'closed' ? ` closed:${run.mode.steps}` : '') +
+        `  ${run.status} ${run.done}/${run.total}` +
+        (run.failed > 0 ? ` (${run.failed} failed)` : '') +
+        `  ${run.sims.join(', ')}  ${run.createdAt}\n`,
+    )
+    .join('');
+}
+
+export interface BenchResultsOptions extends GlobalOptions {
+  out: string;
+  json?: boolean;
+}
+
+export async function runBenchResults(runId: string, options: BenchResultsOptions): Promise<void> {
+  const units = await withBenchClient(options, (client) =>
+    writeLines(options.out, client.results(runId)),
+  );
+  print(
+    options.json,
+    { run: runId, out: options.out, units },
+    `${units} results written to ${options.out}: a line per item and simulator, scores 0-1 by source:metric\n`,
+  );
+}
+
 export interface BenchRunOptions extends GlobalOptions {
   bench: string;
   benchVersion?: number;

@@ -1,12 +1,18 @@
 import { createServer } from 'node:net';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
-import type { BenchManifest, BenchRun, LeaderboardCell } from '@terrarium/schema';
+import {
+  RunResult,
+  type BenchManifest,
+  type BenchRun,
+  type LeaderboardCell,
+} from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL } from '../testing/sample-files';
+import { startTestServer } from '../testing/test-server';
 import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import {
   benchItems,
@@ -288,6 +294,68 @@ describe('bench service on tau2 retail', () => {
     expect(Object.values(replay?.byMetric ?? {}).every((value) => value === 100)).toBe(true);
     expect(retrieval?.overall).toBeCloseTo(49.5558, 3);
     expect(retrieval?.byMetric['rule:exact-match']).toBeCloseTo((66 / 194) * 100, 9);
+  });
+
+  it('exports every unit with the scores the leaderboard averages, over HTTP', async () => {
+    const server = await startTestServer({ store });
+    try {
+      const response = await fetch(`${server.url}/api/bench/results?run=${main.id}`, {
+        headers: server.authHeaders,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+      expect(response.headers.get('content-disposition')).toBe(
+        `attachment; filename="terrarium-run-${main.id}-results.jsonl"`,
+      );
+      const text = await response.text();
+      expect(text.endsWith('\n')).toBe(true);
+      const rows = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => RunResult.parse(JSON.parse(line)));
+      expect(rows).toHaveLength(RETAIL_ITEMS * 2);
+      // Items in build order, each item's simulators in the run's order.
+      const items = await benchItems(ctx, { name: 'retail', version: 1, offset: 0, limit: 500 });
+      expect(rows.map((row) => `${row.item} ${row.sim}`)).toEqual(
+        items.rows.flatMap((item) => [`${item.id} replay`, `${item.id} retrieval`]),
+      );
+      expect(rows.every((row) => row.run === main.id && row.error === null)).toBe(true);
+      // The same numbers as the leaderboard and `bench run --json`: a mean over the export.
+      const mean = (sim: string, key: string) => {
+        const values = rows.filter((row) => row.sim === sim).map((row) => row.scores[key]);
+        return (values.reduce<number>((sum, value) => sum + (value ?? 0), 0) / values.length) * 100;
+      };
+      expect(mean('replay', 'rule:content')).toBe(100);
+      expect(mean('retrieval', 'rule:content')).toBeCloseTo(49.5558, 3);
+      const exact = rows.filter(
+        (row) => row.sim === 'retrieval' && row.scores['rule:exact-match'] === 1,
+      );
+      expect(exact).toHaveLength(66);
+      // Replay answers with the real observation; JSON metrics are null where it is not JSON.
+      const replay = rows.filter((row) => row.sim === 'replay');
+      expect(replay.every((row) => row.predicted?.content === row.real.content)).toBe(true);
+      expect(replay.filter((row) => row.scores['rule:json-validity'] === null)).toHaveLength(
+        RETAIL_ITEMS - 146,
+      );
+      // The worst item of the cell page, with the content score's spans as its detail.
+      const worst = rows.find(
+        (row) => row.item === '01d2261dfe240919ecad5a1614bc' && row.sim === 'retrieval',
+      );
+      expect(worst).toMatchObject({ turnIndex: 0, task: 'tau2-bench/retail', split: 'test' });
+      expect(worst?.details['rule:content']).toBeDefined();
+
+      const unknown = await fetch(`${server.url}/api/bench/results?run=999999`, {
+        headers: server.authHeaders,
+      });
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual({ error: { message: 'run: no bench run 999999' } });
+      const missing = await fetch(`${server.url}/api/bench/results`, {
+        headers: server.authHeaders,
+      });
+      expect(missing.status).toBe(400);
+    } finally {
+      await server.close();
+    }
   });
 
   it('cancels a run no worker has taken yet', async () => {

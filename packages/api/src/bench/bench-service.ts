@@ -4,6 +4,7 @@ import { buildBench, compareCells, focusValues, itemDeltas } from '@terrarium/be
 import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
+  scoreKey,
   type BenchItem,
   type BenchManifest,
   type BenchRun,
@@ -268,7 +269,6 @@ export async function leaderboard(
   return { run, ...board, failures };
 }
 
-const key = (source: string, metric: string) => `${source}:${metric}`;
 const percent = (value: number | null) => (value === null ? null : value * 100);
 
 async function predictionsOf(
@@ -471,9 +471,7 @@ export async function judgePairwise(
 
 /** Scores keyed `source:metric`, 0-100, as the drill-down shows them. */
 function scoreMap(scores: readonly ItemScore[]): Record<string, number | null> {
-  return Object.fromEntries(
-    scores.map((score) => [key(score.source, score.metric), percent(score.value)]),
-  );
+  return Object.fromEntries(scores.map((score) => [scoreKey(score), percent(score.value)]));
 }
 
 // Per store, like a server's workers: a bench version never changes, so its corpus is kept.

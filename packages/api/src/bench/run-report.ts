@@ -1,5 +1,11 @@
 import { leaderboard as aggregate } from '@terrarium/bench';
-import type { BenchItem, BenchRun, ItemScore, LeaderboardCell } from '@terrarium/schema';
+import {
+  scoreKey,
+  type BenchItem,
+  type BenchRun,
+  type ItemScore,
+  type LeaderboardCell,
+} from '@terrarium/schema';
 
 /** One simulator's line of `bench run --json`; scores are 0-100. */
 export interface SimReport {
@@ -67,8 +73,10 @@ export function runReport(
   const tasks = [...new Set(items.map((item) => item.task))].toSorted();
   const domains = [...new Set(items.map((item) => item.domain))].toSorted();
   const metrics = [
-    ...new Set(scores.map((score) => `${score.source}\u0000${score.metric}`)),
-  ].toSorted();
+    ...new Map(
+      scores.map(({ source, metric }) => [scoreKey({ source, metric }), { source, metric }]),
+    ),
+  ].toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     bench: run.bench,
     benchVersion: run.benchVersion,
@@ -80,7 +88,7 @@ export function runReport(
         sim,
         items: overall?.n ?? 0,
         overall: overall?.mean ?? null,
-        overallMetric: `${selector.source}:${selector.metric}`,
+        overallMetric: scoreKey(selector),
         byDomain: Object.fromEntries(
           domains.map((domain) => [domain, meanOf(byDomain, sim, domain, selector)?.mean ?? null]),
         ),
@@ -88,13 +96,10 @@ export function runReport(
           tasks.map((task) => [task, meanOf(byTask, sim, task, selector)?.mean ?? null]),
         ),
         byMetric: Object.fromEntries(
-          metrics.map((id) => {
-            const [source = '', metric = ''] = id.split('\u0000');
-            return [
-              `${source}:${metric}`,
-              meanOf(byTask, sim, 'overall', { source, metric })?.mean ?? null,
-            ];
-          }),
+          metrics.map(([key, metric]) => [
+            key,
+            meanOf(byTask, sim, 'overall', metric)?.mean ?? null,
+          ]),
         ),
         failed: failedBySim.get(sim) ?? 0,
       };

@@ -11,6 +11,7 @@ import {
   MAX_BENCH_UPLOAD_BYTES,
   respondToBenchImport,
 } from './bench-import-route';
+import { RUN_RESULTS_PATH } from '@terrarium/schema';
 import { isOpenAIPath, respondToOpenAI, sendOpenAIError } from './openai-routes';
 import { createDefaultEnvService, isEnvPath, respondToEnv } from './env-routes';
 import type { EnvService } from '@terrarium/curriculum';
@@ -19,6 +20,7 @@ import { isRewardPath, respondToReward } from './reward-routes';
 import { createDefaultRewardService } from '../rulesets/default-reward-service';
 import type { RewardService } from '../rulesets/reward-service';
 import { respondToSimulate } from './simulate-route';
+import { respondToRunResults } from './run-results-route';
 import { sendError, sendJson } from './json-response';
 import { SESSION_COOKIE } from '../auth/sessions';
 import {
@@ -230,6 +232,7 @@ async function respondToApi(
     return respondToBenchImport(request, response, url, store);
   }
   if (url.pathname === '/api/simulate') return respondToSimulate(request, response, store, prompts);
+  if (url.pathname === RUN_RESULTS_PATH) return respondToRunResults(request, response, url, store);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     request.resume();
     response.setHeader('allow', 'GET, HEAD');

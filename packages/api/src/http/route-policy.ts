@@ -20,6 +20,7 @@ export const HTTP_ROUTE_POLICIES: readonly RoutePolicy[] = [
   { path: '/api/datasets', access: 'researcher' },
   { path: '/api/import', access: 'researcher' },
   { path: '/api/bench/import', access: 'researcher' },
+  { path: '/api/bench/results', access: 'researcher' },
   { path: '/api/simulate', access: 'researcher' },
   { path: '/v1/models', access: 'researcher' },
   { path: '/v1/chat/completions', access: 'researcher' },

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { ScoreSelector } from '@terrarium/schema';
+import { RUN_RESULTS_PATH, type ScoreSelector } from '@terrarium/schema';
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
@@ -121,6 +121,13 @@ export function BenchRunPage({
               <Link to={{ page: 'bench-compare', runId, otherRunId: null, score }}>
                 Compare with another run…
               </Link>
+              <a
+                href={`${RUN_RESULTS_PATH}?run=${encodeURIComponent(run.id)}`}
+                download
+                title="A line per item and simulator: the action, the real and the predicted observation, every score (0-1, keyed source:metric). `terrarium bench results` writes the same."
+              >
+                Download results (JSONL)
+              </a>
             </div>
           </div>
           <RunProgressBar run={run} onChange={progress.update} streamError={progress.streamError} />

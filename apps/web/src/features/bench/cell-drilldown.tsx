@@ -1,4 +1,4 @@
-import type { CellItem, ScoreSelector } from '@terrarium/schema';
+import { scoreKey, type CellItem, type ScoreSelector } from '@terrarium/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { formatCount, formatScore100 } from '../../app/format';
@@ -7,7 +7,6 @@ import type { BenchCell } from '../../app/url-state';
 import { formatLatency } from '../compare/format-run';
 import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
-import { scoreKey } from './format-bench';
 import { MACRO_TASK, OVERALL_TASK } from './leaderboard';
 import { ItemDetail } from './item-detail';
 import { useCellItems } from './use-cell-items';

@@ -7,7 +7,6 @@ import {
   modeLabel,
   progressShare,
   samplingLabel,
-  scoreKey,
 } from './format-bench';
 import { newerRun } from './run-progress';
 
@@ -17,12 +16,11 @@ describe('bench formatting', () => {
     expect(formatHalfWidth({ ciLow: null, ciHigh: null })).toBeNull();
   });
 
-  it('spells sampling, mode and scores as the CLI and the URLs do', () => {
+  it('spells sampling and mode as the CLI does', () => {
     expect(samplingLabel({ kind: 'agentworld' })).toBe('agentworld');
     expect(samplingLabel({ kind: 'random', count: 7 })).toBe('random:7');
     expect(modeLabel({ kind: 'open' })).toBe('open loop');
     expect(modeLabel({ kind: 'closed', steps: 3 })).toBe('closed loop, 3 steps');
-    expect(scoreKey({ source: 'judge', metric: 'realism' })).toBe('judge:realism');
   });
 
   it('says when tokens were used but nothing priced them, instead of $0.00', () => {

@@ -5,7 +5,6 @@ import type {
   RunPrompts,
   RunUsage,
   Sampling,
-  ScoreSelector,
 } from '@terrarium/schema';
 
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
@@ -28,11 +27,6 @@ export function promptsLabel(prompts: RunPrompts | null): string {
   if (prompts === null) return 'Terrarium prompts';
   const count = prompts.files.length;
   return `prompt folder ${prompts.hash.slice(0, 12)} (${count} ${count === 1 ? 'file' : 'files'})`;
-}
-
-/** `rule:content`: how a score is named in selects, URLs and CellItem.scores keys. */
-export function scoreKey(score: ScoreSelector): string {
-  return `${score.source}:${score.metric}`;
 }
 
 const FINISHED: ReadonlySet<BenchRunStatus> = new Set(['done', 'failed', 'canceled']);

@@ -1,5 +1,9 @@
-import { SCORE_SOURCES, type LeaderboardCell, type ScoreSelector } from '@terrarium/schema';
-import { scoreKey } from './format-bench';
+import {
+  SCORE_SOURCES,
+  scoreKey,
+  type LeaderboardCell,
+  type ScoreSelector,
+} from '@terrarium/schema';
 import { metricDefinition, metricGroups, metricLabel, SOURCE_LABELS } from './leaderboard';
 
 /**
