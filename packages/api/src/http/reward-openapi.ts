@@ -29,7 +29,9 @@ const OpenRlhfResponse = z.object({
   scores: z.array(z.number()),
   extra_logs: z
     .record(z.string(), z.array(z.number()))
-    .describe('one value per sample, per breakdown entry'),
+    .describe(
+      'per breakdown entry that applies to some sample, one value for every sample; where it does not apply, the na value (0 without one)',
+    ),
 });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -161,9 +161,44 @@ describe('POST /v1/reward over HTTP', () => {
     expect(error.issues.map((issue) => issue.field)).toEqual(['query.0', 'query.1']);
     expect(error.message).toContain('add &na=NUMBER');
     const given = await post('/v1/reward/openrlhf?ruleSet=terminal-only&domain=tool&na=-1', batch);
-    expect(OpenRlhfBody.parse(await given.json()).rewards).toEqual([-1, -1]);
+    // The rule applies to no sample of the URL's domain: no column, as in every such batch.
+    expect(OpenRlhfBody.parse(await given.json())).toEqual({
+      rewards: [-1, -1],
+      scores: [-1, -1],
+      extra_logs: {},
+    });
     const scored = await post('/v1/reward/openrlhf?ruleSet=terminal-only&domain=terminal', batch);
     expect(OpenRlhfBody.parse(await scored.json()).rewards).toEqual([1, 1]);
+  });
+
+  it('logs a rule that applies to some samples for every sample, n/a as the na value', async () => {
+    const ruleSet = {
+      name: 'json-and-exact',
+      rules: [
+        { id: 'exact', type: 'metric', metric: 'exact-match' },
+        { id: 'json', type: 'metric', metric: 'json-validity' },
+      ],
+    };
+    await server.store.saveRuleSetVersion({
+      name: 'json-and-exact',
+      document: JSON.stringify(ruleSet),
+      ruleSet,
+      author: 'test',
+      message: 'v1',
+    });
+    // JSON validity applies where the reference is JSON: the first sample, not the second.
+    const batch = { query: ['{"a": 1}', 'done'], prompts: ['', ''], labels: ['{"a": 1}', 'done'] };
+    const withNa = await post('/v1/reward/openrlhf?ruleSet=json-and-exact&na=-1', batch);
+    expect(OpenRlhfBody.parse(await withNa.json()).extra_logs).toEqual({
+      exact: [1, 1],
+      json: [1, -1],
+    });
+    const without = await post('/v1/reward/openrlhf?ruleSet=json-and-exact', batch);
+    expect(OpenRlhfBody.parse(await without.json())).toEqual({
+      rewards: [1, 1],
+      scores: [1, 1],
+      extra_logs: { exact: [1, 1], json: [1, 0] },
+    });
   });
 
   it('answers 400 naming the field', async () => {

@@ -209,21 +209,30 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
     );
   }
   const rewardsOut = batch.results.map((result) => result.score ?? na ?? 0);
-  return { rewards: rewardsOut, scores: rewardsOut, extra_logs: extraLogs(batch.results) };
+  return {
+    rewards: rewardsOut,
+    scores: rewardsOut,
+    extra_logs: extraLogs(batch.results, na ?? 0),
+  };
 }
 
-/** Per breakdown entry, one number per sample (OpenRLHF concatenates these); entries n/a anywhere are left out. */
-function extraLogs(results: readonly { breakdown: BreakdownEntry[] }[]): Record<string, number[]> {
+/**
+ * Per breakdown entry that applies to some sample of the batch, one number per sample. OpenRLHF
+ * keeps `extra_logs` per sample and batches samples by the keys of the first one, so a key that
+ * some samples lack fails its training step: every sample carries every such entry, logged as
+ * `na` (0 when the URL gives none) where it does not apply. An entry that applies to no sample
+ * (criteria without a judge, rules out of the URL's domain) is left out, as it is in every batch.
+ */
+function extraLogs(
+  results: readonly { breakdown: BreakdownEntry[] }[],
+  na: number,
+): Record<string, number[]> {
   const logs: Record<string, number[]> = {};
   const first = results[0]?.breakdown ?? [];
   first.forEach((entry, at) => {
-    const values: number[] = [];
-    for (const result of results) {
-      const score = result.breakdown[at]?.score;
-      if (score === null || score === undefined) return;
-      values.push(score);
-    }
-    logs[entry.id] = values;
+    const values = results.map((result) => result.breakdown[at]?.score ?? null);
+    if (values.every((value) => value === null)) return;
+    logs[entry.id] = values.map((value) => value ?? na);
   });
   return logs;
 }
