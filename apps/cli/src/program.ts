@@ -10,7 +10,7 @@ import {
   runBenchList,
   runBenchRun,
 } from './commands/bench-command';
-import { runDatasets } from './commands/datasets-command';
+import { runDatasets, runDatasetsDelete } from './commands/datasets-command';
 import { runImport } from './commands/import-command';
 import { DEFAULT_PORT, runServe } from './commands/serve-command';
 import { runSimulate } from './commands/simulate-command';
@@ -82,11 +82,22 @@ export function buildProgram(): Command {
       runImport(paths, command.optsWithGlobals()),
     );
 
-  program
+  const datasets = program
     .command('datasets')
-    .description('List datasets.')
+    .description('List datasets (`datasets delete NAME` deletes one).')
     .option('--json', 'print a JSON array')
     .action((_options: unknown, command: Command) => runDatasets(command.optsWithGlobals()));
+  datasets
+    .command('delete')
+    .description(
+      'Delete a dataset with its trajectories and search index; benches built from it keep their items.',
+    )
+    .argument('<dataset>', 'dataset name (or id)')
+    .option('--yes', 'delete it (without: only say what would be deleted)')
+    .option('--json', 'print {"deleted","trajectories"}')
+    .action((dataset: string, _options: unknown, command: Command) =>
+      runDatasetsDelete(dataset, command.optsWithGlobals()),
+    );
 
   program
     .command('serve')

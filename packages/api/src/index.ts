@@ -122,6 +122,7 @@ export { runLeaderboard } from './bench/run-leaderboard';
 export { predictBenchItem, type ItemPrediction } from './bench/item-prediction';
 export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
 export { runResults } from './bench/run-results';
+export { deleteDataset, type DeletedDataset } from './datasets/delete-dataset';
 export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';
 export {
   agentWorldBenchLines,

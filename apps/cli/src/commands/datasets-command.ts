@@ -1,19 +1,25 @@
+import { deleteDataset, type AppRouter, type DeletedDataset } from '@terrarium/api';
 import type { DatasetSummary } from '@terrarium/schema';
-import { connect, disconnect, type GlobalOptions } from '../connect';
-import { fetchDatasets } from '../server-client';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { CliError } from '../cli-error';
+import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
+import { authHeaders, fetchDatasets } from '../server-client';
 
 export interface DatasetsCommandOptions extends GlobalOptions {
   json?: boolean;
+}
+
+function listDatasets(target: DataTarget): Promise<DatasetSummary[]> {
+  return target.kind === 'server'
+    ? fetchDatasets(target.url, target.token)
+    : target.store.listDatasets();
 }
 
 export async function runDatasets(options: DatasetsCommandOptions): Promise<void> {
   const target = await connect(options);
   let datasets: DatasetSummary[];
   try {
-    datasets =
-      target.kind === 'server'
-        ? await fetchDatasets(target.url, target.token)
-        : await target.store.listDatasets();
+    datasets = await listDatasets(target);
   } finally {
     await disconnect(target);
   }
@@ -54,4 +60,70 @@ export function datasetTable(datasets: DatasetSummary[]): string {
       .join('  ')
       .trimEnd();
   return `${[header, ...rows].map(render).join('\n')}\n`;
+}
+
+export interface DatasetsDeleteOptions extends GlobalOptions {
+  yes?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `datasets delete NAME`: the dataset named (else the one with that id), whole. Without `--yes`
+ * it only says what would go, so a mistyped command in a script deletes nothing.
+ */
+export async function runDatasetsDelete(
+  nameOrId: string,
+  options: DatasetsDeleteOptions,
+): Promise<void> {
+  const target = await connect(options);
+  let result: DeletedDataset;
+  try {
+    const datasets = await listDatasets(target);
+    const dataset =
+      datasets.find((found) => found.name === nameOrId) ??
+      datasets.find((found) => found.id === nameOrId);
+    if (dataset === undefined) {
+      const names = datasets.map((found) => found.name).join(', ');
+      throw new CliError(
+        `no dataset ${nameOrId} (${names === '' ? 'there are none' : `datasets: ${names}`})`,
+      );
+    }
+    if (options.yes !== true) {
+      throw new CliError(
+        `this deletes dataset ${dataset.name}: ${dataset.trajectories} trajectories with their ` +
+          'steps and search index (benches built from it keep their items); add --yes to delete it',
+      );
+    }
+    result = await deleteOn(target, dataset.id);
+  } finally {
+    await disconnect(target);
+  }
+  process.stdout.write(
+    options.json
+      ? `${JSON.stringify(result)}\n`
+      : `deleted dataset ${result.deleted} (${result.trajectories} trajectories)\n`,
+  );
+}
+
+async function deleteOn(target: DataTarget, datasetId: string): Promise<DeletedDataset> {
+  if (target.kind === 'store') {
+    try {
+      return await deleteDataset(target.store, datasetId);
+    } catch (error) {
+      // Refusals (an import still running) are the user's to act on, not a crash.
+      if (error instanceof Error && error.name === 'TRPCError') throw new CliError(error.message);
+      throw error;
+    }
+  }
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
+  });
+  try {
+    return await trpc.datasets.delete.mutate({ datasetId });
+  } catch (error) {
+    if (error instanceof TRPCClientError) {
+      throw new CliError(`the server at ${target.url} refused: ${error.message}`);
+    }
+    throw error;
+  }
 }

@@ -71,7 +71,7 @@ describe('importFiles', () => {
       {
         file: '*',
         reason:
-          '20 of these 20 trajectories were already in twice, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page) and import the file once.',
+          '20 of these 20 trajectories were already in twice, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page, or: terrarium datasets delete NAME --yes) and import the file once.',
       },
     ]);
     expect(importExitCode(again)).toBe(0);

@@ -80,7 +80,7 @@ export function reportOf(
   if (repeated > 0) {
     warnings.push({
       file: '*',
-      reason: `${repeated} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page) and import the file once.`,
+      reason: `${repeated} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page, or: terrarium datasets delete NAME --yes) and import the file once.`,
     });
   }
   const errors = [...report.errors];

@@ -1,0 +1,46 @@
+import { collectDataFiles, importFiles, readDataFile } from '@terrarium/api';
+import { openStore } from '@terrarium/db';
+import { seededDataDir } from '@terrarium/db/test-store';
+import { DatasetSummary } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/run-cli';
+
+const TAU2_RETAIL = sharedDataPath(
+  'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
+);
+
+describe('terrarium datasets delete', () => {
+  let dataDir: string;
+  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+  beforeAll(async () => {
+    dataDir = await seededDataDir('datasets');
+    const store = await openStore({ dataDir });
+    const paths = await collectDataFiles([TAU2_RETAIL]);
+    for (const dataset of ['imported-twice', 'kept']) {
+      await importFiles(store, paths.map(readDataFile), { dataset });
+    }
+    await store.close();
+  }, 120_000);
+
+  it('says what would go and deletes nothing without --yes', async () => {
+    const asked = await cli('datasets', 'delete', 'imported-twice');
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toBe(
+      'terrarium: this deletes dataset imported-twice: 40 trajectories with their steps and ' +
+        'search index (benches built from it keep their items); add --yes to delete it\n',
+    );
+    const unknown = await cli('datasets', 'delete', 'nope', '--yes');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('terrarium: no dataset nope (datasets: imported-twice, kept)\n');
+  }, 60_000);
+
+  it('deletes the dataset named, and only it', async () => {
+    const deleted = await cli('datasets', 'delete', 'imported-twice', '--yes', '--json');
+    expect(deleted.stderr).toBe('');
+    expect(JSON.parse(deleted.stdout)).toEqual({ deleted: 'imported-twice', trajectories: 40 });
+    const listed = await cli('datasets', '--json');
+    const datasets = DatasetSummary.array().parse(JSON.parse(listed.stdout));
+    expect(datasets.map((dataset) => [dataset.name, dataset.trajectories])).toEqual([['kept', 40]]);
+  }, 60_000);
+});
