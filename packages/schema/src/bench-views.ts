@@ -148,7 +148,13 @@ export const CellDelta = z.object({
   after: LeaderboardCell.nullable(),
   /** after − before, 0-100 points; null when either is missing. */
   delta: z.number().nullable(),
-  /** True when the two 95% intervals do not overlap. */
+  /**
+   * True when both cells are over the same items: runs of one bench version and split, each cell
+   * with as many items scored and as many missing. A canceled run's cell or a judge that failed on
+   * other items is over a different set, whose mean can move with the set alone.
+   */
+  sameItems: z.boolean(),
+  /** True when the two 95% intervals do not overlap and the cells are over the same items. */
   separated: z.boolean(),
 });
 export type CellDelta = z.infer<typeof CellDelta>;

@@ -396,7 +396,11 @@ export async function compareRuns(
   return {
     before,
     after,
-    cells: compareCells(beforeCells, afterCells),
+    cells: compareCells(
+      beforeCells,
+      afterCells,
+      before.benchVersion === after.benchVersion && before.split === after.split,
+    ),
     improved: moved.improved.map(withTask),
     regressed: moved.regressed.map(withTask),
   };

@@ -60,12 +60,14 @@ function byId(x: Pick<ItemDelta, 'sim' | 'itemId'>, y: Pick<ItemDelta, 'sim' | '
 
 /**
  * Per (sim, task, source, metric) of two runs' leaderboards: the difference of means and whether
- * the intervals separate. The cells are each run's own leaderboard cells, so a comparison shows
+ * the intervals separate, which counts only over the same items. The cells are each run's own leaderboard cells, so a comparison shows
  * the very numbers (and intervals) each run's page shows.
  */
 export function compareCells(
   before: readonly LeaderboardCell[],
   after: readonly LeaderboardCell[],
+  /** False when the runs are over different items (another bench version or split). */
+  sameBenchItems = true,
 ): CellDelta[] {
   const beforeByKey = new Map(before.map((cell) => [cellKey(cell), cell]));
   const afterByKey = new Map(after.map((cell) => [cellKey(cell), cell]));
@@ -78,6 +80,12 @@ export function compareCells(
     if (ref === undefined) continue;
     const oldMean = old?.mean ?? null;
     const newMean = fresh?.mean ?? null;
+    const sameItems =
+      sameBenchItems &&
+      old !== undefined &&
+      fresh !== undefined &&
+      old.n === fresh.n &&
+      old.missing === fresh.missing;
     cells.push({
       sim: ref.sim,
       task: ref.task,
@@ -86,7 +94,8 @@ export function compareCells(
       before: old ?? null,
       after: fresh ?? null,
       delta: oldMean === null || newMean === null ? null : newMean - oldMean,
-      separated: separated(old, fresh),
+      sameItems,
+      separated: sameItems && separated(old, fresh),
     });
   }
   return cells.toSorted(

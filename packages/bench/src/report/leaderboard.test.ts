@@ -214,4 +214,22 @@ describe('leaderboard and compareRuns on real items', () => {
     expect(comparison.improved[0]?.delta).toBe(100);
     expect(comparison.regressed).toEqual([]);
   });
+
+  it('marks no Δ significant between runs over different items, as a run canceled part way', () => {
+    // The replay run stopped after a third of the items: its mean is over those alone.
+    const scored = new Set(bench.slice(0, Math.floor(bench.length / 3)).map((item) => item.id));
+    const canceled = replay.filter((entry) => scored.has(entry.itemId));
+    const comparison = compareRuns(
+      { scores: empty, items: bench },
+      { scores: canceled, items: bench },
+      { bootstrap: 200, seed: 1, top: 3 },
+    );
+    const overall = comparison.cells.find(
+      (cell) => cell.metric === 'content' && cell.task === 'overall',
+    );
+    expect(overall?.after?.n).toBe(scored.size);
+    expect(overall?.before?.n).toBe(bench.length);
+    expect(overall?.delta).toBeGreaterThan(80);
+    expect(overall).toMatchObject({ sameItems: false, separated: false });
+  });
 });

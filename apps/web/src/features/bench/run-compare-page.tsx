@@ -99,6 +99,8 @@ const SIGNIFICANCE_TITLE = {
   'no interval': 'No 95% interval on one side (too few items or no scores): cannot tell',
   'only before': 'Only the older run has this: nothing to compare it with',
   'only after': 'Only the newer run has this: nothing to compare it with',
+  'other items':
+    'The two runs scored different items here (a run canceled part way, a judge that failed on other items, another bench version or split): the means can differ by which items they cover alone, so no significance',
 } as const;
 
 function DeltaFlag({
@@ -123,7 +125,9 @@ function DeltaFlag({
           ? 'not in the newer run'
           : significance === 'only after'
             ? 'not in the older run'
-            : significance}
+            : significance === 'other items'
+              ? `other items (n ${cell.before?.n ?? 0} vs ${cell.after?.n ?? 0})`
+              : significance}
     </span>
   );
 }

@@ -19,6 +19,7 @@ function delta(overrides: Partial<CellDelta>): CellDelta {
     before: leaderboardCell({ sim: 'retrieval', mean: 30 }),
     after: leaderboardCell({ sim: 'retrieval', mean: 40 }),
     delta: 10,
+    sameItems: true,
     separated: true,
     ...overrides,
   };
@@ -115,6 +116,8 @@ describe('which run is before, what else differs, and what is significant', () =
     // One run lacks the simulator or task: said as such, not as a missing interval.
     expect(deltaSignificance(delta({ delta: null, after: null }))).toBe('only before');
     expect(deltaSignificance(delta({ delta: null, before: null }))).toBe('only after');
+    // A run canceled part way covers other items: never significant, whatever the intervals.
+    expect(deltaSignificance(delta({ sameItems: false, separated: false }))).toBe('other items');
   });
 
   it('prints the Δ of the means as printed, so the columns add up', () => {

@@ -111,12 +111,14 @@ export function shownDelta(cell: Pick<CellDelta, 'before' | 'after'>): number | 
 
 /** How a Δ reads: significant only when the two 95% intervals do not overlap. */
 export function deltaSignificance(
-  cell: Pick<CellDelta, 'delta' | 'separated' | 'before' | 'after'>,
-): 'significant' | 'not significant' | 'no interval' | 'only before' | 'only after' {
+  cell: Pick<CellDelta, 'delta' | 'separated' | 'sameItems' | 'before' | 'after'>,
+):
+  'significant' | 'not significant' | 'no interval' | 'only before' | 'only after' | 'other items' {
   // A simulator or task one run does not have: nothing to compare, which is not a missing interval.
   if (cell.after === null) return 'only before';
   if (cell.before === null) return 'only after';
   if (cell.delta === null) return 'no interval';
+  if (!cell.sameItems) return 'other items';
   if (cell.separated) return 'significant';
   const intervals = [cell.before, cell.after].every(
     (side) => side !== null && side.ciLow !== null && side.ciHigh !== null,
