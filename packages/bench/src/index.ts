@@ -72,6 +72,7 @@ export {
   type LeaderboardOptions,
 } from './report/leaderboard';
 export { runResult } from './report/run-results';
+export { crossTaskTwins, TWIN_MIN_CALLS, TWIN_SHARE } from './twins';
 export {
   compareCells,
   compareRuns,

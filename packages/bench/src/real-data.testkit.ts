@@ -23,6 +23,9 @@ export const REAL_FILES: Record<string, () => string[]> = {
   'tau2-retail': () => [sharedDataPath(`${TAU2}/gpt-4.1_retail_defautl_gpt-4.1_1trials.json`)],
   'tau2-airline': () => [sharedDataPath(`${TAU2}/gpt-4.1_airline_default_gpt-4.1_1trials.json`)],
   'tau2-telecom': () => [sharedDataPath(`${TAU2}/gpt-4.1_telecom_default_gpt-4.1_1trials.json`)],
+  'tau-bench-airline': () => [
+    sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+  ],
   'swe-agent': () => filesUnder(sharedDataPath('swe-agent')).filter((f) => f.endsWith('.traj')),
   'intercode-bash': () => filesUnder(sharedDataPath('intercode/data/results/bash')),
 };

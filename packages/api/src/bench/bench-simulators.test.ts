@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import {
   benchItemsFromAgentWorldBench,
   buildBench,
+  crossTaskTwins,
   formatAgentWorldBenchLine,
   toAgentWorldBenchRecord,
   type BenchSource,
@@ -10,10 +11,15 @@ import {
 import { readTrajectories } from '@terrarium/formats';
 import type { BenchItem } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
-import { createReplayWorldModel } from '@terrarium/worlds';
+import {
+  buildRetrievalIndex,
+  createReplayWorldModel,
+  createRetrievalWorldModel,
+  leaveOut,
+} from '@terrarium/worlds';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { neighborTrajectories } from '../testing/neighbor-trajectories';
-import { TAU2_RETAIL } from '../testing/sample-files';
+import { TAU2_AIRLINE, TAU2_RETAIL, TAU_BENCH_AIRLINE } from '../testing/sample-files';
 import { benchCorpus, createBenchSimulators, trajectoryKey } from './bench-simulators';
 import { itemTrajectory } from './item-trajectory';
 
@@ -201,5 +207,66 @@ describe('bench simulators on tau2 retail', () => {
     // now 34, below the built bench's 66: merged groups leave more out (29 before calls were read
     // out of the row texts and matching arguments preferred).
     expect(await retrievalExact(items)).toBe(34);
+  });
+});
+
+/** The recorded trajectories a retrieval answer's provenance names as its neighbors. */
+function neighborSources(detail: unknown): string[] {
+  const neighbors =
+    typeof detail === 'object' && detail !== null ? Reflect.get(detail, 'neighbors') : null;
+  if (!Array.isArray(neighbors)) return [];
+  return neighbors.flatMap((neighbor: unknown) => {
+    const source =
+      typeof neighbor === 'object' && neighbor !== null
+        ? Reflect.get(neighbor, 'trajectory')
+        : null;
+    return typeof source === 'string' ? [source] : [];
+  });
+}
+
+// Measured: with the task text alone left out, 60 of those 70 items had a twin among their
+// neighbors (tau2 airline's retrieval mean 81.1 in a bench with tau-bench airline; 58.9 now).
+const MEASURED_FROM_TWIN = 60;
+
+describe('bench simulators on tau2 and tau-bench airline together', () => {
+  let items: BenchItem[];
+  beforeAll(async () => {
+    const [tau2, tauBench] = await Promise.all([
+      benchOf(TAU2_AIRLINE, 'tau2-airline'),
+      benchOf(TAU_BENCH_AIRLINE, 'tau-bench-airline'),
+    ]);
+    items = [...tau2.items, ...tauBench.items];
+  }, 60_000);
+
+  it('never answers a tau2 item from its task’s twin in tau-bench', async () => {
+    const twins = crossTaskTwins(items);
+    const simulators = createBenchSimulators(async () => items, OPTIONS);
+    const tau2 = items.filter((item) => item.task === 'tau2-bench/airline');
+    // Without the twins left out: the task text alone, as before.
+    const byTaskText = buildRetrievalIndex(benchCorpus(items));
+    const fromTwin = { before: 0, now: 0 };
+    let withTwin = 0;
+    for (const item of tau2) {
+      const excluded = twins.get(trajectoryKey(item));
+      if (excluded === undefined) continue;
+      withTwin++;
+      const now = await simulators.simulatorFor('retrieval', item);
+      const before = createRetrievalWorldModel(
+        byTaskText,
+        leaveOut(trajectoryKey(item), item.context.task),
+      );
+      for (const [model, side] of [
+        [now, 'now'],
+        [before, 'before'],
+      ] as const) {
+        const predicted = await model.predict(contextOf(item), item.history, item.action);
+        if (neighborSources(predicted.provenance.detail).some((source) => excluded.has(source))) {
+          fromTwin[side]++;
+        }
+      }
+    }
+    // 15 of the 20 tau2 trajectories have a twin (packages/bench twins.test.ts): their 70 items.
+    expect(withTwin).toBe(70);
+    expect(fromTwin).toEqual({ before: MEASURED_FROM_TWIN, now: 0 });
   });
 });

@@ -1,4 +1,4 @@
-import { itemTrajectoryKey, protocolInput } from '@terrarium/bench';
+import { crossTaskTwins, itemTrajectoryKey, protocolInput } from '@terrarium/bench';
 import { rowActionText, rowObservationText } from '@terrarium/formats';
 import type { Action, BenchItem, Domain, Trajectory } from '@terrarium/schema';
 import {
@@ -51,11 +51,18 @@ export const trajectoryKey = itemTrajectoryKey;
 
 /**
  * What retrieval (and a model shown its neighbors) leaves out of the bench's corpus for an item:
- * the item's trajectory and every other trial of its task. Items imported from a bench file carry
- * no task text, so only their trajectory is left out.
+ * the item's trajectory, every other trial of its task, and its task's twins recorded by another
+ * benchmark (`crossTaskTwins`). Items imported from a bench file carry no task text, so only
+ * their trajectory and its twins are left out.
  */
-export function leaveOutItem(item: BenchItem): SearchOptions {
-  return leaveOut(trajectoryKey(item), item.context.task);
+export function leaveOutItem(
+  item: BenchItem,
+  twins: ReadonlyMap<string, ReadonlySet<string>>,
+): SearchOptions {
+  const key = trajectoryKey(item);
+  const excluded = twins.get(key);
+  const options = leaveOut(key, item.context.task);
+  return excluded === undefined ? options : { ...options, excludeTrajectories: excluded };
 }
 
 function isPrefix(shorter: readonly string[], longer: readonly string[]): boolean {
@@ -223,9 +230,10 @@ function memoized<T>(load: () => Promise<T>): () => Promise<T> {
 /**
  * Simulators for one bench:
  * - `replay`: the bench's own recorded observations, so it scores 100 on every item it has seen.
- * - `retrieval`: BM25 over the bench's corpus, leaving the item's own trajectory and the other
- *   trials of its task out (`leaveOutItem`; with them in, every item's nearest neighbour is itself
- *   or its sibling's identical call, and retrieval would be replay).
+ * - `retrieval`: BM25 over the bench's corpus, leaving the item's own trajectory, the other
+ *   trials of its task and its task's twins from another benchmark out (`leaveOutItem`; with them
+ *   in, every item's nearest neighbour is itself or its sibling's identical call, and retrieval
+ *   would be replay).
  * - `onnx:` as for `simulate`, its prompt's neighbors from the bench's corpus (left out the same
  *   way as for retrieval).
  * - `openai:` as for `simulate`.
@@ -246,6 +254,7 @@ export function createBenchSimulators(
   const benchRetrieval = memoized(async () =>
     buildRetrievalIndex(benchCorpus(await benchItems()).map(readableTurns)),
   );
+  const benchTwins = memoized(async () => crossTaskTwins(await benchItems()));
   return {
     async simulatorFor(sim, item) {
       const parsed = parseSimSpec(sim);
@@ -256,7 +265,10 @@ export function createBenchSimulators(
           return ownRecordingFirst(item, benchReplay);
         }
         case 'retrieval': {
-          const model = createRetrievalWorldModel(await benchRetrieval(), leaveOutItem(item));
+          const model = createRetrievalWorldModel(
+            await benchRetrieval(),
+            leaveOutItem(item, await benchTwins()),
+          );
           return readableInputs(model, item);
         }
         case 'openai': {
@@ -280,7 +292,7 @@ export function createBenchSimulators(
           // left out, as retrieval's answers do (the model folder is loaded once per process).
           const model = await onnxModel(sim, parsed.path, options, 'sim', {
             index: await benchRetrieval(),
-            leaveOut: leaveOutItem(item),
+            leaveOut: leaveOutItem(item, await benchTwins()),
           });
           return readableInputs(model, item);
         }

@@ -107,6 +107,8 @@ export interface SearchOptions {
    * and Compare leave the task out, as the bundled model's held-out split does.
    */
   excludeTask?: string;
+  /** Leave these recorded trajectories out too: the same task recorded under another name. */
+  excludeTrajectories?: ReadonlySet<string>;
 }
 
 /**
@@ -209,7 +211,7 @@ export function buildRetrievalIndex(
   return {
     size: documents.length,
     search(context, history, action, k = 1, options = {}) {
-      const { excludeTrajectory, excludeTask } = options;
+      const { excludeTrajectory, excludeTask, excludeTrajectories } = options;
       // A message goes to the other party, not to the environment: nothing to retrieve.
       if (action.type === 'message') return [];
       const query = queryTokens(context, history, action);
@@ -217,7 +219,8 @@ export function buildRetrievalIndex(
       const touched = bm25.score(query, weights, scores);
       const isLeftOut = (document: Document) =>
         document.source.trajectory === excludeTrajectory ||
-        (excludeTask !== undefined && document.task === excludeTask);
+        (excludeTask !== undefined && document.task === excludeTask) ||
+        excludeTrajectories?.has(document.source.trajectory) === true;
       // A tool only the left-out recordings call is as unknown as one never recorded: any tool
       // may then answer, as with an index built without them.
       const recorded = heads.get(headOf(action));
