@@ -384,7 +384,7 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
     bar.stop();
     if (run.status === 'done' && judge?.data?.mode === 'pairwise')
       await client.judgePairwise(run.id);
-    return client.report(run.id);
+    return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
     const { bench, sims: reports } = result;
@@ -394,7 +394,19 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
   } else {
     process.stdout.write(reportTable(result));
   }
-  if (result.status !== 'done') process.exitCode = 1;
+  if (result.status !== 'done') {
+    // Said on stderr, so that the JSON on stdout stays one object.
+    const { ended } = result;
+    process.stderr.write(
+      `terrarium: run ${ended.id} ended ${ended.status}${ended.error === null ? '' : `: ${ended.error}`} ` +
+        `(${formatUnits(ended.done + ended.failed)} of ${formatUnits(ended.total)} units recorded)\n`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+function formatUnits(count: number): string {
+  return count.toLocaleString('en-US');
 }
 
 function fixed(value: number | null): string {

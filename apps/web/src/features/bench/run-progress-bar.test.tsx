@@ -1,4 +1,4 @@
-import { cleanup, screen } from '@testing-library/react';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import type { BenchRun } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
@@ -34,6 +34,12 @@ describe('RunProgressBar', () => {
     expect(screen.getByRole('progressbar', { name: 'Items done' }).getAttribute('value')).toBe(
       '123',
     );
+    // Canceling asks once more, saying what is lost.
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
+    expect(screen.getByRole('group', { name: 'Cancel this run' }).textContent).toBe(
+      'Stop it? The 277 units not recorded yet will not run, and a canceled run cannot be resumed. Stop run Keep running',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Keep running' }));
     expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
   });
 

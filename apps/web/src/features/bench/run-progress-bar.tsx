@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import type { BenchRun } from '@terrarium/schema';
+import { useState } from 'react';
 import { formatCount } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
@@ -16,6 +17,7 @@ export function RunProgressBar({
 }) {
   const trpc = useTRPC();
   const cancel = useMutation(trpc.bench.cancelRun.mutationOptions({ onSuccess: onChange }));
+  const [confirming, setConfirming] = useState(false);
   const share = progressShare(run);
   const finished = isFinished(run.status);
   return (
@@ -54,15 +56,28 @@ export function RunProgressBar({
         >
           {promptsLabel(run.prompts)}
         </span>
-        {!finished && (
-          <button
-            type="button"
-            className="spacer-left"
-            disabled={cancel.isPending}
-            onClick={() => cancel.mutate({ runId: run.id })}
-          >
-            {cancel.isPending ? 'Canceling…' : 'Cancel run'}
+        {!finished && !confirming && (
+          <button type="button" className="spacer-left" onClick={() => setConfirming(true)}>
+            Cancel run
           </button>
+        )}
+        {!finished && confirming && (
+          <span className="spacer-left" role="group" aria-label="Cancel this run">
+            {/* A canceled run cannot be resumed, and its cells then cover fewer items. */}
+            Stop it? The {formatCount(run.total - run.done - run.failed)} units not recorded yet
+            will not run, and a canceled run cannot be resumed.{' '}
+            <button
+              type="button"
+              className="danger"
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate({ runId: run.id })}
+            >
+              {cancel.isPending ? 'Canceling…' : 'Stop run'}
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep running
+            </button>
+          </span>
         )}
       </div>
       {run.error !== null && (
