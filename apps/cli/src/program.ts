@@ -64,7 +64,7 @@ export function buildProgram(): Command {
   program
     .command('import')
     .description(
-      'Import trajectory files or folders (recursed) into a dataset. Exit code: 0 all imported, 2 some records quarantined, 1 nothing imported.',
+      'Import trajectory files or folders (recursed) into a dataset. Exit code: 0 all imported, 2 some records quarantined or files not read, 1 nothing imported.',
     )
     .argument('[paths...]', 'files or folders')
     .addOption(

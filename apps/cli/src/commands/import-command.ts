@@ -305,7 +305,11 @@ function printSummary(report: ImportReport, target: DataTarget): void {
   const lines = [
     `Imported ${report.trajectories} trajectories, ${report.transitions} transitions${format} into dataset "${report.dataset}"${via}.`,
   ];
-  if (report.quarantined > 0) lines.push(`${report.quarantined} bad records quarantined.`);
+  if (report.quarantined > 0) {
+    lines.push(
+      `${report.quarantined} bad ${report.quarantined === 1 ? 'record' : 'records'} quarantined.`,
+    );
+  }
   if (report.trajectories === 0) lines.push('Nothing was imported.');
   process.stdout.write(`${lines.join('\n')}\n`);
   for (const error of report.errors.slice(0, ERRORS_SHOWN)) {

@@ -48,7 +48,8 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
         type="search"
         className="search-input"
         aria-label="Search trajectories"
-        placeholder="Search actions and observations…"
+        placeholder='Search actions and observations ("a phrase"; -word leaves out)…'
+        title='Words match anywhere. "Quoted words" match as a phrase, so search "ls -F" with quotes: unquoted, -F leaves out trajectories with F.'
         value={draft.q}
         onChange={(event) => setDraft({ ...draft, q: event.target.value })}
       />
