@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oracleNote, simToGrade } from './simulation';
+import { oracleNote, simToGrade, trainingDataNote } from './simulation';
 
 describe('the simulator to grade', () => {
   it('tells the replay oracle apart from simulators that model the environment', () => {
@@ -9,6 +9,18 @@ describe('the simulator to grade', () => {
       oracleNote('onnx:models/m'),
       oracleNote('openai:http://h#m'),
     ]).toEqual([null, null, null]);
+  });
+
+  it('says that the bundled model trained on the shipped trajectories, wherever it runs', () => {
+    const named = [
+      'onnx:models/terrarium-wm-tiny',
+      'onnx:models/terrarium-wm-tiny@demo-tau2',
+      'onnx:browser/terrarium-wm-tiny',
+    ];
+    for (const sim of named) expect(trainingDataNote(sim)).toMatch(/^Trained here on 4 of 5 tasks/);
+    expect(
+      ['onnx:models/other', 'onnx:/abs/terrarium-wm-tiny', 'retrieval'].map(trainingDataNote),
+    ).toEqual([null, null, null]);
   });
 
   it('skips the oracle by default, keeps a pick the run has, and falls back to the first', () => {

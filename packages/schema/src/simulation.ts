@@ -22,6 +22,20 @@ const ORACLE_NOTES: Readonly<Record<string, string>> = {
     'Oracle: replay answers with the recorded observation itself, so it scores ~100 by construction. An upper bound, not a model.',
 };
 
+/**
+ * The bundled world model was trained here on four fifths of the tasks of the trajectories that
+ * ship with Terrarium (its data manifest lists them). On a bench built from those files most items
+ * are from tasks it trained on, which its score there cannot show: said wherever it is named.
+ */
+const BUNDLED_MODEL = /^onnx:(models|browser)\/terrarium-wm-tiny(@.*)?$/;
+
+/** Why `sim`'s scores may hold its own training data, or null when nothing says so. */
+export function trainingDataNote(sim: string): string | null {
+  return BUNDLED_MODEL.test(sim)
+    ? 'Trained here on 4 of 5 tasks of the shipped tau2-bench, tau-bench airline and SWE-agent trajectories (models/terrarium-wm-tiny/data-manifest.json lists them): on a bench built from those files, most items come from tasks it trained on and its score overstates it. Its held-out figures are on the Models page.'
+    : null;
+}
+
 /** Why `sim` is an oracle, or null when it is not one. */
 export function oracleNote(sim: string): string | null {
   return ORACLE_NOTES[sim] ?? null;

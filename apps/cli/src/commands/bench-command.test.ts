@@ -4,6 +4,8 @@ import { sharedDataPath } from '@terrarium/schema/testing';
 import { BenchRun, RunResult } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
+import type { SimReport } from '@terrarium/api';
+import { reportTable } from './bench-command';
 import { seededDataDir } from '@terrarium/db/test-store';
 
 const TAU2_RETAIL = sharedDataPath(
@@ -205,5 +207,40 @@ describe('terrarium bench', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
+  });
+});
+
+/** One simulator's line of a report, the same numbers for each. */
+function simLine(name: string): SimReport {
+  return {
+    sim: name,
+    items: 3,
+    overall: 50,
+    overallMetric: 'rule:content',
+    byDomain: { tool: 50 },
+    byTask: { 'tau2-bench/retail': 50 },
+    byMetric: { 'rule:content': 50 },
+    failed: 0,
+  };
+}
+
+describe('the `bench run` table', () => {
+  it('says under the table that the bundled model trained on the shipped trajectories', () => {
+    const table = reportTable({
+      bench: 'demo',
+      benchVersion: 1,
+      run: '7',
+      status: 'done',
+      sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
+    });
+    expect(table.split('\n').slice(0, 4)).toEqual([
+      'bench demo v1, run 7 (done); overall = rule:content, 0-100',
+      'sim                            items  overall  tool  failed',
+      'retrieval                          3     50.0  50.0       0',
+      'onnx:models/terrarium-wm-tiny      3     50.0  50.0       0',
+    ]);
+    expect(table.split('\n')[4]).toMatch(
+      /^note: onnx:models\/terrarium-wm-tiny: Trained here on 4 of 5 tasks/,
+    );
   });
 });

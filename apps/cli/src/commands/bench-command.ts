@@ -9,6 +9,7 @@ import {
   JudgeConfig,
   parseSampling,
   SimSpec,
+  trainingDataNote,
   type BenchManifest,
   type BenchRun,
   type BenchRunMode,
@@ -440,6 +441,10 @@ export function reportTable(report: RunReport): string {
     `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
     render(header),
     ...rows.map(render),
+    ...report.sims.flatMap((sim) => {
+      const note = trainingDataNote(sim.sim);
+      return note === null ? [] : [`note: ${sim.sim}: ${note}`];
+    }),
     '',
   ].join('\n');
 }

@@ -64,6 +64,7 @@ describe('LeaderboardTable', () => {
     ]);
     expect(oracle.getAttribute('title')).toMatch(/^Oracle: replay answers with the recorded/);
     expect(within(table).getAllByTestId('oracle-tag')).toHaveLength(1);
+    expect(within(table).queryByTestId('trained-tag')).toBeNull();
     const macro = table.querySelector('[data-sim="replay"][data-task="macro"]');
     expect(macro?.textContent).toBe('100.0n=120');
     // The judge's `content` score is another source: it is not in this table.
