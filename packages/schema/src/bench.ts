@@ -237,11 +237,7 @@ export const RunResult = z.object({
   task: z.string(),
   domain: Domain,
   split: BenchSplit,
-  origin: z.object({
-    dataset: z.string().nullable(),
-    trajectory: z.string().nullable(),
-    stepIndex: z.number().int().nullable(),
-  }),
+  origin: BenchItem.shape.origin,
   turnIndex: z.number().int().nonnegative(),
   action: Action,
   real: Observation,
