@@ -74,6 +74,12 @@ describe('terrarium bench', () => {
       '--json',
     );
     expect(run.code).toBe(0);
+    // Not a terminal: progress as plain lines on stderr, the last one at the end of the run.
+    const progress = run.stderr.trimEnd().split('\n');
+    for (const line of progress) {
+      expect(line).toMatch(/^run \d+: \d+\/388 units \(\d+%\), 0 failed, (queued|running|done)$/);
+    }
+    expect(progress.at(-1)).toMatch(/^run \d+: 388\/388 units \(100%\), 0 failed, done$/);
     const output = parseJson(run.stdout);
     expect(Object.keys(output)).toEqual(['bench', 'run', 'status', 'sims']);
     expect(output['bench']).toBe('r');

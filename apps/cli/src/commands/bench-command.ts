@@ -318,8 +318,26 @@ export function parseMode(text: string): BenchRunMode | null {
   return steps > 0 ? { kind: 'closed', steps } : null;
 }
 
-function progressBar(enabled: boolean): { update(run: BenchRun): void; stop(): void } {
-  if (!enabled || !process.stderr.isTTY) return { update() {}, stop() {} };
+/**
+ * Progress on stderr (stdout keeps the result alone, `--json` included): a bar on a terminal,
+ * else a line at the start and at each tenth of the run, so a script's log shows a long run going.
+ */
+function progressBar(): { update(run: BenchRun): void; stop(): void } {
+  if (!process.stderr.isTTY) {
+    let shown = -1;
+    return {
+      update(run) {
+        const recorded = run.done + run.failed;
+        const tenth = run.total === 0 ? 10 : Math.floor((recorded * 10) / run.total);
+        if (tenth <= shown) return;
+        shown = tenth;
+        process.stderr.write(
+          `run ${run.id}: ${recorded}/${run.total} units (${tenth * 10}%), ${run.failed} failed, ${run.status}\n`,
+        );
+      },
+      stop() {},
+    };
+  }
   const bar = new SingleBar({
     stream: process.stderr,
     format: '{bar} {value}/{total} predictions | {failed} failed | {tokens} tokens | {status}',
@@ -367,7 +385,7 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
     throw new CliError(`--judge ${options.judge ?? ''}: expected openai:URL#MODEL`);
   }
   const prompts = await promptsOption(options.prompts);
-  const bar = progressBar(!options.json);
+  const bar = progressBar();
   const result = await withBenchClient(options, async (client) => {
     const run = await client.run(
       {
