@@ -50,7 +50,7 @@ describe('scoreHistogram', () => {
 });
 
 describe('meanAlong', () => {
-  it('averages per distinct turn index when there are few, with the items behind each mean', () => {
+  it('averages per distinct turn when there are few, numbering turns from 1 as the item pages do', () => {
     const slices = [
       scoreSlice([0.5, 0.7], { x: 4 }),
       scoreSlice([1], { x: 0 }),
@@ -58,8 +58,8 @@ describe('meanAlong', () => {
       scoreSlice([null], { sim: remote, x: 0 }),
     ];
     expect(rounded(meanAlong(slices, sims, 'turn'))).toEqual([
-      { x: 0, s0: 100, s0n: 1, s1: null, s1n: 0 },
-      { x: 4, s0: 60, s0n: 2, s1: 10, s1n: 1 },
+      { x: 1, s0: 100, s0n: 1, s1: null, s1n: 0 },
+      { x: 5, s0: 60, s0n: 2, s1: 10, s1n: 1 },
     ]);
   });
 
@@ -109,12 +109,12 @@ describe('score by cost', () => {
 });
 
 describe('lineChartSpecs', () => {
-  it('draws one chart, saying so, when history length is the turn index for every item', () => {
+  it('draws one chart, saying so, when every item shows its whole history', () => {
     const slices = [scoreSlice([1, 0], { axis: 'history-shift', x: 0 })];
     expect(lineChartSpecs(slices).map((spec) => [spec.title, spec.x.title, spec.y.title])).toEqual([
       [
-        'Score vs turn index (= history length: each item shows its whole history)',
-        'Turn index (0 = first transition)',
+        'Score vs turn (each item shows its whole history: the turns before it)',
+        'Turn (1 = first transition)',
         'Mean score (0–100)',
       ],
     ]);
@@ -126,7 +126,7 @@ describe('lineChartSpecs', () => {
       scoreSlice([1], { axis: 'history-shift', x: -22 }),
     ];
     expect(lineChartSpecs(slices).map((spec) => [spec.axis, spec.x.title])).toEqual([
-      ['turn', 'Turn index (0 = first transition)'],
+      ['turn', 'Turn (1 = first transition)'],
       ['history', 'History length (earlier turns shown)'],
     ]);
   });

@@ -80,9 +80,11 @@ function meanRows(
 }
 
 /**
- * Mean score per simulator along the turn index or the history length. Up to 20 distinct values
- * are their own points; beyond that, values are grouped into 20 equal-width buckets named by
- * their lower edge, so a bench of long trajectories still gives a readable line.
+ * Mean score per simulator along the turn or the history length. Up to 20 distinct values are
+ * their own points; beyond that, values are grouped into 20 equal-width buckets named by their
+ * lower edge, so a bench of long trajectories still gives a readable line. Turns are numbered
+ * from 1 here, as the drill-down, the item page and the labeler's view number them ("turn 3 /
+ * 12"); the slices carry the 0-based index the store keeps.
  */
 export function meanAlong(
   slices: readonly ScoreSlice[],
@@ -100,7 +102,7 @@ export function meanAlong(
     entries,
     sims,
     (x) => Math.floor(x / width) * width,
-    (bucket) => bucket,
+    (bucket) => (axis === 'turn' ? bucket + 1 : bucket),
   );
 }
 
@@ -159,21 +161,21 @@ export const SCORE_AXIS: AxisTitle = { title: 'Mean score (0–100)' };
 
 /**
  * The score-along charts to draw. History length counts the earlier turns an item shows the
- * simulator; when every item shows its whole history that is its turn index, and a second chart
- * would draw the same curve under another name, so the one chart says both.
+ * simulator; when every item shows its whole history that is its turn less one, and a second
+ * chart would draw the same curve shifted by one, so the one chart says so.
  */
 export function lineChartSpecs(slices: readonly ScoreSlice[]): LineChartSpec[] {
   const turn: LineChartSpec = {
-    title: 'Score vs turn index',
+    title: 'Score vs turn',
     axis: 'turn',
-    x: { title: 'Turn index (0 = first transition)' },
+    x: { title: 'Turn (1 = first transition)' },
     y: SCORE_AXIS,
   };
   if (slices.every((slice) => slice.axis !== 'history-shift' || slice.x === 0)) {
     return [
       {
         ...turn,
-        title: 'Score vs turn index (= history length: each item shows its whole history)',
+        title: 'Score vs turn (each item shows its whole history: the turns before it)',
       },
     ];
   }

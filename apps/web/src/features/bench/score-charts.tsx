@@ -201,7 +201,7 @@ function countDot(props: DotItemDotProps) {
 }
 
 /**
- * Mean score per simulator against x, one line each: a number (turn index, history length) or
+ * Mean score per simulator against x, one line each: a number (turn, history length) or
  * ordered categories (cost buckets). Each point's size says how many items its mean stands on.
  */
 function ScoreLineChart({
