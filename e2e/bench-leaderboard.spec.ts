@@ -216,4 +216,15 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   await expect(replayRow.getByTestId('delta-significance')).toHaveText('not in the newer run');
   await expect(page.getByTestId('most-improved')).toContainText('None.');
   await expect(page.getByTestId('most-regressed')).toContainText('None.');
+
+  // The second run deleted from its own page, after asking: the bench keeps the first.
+  await page.goto(`/bench-runs/${secondRunId}`);
+  await expect(page.getByTestId('run-status')).toHaveText('done');
+  await page.getByTestId('run-progress').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByRole('group', { name: `Delete run run ${secondRunId}` })).toContainText(
+    `Delete it with its ${ITEMS} predictions and their scores? The bench stays.`,
+  );
+  await page.getByRole('button', { name: `Delete run ${secondRunId}` }).click();
+  await expect(page).toHaveURL(/\/benches$/);
+  await expect(benchCard.getByTestId('bench-run-count')).toHaveText('1');
 });

@@ -3,6 +3,10 @@ import { TERRARIUM_VERSION } from '@terrarium/api';
 import { SOURCE_FORMATS } from '@terrarium/schema';
 import {
   runBenchBuild,
+  runBenchCancel,
+  runBenchDelete,
+  runBenchDeleteRun,
+  runBenchResume,
   runBenchExport,
   runBenchResults,
   runBenchRuns,
@@ -148,7 +152,7 @@ export function buildProgram(): Command {
     .requiredOption('--dataset <name>', 'dataset name or id (repeat for more)', collect)
     .option(
       '--sampling <rule>',
-      'agentworld (first, 3 middle, last), all, or random:N',
+      'per trajectory: agentworld (first, 3 middle, last turn), all, or random:N (N turns of each trajectory)',
       'agentworld',
     )
     .option('--seed <n>', 'seed for random sampling and the dev split', parseInteger, 0)
@@ -158,7 +162,11 @@ export function buildProgram(): Command {
       parseFraction,
       0,
     )
-    .option('--max-per-task <n>', 'at most this many items per task (seeded choice)', parsePositive)
+    .option(
+      '--max-per-task <n>',
+      'at most this many items per task stratum (a benchmark and domain, e.g. tau2-bench/retail: the "task" of leaderboards), seeded choice',
+      parsePositive,
+    )
     .option('--json', 'print the manifest as JSON')
     .action((_options: unknown, command: Command) => runBenchBuild(command.optsWithGlobals()));
 
@@ -221,6 +229,53 @@ export function buildProgram(): Command {
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchResults(runId, command.optsWithGlobals()),
     );
+
+  bench
+    .command('cancel')
+    .description('Cancel a queued or running run; what it recorded stays (`bench resume` goes on).')
+    .argument('<run>', 'run id')
+    .option('--json', 'print the run as JSON')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchCancel(runId, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('resume')
+    .description(
+      'Take a canceled run up where it stopped (its unrecorded units) and print its scores as `bench run` does.',
+    )
+    .argument('<run>', 'run id')
+    .option(
+      '--workers <n>',
+      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
+      parseInteger,
+      2,
+    )
+    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchResume(runId, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('delete-run')
+    .description('Delete a run that is not going, with its predictions and scores.')
+    .argument('<run>', 'run id')
+    .option('--yes', 'delete it (without: only say what would be deleted)')
+    .option('--json', 'print {"deleted","bench","benchVersion","units"}')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchDeleteRun(runId, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('delete')
+    .description(
+      'Delete one bench version with its items and runs; its other versions and its datasets stay.',
+    )
+    .requiredOption('--name <name>', 'bench name')
+    .requiredOption('--bench-version <n>', 'the version to delete', parsePositive)
+    .option('--yes', 'delete it (without: only say what would be deleted)')
+    .option('--json', 'print {"name","version","items","runs"}')
+    .action((_options: unknown, command: Command) => runBenchDelete(command.optsWithGlobals()));
 
   bench
     .command('run')

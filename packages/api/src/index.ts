@@ -94,9 +94,16 @@ export { MAX_SIMULATED_STEPS } from './simulate/router';
 export { SimulateParams } from './http/simulate-route';
 export { DATASET_HEADER, respondToOpenAI } from './http/openai-routes';
 export {
+  cancelRun,
+  deleteBench,
+  deleteRun,
+  resumeRun,
+  type DeletedBench,
+  type DeletedRun,
+} from './bench/run-lifecycle';
+export {
   benchItems,
   buildBenchFromDatasets,
-  cancelRun,
   cellItems,
   getRun,
   leaderboard,

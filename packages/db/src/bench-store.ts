@@ -48,6 +48,7 @@ export type BenchStore = Pick<
   | 'createBench'
   | 'listBenches'
   | 'getBench'
+  | 'deleteBench'
   | 'getBenchItems'
   | 'getBenchItemsByIds'
   | 'countBenchItems'
@@ -56,11 +57,13 @@ export type BenchStore = Pick<
   | 'getBenchRunPromptFiles'
   | 'listBenchRuns'
   | 'setBenchRunStatus'
+  | 'deleteBenchRun'
   | 'recordPrediction'
   | 'completeBenchRunIfDrained'
   | 'pendingWork'
   | 'listPredictions'
   | 'runFailures'
+  | 'runJudgeGaps'
   | 'listScores'
   | 'addScores'
   | 'recordPredictions'
@@ -428,6 +431,19 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       return row ? benchFromRow(row) : null;
     },
 
+    async deleteBench(benchId) {
+      if (!ID_PATTERN.test(benchId)) return false;
+      const rows = await executor.query(
+        `DELETE FROM benches b WHERE b.id = $1::bigint
+           AND NOT EXISTS (SELECT 1 FROM bench_runs r WHERE r.bench_id = b.id
+             AND (r.status IN ('queued', 'running')
+               OR EXISTS (SELECT 1 FROM label_queues q WHERE q.run_id = r.id)))
+         RETURNING b.id`,
+        [benchId],
+      );
+      return rows.length > 0;
+    },
+
     async getBenchItems(ref, page: BenchItemPage) {
       const benchId = await resolveBench(executor, ref);
       if (benchId === null) return { total: 0, rows: [] };
@@ -570,6 +586,18 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       return rows.length > 0;
     },
 
+    async deleteBenchRun(runId) {
+      if (!ID_PATTERN.test(runId)) return false;
+      const rows = await executor.query(
+        `DELETE FROM bench_runs r WHERE r.id = $1::bigint
+           AND r.status NOT IN ('queued', 'running')
+           AND NOT EXISTS (SELECT 1 FROM label_queues q WHERE q.run_id = r.id)
+         RETURNING r.id`,
+        [runId],
+      );
+      return rows.length > 0;
+    },
+
     async recordPrediction(prediction, scores) {
       const { recorded } = await recordUnits(executor, [{ prediction, scores }]);
       return recorded > 0;
@@ -617,6 +645,31 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         filter,
         predictionFromRow,
       );
+    },
+
+    async runJudgeGaps(runId) {
+      if (!ID_PATTERN.test(runId)) return [];
+      // A verdict that parsed nowhere leaves the metric null with the parse errors (score mode:
+      // {error, answer} objects) or the raw answers (turing mode) under `unparsed`.
+      const rows = await executor.query(
+        `SELECT sim, metric, count(*) FILTER (WHERE value IS NULL)::int AS items,
+           count(*)::int AS judged,
+           (array_agg(coalesce(detail->'unparsed'->0->>'error',
+              'no verdict named in: ' || left(detail->'unparsed'->>0, 200))
+              ORDER BY item_id) FILTER (WHERE value IS NULL))[1] AS example
+         FROM run_scores WHERE run_id = $1::bigint AND source = 'judge'
+           AND metric IN ('overall', 'turing-fooled')
+         GROUP BY sim, metric HAVING count(*) FILTER (WHERE value IS NULL) > 0
+         ORDER BY sim, metric`,
+        [runId],
+      );
+      return rows.map((row) => ({
+        sim: textColumn(row, 'sim'),
+        metric: textColumn(row, 'metric'),
+        items: intColumn(row, 'items'),
+        judged: intColumn(row, 'judged'),
+        example: nullableTextColumn(row, 'example') ?? 'no answer kept',
+      }));
     },
 
     async runFailures(runId) {

@@ -16,6 +16,7 @@ import type {
   PromptFiles,
   RunPrediction,
   SimFailures,
+  JudgeGaps,
   ScoreSlice,
   ScoreSource,
   ImportError,
@@ -140,6 +141,12 @@ export interface Store
   listBenches(): Promise<StoredBench[]>;
   /** The given version, or the latest when `version` is omitted. */
   getBench(name: string, version?: number): Promise<StoredBench | null>;
+  /**
+   * Deletes one bench version with its items and runs (the foreign keys cascade), in one
+   * statement that does nothing while one of its runs is queued or running or has a labeling
+   * queue (people's labels are not deleted along with a bench). Returns whether it was deleted.
+   */
+  deleteBench(benchId: string): Promise<boolean>;
   /** Items in build order (ordinal), optionally one split; `total` counts the filtered items. */
   getBenchItems(bench: BenchRef, page: BenchItemPage): Promise<Page<BenchItem>>;
   /** The named items of a bench, in build order; unknown ids are left out. */
@@ -165,6 +172,11 @@ export interface Store
     onlyFrom?: readonly BenchRunStatus[],
   ): Promise<boolean>;
   /**
+   * Deletes a run with its predictions, scores and cached aggregates, under the same conditions
+   * as `deleteBench` (not queued or running, no labeling queue). Returns whether it was deleted.
+   */
+  deleteBenchRun(runId: string): Promise<boolean>;
+  /**
    * Inserts the prediction and its scores, bumps the run's done (or failed, when `error` is set)
    * counter and usage totals, and marks a queued/running run `done` when its last unit lands: one
    * transaction. Does nothing and returns false when (run, item, sim) already has a prediction,
@@ -178,6 +190,8 @@ export interface Store
   listPredictions(runId: string, filter: PredictionFilter): Promise<Page<RunPrediction>>;
   /** Per simulator with failed predictions in the run: how many, and its first one's error. */
   runFailures(runId: string): Promise<SimFailures[]>;
+  /** Per simulator and judge metric with unreadable verdicts: how many, of how many, and why. */
+  runJudgeGaps(runId: string): Promise<JudgeGaps[]>;
   listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,

@@ -20,11 +20,30 @@ export const SimFailures = z.object({
 });
 export type SimFailures = z.infer<typeof SimFailures>;
 
+/**
+ * A simulator's items whose judge verdict could not be read (no judging parsed): their judge
+ * scores are missing, so a judge that never answers in the expected form shows here, not as a
+ * run that went well.
+ */
+export const JudgeGaps = z.object({
+  sim: z.string(),
+  /** The judge metric whose value is missing: `overall` (score mode) or `turing-fooled`. */
+  metric: z.string(),
+  items: z.number().int().positive(),
+  /** Out of this many items the judge was asked about. */
+  judged: z.number().int().positive(),
+  /** The first such item's parse error (by item id), as an example of why. */
+  example: z.string(),
+});
+export type JudgeGaps = z.infer<typeof JudgeGaps>;
+
 export const Leaderboard = z.object({
   run: BenchRun,
   cells: z.array(LeaderboardCell),
   /** Per simulator with failed predictions, how many and an example of why. */
   failures: z.array(SimFailures),
+  /** Per simulator whose judge verdicts could not be read for some items. */
+  judgeGaps: z.array(JudgeGaps),
   /**
    * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
    * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the

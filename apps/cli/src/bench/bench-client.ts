@@ -4,6 +4,9 @@ import { createInterface } from 'node:readline';
 import {
   agentWorldBenchLines,
   buildBenchFromDatasets,
+  cancelRun,
+  deleteBench,
+  deleteRun,
   importAgentWorldBench,
   BENCH_IMPORT_PATH,
   judgePairwise,
@@ -12,6 +15,7 @@ import {
   listBenches,
   listRuns,
   getRun,
+  resumeRun,
   runResults,
   sftExport,
   startBenchWorkers,
@@ -21,6 +25,8 @@ import {
   type BenchImportResult,
   type BenchWorkers,
   type BuildBenchInput,
+  type DeletedBench,
+  type DeletedRun,
   type RunReport,
   type SftExport,
   type StartRunInput,
@@ -63,6 +69,11 @@ export interface BenchClient {
   }): Promise<SftExport>;
   /** Starts the run and follows it to its end, reporting each change. */
   run(input: StartRunInput, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
+  /** Resumes a canceled run and follows it to its end, as `run` does. */
+  resume(runId: string, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
+  cancel(runId: string): Promise<BenchRun>;
+  deleteRun(runId: string): Promise<DeletedRun>;
+  deleteBench(name: string, version: number): Promise<DeletedBench>;
   report(runId: string): Promise<RunReport>;
   /** Newest first; only the runs of one bench when named. */
   runs(bench?: string): Promise<BenchRun[]>;
@@ -81,6 +92,14 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
       concurrency: options.workers,
       anyOnnxPath: true,
     }));
+  async function follow(started: BenchRun, onProgress: (run: BenchRun) => void) {
+    let last = started;
+    for await (const run of watchRun({ store }, started.id, undefined)) {
+      last = run;
+      onProgress(run);
+    }
+    return last;
+  }
   return {
     list: () => listBenches({ store }),
     build: (input) => buildBenchFromDatasets({ store }, input),
@@ -96,14 +115,15 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     exportSft: (input) => sftExport(store, input),
     async run(input, onProgress) {
       const { runner } = await startWorkers();
-      const started = await startRun({ store, benchRunner: runner }, input);
-      let last = started;
-      for await (const run of watchRun({ store }, started.id, undefined)) {
-        last = run;
-        onProgress(run);
-      }
-      return last;
+      return follow(await startRun({ store, benchRunner: runner }, input), onProgress);
     },
+    async resume(runId, onProgress) {
+      const { runner } = await startWorkers();
+      return follow(await resumeRun({ store, benchRunner: runner }, runId), onProgress);
+    },
+    cancel: (runId) => cancelRun({ store }, runId),
+    deleteRun: (runId) => deleteRun({ store }, runId),
+    deleteBench: (name, version) => deleteBench({ store }, { name, version }),
     report: (runId) => report({ store }, runId),
     runs: (bench) => listRuns({ store }, bench),
     async *results(runId) {
@@ -234,6 +254,16 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
   });
   const call = <T>(promise: Promise<T>) =>
     promise.catch((error: unknown) => clientError(error, url));
+  async function follow(started: BenchRun, onProgress: (run: BenchRun) => void) {
+    onProgress(started);
+    // Polling: Node 20 has no EventSource for tRPC's subscription link.
+    for (;;) {
+      const run = await call(trpc.bench.run.query({ runId: started.id }));
+      onProgress(run);
+      if (run.status !== 'queued' && run.status !== 'running') return run;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
   return {
     list: () => call(trpc.bench.list.query()),
     build: (input) => call(trpc.bench.build.mutate(input)),
@@ -255,15 +285,13 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
             : { ...rest, prompts: prompts === null ? null : promptFilesOf(prompts) },
         ),
       );
-      onProgress(started);
-      // Polling: Node 20 has no EventSource for tRPC's subscription link.
-      for (;;) {
-        const run = await call(trpc.bench.run.query({ runId: started.id }));
-        onProgress(run);
-        if (run.status !== 'queued' && run.status !== 'running') return run;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      return follow(started, onProgress);
     },
+    resume: async (runId, onProgress) =>
+      follow(await call(trpc.bench.resumeRun.mutate({ runId })), onProgress),
+    cancel: (runId) => call(trpc.bench.cancelRun.mutate({ runId })),
+    deleteRun: (runId) => call(trpc.bench.deleteRun.mutate({ runId })),
+    deleteBench: (name, version) => call(trpc.bench.delete.mutate({ name, version })),
     report: (runId) => call(trpc.bench.report.query({ runId })),
     runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
     results: (runId) =>

@@ -214,6 +214,33 @@ describe('terrarium bench', () => {
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
   });
+
+  it(
+    'deletes a run and a bench version only with --yes, saying first what would go',
+    SLOW,
+    async () => {
+      const runs = BenchRun.array().parse(
+        JSON.parse((await cli('bench', 'runs', '--json')).stdout),
+      );
+      const runId = runs.find((run) => run.bench === 'r')?.id ?? '';
+      const asked = await cli('bench', 'delete-run', runId);
+      expect(asked.code).toBe(1);
+      expect(asked.stderr).toBe(
+        `terrarium: this deletes run ${runId} of bench r v1: 388 units with their predictions and scores; add --yes to delete it\n`,
+      );
+      const deleted = await cli('bench', 'delete-run', runId, '--yes', '--json');
+      expect(deleted.stderr).toBe('');
+      expect(parseJson(deleted.stdout)).toEqual({
+        deleted: runId,
+        bench: 'r',
+        benchVersion: 1,
+        units: RETAIL_ITEMS * 2,
+      });
+      const bench = await cli('bench', 'delete', '--name', 'copy', '--bench-version', '1', '--yes');
+      expect(bench.stderr).toBe('');
+      expect(bench.stdout).toBe('deleted bench copy v1 (194 items, 0 runs)\n');
+    },
+  );
 });
 
 /** One simulator's line of a report, the same numbers for each. */
@@ -238,6 +265,7 @@ describe('the `bench run` table', () => {
       run: '7',
       status: 'done',
       sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
+      judgeGaps: [],
     });
     expect(table.split('\n').slice(0, 4)).toEqual([
       'bench demo v1, run 7 (done); overall = rule:content, 0-100',
@@ -248,5 +276,28 @@ describe('the `bench run` table', () => {
     expect(table.split('\n')[4]).toMatch(
       /^note: onnx:models\/terrarium-wm-tiny: Trained here on 4 of 5 tasks/,
     );
+  });
+
+  it('says under the table when the judge’s verdicts could not be read', () => {
+    const table = reportTable({
+      bench: 'demo',
+      benchVersion: 1,
+      run: '7',
+      status: 'done',
+      sims: [{ ...simLine('retrieval'), overall: null, overallMetric: 'judge:overall' }],
+      judgeGaps: [
+        {
+          sim: 'retrieval',
+          metric: 'overall',
+          items: 255,
+          judged: 255,
+          example: 'no JSON object with scores found',
+        },
+      ],
+    });
+    expect(table.split('\n').slice(2, 4)).toEqual([
+      'retrieval      3        -  50.0       0',
+      "note: retrieval: the judge's verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing; first error: no JSON object with scores found",
+    ]);
   });
 });

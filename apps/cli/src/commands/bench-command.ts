@@ -385,9 +385,8 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
     throw new CliError(`--judge ${options.judge ?? ''}: expected openai:URL#MODEL`);
   }
   const prompts = await promptsOption(options.prompts);
-  const bar = progressBar();
-  const result = await withBenchClient(options, async (client) => {
-    const run = await client.run(
+  await followAndReport(options, (client, onProgress) =>
+    client.run(
       {
         bench: options.bench,
         version: options.benchVersion,
@@ -398,17 +397,31 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
         // Recorded with the run; without --prompts a server uses its own `serve --prompts` folder.
         ...(prompts === null ? {} : { prompts }),
       },
-      (progress) => bar.update(progress),
-    );
+      onProgress,
+    ),
+  );
+}
+
+/**
+ * Follows a run that `start` starts or resumes to its end, with progress on stderr, then prints
+ * its report (a table, or one JSON object with --json) and says on stderr how a run that did not
+ * finish ended (exit code 1).
+ */
+async function followAndReport(
+  options: GlobalOptions & { workers?: number; json?: boolean },
+  start: (client: BenchClient, onProgress: (run: BenchRun) => void) => Promise<BenchRun>,
+): Promise<void> {
+  const bar = progressBar();
+  const result = await withBenchClient(options, async (client) => {
+    const run = await start(client, (progress) => bar.update(progress));
     bar.stop();
-    if (run.status === 'done' && judge?.data?.mode === 'pairwise')
-      await client.judgePairwise(run.id);
+    if (run.status === 'done' && run.judge?.mode === 'pairwise') await client.judgePairwise(run.id);
     return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
-    const { bench, sims: reports } = result;
+    const { bench, sims: reports, judgeGaps } = result;
     process.stdout.write(
-      `${JSON.stringify({ bench, run: result.run, status: result.status, sims: reports })}\n`,
+      `${JSON.stringify({ bench, run: result.run, status: result.status, sims: reports, judgeGaps })}\n`,
     );
   } else {
     process.stdout.write(reportTable(result));
@@ -422,6 +435,91 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
     );
     process.exitCode = 1;
   }
+}
+
+/** `bench resume RUN`: a canceled run taken up where it stopped, followed as `bench run` does. */
+export async function runBenchResume(
+  runId: string,
+  options: GlobalOptions & { workers?: number; json?: boolean },
+): Promise<void> {
+  await followAndReport(options, (client, onProgress) => client.resume(runId, onProgress));
+}
+
+export async function runBenchCancel(
+  runId: string,
+  options: GlobalOptions & { json?: boolean },
+): Promise<void> {
+  const run = await withBenchClient({ ...options, workers: 0 }, (client) => client.cancel(runId));
+  print(
+    options.json,
+    run,
+    run.status === 'canceled'
+      ? `run ${run.id} canceled (${formatUnits(run.done + run.failed)} of ${formatUnits(run.total)} units recorded); ` +
+          `"terrarium bench resume ${run.id}" takes it up again\n`
+      : `run ${run.id} was already ${run.status}; nothing to cancel\n`,
+  );
+}
+
+export interface BenchDeleteOptions extends GlobalOptions {
+  yes?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `bench delete-run RUN`: the run with its predictions and scores. Without `--yes` it only says
+ * what would go, so a mistyped command in a script deletes nothing.
+ */
+export async function runBenchDeleteRun(runId: string, options: BenchDeleteOptions): Promise<void> {
+  const deleted = await withBenchClient({ ...options, workers: 0 }, async (client) => {
+    const run = (await client.runs()).find((found) => found.id === runId);
+    if (run === undefined)
+      throw new CliError(`no bench run ${runId} ("terrarium bench runs" lists them)`);
+    if (options.yes !== true) {
+      throw new CliError(
+        `this deletes run ${run.id} of bench ${run.bench} v${run.benchVersion}: ` +
+          `${formatUnits(run.done + run.failed)} units with their predictions and scores; add --yes to delete it`,
+      );
+    }
+    return client.deleteRun(run.id);
+  });
+  print(
+    options.json,
+    deleted,
+    `deleted run ${deleted.deleted} of bench ${deleted.bench} v${deleted.benchVersion} (${formatUnits(deleted.units)} units)\n`,
+  );
+}
+
+/** `bench delete --name N --bench-version V`: one version with its items and runs. */
+export async function runBenchDelete(
+  options: BenchDeleteOptions & { name: string; benchVersion: number },
+): Promise<void> {
+  const deleted = await withBenchClient({ ...options, workers: 0 }, async (client) => {
+    const benches = await client.list();
+    const bench = benches.find(
+      (found) => found.name === options.name && found.version === options.benchVersion,
+    );
+    if (bench === undefined) {
+      const versions = benches
+        .filter((found) => found.name === options.name)
+        .map((found) => `v${found.version}`);
+      throw new CliError(
+        `no bench ${options.name} v${options.benchVersion}` +
+          (versions.length === 0 ? '' : ` (it has ${versions.join(', ')})`),
+      );
+    }
+    if (options.yes !== true) {
+      throw new CliError(
+        `this deletes bench ${bench.name} v${bench.version}: ${formatUnits(bench.itemCount)} items and ` +
+          `${bench.runs} runs with their scores (the datasets it was built from stay); add --yes to delete it`,
+      );
+    }
+    return client.deleteBench(bench.name, bench.version);
+  });
+  print(
+    options.json,
+    deleted,
+    `deleted bench ${deleted.name} v${deleted.version} (${formatUnits(deleted.items)} items, ${deleted.runs} runs)\n`,
+  );
 }
 
 function formatUnits(count: number): string {
@@ -463,6 +561,10 @@ export function reportTable(report: RunReport): string {
       const note = trainingDataNote(sim.sim);
       return note === null ? [] : [`note: ${sim.sim}: ${note}`];
     }),
+    ...report.judgeGaps.map(
+      (gap) =>
+        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.items)} of ${formatUnits(gap.judged)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,
+    ),
     '',
   ].join('\n');
 }

@@ -17,7 +17,6 @@ import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import {
   benchItems,
   buildBenchFromDatasets,
-  cancelRun,
   cellItems,
   compareRuns,
   leaderboard,
@@ -31,6 +30,7 @@ import {
 } from './bench-service';
 import { startBenchWorkers, type BenchWorkers } from './bench-workers';
 import { DEFAULT_BOOTSTRAP, runLeaderboard } from './run-leaderboard';
+import { cancelRun } from './run-lifecycle';
 
 const CONTENT = { source: 'rule', metric: 'content' } as const;
 const EXACT = { source: 'rule', metric: 'exact-match' } as const;
@@ -273,7 +273,15 @@ describe('bench service on tau2 retail', () => {
 
   it('reports per simulator in the `bench run --json` shape', async () => {
     const result = await report(ctx, main.id);
-    expect(Object.keys(result)).toEqual(['bench', 'benchVersion', 'run', 'status', 'sims']);
+    expect(Object.keys(result)).toEqual([
+      'bench',
+      'benchVersion',
+      'run',
+      'status',
+      'sims',
+      'judgeGaps',
+    ]);
+    expect(result.judgeGaps).toEqual([]);
     expect(result).toMatchObject({
       bench: 'retail',
       benchVersion: 1,

@@ -174,28 +174,33 @@ export async function getRun(ctx: ServiceContext, runId: string): Promise<BenchR
   return run;
 }
 
-export async function startRun(ctx: ServiceContext, input: StartRunInput): Promise<BenchRun> {
+/**
+ * The runner that will take a run with these simulators and judge, refusing now, with the
+ * reason, what would fail every unit later: no workers, a missing model folder, a host off the
+ * allowlist. Checked when a run starts and when a canceled one resumes.
+ */
+export function runnerFor(
+  ctx: ServiceContext,
+  run: { sims: readonly string[]; judge: JudgeConfig | null },
+): BenchRunner {
   if (ctx.benchRunner === undefined) {
     throw new TRPCError({
       code: 'PRECONDITION_FAILED',
       message: 'this server runs no bench workers',
     });
   }
-  if (input.judge !== null) {
-    // Refused now, with the reason, rather than failing every unit of the run later.
-    try {
-      createJudge(input.judge, { allowlist: endpointAllowlistFromEnv() });
-    } catch (error) {
-      throw simulatorTrpcError(error);
-    }
-  }
-  // A simulator no unit could use (a missing model folder, a host off the allowlist) is refused
-  // now, naming it, rather than stored as a run whose every unit fails.
+  const runner = ctx.benchRunner;
   try {
-    for (const sim of input.sims) ctx.benchRunner.checkSimulator(sim);
+    if (run.judge !== null) createJudge(run.judge, { allowlist: endpointAllowlistFromEnv() });
+    for (const sim of run.sims) runner.checkSimulator(sim);
   } catch (error) {
     throw simulatorTrpcError(error);
   }
+  return runner;
+}
+
+export async function startRun(ctx: ServiceContext, input: StartRunInput): Promise<BenchRun> {
+  const runner = runnerFor(ctx, input);
   const bench = await requireBench(ctx.store, input.bench, input.version);
   // Checked before the run is stored: a run with nothing to do would stay queued forever.
   if ((await ctx.store.countBenchItems({ benchId: bench.id }, input.split)) === 0) {
@@ -214,14 +219,8 @@ export async function startRun(ctx: ServiceContext, input: StartRunInput): Promi
     split: input.split,
     prompts: prompts === null ? null : runPromptsOf(prompts),
   });
-  await ctx.benchRunner.enqueue(run.id);
+  await runner.enqueue(run.id);
   return run;
-}
-
-export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
-  await getRun(ctx, runId);
-  await ctx.store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']);
-  return getRun(ctx, runId);
 }
 
 /**
@@ -261,12 +260,13 @@ export async function leaderboard(
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  const [board, failures] = await Promise.all([
+  const [board, failures, judgeGaps] = await Promise.all([
     currentLeaderboard(ctx.store, run, bootstrap),
     // Most runs fail nothing: they skip reading every prediction of the run to find none.
     run.failed === 0 ? Promise.resolve([]) : ctx.store.runFailures(run.id),
+    run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
   ]);
-  return { run, ...board, failures };
+  return { run, ...board, failures, judgeGaps };
 }
 
 const percent = (value: number | null) => (value === null ? null : value * 100);
@@ -417,7 +417,8 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
     if (prediction.error !== null)
       failed.set(prediction.sim, (failed.get(prediction.sim) ?? 0) + 1);
   }
-  return runReport(data.run, [...data.items.values()], data.scores, failed);
+  const judgeGaps = data.run.judge === null ? [] : await ctx.store.runJudgeGaps(runId);
+  return runReport(data.run, [...data.items.values()], data.scores, failed, judgeGaps);
 }
 
 /**

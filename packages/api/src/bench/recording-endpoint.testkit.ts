@@ -1,7 +1,7 @@
 /// <reference types="node" />
 // Test support only: an OpenAI-compatible server on 127.0.0.1 that records every request body.
 // Model `wm` answers as a world model in the official tag; any other model answers as a judge.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 
 export const RecordedChat = z.object({
@@ -23,47 +23,71 @@ export interface RecordingEndpoint {
   /** Base URL, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
   bodies: RecordedChat[];
+  /** Answers the requests held so far (`holdAfter`) and every later one at once. */
+  release(): void;
   close(): Promise<void>;
 }
 
-export async function startRecordingEndpoint(): Promise<RecordingEndpoint> {
+export interface RecordingEndpointOptions {
+  /** Answers this many requests, then holds the next ones unanswered until `release()`. */
+  holdAfter?: number;
+}
+
+export async function startRecordingEndpoint(
+  options: RecordingEndpointOptions = {},
+): Promise<RecordingEndpoint> {
   const bodies: RecordedChat[] = [];
+  let holdAfter = options.holdAfter ?? Infinity;
+  let held: (() => void)[] = [];
   const server: Server = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     request.on('end', () => {
       const body = RecordedChat.parse(JSON.parse(text));
       bodies.push(body);
-      const content = body.model === 'wm' ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
-      if (body.stream === true) {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };
-        response.write(
-          `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content } }] })}\n\n`,
-        );
-        response.end(
-          `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
-        );
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
+      if (bodies.length > holdAfter) held.push(() => answer(body, response));
+      else answer(body, response);
     });
   });
+  function answer(body: RecordedChat, response: ServerResponse): void {
+    const content = body.model === 'wm' ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
+    if (body.stream === true) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };
+      response.write(
+        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content } }] })}\n\n`,
+      );
+      response.end(
+        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+      );
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return {
     url: `http://127.0.0.1:${address.port}/v1`,
     bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    release() {
+      holdAfter = Infinity;
+      const waiting = held;
+      held = [];
+      for (const respond of waiting) respond();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { createRouter, researcherProcedure } from '../trpc';
 import * as files from './bench-files';
 import * as service from './bench-service';
+import * as lifecycle from './run-lifecycle';
 import { promptFolderOfFiles } from './run-prompts';
 import type { PromptFolder } from '@terrarium/worlds';
 
@@ -104,7 +105,19 @@ export const benchRouter = createRouter({
     .mutation(({ ctx, input }) => service.judgePairwise(ctx, input.runId)),
   cancelRun: researcherProcedure
     .input(z.object({ runId }))
-    .mutation(({ ctx, input }) => service.cancelRun(ctx, input.runId)),
+    .mutation(({ ctx, input }) => lifecycle.cancelRun(ctx, input.runId)),
+  /** A canceled run taken up where it stopped (its unrecorded units queued again). */
+  resumeRun: researcherProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => lifecycle.resumeRun(ctx, input.runId)),
+  /** A run that is not going, with its predictions and scores; refused while labels rest on it. */
+  deleteRun: researcherProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => lifecycle.deleteRun(ctx, input.runId)),
+  /** One bench version with its items and runs, under the same conditions as `deleteRun`. */
+  delete: researcherProcedure
+    .input(z.object({ name: benchName, version: z.number().int().positive() }))
+    .mutation(({ ctx, input }) => lifecycle.deleteBench(ctx, input)),
   /** The run as it progresses, until it ends (server-sent events). */
   watchRun: researcherProcedure
     .input(z.object({ runId }))

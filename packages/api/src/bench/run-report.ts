@@ -4,6 +4,7 @@ import {
   type BenchItem,
   type BenchRun,
   type ItemScore,
+  type JudgeGaps,
   type LeaderboardCell,
 } from '@terrarium/schema';
 
@@ -28,6 +29,8 @@ export interface RunReport {
   run: string;
   status: BenchRun['status'];
   sims: SimReport[];
+  /** Per simulator whose judge verdicts could not be read for some items (their scores missing). */
+  judgeGaps: JudgeGaps[];
 }
 
 const BOOTSTRAP = 0;
@@ -62,6 +65,7 @@ export function runReport(
   items: readonly BenchItem[],
   scores: readonly ItemScore[],
   failedBySim: ReadonlyMap<string, number>,
+  judgeGaps: readonly JudgeGaps[] = [],
 ): RunReport {
   const selector = overallSelector(run);
   const byTask = aggregate(scores, items, { bootstrap: BOOTSTRAP, seed: 0 });
@@ -104,5 +108,6 @@ export function runReport(
         failed: failedBySim.get(sim) ?? 0,
       };
     }),
+    judgeGaps: [...judgeGaps],
   };
 }

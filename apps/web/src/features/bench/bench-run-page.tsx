@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { RUN_RESULTS_PATH, type ScoreSelector } from '@terrarium/schema';
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
@@ -62,6 +62,7 @@ export function BenchRunPage({
   item: string | null;
 }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const progress = useRunProgress(runId);
   const run = progress.run;
   const live = run !== null && !isFinished(run.status);
@@ -130,7 +131,17 @@ export function BenchRunPage({
               </a>
             </div>
           </div>
-          <RunProgressBar run={run} onChange={progress.update} streamError={progress.streamError} />
+          <RunProgressBar
+            run={run}
+            onChange={progress.update}
+            onResumed={progress.restart}
+            onDeleted={() => {
+              void queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
+              void queryClient.invalidateQueries({ queryKey: trpc.bench.list.queryKey() });
+              navigate({ page: 'benches' });
+            }}
+            streamError={progress.streamError}
+          />
         </>
       )}
       <div className="leaderboard-controls">
@@ -160,6 +171,7 @@ export function BenchRunPage({
           }
           computing={board.data.intervals === 'computing'}
           failures={board.data.failures}
+          judgeGaps={board.data.judgeGaps}
         />
       )}
       {cell !== null && (

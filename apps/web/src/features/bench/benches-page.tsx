@@ -1,6 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { BenchSummary } from '@terrarium/schema';
 import { Collapsible } from '../../app/collapsible';
+import { ConfirmDelete } from '../../app/confirm-delete';
 import { formatCount, plural } from '../../app/format';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
@@ -19,6 +20,37 @@ function useBenchRuns(bench: BenchSummary) {
   return { runs, ofVersion, count: runs.data === undefined ? bench.runs : ofVersion.length };
 }
 
+/**
+ * Deleting a bench version takes its runs with it (its other versions and its datasets stay), so
+ * it asks once more, saying how many; the server refuses while a run goes or labels rest on one.
+ */
+function DeleteBenchButton({ bench, runs }: { bench: BenchSummary; runs: number }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(trpc.bench.delete.mutationOptions());
+  return (
+    <ConfirmDelete
+      what="bench"
+      name={`${bench.name} v${bench.version}`}
+      question={`Delete its ${plural(bench.itemCount, 'item')} and ${plural(runs, 'run')} with their scores? Its datasets stay.`}
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={(done) =>
+        remove.mutate(
+          { name: bench.name, version: bench.version },
+          {
+            onSuccess: async () => {
+              done();
+              await queryClient.invalidateQueries({ queryKey: trpc.bench.list.queryKey() });
+              await queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
+            },
+          },
+        )
+      }
+    />
+  );
+}
+
 function BenchCard({ bench }: { bench: BenchSummary }) {
   const { runs, ofVersion, count: runCount } = useBenchRuns(bench);
   const tasks = Object.entries(bench.byTask).toSorted(([a], [b]) => a.localeCompare(b));
@@ -35,6 +67,7 @@ function BenchCard({ bench }: { bench: BenchSummary }) {
           {bench.name} <span className="muted">v{bench.version}</span>
         </h2>
         <span className="muted spacer-left">{bench.createdAt.slice(0, 19).replace('T', ' ')}</span>
+        <DeleteBenchButton bench={bench} runs={runCount} />
       </header>
       <div className="panel-body">
         <dl className="facts bench-facts">

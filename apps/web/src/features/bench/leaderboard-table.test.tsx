@@ -134,6 +134,30 @@ describe('LeaderboardTable', () => {
       'retrieval: 1 prediction failed, left out of every mean. First error: no neighbour for this tool',
     ]);
   });
+
+  it('says when the judge’s verdicts could not be read, though no prediction failed', () => {
+    render(
+      <LeaderboardTable
+        cells={cells}
+        score={{ source: 'rule', metric: 'content' }}
+        sims={['retrieval']}
+        selected={null}
+        onSelect={() => undefined}
+        judgeGaps={[
+          {
+            sim: 'retrieval',
+            metric: 'overall',
+            items: 255,
+            judged: 255,
+            example: 'no JSON object with scores found',
+          },
+        ]}
+      />,
+    );
+    expect(screen.getByTestId('leaderboard-failures').textContent).toBe(
+      'retrieval: the judge’s verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing. First error: no JSON object with scores found',
+    );
+  });
 });
 
 describe('MetricSwitcher', () => {

@@ -1,4 +1,4 @@
-import type { LeaderboardCell, ScoreSelector, SimFailures } from '@terrarium/schema';
+import type { JudgeGaps, LeaderboardCell, ScoreSelector, SimFailures } from '@terrarium/schema';
 import { formatCount, formatScore100, plural } from '../../app/format';
 import type { BenchCell } from '../../app/url-state';
 import { formatHalfWidth } from './format-bench';
@@ -95,16 +95,20 @@ function PartialNote({ partial }: { partial: PartialProgress }) {
 
 /**
  * Failed predictions are never scored, so no cell counts them: said here, per simulator, with an
- * example of why; a simulator with nothing scored would otherwise be absent from the table.
+ * example of why; a simulator with nothing scored would otherwise be absent from the table. So are
+ * verdicts the judge gave in a form that could not be read: their judge scores are missing, and a
+ * judge that never answers as asked would otherwise look like a run that went well.
  */
 function FailuresNote({
   failures,
+  judgeGaps,
   scoredSims,
 }: {
   failures: readonly SimFailures[];
+  judgeGaps: readonly JudgeGaps[];
   scoredSims: readonly string[];
 }) {
-  if (failures.length === 0) return null;
+  if (failures.length === 0 && judgeGaps.length === 0) return null;
   return (
     <ul className="leaderboard-failures" data-testid="leaderboard-failures">
       {failures.map((failure) => (
@@ -113,6 +117,13 @@ function FailuresNote({
           {plural(failure.failed, 'prediction', 'predictions')} failed, left out of every mean
           {scoredSims.includes(failure.sim) ? '' : ' (none of its predictions is scored)'}. First
           error: <span className="mono">{failure.example}</span>
+        </li>
+      ))}
+      {judgeGaps.map((gap) => (
+        <li key={`${gap.sim} ${gap.metric}`} data-sim={gap.sim} data-judge-metric={gap.metric}>
+          <span className="mono">{gap.sim}</span>: the judge’s verdict could not be read for{' '}
+          {formatCount(gap.items)} of {plural(gap.judged, 'item')} (judge:{gap.metric}), whose judge
+          scores are missing. First error: <span className="mono">{gap.example}</span>
         </li>
       ))}
     </ul>
@@ -141,6 +152,7 @@ export function LeaderboardTable({
   partial = null,
   computing = false,
   failures = [],
+  judgeGaps = [],
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
@@ -150,9 +162,12 @@ export function LeaderboardTable({
   partial?: PartialProgress | null;
   computing?: boolean;
   failures?: readonly SimFailures[];
+  judgeGaps?: readonly JudgeGaps[];
 }) {
   const grid = leaderboardGrid(cells, score, sims);
-  const failuresNote = <FailuresNote failures={failures} scoredSims={grid.sims} />;
+  const failuresNote = (
+    <FailuresNote failures={failures} judgeGaps={judgeGaps} scoredSims={grid.sims} />
+  );
   if (grid.sims.length === 0) {
     return (
       <>

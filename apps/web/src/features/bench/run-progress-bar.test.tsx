@@ -10,7 +10,13 @@ afterEach(cleanup);
 
 function renderBar(run: BenchRun) {
   return renderWithApi(
-    <RunProgressBar run={run} onChange={() => undefined} streamError={null} />,
+    <RunProgressBar
+      run={run}
+      onChange={() => undefined}
+      onResumed={() => undefined}
+      onDeleted={() => undefined}
+      streamError={null}
+    />,
     createApiClient(),
   );
 }
@@ -37,7 +43,7 @@ describe('RunProgressBar', () => {
     // Canceling asks once more, saying what is lost.
     fireEvent.click(screen.getByRole('button', { name: 'Cancel run' }));
     expect(screen.getByRole('group', { name: 'Cancel this run' }).textContent).toBe(
-      'Stop it? The 277 units not recorded yet will not run, and a canceled run cannot be resumed. Stop run Keep running',
+      'Stop it? The 277 units not recorded yet will wait until you resume the run; until then its cells cover fewer items. Stop run Keep running',
     );
     fireEvent.click(screen.getByRole('button', { name: 'Keep running' }));
     expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
@@ -47,5 +53,24 @@ describe('RunProgressBar', () => {
     renderBar(benchRun({ status: 'failed', done: 10, error: 'retrieval: no index for bench' }));
     expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
     expect(screen.getByRole('alert').textContent).toBe('retrieval: no index for bench');
+  });
+
+  it('offers to resume a canceled run with units left, and to delete it after asking', () => {
+    renderBar(benchRun({ status: 'canceled', done: 120, failed: 3, total: 400 }));
+    expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Resume run (277 units left)' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    expect(screen.getByRole('group', { name: 'Delete run run run-1' }).textContent).toBe(
+      'Delete it with its 123 predictions and their scores? The bench stays. Delete run run-1 Cancel',
+    );
+  });
+
+  it('offers no resume for a run that finished, and no delete while it goes', () => {
+    renderBar(benchRun({ status: 'done', done: 400, total: 400 }));
+    expect(screen.queryByRole('button', { name: /^Resume run/ })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Delete' })).toBeTruthy();
+    cleanup();
+    renderBar(benchRun({ status: 'running', done: 4, total: 400 }));
+    expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
   });
 });

@@ -1,25 +1,37 @@
 import { useMutation } from '@tanstack/react-query';
 import type { BenchRun } from '@terrarium/schema';
 import { useState } from 'react';
-import { formatCount } from '../../app/format';
+import { ConfirmDelete } from '../../app/confirm-delete';
+import { formatCount, plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
 
-/** Status, work units done/failed/total, tokens and cost of a run, and a cancel button. */
+/**
+ * Status, work units done/failed/total, tokens and cost of a run; cancel while it goes, resume
+ * once canceled, delete once it is not going.
+ */
 export function RunProgressBar({
   run,
   onChange,
+  onResumed,
+  onDeleted,
   streamError,
 }: {
   run: BenchRun;
   onChange(run: BenchRun): void;
+  /** The run goes on again: its progress is followed from this snapshot. */
+  onResumed(run: BenchRun): void;
+  onDeleted(): void;
   streamError: { message: string } | null;
 }) {
   const trpc = useTRPC();
   const cancel = useMutation(trpc.bench.cancelRun.mutationOptions({ onSuccess: onChange }));
+  const resume = useMutation(trpc.bench.resumeRun.mutationOptions({ onSuccess: onResumed }));
+  const remove = useMutation(trpc.bench.deleteRun.mutationOptions({ onSuccess: onDeleted }));
   const [confirming, setConfirming] = useState(false);
   const share = progressShare(run);
   const finished = isFinished(run.status);
+  const unrecorded = run.total - run.done - run.failed;
   return (
     <section className="panel run-progress" aria-label="Progress" data-testid="run-progress">
       <div className="panel-body run-progress-body">
@@ -63,20 +75,44 @@ export function RunProgressBar({
         )}
         {!finished && confirming && (
           <span className="spacer-left" role="group" aria-label="Cancel this run">
-            {/* A canceled run cannot be resumed, and its cells then cover fewer items. */}
-            Stop it? The {formatCount(run.total - run.done - run.failed)} units not recorded yet
-            will not run, and a canceled run cannot be resumed.{' '}
+            Stop it? The {formatCount(unrecorded)} units not recorded yet will wait until you resume
+            the run; until then its cells cover fewer items.{' '}
             <button
               type="button"
               className="danger"
               disabled={cancel.isPending}
-              onClick={() => cancel.mutate({ runId: run.id })}
+              onClick={() =>
+                cancel.mutate({ runId: run.id }, { onSuccess: () => setConfirming(false) })
+              }
             >
               {cancel.isPending ? 'Canceling…' : 'Stop run'}
             </button>{' '}
             <button type="button" onClick={() => setConfirming(false)}>
               Keep running
             </button>
+          </span>
+        )}
+        {run.status === 'canceled' && unrecorded > 0 && (
+          <button
+            type="button"
+            className="spacer-left"
+            disabled={resume.isPending}
+            title="Runs the units not recorded yet, with the same simulators, judge and prompts; what the run recorded stays"
+            onClick={() => resume.mutate({ runId: run.id })}
+          >
+            {resume.isPending ? 'Resuming…' : `Resume run (${formatCount(unrecorded)} units left)`}
+          </button>
+        )}
+        {finished && (
+          <span className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}>
+            <ConfirmDelete
+              what="run"
+              name={`run ${run.id}`}
+              question={`Delete it with its ${plural(run.done + run.failed, 'prediction')} and their scores? The bench stays.`}
+              pending={remove.isPending}
+              error={remove.error}
+              onConfirm={() => remove.mutate({ runId: run.id })}
+            />
           </span>
         )}
       </div>
@@ -88,6 +124,11 @@ export function RunProgressBar({
       {cancel.error && (
         <p className="status status-error" role="alert">
           Could not cancel: {cancel.error.message}
+        </p>
+      )}
+      {resume.error && (
+        <p className="status status-error" role="alert">
+          Could not resume: {resume.error.message}
         </p>
       )}
       {streamError && !finished && (

@@ -50,5 +50,13 @@ export function useRunProgress(runId: string) {
     streamError: subscription.error,
     /** Replace the snapshot with a mutation's answer (cancel). */
     update: (next: BenchRun) => setStreamed((previous) => newerRun(previous, next)),
+    /**
+     * A resumed run goes on again, which `newerRun` never lets a finished snapshot do: the loaded
+     * run becomes the mutation's answer, the stream starts over from it.
+     */
+    restart: (next: BenchRun) => {
+      queryClient.setQueryData(trpc.bench.run.queryKey({ runId }), next);
+      setStreamed(null);
+    },
   };
 }

@@ -1,0 +1,185 @@
+import type { Store } from '@terrarium/db';
+import { openMemoryStore } from '@terrarium/db/test-store';
+import type { BenchRun, LeaderboardCell } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectDataFiles, readDataFile } from '../import/collect-files';
+import { importFiles } from '../import/import-files';
+import { createQueue, deleteQueue } from '../labels/label-service';
+import { TAU2_RETAIL } from '../testing/sample-files';
+import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
+import {
+  buildBenchFromDatasets,
+  getRun,
+  leaderboard,
+  listBenches,
+  listRuns,
+  startRun,
+  watchRun,
+  type StartRunInput,
+} from './bench-service';
+import { startBenchWorkers, type BenchWorkers } from './bench-workers';
+import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
+import { cancelRun, deleteBench, deleteRun, resumeRun } from './run-lifecycle';
+
+// tau2 retail under AgentWorldBench sampling (bench-service.test.ts measures the same).
+const RETAIL_ITEMS = 194;
+
+async function refusal(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (caught: unknown) => caught,
+  );
+}
+
+/** The overall cells, in a fixed order, without what differs between two runs of one bench. */
+function overall(cells: readonly LeaderboardCell[]) {
+  return cells
+    .filter((cell) => cell.task === 'overall')
+    .map(({ sim, source, metric, mean, n }) => ({ sim, source, metric, mean, n }))
+    .toSorted((a, b) => `${a.source}:${a.metric}`.localeCompare(`${b.source}:${b.metric}`));
+}
+
+/** A run of the recording endpoint over the whole bench. */
+function input(url: string): StartRunInput {
+  return {
+    bench: 'life',
+    sims: [`openai:${url}#wm`],
+    judge: null,
+    mode: { kind: 'open' },
+    split: 'test',
+  };
+}
+
+describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over HTTP)', () => {
+  let store: Store;
+  let workers: BenchWorkers;
+  let ctx: ApiContext;
+  let endpoint: RecordingEndpoint;
+
+  async function untilEnd(runId: string): Promise<BenchRun> {
+    let last = await getRun(ctx, runId);
+    for await (const run of watchRun(ctx, runId, undefined)) last = run;
+    return last;
+  }
+
+  beforeAll(async () => {
+    store = await openMemoryStore();
+    const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
+    await importFiles(store, files, { dataset: 'retail' });
+    workers = await startBenchWorkers(store, { concurrency: 1, queue: { schema: 'pgboss' } });
+    ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
+    await buildBenchFromDatasets(ctx, {
+      name: 'life',
+      datasets: ['retail'],
+      sampling: { kind: 'agentworld' },
+      seed: 0,
+      devFraction: 0,
+    });
+    // Answers 40 predictions, then holds the rest: the run is canceled part-way, for certain.
+    endpoint = await startRecordingEndpoint({ holdAfter: 40 });
+  }, 180_000);
+  afterAll(async () => {
+    await workers?.stop();
+    await endpoint?.close();
+    await store?.close();
+  });
+
+  it('resumes a canceled run where it stopped and ends with the scores of a run never stopped', async () => {
+    const started = await startRun(ctx, input(endpoint.url));
+    // Wait until some units are recorded; the held requests keep the rest from finishing.
+    for await (const run of watchRun(ctx, started.id, undefined)) if (run.done > 0) break;
+    const canceled = await cancelRun(ctx, started.id);
+    expect(canceled.status).toBe('canceled');
+    const recordedAtCancel = (await getRun(ctx, started.id)).done;
+    expect(recordedAtCancel).toBeGreaterThan(0);
+    expect(recordedAtCancel).toBeLessThanOrEqual(40);
+    endpoint.release();
+
+    const resumed = await resumeRun(ctx, started.id);
+    expect(resumed.status).toBe('queued');
+    const ended = await untilEnd(started.id);
+    expect(ended).toMatchObject({ status: 'done', done: RETAIL_ITEMS, failed: 0, error: null });
+
+    // An uninterrupted run of the same endpoint over the same bench.
+    const whole = await untilEnd((await startRun(ctx, input(endpoint.url))).id);
+    expect(whole).toMatchObject({ status: 'done', done: RETAIL_ITEMS, failed: 0 });
+    const resumedBoard = await leaderboard(ctx, ended.id, 200);
+    const wholeBoard = await leaderboard(ctx, whole.id, 200);
+    expect(overall(resumedBoard.cells)).toEqual(overall(wholeBoard.cells));
+    expect(overall(resumedBoard.cells).find((cell) => cell.metric === 'content')?.n).toBe(
+      RETAIL_ITEMS,
+    );
+  }, 180_000);
+
+  it('refuses to resume a run that is not canceled', async () => {
+    const [done] = (await listRuns(ctx, 'life')).filter((run) => run.status === 'done');
+    if (done === undefined) throw new Error('no finished run');
+    expect(await refusal(resumeRun(ctx, done.id))).toMatchObject({
+      code: 'CONFLICT',
+      message: `run ${done.id} is done: only a canceled run can be resumed`,
+    });
+  });
+
+  it('keeps labels: a run or bench with a labeling queue is not deleted until the queue is', async () => {
+    const [run] = await listRuns(ctx, 'life');
+    if (run === undefined) throw new Error('no run');
+    const queue = await createQueue(store, PROGRAM_PRINCIPAL, {
+      name: 'spot check',
+      runId: run.id,
+      selection: { kind: 'random', count: 5, seed: 1 },
+      labelsPerItem: 1,
+      blind: true,
+      leaseSeconds: 600,
+    });
+    const held = `labeling queue "spot check" (run ${run.id}, 0 labels) holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`;
+    expect(await refusal(deleteRun(ctx, run.id))).toMatchObject({
+      code: 'CONFLICT',
+      message: `run ${run.id} cannot be deleted: ${held}`,
+    });
+    expect(await refusal(deleteBench(ctx, { name: 'life', version: 1 }))).toMatchObject({
+      code: 'CONFLICT',
+      message: `bench "life" v1 cannot be deleted: ${held}`,
+    });
+    expect((await getRun(ctx, run.id)).done).toBe(RETAIL_ITEMS);
+    await deleteQueue(store, queue.id);
+
+    expect(await deleteRun(ctx, run.id)).toEqual({
+      deleted: run.id,
+      bench: 'life',
+      benchVersion: 1,
+      units: RETAIL_ITEMS,
+    });
+    expect(await refusal(getRun(ctx, run.id))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await store.listScores(run.id, { offset: 0, limit: 10 })).toEqual({
+      total: 0,
+      rows: [],
+    });
+    expect((await listRuns(ctx, 'life')).map((left) => left.id)).not.toContain(run.id);
+  });
+
+  it('refuses to delete a run that is going, then deletes the bench with its runs', async () => {
+    const going = await startRun(ctx, input(endpoint.url));
+    expect(await refusal(deleteRun(ctx, going.id))).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(
+        new RegExp(
+          `^run ${going.id} cannot be deleted: run ${going.id} is still (queued|running); cancel it first$`,
+        ),
+      ),
+    });
+    await cancelRun(ctx, going.id);
+    const runs = await listRuns(ctx, 'life');
+    expect(await deleteBench(ctx, { name: 'life', version: 1 })).toEqual({
+      name: 'life',
+      version: 1,
+      items: RETAIL_ITEMS,
+      runs: runs.length,
+    });
+    expect(await listBenches(ctx)).toEqual([]);
+    expect(await listRuns(ctx)).toEqual([]);
+    // The dataset it was built from stays.
+    expect((await store.listDatasets()).map((dataset) => dataset.name)).toEqual(['retail']);
+  });
+});

@@ -1,0 +1,117 @@
+import type { Store } from '@terrarium/db';
+import type { BenchRun } from '@terrarium/schema';
+import { TRPCError } from '@trpc/server';
+import type { ServiceContext } from '../trpc';
+import { getRun, requireBench, runnerFor } from './bench-service';
+
+/** Whether workers may still write into the run. */
+function isActive(run: Pick<BenchRun, 'status'>): boolean {
+  return run.status === 'queued' || run.status === 'running';
+}
+
+export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
+  await getRun(ctx, runId);
+  await ctx.store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']);
+  return getRun(ctx, runId);
+}
+
+/**
+ * Takes a canceled run up where it stopped: its units not recorded yet are queued again, with the
+ * simulators, judge, mode and prompts it was started with; what it recorded stays. Refused, with
+ * the reason, for a run that is not canceled and for simulators the workers cannot run now (an
+ * endpoint taken off the allowlist since).
+ */
+export async function resumeRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
+  const run = await getRun(ctx, runId);
+  if (run.status !== 'canceled') {
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `run ${runId} is ${run.status}: only a canceled run can be resumed`,
+    });
+  }
+  const runner = runnerFor(ctx, run);
+  // Conditional, so two resumes (two tabs) queue the run once.
+  if (await ctx.store.setBenchRunStatus(runId, 'queued', null, ['canceled'])) {
+    await runner.enqueue(runId);
+  }
+  return getRun(ctx, runId);
+}
+
+/** The labeling queues that hold people's work on these runs, by run id. */
+async function labelQueuesOn(store: Store, runIds: ReadonlySet<string>): Promise<string[]> {
+  return (await store.listLabelQueues())
+    .filter((queue) => runIds.has(queue.runId))
+    .map((queue) => `"${queue.name}" (run ${queue.runId}, ${queue.labels} labels)`);
+}
+
+function refuseIfHeld(runs: readonly BenchRun[], queues: readonly string[], what: string): void {
+  const active = runs.filter(isActive);
+  if (active.length > 0) {
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `${what}: run ${active.map((run) => run.id).join(', ')} is still ${active[0]?.status ?? 'running'}; cancel it first`,
+    });
+  }
+  if (queues.length > 0) {
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `${what}: labeling queue ${queues.join(', ')} holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`,
+    });
+  }
+}
+
+export interface DeletedRun {
+  deleted: string;
+  bench: string;
+  benchVersion: number;
+  units: number;
+}
+
+/**
+ * Deletes a finished or canceled run with its predictions, scores and cached leaderboards. Refused
+ * while it is queued or running, and while a labeling queue holds labels on it: labels are work
+ * people did, never deleted as a side effect.
+ */
+export async function deleteRun(ctx: ServiceContext, runId: string): Promise<DeletedRun> {
+  const run = await getRun(ctx, runId);
+  const what = `run ${runId} cannot be deleted`;
+  refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
+  if (!(await ctx.store.deleteBenchRun(run.id))) {
+    // Started or labeled between the checks and the delete.
+    throw new TRPCError({ code: 'CONFLICT', message: `${what}: it changed meanwhile, try again` });
+  }
+  return {
+    deleted: run.id,
+    bench: run.bench,
+    benchVersion: run.benchVersion,
+    units: run.done + run.failed,
+  };
+}
+
+export interface DeletedBench {
+  name: string;
+  version: number;
+  items: number;
+  runs: number;
+}
+
+/**
+ * Deletes one version of a bench with its items and runs; the other versions, and the datasets it
+ * was built from, stay. Refused under the same conditions as a run's delete, for any of its runs.
+ */
+export async function deleteBench(
+  ctx: ServiceContext,
+  input: { name: string; version: number },
+): Promise<DeletedBench> {
+  const bench = await requireBench(ctx.store, input.name, input.version);
+  const { name, version } = bench.manifest;
+  const runs = (await ctx.store.listBenchRuns()).filter(
+    (run) => run.bench === name && run.benchVersion === version,
+  );
+  const what = `bench "${name}" v${version} cannot be deleted`;
+  refuseIfHeld(runs, await labelQueuesOn(ctx.store, new Set(runs.map((run) => run.id))), what);
+  if (!(await ctx.store.deleteBench(bench.id))) {
+    throw new TRPCError({ code: 'CONFLICT', message: `${what}: it changed meanwhile, try again` });
+  }
+  return { name, version, items: bench.manifest.itemCount, runs: runs.length };
+}
