@@ -87,6 +87,11 @@ test('a simulator’s divergent steps open with their content score and the diff
   await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 360_000 });
   const row = page.locator('.curriculum-generations tbody tr');
   await expect(row).toHaveCount(1);
+  // Both modes pass whatever the model answers: the page says so rather than let 100% read as
+  // a simulator good enough to train in.
+  await expect(page.getByTestId('scripted-gap-note')).toContainText(
+    "The scripted policy plays each task's reference actions whatever the answers say",
+  );
   // The bundled world model (trained on tool APIs, not on this shell) gets only the empty output
   // of `echo … > file` right; the scratch tasks check files and a literal answer, so both modes
   // pass.

@@ -11,6 +11,7 @@ import {
   runBenchResults,
   runBenchRuns,
   runBenchImport,
+  runBenchLeaderboard,
   runBenchList,
   runBenchRun,
 } from './commands/bench-command';
@@ -228,6 +229,21 @@ export function buildProgram(): Command {
     .option('--json', 'print a JSON summary')
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchResults(runId, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('leaderboard')
+    .description(
+      "A run's leaderboard for one score: mean, 95% bootstrap interval, n and missing per simulator and task (0-100), as the run page shows it.",
+    )
+    .argument('<run>', 'run id')
+    .option(
+      '--score <source:metric>',
+      "e.g. rule:content, judge:overall (default: the run's Overall)",
+    )
+    .option('--json', 'print {"run","score","intervals","cells":[…]} as JSON')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchLeaderboard(runId, command.optsWithGlobals()),
     );
 
   bench

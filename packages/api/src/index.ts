@@ -119,6 +119,7 @@ export {
   type BuildBenchInput,
   type StartRunInput,
 } from './bench/bench-service';
+export { DEFAULT_BOOTSTRAP } from './bench/run-leaderboard';
 export {
   startBenchWorkers,
   type BenchWorkers,

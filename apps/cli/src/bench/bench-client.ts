@@ -5,11 +5,13 @@ import {
   agentWorldBenchLines,
   buildBenchFromDatasets,
   cancelRun,
+  DEFAULT_BOOTSTRAP,
   deleteBench,
   deleteRun,
   importAgentWorldBench,
   BENCH_IMPORT_PATH,
   judgePairwise,
+  leaderboard,
   promptFilesOf,
   report,
   listBenches,
@@ -38,6 +40,7 @@ import {
   type BenchManifest,
   type BenchRun,
   type BenchSummary,
+  type Leaderboard,
 } from '@terrarium/schema';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { CliError } from '../cli-error';
@@ -75,6 +78,8 @@ export interface BenchClient {
   deleteRun(runId: string): Promise<DeletedRun>;
   deleteBench(name: string, version: number): Promise<DeletedBench>;
   report(runId: string): Promise<RunReport>;
+  /** Every cell of the run's leaderboard with its 95% interval (`intervals` says if they are ready). */
+  leaderboard(runId: string): Promise<Leaderboard>;
   /** Newest first; only the runs of one bench when named. */
   runs(bench?: string): Promise<BenchRun[]>;
   /** The run's results as JSON lines (`RunResult`), read as they stream. */
@@ -125,6 +130,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     deleteRun: (runId) => deleteRun({ store }, runId),
     deleteBench: (name, version) => deleteBench({ store }, { name, version }),
     report: (runId) => report({ store }, runId),
+    leaderboard: (runId) => leaderboard({ store }, runId, DEFAULT_BOOTSTRAP),
     runs: (bench) => listRuns({ store }, bench),
     async *results(runId) {
       for await (const result of runResults(store, await getRun({ store }, runId))) {
@@ -293,6 +299,8 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     deleteRun: (runId) => call(trpc.bench.deleteRun.mutate({ runId })),
     deleteBench: (name, version) => call(trpc.bench.delete.mutate({ name, version })),
     report: (runId) => call(trpc.bench.report.query({ runId })),
+    leaderboard: (runId) =>
+      call(trpc.bench.leaderboard.query({ runId, bootstrap: DEFAULT_BOOTSTRAP })),
     runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
     results: (runId) =>
       downloadLines(url, token, `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}`),

@@ -1,11 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
-import { BenchRun, RunResult } from '@terrarium/schema';
+import { BenchRun, LeaderboardCell, RunResult } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
-import { reportTable } from './bench-command';
+import { leaderboardTable, reportTable } from './bench-command';
 import { seededDataDir } from '@terrarium/db/test-store';
 
 const TAU2_RETAIL = sharedDataPath(
@@ -81,7 +81,8 @@ describe('terrarium bench', () => {
     }
     expect(progress.at(-1)).toMatch(/^run \d+: 388\/388 units \(100%\), 0 failed, done$/);
     const output = parseJson(run.stdout);
-    expect(Object.keys(output)).toEqual(['bench', 'run', 'status', 'sims']);
+    expect(Object.keys(output)).toEqual(['bench', 'run', 'status', 'sims', 'judgeGaps']);
+    expect(output['judgeGaps']).toEqual([]);
     expect(output['bench']).toBe('r');
     expect(output['status']).toBe('done');
     const [replay, retrieval] = simsOf(output);
@@ -137,6 +138,26 @@ describe('terrarium bench', () => {
     // Its mean is the 49.6 that `bench run` printed for retrieval.
     const content = retrieval.reduce((sum, row) => sum + (row.scores['rule:content'] ?? 0), 0);
     expect(Math.round((content / RETAIL_ITEMS) * 1000) / 10).toBe(49.6);
+
+    // The leaderboard with its intervals, the run page's cells: retrieval's Overall is the 49.6.
+    const board = await cli('bench', 'leaderboard', runId, '--json');
+    expect(board.stderr).toBe('');
+    const parsed = parseJson(board.stdout);
+    expect(parsed).toMatchObject({ run: runId, score: 'rule:content', intervals: 'ready' });
+    const cells = LeaderboardCell.array().parse(parsed['cells']);
+    expect(cells.map((cell) => `${cell.sim} ${cell.task}`)).toEqual([
+      'replay overall',
+      'replay macro',
+      'replay tau2-bench/retail',
+      'retrieval overall',
+      'retrieval macro',
+      'retrieval tau2-bench/retail',
+    ]);
+    const overall = cells.find((cell) => cell.sim === 'retrieval' && cell.task === 'overall');
+    expect(overall).toMatchObject({ n: RETAIL_ITEMS, missing: 0 });
+    expect(Math.round((overall?.mean ?? 0) * 10) / 10).toBe(49.6);
+    expect(overall?.ciLow ?? 100).toBeLessThan(overall?.mean ?? 0);
+    expect(overall?.ciHigh ?? 0).toBeGreaterThan(overall?.mean ?? 100);
 
     const unknown = path.join(dataDir, 'unknown-run.jsonl');
     const refused = await cli('bench', 'results', '999999', '--out', unknown);
@@ -256,6 +277,56 @@ function simLine(name: string): SimReport {
     failed: 0,
   };
 }
+
+describe('the `bench leaderboard` table', () => {
+  it('prints a line per simulator and task with the interval, overall and macro first', () => {
+    const cell = (sim: string, task: string, mean: number): LeaderboardCell => ({
+      sim,
+      task,
+      source: 'rule',
+      metric: 'content',
+      mean,
+      ciLow: mean - 2.25,
+      ciHigh: mean + 2.5,
+      n: 194,
+      missing: 0,
+    });
+    const run = BenchRun.parse({
+      id: '7',
+      bench: 'demo',
+      benchVersion: 1,
+      sims: ['retrieval'],
+      judge: null,
+      mode: { kind: 'open' },
+      split: 'test',
+      status: 'running',
+      createdAt: '2026-12-05T10:00:00.000Z',
+      finishedAt: null,
+      total: 388,
+      done: 200,
+      failed: 0,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      error: null,
+      prompts: null,
+    });
+    const cells = [
+      cell('retrieval', 'tau2-bench/retail', 49.6),
+      cell('retrieval', 'macro', 49.6),
+      cell('retrieval', 'overall', 49.6),
+    ];
+    expect(leaderboardTable({ run, intervals: 'after-run' }, 'rule:content', cells)).toBe(
+      [
+        'bench demo v1, run 7 (running); rule:content, 0-100',
+        'sim        task               mean        95% CI    n  missing',
+        'retrieval  overall            49.6  [47.4, 52.1]  194        0',
+        'retrieval  macro              49.6  [47.4, 52.1]  194        0',
+        'retrieval  tau2-bench/retail  49.6  [47.4, 52.1]  194        0',
+        'note: the run still goes: means of what is scored so far, intervals once it ends',
+        '',
+      ].join('\n'),
+    );
+  });
+});
 
 describe('the `bench run` table', () => {
   it('says under the table that the bundled model trained on the shipped trajectories', () => {

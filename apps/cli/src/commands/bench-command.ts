@@ -8,12 +8,15 @@ import {
   BenchSplit,
   JudgeConfig,
   parseSampling,
+  scoreKey,
   SimSpec,
   trainingDataNote,
   type BenchManifest,
   type BenchRun,
   type BenchRunMode,
   type BenchSummary,
+  type Leaderboard,
+  type LeaderboardCell,
 } from '@terrarium/schema';
 import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
@@ -437,6 +440,103 @@ async function followAndReport(
   }
 }
 
+export interface BenchLeaderboardOptions extends GlobalOptions {
+  score?: string;
+  json?: boolean;
+}
+
+/**
+ * `bench leaderboard RUN`: every simulator × task cell of one score with its 95% bootstrap
+ * interval, n and missing, as the run page shows them (the same cells: one computation). A run
+ * that has just ended is waited for while its intervals are computed.
+ */
+export async function runBenchLeaderboard(
+  runId: string,
+  options: BenchLeaderboardOptions,
+): Promise<void> {
+  const board = await withBenchClient({ ...options, workers: 0 }, async (client) => {
+    for (;;) {
+      const current = await client.leaderboard(runId);
+      if (current.intervals !== 'computing') return current;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  });
+  const keys = [...new Set(board.cells.map((cell) => scoreKey(cell)))].toSorted();
+  const score = options.score ?? scoreKey(overallSelector(board.run));
+  if (!keys.includes(score)) {
+    throw new CliError(
+      `--score ${score}: run ${runId} has no such score (${keys.join(', ') || 'none yet'})`,
+    );
+  }
+  const cells = ordered(board.cells.filter((cell) => scoreKey(cell) === score));
+  const { run } = board;
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ run: run.id, bench: run.bench, benchVersion: run.benchVersion, status: run.status, score, intervals: board.intervals, cells })}\n`,
+    );
+    return;
+  }
+  process.stdout.write(leaderboardTable(board, score, cells));
+}
+
+/** The cells of one score, a line each, simulators then overall, macro and each task. */
+export function leaderboardTable(
+  board: Pick<Leaderboard, 'run' | 'intervals'>,
+  score: string,
+  cells: readonly LeaderboardCell[],
+): string {
+  const rows = ordered(cells).map((cell) => [
+    cell.sim,
+    cell.task,
+    fixed(cell.mean),
+    cell.ciLow === null || cell.ciHigh === null
+      ? '-'
+      : `[${cell.ciLow.toFixed(1)}, ${cell.ciHigh.toFixed(1)}]`,
+    String(cell.n),
+    String(cell.missing),
+  ]);
+  const header = ['sim', 'task', 'mean', '95% CI', 'n', 'missing'];
+  const { run } = board;
+  const note =
+    board.intervals === 'after-run'
+      ? ['note: the run still goes: means of what is scored so far, intervals once it ends']
+      : [];
+  return [
+    `bench ${run.bench} v${run.benchVersion}, run ${run.id} (${run.status}); ${score}, 0-100`,
+    ...alignedRows([header, ...rows], 2),
+    ...note,
+    '',
+  ].join('\n');
+}
+
+/** By simulator, then overall, macro and the tasks by name: the run page's order. */
+function ordered(cells: readonly LeaderboardCell[]): LeaderboardCell[] {
+  const order = (task: string) => (task === 'overall' ? 0 : task === 'macro' ? 1 : 2);
+  return cells.toSorted(
+    (a, b) =>
+      compareText(a.sim, b.sim) || order(a.task) - order(b.task) || compareText(a.task, b.task),
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Rows as aligned columns: the first `left` columns padded on the right, the rest on the left. */
+function alignedRows(rows: readonly string[][], left: number): string[] {
+  const widths = (rows[0] ?? []).map((_, column) =>
+    Math.max(...rows.map((cells) => (cells[column] ?? '').length)),
+  );
+  return rows.map((cells) =>
+    cells
+      .map((cell, column) =>
+        column < left ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
 /** `bench resume RUN`: a canceled run taken up where it stopped, followed as `bench run` does. */
 export async function runBenchResume(
   runId: string,
@@ -542,21 +642,10 @@ export function reportTable(report: RunReport): string {
     ...domains.map((domain) => fixed(sim.byDomain[domain] ?? null)),
     String(sim.failed),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((cells) => (cells[column] ?? '').length)),
-  );
-  const render = (cells: string[]) =>
-    cells
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ')
-      .trimEnd();
   const metric = first?.overallMetric ?? overallSelector({ judge: null }).metric;
   return [
     `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
-    render(header),
-    ...rows.map(render),
+    ...alignedRows([header, ...rows], 1),
     ...report.sims.flatMap((sim) => {
       const note = trainingDataNote(sim.sim);
       return note === null ? [] : [`note: ${sim.sim}: ${note}`];

@@ -24,11 +24,20 @@ describe('bench formatting', () => {
   });
 
   it('says when tokens were used but nothing priced them, instead of $0.00', () => {
-    expect(costText({ inputTokens: 138_810, outputTokens: 49_585, costUsd: 0 })).toBe(
-      'cost not priced',
+    const endpoint = { sims: ['openai:http://127.0.0.1:4828/v1#wm'], judge: null };
+    expect(
+      costText({ ...endpoint, usage: { inputTokens: 138_810, outputTokens: 49_585, costUsd: 0 } }),
+    ).toBe('cost not priced');
+    expect(costText({ ...endpoint, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } })).toBe(
+      'cost unknown (no token usage reported)',
     );
-    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
-    expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');
+    const local = { sims: ['replay', 'retrieval'], judge: null };
+    expect(costText({ ...local, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } })).toBe(
+      '$0.00',
+    );
+    expect(
+      costText({ ...endpoint, usage: { inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 } }),
+    ).toBe('$0.50');
   });
 
   it('measures progress over done and failed units', () => {

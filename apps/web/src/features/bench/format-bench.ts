@@ -1,9 +1,9 @@
 import type {
+  BenchRun,
   BenchRunMode,
   BenchRunStatus,
   LeaderboardCell,
   RunPrompts,
-  RunUsage,
   Sampling,
 } from '@terrarium/schema';
 
@@ -46,12 +46,17 @@ export function formatUsd(value: number): string {
 }
 
 /**
- * The run's dollars, or that nothing was priced: tokens with no cost mean no price was set for the
- * endpoint (TERRARIUM_PRICING), not that the tokens were free.
+ * The run's dollars, or why there are none: tokens with no cost mean no price was set for the
+ * endpoint (TERRARIUM_PRICING), not that the tokens were free; an endpoint (simulator or judge)
+ * that reported no tokens at all leaves its cost unknown. Only a run of local simulators costs a
+ * true $0.00.
  */
-export function costText(usage: RunUsage): string {
-  const tokens = usage.inputTokens + usage.outputTokens;
-  return usage.costUsd === 0 && tokens > 0 ? 'cost not priced' : formatUsd(usage.costUsd);
+export function costText(run: Pick<BenchRun, 'usage' | 'sims' | 'judge'>): string {
+  const { usage } = run;
+  if (usage.costUsd > 0) return formatUsd(usage.costUsd);
+  if (usage.inputTokens + usage.outputTokens > 0) return 'cost not priced';
+  const endpoint = run.judge !== null || run.sims.some((sim) => sim.startsWith('openai:'));
+  return endpoint ? 'cost unknown (no token usage reported)' : formatUsd(0);
 }
 
 /** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */

@@ -51,7 +51,7 @@ export function RunProgressBar({
         <span className="muted">{Math.round(share * 100)}%</span>
         <span className="muted" data-testid="run-usage">
           {formatCount(run.usage.inputTokens)} in / {formatCount(run.usage.outputTokens)} out tokens
-          · {costText(run.usage)}
+          · {costText(run)}
         </span>
         <span className="muted">
           {modeLabel(run.mode)} · {run.split} split

@@ -353,6 +353,14 @@ export function CurriculumPage() {
                 state checks see what the actions really did; an answer read off the screen is the
                 simulator&apos;s).
               </p>
+              {(data.run.settings?.policy ?? 'scripted') === 'scripted' ? (
+                <p className="note" data-testid="scripted-gap-note">
+                  The scripted policy plays each task&apos;s reference actions whatever the answers
+                  say, so its simulated pass rate barely depends on {data.run.settings?.sim}: read
+                  the divergent steps (how often its answers differed from the world&apos;s), or
+                  play a policy that reads the answers, to judge the simulator.
+                </p>
+              ) : null}
               <GapChart generations={stats} />
             </>
           ) : null}
