@@ -278,19 +278,23 @@ function simLine(name: string): SimReport {
   };
 }
 
+/** A content-score cell with an interval of -2.25/+2.5 around its mean. */
+function contentCell(sim: string, task: string, mean: number): LeaderboardCell {
+  return {
+    sim,
+    task,
+    source: 'rule',
+    metric: 'content',
+    mean,
+    ciLow: mean - 2.25,
+    ciHigh: mean + 2.5,
+    n: 194,
+    missing: 0,
+  };
+}
+
 describe('the `bench leaderboard` table', () => {
   it('prints a line per simulator and task with the interval, overall and macro first', () => {
-    const cell = (sim: string, task: string, mean: number): LeaderboardCell => ({
-      sim,
-      task,
-      source: 'rule',
-      metric: 'content',
-      mean,
-      ciLow: mean - 2.25,
-      ciHigh: mean + 2.5,
-      n: 194,
-      missing: 0,
-    });
     const run = BenchRun.parse({
       id: '7',
       bench: 'demo',
@@ -310,9 +314,9 @@ describe('the `bench leaderboard` table', () => {
       prompts: null,
     });
     const cells = [
-      cell('retrieval', 'tau2-bench/retail', 49.6),
-      cell('retrieval', 'macro', 49.6),
-      cell('retrieval', 'overall', 49.6),
+      contentCell('retrieval', 'tau2-bench/retail', 49.6),
+      contentCell('retrieval', 'macro', 49.6),
+      contentCell('retrieval', 'overall', 49.6),
     ];
     expect(leaderboardTable({ run, intervals: 'after-run' }, 'rule:content', cells)).toBe(
       [

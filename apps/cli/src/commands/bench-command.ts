@@ -509,12 +509,17 @@ export function leaderboardTable(
   ].join('\n');
 }
 
+function taskOrder(task: string): number {
+  return task === 'overall' ? 0 : task === 'macro' ? 1 : 2;
+}
+
 /** By simulator, then overall, macro and the tasks by name: the run page's order. */
 function ordered(cells: readonly LeaderboardCell[]): LeaderboardCell[] {
-  const order = (task: string) => (task === 'overall' ? 0 : task === 'macro' ? 1 : 2);
   return cells.toSorted(
     (a, b) =>
-      compareText(a.sim, b.sim) || order(a.task) - order(b.task) || compareText(a.task, b.task),
+      compareText(a.sim, b.sim) ||
+      taskOrder(a.task) - taskOrder(b.task) ||
+      compareText(a.task, b.task),
   );
 }
 
