@@ -384,5 +384,7 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await expect(rhea.getByTestId('judge-after')).toHaveValue('default-tool@v2');
   // The humans' facts were 2, 3, 4: v1 said 4, 3, 2 (ρ −1), v2 agrees (ρ +1).
   await expect(rhea.getByTestId('delta-value-facts')).toHaveText('+2.00');
+  // The queue took default-tool's criteria: each pairs with its judge, none is left out.
+  await expect(rhea.getByTestId('criteria-not-compared')).toHaveCount(0);
   await expect(rhea.getByTestId('flips')).toContainText('2 items where the judge moved');
 });

@@ -1,21 +1,15 @@
-import type { Store } from '@terrarium/db';
-import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectDataFiles, readDataFile } from '../import/collect-files';
-import { importFiles } from '../import/import-files';
-import { TAU2_RETAIL } from '../testing/sample-files';
-import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
-import { buildBenchFromDatasets, leaderboard, startRun, watchRun } from './bench-service';
-import { startBenchWorkers, type BenchWorkers } from './bench-workers';
+import type { ApiContext } from '../trpc';
+import { leaderboard, startRun, watchRun } from './bench-service';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
+import { openRetailBench } from './retail-bench.testkit';
 
 const ITEMS = 12;
 
 describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint over HTTP)', () => {
-  let store: Store;
-  let workers: BenchWorkers;
   let ctx: ApiContext;
+  let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
 
   async function runWithJudge(model: string): Promise<BenchRun> {
@@ -32,25 +26,16 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
   }
 
   beforeAll(async () => {
-    store = await openMemoryStore();
-    const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
-    await importFiles(store, files, { dataset: 'retail' });
-    workers = await startBenchWorkers(store, { concurrency: 1, queue: { schema: 'pgboss' } });
-    ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
-    await buildBenchFromDatasets(ctx, {
-      name: 'judged',
-      datasets: ['retail'],
-      sampling: { kind: 'agentworld' },
-      seed: 0,
-      devFraction: 0,
+    ({ ctx, close } = await openRetailBench({
+      bench: 'judged',
+      concurrency: 1,
       maxItemsPerTask: ITEMS,
-    });
+    }));
     endpoint = await startRecordingEndpoint();
   }, 180_000);
   afterAll(async () => {
-    await workers?.stop();
     await endpoint?.close();
-    await store?.close();
+    await close?.();
   });
 
   it('names the gap on the leaderboard, though no prediction failed', async () => {

@@ -1,14 +1,9 @@
 import type { Store } from '@terrarium/db';
-import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchRun, LeaderboardCell } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectDataFiles, readDataFile } from '../import/collect-files';
-import { importFiles } from '../import/import-files';
 import { createQueue, deleteQueue } from '../labels/label-service';
-import { TAU2_RETAIL } from '../testing/sample-files';
 import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import {
-  buildBenchFromDatasets,
   getRun,
   leaderboard,
   listBenches,
@@ -17,8 +12,8 @@ import {
   watchRun,
   type StartRunInput,
 } from './bench-service';
-import { startBenchWorkers, type BenchWorkers } from './bench-workers';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
+import { openRetailBench } from './retail-bench.testkit';
 import { cancelRun, deleteBench, deleteRun, resumeRun } from './run-lifecycle';
 
 // tau2 retail under AgentWorldBench sampling (bench-service.test.ts measures the same).
@@ -54,8 +49,8 @@ function input(url: string): StartRunInput {
 
 describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over HTTP)', () => {
   let store: Store;
-  let workers: BenchWorkers;
   let ctx: ApiContext;
+  let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
 
   async function untilEnd(runId: string): Promise<BenchRun> {
@@ -65,25 +60,13 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
   }
 
   beforeAll(async () => {
-    store = await openMemoryStore();
-    const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
-    await importFiles(store, files, { dataset: 'retail' });
-    workers = await startBenchWorkers(store, { concurrency: 1, queue: { schema: 'pgboss' } });
-    ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
-    await buildBenchFromDatasets(ctx, {
-      name: 'life',
-      datasets: ['retail'],
-      sampling: { kind: 'agentworld' },
-      seed: 0,
-      devFraction: 0,
-    });
+    ({ store, ctx, close } = await openRetailBench({ bench: 'life', concurrency: 1 }));
     // Answers 40 predictions, then holds the rest: the run is canceled part-way, for certain.
     endpoint = await startRecordingEndpoint({ holdAfter: 40 });
   }, 180_000);
   afterAll(async () => {
-    await workers?.stop();
     await endpoint?.close();
-    await store?.close();
+    await close?.();
   });
 
   it('resumes a canceled run where it stopped and ends with the scores of a run never stopped', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   alphaBars,
   alphaRange,
+  criteriaNotCompared,
   formatChartValue,
   formatStat,
   importSummary,
@@ -110,5 +111,16 @@ describe('importSummary', () => {
     ).toBe(
       'Read 3 labels: 2 new, 1 replaced, 0 unchanged; 1 item is not in this queue; 2 bad lines (first: line 3: a by bo: scores.quality: an integer from 1 to 5)',
     );
+  });
+});
+
+describe('criteriaNotCompared', () => {
+  it('names the queue’s criteria no judge version scored, in the queue’s order', () => {
+    // The judge's five dimensions against default-tool's judge (format, facts, consistency…).
+    const deltas = ['format', 'consistency', 'realism'].map((criterion) => ({ criterion }));
+    expect(
+      criteriaNotCompared(['format', 'factuality', 'consistency', 'realism', 'quality'], deltas),
+    ).toEqual(['factuality', 'quality']);
+    expect(criteriaNotCompared(['format'], deltas)).toEqual([]);
   });
 });

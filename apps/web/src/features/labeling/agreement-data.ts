@@ -93,6 +93,18 @@ export function judgeDeltas(before: QueueAgreement, after: QueueAgreement): Agre
   });
 }
 
+/**
+ * The queue's criteria that no judge version scored: labels and judge scores pair by criterion
+ * id, so such a criterion has no row in the before → after table, and is named instead.
+ */
+export function criteriaNotCompared(
+  criteria: readonly string[],
+  deltas: readonly Pick<AgreementDelta, 'criterion'>[],
+): string[] {
+  const compared = new Set(deltas.map((row) => row.criterion));
+  return criteria.filter((id) => !compared.has(id));
+}
+
 /** A statistic to two decimals; one that rounds to zero reads 0.00 whatever its sign. */
 export function formatStat(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';

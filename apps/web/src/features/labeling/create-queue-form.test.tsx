@@ -17,6 +17,19 @@ const TWO_LABELERS = ['ada', 'bob'].map((name, at) => ({
   createdAt: '2026-12-04T05:00:00.000Z',
 }));
 
+/** What `rulesets.list` answers on a fresh install with one saved version of default-tool. */
+const RULE_SETS = [
+  {
+    name: 'default-tool',
+    latestVersion: 1,
+    versions: 1,
+    author: 'owner',
+    message: 'baseline',
+    updatedAt: '2026-12-05T10:00:00.000Z',
+    builtin: true,
+  },
+];
+
 function renderForm(
   runs: BenchRun[],
   users: unknown[] = TWO_LABELERS,
@@ -29,7 +42,9 @@ function renderForm(
       ? runs
       : path === 'auth.users.list'
         ? users
-        : { id: '7', name: 'demo v1 · run 1 · retrieval', items: 20, labelers },
+        : path === 'rulesets.list'
+          ? RULE_SETS
+          : { id: '7', name: 'demo v1 · run 1 · retrieval', items: 20, labelers },
   );
   renderWithApi(<CreateQueueForm />, api.client);
   return api;
@@ -147,5 +162,13 @@ describe('CreateQueueForm', () => {
     const option = screen.getByRole('option', { name: /^rule vs judge disagree most/ });
     expect(option).toHaveProperty('disabled', true);
     expect(option.textContent).toBe('rule vs judge disagree most (needs a run with a judge)');
+  });
+
+  it('takes its criteria from a rule set when one is picked, else the judge’s dimensions', async () => {
+    const api = renderForm([DEMO_RUN]);
+    const criteria = await screen.findByLabelText(/^Criteria/);
+    await within(criteria).findByRole('option', { name: 'rule set default-tool v1' });
+    fireEvent.change(criteria, { target: { value: 'default-tool' } });
+    expect(await createdQueueInput(api)).toMatchObject({ ruleSet: { name: 'default-tool' } });
   });
 });

@@ -23,6 +23,10 @@ export function CreateQueueForm() {
   const [typedPerItem, setTypedPerItem] = useState<string | null>(null);
   const [blind, setBlind] = useState(true);
   const [assignees, setAssignees] = useState('');
+  // '' is the judge's five dimensions; else a rule set's people criteria (its latest version), so
+  // that its judge re-scored later is compared with the labels criterion by criterion.
+  const [ruleSet, setRuleSet] = useState('');
+  const ruleSets = useQuery(trpc.rulesets.list.queryOptions());
   // A double click would make two identical queues.
   const creating = useSingleFlight();
   const create = useMutation(
@@ -71,6 +75,7 @@ export function CreateQueueForm() {
             selection,
             labelsPerItem: Number(perItem),
             blind,
+            ...(ruleSet === '' ? {} : { ruleSet: { name: ruleSet } }),
           },
           { onSettled: creating.release },
         );
@@ -145,6 +150,18 @@ export function CreateQueueForm() {
               <input type="number" value={seed} onChange={(event) => setSeed(event.target.value)} />
             </label>
           )}{' '}
+          <label>
+            Criteria{' '}
+            <select value={ruleSet} onChange={(event) => setRuleSet(event.target.value)}>
+              <option value="">the judge&apos;s five dimensions</option>
+              {(ruleSets.data ?? []).map((entry) => (
+                <option key={entry.name} value={entry.name}>
+                  rule set {entry.name}
+                  {entry.latestVersion === null ? ' (built-in)' : ` v${entry.latestVersion}`}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
           <label>
             Labelers per item{' '}
             <input

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import { formatStat, judgeDeltas } from './agreement-data';
+import { criteriaNotCompared, formatStat, judgeDeltas } from './agreement-data';
 import { RejudgeForm } from './rejudge-form';
 
 function versionLabel(version: string | null): string {
@@ -47,6 +47,7 @@ export function RejudgePanel({
     beforeAgreement.data && afterAgreement.data
       ? judgeDeltas(beforeAgreement.data, afterAgreement.data)
       : [];
+  const notCompared = criteriaNotCompared(afterAgreement.data?.criteria ?? [], deltas);
   return (
     <section className="panel panel-body" aria-label="Judge versions">
       <h2>Judge versions: before → after</h2>
@@ -112,6 +113,13 @@ export function RejudgePanel({
               ))}
             </tbody>
           </table>
+          {notCompared.length > 0 && (
+            <p className="note" data-testid="criteria-not-compared">
+              Not compared: neither judge version scored {notCompared.join(', ')} (labels and judge
+              scores pair by criterion id). A queue created with a rule set&apos;s criteria (New
+              queue, Criteria) is compared with that rule set&apos;s judge on each of them.
+            </p>
+          )}
           {flips.data && (
             <table className="table" aria-label="Flipped items" data-testid="flips">
               <caption>{plural(flips.data.length, 'item')} where the judge moved</caption>
