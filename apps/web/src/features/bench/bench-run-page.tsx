@@ -104,10 +104,12 @@ export function BenchRunPage({
         <Link to={{ page: 'benches' }}>Benches</Link> ›{' '}
         {run ? (
           <>
-            {run.bench} v{run.benchVersion} › <span className="mono">{run.id}</span>
+            {run.bench} v{run.benchVersion} › run <span className="mono">{run.id}</span>
           </>
         ) : (
-          <span className="mono">{runId}</span>
+          <>
+            run <span className="mono">{runId}</span>
+          </>
         )}
       </div>
       <QueryStatus label="the run" isPending={progress.isPending} error={progress.error} />
