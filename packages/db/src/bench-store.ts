@@ -650,12 +650,19 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     async runJudgeGaps(runId) {
       if (!ID_PATTERN.test(runId)) return [];
       // A verdict that parsed nowhere leaves the metric null with the parse errors (score mode:
-      // {error, answer} objects) or the raw answers (turing mode) under `unparsed`.
+      // {error, answer} objects) or the raw answers (turing mode) under `unparsed`. A request
+      // that failed is kept as its answer, `(judge request failed: …)`: that says more than the
+      // parse error it then gave.
       const rows = await executor.query(
         `SELECT sim, metric, count(*) FILTER (WHERE value IS NULL)::int AS items,
            count(*)::int AS judged,
-           (array_agg(coalesce(detail->'unparsed'->0->>'error',
-              'no verdict named in: ' || left(detail->'unparsed'->>0, 200))
+           (array_agg(CASE
+              WHEN detail->'unparsed'->0->>'answer' LIKE '(judge request failed:%'
+                THEN detail->'unparsed'->0->>'answer'
+              WHEN detail->'unparsed'->>0 LIKE '(judge request failed:%'
+                THEN detail->'unparsed'->>0
+              ELSE coalesce(detail->'unparsed'->0->>'error',
+                'no verdict named in: ' || left(detail->'unparsed'->>0, 200)) END
               ORDER BY item_id) FILTER (WHERE value IS NULL))[1] AS example
          FROM run_scores WHERE run_id = $1::bigint AND source = 'judge'
            AND metric IN ('overall', 'turing-fooled')

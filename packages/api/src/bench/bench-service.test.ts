@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import {
@@ -9,6 +8,7 @@ import {
 } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../testing/closed-port';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_AIRLINE, TAU2_RETAIL } from '../testing/sample-files';
@@ -40,16 +40,6 @@ const RETAIL_ITEMS = 194;
 async function importInto(store: Store, file: string, dataset: string): Promise<void> {
   const files = (await collectDataFiles([file])).map(readDataFile);
   await importFiles(store, files, { dataset });
-}
-
-/** A 127.0.0.1 port that nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 function runInput(sims: string[]): StartRunInput {

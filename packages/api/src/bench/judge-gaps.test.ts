@@ -1,5 +1,6 @@
 import type { BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../testing/closed-port';
 import type { ApiContext } from '../trpc';
 import { leaderboard, startRun, watchRun } from './bench-service';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
@@ -12,11 +13,11 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
   let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
 
-  async function runWithJudge(model: string): Promise<BenchRun> {
+  async function runWithJudge(model: string, url = endpoint.url): Promise<BenchRun> {
     const started = await startRun(ctx, {
       bench: 'judged',
       sims: ['replay'],
-      judge: { spec: `openai:${endpoint.url}#${model}`, temperature: 0, repeats: 1, mode: 'score' },
+      judge: { spec: `openai:${url}#${model}`, temperature: 0, repeats: 1, mode: 'score' },
       mode: { kind: 'open' },
       split: 'test',
     });
@@ -63,5 +64,13 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     const run = await runWithJudge('judge');
     expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
     expect((await leaderboard(ctx, run.id, 0)).judgeGaps).toEqual([]);
+  }, 120_000);
+
+  it('gives the request’s failure as the reason when the judge cannot be reached', async () => {
+    const run = await runWithJudge('judge', `http://127.0.0.1:${await closedPort()}/v1`);
+    expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
+    const [gap] = (await leaderboard(ctx, run.id, 0)).judgeGaps;
+    expect(gap).toMatchObject({ sim: 'replay', metric: 'overall', items: ITEMS, judged: ITEMS });
+    expect(gap?.example).toMatch(/^\(judge request failed: .*nothing accepted the connection/);
   }, 120_000);
 });
