@@ -59,6 +59,11 @@ export class FinishedRuns {
     return this.ended.get(runId);
   }
 
+  /** The run goes again (a canceled run resumed): what was learnt of its end no longer holds. */
+  forget(runId: string): void {
+    this.ended.delete(runId);
+  }
+
   saw(runId: string, status: BenchRunStatus | 'gone'): void {
     this.ended.set(runId, `the run is ${status}`);
     // A long-lived worker sees many runs; only recent ends can still matter to a waiting unit.
@@ -158,6 +163,9 @@ export async function runBenchChunk(runtime: ChunkRuntime, job: ChunkJob): Promi
     return { ...outcome, abandoned: job.itemIds.length, stoppedBy: 'run-status' };
   }
   const run: BenchRun = found;
+  // The run is live as of this read: a cancel this worker saw before was undone by a resume, and
+  // its units would otherwise be abandoned one by one, leaving the run `running` for ever.
+  runtime.finishedRuns?.forget(run.id);
   await store.setBenchRunStatus(run.id, 'running', null, ['queued']);
 
   const already = await store.listPredictions(run.id, {

@@ -25,6 +25,8 @@ export interface RecordingEndpoint {
   bodies: RecordedChat[];
   /** Answers the requests held so far (`holdAfter`) and every later one at once. */
   release(): void;
+  /** Held requests whose client went away before an answer (an aborted prediction). */
+  abandoned(): number;
   close(): Promise<void>;
 }
 
@@ -39,14 +41,19 @@ export async function startRecordingEndpoint(
   const bodies: RecordedChat[] = [];
   let holdAfter = options.holdAfter ?? Infinity;
   let held: (() => void)[] = [];
+  let abandoned = 0;
   const server: Server = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     request.on('end', () => {
       const body = RecordedChat.parse(JSON.parse(text));
       bodies.push(body);
-      if (bodies.length > holdAfter) held.push(() => answer(body, response));
-      else answer(body, response);
+      if (bodies.length > holdAfter) {
+        held.push(() => answer(body, response));
+        response.on('close', () => {
+          if (!response.writableEnded) abandoned++;
+        });
+      } else answer(body, response);
     });
   });
   function answer(body: RecordedChat, response: ServerResponse): void {
@@ -79,6 +86,7 @@ export async function startRecordingEndpoint(
   return {
     url: `http://127.0.0.1:${address.port}/v1`,
     bodies,
+    abandoned: () => abandoned,
     release() {
       holdAfter = Infinity;
       const waiting = held;

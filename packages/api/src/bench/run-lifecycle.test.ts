@@ -71,10 +71,13 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
 
   it('resumes a canceled run where it stopped and ends with the scores of a run never stopped', async () => {
     const started = await startRun(ctx, input(endpoint.url));
-    // Wait until some units are recorded; the held requests keep the rest from finishing.
-    for await (const run of watchRun(ctx, started.id, undefined)) if (run.done > 0) break;
+    // Canceled with a request held: the first 40 are answered, the rest wait.
+    await expect.poll(() => endpoint.bodies.length, { timeout: 60_000 }).toBeGreaterThan(40);
     const canceled = await cancelRun(ctx, started.id);
     expect(canceled.status).toBe('canceled');
+    // Resumed only once the worker has seen the cancel and aborted its calls: a worker remembers
+    // the runs it saw end, and a resumed run's units must not be abandoned for that memory.
+    await expect.poll(() => endpoint.abandoned(), { timeout: 60_000 }).toBeGreaterThan(0);
     const recordedAtCancel = (await getRun(ctx, started.id)).done;
     expect(recordedAtCancel).toBeGreaterThan(0);
     expect(recordedAtCancel).toBeLessThanOrEqual(40);
