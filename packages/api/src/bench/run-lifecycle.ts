@@ -3,11 +3,7 @@ import type { BenchRun } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
-
-/** Whether workers may still write into the run. */
-function isActive(run: Pick<BenchRun, 'status'>): boolean {
-  return run.status === 'queued' || run.status === 'running';
-}
+import { isFinishedRun } from './run-leaderboard';
 
 export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   await getRun(ctx, runId);
@@ -45,7 +41,8 @@ async function labelQueuesOn(store: Store, runIds: ReadonlySet<string>): Promise
 }
 
 function refuseIfHeld(runs: readonly BenchRun[], queues: readonly string[], what: string): void {
-  const active = runs.filter(isActive);
+  // Not finished: workers may still write into it.
+  const active = runs.filter((run) => !isFinishedRun(run));
   if (active.length > 0) {
     throw new TRPCError({
       code: 'CONFLICT',
