@@ -7,6 +7,7 @@ import {
   runBenchDelete,
   runBenchDeleteRun,
   runBenchResume,
+  runBenchRetry,
   runBenchExport,
   runBenchResults,
   runBenchRuns,
@@ -270,6 +271,23 @@ export function buildProgram(): Command {
     .option('--json', 'print {"bench","sims":[…]} as JSON')
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchResume(runId, command.optsWithGlobals()),
+    );
+
+  bench
+    .command('retry')
+    .description(
+      'Predict the failed units of a run that has ended again (e.g. once its endpoint answers) and print its scores as `bench run` does.',
+    )
+    .argument('<run>', 'run id')
+    .option(
+      '--workers <n>',
+      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
+      parseInteger,
+      2,
+    )
+    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .action((runId: string, _options: unknown, command: Command) =>
+      runBenchRetry(runId, command.optsWithGlobals()),
     );
 
   bench

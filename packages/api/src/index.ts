@@ -98,6 +98,7 @@ export {
   deleteBench,
   deleteRun,
   resumeRun,
+  retryFailedUnits,
   type DeletedBench,
   type DeletedRun,
 } from './bench/run-lifecycle';

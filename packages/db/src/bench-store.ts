@@ -58,6 +58,7 @@ export type BenchStore = Pick<
   | 'listBenchRuns'
   | 'setBenchRunStatus'
   | 'deleteBenchRun'
+  | 'retryFailedUnits'
   | 'recordPrediction'
   | 'completeBenchRunIfDrained'
   | 'pendingWork'
@@ -596,6 +597,34 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         [runId],
       );
       return rows.length > 0;
+    },
+
+    async retryFailedUnits(runId) {
+      if (!ID_PATTERN.test(runId)) return null;
+      return executor.transaction(async (tx) => {
+        const [run] = await tx.query(
+          `SELECT r.id FROM bench_runs r WHERE r.id = $1::bigint
+             AND r.status IN ('done', 'failed', 'canceled')
+             AND NOT EXISTS (SELECT 1 FROM label_queues q WHERE q.run_id = r.id)
+           FOR UPDATE`,
+          [runId],
+        );
+        if (run === undefined) return null;
+        // A failed unit was recorded without scores, so the run's aggregates need no change.
+        const forgotten = await tx.query(
+          `DELETE FROM run_predictions WHERE run_id = $1::bigint AND error IS NOT NULL
+           RETURNING item_id`,
+          [runId],
+        );
+        if (forgotten.length === 0) return 0;
+        await tx.query(
+          `UPDATE bench_runs SET status = 'queued', failed = failed - $2::int, error = NULL,
+             finished_at = NULL, scores_version = scores_version + 1
+           WHERE id = $1::bigint`,
+          [runId, forgotten.length],
+        );
+        return forgotten.length;
+      });
     },
 
     async recordPrediction(prediction, scores) {

@@ -177,6 +177,14 @@ export interface Store
    */
   deleteBenchRun(runId: string): Promise<boolean>;
   /**
+   * Forgets the failed units of a run that has ended (their predictions, which carry no scores)
+   * and queues it again, so a worker predicts them anew; the tokens they spent stay in its totals.
+   * One transaction, conditional on the run having ended and on no labeling queue resting on it.
+   * Returns how many units it forgot, 0 (nothing changed) when none had failed, or null when the
+   * run does not exist or the conditions do not hold.
+   */
+  retryFailedUnits(runId: string): Promise<number | null>;
+  /**
    * Inserts the prediction and its scores, bumps the run's done (or failed, when `error` is set)
    * counter and usage totals, and marks a queued/running run `done` when its last unit lands: one
    * transaction. Does nothing and returns false when (run, item, sim) already has a prediction,

@@ -18,6 +18,7 @@ import {
   listRuns,
   getRun,
   resumeRun,
+  retryFailedUnits,
   runResults,
   sftExport,
   startBenchWorkers,
@@ -74,6 +75,8 @@ export interface BenchClient {
   run(input: StartRunInput, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
   /** Resumes a canceled run and follows it to its end, as `run` does. */
   resume(runId: string, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
+  /** Predicts the failed units of an ended run again and follows it to its end, as `run` does. */
+  retryFailed(runId: string, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
   cancel(runId: string): Promise<BenchRun>;
   deleteRun(runId: string): Promise<DeletedRun>;
   deleteBench(name: string, version: number): Promise<DeletedBench>;
@@ -125,6 +128,10 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     async resume(runId, onProgress) {
       const { runner } = await startWorkers();
       return follow(await resumeRun({ store, benchRunner: runner }, runId), onProgress);
+    },
+    async retryFailed(runId, onProgress) {
+      const { runner } = await startWorkers();
+      return follow(await retryFailedUnits({ store, benchRunner: runner }, runId), onProgress);
     },
     cancel: (runId) => cancelRun({ store }, runId),
     deleteRun: (runId) => deleteRun({ store }, runId),
@@ -295,6 +302,8 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     },
     resume: async (runId, onProgress) =>
       follow(await call(trpc.bench.resumeRun.mutate({ runId })), onProgress),
+    retryFailed: async (runId, onProgress) =>
+      follow(await call(trpc.bench.retryFailed.mutate({ runId })), onProgress),
     cancel: (runId) => call(trpc.bench.cancelRun.mutate({ runId })),
     deleteRun: (runId) => call(trpc.bench.deleteRun.mutate({ runId })),
     deleteBench: (name, version) => call(trpc.bench.delete.mutate({ name, version })),

@@ -7,6 +7,7 @@ import { runCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
 import { leaderboardTable, reportTable } from './bench-command';
 import { seededDataDir } from '@terrarium/db/test-store';
+import { closedPort, startRecordingEndpoint } from '@terrarium/api/testing';
 
 const TAU2_RETAIL = sharedDataPath(
   'tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json',
@@ -262,6 +263,33 @@ describe('terrarium bench', () => {
       expect(bench.stdout).toBe('deleted bench copy v1 (194 items, 0 runs)\n');
     },
   );
+
+  it('retries the failed units of a run once its endpoint is up', SLOW, async () => {
+    // The run is started before the world model's server: every unit fails.
+    const port = await closedPort();
+    const sim = `openai:http://127.0.0.1:${port}/v1#wm`;
+    const down = await cli('bench', 'run', '--bench', 'r', '--sim', sim);
+    expect(down.code).toBe(0);
+    const runId = /run (\d+) \(done\)/.exec(down.stdout)?.[1] ?? '';
+    expect(down.stdout).toContain(
+      `note: 194 units failed and are left out of the scores; "terrarium bench results ${runId}" gives each error, "terrarium bench retry ${runId}" predicts them again\n`,
+    );
+    const endpoint = await startRecordingEndpoint({ port });
+    try {
+      const retried = await cli('bench', 'retry', runId, '--json');
+      expect(retried.stderr).not.toContain('terrarium:');
+      expect(retried.code).toBe(0);
+      const output = parseJson(retried.stdout);
+      expect(output).toMatchObject({ run: runId, status: 'done' });
+      expect(simsOf(output)).toEqual([
+        expect.objectContaining({ sim, items: RETAIL_ITEMS, failed: 0 }),
+      ]);
+      // Each failed unit was asked for once more, and only those.
+      expect(endpoint.bodies.length).toBe(RETAIL_ITEMS);
+    } finally {
+      await endpoint.close();
+    }
+  });
 });
 
 /** One simulator's line of a report, the same numbers for each. */

@@ -550,6 +550,17 @@ export async function runBenchResume(
   await followAndReport(options, (client, onProgress) => client.resume(runId, onProgress));
 }
 
+/**
+ * `bench retry RUN`: the failed units of a run that has ended predicted again (an endpoint that
+ * was down or refused them), followed as `bench run` does.
+ */
+export async function runBenchRetry(
+  runId: string,
+  options: GlobalOptions & { workers?: number; json?: boolean },
+): Promise<void> {
+  await followAndReport(options, (client, onProgress) => client.retryFailed(runId, onProgress));
+}
+
 export async function runBenchCancel(
   runId: string,
   options: GlobalOptions & { json?: boolean },
@@ -635,6 +646,15 @@ function fixed(value: number | null): string {
   return value === null ? '-' : value.toFixed(1);
 }
 
+function failedNote(report: RunReport): string[] {
+  const failed = report.sims.reduce((sum, sim) => sum + sim.failed, 0);
+  if (failed === 0) return [];
+  return [
+    `note: ${formatUnits(failed)} ${failed === 1 ? 'unit' : 'units'} failed and ${failed === 1 ? 'is' : 'are'} left out of the scores; ` +
+      `"terrarium bench results ${report.run}" gives each error, "terrarium bench retry ${report.run}" predicts them again`,
+  ];
+}
+
 /** The human output: a line per simulator, Overall then each domain, on a 0-100 scale. */
 export function reportTable(report: RunReport): string {
   const first = report.sims[0];
@@ -655,6 +675,7 @@ export function reportTable(report: RunReport): string {
       const note = trainingDataNote(sim.sim);
       return note === null ? [] : [`note: ${sim.sim}: ${note}`];
     }),
+    ...failedNote(report),
     ...report.judgeGaps.map(
       (gap) =>
         `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.items)} of ${formatUnits(gap.judged)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,

@@ -27,12 +27,20 @@ export interface RecordingEndpoint {
   release(): void;
   /** Held requests whose client went away before an answer (an aborted prediction). */
   abandoned(): number;
+  /**
+   * While a message is set, answers requests with HTTP 400 and that message as an OpenAI-style
+   * error (as vLLM refuses a prompt beyond its context), from the request after the next
+   * `afterRequests` ones; null answers again.
+   */
+  refuseWith(message: string | null, afterRequests?: number): void;
   close(): Promise<void>;
 }
 
 export interface RecordingEndpointOptions {
   /** Answers this many requests, then holds the next ones unanswered until `release()`. */
   holdAfter?: number;
+  /** Listens on this port (one a run was pointed at before the endpoint came up); default: any. */
+  port?: number;
 }
 
 export async function startRecordingEndpoint(
@@ -42,13 +50,21 @@ export async function startRecordingEndpoint(
   let holdAfter = options.holdAfter ?? Infinity;
   let held: (() => void)[] = [];
   let abandoned = 0;
+  let refusal: { message: string; from: number } | null = null;
   const server: Server = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     request.on('end', () => {
       const body = RecordedChat.parse(JSON.parse(text));
       bodies.push(body);
-      if (bodies.length > holdAfter) {
+      if (refusal !== null && bodies.length > refusal.from) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            error: { message: refusal.message, type: 'BadRequestError', code: 400 },
+          }),
+        );
+      } else if (bodies.length > holdAfter) {
         held.push(() => answer(body, response));
         response.on('close', () => {
           if (!response.writableEnded) abandoned++;
@@ -80,13 +96,16 @@ export async function startRecordingEndpoint(
       }),
     );
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return {
     url: `http://127.0.0.1:${address.port}/v1`,
     bodies,
     abandoned: () => abandoned,
+    refuseWith(message, afterRequests = 0) {
+      refusal = message === null ? null : { message, from: bodies.length + afterRequests };
+    },
     release() {
       holdAfter = Infinity;
       const waiting = held;

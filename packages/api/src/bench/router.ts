@@ -110,6 +110,10 @@ export const benchRouter = createRouter({
   resumeRun: researcherProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => lifecycle.resumeRun(ctx, input.runId)),
+  /** The failed units of a run that has ended, predicted once more. */
+  retryFailed: researcherProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => lifecycle.retryFailedUnits(ctx, input.runId)),
   /** A run that is not going, with its predictions and scores; refused while labels rest on it. */
   deleteRun: researcherProcedure
     .input(z.object({ runId }))

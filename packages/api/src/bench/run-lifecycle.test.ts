@@ -14,7 +14,7 @@ import {
 } from './bench-service';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
-import { cancelRun, deleteBench, deleteRun, resumeRun } from './run-lifecycle';
+import { cancelRun, deleteBench, deleteRun, resumeRun, retryFailedUnits } from './run-lifecycle';
 
 // tau2 retail under AgentWorldBench sampling (bench-service.test.ts measures the same).
 const RETAIL_ITEMS = 194;
@@ -52,6 +52,8 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
   let ctx: ApiContext;
   let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
+  /** The leaderboard's overall cells of a run never stopped and never failed. */
+  let uninterrupted: ReturnType<typeof overall> = [];
 
   async function untilEnd(runId: string): Promise<BenchRun> {
     let last = await getRun(ctx, runId);
@@ -93,7 +95,8 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
     expect(whole).toMatchObject({ status: 'done', done: RETAIL_ITEMS, failed: 0 });
     const resumedBoard = await leaderboard(ctx, ended.id, 200);
     const wholeBoard = await leaderboard(ctx, whole.id, 200);
-    expect(overall(resumedBoard.cells)).toEqual(overall(wholeBoard.cells));
+    uninterrupted = overall(wholeBoard.cells);
+    expect(overall(resumedBoard.cells)).toEqual(uninterrupted);
     expect(overall(resumedBoard.cells).find((cell) => cell.metric === 'content')?.n).toBe(
       RETAIL_ITEMS,
     );
@@ -107,6 +110,38 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
       message: `run ${done.id} is done: only a canceled run can be resumed`,
     });
   });
+
+  it('predicts the failed units of a finished run again and ends as a run that never failed', async () => {
+    const tooLong = "This model's maximum context length is 2048 tokens";
+    // The endpoint answers 60 requests, then refuses the rest: a server started with too short a
+    // context. Refusals are not retried, so those units end failed.
+    endpoint.refuseWith(tooLong, 60);
+    const failing = await untilEnd((await startRun(ctx, input(endpoint.url))).id);
+    expect(failing).toMatchObject({ status: 'done', done: 60, failed: RETAIL_ITEMS - 60 });
+    expect(await store.runFailures(failing.id)).toEqual([
+      expect.objectContaining({
+        failed: RETAIL_ITEMS - 60,
+        example: expect.stringContaining(tooLong),
+      }),
+    ]);
+    const requests = endpoint.bodies.length;
+
+    // The server restarted with a longer context: only the failed units are predicted again.
+    endpoint.refuseWith(null);
+    const retried = await retryFailedUnits(ctx, failing.id);
+    expect(retried).toMatchObject({ status: 'queued', done: 60, failed: 0, finishedAt: null });
+    const ended = await untilEnd(failing.id);
+    expect(ended).toMatchObject({ status: 'done', done: RETAIL_ITEMS, failed: 0, error: null });
+    expect(endpoint.bodies.length - requests).toBe(RETAIL_ITEMS - 60);
+    expect(await store.runFailures(failing.id)).toEqual([]);
+    const board = await leaderboard(ctx, ended.id, 200);
+    expect(overall(board.cells)).toEqual(uninterrupted);
+
+    expect(await refusal(retryFailedUnits(ctx, ended.id))).toMatchObject({
+      code: 'CONFLICT',
+      message: `run ${ended.id}'s failed units cannot be retried: none failed`,
+    });
+  }, 180_000);
 
   it('keeps labels: a run or bench with a labeling queue is not deleted until the queue is', async () => {
     const [run] = await listRuns(ctx, 'life');
@@ -127,6 +162,10 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
     expect(await refusal(deleteBench(ctx, { name: 'life', version: 1 }))).toMatchObject({
       code: 'CONFLICT',
       message: `bench "life" v1 cannot be deleted: ${held}`,
+    });
+    expect(await refusal(retryFailedUnits(ctx, run.id))).toMatchObject({
+      code: 'CONFLICT',
+      message: `run ${run.id}'s failed units cannot be retried: ${held}`,
     });
     expect((await getRun(ctx, run.id)).done).toBe(RETAIL_ITEMS);
     await deleteQueue(store, queue.id);

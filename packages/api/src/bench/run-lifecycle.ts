@@ -33,6 +33,31 @@ export async function resumeRun(ctx: ServiceContext, runId: string): Promise<Ben
   return getRun(ctx, runId);
 }
 
+/**
+ * Predicts the failed units of a run that has ended once more (an endpoint that answered errors
+ * for a while, a judge misconfigured): their failed predictions are forgotten and the run is
+ * queued again with the simulators, judge, mode and prompts it was started with. A canceled run
+ * also goes on with its units never recorded. Refused, with the reason, while the run is going,
+ * when nothing failed, and while a labeling queue rests on the run (people may have labeled what
+ * would be replaced).
+ */
+export async function retryFailedUnits(ctx: ServiceContext, runId: string): Promise<BenchRun> {
+  const run = await getRun(ctx, runId);
+  const what = `run ${runId}'s failed units cannot be retried`;
+  refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
+  if (run.failed === 0) {
+    throw new TRPCError({ code: 'CONFLICT', message: `${what}: none failed` });
+  }
+  const runner = runnerFor(ctx, run);
+  const retried = await ctx.store.retryFailedUnits(run.id);
+  if (retried === null) {
+    // Resumed, retried or labeled between the checks and the transaction.
+    throw new TRPCError({ code: 'CONFLICT', message: `${what}: it changed meanwhile, try again` });
+  }
+  if (retried > 0) await runner.enqueue(run.id);
+  return getRun(ctx, runId);
+}
+
 /** The labeling queues that hold people's work on these runs, by run id. */
 async function labelQueuesOn(store: Store, runIds: ReadonlySet<string>): Promise<string[]> {
   return (await store.listLabelQueues())

@@ -43,6 +43,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'bench.judgePairwise': 'researcher',
   'bench.cancelRun': 'researcher',
   'bench.resumeRun': 'researcher',
+  'bench.retryFailed': 'researcher',
   'bench.deleteRun': 'researcher',
   'bench.delete': 'researcher',
   'bench.watchRun': 'researcher',

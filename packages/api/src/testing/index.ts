@@ -6,3 +6,8 @@ export {
   type TestServerOptions,
 } from './test-server';
 export { PROGRAM_PRINCIPAL, ANONYMOUS_PRINCIPAL } from '../trpc';
+export { closedPort } from './closed-port';
+export {
+  startRecordingEndpoint,
+  type RecordingEndpoint,
+} from '../bench/recording-endpoint.testkit';

@@ -8,7 +8,7 @@ import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './
 
 /**
  * Status, work units done/failed/total, tokens and cost of a run; cancel while it goes, resume
- * once canceled, delete once it is not going.
+ * once canceled, retry its failed units once it has ended, delete once it is not going.
  */
 export function RunProgressBar({
   run,
@@ -27,6 +27,7 @@ export function RunProgressBar({
   const trpc = useTRPC();
   const cancel = useMutation(trpc.bench.cancelRun.mutationOptions({ onSuccess: onChange }));
   const resume = useMutation(trpc.bench.resumeRun.mutationOptions({ onSuccess: onResumed }));
+  const retry = useMutation(trpc.bench.retryFailed.mutationOptions({ onSuccess: onResumed }));
   const remove = useMutation(trpc.bench.deleteRun.mutationOptions({ onSuccess: onDeleted }));
   const [confirming, setConfirming] = useState(false);
   const share = progressShare(run);
@@ -103,8 +104,29 @@ export function RunProgressBar({
             {resume.isPending ? 'Resuming…' : `Resume run (${formatCount(unrecorded)} units left)`}
           </button>
         )}
+        {finished && run.failed > 0 && (
+          <button
+            type="button"
+            className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}
+            disabled={retry.isPending}
+            title={
+              run.status === 'canceled' && unrecorded > 0
+                ? 'Predicts the failed units again, and the units not recorded yet, with the same simulators, judge and prompts; the rest stays'
+                : 'Predicts the failed units again with the same simulators, judge and prompts, e.g. once the endpoint answers again; the rest stays'
+            }
+            onClick={() => retry.mutate({ runId: run.id })}
+          >
+            {retry.isPending ? 'Retrying…' : `Retry ${plural(run.failed, 'failed unit')}`}
+          </button>
+        )}
         {finished && (
-          <span className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}>
+          <span
+            className={
+              (run.status === 'canceled' && unrecorded > 0) || run.failed > 0
+                ? undefined
+                : 'spacer-left'
+            }
+          >
             <ConfirmDelete
               what="run"
               name={`run ${run.id}`}
@@ -124,6 +146,11 @@ export function RunProgressBar({
       {cancel.error && (
         <p className="status status-error" role="alert">
           Could not cancel: {cancel.error.message}
+        </p>
+      )}
+      {retry.error && (
+        <p className="status status-error" role="alert">
+          Could not retry: {retry.error.message}
         </p>
       )}
       {resume.error && (
