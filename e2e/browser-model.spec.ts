@@ -330,6 +330,10 @@ test('the browser model predicts a real trajectory step by step, scored against 
   const run = page.getByTestId('trajectory-run');
   await run.getByTestId('run-dataset').selectOption(datasetId);
   await run.getByTestId('run-trajectory').selectOption(trajectoryId);
+  // Its task is one the model trained on (split.json): the page says so before any figure.
+  await expect(run.getByTestId('model-split-note')).toHaveText(
+    "terrarium-wm-tiny was trained on this trajectory's task (tau2/retail/40): its scores here show what it recalls, not how it does on an unseen task. Its held-out figures are on the Models page.",
+  );
   await run.getByTestId('run-max-tokens').fill('24');
   await run.getByRole('button', { name: 'Run in browser' }).click();
   const rows = run.getByTestId('browser-run-step');
@@ -362,6 +366,7 @@ async function compareInBrowser(page: Page, request: APIRequestContext, dataset:
   );
   // Offered in the picker beside the server's simulators, and run here rather than on the server.
   await expect(page.getByText('Bundled model in this browser')).toBeVisible();
+  await expect(page.getByTestId('model-split-note')).toHaveAttribute('data-side', 'training');
   const summary = page.getByTestId('compare-summary');
   await expect(summary.locator(`tr[data-sim="${browserSim}"]`)).toBeVisible({ timeout: 220_000 });
   await expect(page.getByTestId('compare-step')).toHaveCount(4);
@@ -491,6 +496,10 @@ test('the Models page’s default example gives a well-formed observation on the
   const playground = page.getByTestId('playground');
   await expect(playground.getByTestId('neighbor-dataset')).toHaveValue(datasetId);
   const action = parseExampleAction(await playground.getByTestId('playground-action').inputValue());
+  // The example is a call the model trained on, and the page says so.
+  await expect(playground.getByTestId('example-recall-note')).toContainText(
+    'This call is recorded in 5 tau2-bench telecom tasks, 4 of which the bundled model trained on',
+  );
   const recorded = await recordedAnswers(action);
   expect(recorded.shapes.size, 'the demo data has this tool').toBeGreaterThan(0);
   // Everything as a new user finds it: int8, WebGPU if available, the page's token budget.

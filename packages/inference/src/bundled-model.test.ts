@@ -22,6 +22,7 @@ import {
   OBSERVATION_MAX_TOKENS,
   type NeighborSource,
 } from './onnx-world-model';
+import { ModelSplitFile, splitSide, type SplitSide } from './model-split';
 import { buildPrompt, promptNeighbors } from './prompt';
 import { keyedTrajectories } from './testing/held-out';
 import {
@@ -32,9 +33,8 @@ import {
   type Split,
 } from './testing/model-split';
 
-const SplitFile = z.object({
+const SplitFile = ModelSplitFile.extend({
   files: z.array(z.string()),
-  heldOutTasks: z.array(z.string()),
   trajectories: z.object({ heldOut: z.array(z.string()), train: z.array(z.string()) }),
 });
 type SplitFile = z.infer<typeof SplitFile>;
@@ -49,6 +49,11 @@ const GreedyReference = z.object({
 
 async function readJson(name: string): Promise<unknown> {
   return JSON.parse(await readFile(join(BUNDLED_MODEL_FOLDER, name), 'utf8'));
+}
+
+/** A side's name, the held-out tasks of a customer seen in training apart. */
+function sideName(side: SplitSide): string {
+  return side.side === 'held-out' && side.customerSeen ? 'held-out, customer seen' : side.side;
 }
 
 let splitFile: SplitFile;
@@ -78,6 +83,29 @@ describe('the task split of the bundled model', () => {
     expect(new Set(heldOut.map((item) => item.source))).toEqual(
       new Set(['tau2/retail', 'tau2/airline', 'tau2/telecom', 'tau-bench-v1/airline', 'swe-agent']),
     );
+  });
+
+  it('places every shipped tau trajectory on its side from the fields the store keeps', () => {
+    expect(splitFile.trainTasks).toEqual(split.trainTasks);
+    expect(splitFile.trainCustomers).toEqual([...split.trainCustomers].toSorted());
+    const placed = split.items.map((item) => splitSide(splitFile, item.trajectory));
+    expect(placed.map((side) => `${sideName(side)} ${side.task ?? ''}`)).toEqual(
+      split.items.map((item) =>
+        item.source === 'swe-agent'
+          ? // Keyed by the file's name in the split, which an import does not keep.
+            'unknown '
+          : `${!item.heldOut ? 'training' : customerInTraining(split, item) ? 'held-out, customer seen' : 'held-out'} ${item.task}`,
+      ),
+    );
+    const sides = new Map<string, number>();
+    for (const side of placed) sides.set(sideName(side), (sides.get(sideName(side)) ?? 0) + 1);
+    // Trajectories (not transitions): the four tau datasets, and the SWE-agent runs.
+    expect(Object.fromEntries(sides)).toEqual({
+      training: 237,
+      'held-out': 36,
+      'held-out, customer seen': 27,
+      unknown: 19,
+    });
   });
 
   it('knows which held-out airline tasks are about a customer the training side has', () => {
@@ -191,6 +219,18 @@ describe("the Models page's default example", () => {
     );
   });
   let recorded: PredictionInput[] = [];
+
+  it('counts the shipped tasks that make this call, and those the model trained on', () => {
+    const tasks = new Set(
+      split.items
+        .filter((item) => item.inputs.some((input) => isDefaultCall(input.action)))
+        .map((item) => item.task),
+    );
+    expect({
+      tasks: tasks.size,
+      trained: [...tasks].filter((task) => splitFile.trainTasks.includes(task)).length,
+    }).toEqual(DEFAULT_EXAMPLE.recordedIn);
+  });
 
   it('is a call the demo tau2-bench data answers with JSON objects', () => {
     expect(recorded.length).toBeGreaterThan(0);

@@ -5,7 +5,16 @@ import type { Action, Domain } from '@terrarium/schema';
  * neighbors come from there). One constant for the page and for the test that the shipped model
  * answers it with the tool's JSON (bundled-model.test.ts).
  */
-export const DEFAULT_EXAMPLE: { domain: Domain; dataset: string; action: Action } = {
+export const DEFAULT_EXAMPLE: {
+  domain: Domain;
+  dataset: string;
+  action: Action;
+  /**
+   * The shipped tasks whose trajectories make this very call, and how many of them the bundled
+   * model trained on (its split.json; bundled-model.test.ts counts them): its answer is recall.
+   */
+  recordedIn: { tasks: number; trained: number };
+} = {
   domain: 'tool',
   dataset: 'tau2-bench',
   action: {
@@ -14,4 +23,5 @@ export const DEFAULT_EXAMPLE: { domain: Domain; dataset: string; action: Action 
     arguments: { customer_id: 'C1001', line_id: 'L1002' },
     callId: null,
   },
+  recordedIn: { tasks: 5, trained: 4 },
 };

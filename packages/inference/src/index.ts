@@ -10,3 +10,4 @@ export * from './prompt';
 export * from './onnx-world-model';
 export * from './default-example';
 export { UNSEEN_CUSTOMERS } from './evaluation-groups';
+export * from './model-split';

@@ -29,6 +29,9 @@ const ORACLE_NOTES: Readonly<Record<string, string>> = {
  */
 const BUNDLED_MODEL = /^onnx:(models|browser)\/terrarium-wm-tiny(@.*)?$/;
 
+/** The bundled world model's folder name (models/terrarium-wm-tiny), as the server serves it. */
+export const BUNDLED_MODEL_NAME = 'terrarium-wm-tiny';
+
 /** Why `sim`'s scores may hold its own training data, or null when nothing says so. */
 export function trainingDataNote(sim: string): string | null {
   return BUNDLED_MODEL.test(sim)

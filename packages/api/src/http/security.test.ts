@@ -32,6 +32,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'models.endpointHealth': 'researcher',
   'models.neighbors': 'researcher',
   'models.evaluation': 'researcher',
+  'models.split': 'researcher',
   'bench.list': 'researcher',
   'bench.items': 'researcher',
   'bench.build': 'researcher',

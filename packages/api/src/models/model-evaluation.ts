@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ModelSplitFile } from '@terrarium/inference';
 import { z } from 'zod';
 import { availableSimulators, parseSimSpec, SimulatorError } from '../simulate/sim-spec';
 
@@ -66,5 +67,36 @@ export async function modelEvaluation(name: string): Promise<ModelEvaluation> {
     : {
         status: 'unreadable',
         reason: `${name}/fidelity.json has no per-source figures with intervals (an older evaluation)`,
+      };
+}
+
+export type ModelSplit =
+  { status: 'ok'; split: ModelSplitFile } | { status: 'missing' | 'unreadable'; reason: string };
+
+/**
+ * The task split a served model folder ships (`split.json`): which tasks it was trained on and
+ * which it holds out, so a page can say whether a trajectory's figures measure an unseen task.
+ */
+export async function modelSplit(name: string): Promise<ModelSplit> {
+  const folder = servedFolder(name);
+  if (folder === null) throw new SimulatorError('model', `no served model folder "${name}"`, 404);
+  let text: string;
+  try {
+    text = await readFile(path.join(folder, 'split.json'), 'utf8');
+  } catch {
+    return { status: 'missing', reason: `${name} has no split.json` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { status: 'unreadable', reason: `${name}/split.json is not JSON` };
+  }
+  const parsed = ModelSplitFile.safeParse(json);
+  return parsed.success
+    ? { status: 'ok', split: parsed.data }
+    : {
+        status: 'unreadable',
+        reason: `${name}/split.json does not list its training tasks (an older export)`,
       };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
-import { promptNeighbors } from '@terrarium/inference';
+import { promptNeighbors, splitSide } from '@terrarium/inference';
 import type { Action, TrajectoryDetail } from '@terrarium/schema';
 import { buildRetrievalIndex, leaveOut, predictionInputAt } from '@terrarium/worlds';
 import { TRPCError } from '@trpc/server';
@@ -104,6 +104,33 @@ describe('the models router', () => {
         'retrieval',
       ]),
     );
+  });
+
+  it('says which stored trajectories’ tasks the bundled model trained on and which it held out', async () => {
+    const answer = await api.models.split({ model: 'terrarium-wm-tiny' });
+    if (answer.status !== 'ok') throw new Error(answer.reason);
+    const dataset = await findDataset(store, 'retail');
+    const { rows } = await store.listTrajectories(
+      { datasetId: dataset.id },
+      { offset: 0, limit: 100 },
+    );
+    const sides: Record<string, string[]> = {};
+    for (const row of rows) {
+      const detail = await store.getTrajectory(row.id);
+      if (detail === null) throw new Error(`no trajectory ${row.id}`);
+      const { side, task } = splitSide(answer.split, detail);
+      (sides[side] ??= []).push(task ?? '');
+    }
+    // tau2 retail: 40 trajectories, one per task; split.json holds out these 8 of them.
+    expect(sides['training']?.length).toBe(32);
+    expect(sides['held-out']?.toSorted()).toEqual(
+      answer.split.heldOutTasks.filter((task) => task.startsWith('tau2/retail/')).toSorted(),
+    );
+    expect(sides['held-out']?.length).toBe(8);
+    expect(sides['outside']).toBeUndefined();
+    await expect(api.models.split({ model: 'elsewhere' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('reads a served folder’s evaluation table, says when it has none, and reads only served folders', async () => {

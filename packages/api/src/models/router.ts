@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { endpointAllowlistFromEnv, parseSimSpec } from '../simulate/sim-spec';
 import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
 import { checkEndpoint } from './endpoint-health';
-import { modelEvaluation } from './model-evaluation';
+import { modelEvaluation, modelSplit } from './model-evaluation';
 import { neighborsOfAction, neighborsOfStep } from './prompt-neighbors';
 
 /** Neighbors per prompt: the shipped model reads 2; a few more for a look at the ranking. */
@@ -64,6 +64,16 @@ export const modelsRouter = createRouter({
       throw simulatorTrpcError(error);
     }
   }),
+  /** A served model folder's task split (its split.json): the tasks it trained on and held out. */
+  split: researcherProcedure
+    .input(z.object({ model: z.string().min(1).max(200) }))
+    .query(async ({ input }) => {
+      try {
+        return await modelSplit(input.model);
+      } catch (error) {
+        throw simulatorTrpcError(error);
+      }
+    }),
   /** A served model folder's evaluation table (its fidelity.json). */
   evaluation: researcherProcedure
     .input(z.object({ model: z.string().min(1).max(200) }))

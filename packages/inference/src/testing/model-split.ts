@@ -11,6 +11,7 @@ import {
   type PredictionInput,
   type RetrievalIndex,
 } from '@terrarium/worlds';
+import { airlineCustomerOf } from '../model-split';
 import { PROMPT_NEIGHBORS, promptNeighbors, type PromptNeighbor } from '../prompt';
 import { isHeldOutTask, keyedTrajectories, sourceLabel } from './held-out';
 
@@ -25,21 +26,9 @@ export interface SplitItem {
   customer: string | null;
 }
 
-/** Both airline datasets run their tasks against one database of customers. */
-const AIRLINE_SOURCES = new Set(['tau2/airline', 'tau-bench-v1/airline']);
-
-/** tau-bench's user ids: first name, last name, four digits (`sophia_taylor_9065`). */
-const USER_ID = /\b[a-z]+_[a-z]+_\d{4}\b/;
-
-/**
- * The customer an airline task is about: the user id its instructions name (tau2 "Your user id is
- * …", tau-bench "You are …"). tau2-bench's airline tasks were carried over from tau-bench's under
- * other ids, and two tasks of one customer read the same reservations and profile: a task whose
- * customer has a task on the training side is not an unseen task, whatever its id.
- */
+/** The customer an airline task is about (`airlineCustomerOf`), null elsewhere. */
 export function airlineCustomer(source: string, trajectory: Trajectory): string | null {
-  if (!AIRLINE_SOURCES.has(source)) return null;
-  return USER_ID.exec(trajectory.task ?? '')?.[0] ?? null;
+  return airlineCustomerOf(source, trajectory.task ?? null);
 }
 
 /** Whether a held-out item's customer also has a task on the training side (see `airlineCustomer`). */

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import type { SimulationResult } from '@terrarium/schema';
+import { BUNDLED_MODEL_NAME, trainingDataNote, type SimulationResult } from '@terrarium/schema';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
@@ -31,6 +31,7 @@ import { ItemRerun } from '../bench/item-rerun';
 import { MAX_SIMULATED_STEPS, useSimulationRuns } from './use-simulation-runs';
 import { WorstSteps } from './worst-steps';
 import './compare.css';
+import { ModelSplitNote } from '../models/model-split-note';
 
 const WORST_STEPS_SHOWN = 10;
 const DEFAULT_MAX_STEPS = 100;
@@ -204,6 +205,9 @@ export function ComparePage({
             {formatCount(detail.data.transitionCount)} transitions · simulated vs real
           </span>
         </div>
+      )}
+      {detail.data && sims.some((sim) => trainingDataNote(sim) !== null) && (
+        <ModelSplitNote model={BUNDLED_MODEL_NAME} trajectory={detail.data} />
       )}
       {bench && sims[0] !== undefined && (
         <>

@@ -407,6 +407,14 @@ export function Playground({
               onChange={(event) => setAction(event.target.value)}
             />
           </label>
+          {action === EXAMPLE_ACTION && (
+            <p className="muted" data-testid="example-recall-note">
+              This call is recorded in {DEFAULT_EXAMPLE.recordedIn.tasks} tau2-bench telecom tasks,{' '}
+              {DEFAULT_EXAMPLE.recordedIn.trained} of which the bundled model trained on: its answer
+              to it is mostly recall. Change an id to see what it does with a call it never saw; the
+              held-out figures below measure tasks it never saw.
+            </p>
+          )}
           {where === 'browser' && (
             <label className="playground-field">
               <span>

@@ -10,6 +10,7 @@ import { actionLabel, formatLatency } from '../compare/format-run';
 import { useBrowserSimulation } from './use-browser-simulation';
 import { trajectoryName } from '../trajectories/trajectory-name';
 import { metricDefinition } from '@terrarium/fidelity';
+import { ModelSplitNote } from './model-split-note';
 
 // A page of the list: the largest the server gives (trajectories.list).
 const TRAJECTORIES_LISTED = 500;
@@ -63,6 +64,10 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
       ),
     );
   const unlisted = (trajectories.data?.total ?? 0) - (trajectories.data?.rows.length ?? 0);
+  const chosen = useQuery({
+    ...trpc.trajectories.get.queryOptions({ trajectoryId }),
+    enabled: trajectoryId !== '',
+  });
   const simulation = useBrowserSimulation(trajectoryId);
   const running = simulation.run?.status === 'running';
   const steps = simulation.run?.status === 'done' ? simulation.run.result.steps : simulation.steps;
@@ -203,6 +208,7 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
             </button>
           )}
         </form>
+        {chosen.data && model !== '' && <ModelSplitNote model={model} trajectory={chosen.data} />}
         {simulation.run?.status === 'error' && (
           <p className="status status-error" role="alert">
             Could not run: {simulation.run.message}
