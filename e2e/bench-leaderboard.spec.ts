@@ -188,6 +188,12 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   await expect(
     page.getByText('This bench version has no other run to compare with.'),
   ).toBeVisible();
+  // A link to a run that is not another run of this bench says so, instead of loading for ever.
+  await page.goto(`/bench-runs/${runId}/compare?with=999999`);
+  await expect(page.getByTestId('other-run-missing')).toContainText(
+    'Run 999999 is not another run of',
+  );
+  await expect(page.getByText('Loading the comparison')).toHaveCount(0);
   await page.getByRole('link', { name: 'Benches' }).first().click();
   const benchCard = page.locator(`[data-testid="bench"][data-bench="${BENCH}"]`);
   await expect(benchCard.getByTestId('bench-run-count')).toHaveText('1');

@@ -4,6 +4,18 @@
 # `terrarium serve` (e.g. --port 8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for arg in "$@"; do
+  if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
+    echo "usage: bash scripts/start.sh [terrarium serve options, e.g. --port 8080]"
+    echo "Installs pnpm and the dependencies, builds the web app, loads the demo data into"
+    echo "./.terrarium (or TERRARIUM_DATA_DIR) and serves the workbench on 127.0.0.1."
+    echo "The options after it go to \`terrarium serve --demo\`:"
+    echo
+    if [ -d node_modules ]; then exec pnpm --silent terrarium serve --help; fi
+    echo "(run it once to install, then \`pnpm terrarium serve --help\` lists them)"
+    exit 0
+  fi
+done
 source scripts/lib/ensure-pnpm.sh
 pnpm install --frozen-lockfile
 pnpm build

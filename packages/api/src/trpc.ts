@@ -100,9 +100,43 @@ export function simulatorTrpcError(error: unknown): unknown {
   return new TRPCError({ code, message: error.message, cause: error });
 }
 
-// Every procedure: a SimulatorError raised anywhere below it (services share the dataset and
-// simulator lookups) reaches the caller as its 4xx and its words, never as "internal error".
-const procedure = t.procedure.use(async ({ next }) => {
+/**
+ * The path (`a.b.0`) of the first string in `input`, key or value, holding a NUL character, or
+ * null. Iterative: a deeply nested body must not overflow the stack.
+ */
+export function nulCharacterPath(input: unknown): string | null {
+  const pending: [unknown, string][] = [[input, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, at] = next;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return at;
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) =>
+        pending.push([item, at === '' ? `${index}` : `${at}.${index}`]),
+      );
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        const path = at === '' ? key : `${at}.${key}`;
+        if (key.includes('\0')) return path;
+        pending.push([item, path]);
+      }
+    }
+  }
+  return null;
+}
+
+// Every procedure: text with a NUL character is refused as the caller's error (PostgreSQL's text
+// and jsonb cannot hold one; it failed as "internal error" deep in a query), and a SimulatorError
+// raised anywhere below it (services share the dataset and simulator lookups) reaches the caller
+// as its 4xx and its words, never as "internal error".
+const procedure = t.procedure.use(async ({ next, getRawInput }) => {
+  const nulAt = nulCharacterPath(await getRawInput());
+  if (nulAt !== null) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `${nulAt === '' ? 'input' : nulAt}: text may not contain a NUL character (\\u0000)`,
+    });
+  }
   const result = await next();
   if (!result.ok && result.error.cause instanceof SimulatorError) {
     throw simulatorTrpcError(result.error.cause);

@@ -570,6 +570,26 @@ describe('errors and body limits', () => {
     expect(await api.json()).toEqual({ error: { message: expect.any(String) } });
   });
 
+  it('refuses text with a NUL character as the caller’s error, naming the field', async () => {
+    const query = encodeURIComponent(JSON.stringify({ name: 'default\u0000tool' }));
+    const get = await fetch(`${server.url}/trpc/rulesets.get?input=${query}`, {
+      headers: server.authHeaders,
+    });
+    expect(get.status).toBe(400);
+    expect(await get.json()).toMatchObject({
+      error: { message: 'name: text may not contain a NUL character (\\u0000)' },
+    });
+    const start = await fetch(`${server.url}/trpc/bench.startRun`, {
+      method: 'POST',
+      headers: { ...server.authHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ bench: 'b', sims: ['replay', 're\u0000trieval'] }),
+    });
+    expect(start.status).toBe(400);
+    expect(await start.json()).toMatchObject({
+      error: { message: 'sims.1: text may not contain a NUL character (\\u0000)' },
+    });
+  });
+
   it('puts no stack, path or SQL into an internal error', async () => {
     const failing = await startTestServer({
       store: {

@@ -103,7 +103,7 @@ export function availableSimulators(env: NodeJS.ProcessEnv = process.env): Avail
       spec: bundled,
       label: 'terrarium-wm-tiny (bundled ONNX)',
       description:
-        'The small world model trained from the shared trajectories and shipped with Terrarium, run on the server with onnxruntime-node.',
+        'The small world model trained from the shared trajectories and shipped with Terrarium, run here on the server with onnxruntime-node (the Models page and Compare also run it in the browser).',
     });
   }
   const configured = listFromEnv(env['TERRARIUM_SIMULATORS'])

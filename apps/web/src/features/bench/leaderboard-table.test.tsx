@@ -56,6 +56,8 @@ describe('LeaderboardTable', () => {
     );
     expect(within(retrieval).getByTestId('cell-mean').textContent).toBe('31.3');
     expect(retrieval.textContent).toBe('31.3±4.8n=118 · 2 missing');
+    // The ± is half the width; the bounds themselves on hover.
+    expect(retrieval.getAttribute('title')).toBe('95% interval 26.5 to 36.1');
     // Replay is labelled as the oracle it is, with the reason on hover; retrieval is not.
     const oracle = within(table).getByTestId('oracle-tag');
     expect([oracle.textContent, oracle.closest('tr')?.getAttribute('data-sim')]).toEqual([

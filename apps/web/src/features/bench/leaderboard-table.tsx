@@ -60,6 +60,8 @@ function CellButton({
       data-sim={cell.sim}
       data-task={cell.task}
       aria-pressed={selected}
+      // The ± shows half the width; a bootstrap interval need not be symmetric, so its bounds.
+      title={interval}
       aria-label={`${cell.sim} on ${cell.task}: ${formatScore100(cell.mean)}, ${interval}, ${cell.n} items${cell.missing > 0 ? `, ${cell.missing} missing` : ''}`}
       onClick={onSelect}
     >
@@ -200,7 +202,7 @@ export function LeaderboardTable({
           <abbr title={metricDefinition(score) ?? undefined} data-testid="metric-definition">
             {metricLabel(score)}
           </abbr>{' '}
-          (0-100, mean ± half the 95% bootstrap interval)
+          (0-100, mean ± half the 95% bootstrap interval; a cell's bounds on hover)
         </caption>
         <thead>
           <tr>

@@ -260,8 +260,13 @@ export function RunComparePage({
     <div className="page bench-compare-page">
       <div className="breadcrumb">
         <Link to={{ page: 'benches' }}>Benches</Link> ›{' '}
+        {base.data && (
+          <>
+            {base.data.bench} v{base.data.benchVersion} ›{' '}
+          </>
+        )}
         <Link to={{ page: 'bench-run', runId, score, cell: null, item: null }}>
-          <span className="mono">{runId}</span>
+          run <span className="mono">{runId}</span>
         </Link>{' '}
         › Compare runs
       </div>
@@ -305,7 +310,13 @@ export function RunComparePage({
       {siblings.data && others.length === 0 && (
         <p className="muted">This bench version has no other run to compare with.</p>
       )}
-      {otherRunId !== null && (
+      {otherRunId !== null && siblings.data && other === undefined && (
+        <p className="status status-error" role="alert" data-testid="other-run-missing">
+          Run {otherRunId} is not another run of {base.data?.bench} v{base.data?.benchVersion}: only
+          runs of the same bench version compare item by item. Choose one above.
+        </p>
+      )}
+      {otherRunId !== null && other !== undefined && (
         <QueryStatus
           label="the comparison"
           isPending={comparison.isPending}

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { metricDefinition } from '@terrarium/fidelity';
 import { UNSEEN_CUSTOMERS } from '@terrarium/inference';
 import { Fragment } from 'react';
 import { QueryStatus } from '../../app/query-status';
@@ -43,6 +44,8 @@ export function ModelEvaluation({ model }: { model: string }) {
               Every transition of the model’s held-out tasks, all simulators on the same ones. A
               bench’s leaderboard scores its own sample of items (its test split, at most five
               transitions per trajectory), so retrieval’s figure there differs from the one here.
+              The model’s figures are those of its fp32 file (model.onnx), as the server runs it;
+              the browser loads the int8 file by default, scored in models/README.md.
             </p>
             <UnseenCustomersNote sources={Object.keys(evaluation.data.bySource)} />
             <NeighborAnswersNote figures={evaluation.data.bySource['all']?.['model']} />
@@ -105,10 +108,10 @@ function EvaluationTable({
         <tr>
           {columns.map((column) => (
             <Fragment key={column.key}>
-              <th scope="col" title="content-class score">
+              <th scope="col" title={metricDefinition('rule', 'content')?.definition}>
                 content
               </th>
-              <th scope="col" title="token F1 against the real observation">
+              <th scope="col" title={metricDefinition('rule', 'token-f1')?.definition}>
                 token F1
               </th>
             </Fragment>

@@ -10,6 +10,7 @@ import type { ExecutionProviderChoice, ModelVariant } from '@terrarium/inference
 import { DOMAINS, type Domain } from '@terrarium/schema';
 import { useRef, useState } from 'react';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
+import { formatCount } from '../../app/format';
 import type { SimulatorOption } from '../compare/sim-picker';
 import { decodeInBrowser, loadBrowserModel, type ModelSource } from './browser-model';
 import { ModelSourcePicker } from './model-source-picker';
@@ -107,7 +108,13 @@ export function Playground({
   const [earlierAction, setEarlierAction] = useState('');
   const [earlierObservation, setEarlierObservation] = useState('');
   const [action, setAction] = useState(EXAMPLE_ACTION);
-  const [maxTokens, setMaxTokens] = useState(256);
+  // What the user typed, kept as typed; the decode uses it clamped to 1..OBSERVATION_MAX_TOKENS and
+  // the field says so when it differs.
+  const [maxTokensText, setMaxTokensText] = useState('256');
+  const typedTokens = Math.trunc(Number(maxTokensText));
+  const maxTokens = Number.isFinite(typedTokens)
+    ? Math.min(Math.max(typedTokens, 1), OBSERVATION_MAX_TOKENS)
+    : 256;
   const [stopCycles, setStopCycles] = useState(true);
   // null: the prompt is rendered from the fields (and the neighbors); text: decoded as typed.
   const [promptText, setPromptText] = useState<string | null>(null);
@@ -372,12 +379,16 @@ export function Playground({
                 data-testid="max-tokens"
                 min={1}
                 max={OBSERVATION_MAX_TOKENS}
-                value={maxTokens}
-                onChange={(event) => {
-                  const value = Math.trunc(Number(event.target.value));
-                  if (value >= 1) setMaxTokens(Math.min(value, OBSERVATION_MAX_TOKENS));
-                }}
+                value={maxTokensText}
+                onChange={(event) => setMaxTokensText(event.target.value)}
               />
+              {String(maxTokens) !== maxTokensText.trim() && (
+                <span className="status status-error" data-testid="max-tokens-clamped">
+                  {' '}
+                  1 to {formatCount(OBSERVATION_MAX_TOKENS)}: predicting with{' '}
+                  {formatCount(maxTokens)}
+                </span>
+              )}
             </label>
           </div>
           <label className="playground-field">
