@@ -216,6 +216,12 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   const retrievalRow = deltas.locator('tr[data-sim="retrieval"][data-task="overall"]');
   await expect(retrievalRow.getByTestId('delta')).toHaveText('0.0');
   await expect(retrievalRow).toHaveAttribute('data-direction', 'same');
+  // The same predictions item by item: the paired difference is 0 with an interval of 0 width.
+  await expect(retrievalRow.getByTestId('delta-interval')).toContainText('[0.0, 0.0]');
+  await expect(retrievalRow.getByTestId('delta-significance')).toHaveAttribute(
+    'data-significance',
+    'not significant',
+  );
   // Replay was not in the second run: no after, no delta, and the row says so.
   const replayRow = deltas.locator('tr[data-sim="replay"][data-task="overall"]');
   await expect(replayRow.getByTestId('delta')).toHaveText('—');

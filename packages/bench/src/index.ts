@@ -78,6 +78,7 @@ export {
   compareRuns,
   focusValues,
   itemDeltas,
+  pairedDeltas,
   type FocusValue,
   type RunScores,
   type RunComparison,

@@ -51,6 +51,7 @@ export type BenchStore = Pick<
   | 'deleteBench'
   | 'getBenchItems'
   | 'getBenchItemsByIds'
+  | 'benchItemTasks'
   | 'countBenchItems'
   | 'createBenchRun'
   | 'getBenchRun'
@@ -478,6 +479,16 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         [benchId, JSON.stringify(itemIds)],
       );
       return (await contexts.withItems(executor, benchId, rows)).map(({ item }) => item);
+    },
+
+    async benchItemTasks(ref) {
+      const benchId = await resolveBench(executor, ref);
+      if (benchId === null) return new Map();
+      const rows = await executor.query(
+        'SELECT item_id, task FROM bench_items WHERE bench_id = $1::bigint',
+        [benchId],
+      );
+      return new Map(rows.map((row) => [textColumn(row, 'item_id'), textColumn(row, 'task')]));
     },
 
     async countBenchItems(ref, split) {

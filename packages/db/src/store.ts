@@ -151,6 +151,8 @@ export interface Store
   getBenchItems(bench: BenchRef, page: BenchItemPage): Promise<Page<BenchItem>>;
   /** The named items of a bench, in build order; unknown ids are left out. */
   getBenchItemsByIds(bench: BenchRef, itemIds: readonly string[]): Promise<BenchItem[]>;
+  /** Every item's task stratum by item id (one bench version, without reading the items). */
+  benchItemTasks(bench: BenchRef): Promise<Map<string, string>>;
   countBenchItems(bench: BenchRef, split?: BenchSplit): Promise<number>;
 
   // Bench runs.

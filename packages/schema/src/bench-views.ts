@@ -173,8 +173,16 @@ export const CellDelta = z.object({
    * other items is over a different set, whose mean can move with the set alone.
    */
   sameItems: z.boolean(),
-  /** True when the two 95% intervals do not overlap and the cells are over the same items. */
-  separated: z.boolean(),
+  /**
+   * The 95% interval of the difference (0-100 points), from a paired bootstrap over the items both
+   * runs scored (the items resampled together, stratified by task as the leaderboard's intervals
+   * are); null for a score other than the compared one, for runs over different items, and for a
+   * cell of fewer than 2 items.
+   */
+  deltaLow: z.number().nullable(),
+  deltaHigh: z.number().nullable(),
+  /** True when the cells are over the same items and the difference's interval excludes 0. */
+  significant: z.boolean(),
 });
 export type CellDelta = z.infer<typeof CellDelta>;
 

@@ -242,6 +242,27 @@ describe('bench service on tau2 retail', () => {
     // 12 rule metrics × (retail, overall, macro).
     expect(retrieval).toHaveLength(36);
     expect(retrieval.every((entry) => entry.delta === 0)).toBe(true);
+    // The compared score's cells get the paired difference's interval: here [0, 0], not significant.
+    expect(
+      retrieval
+        .filter((entry) => entry.metric === 'content')
+        .map(({ task, deltaLow, deltaHigh, significant }) => ({
+          task,
+          deltaLow,
+          deltaHigh,
+          significant,
+        })),
+    ).toEqual(
+      ['macro', 'overall', 'tau2-bench/retail'].map((task) => ({
+        task,
+        deltaLow: 0,
+        deltaHigh: 0,
+        significant: false,
+      })),
+    );
+    expect(
+      retrieval.filter((entry) => entry.metric !== 'content' && entry.deltaLow !== null),
+    ).toEqual([]);
     expect(replay.every((entry) => entry.after === null && entry.delta === null)).toBe(true);
     expect(comparison.improved).toEqual([]);
     expect(comparison.regressed).toEqual([]);

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { BenchRef, Store } from '@terrarium/db';
-import { buildBench, compareCells, focusValues, itemDeltas } from '@terrarium/bench';
+import { buildBench, compareCells, focusValues, itemDeltas, pairedDeltas } from '@terrarium/bench';
 import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
@@ -31,7 +31,12 @@ import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
 import { runReport, type RunReport } from './run-report';
-import { currentLeaderboard, DEFAULT_BOOTSTRAP, runLeaderboard } from './run-leaderboard';
+import {
+  currentLeaderboard,
+  DEFAULT_BOOTSTRAP,
+  LEADERBOARD_SEED,
+  runLeaderboard,
+} from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { createBenchRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
@@ -381,25 +386,30 @@ export async function compareRuns(
     scoreValues(ctx.store, after.id, input.score),
   ]);
   const moved = itemDeltas(beforeValues, afterValues, ITEM_DELTAS_LISTED);
-  const listed = [...moved.improved, ...moved.regressed].map((delta) => delta.itemId);
   const taskOf = new Map<string, string>();
-  // Both runs are on one bench; its items are read once per version the runs were on.
+  // Both runs are on one bench; its items' tasks are read once per version the runs were on.
   for (const version of new Set([before.benchVersion, after.benchVersion])) {
     const ref: BenchRef = { name: before.bench, version };
-    for (const item of await ctx.store.getBenchItemsByIds(ref, listed))
-      taskOf.set(item.id, item.task);
+    for (const [itemId, task] of await ctx.store.benchItemTasks(ref)) taskOf.set(itemId, task);
   }
   const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
     ...delta,
     task: taskOf.get(delta.itemId) ?? '',
   });
+  const sameItems = before.benchVersion === after.benchVersion && before.split === after.split;
   return {
     before,
     after,
     cells: compareCells(
       beforeCells,
       afterCells,
-      before.benchVersion === after.benchVersion && before.split === after.split,
+      sameItems,
+      sameItems
+        ? pairedDeltas(input.score, beforeValues, afterValues, taskOf, {
+            bootstrap: DEFAULT_BOOTSTRAP,
+            seed: LEADERBOARD_SEED,
+          })
+        : null,
     ),
     improved: moved.improved.map(withTask),
     regressed: moved.regressed.map(withTask),

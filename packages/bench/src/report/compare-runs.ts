@@ -8,7 +8,7 @@ import type {
   ScoreSource,
 } from '@terrarium/schema';
 import { canonicalJson, compareCodeUnits } from '../hash';
-import { leaderboard, type LeaderboardOptions } from './leaderboard';
+import { groupIntervals, leaderboard, type Interval, type LeaderboardOptions } from './leaderboard';
 
 /** The scores of one bench run, with the items they are about. */
 export interface RunScores {
@@ -28,11 +28,6 @@ export interface CompareOptions extends LeaderboardOptions {
 
 function cellKey(cell: Pick<LeaderboardCell, 'sim' | 'task' | 'source' | 'metric'>): string {
   return canonicalJson([cell.sim, cell.task, cell.source, cell.metric]);
-}
-
-function separated(a: LeaderboardCell | undefined, b: LeaderboardCell | undefined): boolean {
-  if (a?.ciLow == null || a.ciHigh == null || b?.ciLow == null || b.ciHigh == null) return false;
-  return a.ciHigh < b.ciLow || b.ciHigh < a.ciLow;
 }
 
 /** One prediction's value of the compared score, on [0, 1]. */
@@ -58,16 +53,65 @@ function byId(x: Pick<ItemDelta, 'sim' | 'itemId'>, y: Pick<ItemDelta, 'sim' | '
   return compareCodeUnits(x.sim, y.sim) || compareCodeUnits(x.itemId, y.itemId);
 }
 
+/** The paired intervals of one score's differences, by simulator and task (see `pairedDeltas`). */
+export interface PairedDeltas {
+  score: { source: ScoreSource; metric: string };
+  intervals: ReadonlyMap<string, Interval>;
+}
+
+function pairKey(sim: string, task: string): string {
+  return `${sim}\0${task}`;
+}
+
 /**
- * Per (sim, task, source, metric) of two runs' leaderboards: the difference of means and whether
- * the intervals separate, which counts only over the same items. The cells are each run's own leaderboard cells, so a comparison shows
- * the very numbers (and intervals) each run's page shows.
+ * The 95% intervals of the difference after − before of one score, per simulator and task (and
+ * `overall`, `macro`), from a paired bootstrap: the items both runs scored are resampled together,
+ * each task's differences drawn with replacement as the leaderboard's stratified bootstrap draws
+ * its values (`groupIntervals`, same seed). Two runs over the same items move together item by
+ * item, so the difference's interval is far narrower than the two runs' intervals side by side;
+ * whether those overlap says little about whether the difference is real.
+ */
+export function pairedDeltas(
+  score: { source: ScoreSource; metric: string },
+  before: Iterable<FocusValue>,
+  after: Iterable<FocusValue>,
+  taskOf: ReadonlyMap<string, string>,
+  options: LeaderboardOptions,
+): PairedDeltas {
+  const old = new Map<string, number>();
+  for (const { sim, itemId, value } of before) old.set(pairKey(sim, itemId), value);
+  const bySim = new Map<string, Map<string, number[]>>();
+  for (const { sim, itemId, value } of after) {
+    const previous = old.get(pairKey(sim, itemId));
+    const task = taskOf.get(itemId);
+    if (previous === undefined || task === undefined) continue;
+    let strata = bySim.get(sim);
+    if (strata === undefined) bySim.set(sim, (strata = new Map()));
+    let values = strata.get(task);
+    if (values === undefined) strata.set(task, (values = []));
+    values.push(value - previous);
+  }
+  const intervals = new Map<string, Interval>();
+  for (const [sim, strata] of bySim) {
+    const tasks = [...strata.keys()].toSorted(compareCodeUnits);
+    for (const [task, interval] of groupIntervals(tasks, strata, options))
+      intervals.set(pairKey(sim, task), interval);
+  }
+  return { score, intervals };
+}
+
+/**
+ * Per (sim, task, source, metric) of two runs' leaderboards: the difference of means and, for the
+ * compared score (`paired`), the 95% interval of the difference and whether it excludes 0, which
+ * counts only over the same items. The cells are each run's own leaderboard cells, so a comparison
+ * shows the very numbers (and intervals) each run's page shows.
  */
 export function compareCells(
   before: readonly LeaderboardCell[],
   after: readonly LeaderboardCell[],
   /** False when the runs are over different items (another bench version or split). */
   sameBenchItems = true,
+  paired: PairedDeltas | null = null,
 ): CellDelta[] {
   const beforeByKey = new Map(before.map((cell) => [cellKey(cell), cell]));
   const afterByKey = new Map(after.map((cell) => [cellKey(cell), cell]));
@@ -86,6 +130,15 @@ export function compareCells(
       fresh !== undefined &&
       old.n === fresh.n &&
       old.missing === fresh.missing;
+    const interval =
+      sameItems &&
+      paired !== null &&
+      paired.score.source === ref.source &&
+      paired.score.metric === ref.metric
+        ? (paired.intervals.get(pairKey(ref.sim, ref.task)) ?? null)
+        : null;
+    const deltaLow = interval?.low ?? null;
+    const deltaHigh = interval?.high ?? null;
     cells.push({
       sim: ref.sim,
       task: ref.task,
@@ -95,7 +148,9 @@ export function compareCells(
       after: fresh ?? null,
       delta: oldMean === null || newMean === null ? null : newMean - oldMean,
       sameItems,
-      separated: sameItems && separated(old, fresh),
+      deltaLow,
+      deltaHigh,
+      significant: deltaLow !== null && deltaHigh !== null && (deltaLow > 0 || deltaHigh < 0),
     });
   }
   return cells.toSorted(
@@ -144,17 +199,17 @@ export function itemDeltas(
  * leaderboards and the items whose focus score moved most either way.
  */
 export function compareRuns(a: RunScores, b: RunScores, options: CompareOptions): RunComparison {
+  const focus = options.focus ?? { source: 'rule', metric: 'content' };
+  const taskOf = new Map([...a.items, ...b.items].map((item) => [item.id, item.task]));
+  const before = focusValues(a.scores, focus);
+  const after = focusValues(b.scores, focus);
   const cells = compareCells(
     leaderboard(a.scores, a.items, options),
     leaderboard(b.scores, b.items, options),
+    true,
+    pairedDeltas(focus, before, after, taskOf, options),
   );
-  const focus = options.focus ?? { source: 'rule', metric: 'content' };
-  const moved = itemDeltas(
-    focusValues(a.scores, focus),
-    focusValues(b.scores, focus),
-    options.top ?? 10,
-  );
-  const taskOf = new Map([...a.items, ...b.items].map((item) => [item.id, item.task]));
+  const moved = itemDeltas(before, after, options.top ?? 10);
   const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
     ...delta,
     task: taskOf.get(delta.itemId) ?? '',

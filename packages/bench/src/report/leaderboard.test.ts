@@ -198,7 +198,7 @@ describe('leaderboard and compareRuns on real items', () => {
     expect(cells.every((cell) => cell.mean === null || cell.mean === 100)).toBe(true);
   });
 
-  it('shows what got better from an empty-output run to the replay, with separated intervals', () => {
+  it('shows what got better from an empty-output run to the replay, with the paired interval of the difference', () => {
     const comparison = compareRuns(
       { scores: empty, items: bench },
       { scores: replay, items: bench },
@@ -208,11 +208,50 @@ describe('leaderboard and compareRuns on real items', () => {
       (cell) => cell.metric === 'content' && cell.task === 'overall',
     );
     expect(overall?.after?.mean).toBe(100);
-    expect(overall?.separated).toBe(true);
+    expect(overall?.significant).toBe(true);
     expect(overall?.delta).toBeGreaterThan(80);
+    // The difference's interval holds the difference of the means, and lies above 0.
+    expect(overall?.deltaLow).toBeGreaterThan(0);
+    expect(overall?.deltaLow).toBeLessThan(overall?.delta ?? 0);
+    expect(overall?.deltaHigh).toBeGreaterThan(overall?.delta ?? 0);
+    // Other scores than the compared one get no interval of their difference.
+    expect(
+      comparison.cells.filter((cell) => cell.metric !== 'content' && cell.deltaLow !== null),
+    ).toEqual([]);
     expect(comparison.improved).toHaveLength(3);
     expect(comparison.improved[0]?.delta).toBe(100);
     expect(comparison.regressed).toEqual([]);
+  });
+
+  it('calls a small change on every item significant where the two runs’ intervals overlap', () => {
+    // Two simulators that answer each real observation cut short: the second keeps a little more.
+    const cut = (share: number) =>
+      bench.flatMap((item) => {
+        const text = item.real.content;
+        const kept = text.slice(0, Math.ceil(text.length * share));
+        return scoreItem(item, 'sim', { kind: 'text', content: kept, callId: null });
+      });
+    const comparison = compareRuns(
+      { scores: cut(0.5), items: bench },
+      { scores: cut(0.55), items: bench },
+      { bootstrap: 1000, seed: 1, top: 3 },
+    );
+    const overall = comparison.cells.find(
+      (cell) => cell.metric === 'content' && cell.task === 'overall',
+    );
+    const figures = [
+      overall?.before?.ciLow,
+      overall?.before?.ciHigh,
+      overall?.after?.ciLow,
+      overall?.after?.ciHigh,
+      overall?.delta,
+      overall?.deltaLow,
+      overall?.deltaHigh,
+    ].map((value) => Number((value ?? Number.NaN).toFixed(1)));
+    // Before [23.2, 29.9] and after [27.9, 35.2] overlap; the difference, 5.1, has the interval
+    // [3.0, 8.0]: every item gained a little, which the two intervals side by side cannot show.
+    expect(figures).toEqual([23.2, 29.9, 27.9, 35.2, 5.1, 3, 8]);
+    expect(overall?.significant).toBe(true);
   });
 
   it('marks no Δ significant between runs over different items, as a run canceled part way', () => {
@@ -230,6 +269,11 @@ describe('leaderboard and compareRuns on real items', () => {
     expect(overall?.after?.n).toBe(scored.size);
     expect(overall?.before?.n).toBe(bench.length);
     expect(overall?.delta).toBeGreaterThan(80);
-    expect(overall).toMatchObject({ sameItems: false, separated: false });
+    expect(overall).toMatchObject({
+      sameItems: false,
+      deltaLow: null,
+      deltaHigh: null,
+      significant: false,
+    });
   });
 });

@@ -51,8 +51,12 @@ function DeltaTable({
           <th scope="col">Task</th>
           <th scope="col">Before (older run)</th>
           <th scope="col">After (newer run)</th>
-          <th scope="col" className="num" title="After minus before, in points of 100">
-            Δ
+          <th
+            scope="col"
+            className="num"
+            title="After minus before, in points of 100, with the 95% interval of the difference: a paired bootstrap over the items both runs scored"
+          >
+            Δ [95% interval]
           </th>
         </tr>
       </thead>
@@ -66,7 +70,7 @@ function DeltaTable({
                 data-sim={row.sim}
                 data-task={cell.task}
                 data-direction={direction}
-                className={cell.separated ? `delta-separated delta-${direction}` : undefined}
+                className={cell.significant ? `delta-separated delta-${direction}` : undefined}
               >
                 {position === 0 ? (
                   <th scope="row" rowSpan={row.cells.length} className="mono">
@@ -82,6 +86,12 @@ function DeltaTable({
                 </td>
                 <td className="num mono">
                   <span data-testid="delta">{formatDelta(shownDelta(cell))}</span>
+                  {cell.deltaLow !== null && cell.deltaHigh !== null && (
+                    <span className="muted" data-testid="delta-interval">
+                      {' '}
+                      [{formatDelta(cell.deltaLow)}, {formatDelta(cell.deltaHigh)}]
+                    </span>
+                  )}
                   <DeltaFlag cell={cell} direction={direction} />
                 </td>
               </tr>
@@ -94,9 +104,11 @@ function DeltaTable({
 }
 
 const SIGNIFICANCE_TITLE = {
-  significant: 'Significant: the 95% intervals of the two runs do not overlap',
-  'not significant': 'Not significant: the 95% intervals of the two runs overlap',
-  'no interval': 'No 95% interval on one side (too few items or no scores): cannot tell',
+  significant:
+    'Significant: the 95% interval of the difference, from a paired bootstrap over the items both runs scored, excludes 0',
+  'not significant':
+    'Not significant: the 95% interval of the difference (paired bootstrap over the same items) includes 0',
+  'no interval': 'No interval of the difference (fewer than 2 items scored by both): cannot tell',
   'only before': 'Only the older run has this: nothing to compare it with',
   'only after': 'Only the newer run has this: nothing to compare it with',
   'other items':

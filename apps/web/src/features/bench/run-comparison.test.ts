@@ -20,7 +20,9 @@ function delta(overrides: Partial<CellDelta>): CellDelta {
     after: leaderboardCell({ sim: 'retrieval', mean: 40 }),
     delta: 10,
     sameItems: true,
-    separated: true,
+    deltaLow: 4.1,
+    deltaHigh: 15.9,
+    significant: true,
     ...overrides,
   };
 }
@@ -45,11 +47,11 @@ describe('run comparison', () => {
     ]);
   });
 
-  it('calls a change better or worse only when the intervals are apart', () => {
-    expect(deltaDirection({ delta: 10, separated: true })).toBe('better');
-    expect(deltaDirection({ delta: -4, separated: true })).toBe('worse');
-    expect(deltaDirection({ delta: -4, separated: false })).toBe('same');
-    expect(deltaDirection({ delta: null, separated: false })).toBe('unknown');
+  it('calls a change better or worse only when its interval excludes 0', () => {
+    expect(deltaDirection({ delta: 10, significant: true })).toBe('better');
+    expect(deltaDirection({ delta: -4, significant: true })).toBe('worse');
+    expect(deltaDirection({ delta: -4, significant: false })).toBe('same');
+    expect(deltaDirection({ delta: null, significant: false })).toBe('unknown');
   });
 });
 
@@ -102,22 +104,19 @@ describe('which run is before, what else differs, and what is significant', () =
     ]);
   });
 
-  it('calls a Δ significant only when the 95% intervals separate', () => {
+  it('calls a Δ significant only when the interval of the paired difference excludes 0', () => {
     expect(deltaSignificance(delta({}))).toBe('significant');
-    expect(deltaSignificance(delta({ separated: false }))).toBe('not significant');
-    expect(
-      deltaSignificance(
-        delta({
-          separated: false,
-          before: leaderboardCell({ sim: 'retrieval', mean: 30, ciLow: null, ciHigh: null }),
-        }),
-      ),
-    ).toBe('no interval');
+    expect(deltaSignificance(delta({ deltaLow: -1.2, significant: false }))).toBe(
+      'not significant',
+    );
+    expect(deltaSignificance(delta({ deltaLow: null, deltaHigh: null, significant: false }))).toBe(
+      'no interval',
+    );
     // One run lacks the simulator or task: said as such, not as a missing interval.
     expect(deltaSignificance(delta({ delta: null, after: null }))).toBe('only before');
     expect(deltaSignificance(delta({ delta: null, before: null }))).toBe('only after');
     // A run canceled part way covers other items: never significant, whatever the intervals.
-    expect(deltaSignificance(delta({ sameItems: false, separated: false }))).toBe('other items');
+    expect(deltaSignificance(delta({ sameItems: false, significant: false }))).toBe('other items');
   });
 
   it('prints the Δ of the means as printed, so the columns add up', () => {

@@ -42,10 +42,10 @@ export function deltaRows(
 
 export type DeltaDirection = 'better' | 'worse' | 'same' | 'unknown';
 
-/** A change counts as better or worse only when the two intervals are apart. */
-export function deltaDirection(cell: Pick<CellDelta, 'delta' | 'separated'>): DeltaDirection {
+/** A change counts as better or worse only when its paired interval excludes 0. */
+export function deltaDirection(cell: Pick<CellDelta, 'delta' | 'significant'>): DeltaDirection {
   if (cell.delta === null) return 'unknown';
-  if (!cell.separated || cell.delta === 0) return 'same';
+  if (!cell.significant || cell.delta === 0) return 'same';
   return cell.delta > 0 ? 'better' : 'worse';
 }
 
@@ -109,9 +109,9 @@ export function shownDelta(cell: Pick<CellDelta, 'before' | 'after'>): number | 
   return Number(after.toFixed(1)) - Number(before.toFixed(1));
 }
 
-/** How a Δ reads: significant only when the two 95% intervals do not overlap. */
+/** How a Δ reads: significant only when the 95% interval of the paired difference excludes 0. */
 export function deltaSignificance(
-  cell: Pick<CellDelta, 'delta' | 'separated' | 'sameItems' | 'before' | 'after'>,
+  cell: Pick<CellDelta, 'delta' | 'significant' | 'deltaLow' | 'sameItems' | 'before' | 'after'>,
 ):
   'significant' | 'not significant' | 'no interval' | 'only before' | 'only after' | 'other items' {
   // A simulator or task one run does not have: nothing to compare, which is not a missing interval.
@@ -119,9 +119,6 @@ export function deltaSignificance(
   if (cell.before === null) return 'only after';
   if (cell.delta === null) return 'no interval';
   if (!cell.sameItems) return 'other items';
-  if (cell.separated) return 'significant';
-  const intervals = [cell.before, cell.after].every(
-    (side) => side !== null && side.ciLow !== null && side.ciHigh !== null,
-  );
-  return intervals ? 'not significant' : 'no interval';
+  if (cell.significant) return 'significant';
+  return cell.deltaLow === null ? 'no interval' : 'not significant';
 }
