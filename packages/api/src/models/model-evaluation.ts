@@ -42,32 +42,49 @@ function servedFolder(name: string): string | null {
   return null;
 }
 
+type FolderFile<T> =
+  { status: 'ok'; data: T } | { status: 'missing' | 'unreadable'; reason: string };
+
 /**
- * The evaluation table of a served model folder. Only the listed folders are read (never a path
- * from the request); a folder without the file, or with an older layout, says so.
+ * A JSON file of a served model folder, parsed with `schema`. Only the listed folders are read
+ * (never a path from the request); a folder without the file, or with an older layout (`older`
+ * says what it lacks), says so.
  */
-export async function modelEvaluation(name: string): Promise<ModelEvaluation> {
+async function readFolderFile<T>(
+  name: string,
+  file: string,
+  schema: z.ZodType<T>,
+  older: string,
+): Promise<FolderFile<T>> {
   const folder = servedFolder(name);
   if (folder === null) throw new SimulatorError('model', `no served model folder "${name}"`, 404);
   let text: string;
   try {
-    text = await readFile(path.join(folder, 'fidelity.json'), 'utf8');
+    text = await readFile(path.join(folder, file), 'utf8');
   } catch {
-    return { status: 'missing', reason: `${name} has no fidelity.json` };
+    return { status: 'missing', reason: `${name} has no ${file}` };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { status: 'unreadable', reason: `${name}/fidelity.json is not JSON` };
+    return { status: 'unreadable', reason: `${name}/${file} is not JSON` };
   }
-  const parsed = FidelityFile.safeParse(json);
+  const parsed = schema.safeParse(json);
   return parsed.success
-    ? { status: 'ok', bySource: parsed.data.bySource }
-    : {
-        status: 'unreadable',
-        reason: `${name}/fidelity.json has no per-source figures with intervals (an older evaluation)`,
-      };
+    ? { status: 'ok', data: parsed.data }
+    : { status: 'unreadable', reason: `${name}/${file} ${older}` };
+}
+
+/** The evaluation table of a served model folder (its fidelity.json, by models/evaluate.ts). */
+export async function modelEvaluation(name: string): Promise<ModelEvaluation> {
+  const read = await readFolderFile(
+    name,
+    'fidelity.json',
+    FidelityFile,
+    'has no per-source figures with intervals (an older evaluation)',
+  );
+  return read.status === 'ok' ? { status: 'ok', bySource: read.data.bySource } : read;
 }
 
 export type ModelSplit =
@@ -78,25 +95,11 @@ export type ModelSplit =
  * which it holds out, so a page can say whether a trajectory's figures measure an unseen task.
  */
 export async function modelSplit(name: string): Promise<ModelSplit> {
-  const folder = servedFolder(name);
-  if (folder === null) throw new SimulatorError('model', `no served model folder "${name}"`, 404);
-  let text: string;
-  try {
-    text = await readFile(path.join(folder, 'split.json'), 'utf8');
-  } catch {
-    return { status: 'missing', reason: `${name} has no split.json` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { status: 'unreadable', reason: `${name}/split.json is not JSON` };
-  }
-  const parsed = ModelSplitFile.safeParse(json);
-  return parsed.success
-    ? { status: 'ok', split: parsed.data }
-    : {
-        status: 'unreadable',
-        reason: `${name}/split.json does not list its training tasks (an older export)`,
-      };
+  const read = await readFolderFile(
+    name,
+    'split.json',
+    ModelSplitFile,
+    'does not list its training tasks (an older export)',
+  );
+  return read.status === 'ok' ? { status: 'ok', split: read.data } : read;
 }
