@@ -130,7 +130,10 @@ export function nulCharacterPath(input: unknown): string | null {
 // raised anywhere below it (services share the dataset and simulator lookups) reaches the caller
 // as its 4xx and its words, never as "internal error".
 const procedure = t.procedure.use(async ({ next, getRawInput }) => {
-  const nulAt = nulCharacterPath(await getRawInput());
+  // A body that does not parse is left to the procedure: one without input never reads it (a
+  // logout posts none), and one with input refuses it as it always did.
+  const raw = await getRawInput().catch(() => undefined);
+  const nulAt = nulCharacterPath(raw);
   if (nulAt !== null) {
     throw new TRPCError({
       code: 'BAD_REQUEST',

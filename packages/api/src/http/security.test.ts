@@ -346,6 +346,16 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session=; Max-Age=0; /);
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: leaving });
     expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
+    // The web app's client posts no body at all to a procedure without input.
+    const again = { cookie: await server.login('leaving'), origin: server.url };
+    const bodiless = await fetch(`${server.url}/trpc/auth.logout`, {
+      method: 'POST',
+      headers: { ...again, 'content-type': 'application/json' },
+    });
+    expect([bodiless.status, await bodiless.json()]).toEqual([
+      200,
+      { result: { data: { ok: true } } },
+    ]);
   });
 
   it('refuses a wrong password and an unknown name alike', async () => {
