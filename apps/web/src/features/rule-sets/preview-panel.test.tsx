@@ -85,7 +85,13 @@ describe('PreviewPanel', () => {
     expect(screen.queryByTestId('preview-oracle-note')).toBeNull();
 
     fireEvent.change(picker, { target: { value: 'replay' } });
+    // Until the new preview arrives, the last table stays and the panel says it is being redone.
+    expect(screen.getByTestId('preview-updating').textContent).toBe(
+      'Scoring the draft again… the table shows the last preview until then.',
+    );
+    expect(column('preview-draft')).toEqual(['50.0', '50.0']);
     await waitFor(() => expect(column('preview-draft')).toEqual(['100.0', '100.0']));
+    expect(screen.queryByTestId('preview-updating')).toBeNull();
     expect(screen.getByTestId('preview-oracle-note').textContent).toBe(
       'replay is an oracle: it answers with the recorded observation itself, so every rule that ' +
         'compares with the real output scores 100 by construction. Pick another simulator to see ' +

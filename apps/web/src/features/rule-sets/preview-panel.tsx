@@ -94,6 +94,11 @@ export function PreviewPanel({ document }: { document: string }) {
         <p className="muted">Run a bench to preview on its items.</p>
       )}
       {preview.error && <p className="status status-error">{preview.error.message}</p>}
+      {preview.isPlaceholderData && (
+        <p className="muted" role="status" data-testid="preview-updating">
+          Scoring the draft again… the table shows the last preview until then.
+        </p>
+      )}
       {preview.data && <PreviewTable result={preview.data} />}
     </section>
   );
