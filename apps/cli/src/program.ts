@@ -57,6 +57,21 @@ function parsePositive(value: string): number {
   return n;
 }
 
+/** `--workers` of the commands that start or go on with a bench run and follow it. */
+function workersOption(): Option {
+  return new Option(
+    '--workers <n>',
+    'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
+  )
+    .argParser(parseInteger)
+    .default(2);
+}
+
+/** `--json` of the commands that print a run's report as `bench run` does. */
+function runJsonOption(): Option {
+  return new Option('--json', 'print {"bench","sims":[…]} as JSON');
+}
+
 export function buildProgram(): Command {
   const program = new Command('terrarium')
     .description('Import, store, search and replay agent trajectories.')
@@ -262,13 +277,8 @@ export function buildProgram(): Command {
       'Take a canceled run up where it stopped (its unrecorded units) and print its scores as `bench run` does.',
     )
     .argument('<run>', 'run id')
-    .option(
-      '--workers <n>',
-      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
-      parseInteger,
-      2,
-    )
-    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .addOption(workersOption())
+    .addOption(runJsonOption())
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchResume(runId, command.optsWithGlobals()),
     );
@@ -279,13 +289,8 @@ export function buildProgram(): Command {
       'Predict the failed units of a run that has ended again (e.g. once its endpoint answers) and print its scores as `bench run` does.',
     )
     .argument('<run>', 'run id')
-    .option(
-      '--workers <n>',
-      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
-      parseInteger,
-      2,
-    )
-    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .addOption(workersOption())
+    .addOption(runJsonOption())
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchRetry(runId, command.optsWithGlobals()),
     );
@@ -334,13 +339,8 @@ export function buildProgram(): Command {
       'open',
     )
     .option('--split <split>', 'test or dev', 'test')
-    .option(
-      '--workers <n>',
-      'chunk jobs this process runs at once (0: leave them to `terrarium worker`)',
-      parseInteger,
-      2,
-    )
-    .option('--json', 'print {"bench","sims":[…]} as JSON')
+    .addOption(workersOption())
+    .addOption(runJsonOption())
     .option(
       '--prompts <dir>',
       'a folder laid out like the official AgentWorldBench prompts/: speak to endpoints and judges as the official script does',
