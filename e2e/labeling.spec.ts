@@ -309,6 +309,24 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
   await expect(lena.getByTestId('draft-restored')).toBeVisible();
   await expect(lena.getByTestId('criterion-format')).toHaveAttribute('data-value', '5');
   await expect(lena.getByLabel('Comment (c)')).toHaveValue('checked the order id');
+  // Closing the page keeps the lease too: another labeler who opens the queue meanwhile gets
+  // another item, and hands it back by going to another page of the app.
+  await lena.goto('about:blank');
+  const lars = await logIn(browser, 'lars');
+  await lars.goto(`/labeling/${queueId}`);
+  await expect(lars.getByTestId('labeling-item')).toBeVisible();
+  await expect(lars.getByTestId('labeling-item')).not.toHaveAttribute('data-item', halfway ?? '');
+  const handedBack = lars.waitForResponse((response) =>
+    response.url().includes('/trpc/labels.release'),
+  );
+  await lars
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Labeling' })
+    .click();
+  expect((await handedBack).status()).toBe(200);
+  await lena.goto(`/labeling/${queueId}`);
+  await expect(lena.getByTestId('labeling-item')).toHaveAttribute('data-item', halfway ?? '');
+  await expect(lena.getByTestId('criterion-format')).toHaveAttribute('data-value', '5');
   // Enter with criteria left unscored asks first, naming them, and the item stays.
   await lena.keyboard.press('Enter');
   await expect(
@@ -324,7 +342,6 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
     ),
   ).toBe(0);
 
-  const lars = await logIn(browser, 'lars');
   const second = await gradeAll(lars, (n) => [5, n + 2, 3, 5, 0]);
   expect(second.toSorted()).toEqual(first.toSorted());
   await expect(lars.getByTestId('labeling-scores')).toHaveCount(0);

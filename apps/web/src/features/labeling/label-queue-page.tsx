@@ -21,7 +21,9 @@ function draftOf(view: LabelingItem | null): LabelDraft {
 
 /**
  * Grading one queue by keyboard. The server leases the item shown (`labels.next`); a heartbeat
- * keeps the lease while the page is open; leaving the page releases it. `←` walks back through
+ * keeps the lease while the page is open; going to another page of the app releases it. A reload
+ * or a closed tab does not: the lease runs out on its own (the queue's lease time), and until then
+ * `labels.next` gives the same labeler the same item back, draft and all. `←` walks back through
  * the items this labeler already labeled, to review or edit; `→` returns to the leased item.
  */
 export function LabelQueuePage({ queueId }: { queueId: string }) {
@@ -143,7 +145,9 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
     lease({ queueId });
   }, [lease, queueId]);
 
-  // Heartbeat while the lease is held, release when the page goes away.
+  // Heartbeat while the lease is held; release when the labeler moves to another page of the app.
+  // Not on `pagehide`: a reload would let the item go to someone else (or to a late release after
+  // the reloaded page had leased it again), and the labeler's draft with it.
   const leaseOrdinal = current?.lease?.ordinal ?? null;
   const leaseSeconds = queue.data?.leaseSeconds ?? 300;
   useEffect(() => {
@@ -159,14 +163,9 @@ export function LabelQueuePage({ queueId }: { queueId: string }) {
       },
       Math.max(2000, (leaseSeconds * 1000) / 3),
     );
-    const release = () => {
-      void client.labels.release.mutate({ queueId, ordinal: leaseOrdinal }).catch(() => {});
-    };
-    window.addEventListener('pagehide', release);
     return () => {
       window.clearInterval(timer);
-      window.removeEventListener('pagehide', release);
-      release();
+      void client.labels.release.mutate({ queueId, ordinal: leaseOrdinal }).catch(() => {});
     };
   }, [client, queueId, leaseOrdinal, leaseSeconds]);
 
