@@ -1,4 +1,8 @@
-import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  type QuickJSContext,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 import { z } from 'zod';
 import type { CustomRuleInput, CustomRuleResult } from '../evaluate';
 
@@ -35,14 +39,33 @@ ${compiled}
 })()`;
 }
 
-function describeError(error: unknown, limits: SandboxLimits, timedOut: boolean): string {
+/**
+ * Above this share of its memory limit, a rule that runs out of time is said to be filling memory:
+ * QuickJS collects garbage more and more often as the heap nears its limit, so a rule that grows
+ * its heap slowly usually meets the time limit first, and "timed out" alone sends its author
+ * looking for a loop.
+ */
+const FILLING_MEMORY_SHARE = 0.5;
+
+function describeError(
+  error: unknown,
+  limits: SandboxLimits,
+  timedOut: boolean,
+  memoryUsedBytes: number | null,
+): string {
   const name =
     typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
   const message =
     typeof error === 'object' && error !== null && 'message' in error
       ? String(error.message)
       : String(error);
-  if (timedOut || /interrupted/i.test(message)) return `timed out after ${limits.timeoutMs} ms`;
+  if (timedOut || /interrupted/i.test(message)) {
+    const limitBytes = limits.memoryMb * 1024 * 1024;
+    if (memoryUsedBytes === null || memoryUsedBytes < FILLING_MEMORY_SHARE * limitBytes)
+      return `timed out after ${limits.timeoutMs} ms`;
+    const usedMb = (memoryUsedBytes / 1024 / 1024).toFixed(1);
+    return `timed out after ${limits.timeoutMs} ms with ${usedMb} of its ${limits.memoryMb} MB of memory in use: it may be filling memory`;
+  }
   if (/out of memory/i.test(message)) return `exceeded the memory limit of ${limits.memoryMb} MB`;
   if (/stack overflow|call stack size/i.test(message)) return 'stack overflow (recursion too deep)';
   const host =
@@ -52,6 +75,19 @@ function describeError(error: unknown, limits: SandboxLimits, timedOut: boolean)
   if (name === 'ReferenceError' && host)
     return `ReferenceError: ${host[1]} is not defined (a rule has no files, network, timers or process)`;
   return name === '' ? message : `${name}: ${message}`;
+}
+
+/** The bytes the context's runtime holds (QuickJS's own count), or null if it cannot say. */
+function memoryInUse(context: QuickJSContext): number | null {
+  try {
+    const usage = context.runtime.computeMemoryUsage();
+    const used: unknown = Reflect.get(Object(context.dump(usage)), 'memory_used_size');
+    usage.dispose();
+    return typeof used === 'number' ? used : null;
+  } catch {
+    // Counting needs a little memory of its own, which a runtime at its limit may not have.
+    return null;
+  }
 }
 
 export interface RunOptions {
@@ -79,15 +115,18 @@ export function runInQuickJs(
 ): CustomRuleResult {
   const runtime = quickjs.newRuntime();
   let timedOut = false;
+  let memoryUsedBytes: number | null = null;
   try {
     runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
     runtime.setMaxStackSize(limits.stackBytes ?? DEFAULT_STACK_BYTES);
     const deadline = now() + limits.timeoutMs;
+    const context = runtime.newContext();
     runtime.setInterruptHandler(() => {
       timedOut = now() > deadline;
+      // Counted now: once the error unwinds the rule's frames, reference counting frees what it held.
+      if (timedOut) memoryUsedBytes = memoryInUse(context);
       return timedOut;
     });
-    const context = runtime.newContext();
     try {
       const item = context.newString(JSON.stringify(input));
       context.setProp(context.global, '__TERRARIUM_ITEM__', item);
@@ -96,7 +135,7 @@ export function runInQuickJs(
       if (result.error) {
         const error: unknown = context.dump(result.error);
         result.error.dispose();
-        throw new CustomRuleError(describeError(error, limits, timedOut));
+        throw new CustomRuleError(describeError(error, limits, timedOut, memoryUsedBytes));
       }
       const text: unknown = context.dump(result.value);
       result.value.dispose();
@@ -116,7 +155,7 @@ export function runInQuickJs(
   } catch (error) {
     if (error instanceof CustomRuleError) throw error;
     // The runtime itself failed (e.g. allocation outside a JS call); still the rule's fault.
-    throw new CustomRuleError(describeError(error, limits, timedOut));
+    throw new CustomRuleError(describeError(error, limits, timedOut, memoryUsedBytes));
   } finally {
     try {
       runtime.dispose();
