@@ -1,6 +1,8 @@
-import { resolve } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { TAU2_RETAIL } from './support/api';
+import { sharedDataPath, TAU2_RETAIL } from './support/api';
 import { readTau2Simulations } from './support/tau2';
 
 const MALFORMED_JSONL = resolve(import.meta.dirname, 'fixtures/openai-messages-one-bad-line.jsonl');
@@ -118,4 +120,46 @@ test('a file that adds nothing to an existing dataset says so and offers no link
   await expect(upload).toHaveAttribute('data-status', 'done');
   await expect(upload.getByTestId('upload-verdict')).toHaveText('nothing imported');
   await expect(upload.getByRole('link', { name: 'Open journey-nothing' })).toHaveCount(0);
+});
+
+test('a folder of SWE-agent runs keeps its run folders, and the list tells the runs apart', async ({
+  page,
+}) => {
+  // SWE-agent's own layout: a folder per run, each trajectory named after its instance, so two
+  // runs of marshmallow-1867 hold files of the same name (real trajectories, ../shared/data).
+  const runs = [
+    'replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1',
+    'replay__marshmallow-code__marshmallow-1867__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1',
+  ];
+  const root = join(mkdtempSync(join(tmpdir(), 'terrarium-e2e-')), 'journey-demonstrations');
+  for (const run of runs) {
+    mkdirSync(join(root, run), { recursive: true });
+    const file = `${run}/marshmallow-code__marshmallow-1867.traj`;
+    copyFileSync(sharedDataPath(`swe-agent/trajectories/demonstrations/${file}`), join(root, file));
+    writeFileSync(join(root, run, 'args.yaml'), 'agent: {}\n');
+  }
+  writeFileSync(join(root, 'LICENSE'), 'MIT\n');
+
+  await page.goto('/import');
+  await page.getByTestId('import-folder').setInputFiles(root);
+  // The licence and the configs are left out, as the CLI leaves them out of a folder.
+  await page.getByRole('button', { name: 'Import 2 files' }).click();
+  const uploads = page.getByTestId('upload');
+  await expect(uploads).toHaveCount(2);
+  for (const run of runs) {
+    const upload = uploads.filter({
+      has: page.getByText(`journey-demonstrations/${run}/marshmallow-code__marshmallow-1867.traj`),
+    });
+    await expect(upload).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+    await expect(upload.getByTestId('report-trajectories')).toHaveText('1');
+  }
+
+  await uploads.first().getByRole('link', { name: 'Open journey-demonstrations' }).click();
+  await expect(page.getByTestId('trajectory-total')).toHaveText('2 trajectories');
+  const rows = page.getByTestId('trajectory-row');
+  await expect(rows.getByTestId('trajectory-name')).toHaveText([
+    'marshmallow-code__marshmallow-1867',
+    'marshmallow-code__marshmallow-1867',
+  ]);
+  for (const run of runs) await expect(rows.filter({ hasText: run })).toHaveCount(1);
 });

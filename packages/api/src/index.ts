@@ -35,12 +35,7 @@ export {
 export { startImportWorkers } from './imports/import-workers';
 export type { ImportJobs } from '@terrarium/jobs';
 export { importJobView } from './imports/import-jobs-view';
-export {
-  collectDataFiles,
-  isObviouslyNotData,
-  readDataFile,
-  type DataFile,
-} from './import/collect-files';
+export { collectDataFiles, readDataFile, type DataFile } from './import/collect-files';
 export {
   createApiRequestHandler,
   type ApiHandlerOptions,

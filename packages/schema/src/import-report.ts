@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { SourceFormat } from './trajectory';
 
+// Beside real trajectory files sit licences, notes and configs; inside a folder (the CLI's, or one
+// picked on the Import page) these are skipped silently, while a file named on its own is always
+// tried (and reported if unreadable).
+const NOT_DATA = [/^(licen[cs]e|copying|notice|readme)([._-][\w-]*)?$/i, /\.(md|ya?ml)$/i];
+
+/** Whether a file found in a folder is a licence, a note, a config or hidden: not trajectories. */
+export function isObviouslyNotData(fileName: string): boolean {
+  return fileName.startsWith('.') || NOT_DATA.some((pattern) => pattern.test(fileName));
+}
+
 /** An error with a place: which file, which line (or byte offset), and why. */
 export const ImportError = z.object({
   file: z.string(),

@@ -2,7 +2,8 @@ import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectDataFiles, isObviouslyNotData, readDataFile } from './collect-files';
+import { isObviouslyNotData } from '@terrarium/schema';
+import { collectDataFiles, readDataFile } from './collect-files';
 import { sharedDataPath } from '@terrarium/schema/testing';
 
 const SWE_AGENT = sharedDataPath('swe-agent');

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isObviouslyNotData } from '@terrarium/schema';
 import type { ImportFile } from './import-files';
 
 export interface DataFile {
@@ -8,14 +9,6 @@ export interface DataFile {
   /** The name errors and trajectories carry: relative to the folder it was found in, or as given. */
   name: string;
   size: number;
-}
-
-// Beside real trajectory files sit licences, notes and configs; inside a folder these are skipped
-// silently, while a file named on the command line is always tried (and reported if unreadable).
-const NOT_DATA = [/^(licen[cs]e|copying|notice|readme)([._-][\w-]*)?$/i, /\.(md|ya?ml)$/i];
-
-export function isObviouslyNotData(fileName: string): boolean {
-  return fileName.startsWith('.') || NOT_DATA.some((pattern) => pattern.test(fileName));
 }
 
 /** Files to import from paths that may be files or folders (recursed, in name order). */

@@ -11,7 +11,7 @@ import { useTRPC } from '../../app/trpc';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
 import { ImportJobRow } from './import-job-row';
 import { isActive } from './import-job-status';
-import { datasetNameFor, uploadForImport } from './import-request';
+import { dataFilesOf, defaultDatasetName, uploadForImport, uploadName } from './import-request';
 import { UploadRow, type Upload } from './upload-row';
 
 /** How often the page asks for the imports' progress while one runs. */
@@ -37,7 +37,7 @@ function finishedUpload(upload: Upload, job: ImportJobView): Partial<Upload> | n
         status: 'failed',
         outcome: {
           ok: false,
-          error: `The import of ${upload.file.name} failed: ${job.error ?? 'no reason given'}. Nothing was kept.`,
+          error: `The import of ${uploadName(upload.file)} failed: ${job.error ?? 'no reason given'}. Nothing was kept.`,
         },
       };
   }
@@ -59,6 +59,9 @@ export function ImportPage() {
   const queryClient = useQueryClient();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [files, setFiles] = useState<File[]>([]);
+  // One pick at a time: choosing files clears a chosen folder and the other way round.
+  const filesInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
   const [datasetName, setDatasetName] = useState('');
   const [format, setFormat] = useState<SourceFormat | null>(null);
   const [sentUploads, setUploads] = useState<Upload[]>([]);
@@ -105,7 +108,7 @@ export function ImportPage() {
     const batch: Upload[] = files.map((file, position) => ({
       id: Date.now() + position,
       file,
-      dataset: datasetName.trim() || datasetNameFor(file.name),
+      dataset: datasetName.trim() || defaultDatasetName(file),
       status: 'queued',
       sentBytes: 0,
       jobId: null,
@@ -174,12 +177,37 @@ export function ImportPage() {
         <label className="field">
           <span>Files</span>
           <input
+            ref={filesInput}
             type="file"
             multiple
             aria-label="Trajectory files"
             data-testid="import-files"
-            onChange={(event) => setFiles(Array.from(event.target.files ?? []))}
+            onChange={(event) => {
+              if (folderInput.current) folderInput.current.value = '';
+              setFiles(Array.from(event.target.files ?? []));
+            }}
           />
+        </label>
+        <label className="field">
+          <span>or a folder</span>
+          <input
+            ref={(input) => {
+              folderInput.current = input;
+              // Not in React's typings; Chromium, Firefox and Safari all pick folders with it.
+              input?.setAttribute('webkitdirectory', '');
+            }}
+            type="file"
+            aria-label="Trajectory folder"
+            data-testid="import-folder"
+            onChange={(event) => {
+              if (filesInput.current) filesInput.current.value = '';
+              setFiles(dataFilesOf(Array.from(event.target.files ?? [])));
+            }}
+          />
+          <small className="muted">
+            its files keep their paths in it, as the CLI keeps them (SWE-agent tells runs apart by
+            folder); licences, notes and configs are left out
+          </small>
         </label>
         <label className="field">
           <span>Dataset</span>

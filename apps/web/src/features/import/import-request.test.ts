@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { datasetNameFor, importUrl, readUploadAnswer } from './import-request';
+import {
+  dataFilesOf,
+  datasetNameFor,
+  defaultDatasetName,
+  importUrl,
+  readUploadAnswer,
+  uploadName,
+} from './import-request';
+
+// A file of one run folder (SWE-agent writes one per run), picked with the folder above it.
+const inRun = (folder: string, name: string) => ({
+  name,
+  webkitRelativePath: `demonstrations/${folder}/${name}`,
+});
 
 describe('import request', () => {
   it('names a dataset after the file', () => {
@@ -7,6 +20,39 @@ describe('import request', () => {
     expect(datasetNameFor('bash_gpt4.jsonl.gz')).toBe('bash_gpt4');
     expect(datasetNameFor('astropy__astropy-12907.traj')).toBe('astropy__astropy-12907');
     expect(datasetNameFor('.json')).toBe('.json');
+  });
+
+  it('keeps the paths of a picked folder, and what the CLI would import from it', () => {
+    // The layout of SWE-agent's own trajectories folder (../shared/data/swe-agent): one folder per
+    // run, each trajectory named after its instance, so the names alone repeat.
+    const picked = [
+      inRun(
+        'replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1',
+        'marshmallow-code__marshmallow-1867.traj',
+      ),
+      inRun(
+        'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1',
+        'marshmallow-code__marshmallow-1867.traj',
+      ),
+      inRun(
+        'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1',
+        'args.yaml',
+      ),
+      { name: 'LICENSE', webkitRelativePath: 'demonstrations/LICENSE' },
+      { name: 'config', webkitRelativePath: 'demonstrations/.git/config' },
+      { name: '.DS_Store', webkitRelativePath: 'demonstrations/.DS_Store' },
+    ];
+    const kept = dataFilesOf(picked);
+    expect(kept.map(uploadName)).toEqual([
+      'demonstrations/replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1/marshmallow-code__marshmallow-1867.traj',
+      'demonstrations/replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1867.traj',
+    ]);
+    expect(kept.map(defaultDatasetName)).toEqual(['demonstrations', 'demonstrations']);
+    // Files picked one by one keep their names, and a licence named on its own is still tried.
+    const one = { name: 'LICENSE', webkitRelativePath: '' };
+    expect(dataFilesOf([one])).toEqual([one]);
+    expect(uploadName({ name: 'retail.json', webkitRelativePath: '' })).toBe('retail.json');
+    expect(defaultDatasetName({ name: 'retail.json', webkitRelativePath: '' })).toBe('retail');
   });
 
   it('builds the upload URL with the dataset, the file name and an optional format', () => {

@@ -1,4 +1,9 @@
-import { ImportJobView, type ImportReport, type SourceFormat } from '@terrarium/schema';
+import {
+  ImportJobView,
+  isObviouslyNotData,
+  type ImportReport,
+  type SourceFormat,
+} from '@terrarium/schema';
 
 export type ImportOutcome =
   { ok: true; report: ImportReport; exitCode: number | null } | { ok: false; error: string };
@@ -8,6 +13,40 @@ export function datasetNameFor(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
   const stripped = base.replace(/(\.(gz|jsonl|json|traj|txt|ndjson))+$/i, '');
   return stripped === '' ? base : stripped;
+}
+
+/** What the import page knows of a picked file: a folder pick gives its path inside the folder. */
+export type PickedFile = Pick<File, 'name' | 'webkitRelativePath'>;
+
+/**
+ * The name an upload carries to the server (and its trajectories' ids): the file's path inside a
+ * picked folder, as the CLI names a folder's files, else its name. SWE-agent writes every run's
+ * trajectory as `<run folder>/<instance>.traj`, so the name alone repeats across runs.
+ */
+export function uploadName(file: PickedFile): string {
+  return file.webkitRelativePath === '' ? file.name : file.webkitRelativePath;
+}
+
+/** The dataset a file goes to when none is typed: the picked folder's name, else the file's. */
+export function defaultDatasetName(file: PickedFile): string {
+  const [folder] = file.webkitRelativePath.split('/');
+  return file.webkitRelativePath.includes('/') && folder !== undefined && folder !== ''
+    ? folder
+    : datasetNameFor(file.name);
+}
+
+/**
+ * The files of a picked folder worth uploading, as the CLI picks them from a folder: no hidden
+ * files or folders, licences, notes or configs. Files picked one by one are all kept.
+ */
+export function dataFilesOf<T extends PickedFile>(files: readonly T[]): T[] {
+  return files.filter((file) => {
+    if (file.webkitRelativePath === '') return true;
+    const parts = file.webkitRelativePath.split('/');
+    return (
+      !parts.slice(1, -1).some((part) => part.startsWith('.')) && !isObviouslyNotData(file.name)
+    );
+  });
 }
 
 export function importUrl(
@@ -62,7 +101,7 @@ export function uploadForImport(
 ): Promise<UploadAnswer> {
   return new Promise((resolve) => {
     const request = new XMLHttpRequest();
-    request.open('POST', importUrl(file.name, dataset, format, true));
+    request.open('POST', importUrl(uploadName(file), dataset, format, true));
     request.setRequestHeader('Content-Type', 'application/octet-stream');
     request.upload.addEventListener('progress', (event) => onProgress(event.loaded));
     request.addEventListener('load', () =>

@@ -1,7 +1,7 @@
 import type { ImportJobView } from '@terrarium/schema';
 import type { ReactNode } from 'react';
 import { formatBytes, jobFraction, jobProgressText, resumedText } from './import-job-status';
-import type { ImportOutcome } from './import-request';
+import { uploadName, type ImportOutcome } from './import-request';
 import { importVerdict, type ImportVerdict } from './import-outcome';
 import { ImportReportView } from './import-report-view';
 
@@ -67,10 +67,10 @@ export function UploadRow({
       className={`upload upload-${upload.status}`}
       data-testid="upload"
       data-status={upload.status}
-      aria-label={`Import of ${upload.file.name}`}
+      aria-label={`Import of ${uploadName(upload.file)}`}
     >
       <header className="upload-header">
-        <span className="mono">{upload.file.name}</span>
+        <span className="mono">{uploadName(upload.file)}</span>
         <span className="muted">{formatBytes(upload.file.size)}</span>
         <span className="muted">→ {upload.dataset}</span>
         <span
@@ -96,7 +96,7 @@ export function UploadRow({
         <progress
           max={1}
           value={upload.status === 'queued' ? 0 : Math.min(fraction, 1)}
-          aria-label={`${uploading ? 'Upload' : 'Import'} progress of ${upload.file.name}`}
+          aria-label={`${uploading ? 'Upload' : 'Import'} progress of ${uploadName(upload.file)}`}
         />
       )}
       {upload.outcome?.ok === false && (

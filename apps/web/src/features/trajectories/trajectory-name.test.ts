@@ -74,6 +74,27 @@ describe('trajectory names', () => {
     ).toEqual({ name: 'ctf__crypto__BabyEncryption', detail: null });
     expect(
       trajectoryName({
+        externalId: '../demo/data/swe-agent/ctf__crypto__BabyEncryption.traj',
+        taskId: null,
+        trial: null,
+      }),
+    ).toEqual({ name: 'ctf__crypto__BabyEncryption', detail: null });
+    // SWE-agent's own layout (a folder of ../shared/data/swe-agent, imported as a folder by the
+    // CLI or the Import page): two runs of one instance differ only by their run folder.
+    for (const run of [
+      'replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1',
+      'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1',
+    ]) {
+      expect(
+        trajectoryName({
+          externalId: `demonstrations/${run}/marshmallow-code__marshmallow-1867.traj`,
+          taskId: null,
+          trial: null,
+        }),
+      ).toEqual({ name: 'marshmallow-code__marshmallow-1867', detail: run });
+    }
+    expect(
+      trajectoryName({
         externalId: 'ic_sql_multiturn_gpt-4_10_turns.json#3',
         taskId: '3',
         trial: null,

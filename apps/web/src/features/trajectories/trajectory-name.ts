@@ -90,5 +90,17 @@ export function trajectoryName(
   if (run !== null && run[1] !== undefined && run[2] !== undefined) {
     return { name: run[2], detail: run[1] };
   }
-  return { name: id, detail: null };
+  return { name: id, detail: runFolder(row.externalId) };
+}
+
+/**
+ * The folder a file-like id sits in, when it is SWE-agent's layout: each run's trajectories in a
+ * folder named after the run's model and settings, each named after its instance, so the folder
+ * is what tells two runs of one instance apart. Null for an id without folders, and for one whose
+ * folders only say where the files were read from (`../demo/data/swe-agent`).
+ */
+function runFolder(externalId: string): string | null {
+  if (!externalId.endsWith('.traj')) return null;
+  const folder = externalId.split('/').at(-2);
+  return folder === undefined || !folder.includes('__') ? null : folder;
 }
