@@ -83,7 +83,7 @@ const RUN_COLUMNS = `r.id::text AS id, b.name AS bench, b.version AS bench_versi
   r.mode, r.split, r.status, to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
   to_char(r.finished_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS finished_at, r.total, r.done, r.failed,
   r.input_tokens::float8 AS input_tokens, r.output_tokens::float8 AS output_tokens, r.cost_usd,
-  r.error, (SELECT jsonb_build_object('hash', p.content_hash, 'files', p.file_names)
+  r.unpriced_units, r.error, (SELECT jsonb_build_object('hash', p.content_hash, 'files', p.file_names)
     FROM bench_run_prompts p WHERE p.run_id = r.id) AS prompts`;
 
 const INSERT_SCORES = (onConflict: string) => `
@@ -125,7 +125,9 @@ function runFromRow(row: Row): BenchRun {
     usage: {
       inputTokens: intColumn(row, 'input_tokens'),
       outputTokens: intColumn(row, 'output_tokens'),
-      costUsd: nullableNumberColumn(row, 'cost_usd') ?? 0,
+      // Unknown while any unit's endpoint had no price or reported no tokens: not $0.00.
+      costUsd:
+        intColumn(row, 'unpriced_units') > 0 ? null : (nullableNumberColumn(row, 'cost_usd') ?? 0),
     },
     error: nullableTextColumn(row, 'error'),
     prompts: RunPrompts.nullable().parse(jsonColumn(row, 'prompts') ?? null),
@@ -144,7 +146,7 @@ function predictionFromRow(row: Row): RunPrediction {
     usage: {
       inputTokens: intColumn(row, 'input_tokens'),
       outputTokens: intColumn(row, 'output_tokens'),
-      costUsd: nullableNumberColumn(row, 'cost_usd') ?? 0,
+      costUsd: nullableNumberColumn(row, 'cost_usd'),
     },
     error: nullableTextColumn(row, 'error'),
   };
@@ -293,7 +295,8 @@ async function recordUnits(
           latency_ms: prediction.latencyMs,
           input_tokens: prediction.usage.inputTokens,
           output_tokens: prediction.usage.outputTokens,
-          cost_usd: prediction.usage.costUsd ?? 0,
+          // Absent: a local simulator's, free; null: not known (json_to_recordset keeps it NULL).
+          cost_usd: prediction.usage.costUsd === undefined ? 0 : prediction.usage.costUsd,
           error: prediction.error,
         }),
       );
@@ -303,13 +306,16 @@ async function recordUnits(
     let inputTokens = 0;
     let outputTokens = 0;
     let costUsd = 0;
+    let unpriced = 0;
     for (const payload of predictions.flush()) {
       for (const row of await tx.query(INSERT_PREDICTIONS, [runId, payload])) {
         inserted.add(unitKey(textColumn(row, 'item_id'), textColumn(row, 'sim')));
         if (row['failed'] === true) failed++;
         inputTokens += intColumn(row, 'input_tokens');
         outputTokens += intColumn(row, 'output_tokens');
-        costUsd += nullableNumberColumn(row, 'cost_usd') ?? 0;
+        const cost = nullableNumberColumn(row, 'cost_usd');
+        if (cost === null) unpriced++;
+        else costUsd += cost;
       }
     }
     if (inserted.size === 0) return { recorded: 0, failed: 0 };
@@ -339,9 +345,10 @@ async function recordUnits(
     await tx.query(
       `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
          input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
-         cost_usd = cost_usd + $6::float8, scores_version = scores_version + 1
+         cost_usd = cost_usd + $6::float8, unpriced_units = unpriced_units + $7::int,
+         scores_version = scores_version + 1
        WHERE id = $1::bigint`,
-      [runId, inserted.size - failed, failed, inputTokens, outputTokens, costUsd],
+      [runId, inserted.size - failed, failed, inputTokens, outputTokens, costUsd, unpriced],
     );
     // In the same transaction and conditional on the status, so that of two workers
     // recording the last units exactly one finishes the run.

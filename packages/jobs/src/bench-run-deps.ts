@@ -23,8 +23,11 @@ export interface BenchRunDeps {
     predicted: Observation,
     run: BenchRun,
   ): ItemScore[] | Promise<ItemScore[]>;
-  /** Dollars for one prediction's usage (from the endpoint's prices); default 0. */
-  costOf?(sim: SimSpec, usage: Usage): number;
+  /**
+   * Dollars for one prediction's usage (from the endpoint's prices), null when not known (no
+   * price, or no usage reported); without it every prediction costs 0.
+   */
+  costOf?(sim: SimSpec, usage: Usage): number | null;
   /** Options for every predict call (temperature, token budget); the signal is set per item. */
   predictOptions?: Omit<PredictOptions, 'signal' | 'onToken'>;
   /**

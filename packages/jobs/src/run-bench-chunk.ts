@@ -310,7 +310,7 @@ async function predictAndScore(
     usage: {
       inputTokens: predicted.usage.inputTokens,
       outputTokens: predicted.usage.outputTokens,
-      costUsd: deps.costOf?.(sim, predicted.usage) ?? 0,
+      costUsd: deps.costOf === undefined ? 0 : deps.costOf(sim, predicted.usage),
     },
     error: null,
   };

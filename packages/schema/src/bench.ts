@@ -134,8 +134,12 @@ export type BenchRunStatus = z.infer<typeof BenchRunStatus>;
 export const RunUsage = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
-  /** Dollars, from the per-token prices configured for the endpoint; 0 for local simulators. */
-  costUsd: z.number().nonnegative(),
+  /**
+   * Dollars, from the per-token prices configured for each endpoint (TERRARIUM_PRICING); 0 for
+   * local simulators. Null when it is not known: some unit's `openai:` simulator has no price
+   * configured or reported no token usage.
+   */
+  costUsd: z.number().nonnegative().nullable(),
 });
 export type RunUsage = z.infer<typeof RunUsage>;
 
@@ -216,8 +220,11 @@ export const RunPrediction = z.object({
   usage: z.object({
     inputTokens: z.number().int().nonnegative(),
     outputTokens: z.number().int().nonnegative(),
-    /** Dollars for this prediction (added to the run's `usage.costUsd`); absent means 0. */
-    costUsd: z.number().nonnegative().optional(),
+    /**
+     * Dollars for this prediction (added to the run's `usage.costUsd`); absent means 0 (a local
+     * simulator), null not known (an endpoint with no price configured, or no usage reported).
+     */
+    costUsd: z.number().nonnegative().nullable().optional(),
   }),
   /** Set when the simulator failed on this item; such items count as failed, not as zero. */
   error: z.string().nullable(),

@@ -10,8 +10,12 @@ export const RecordedChat = z.object({
   temperature: z.number().optional(),
   max_tokens: z.number().optional(),
   stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
 });
 export type RecordedChat = z.infer<typeof RecordedChat>;
+
+/** What every answer reports it used. */
+const USAGE = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
 
 export const WORLD_MODEL_REPLY =
   '<think>recalling the user</think>\n<predicted_observation>\n{"simulated": true}\n</predicted_observation>';
@@ -73,16 +77,20 @@ export async function startRecordingEndpoint(
     });
   });
   function answer(body: RecordedChat, response: ServerResponse): void {
-    const content = body.model === 'wm' ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
+    const content = body.model.startsWith('wm') ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
     if (body.stream === true) {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };
       response.write(
         `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { content } }] })}\n\n`,
       );
-      response.end(
-        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+      response.write(
+        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
       );
+      // As vLLM answers `stream_options.include_usage`: a last chunk with no choices.
+      if (body.stream_options?.include_usage === true)
+        response.write(`data: ${JSON.stringify({ ...chunk, choices: [], usage: USAGE })}\n\n`);
+      response.end('data: [DONE]\n\n');
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -92,7 +100,7 @@ export async function startRecordingEndpoint(
         object: 'chat.completion',
         model: body.model,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        usage: USAGE,
       }),
     );
   }

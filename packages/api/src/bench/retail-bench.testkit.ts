@@ -2,6 +2,7 @@
 // queue, and a bench built from them, as the bench services' tests start from.
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
+import type { Pricing } from '@terrarium/worlds';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { TAU2_RETAIL } from '../testing/sample-files';
@@ -22,6 +23,8 @@ export async function openRetailBench(options: {
   bench: string;
   concurrency: number;
   maxItemsPerTask?: number;
+  /** Prices by simulator spec, as TERRARIUM_PRICING gives them to a server. */
+  pricing?: ReadonlyMap<string, Pricing>;
 }): Promise<RetailBench> {
   const store = await openMemoryStore();
   const files = (await collectDataFiles([TAU2_RETAIL])).map(readDataFile);
@@ -29,6 +32,7 @@ export async function openRetailBench(options: {
   const workers = await startBenchWorkers(store, {
     concurrency: options.concurrency,
     queue: { schema: 'pgboss' },
+    ...(options.pricing === undefined ? {} : { pricing: options.pricing }),
   });
   const ctx: ApiContext = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
   await buildBenchFromDatasets(ctx, {

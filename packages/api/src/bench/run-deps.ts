@@ -128,7 +128,12 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     return simulators;
   }
   return {
-    costOf: (sim, usage) => costOf(pricing.get(sim), usage) ?? 0,
+    // Local simulators are free. An endpoint's cost needs its price and its usage; a reply that
+    // counted no prompt tokens reported none (the OpenAI client fills in zeros for a missing one).
+    costOf: (sim, usage) =>
+      sim.startsWith('openai:')
+        ? costOf(pricing.get(sim), usage.inputTokens > 0 ? usage : null)
+        : 0,
     async simulatorFor(run, sim, item) {
       return (await simulatorsFor(run)).simulatorFor(sim, item);
     },

@@ -62,9 +62,16 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
   }
 
   beforeAll(async () => {
-    ({ store, ctx, close } = await openRetailBench({ bench: 'life', concurrency: 1 }));
     // Answers 40 predictions, then holds the rest: the run is canceled part-way, for certain.
     endpoint = await startRecordingEndpoint({ holdAfter: 40 });
+    // One model of the endpoint has a price ($2 and $1 per token, in and out), the other none.
+    const pricing = new Map([
+      [
+        `openai:${endpoint.url}#wm-priced`,
+        { inputPerMillion: 2_000_000, outputPerMillion: 1_000_000 },
+      ],
+    ]);
+    ({ store, ctx, close } = await openRetailBench({ bench: 'life', concurrency: 1, pricing }));
   }, 180_000);
   afterAll(async () => {
     await endpoint?.close();
@@ -100,6 +107,36 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
     expect(overall(resumedBoard.cells).find((cell) => cell.metric === 'content')?.n).toBe(
       RETAIL_ITEMS,
     );
+  }, 180_000);
+
+  it('gives a run of an unpriced endpoint no cost, not $0.00, and a priced one its dollars', async () => {
+    const run = await untilEnd(
+      (
+        await startRun(ctx, {
+          ...input(endpoint.url),
+          sims: [`openai:${endpoint.url}#wm`, `openai:${endpoint.url}#wm-priced`],
+        })
+      ).id,
+    );
+    // The endpoint reports 1 prompt and 1 completion token a request.
+    expect(run).toMatchObject({ status: 'done', done: 2 * RETAIL_ITEMS, failed: 0 });
+    expect(run.usage).toEqual({
+      inputTokens: 2 * RETAIL_ITEMS,
+      outputTokens: 2 * RETAIL_ITEMS,
+      costUsd: null,
+    });
+    const predictions = await store.listPredictions(run.id, { offset: 0, limit: 1000 });
+    const costs = new Map<string, Set<number | null | undefined>>();
+    const expected = new Map<string, Set<number | null | undefined>>([
+      [`openai:${endpoint.url}#wm`, new Set([null])],
+      [`openai:${endpoint.url}#wm-priced`, new Set([3])],
+    ]);
+    for (const prediction of predictions.rows) {
+      const seen = costs.get(prediction.sim) ?? new Set();
+      seen.add(prediction.usage.costUsd);
+      costs.set(prediction.sim, seen);
+    }
+    expect(costs).toEqual(expected);
   }, 180_000);
 
   it('refuses to resume a run that is not canceled', async () => {

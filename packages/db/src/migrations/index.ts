@@ -13,6 +13,7 @@ import { importJobs } from './014-import-jobs';
 import { stepPages } from './015-step-pages';
 import { benchSplitTasks } from './016-bench-split-tasks';
 import { benchContexts } from './017-bench-contexts';
+import { unpricedUnits } from './018-unpriced-units';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   stepPages,
   benchSplitTasks,
   benchContexts,
+  unpricedUnits,
 ];

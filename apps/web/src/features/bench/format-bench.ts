@@ -46,17 +46,18 @@ export function formatUsd(value: number): string {
 }
 
 /**
- * The run's dollars, or why there are none: tokens with no cost mean no price was set for the
- * endpoint (TERRARIUM_PRICING), not that the tokens were free; an endpoint (simulator or judge)
- * that reported no tokens at all leaves its cost unknown. Only a run of local simulators costs a
- * true $0.00.
+ * The run's dollars, or why there are none. The store knows when a simulator's cost is unknown
+ * (`costUsd` null): an endpoint with no price set (TERRARIUM_PRICING) or one that reported no
+ * tokens. A judge's tokens are not counted in the run's usage, so a judged run that counted none
+ * is not said to be free either. Only a run of local simulators costs a true $0.00.
  */
 export function costText(run: Pick<BenchRun, 'usage' | 'sims' | 'judge'>): string {
   const { usage } = run;
+  const tokens = usage.inputTokens + usage.outputTokens;
+  if (usage.costUsd === null)
+    return tokens > 0 ? 'cost not priced' : 'cost unknown (no token usage reported)';
   if (usage.costUsd > 0) return formatUsd(usage.costUsd);
-  if (usage.inputTokens + usage.outputTokens > 0) return 'cost not priced';
-  const endpoint = run.judge !== null || run.sims.some((sim) => sim.startsWith('openai:'));
-  return endpoint ? 'cost unknown (no token usage reported)' : formatUsd(0);
+  return run.judge !== null ? 'cost unknown (no token usage reported)' : formatUsd(0);
 }
 
 /** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */
