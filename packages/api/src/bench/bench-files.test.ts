@@ -58,6 +58,7 @@ describe('bench files on tau2 retail', () => {
       'response',
       'system_str',
       'task',
+      'task_text',
       'total_turns',
       'turn_idx',
     ]);
@@ -85,6 +86,10 @@ describe('bench files on tau2 retail', () => {
     });
     const copy = await allBenchItems(store, { benchId: (await requireBench(store, 'copy')).id });
     expect(copy.map((item) => item.id)).toEqual(original.map((item) => item.id));
+    // The task text comes back: retrieval leaves an item's own task out by it.
+    expect(copy.map((item) => item.context.task)).toEqual(
+      original.map((item) => item.context.task),
+    );
     expect(copy.every((item) => item.origin.dataset === null)).toBe(true);
     const again = await collect(agentWorldBenchLines(store, 'copy'));
     expect(again.map(withoutTask)).toEqual(exported.map(withoutTask));

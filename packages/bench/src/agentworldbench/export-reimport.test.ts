@@ -49,6 +49,10 @@ describe('a bench exported as AgentWorldBench JSONL, read back by the importer',
     expect(imported.map((trajectory) => trajectory.externalId)).toEqual(
       items.map((item) => item.id),
     );
+    // With the task text each row carries (Terrarium's own key; official files have none).
+    expect(imported.map((trajectory) => trajectory.task)).toEqual(
+      items.map((item) => item.context.task),
+    );
   });
 
   it("gives each row's evaluated step the item's real observation, after its history, markers off", () => {

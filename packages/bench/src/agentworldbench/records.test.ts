@@ -30,11 +30,15 @@ const { items: built } = buildBench({
 const lines = agentWorldBenchExportLines(built);
 
 describe('AgentWorldBench export', () => {
-  it('writes every row with exactly the AgentWorldBench keys, in order', () => {
+  it('writes every row with exactly the AgentWorldBench keys, in order, then its task text', () => {
     expect(built).toHaveLength(385);
     for (const line of lines) {
-      expect(Object.keys(JSON.parse(line))).toEqual([...AGENTWORLDBENCH_KEYS]);
+      expect(Object.keys(JSON.parse(line))).toEqual([...AGENTWORLDBENCH_KEYS, 'task_text']);
     }
+    // Every item of these sources has a task text, and the row carries it whole.
+    expect(lines.map((line) => Reflect.get(JSON.parse(line), 'task_text'))).toEqual(
+      built.map((item) => item.context.task),
+    );
   });
 
   it('writes the documented shape: full lists, current_prompt = prompt[turn_idx-1], markers', () => {

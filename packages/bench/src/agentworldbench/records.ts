@@ -40,6 +40,13 @@ export const AgentWorldBenchRecord = z.object({
   system_str: z.string().nullable(),
   turn_idx: z.number().int().positive(),
   total_turns: z.number().int().positive(),
+  /**
+   * Terrarium's own key, last and only when the item has a task text: the official files have no
+   * place for it, and the official script reads only the keys above. Without it a bench imported
+   * back would lose what retrieval leaves out (the item's own task, so sibling trials of it are
+   * not copied) and ranks by, and score differently under the same content hash.
+   */
+  task_text: z.string().optional(),
 });
 export type AgentWorldBenchRecord = z.infer<typeof AgentWorldBenchRecord>;
 
@@ -69,6 +76,7 @@ const OfficialRow = z.object({
   system_str: z.string().nullish(),
   turn_idx: z.number().int().default(1),
   total_turns: z.number().int().positive().nullish(),
+  task_text: z.string().nullish(),
 });
 
 export interface AgentWorldBenchError {
@@ -219,7 +227,7 @@ export function parseAgentWorldBenchLine(
       row.response.length,
       history.length + 1,
     ),
-    context: { task: null, systemPrompt: protocol.systemPrompt, tools: [] },
+    context: { task: row.task_text ?? null, systemPrompt: protocol.systemPrompt, tools: [] },
     history,
     action: commandOf(action, domain),
     real: observationOf(real, domain),
@@ -357,6 +365,7 @@ export function toAgentWorldBenchRecord(
     system_str: simulatorSystemPrompt(item),
     turn_idx: own.length,
     total_turns: Math.max(item.totalTurns, full.length),
+    ...(item.context.task === null ? {} : { task_text: item.context.task }),
   };
 }
 

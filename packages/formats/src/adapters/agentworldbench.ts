@@ -130,7 +130,8 @@ export const agentWorldBenchAdapter: FormatAdapter = {
           sourceFormat: 'agentworldbench',
           sourceBenchmark: `agentworldbench/${benchmark}`,
           domain,
-          task: null,
+          // Terrarium's exports add the task text (`task_text`); official files have none.
+          task: optionalString(sample.task_text, 'task_text'),
           systemPrompt: optionalString(sample.system_str, 'system_str'),
           tools: null,
           agentModel: optionalString(sample.model, 'model'),
