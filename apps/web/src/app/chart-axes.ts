@@ -20,3 +20,16 @@ export function yAxisTitle(title: string, side: 'left' | 'right' = 'left') {
     style: { textAnchor: 'middle' },
   } as const;
 }
+
+/**
+ * Tick labels of a category axis (score bins, token ranges, criteria): every one drawn, slanted so
+ * that neighbours do not run into each other on a narrow panel. Recharts' default drops labels it
+ * thinks would overlap, which left bins such as "0-10" or "512-1,023" unnamed under their bars.
+ */
+export const CATEGORY_TICKS = {
+  interval: 0,
+  angle: -35,
+  textAnchor: 'end',
+  height: 52,
+  tick: { fontSize: 11 },
+} as const;

@@ -28,7 +28,7 @@ import {
   type CostAxis,
   type LineChartSpec,
 } from './chart-data';
-import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
+import { CATEGORY_TICKS, CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { formatScore100 } from '../../app/format';
 
 const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
@@ -93,7 +93,7 @@ export function ScoreCharts({
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
           <BarChart data={histogram} margin={CHART_MARGIN}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="bin" label={xAxisTitle(HISTOGRAM_AXES.x.title)} />
+            <XAxis dataKey="bin" {...CATEGORY_TICKS} label={xAxisTitle(HISTOGRAM_AXES.x.title)} />
             <YAxis allowDecimals={false} label={yAxisTitle(HISTOGRAM_AXES.y.title)} />
             <Tooltip />
             <Legend verticalAlign="top" />
@@ -224,7 +224,7 @@ function ScoreLineChart({
         <LineChart data={data} margin={CHART_MARGIN}>
           <CartesianGrid strokeDasharray="3 3" />
           {x.categories ? (
-            <XAxis dataKey="x" type="category" label={xAxisTitle(x.x.title)} />
+            <XAxis dataKey="x" type="category" {...CATEGORY_TICKS} label={xAxisTitle(x.x.title)} />
           ) : (
             <XAxis
               dataKey="x"

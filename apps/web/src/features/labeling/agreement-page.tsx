@@ -12,6 +12,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { CATEGORY_TICKS, CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
@@ -38,10 +39,13 @@ const GREEK = /([\u0370-\u03ff]+)/;
 
 function StatChart({
   title,
+  statistic,
   bars,
   testId,
 }: {
   title: string;
+  /** The y axis's title: the statistic the bars show. */
+  statistic: string;
   bars: AgreementBar[];
   testId: string;
 }) {
@@ -66,10 +70,10 @@ function StatChart({
           <p className="muted">Not enough paired labels yet.</p>
         ) : (
           <ResponsiveContainer width="100%" height={220}>
-            <BarChart data={bars}>
+            <BarChart data={bars} margin={CHART_MARGIN}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="criterion" />
-              <YAxis domain={[-1, 1]} />
+              <XAxis dataKey="criterion" {...CATEGORY_TICKS} label={xAxisTitle('criterion')} />
+              <YAxis domain={[-1, 1]} label={yAxisTitle(`${statistic} (−1 to 1)`)} />
               <Tooltip formatter={formatChartValue} />
               <Bar dataKey="value" fill="#2458b3" isAnimationActive={false}>
                 <ErrorBar dataKey="error" width={6} stroke="#111" />
@@ -167,6 +171,7 @@ function Versus({
         <>
           <StatChart
             title={`${title}: Spearman ρ per criterion (95% bootstrap)`}
+            statistic="Spearman ρ"
             bars={spearmanBars(comparisons)}
             testId={title.toLowerCase().replaceAll(' ', '-')}
           />
@@ -302,6 +307,7 @@ export function AgreementPage({ queueId }: { queueId: string }) {
           )}
           <StatChart
             title="Between labelers: Krippendorff's α (ordinal) per criterion, 95% bootstrap"
+            statistic="Krippendorff's α"
             bars={alphaBars(data)}
             testId="alpha"
           />
