@@ -293,20 +293,30 @@ export class SqlImportBatch implements ImportBatch {
     }
   }
 
-  async countRepeated(): Promise<number> {
+  async dropRepeated(): Promise<{ trajectories: number; transitions: number }> {
     this.assertOpen();
-    // Deflating is deterministic, so equal records have equal bytes; older rows kept JSON.
+    // Deflating is deterministic, so equal records have equal bytes; older rows kept JSON. Steps
+    // and pages go with their trajectory (ON DELETE CASCADE).
     const [row] = await this.context.executor.query(
-      `SELECT count(*)::int AS repeated FROM trajectories t
-       WHERE t.batch_id = $1::bigint AND EXISTS (
-         SELECT 1 FROM trajectories o JOIN import_batches b ON b.id = o.batch_id
-         WHERE o.dataset_id = t.dataset_id AND o.batch_id <> t.batch_id AND b.status = 'complete'
-           AND o.external_id = t.external_id AND o.source_format = t.source_format
-           AND (o.source_record_deflated = t.source_record_deflated
-             OR o.source_record::text = t.source_record::text))`,
+      `WITH dropped AS (
+         DELETE FROM trajectories t
+         WHERE t.batch_id = $1::bigint AND EXISTS (
+           SELECT 1 FROM trajectories o JOIN import_batches b ON b.id = o.batch_id
+           WHERE o.dataset_id = t.dataset_id AND o.batch_id <> t.batch_id AND b.status = 'complete'
+             AND o.external_id = t.external_id AND o.source_format = t.source_format
+             AND (o.source_record_deflated = t.source_record_deflated
+               OR o.source_record::text = t.source_record::text))
+         RETURNING t.transition_count)
+       SELECT count(*)::int AS trajectories, coalesce(sum(transition_count), 0)::int AS transitions
+       FROM dropped`,
       [this.batchId],
     );
-    return row === undefined ? 0 : intColumn(row, 'repeated');
+    return row === undefined
+      ? { trajectories: 0, transitions: 0 }
+      : {
+          trajectories: intColumn(row, 'trajectories'),
+          transitions: intColumn(row, 'transitions'),
+        };
   }
 
   async commit(): Promise<void> {

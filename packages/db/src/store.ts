@@ -60,10 +60,11 @@ export interface ImportBatch {
    */
   addGroup(group: ImportGroup): Promise<void>;
   /**
-   * How many of the batch's trajectories its dataset already holds byte for byte from an earlier
-   * import (the same id and source record): a file imported twice, which would be stored twice.
+   * Takes out of the batch the trajectories its dataset already holds byte for byte from an
+   * earlier import (the same id, format and source record: a file imported twice), and says how
+   * many, with their transitions. Stored twice, each would be its own twin for retrieval.
    */
-  countRepeated(): Promise<number>;
+  dropRepeated(): Promise<{ trajectories: number; transitions: number }>;
   commit(): Promise<void>;
   abort(): Promise<void>;
   /**

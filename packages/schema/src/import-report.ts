@@ -38,12 +38,20 @@ export const ImportReport = z.object({
   errors: z.array(ImportError),
   /** Files recognized and read that yield no transitions, with the reason. Absent when none. */
   warnings: z.array(ImportWarning).optional(),
+  /**
+   * Trajectories read that the dataset already held byte for byte (the file was imported before):
+   * not stored again, and not counted in `trajectories`. Absent when none.
+   */
+  alreadyStored: z.number().int().positive().optional(),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
 
-/** Exit codes of `terrarium import`: everything in, some quarantined, nothing in. */
+/**
+ * Exit codes of `terrarium import`: everything in, some quarantined, nothing in. A file whose
+ * trajectories were all in the dataset already is in: importing it again is not a failure.
+ */
 export function importExitCode(report: ImportReport): 0 | 1 | 2 {
-  if (report.trajectories === 0) return 1;
+  if (report.trajectories + (report.alreadyStored ?? 0) === 0) return 1;
   return report.quarantined > 0 || report.errors.length > 0 ? 2 : 0;
 }
 

@@ -236,7 +236,12 @@ export function mergeReports(dataset: string, reports: ImportReport[]): ImportRe
     quarantined: reports.reduce((sum, report) => sum + report.quarantined, 0),
     errors: reports.flatMap((report) => report.errors),
     ...withWarnings(reports.flatMap((report) => report.warnings ?? [])),
+    ...withAlreadyStored(reports.reduce((sum, report) => sum + (report.alreadyStored ?? 0), 0)),
   };
+}
+
+function withAlreadyStored(count: number): Pick<ImportReport, 'alreadyStored'> {
+  return count === 0 ? {} : { alreadyStored: count };
 }
 
 function withWarnings(warnings: ImportWarning[]): Pick<ImportReport, 'warnings'> {
@@ -294,6 +299,7 @@ export function toJsonOutput(report: ImportReport) {
           : error.reason,
     })),
     ...withWarnings(report.warnings ?? []),
+    ...withAlreadyStored(report.alreadyStored ?? 0),
   };
 }
 
@@ -310,7 +316,13 @@ function printSummary(report: ImportReport, target: DataTarget): void {
       `${report.quarantined} bad ${report.quarantined === 1 ? 'record' : 'records'} quarantined.`,
     );
   }
-  if (report.trajectories === 0) lines.push('Nothing was imported.');
+  if (report.trajectories === 0) {
+    lines.push(
+      report.alreadyStored === undefined
+        ? 'Nothing was imported.'
+        : `Nothing new: all ${report.alreadyStored} were in the dataset already.`,
+    );
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   for (const error of report.errors.slice(0, ERRORS_SHOWN)) {
     const place =

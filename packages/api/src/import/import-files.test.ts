@@ -59,26 +59,52 @@ describe('importFiles', () => {
     },
   );
 
-  it('warns when a file is imported again into the same dataset, and only then', SLOW, async () => {
-    const first = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
-    expect(first.warnings).toBeUndefined();
-    // Another file into the same dataset repeats nothing.
-    const other = await importFiles(store, await realFiles(TAU2_TELECOM), { dataset: 'twice' });
-    expect(other.warnings).toBeUndefined();
-    const again = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
-    expect(again).toMatchObject({ trajectories: 20, errors: [] });
-    expect(again.warnings).toEqual([
-      {
-        file: '*',
-        reason:
-          '20 of these 20 trajectories were already in twice, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page, or: terrarium datasets delete NAME --yes) and import the file once.',
-      },
-    ]);
-    expect(importExitCode(again)).toBe(0);
-    // Into another dataset it is no repeat.
-    const elsewhere = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'once' });
-    expect(elsewhere.warnings).toBeUndefined();
-  });
+  it(
+    'stores a file imported again into the same dataset only once, and says so',
+    SLOW,
+    async () => {
+      const first = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
+      expect(first.warnings).toBeUndefined();
+      expect(first.alreadyStored).toBeUndefined();
+      // Another file into the same dataset repeats nothing.
+      const other = await importFiles(store, await realFiles(TAU2_TELECOM), { dataset: 'twice' });
+      expect(other.warnings).toBeUndefined();
+      const stored = await datasetNamed('twice');
+      const again = await importFiles(store, await realFiles(TAU2_AIRLINE), { dataset: 'twice' });
+      expect(again).toMatchObject({
+        trajectories: 0,
+        transitions: 0,
+        alreadyStored: 20,
+        errors: [],
+      });
+      expect(again.warnings).toEqual([
+        {
+          file: '*',
+          reason:
+            'All 20 of these 20 trajectories were already in twice, byte for byte (the same file imported before?), and were not stored again: twice, each would be its own twin for retrieval.',
+        },
+      ]);
+      // Nothing new, and nothing failed: the file is in the dataset.
+      expect(importExitCode(again)).toBe(0);
+      expect(await datasetNamed('twice')).toEqual(stored);
+      // With a new file beside it, the new one is stored and the repeated one is not.
+      const mixed = await importFiles(store, await realFiles(TAU2_AIRLINE, TAU2_RETAIL), {
+        dataset: 'twice',
+      });
+      expect(mixed).toMatchObject({ trajectories: 40, transitions: 299, alreadyStored: 20 });
+      expect(importExitCode(mixed)).toBe(0);
+      expect(await datasetNamed('twice')).toMatchObject({
+        trajectories: (stored?.trajectories ?? 0) + 40,
+        transitions: (stored?.transitions ?? 0) + 299,
+      });
+      // Into another dataset it is no repeat.
+      const elsewhere = await importFiles(store, await realFiles(TAU2_AIRLINE), {
+        dataset: 'once',
+      });
+      expect(elsewhere).toMatchObject({ trajectories: 20 });
+      expect(elsewhere.warnings).toBeUndefined();
+    },
+  );
 
   it('writes files whose trajectories fill more than one insert group', SLOW, async () => {
     // 9.8 MB of trajectories: several of the 2 MB insert groups.
@@ -174,7 +200,7 @@ describe('importFiles', () => {
             },
             addTrajectories: (trajectories) => batch.addTrajectories(trajectories),
             addQuarantined: (records) => batch.addQuarantined(records),
-            countRepeated: () => batch.countRepeated(),
+            dropRepeated: () => batch.dropRepeated(),
             commit: () => batch.commit(),
             abandon: () => batch.abandon(),
             abort: () => {

@@ -121,9 +121,9 @@ export async function runImportJob(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.onStored === undefined ? {} : { onStored: options.onStored }),
     });
-    const repeated = final.report.trajectories > 0 ? await batch.countRepeated() : 0;
-    const report = reportOf(job.dataset, final, repeated);
-    if (final.report.trajectories > 0) await batch.commit();
+    const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : undefined;
+    const report = reportOf(job.dataset, final, skipped);
+    if (report.trajectories > 0) await batch.commit();
     else await batch.abort();
     await store.finishImportJob(jobId, 'done', { report }, ['running']);
     await deleteOwnedFiles(job);

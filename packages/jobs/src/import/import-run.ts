@@ -66,21 +66,30 @@ export async function runImport(
   }
 }
 
+/** Trajectories of an import its dataset already held byte for byte, taken out of it. */
+export interface SkippedRepeats {
+  trajectories: number;
+  transitions: number;
+}
+
+const NONE_SKIPPED: SkippedRepeats = { trajectories: 0, transitions: 0 };
+
 /**
- * The report an import's final state stands for; `repeated` trajectories were in the dataset
- * already, byte for byte (`ImportBatch.countRepeated`), and are said as a warning.
+ * The report an import's final state stands for: what it stored. Trajectories the dataset already
+ * held byte for byte (`ImportBatch.dropRepeated`) are not stored again, and a warning says so.
  */
 export function reportOf(
   dataset: string,
   checkpoint: ImportCheckpoint,
-  repeated = 0,
+  skipped: SkippedRepeats = NONE_SKIPPED,
 ): ImportReport {
   const { report } = checkpoint;
   const warnings = [...report.warnings];
-  if (repeated > 0) {
+  if (skipped.trajectories > 0) {
+    const all = skipped.trajectories === report.trajectories;
     warnings.push({
       file: '*',
-      reason: `${repeated} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?): each is now stored twice, and retrieval will find its own twin. If that was not meant, delete the dataset (Datasets page, or: terrarium datasets delete NAME --yes) and import the file once.`,
+      reason: `${all ? 'All ' : ''}${skipped.trajectories} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?), and were not stored again: twice, each would be its own twin for retrieval.`,
     });
   }
   const errors = [...report.errors];
@@ -96,11 +105,12 @@ export function reportOf(
   return {
     dataset,
     format: report.formats.length > 1 ? 'mixed' : (only ?? null),
-    trajectories: report.trajectories,
-    transitions: report.transitions,
+    trajectories: report.trajectories - skipped.trajectories,
+    transitions: report.transitions - skipped.transitions,
     quarantined: report.quarantined,
     errors,
     ...(warnings.length === 0 ? {} : { warnings }),
+    ...(skipped.trajectories === 0 ? {} : { alreadyStored: skipped.trajectories }),
   };
 }
 
@@ -119,10 +129,11 @@ export async function importFiles(
   const batch = await store.beginImport(options.dataset);
   try {
     const final = await runImport(batch, files, options);
-    const repeated = final.report.trajectories > 0 ? await batch.countRepeated() : 0;
-    if (final.report.trajectories > 0) await batch.commit();
+    const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : NONE_SKIPPED;
+    const report = reportOf(options.dataset, final, skipped);
+    if (report.trajectories > 0) await batch.commit();
     else await batch.abort();
-    return reportOf(options.dataset, final, repeated);
+    return report;
   } catch (error) {
     await batch.abort().catch(() => {
       // The original failure matters more; an uncommitted batch is discarded on next open anyway.

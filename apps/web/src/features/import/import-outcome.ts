@@ -26,6 +26,13 @@ export function importVerdict(report: ImportReport): ImportVerdict {
       : '',
     unreadable > 0 ? `${plural(unreadable, 'file', 'files')} could not be read` : '',
   ].filter((text) => text !== '');
+  if (report.trajectories === 0 && report.alreadyStored !== undefined) {
+    return {
+      tone: problems.length > 0 ? 'partial' : 'done',
+      label: 'already imported',
+      detail: `All ${plural(report.alreadyStored, 'trajectory', 'trajectories')} of this file ${report.alreadyStored === 1 ? 'was' : 'were'} in ${report.dataset} already; nothing was stored again${problems.length > 0 ? `, and ${problems.join(', ')}` : ''}.`,
+    };
+  }
   if (report.trajectories === 0) {
     return {
       tone: 'failed',

@@ -53,6 +53,12 @@ describe('importVerdict', () => {
       label: 'nothing imported',
       detail: 'Nothing could be imported from this file: 1 file could not be read.',
     });
+    // A file imported again: nothing new, and nothing wrong either.
+    expect(importVerdict(report({ alreadyStored: 40 }))).toEqual({
+      tone: 'done',
+      label: 'already imported',
+      detail: 'All 40 trajectories of this file were in runs already; nothing was stored again.',
+    });
   });
 });
 
