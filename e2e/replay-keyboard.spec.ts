@@ -1,5 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { TAU2_RETAIL, datasetIdByName, importThroughApi, trajectoryIdOf } from './support/api';
+import {
+  TAU2_RETAIL,
+  datasetIdByName,
+  importThroughApi,
+  sharedDataPath,
+  trajectoryIdOf,
+} from './support/api';
 import { expectStep } from './support/replay';
 import { expectedSteps, readTau2Simulations } from './support/tau2';
 
@@ -92,4 +98,40 @@ test('stepping through a real trajectory with the keyboard, playing it and jumpi
   // Keys keep working from the jumped-to step.
   await page.keyboard.press('k');
   await expectStep(page, 9, steps);
+});
+
+test('a terminal line longer than the view scrolls sideways to its end', async ({
+  page,
+  request,
+}) => {
+  // A real SWE-agent CTF run: step 4's observation is one line of 1,577 characters (bits, then
+  // the shell's done marker).
+  const file = sharedDataPath('swe-agent/trajectories/demonstrations/ctf/crypto/eps.traj');
+  await importThroughApi(request, file, 'replay-long-line');
+  const datasetId = await datasetIdByName(request, 'replay-long-line');
+  const trajectoryId = await trajectoryIdOf(request, datasetId, 'ctf__crypto__eps.traj');
+  await page.goto(`/datasets/${datasetId}/trajectories/${trajectoryId}?step=4`);
+  const terminal = page.getByTestId('observation').locator('pre.terminal');
+  await expect(terminal).toContainText('///PROCESS-DONE:0:PROCESS-DONE///');
+  // Whether the marker's last character is inside the terminal's visible box, after scrolling it
+  // sideways by `left` pixels (a Range measures the characters, not the element holding them).
+  const markerShownAt = (left: number) =>
+    terminal.evaluate((element, scrollLeft) => {
+      element.scrollLeft = scrollLeft;
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        const at = node.textContent?.indexOf('PROCESS-DONE///') ?? -1;
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at + 'PROCESS-DONE///'.length - 1);
+        range.setEnd(node, at + 'PROCESS-DONE///'.length);
+        const char = range.getBoundingClientRect();
+        const box = element.getBoundingClientRect();
+        return char.left >= box.left && char.right <= box.right;
+      }
+      return null;
+    }, left);
+  expect(await markerShownAt(0)).toBe(false);
+  // Scrolled to its end, the line's last character is on screen (it was clipped, out of reach).
+  expect(await markerShownAt(1_000_000)).toBe(true);
 });
