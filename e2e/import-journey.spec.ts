@@ -144,6 +144,8 @@ test('a folder of SWE-agent runs keeps its run folders, and the list tells the r
   await page.getByTestId('import-folder').setInputFiles(root);
   // The licence and the configs are left out, as the CLI leaves them out of a folder.
   await page.getByRole('button', { name: 'Import 2 files' }).click();
+  // The pick is cleared once sent: another click cannot import it twice.
+  await expect(page.getByRole('button', { name: 'Import files', exact: true })).toBeDisabled();
   const uploads = page.getByTestId('upload');
   await expect(uploads).toHaveCount(2);
   for (const run of runs) {

@@ -47,6 +47,20 @@ export const ImportReport = z.object({
 export type ImportReport = z.infer<typeof ImportReport>;
 
 /**
+ * What an import says of the trajectories it did not store because the dataset held them already,
+ * in one sentence for the whole import (the CLI and the Import page print it); null when none.
+ */
+export function alreadyStoredNote(report: ImportReport): string | null {
+  const count = report.alreadyStored;
+  if (count === undefined) return null;
+  const subject =
+    report.trajectories === 0
+      ? `All ${count} trajectories read`
+      : `${count} of the trajectories read`;
+  return `${count === 1 && report.trajectories === 0 ? 'The 1 trajectory read' : subject} ${count === 1 ? 'was' : 'were'} in ${report.dataset} already, byte for byte (imported before?), and ${count === 1 ? 'was' : 'were'} not stored again.`;
+}
+
+/**
  * Exit codes of `terrarium import`: everything in, some quarantined, nothing in. A file whose
  * trajectories were all in the dataset already is in: importing it again is not a failure.
  */

@@ -4,6 +4,7 @@ import { collectDataFiles, type DataFile } from '@terrarium/api';
 import type { ImportJobRecord, Store } from '@terrarium/db';
 import { runImportJob } from '@terrarium/jobs';
 import {
+  alreadyStoredNote,
   importExitCode,
   SOURCE_FORMATS,
   SourceFormat,
@@ -316,13 +317,9 @@ function printSummary(report: ImportReport, target: DataTarget): void {
       `${report.quarantined} bad ${report.quarantined === 1 ? 'record' : 'records'} quarantined.`,
     );
   }
-  if (report.trajectories === 0) {
-    lines.push(
-      report.alreadyStored === undefined
-        ? 'Nothing was imported.'
-        : `Nothing new: all ${report.alreadyStored} were in the dataset already.`,
-    );
-  }
+  const repeated = alreadyStoredNote(report);
+  if (repeated !== null) lines.push(repeated);
+  else if (report.trajectories === 0) lines.push('Nothing was imported.');
   process.stdout.write(`${lines.join('\n')}\n`);
   for (const error of report.errors.slice(0, ERRORS_SHOWN)) {
     const place =

@@ -76,7 +76,8 @@ const NONE_SKIPPED: SkippedRepeats = { trajectories: 0, transitions: 0 };
 
 /**
  * The report an import's final state stands for: what it stored. Trajectories the dataset already
- * held byte for byte (`ImportBatch.dropRepeated`) are not stored again, and a warning says so.
+ * held byte for byte (`ImportBatch.dropRepeated`) are not stored again; `alreadyStored` counts them
+ * (`alreadyStoredNote` says it).
  */
 export function reportOf(
   dataset: string,
@@ -85,13 +86,6 @@ export function reportOf(
 ): ImportReport {
   const { report } = checkpoint;
   const warnings = [...report.warnings];
-  if (skipped.trajectories > 0) {
-    const all = skipped.trajectories === report.trajectories;
-    warnings.push({
-      file: '*',
-      reason: `${all ? 'All ' : ''}${skipped.trajectories} of these ${report.trajectories} trajectories were already in ${dataset}, byte for byte (the same file imported before?), and were not stored again: twice, each would be its own twin for retrieval.`,
-    });
-  }
   const errors = [...report.errors];
   if (report.unlistedErrors > 0) {
     errors.push({

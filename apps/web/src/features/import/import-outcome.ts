@@ -1,4 +1,4 @@
-import type { ImportReport } from '@terrarium/schema';
+import { alreadyStoredNote, type ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 
 /** How an import ended, in the user's words (the CLI's exit codes stay in the CLI). */
@@ -6,7 +6,7 @@ export interface ImportVerdict {
   tone: 'done' | 'partial' | 'failed';
   /** The badge beside the file name. */
   label: string;
-  /** One sentence under it, or null when everything was imported. */
+  /** What to know beyond the badge, or null when everything read was imported. */
   detail: string | null;
 }
 
@@ -26,11 +26,12 @@ export function importVerdict(report: ImportReport): ImportVerdict {
       : '',
     unreadable > 0 ? `${plural(unreadable, 'file', 'files')} could not be read` : '',
   ].filter((text) => text !== '');
-  if (report.trajectories === 0 && report.alreadyStored !== undefined) {
+  const repeated = alreadyStoredNote(report);
+  if (report.trajectories === 0 && repeated !== null) {
     return {
       tone: problems.length > 0 ? 'partial' : 'done',
       label: 'already imported',
-      detail: `All ${plural(report.alreadyStored, 'trajectory', 'trajectories')} of this file ${report.alreadyStored === 1 ? 'was' : 'were'} in ${report.dataset} already; nothing was stored again${problems.length > 0 ? `, and ${problems.join(', ')}` : ''}.`,
+      detail: problems.length > 0 ? `${repeated} Also: ${problems.join(', ')}.` : repeated,
     };
   }
   if (report.trajectories === 0) {
@@ -47,8 +48,8 @@ export function importVerdict(report: ImportReport): ImportVerdict {
     return {
       tone: 'partial',
       label: 'imported with problems',
-      detail: `${plural(report.trajectories, 'trajectory was', 'trajectories were')} imported; ${problems.join(', ')} (listed below).`,
+      detail: `${plural(report.trajectories, 'trajectory was', 'trajectories were')} imported; ${problems.join(', ')} (listed below).${repeated === null ? '' : ` ${repeated}`}`,
     };
   }
-  return { tone: 'done', label: 'imported', detail: null };
+  return { tone: 'done', label: 'imported', detail: repeated };
 }

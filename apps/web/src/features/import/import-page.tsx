@@ -115,6 +115,9 @@ export function ImportPage() {
       outcome: null,
     }));
     setUploads((current) => [...batch, ...current]);
+    // The pick is on its way: a second click must not send it again.
+    setFiles([]);
+    for (const input of [filesInput.current, folderInput.current]) if (input) input.value = '';
     // One upload at a time: the server imports them one after the other anyway.
     for (const upload of batch) {
       const abort = new AbortController();
@@ -252,7 +255,9 @@ export function ImportPage() {
         <button type="submit" className="primary" disabled={files.length === 0 || busy}>
           {busy
             ? 'Uploading…'
-            : `Import ${files.length === 1 ? '1 file' : `${files.length} files`}`}
+            : files.length === 0
+              ? 'Import files'
+              : `Import ${files.length === 1 ? '1 file' : `${files.length} files`}`}
         </button>
       </form>
       {uploads.length > 0 && (

@@ -57,7 +57,8 @@ describe('importVerdict', () => {
     expect(importVerdict(report({ alreadyStored: 40 }))).toEqual({
       tone: 'done',
       label: 'already imported',
-      detail: 'All 40 trajectories of this file were in runs already; nothing was stored again.',
+      detail:
+        'All 40 trajectories read were in runs already, byte for byte (imported before?), and were not stored again.',
     });
   });
 });
