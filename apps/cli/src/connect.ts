@@ -7,7 +7,7 @@ import {
 } from '@terrarium/db';
 import { readTokenFile, tokenFromEnv, TokenError } from '@terrarium/server';
 import { CliError } from './cli-error';
-import { isServingDataDir } from './server-client';
+import { HEALTH_TIMEOUT_MS, serverStatus } from './server-client';
 
 /** Where a command's data lives: a store this process opened, or a running server that owns it. */
 export type DataTarget =
@@ -45,15 +45,28 @@ export async function connect(options: GlobalOptions): Promise<DataTarget> {
 
   const dataDir = dataDirFor(options);
   const server = await readServerInfo(dataDir);
+  let status: Awaited<ReturnType<typeof serverStatus>> | 'no token' = 'no token';
   if (server) {
     const token = await programTokenFor(dataDir);
-    if (token !== null && (await isServingDataDir(server.url, dataDir, token))) {
-      return { kind: 'server', url: server.url, dataDir, token };
+    if (token !== null) {
+      status = await serverStatus(server.url, dataDir, token);
+      if (status === 'serving') return { kind: 'server', url: server.url, dataDir, token };
     }
   }
   try {
     return { kind: 'store', store: await openStore({ dataDir }), dataDir };
   } catch (error) {
+    if (error instanceof DataDirBusyError && server !== null && error.pid === server.pid) {
+      // Its own server holds the folder: say why this command could not go through it.
+      throw new CliError(
+        `the data folder ${dataDir} is held by its Terrarium server at ${server.url} (pid ${server.pid}), ` +
+          (status === 'silent'
+            ? `which did not answer within ${HEALTH_TIMEOUT_MS / 1000} s: it may be busy (a large import, a run's end); try again in a moment`
+            : status === 'no token'
+              ? `and there is no program token to reach it: set TERRARIUM_TOKEN to the token it printed`
+              : `which refused this command's token: set TERRARIUM_TOKEN to the token it printed`),
+      );
+    }
     if (error instanceof DataDirBusyError) {
       throw new CliError(
         `the data folder ${dataDir} is in use by another process (pid ${error.pid}) that is not ` +

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, readServerInfo } from '@terrarium/db';
+import { createServer } from 'node:http';
+import { openStore, readServerInfo, removeServerInfo, writeServerInfo } from '@terrarium/db';
 import { DatasetSummary } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl } from './testing/run-cli';
@@ -175,6 +176,36 @@ describe('terrarium CLI', () => {
     expect(await exitOf(serve)).toBe(0);
     expect(await readServerInfo(dataDir)).toBeNull();
   });
+
+  it(
+    'says when the server that holds the folder does not answer, instead of calling it a stranger',
+    SLOW,
+    async () => {
+      const dataDir = await seededDataDir('cli-silent');
+      // This process plays a server busy past the CLI's wait: it holds the folder, its server-info
+      // file and token say where it listens, and it accepts connections but answers none.
+      const holder = await openStore({ dataDir });
+      const silent = createServer(() => {});
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const address = silent.address();
+      if (address === null || typeof address === 'string') throw new Error('no port');
+      const url = `http://127.0.0.1:${address.port}`;
+      await writeServerInfo(dataDir, { url, pid: process.pid });
+      await writeFile(path.join(dataDir, 'token'), 'a-token-of-thirty-two-characters\n');
+      try {
+        const result = await runCli(['datasets', '--data-dir', dataDir]);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(
+          `the data folder ${dataDir} is held by its Terrarium server at ${url} (pid ${process.pid}), which did not answer within 5 s: it may be busy`,
+        );
+      } finally {
+        silent.closeAllConnections();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+        await removeServerInfo(dataDir);
+        await holder.close();
+      }
+    },
+  );
 
   it('refuses a folder held by another process that is not a server', SLOW, async () => {
     const dataDir = await seededDataDir('cli-held');

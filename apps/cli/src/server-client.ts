@@ -11,27 +11,32 @@ function servedDataDir(health: unknown): string | null {
   return 'dataDir' in health && typeof health.dataDir === 'string' ? health.dataDir : null;
 }
 
+/** How long the CLI waits for a server's health answer before saying it did not answer. */
+export const HEALTH_TIMEOUT_MS = 5000;
+
 /**
- * True when a Terrarium server answers at `url` and serves `dataDir`. Checking the folder guards
- * against a stale server-info file whose port has since gone to another process.
+ * Whether a Terrarium server answers at `url` and serves `dataDir` (`serving`), answers but not
+ * for this folder or this token (`other`: a stale server-info file whose port went to another
+ * process), or gives no answer in time (`silent`: busy, or gone).
  */
-export async function isServingDataDir(
+export async function serverStatus(
   url: string,
   dataDir: string,
   token: string,
-): Promise<boolean> {
+): Promise<'serving' | 'other' | 'silent'> {
+  let response: Response;
   try {
     // The health report names the folder only to an authenticated caller.
-    const response = await fetch(new URL('/api/health', url), {
+    response = await fetch(new URL('/api/health', url), {
       headers: authHeaders(token),
-      signal: AbortSignal.timeout(3000),
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
     });
-    if (!response.ok) return false;
-    const served = servedDataDir(await response.json());
-    return served !== null && path.resolve(served) === path.resolve(dataDir);
   } catch {
-    return false;
+    return 'silent';
   }
+  if (!response.ok) return 'other';
+  const served = servedDataDir(await response.json().catch(() => null));
+  return served !== null && path.resolve(served) === path.resolve(dataDir) ? 'serving' : 'other';
 }
 
 /** `Authorization: Bearer <token>`: how every CLI request proves it comes from this user. */
