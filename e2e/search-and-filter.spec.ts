@@ -28,6 +28,10 @@ test('full-text search and the outcome filter give the counts the real file hold
   await expect(page).toHaveURL(new RegExp(`[?&]q=${TOOL}`));
   await expect(total).toHaveText(`${calling.length} trajectories`);
   await expect(page.getByTestId('trajectory-order')).toHaveText(/^best matches first/);
+  // What search does not read is said where its results are.
+  await expect(page.getByTestId('search-scope')).toContainText(
+    'of a longer one its first 4,096 and last 1,024',
+  );
   const rows = page.getByTestId('trajectory-row');
   await expect(rows).toHaveCount(calling.length);
   const shownNames = await rows.getByTestId('trajectory-name').allTextContents();
@@ -53,6 +57,7 @@ test('full-text search and the outcome filter give the counts the real file hold
   await page.getByRole('searchbox', { name: 'Search trajectories' }).fill('');
   await expect(total).toHaveText(`${successes.length} trajectories`);
   await expect(page.getByTestId('trajectory-order')).toHaveCount(0);
+  await expect(page.getByTestId('search-scope')).toHaveCount(0);
   await page.getByLabel('Outcome').selectOption('failure');
   await expect(total).toHaveText(`${simulations.length - successes.length} trajectories`);
 

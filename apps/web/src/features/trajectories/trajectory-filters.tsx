@@ -22,6 +22,13 @@ function pickOption<T extends string>(options: readonly T[], value: string): T |
 }
 
 /** Search box and filters. Edits are kept locally and applied after a pause in typing. */
+/**
+ * What search reads (migration 001's terrarium_search_excerpt): indexing whole multi-KB outputs
+ * would slow every import, so long texts are indexed by their head and tail.
+ */
+export const SEARCH_SCOPE =
+  'Search reads each action and observation whole up to 5,120 characters, and of a longer one its first 4,096 and last 1,024: words in the middle of a long output are not found.';
+
 export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFiltersProps) {
   const [draft, setDraft] = useState(query);
   // Back/forward or a link can change the query under us: the URL wins.
@@ -49,7 +56,7 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
         className="search-input"
         aria-label="Search trajectories"
         placeholder='Search actions and observations ("a phrase"; -word leaves out)…'
-        title='Words match anywhere. "Quoted words" match as a phrase, so search "ls -F" with quotes: unquoted, -F leaves out trajectories with F.'
+        title={`"Quoted words" match as a phrase, so search "ls -F" with quotes: unquoted, -F leaves out trajectories with F. ${SEARCH_SCOPE}`}
         value={draft.q}
         onChange={(event) => setDraft({ ...draft, q: event.target.value })}
       />

@@ -7,7 +7,7 @@ import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
 import type { ListQuery } from '../../app/url-state';
 import { toTrajectoryFilter } from './list-filter';
-import { TrajectoryFilters } from './trajectory-filters';
+import { SEARCH_SCOPE, TrajectoryFilters } from './trajectory-filters';
 import { TrajectoryTable } from './trajectory-table';
 import { useTrajectoryTotal } from './use-paged-trajectories';
 
@@ -60,6 +60,11 @@ export function TrajectoryListPage({
             {paged.order === 'relevance'
               ? 'best matches first: the search’s terms in the id or task, then the most matching steps'
               : 'in import order: too many match to rank them; narrow the search'}
+          </span>
+        )}
+        {query.q.trim() !== '' && (
+          <span className="muted" data-testid="search-scope">
+            {SEARCH_SCOPE}
           </span>
         )}
       </div>
