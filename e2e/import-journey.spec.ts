@@ -163,5 +163,11 @@ test('a folder of SWE-agent runs keeps its run folders, and the list tells the r
     'marshmallow-code__marshmallow-1867',
     'marshmallow-code__marshmallow-1867',
   ]);
-  for (const run of runs) await expect(rows.filter({ hasText: run })).toHaveCount(1);
+  // Beside each, its run's settings without the instance they repeat.
+  for (const settings of [
+    'replay__function_calling_replace__install-1',
+    'replay__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1',
+  ]) {
+    await expect(rows.filter({ hasText: settings })).toHaveCount(1);
+  }
 });

@@ -66,8 +66,8 @@ describe('trajectory names', () => {
       }),
     ).toEqual({
       name: 'marshmallow-code__marshmallow-1867',
-      detail:
-        'replay__marshmallow-code__marshmallow-1867__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1',
+      // The settings without the instance they repeat: what tells its runs apart.
+      detail: 'replay__xml_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1',
     });
     expect(
       trajectoryName({ externalId: 'ctf__crypto__BabyEncryption.traj', taskId: null, trial: null }),
@@ -79,11 +79,40 @@ describe('trajectory names', () => {
         trial: null,
       }),
     ).toEqual({ name: 'ctf__crypto__BabyEncryption', detail: null });
+    // The demo's flattened copies whose run folder has no settings the patterns know.
+    expect(
+      trajectoryName({
+        externalId:
+          'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1___install_from_source__marshmallow-code__marshmallow-1867.traj',
+        taskId: null,
+        trial: null,
+      }),
+    ).toEqual({
+      name: 'marshmallow-code__marshmallow-1867',
+      detail: 'replay__default__t-0.20__p-0.95__c-2.00__install-1___install_from_source',
+    });
+    expect(
+      trajectoryName({
+        externalId:
+          'replay__marshmallow-code__marshmallow-1867__function_calling_replace_from_source__marshmallow-code__marshmallow-1867.traj',
+        taskId: null,
+        trial: null,
+      }),
+    ).toEqual({
+      name: 'marshmallow-code__marshmallow-1867',
+      detail: 'replay__function_calling_replace_from_source',
+    });
     // SWE-agent's own layout (a folder of ../shared/data/swe-agent, imported as a folder by the
     // CLI or the Import page): two runs of one instance differ only by their run folder.
-    for (const run of [
-      'replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1',
-      'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1',
+    for (const [run, detail] of [
+      [
+        'replay__marshmallow-code__marshmallow-1867__function_calling_replace__install-1',
+        'replay__function_calling_replace__install-1',
+      ],
+      [
+        'replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1',
+        'replay__default__t-0.20__p-0.95__c-2.00__install-1',
+      ],
     ]) {
       expect(
         trajectoryName({
@@ -91,7 +120,7 @@ describe('trajectory names', () => {
           taskId: null,
           trial: null,
         }),
-      ).toEqual({ name: 'marshmallow-code__marshmallow-1867', detail: run });
+      ).toEqual({ name: 'marshmallow-code__marshmallow-1867', detail });
     }
     expect(
       trajectoryName({

@@ -86,11 +86,42 @@ export function trajectoryName(
       detail: `curriculum run ${runId}`,
     };
   }
+  const repeated = repeatedInstance(id);
+  if (repeated !== null) return repeated;
   const run = SWE_AGENT_RUN.exec(id) ?? SWE_AGENT_SETTINGS.exec(id);
   if (run !== null && run[1] !== undefined && run[2] !== undefined) {
-    return { name: run[2], detail: run[1] };
+    return { name: run[2], detail: withoutInstance(run[1], run[2]) };
   }
-  return { name: id, detail: runFolder(row.externalId) };
+  const folder = runFolder(row.externalId);
+  return { name: id, detail: folder === null ? null : withoutInstance(folder, id) };
+}
+
+/**
+ * A flattened SWE-agent path (`<run folder>__<instance>`, as the demo ships them) whose run folder
+ * names the instance too (`replay__marshmallow-code__marshmallow-1867__function_calling__…`): the
+ * longest `__`-separated tail that the rest repeats is the instance. Runs named otherwise (with
+ * `_install_from_source` after `install-1`) defeat the settings patterns, not this.
+ */
+function repeatedInstance(id: string): TrajectoryName | null {
+  const parts = id.split('__');
+  for (let cut = 1; cut < parts.length; cut++) {
+    const instance = parts.slice(cut).join('__');
+    const run = parts.slice(0, cut).join('__');
+    if (run.includes(`__${instance}__`) || run.startsWith(`${instance}__`)) {
+      return { name: instance, detail: withoutInstance(run, instance) };
+    }
+  }
+  return null;
+}
+
+/**
+ * A run's settings without the instance they repeat (`replay__marshmallow-code__marshmallow-1867__
+ * function_calling__install-1` beside the name `marshmallow-code__marshmallow-1867`): what is left
+ * is what tells the runs of one instance apart, short enough to be seen in a list's cell.
+ */
+function withoutInstance(settings: string, instance: string): string {
+  const shorter = settings.replace(`__${instance}`, '').replace(`${instance}__`, '');
+  return shorter === '' ? settings : shorter;
 }
 
 /**

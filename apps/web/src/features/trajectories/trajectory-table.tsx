@@ -45,11 +45,15 @@ function TrajectoryRow({
         navigate(replayRoute(row));
       }}
     >
-      <span role="cell" className="mono cell-id">
-        <Link to={replayRoute(row)} title={row.externalId}>
+      <span role="cell" className="mono cell-id" title={row.externalId}>
+        <Link to={replayRoute(row)}>
           <span data-testid="trajectory-name">{name}</span>
         </Link>
-        {detail !== null && <span className="muted"> {detail}</span>}
+        {detail !== null && (
+          <span className="muted cell-id-detail" data-testid="trajectory-detail">
+            {detail}
+          </span>
+        )}
       </span>
       {datasetNames !== null && (
         <span role="cell" className="cell-ellipsis" data-testid="trajectory-dataset">
