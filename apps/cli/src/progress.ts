@@ -37,5 +37,5 @@ function megabytes(bytes: number): string {
 }
 
 function shorten(name: string): string {
-  return name.length <= 40 ? name : `…${name.slice(-39)}`;
+  return name.length <= 72 ? name : `…${name.slice(-71)}`;
 }

@@ -95,12 +95,18 @@ async function importInto(
     const reports: ImportReport[] = [];
     let trajectoriesSoFar = 0;
     for (const file of files) {
+      let sent = 0;
       const report = await uploadFile(target.url, file, {
         dataset,
         format,
         token: target.token,
-        onBytes: (byteLength) =>
-          progress.advance(byteLength, { file: file.name, trajectories: trajectoriesSoFar }),
+        onBytes: (byteLength) => {
+          sent += byteLength;
+          // The bar counts bytes sent; once a file is all sent, the server is still importing it.
+          const status =
+            sent < file.size ? file.name : `${file.name}: sent, the server imports it…`;
+          progress.advance(byteLength, { file: status, trajectories: trajectoriesSoFar });
+        },
       }).catch((error: unknown) => failedFileReport(dataset, file, error));
       trajectoriesSoFar += report.trajectories;
       reports.push(report);
