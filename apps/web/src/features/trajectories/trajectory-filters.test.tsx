@@ -76,3 +76,40 @@ describe('the step bounds', () => {
     expect(stepBoundsNote(5, 5)).toBeNull();
   });
 });
+
+/** The options a select of the rendered filters offers. */
+function choices(label: string) {
+  return within(screen.getByLabelText(label))
+    .getAllByRole('option')
+    .map((option) => option.textContent);
+}
+
+describe('domain and source', () => {
+  it('offer what the datasets the other one leaves hold', () => {
+    const intercode: Facets = {
+      domains: ['terminal', 'database'],
+      formats: ['intercode'],
+      outcomes: ['success', 'failure'],
+    };
+    render(
+      <TrajectoryFilters
+        query={{ ...EMPTY_LIST_QUERY, domain: 'database' }}
+        datasets={[tau, swe, intercode]}
+        onChange={() => undefined}
+      />,
+    );
+    // Only InterCode holds database trajectories: no tau-bench or SWE-agent source to pick.
+    expect(choices('Source format')).toEqual(['any', 'intercode']);
+    // The domain filter is left by the source filter (any), so it offers every domain held.
+    expect(choices('Domain')).toEqual(['any', 'terminal', 'tool', 'swe', 'database']);
+    cleanup();
+    render(
+      <TrajectoryFilters
+        query={{ ...EMPTY_LIST_QUERY, format: 'swe-agent' }}
+        datasets={[tau, swe, intercode]}
+        onChange={() => undefined}
+      />,
+    );
+    expect(choices('Domain')).toEqual(['any', 'swe']);
+  });
+});

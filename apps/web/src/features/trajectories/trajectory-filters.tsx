@@ -21,7 +21,6 @@ function pickOption<T extends string>(options: readonly T[], value: string): T |
   return options.find((option) => option === value) ?? null;
 }
 
-/** Search box and filters. Edits are kept locally and applied after a pause in typing. */
 /**
  * What search reads (migration 001's terrarium_search_excerpt): indexing whole multi-KB outputs
  * would slow every import, so long texts are indexed by their head and tail.
@@ -29,6 +28,7 @@ function pickOption<T extends string>(options: readonly T[], value: string): T |
 export const SEARCH_SCOPE =
   'Search reads each action and observation whole up to 5,120 characters, and of a longer one its first 4,096 and last 1,024: words in the middle of a long output are not found.';
 
+/** Search box and filters. Edits are kept locally and applied after a pause in typing. */
 export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFiltersProps) {
   const [draft, setDraft] = useState(query);
   // Back/forward or a link can change the query under us: the URL wins.
@@ -41,9 +41,19 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
     if (JSON.stringify(settled) !== JSON.stringify(query)) onChange(settled);
   });
 
+  // Each filter offers what the datasets the other filters leave hold: with Domain = database,
+  // Source offers only the formats of datasets with database trajectories (by dataset, so a mixed
+  // dataset can still leave a combination empty).
+  const { domain: pickedDomain, format: pickedFormat } = draft;
+  const ofDomain =
+    datasets && datasets.filter((d) => pickedDomain === null || d.domains.includes(pickedDomain));
+  const ofFormat =
+    datasets && datasets.filter((d) => pickedFormat === null || d.formats.includes(pickedFormat));
+  const ofBoth =
+    ofDomain && ofDomain.filter((d) => pickedFormat === null || d.formats.includes(pickedFormat));
   const outcomes = presentOptions(
     OUTCOME_FILTERS,
-    datasets && datasets.map((dataset) => dataset.outcomes),
+    ofBoth && ofBoth.map((dataset) => dataset.outcomes),
     draft.outcome,
   );
   // Nothing records an outcome: "unknown" would be the only choice and match every trajectory.
@@ -72,7 +82,7 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
           <option value="">any</option>
           {presentOptions(
             DOMAINS,
-            datasets && datasets.map((dataset) => dataset.domains),
+            ofFormat && ofFormat.map((dataset) => dataset.domains),
             draft.domain,
           ).map((domain) => (
             <option key={domain} value={domain}>
@@ -93,7 +103,7 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
           <option value="">any</option>
           {presentOptions(
             SOURCE_FORMATS,
-            datasets && datasets.map((dataset) => dataset.formats),
+            ofDomain && ofDomain.map((dataset) => dataset.formats),
             draft.format,
           ).map((format) => (
             <option key={format} value={format}>
