@@ -1,15 +1,38 @@
 import { useQuery } from '@tanstack/react-query';
-import { formatCount } from '../../app/format';
+import { formatCount, plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { EMPTY_LIST_QUERY } from '../../app/url-state';
 import { STEPS_TITLE, TRANSITIONS_TITLE } from '../../app/count-titles';
+import { isActive } from '../import/import-job-status';
 import { DeleteDatasetButton } from './delete-dataset';
+
+/** How often the page asks again while an import runs, and while none does. */
+const IMPORT_POLL_MS = 2000;
+const IDLE_POLL_MS = 10_000;
 
 export function DatasetsPage() {
   const trpc = useTRPC();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  // Imports still running: their datasets' counts are not final (a folder commits a file at a
+  // time). Asked again now and then even when none runs: the CLI starts the next file's job only
+  // once its upload is in, so there are moments with none.
+  const importing = useQuery({
+    ...trpc.imports.list.queryOptions({ limit: 50 }),
+    refetchInterval: (query) =>
+      (query.state.data ?? []).some(isActive) ? IMPORT_POLL_MS : IDLE_POLL_MS,
+  });
+  const running = (importing.data ?? []).some(isActive);
+  const datasets = useQuery({
+    ...trpc.datasets.list.queryOptions(),
+    // Counts grow as each running import commits; the list follows them.
+    refetchInterval: running ? IMPORT_POLL_MS : IDLE_POLL_MS,
+  });
+  const filesLeft = new Map<string, number>();
+  for (const job of importing.data ?? []) {
+    if (isActive(job))
+      filesLeft.set(job.dataset, (filesLeft.get(job.dataset) ?? 0) + job.files.length);
+  }
   return (
     <div className="page">
       <div className="page-header">
@@ -57,6 +80,13 @@ export function DatasetsPage() {
                   >
                     {dataset.name}
                   </Link>
+                  {filesLeft.has(dataset.name) && (
+                    <span className="muted" data-testid="dataset-importing">
+                      {' '}
+                      · importing ({plural(filesLeft.get(dataset.name) ?? 0, 'file')} to go): counts
+                      so far
+                    </span>
+                  )}
                 </td>
                 <td className="num">{formatCount(dataset.trajectories)}</td>
                 <td className="num">{formatCount(dataset.transitions)}</td>
