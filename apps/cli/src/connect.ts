@@ -7,7 +7,7 @@ import {
 } from '@terrarium/db';
 import { readTokenFile, tokenFromEnv, TokenError } from '@terrarium/server';
 import { CliError } from './cli-error';
-import { HEALTH_TIMEOUT_MS, serverStatus } from './server-client';
+import { HEALTH_TIMEOUT_MS, serverStatus, type ServerStatus } from './server-client';
 
 /** Where a command's data lives: a store this process opened, or a running server that owns it. */
 export type DataTarget =
@@ -45,7 +45,7 @@ export async function connect(options: GlobalOptions): Promise<DataTarget> {
 
   const dataDir = dataDirFor(options);
   const server = await readServerInfo(dataDir);
-  let status: Awaited<ReturnType<typeof serverStatus>> | 'no token' = 'no token';
+  let status: ServerStatus | 'no token' = 'no token';
   if (server) {
     const token = await programTokenFor(dataDir);
     if (token !== null) {

@@ -19,11 +19,13 @@ export const HEALTH_TIMEOUT_MS = 5000;
  * for this folder or this token (`other`: a stale server-info file whose port went to another
  * process), or gives no answer in time (`silent`: busy, or gone).
  */
+export type ServerStatus = 'serving' | 'other' | 'silent';
+
 export async function serverStatus(
   url: string,
   dataDir: string,
   token: string,
-): Promise<'serving' | 'other' | 'silent'> {
+): Promise<ServerStatus> {
   let response: Response;
   try {
     // The health report names the folder only to an authenticated caller.

@@ -3,7 +3,13 @@ import { rm } from 'node:fs/promises';
 import type { ImportBatch, ImportJobRecord, Store } from '@terrarium/db';
 import { ImportReport, SourceFormat } from '@terrarium/schema';
 import { ImportCheckpoint } from './import-protocol';
-import { reportOf, runImport, type ImportFile, type ImportProgress } from './import-run';
+import {
+  reportOf,
+  runImport,
+  settleImport,
+  type ImportFile,
+  type ImportProgress,
+} from './import-run';
 
 export interface ImportJobOutcome {
   /** `interrupted`: the process is stopping; the job stays running and resumes on the next start. */
@@ -121,10 +127,7 @@ export async function runImportJob(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.onStored === undefined ? {} : { onStored: options.onStored }),
     });
-    const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : undefined;
-    const report = reportOf(job.dataset, final, skipped);
-    if (report.trajectories > 0) await batch.commit();
-    else await batch.abort();
+    const report = await settleImport(batch, job.dataset, final);
     await store.finishImportJob(jobId, 'done', { report }, ['running']);
     await deleteOwnedFiles(job);
     return { status: 'done', report, error: null };

@@ -109,6 +109,22 @@ export function reportOf(
 }
 
 /**
+ * Ends a batch whose files were all read: takes out what the dataset already held, then commits
+ * what is left, or discards the batch when nothing is. Returns the report of what was stored.
+ */
+export async function settleImport(
+  batch: ImportBatch,
+  dataset: string,
+  final: ImportCheckpoint,
+): Promise<ImportReport> {
+  const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : NONE_SKIPPED;
+  const report = reportOf(dataset, final, skipped);
+  if (report.trajectories > 0) await batch.commit();
+  else await batch.abort();
+  return report;
+}
+
+/**
  * Streams every file into one import batch of `dataset`. The batch commits only when at least one
  * trajectory was read; otherwise nothing is written. Bad records are quarantined and listed; a
  * file that cannot be read at all is one error and the other files still import. Rejects (after
@@ -122,12 +138,7 @@ export async function importFiles(
   options.signal?.throwIfAborted();
   const batch = await store.beginImport(options.dataset);
   try {
-    const final = await runImport(batch, files, options);
-    const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : NONE_SKIPPED;
-    const report = reportOf(options.dataset, final, skipped);
-    if (report.trajectories > 0) await batch.commit();
-    else await batch.abort();
-    return report;
+    return await settleImport(batch, options.dataset, await runImport(batch, files, options));
   } catch (error) {
     await batch.abort().catch(() => {
       // The original failure matters more; an uncommitted batch is discarded on next open anyway.
