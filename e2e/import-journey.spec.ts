@@ -142,8 +142,12 @@ test('a folder of SWE-agent runs keeps its run folders, and the list tells the r
 
   await page.goto('/import');
   await page.getByTestId('import-folder').setInputFiles(root);
-  // The licence and the configs are left out, as the CLI leaves them out of a folder.
+  // The licence and the configs are left out, as the CLI leaves them out of a folder, and named.
+  await expect(page.getByTestId('import-left-out')).toHaveText(
+    `Left out 3 files: journey-demonstrations/LICENSE, journey-demonstrations/${runs[0]}/args.yaml, journey-demonstrations/${runs[1]}/args.yaml`,
+  );
   await page.getByRole('button', { name: 'Import 2 files' }).click();
+  await expect(page.getByTestId('import-left-out')).toHaveCount(0);
   // The pick is cleared once sent: another click cannot import it twice.
   await expect(page.getByRole('button', { name: 'Import files', exact: true })).toBeDisabled();
   const uploads = page.getByTestId('upload');

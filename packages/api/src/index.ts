@@ -35,7 +35,13 @@ export {
 export { startImportWorkers } from './imports/import-workers';
 export type { ImportJobs } from '@terrarium/jobs';
 export { importJobView } from './imports/import-jobs-view';
-export { collectDataFiles, readDataFile, type DataFile } from './import/collect-files';
+export {
+  collectDataFiles,
+  findDataFiles,
+  readDataFile,
+  type DataFile,
+  type FoundFiles,
+} from './import/collect-files';
 export {
   createApiRequestHandler,
   type ApiHandlerOptions,

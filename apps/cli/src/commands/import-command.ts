@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { collectDataFiles, type DataFile } from '@terrarium/api';
+import { findDataFiles, type DataFile, type FoundFiles } from '@terrarium/api';
 import type { ImportJobRecord, Store } from '@terrarium/db';
 import { runImportJob } from '@terrarium/jobs';
 import {
@@ -31,7 +31,8 @@ export async function runImport(paths: string[], options: ImportCommandOptions):
   const firstPath = paths[0];
   if (firstPath === undefined) throw new CliError('name at least one file or folder to import');
   const dataset = options.dataset ?? (await defaultDatasetName(firstPath));
-  const files = await collectFiles(paths);
+  const { files, leftOut } = await collectFiles(paths);
+  if (leftOut.length > 0) process.stderr.write(`${leftOutNote(leftOut)}\n`);
 
   const target = await connect(options);
   const progress = byteProgress(
@@ -73,7 +74,7 @@ async function defaultDatasetName(firstPath: string): Promise<string> {
   return isFolder ? path.basename(resolved) : path.parse(resolved).name;
 }
 
-async function collectFiles(paths: string[]): Promise<DataFile[]> {
+async function collectFiles(paths: string[]): Promise<FoundFiles> {
   for (const given of paths) {
     const exists = await stat(given).then(
       () => true,
@@ -81,7 +82,18 @@ async function collectFiles(paths: string[]): Promise<DataFile[]> {
     );
     if (!exists) throw new CliError(`no such file or folder: ${given}`);
   }
-  return collectDataFiles(paths);
+  return findDataFiles(paths);
+}
+
+const LEFT_OUT_SHOWN = 5;
+
+/** One line naming what a folder held that is not imported, so nothing is skipped unsaid. */
+export function leftOutNote(leftOut: readonly string[]): string {
+  const shown = leftOut.slice(0, LEFT_OUT_SHOWN).join(', ');
+  const more =
+    leftOut.length > LEFT_OUT_SHOWN ? `, and ${leftOut.length - LEFT_OUT_SHOWN} more` : '';
+  const count = leftOut.length === 1 ? '1 file' : `${leftOut.length} files`;
+  return `Left out ${count} of the folder that are licences, notes, configs or hidden (name a file to import it anyway): ${shown}${more}.`;
 }
 
 async function importInto(

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,4 +40,22 @@ describe('terrarium import: files that give 0 transitions', () => {
       expect(text.stderr).toContain(`warning: cut.traj.json: ${reason}\n`);
     },
   );
+});
+
+describe('terrarium import: what a folder holds besides trajectories', () => {
+  it('names the files it leaves out, and imports the rest', { timeout: 120_000 }, async () => {
+    const folder = path.join(await mkdtemp(path.join(tmpdir(), 'terrarium-left-out-')), 'run');
+    await mkdir(folder);
+    await copyFile(`${FIXTURES}mini-swe-agent/github_issue.traj.json`, `${folder}/a.traj.json`);
+    await writeFile(path.join(folder, 'LICENSE'), 'MIT');
+    await writeFile(path.join(folder, 'config.yaml'), 'model: x\n');
+    const dataDir = await seededDataDir('left-out-data');
+
+    const result = await runCli(['import', folder, '--json', '--data-dir', dataDir]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'Left out 2 files of the folder that are licences, notes, configs or hidden (name a file to import it anyway): run/LICENSE, run/config.yaml.\n',
+    );
+    expect(JSON.parse(result.stdout)).toMatchObject({ dataset: 'run', trajectories: 1 });
+  });
 });

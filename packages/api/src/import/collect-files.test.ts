@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isObviouslyNotData } from '@terrarium/schema';
-import { collectDataFiles, readDataFile } from './collect-files';
+import { collectDataFiles, findDataFiles, readDataFile } from './collect-files';
 import { sharedDataPath } from '@terrarium/schema/testing';
 
 const SWE_AGENT = sharedDataPath('swe-agent');
@@ -34,11 +34,21 @@ describe('collectDataFiles', () => {
     ]) {
       await writeFile(path.join(runs, name), '{}');
     }
-    const files = await collectDataFiles([runs]);
+    await mkdir(path.join(runs, '.cache'));
+    await writeFile(path.join(runs, '.cache', 'y.traj'), '{}');
+    const { files, leftOut } = await findDataFiles([runs]);
     expect(files.map((file) => file.name)).toEqual([
       'runs/0.json',
       'runs/a/x.traj',
       'runs/b/deep/all_preds.jsonl',
+    ]);
+    // What a user is told was left out, in the same order.
+    expect(leftOut).toEqual([
+      'runs/.cache/',
+      'runs/LICENSE',
+      'runs/SOURCE.md',
+      'runs/a/args.yaml',
+      'runs/b/notes.md',
     ]);
   });
 

@@ -11,30 +11,46 @@ export interface DataFile {
   size: number;
 }
 
+export interface FoundFiles {
+  files: DataFile[];
+  /** Files of the folders that were left out (licences, notes, configs, hidden), by name. */
+  leftOut: string[];
+}
+
 /** Files to import from paths that may be files or folders (recursed, in name order). */
 export async function collectDataFiles(paths: string[]): Promise<DataFile[]> {
-  const files: DataFile[] = [];
+  return (await findDataFiles(paths)).files;
+}
+
+/** As `collectDataFiles`, with what the folders held that is not imported, so a user is told. */
+export async function findDataFiles(paths: string[]): Promise<FoundFiles> {
+  const found: FoundFiles = { files: [], leftOut: [] };
   for (const given of paths) {
     const info = await stat(given);
     if (info.isDirectory()) {
-      await collectFolder(given, path.basename(path.resolve(given)), files);
+      await collectFolder(given, path.basename(path.resolve(given)), found);
     } else {
-      files.push({ path: given, name: path.basename(given), size: info.size });
+      found.files.push({ path: given, name: path.basename(given), size: info.size });
     }
   }
-  return files;
+  return found;
 }
 
-async function collectFolder(folder: string, prefix: string, into: DataFile[]): Promise<void> {
+async function collectFolder(folder: string, prefix: string, into: FoundFiles): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const full = path.join(folder, entry.name);
     const name = `${prefix}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (!entry.name.startsWith('.')) await collectFolder(full, name, into);
-    } else if (entry.isFile() && !isObviouslyNotData(entry.name)) {
-      into.push({ path: full, name, size: (await stat(full)).size });
+      if (entry.name.startsWith('.')) into.leftOut.push(`${name}/`);
+      else await collectFolder(full, name, into);
+    } else if (!entry.isFile()) {
+      continue;
+    } else if (isObviouslyNotData(entry.name)) {
+      into.leftOut.push(name);
+    } else {
+      into.files.push({ path: full, name, size: (await stat(full)).size });
     }
   }
 }

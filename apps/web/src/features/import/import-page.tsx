@@ -59,6 +59,8 @@ export function ImportPage() {
   const queryClient = useQueryClient();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [files, setFiles] = useState<File[]>([]);
+  // A picked folder's files that are not uploaded, named so that nothing is skipped unsaid.
+  const [leftOut, setLeftOut] = useState<string[]>([]);
   // One pick at a time: choosing files clears a chosen folder and the other way round.
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -117,6 +119,7 @@ export function ImportPage() {
     setUploads((current) => [...batch, ...current]);
     // The pick is on its way: a second click must not send it again.
     setFiles([]);
+    setLeftOut([]);
     for (const input of [filesInput.current, folderInput.current]) if (input) input.value = '';
     // One upload at a time: the server imports them one after the other anyway.
     for (const upload of batch) {
@@ -188,6 +191,7 @@ export function ImportPage() {
             onChange={(event) => {
               if (folderInput.current) folderInput.current.value = '';
               setFiles(Array.from(event.target.files ?? []));
+              setLeftOut([]);
             }}
           />
         </label>
@@ -204,13 +208,28 @@ export function ImportPage() {
             data-testid="import-folder"
             onChange={(event) => {
               if (filesInput.current) filesInput.current.value = '';
-              setFiles(dataFilesOf(Array.from(event.target.files ?? [])));
+              const picked = Array.from(event.target.files ?? []);
+              const kept = dataFilesOf(picked);
+              setFiles(kept);
+              setLeftOut(
+                picked
+                  .filter((file) => !kept.includes(file))
+                  .map(uploadName)
+                  .toSorted(),
+              );
             }}
           />
           <small className="muted">
             its files keep their paths in it, as the CLI keeps them (SWE-agent tells runs apart by
             folder); licences, notes and configs are left out
           </small>
+          {leftOut.length > 0 && (
+            <small className="muted" data-testid="import-left-out" title={leftOut.join('\n')}>
+              Left out {leftOut.length === 1 ? '1 file' : `${leftOut.length} files`}:{' '}
+              {leftOut.slice(0, 5).join(', ')}
+              {leftOut.length > 5 ? `, and ${leftOut.length - 5} more` : ''}
+            </small>
+          )}
         </label>
         <label className="field">
           <span>Dataset</span>
