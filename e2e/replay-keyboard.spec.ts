@@ -134,4 +134,9 @@ test('a terminal line longer than the view scrolls sideways to its end', async (
   expect(await markerShownAt(0)).toBe(false);
   // Scrolled to its end, the line's last character is on screen (it was clipped, out of reach).
   expect(await markerShownAt(1_000_000)).toBe(true);
+  // Its actions are commands, not tool calls: no tools, said as such (not "0 · inferred").
+  const tools = page.getByTestId('context-tools');
+  await expect(tools.getByRole('button', { name: /Tools/ })).toContainText('Toolsnone');
+  await tools.getByRole('button', { name: /Tools/ }).click();
+  await expect(tools).toContainText('no tool calls to infer them from');
 });

@@ -85,11 +85,17 @@ export const ContextPanel = memo(function ContextPanel({ detail }: { detail: Tra
       </Collapsible>
       <Collapsible
         title="Tools"
-        summary={`${detail.tools.length}${detail.toolsInferred ? ' · inferred from calls' : ''}`}
+        summary={toolsSummary(detail.tools.length, detail.toolsInferred)}
         className="panel"
         testId="context-tools"
       >
-        {detail.tools.length === 0 && <p className="muted">No tool schemas.</p>}
+        {detail.tools.length === 0 && (
+          <p className="muted">
+            {detail.toolsInferred
+              ? 'No tool schemas recorded, and no tool calls to infer them from: the actions are text (commands or messages).'
+              : 'No tool schemas.'}
+          </p>
+        )}
         {detail.tools.map((tool, position) => (
           <Collapsible
             key={`${tool.function.name}-${position}`}
@@ -116,3 +122,9 @@ export const ContextPanel = memo(function ContextPanel({ detail }: { detail: Tra
     </aside>
   );
 });
+
+/** "none" rather than "0 · inferred from calls" when a format records actions as text. */
+export function toolsSummary(count: number, inferred: boolean): string {
+  if (count === 0) return 'none';
+  return inferred ? `${count} · inferred from calls` : String(count);
+}
