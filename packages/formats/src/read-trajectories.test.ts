@@ -123,7 +123,7 @@ describe('readTrajectories on bad input', () => {
           line: null,
           byteOffset: null,
           reason:
-            'unknown format: notes.txt matches none of the known formats (openai-messages, sharegpt)',
+            'unknown format: it matches none of the known formats (openai-messages, sharegpt)',
         },
       },
     ]);

@@ -92,8 +92,7 @@ export function leftOutNote(leftOut: readonly string[]): string {
   const shown = leftOut.slice(0, LEFT_OUT_SHOWN).join(', ');
   const more =
     leftOut.length > LEFT_OUT_SHOWN ? `, and ${leftOut.length - LEFT_OUT_SHOWN} more` : '';
-  const count = leftOut.length === 1 ? '1 file' : `${leftOut.length} files`;
-  return `Left out ${count} of the folder that are licences, notes, configs or hidden (name a file to import it anyway): ${shown}${more}.`;
+  return `Left out as licences, notes, configs or hidden files (name a file to import it anyway): ${shown}${more}.`;
 }
 
 async function importInto(

@@ -54,7 +54,7 @@ describe('terrarium import: what a folder holds besides trajectories', () => {
     const result = await runCli(['import', folder, '--json', '--data-dir', dataDir]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      'Left out 2 files of the folder that are licences, notes, configs or hidden (name a file to import it anyway): run/LICENSE, run/config.yaml.\n',
+      'Left out as licences, notes, configs or hidden files (name a file to import it anyway): run/LICENSE, run/config.yaml.\n',
     );
     expect(JSON.parse(result.stdout)).toMatchObject({ dataset: 'run', trajectories: 1 });
   });

@@ -3,6 +3,7 @@ import { RecordError, type FormatAdapter, type RecordContext } from '../adapter'
 import type { ImportEvent, ReadOptions } from '../read';
 import { chooseAdapter, knownFormats } from './choose-adapter';
 import { createSplitter } from './create-splitter';
+import { firstRecordHint } from './first-record-keys';
 import { parseRecord } from './parse-record';
 import { EXCERPT_BYTES } from './record-accumulator';
 import { readHead, HEAD_BYTES } from './read-head';
@@ -46,7 +47,7 @@ export async function* readEvents(
     if (adapter === null) {
       const reason =
         options.format === undefined
-          ? `unknown format: ${file} matches none of the known formats (${knownFormats(adapters)})`
+          ? `unknown format: it matches none of the known formats (${knownFormats(adapters)})${firstRecordHint(probe.head)}`
           : `no reader for format ${options.format} (known formats: ${knownFormats(adapters)})`;
       yield fatal({ file, line: null, byteOffset: null, reason });
       return;
