@@ -98,6 +98,14 @@ export function CurriculumPage() {
   return (
     <section className="page curriculum-page">
       <h1>Curriculum</h1>
+      <p className="muted">
+        Tasks that evolve as a policy learns them. Each seed task starts a lineage in an executable
+        world; every generation the policy plays each lineage's task 8 times, and once it passes
+        more than 6 of them the task is mutated into a harder one (one more step, distractor files,
+        a stricter verifier…) that must pass every gate. With a simulator, each rollout is also
+        played against the simulator instead of the world, and the gap between the two is charted
+        with the steps where they diverge.
+      </p>
       <form
         className="curriculum-form"
         onSubmit={(event) => {
@@ -179,6 +187,12 @@ export function CurriculumPage() {
         </button>
       </form>
       {start.error ? <p role="alert">{start.error.message}</p> : null}
+      {runs.data?.length === 0 ? (
+        <p className="muted" data-testid="no-curriculum-runs">
+          No curriculum runs yet. The scripted policy needs no model: it replays each task's
+          reference solution with seeded slips, so a first run shows the figures in seconds.
+        </p>
+      ) : null}
       {(runs.data ?? []).length > 0 ? (
         <label>
           Run{' '}

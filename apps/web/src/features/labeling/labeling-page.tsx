@@ -21,85 +21,98 @@ export function LabelingPage() {
       <header className="page-header">
         <h1>Labeling</h1>
       </header>
+      <p className="muted">
+        People grade a bench run's predictions against the real observations, criterion by
+        criterion, by keyboard. A queue's Agreement page then compares the labelers with each other
+        and with the judge and the rules, and lists the disagreements to settle.
+      </p>
       {researcher && <CreateQueueForm />}
       {queues.error && <p className="status status-error">{queues.error.message}</p>}
-      <table className="table" aria-label="Label queues">
-        <thead>
-          <tr>
-            <th>Queue</th>
-            <th>Predictions of</th>
-            <th>Labelers</th>
-            <th>Items</th>
-            <th>Labels / item</th>
-            <th>Complete</th>
-            <th>Mode</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {(queues.data ?? []).map((queue) => (
-            <tr key={queue.id} data-testid={`queue-${queue.id}`}>
-              <td>
-                <Link to={{ page: 'label-queue', queueId: queue.id }}>{queue.name}</Link>
-              </td>
-              <td>
-                {researcher ? (
-                  <Link
-                    to={{
-                      page: 'bench-run',
-                      runId: queue.runId,
-                      score: DEFAULT_SCORE,
-                      cell: null,
-                      item: null,
-                    }}
-                  >
-                    run {queue.runId}
-                  </Link>
-                ) : (
-                  `run ${queue.runId}`
-                )}{' '}
-                · <span className="mono">{queue.sim}</span>
-              </td>
-              <td>
-                {queue.labelers === null ? (
-                  <span className="muted">anyone</span>
-                ) : (
-                  queue.labelers.join(', ')
-                )}
-              </td>
-              <td className="mono">{queue.items}</td>
-              <td className="mono">{queue.labelsPerItem}</td>
-              <td className="mono">
-                {queue.completeItems} / {queue.items}
-                {queue.skippedItems > 0 && (
-                  <span
-                    className="muted"
-                    title="Items still short of labels that a labeler skipped: they wait until someone else labels them, or the labeler takes the skips back."
-                  >
-                    {' '}
-                    · {queue.skippedItems} skipped
-                  </span>
-                )}
-              </td>
-              <td>{queue.blind ? 'blind' : 'open'}</td>
-              <td>
-                <Link to={{ page: 'label-queue', queueId: queue.id }} className="button">
-                  Grade
-                </Link>{' '}
-                {researcher && (
-                  <>
-                    <Link to={{ page: 'label-agreement', queueId: queue.id }} className="button">
-                      Agreement
-                    </Link>{' '}
-                    <DeleteQueueButton queue={queue} />
-                  </>
-                )}
-              </td>
+      {queues.data?.length === 0 ? (
+        <p className="muted" data-testid="no-queues">
+          No label queues yet.{' '}
+          {researcher
+            ? 'Create one above from a finished bench run.'
+            : 'A researcher creates them from bench runs.'}
+        </p>
+      ) : (
+        <table className="table" aria-label="Label queues">
+          <thead>
+            <tr>
+              <th>Queue</th>
+              <th>Predictions of</th>
+              <th>Labelers</th>
+              <th>Items</th>
+              <th>Labels / item</th>
+              <th>Complete</th>
+              <th>Mode</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {queues.data?.length === 0 && <p className="muted">No label queues yet.</p>}
+          </thead>
+          <tbody>
+            {(queues.data ?? []).map((queue) => (
+              <tr key={queue.id} data-testid={`queue-${queue.id}`}>
+                <td>
+                  <Link to={{ page: 'label-queue', queueId: queue.id }}>{queue.name}</Link>
+                </td>
+                <td>
+                  {researcher ? (
+                    <Link
+                      to={{
+                        page: 'bench-run',
+                        runId: queue.runId,
+                        score: DEFAULT_SCORE,
+                        cell: null,
+                        item: null,
+                      }}
+                    >
+                      run {queue.runId}
+                    </Link>
+                  ) : (
+                    `run ${queue.runId}`
+                  )}{' '}
+                  · <span className="mono">{queue.sim}</span>
+                </td>
+                <td>
+                  {queue.labelers === null ? (
+                    <span className="muted">anyone</span>
+                  ) : (
+                    queue.labelers.join(', ')
+                  )}
+                </td>
+                <td className="mono">{queue.items}</td>
+                <td className="mono">{queue.labelsPerItem}</td>
+                <td className="mono">
+                  {queue.completeItems} / {queue.items}
+                  {queue.skippedItems > 0 && (
+                    <span
+                      className="muted"
+                      title="Items still short of labels that a labeler skipped: they wait until someone else labels them, or the labeler takes the skips back."
+                    >
+                      {' '}
+                      · {queue.skippedItems} skipped
+                    </span>
+                  )}
+                </td>
+                <td>{queue.blind ? 'blind' : 'open'}</td>
+                <td>
+                  <Link to={{ page: 'label-queue', queueId: queue.id }} className="button">
+                    Grade
+                  </Link>{' '}
+                  {researcher && (
+                    <>
+                      <Link to={{ page: 'label-agreement', queueId: queue.id }} className="button">
+                        Agreement
+                      </Link>{' '}
+                      <DeleteQueueButton queue={queue} />
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {researcher && <AccountsPanel />}
     </div>
   );
