@@ -40,7 +40,7 @@ describe('PreviewTable', () => {
     expect(rows[0]?.querySelector('[title]')?.getAttribute('title')).toBe('0019e0e04f9d7731');
     expect(screen.getAllByTestId('preview-breakdown')[0]?.textContent).toBe(
       'content: 81.3 (weight 0.5) · ls-only: no value (weight 1; out of scope) · ' +
-        'format: no value (weight 1) · invented-outcome: no value (weight −0.9)',
+        'unscored criteria: format, invented-outcome',
     );
     expect(
       [...rows].map((row) =>

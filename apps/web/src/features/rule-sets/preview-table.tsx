@@ -18,6 +18,22 @@ function breakdownEntryText(entry: BreakdownEntry): string {
   return `${entry.id}: ${value} (weight ${signed(entry.weight)}${why})`;
 }
 
+/**
+ * An item's breakdown as one line. Criteria without a value (a preview calls no judge, so most
+ * have none) are named together at the end instead of one "no value" entry each.
+ */
+function breakdownText(breakdown: readonly BreakdownEntry[]): string {
+  const unscoredCriteria = breakdown.filter(
+    (entry) => entry.kind === 'criterion' && entry.score === null && entry.detail === undefined,
+  );
+  const shown = breakdown.filter((entry) => !unscoredCriteria.includes(entry));
+  const parts = shown.map(breakdownEntryText);
+  if (unscoredCriteria.length > 0) {
+    parts.push(`unscored criteria: ${unscoredCriteria.map((entry) => entry.id).join(', ')}`);
+  }
+  return parts.join(' · ');
+}
+
 /** What tells items apart beside the hash: the bench task and the domain. */
 function itemName(row: PreviewRow): string {
   return [row.task, row.domain].filter((part) => part !== null).join(' · ');
@@ -94,7 +110,7 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
                 {formatDelta(item.delta === null ? null : item.delta * 100)}
               </td>
               <td className="mono small" data-testid="preview-breakdown">
-                {item.draft.breakdown.map(breakdownEntryText).join(' · ')}
+                {breakdownText(item.draft.breakdown)}
               </td>
             </tr>
           ))}
@@ -102,8 +118,8 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
       </table>
       {unscored && (
         <p className="muted small" data-testid="preview-no-value">
-          No value: the entry does not count for that item. Criteria a judge scores have none here,
-          as a preview calls no judge.
+          No value: the entry does not count for that item. Unscored criteria: those a judge or
+          labelers score have no value here, as a preview calls no judge.
         </p>
       )}
     </>
