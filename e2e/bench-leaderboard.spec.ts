@@ -209,9 +209,10 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
     `${ITEMS} done · 0 failed · ${ITEMS} total`,
   );
 
+  // The bench has one other run now: the page compares with it without being asked.
   await page.goto(`/bench-runs/${runId}/compare?score=rule%3Aexact-match`);
-  await page.getByTestId('other-run').selectOption(secondRunId);
   await expect(page).toHaveURL(new RegExp(`[?&]with=${secondRunId}`));
+  await expect(page.getByTestId('other-run')).toHaveValue(secondRunId);
   const deltas = page.getByTestId('delta-table');
   const retrievalRow = deltas.locator('tr[data-sim="retrieval"][data-task="overall"]');
   await expect(retrievalRow.getByTestId('delta')).toHaveText('0.0');

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import type { CellDelta, ItemDelta, LeaderboardCell, ScoreSelector } from '@terrarium/schema';
 import { formatDelta, formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
@@ -247,6 +248,13 @@ export function RunComparePage({
     (run) => run.id !== runId && run.benchVersion === base.data?.benchVersion,
   );
   const other = others.find((run) => run.id === otherRunId);
+  // With one other run of this bench version there is nothing to choose: compare with it.
+  const onlyOther = others.length === 1 ? others[0]?.id : undefined;
+  useEffect(() => {
+    if (otherRunId === null && onlyOther !== undefined) {
+      navigate({ page: 'bench-compare', runId, otherRunId: onlyOther, score }, 'replace');
+    }
+  }, [otherRunId, onlyOther, runId, score]);
   // Before is the older run and after the newer, whichever of the two the page was opened from.
   const ordered = base.data && other ? orderRuns(base.data, other) : null;
   const comparison = useQuery({
