@@ -57,6 +57,27 @@ describe('parseRuleSet', () => {
     });
   });
 
+  it('refuses a pattern that is no regular expression, naming the field and why', () => {
+    const parsed = parseRuleSet(`name: my-regex
+rules:
+  - id: opened
+    type: pattern
+    pattern: "(unclosed"
+`);
+    expect(parsed).toEqual({
+      ok: false,
+      issues: [
+        {
+          field: 'rules.0.pattern',
+          line: 5,
+          column: 14,
+          message:
+            'not a valid regular expression: Invalid regular expression: /(unclosed/: Unterminated group',
+        },
+      ],
+    });
+  });
+
   it('points at an unknown key and at a dangling reference', () => {
     const parsed = parseRuleSet(
       YAML_SET.replace('    threshold: 1', '    treshold: 1').replace(

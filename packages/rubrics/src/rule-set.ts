@@ -91,7 +91,24 @@ export const PatternRule = z
       .default(''),
     target: z.enum(['prediction', 'action']).default('prediction'),
   })
+  // Compiled here, so that a rule set that cannot run is refused when it is validated or saved,
+  // naming the field, instead of failing every reward, preview and scoring run that uses it.
+  .superRefine((rule, ctx) => {
+    const problem = regExpProblem(rule.pattern, rule.flags);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
+  })
   .describe('1 when the target text matches the pattern, else 0.');
+
+/** Why `new RegExp(pattern, flags)` throws (e.g. "Unterminated group"), or null when it compiles. */
+function regExpProblem(pattern: string, flags: string): string | null {
+  try {
+    new RegExp(pattern, flags);
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `not a valid regular expression: ${message}`;
+  }
+}
 
 export const CustomRule = z
   .strictObject({

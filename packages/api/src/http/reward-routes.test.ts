@@ -213,6 +213,14 @@ describe('POST /v1/reward over HTTP', () => {
         },
         'ruleSet.rules.0.metric',
       ],
+      // A pattern that does not compile is refused here, not a 500 when the reward runs it.
+      [
+        {
+          ruleSet: { name: 'inline', rules: [{ id: 'p', type: 'pattern', pattern: '(unclosed' }] },
+          items: [{ prediction: 'a', reference: 'a' }],
+        },
+        'ruleSet.rules.0.pattern',
+      ],
       [{ items: [{ prediction: 'a', reference: 'b' }] }, 'ruleSet'],
     ];
     for (const [body, field] of cases) {
