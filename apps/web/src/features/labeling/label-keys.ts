@@ -23,7 +23,7 @@ export interface LabelKeyState {
 export const LABEL_KEYS: readonly { keys: string; what: string }[] = [
   {
     keys: '0–9',
-    what: 'score the selected criterion with the value the key names (on a 1–10 scale, 0 is 10); a value no key names, such as 10 on a 0–10 scale, takes a click on its button',
+    what: 'score the selected criterion with the value the key names, then select the next criterion (so 5 5 4 scores three criteria in a row; no ↓ between them); on a 1–10 scale 0 is 10; a value no key names, such as 10 on a 0–10 scale, takes a click on its button',
   },
   { keys: '↑ / ↓', what: 'previous / next criterion' },
   { keys: '← / k', what: 'back to an item you labeled' },
