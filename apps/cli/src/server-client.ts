@@ -54,7 +54,8 @@ export async function fetchDatasets(serverUrl: string, token: string): Promise<D
   return DatasetSummary.array().parse(await response.json());
 }
 
-function errorMessageOf(body: unknown): string {
+/** The `message` of an `{"error":{"message"}}` body (the server's routes and tRPC answer errors so). */
+export function errorMessageOf(body: unknown): string {
   if (typeof body !== 'object' || body === null || !('error' in body)) return 'no reason given';
   const { error } = body;
   if (typeof error !== 'object' || error === null || !('message' in error))

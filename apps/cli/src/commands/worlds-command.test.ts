@@ -5,7 +5,7 @@ import {
   UNSHIPPED_DATA_REASON,
 } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../testing/run-cli';
+import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
 import { seededDataDir } from '@terrarium/db/test-store';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
@@ -69,6 +69,32 @@ describe('terrarium worlds build', () => {
       const missing = await runCli(['worlds', 'build', '--dataset', 'nope', '--data-dir', dataDir]);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('no dataset "nope" (datasets: swe)');
+    },
+  );
+
+  it(
+    'says why through a running server too, in the server’s own words',
+    { timeout: 120_000 },
+    async () => {
+      const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+      try {
+        await waitForServeUrl(serve);
+        const missing = await runCli([
+          'worlds',
+          'build',
+          '--dataset',
+          'nope',
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toMatch(
+          /could not build worlds \(404\): dataset: no dataset "nope" \(datasets: swe\)\n$/,
+        );
+      } finally {
+        serve.kill('SIGTERM');
+      }
+      expect(await exitOf(serve)).toBe(0);
     },
   );
 });

@@ -8,7 +8,7 @@ import {
 import { measureSqlSufficiencyFromFiles } from '@terrarium/executable-worlds/node';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
-import { authHeaders } from '../server-client';
+import { authHeaders, errorMessageOf } from '../server-client';
 
 export interface WorldsBuildOptions extends GlobalOptions {
   dataset: string;
@@ -108,7 +108,10 @@ async function sufficiencyThroughServer(
   const body: unknown = await response.json().catch(() => null);
   const report = SufficiencyReport.safeParse(trpcData(body));
   if (!response.ok || !report.success) {
-    throw new CliError(`the server at ${serverUrl} could not build worlds (${response.status})`);
+    const why = response.ok ? 'its answer was not a report' : errorMessageOf(body);
+    throw new CliError(
+      `the server at ${serverUrl} could not build worlds (${response.status}): ${why}`,
+    );
   }
   return report.data;
 }
