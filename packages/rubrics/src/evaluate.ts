@@ -14,6 +14,7 @@ import {
 import type { ObservationKind } from '@terrarium/schema';
 import {
   CATEGORY_WEIGHTS,
+  compilePattern,
   type ContentRule,
   type Criterion,
   type CustomRule,
@@ -170,8 +171,13 @@ export function compileRuleSet(ruleSet: RuleSet): CompiledRuleSet {
     return fresh;
   }
   const patterns = new Map<string, RegExp>();
-  for (const rule of ruleSet.rules)
-    if (rule.type === 'pattern') patterns.set(rule.id, new RegExp(rule.pattern, rule.flags));
+  for (const rule of ruleSet.rules) {
+    if (rule.type !== 'pattern') continue;
+    const compiled = compilePattern(rule.pattern, rule.flags);
+    // A parsed rule set's patterns compile (RuleSet refuses the others); a hand-built one may not.
+    if (typeof compiled === 'string') throw new Error(`rules.${rule.id}.pattern: ${compiled}`);
+    patterns.set(rule.id, compiled);
+  }
   const metricRules = ruleSet.rules.filter((rule) => rule.type === 'metric');
   const judgedCriteria =
     ruleSet.combine.criteria > 0 ? ruleSet.criteria.filter((c) => c.rule === undefined) : [];

@@ -94,16 +94,17 @@ export const PatternRule = z
   // Compiled here, so that a rule set that cannot run is refused when it is validated or saved,
   // naming the field, instead of failing every reward, preview and scoring run that uses it.
   .superRefine((rule, ctx) => {
-    const problem = regExpProblem(rule.pattern, rule.flags);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
+    const compiled = compilePattern(rule.pattern, rule.flags);
+    if (typeof compiled === 'string') {
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: compiled });
+    }
   })
   .describe('1 when the target text matches the pattern, else 0.');
 
-/** Why `new RegExp(pattern, flags)` throws (e.g. "Unterminated group"), or null when it compiles. */
-function regExpProblem(pattern: string, flags: string): string | null {
+/** A pattern rule's expression, or why it does not compile (e.g. "… Unterminated group"). */
+export function compilePattern(pattern: string, flags: string): RegExp | string {
   try {
-    new RegExp(pattern, flags);
-    return null;
+    return new RegExp(pattern, flags);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return `not a valid regular expression: ${message}`;
