@@ -148,6 +148,20 @@ describe('/v1 with a prompt folder speaks the official protocol to openai: simul
         issues: [{ field: 'trajectory', message: 'no trajectory "nope" in dataset "retail"' }],
       },
     });
+    // A misspelt field is refused by name, not ignored (max_steps would have simulated them all).
+    const misspelt = await fetch(`${server.url}/api/simulate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TOKEN}` },
+      body: JSON.stringify({ dataset: 'retail', sim: spec, max_steps: 1 }),
+    });
+    expect(misspelt.status).toBe(400);
+    expect(await misspelt.json()).toEqual({
+      error: {
+        message: 'max_steps: unknown field',
+        issues: [{ field: 'max_steps', message: 'unknown field' }],
+      },
+    });
+    expect(recorder.bodies).toHaveLength(2);
   }, 60_000);
 
   it('simulate.run over tRPC uses the folder too', async () => {

@@ -12,7 +12,7 @@ import { sendError, sendJson } from './json-response';
 import { BodyError, readJsonBody } from './read-json-body';
 
 /** The body of `POST /api/simulate`, what `terrarium simulate` sends to a running server. */
-export const SimulateParams = z.object({
+export const SimulateParams = z.strictObject({
   dataset: z.string().trim().min(1, 'required'),
   /** Store id or the source's id; default the dataset's first trajectory. */
   trajectory: z.string().min(1).optional(),
