@@ -280,13 +280,19 @@ describe('tau-bench v1 airline with flight searches and applied writes (bookings
         .observation.content,
     ).toBe(cancelled.observation.content);
     expect(world.state()['written']).toEqual({ reservations: ['HATHAT'], users: ['mia_li_3668'] });
-    // The fork was taken before the booking: it never saw it.
+    // The fork was taken before the booking: it never saw it, and says so in tau-bench's words.
     const elsewhere = await fork.step(
       toolCall('get_reservation_details', { reservation_id: 'HATHAT' }),
     );
-    expect([elsewhere.provenance, elsewhere.detail]).toEqual([
-      'world-model',
-      { reason: 'key-not-in-state' },
+    expect([elsewhere.provenance, elsewhere.observation.content, elsewhere.detail]).toEqual([
+      'executed',
+      'Error: reservation not found',
+      { table: 'reservations', key: 'HATHAT', missing: true },
+    ]);
+    const nobody = await fork.step(toolCall('get_user_details', { user_id: 'nobody' }));
+    expect([nobody.provenance, nobody.observation.content]).toEqual([
+      'executed',
+      'Error: user not found',
     ]);
     expect(fork.state()['written']).toEqual({});
     // A refused booking (payment does not add up) changes nothing.

@@ -85,8 +85,18 @@ export function tauAirlineDomain(
     format,
     mappings: learnReadMappings(lookupTables, recorded, { format }),
     handlers: TAU_AIRLINE_ALL,
+    notFound: TAU_AIRLINE_NOT_FOUND,
   };
 }
+
+/**
+ * What tau-bench's airline read tools answer for an id the data does not have (`Error: user not
+ * found`), so a policy meets the environment's own words, not a diagnostic of the world's.
+ */
+const TAU_AIRLINE_NOT_FOUND: Readonly<Record<string, string>> = {
+  users: 'user not found',
+  reservations: 'reservation not found',
+};
 
 /** tau2-bench retail: `domains/retail/db.json` (users, orders, products) and every retail tool. */
 export function tau2RetailDomain(
