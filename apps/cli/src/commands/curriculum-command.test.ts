@@ -261,11 +261,17 @@ describe('terrarium curriculum run', () => {
           else child.on('close', () => resolve());
         });
         expect(child.signalCode).toBe('SIGKILL');
+        // Each --json line names its run: what `resume --run` takes.
+        const first: unknown = JSON.parse(seen.split('\n')[0] ?? '');
+        const runId =
+          typeof first === 'object' && first !== null && 'run' in first ? first.run : undefined;
+        if (typeof runId !== 'string') throw new Error(`no run id in ${seen}`);
+        expect(runId).toBe('1');
         const resumed = await runCli([
           'curriculum',
           'resume',
           '--run',
-          '1',
+          runId,
           '--json',
           '--data-dir',
           killedDir,

@@ -93,10 +93,14 @@ export function registerCurriculumCommand(program: Command): void {
     );
 }
 
-/** The issue's fields per generation, and the simulated-vs-executable ones when a sim ran. */
-function line(stats: GenerationStatsRecord): string {
+/**
+ * The issue's fields per generation, and the simulated-vs-executable ones when a sim ran; first the
+ * run's id, which `curriculum resume --run` takes.
+ */
+function line(runId: string, stats: GenerationStatsRecord): string {
   const { generation, tasks, passRate, partialGroups, meanTurns, meanTier, mutations, gap } = stats;
   return JSON.stringify({
+    run: runId,
     generation,
     tasks,
     passRate,
@@ -126,8 +130,8 @@ function text(stats: GenerationStatsRecord): string {
   return `generation ${stats.generation}: ${stats.tasks} tasks, pass rate ${percent(stats.passRate)}, partially solved groups ${percent(stats.partialGroups)}, mean tier ${stats.meanTier.toFixed(2)}, mutations ${stats.mutations.accepted} accepted / ${stats.mutations.rejected} rejected${gap}`;
 }
 
-function printer(json: boolean | undefined): (stats: GenerationStatsRecord) => void {
-  return (stats) => process.stdout.write(`${json ? line(stats) : text(stats)}\n`);
+function printer(json: boolean | undefined, runId: string): (stats: GenerationStatsRecord) => void {
+  return (stats) => process.stdout.write(`${json ? line(runId, stats) : text(stats)}\n`);
 }
 
 function settingsFrom(options: CurriculumRunOptions): CurriculumRunSettings {
@@ -151,7 +155,7 @@ async function playHere(
   json: boolean | undefined,
 ): Promise<void> {
   const deps = createCurriculumRunDeps(store, { anyOnnxPath: true });
-  const print = printer(json);
+  const print = printer(json, run.id);
   if (!json) {
     const seeds = await deps.seedsFor(run).catch((error: unknown) => {
       throw cliErrorOf(error);
@@ -198,7 +202,7 @@ async function playOnServer(
     }),
   );
   if (!options.json) process.stdout.write(`run ${run.id} queued on ${url}\n`);
-  const print = printer(options.json);
+  const print = printer(options.json, run.id);
   let printed = 0;
   for (;;) {
     const current = await call(trpc.curriculum.get.query({ runId: run.id }));
