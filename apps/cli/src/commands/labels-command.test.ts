@@ -76,6 +76,18 @@ describe('terrarium labels agreement', () => {
       ]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/ratings\.jsonl:7: labeler/);
+      // A resample count that would run for hours is refused before anything is read.
+      const endless = await runCli([
+        'labels',
+        'agreement',
+        await writeRatings(good),
+        '--bootstrap',
+        '99999999999',
+      ]);
+      expect(endless.code).toBe(1);
+      expect(endless.stderr).toContain(
+        "option '--bootstrap <n>' argument '99999999999' is invalid. at most 100,000 resamples",
+      );
     },
   );
 });

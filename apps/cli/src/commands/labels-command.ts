@@ -20,6 +20,17 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
+/** More resamples than this change an interval's third decimal no more, and take minutes. */
+const MAX_RESAMPLES = 100_000;
+
+function resampleCount(value: string): number {
+  const parsed = positiveInteger(value);
+  if (parsed > MAX_RESAMPLES) {
+    throw new InvalidArgumentError(`at most ${MAX_RESAMPLES.toLocaleString('en-US')} resamples`);
+  }
+  return parsed;
+}
+
 function format(value: number | null): string {
   return value === null ? 'n/a' : value.toFixed(3);
 }
@@ -89,8 +100,8 @@ export function registerLabelsCommand(program: Command): Command {
     )
     .option(
       '--bootstrap <n>',
-      'add 95% bootstrap intervals of alpha from N resamples of the items',
-      positiveInteger,
+      'add 95% bootstrap intervals of alpha from N resamples of the items (at most 100,000)',
+      resampleCount,
     )
     .option('--seed <s>', 'bootstrap seed (default 1)', positiveInteger)
     .action((file: string, options: AgreementOptions) => runLabelsAgreement(file, options));
