@@ -76,6 +76,24 @@ describe('terrarium labels agreement', () => {
       ]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/ratings\.jsonl:7: labeler/);
+      // Two criteria in text: each criterion first, the pooled figure last and said to be pooled.
+      const twoCriteria = await runCli([
+        'labels',
+        'agreement',
+        await writeRatings([
+          ...good,
+          ...good.map((line) =>
+            line.replace('"format"', '"facts"').replace(/"value":0/, '"value":5'),
+          ),
+        ]),
+      ]);
+      expect(twoCriteria.code).toBe(0);
+      expect(twoCriteria.stdout.split('\n').filter((line) => !line.startsWith('  '))).toEqual([
+        'criterion facts: 3 items, 2 labelers',
+        'criterion format: 3 items, 2 labelers',
+        'all criteria pooled (item × criterion as units: differences between criteria count as agreement): 3 items, 2 labelers',
+        '',
+      ]);
       // A resample count that would run for hours is refused before anything is read.
       const endless = await runCli([
         'labels',

@@ -79,9 +79,23 @@ export async function runLabelsAgreement(file: string, options: AgreementOptions
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return;
   }
-  const lines = summaryLines('all', report);
-  for (const [criterion, summary] of Object.entries(report.byCriterion ?? {}))
-    lines.push(...summaryLines(`criterion ${criterion || '(none)'}`, summary));
+  const criteria = Object.entries(report.byCriterion ?? {});
+  if (criteria.length < 2) {
+    process.stdout.write(`${summaryLines('all', report).join('\n')}\n`);
+    return;
+  }
+  // Per criterion first: pooled, each item × criterion is a unit, so a criterion everyone scores
+  // high beside one everyone scores low reads as agreement, and the figure can exceed every
+  // criterion's own (the agreement page says the same).
+  const lines = criteria.flatMap(([criterion, summary]) =>
+    summaryLines(`criterion ${criterion || '(none)'}`, summary),
+  );
+  lines.push(
+    ...summaryLines(
+      'all criteria pooled (item × criterion as units: differences between criteria count as agreement)',
+      report,
+    ),
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -138,7 +138,11 @@ export function versusMachines(
       const judged = judge.get(`${metric}\n${itemId}`);
       if (judged !== undefined) judgePairs.push([human, onScale(criterion, judged)]);
       const rule = content.get(itemId);
-      if (rule !== undefined) rulePairs.push([human, onScale(criterion, rule)]);
+      // The content score is high when the prediction is faithful; a pitfall criterion (negative
+      // weight) is high when something is wrong, so it is compared with the content score's
+      // complement, or its ρ's sign would mean the opposite of every other criterion's.
+      const faithful = criterion.weight < 0 && rule !== undefined ? 1 - rule : rule;
+      if (faithful !== undefined) rulePairs.push([human, onScale(criterion, faithful)]);
     }
     if (judgePairs.length > 0) humanVsJudge[criterion.id] = comparePaired(judgePairs, BOOTSTRAP);
     if (rulePairs.length > 0) humanVsRules[criterion.id] = comparePaired(rulePairs, BOOTSTRAP);

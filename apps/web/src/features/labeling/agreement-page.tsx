@@ -165,6 +165,12 @@ function Versus({
   return (
     <section className="panel panel-body" aria-label={title}>
       <h2>{title}</h2>
+      {against === 'rules' && (
+        <p className="muted small">
+          Every criterion against the content score (0–1 on the criterion&apos;s scale); a pitfall
+          criterion against its complement, since it is high when something is wrong.
+        </p>
+      )}
       {Object.keys(comparisons).length === 0 ? (
         <p className="muted">No scores of this source on the labeled items.</p>
       ) : (

@@ -1,0 +1,60 @@
+import type { StoredLabel } from '@terrarium/db';
+import type { LabelCriterion } from '@terrarium/labels';
+import type { ItemScore } from '@terrarium/schema';
+import { describe, expect, it } from 'vitest';
+import { versusMachines } from './agreement-service';
+
+const FORMAT: LabelCriterion = { id: 'format', text: 'Right form?', min: 1, max: 5, weight: 1 };
+const INVENTED: LabelCriterion = {
+  id: 'invented-outcome',
+  text: 'Does it invent an outcome?',
+  min: 0,
+  max: 1,
+  weight: -0.9,
+};
+
+function label(itemId: string, scores: Record<string, number>): StoredLabel {
+  return {
+    id: itemId,
+    queueId: '1',
+    ordinal: 0,
+    itemId,
+    labelerId: '1',
+    labelerName: 'ann',
+    scores,
+    comment: '',
+    flagged: false,
+    origin: 'queue',
+    createdAt: '2026-12-05T00:00:00Z',
+    updatedAt: '2026-12-05T00:00:00Z',
+  };
+}
+
+function content(itemId: string, value: number): ItemScore {
+  return { itemId, sim: 'retrieval', source: 'rule', metric: 'content', value, detail: null };
+}
+
+describe('versusMachines', () => {
+  it('compares a pitfall criterion with the content score turned the same way as the others', () => {
+    // The worse the content score, the worse the form and the likelier an invented outcome.
+    const items: [string, number, number, number][] = [
+      ['a', 0.95, 5, 0],
+      ['b', 0.8, 4, 0],
+      ['c', 0.4, 2, 1],
+      ['d', 0.1, 1, 1],
+    ];
+    const result = versusMachines(
+      { criteria: [FORMAT, INVENTED] },
+      items.map(([item, , format, invented]) =>
+        label(item, { format, 'invented-outcome': invented }),
+      ),
+      [],
+      items.map(([item, score]) => content(item, score)),
+      null,
+    );
+    expect(result.humanVsRules['format']?.spearman).toBeCloseTo(1, 12);
+    // Both agree with the rules: a pitfall seen where the content score is low is agreement.
+    expect(result.humanVsRules['invented-outcome']?.spearman).toBeCloseTo(1, 12);
+    expect(result.humanVsJudge).toEqual({});
+  });
+});
