@@ -125,6 +125,40 @@ describe('POST /v1/reward over HTTP', () => {
       items: [body],
     });
     expect(missing.status).toBe(404);
+    expect(ErrorBody.parse(await missing.json()).error.issues).toEqual([
+      { field: 'ruleSet.version', message: 'no version 7 of exact-only' },
+    ]);
+    // An unknown name lists the names there are, stored and built in.
+    const unknown = await post('/v1/reward', { ruleSet: { name: 'default-sql' }, items: [body] });
+    expect(unknown.status).toBe(404);
+    expect(ErrorBody.parse(await unknown.json()).error.message).toBe(
+      'no rule set default-sql (rule sets: exact-only, default-terminal, default-tool, default-search, default-swe, default-web, default-android, default-os, default-database, default-text-game)',
+    );
+    // The OpenRLHF route names its URL's fields.
+    const openrlhf = await post('/v1/reward/openrlhf?ruleSet=exact-only&version=7', {
+      query: ['x'],
+      prompts: [''],
+      labels: ['x'],
+    });
+    expect(ErrorBody.parse(await openrlhf.json()).error.issues[0]?.field).toBe('version');
+    // A domain no rule set is written for is refused, not scored with its rules left out.
+    const typo = await post('/v1/reward', {
+      ruleSet: { name: 'exact-only' },
+      items: [{ ...body, domain: 'tools' }],
+    });
+    expect(typo.status).toBe(400);
+    expect(ErrorBody.parse(await typo.json()).error.issues[0]?.field).toBe('items.0.domain');
+    const urlTypo = await post('/v1/reward/openrlhf?ruleSet=exact-only&domain=tools', {
+      query: ['x'],
+      prompts: [''],
+      labels: ['x'],
+    });
+    expect(ErrorBody.parse(await urlTypo.json()).error.issues).toEqual([
+      {
+        field: 'domain',
+        message: 'one of terminal, tool, search, swe, web, android, os, database, text-game',
+      },
+    ]);
   });
 
   it('gives no reward where nothing in the rule set applies: n/a, not 0', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
+import { DOMAINS, Domain } from '@terrarium/schema';
 import { z } from 'zod';
 import { fieldIssues } from '../trpc';
 import {
@@ -26,7 +27,8 @@ const RewardItemInput = z.strictObject({
   reference: z.string(),
   history: HistoryInput.optional(),
   action: z.string().optional(),
-  domain: z.string().optional(),
+  // One of the domains rule sets are written for: a typo would silently make domain rules n/a.
+  domain: Domain.optional(),
 });
 
 const RuleSetRef = z.strictObject({
@@ -178,7 +180,13 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
       { field: 'version', message: 'a positive integer' },
     ]);
   }
-  const domain = url.searchParams.get('domain') ?? undefined;
+  const domainText = url.searchParams.get('domain');
+  const parsedDomain = domainText === null ? null : Domain.safeParse(domainText);
+  if (parsedDomain !== null && !parsedDomain.success) {
+    const message = `one of ${DOMAINS.join(', ')}`;
+    throw new RewardRequestError(`domain: ${message}`, [{ field: 'domain', message }]);
+  }
+  const domain = parsedDomain?.data;
   const items: RewardItem[] = query.map((text, i) => {
     const prompt = prompts[i] ?? '';
     return {
@@ -196,7 +204,11 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
       [{ field: 'na', message: 'a number' }],
     );
   }
-  const batch = await rewards.score(version === undefined ? { name } : { name, version }, items);
+  const batch = await rewards
+    .score(version === undefined ? { name } : { name, version }, items)
+    .catch((error: unknown) => {
+      throw error instanceof RewardRequestError ? inUrlFields(error) : error;
+    });
   // A sample nothing in the rule set applies to (every rule out of scope, criteria without a
   // judge) has no reward. A trainer reading 0 would learn from a verdict nobody gave: refused,
   // naming the samples, unless the URL says what such a sample earns.
@@ -214,6 +226,21 @@ async function scoreOpenRlhf(body: unknown, url: URL, rewards: RewardService) {
     scores: rewardsOut,
     extra_logs: extraLogs(batch.results, na ?? 0),
   };
+}
+
+/** The URL parameter a body field of the rule set stands for on the OpenRLHF route. */
+const URL_FIELDS: Readonly<Record<string, string>> = {
+  'ruleSet.name': 'ruleSet',
+  'ruleSet.version': 'version',
+};
+
+/** This route names the rule set in its URL: `ruleSet` and `version`, not a body's `ruleSet.*`. */
+function inUrlFields(error: RewardRequestError): RewardRequestError {
+  return new RewardRequestError(
+    error.message,
+    error.issues.map((issue) => ({ ...issue, field: URL_FIELDS[issue.field] ?? issue.field })),
+    error.status,
+  );
 }
 
 /**

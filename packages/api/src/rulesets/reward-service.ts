@@ -3,6 +3,7 @@ import type { Store } from '@terrarium/db';
 import {
   compileRuleSet,
   criteriaJudgePrompt,
+  DEFAULT_RULE_SET_NAMES,
   defaultRuleSetByName,
   parseCriteriaAnswer,
   validateRuleSet,
@@ -107,8 +108,14 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
     if (stored === null) {
       const fallback = version === undefined ? defaultRuleSetByName(name) : null;
       if (fallback === null) {
-        const what =
-          version === undefined ? `no rule set ${name}` : `no version ${version} of ${name}`;
+        if (version !== undefined && (await store.getRuleSetVersion(name)) !== null) {
+          const what = `no version ${version} of ${name}`;
+          throw new RewardRequestError(what, [{ field: 'ruleSet.version', message: what }], 404);
+        }
+        // Named with every name there is, stored or built in, as an unknown dataset is.
+        const saved = (await store.listRuleSets()).map((entry) => entry.name);
+        const known = [...new Set([...saved, ...DEFAULT_RULE_SET_NAMES])].join(', ');
+        const what = `no rule set ${name} (rule sets: ${known})`;
         throw new RewardRequestError(what, [{ field: 'ruleSet.name', message: what }], 404);
       }
       found = { compiled: compileRuleSet(fallback), version: null };

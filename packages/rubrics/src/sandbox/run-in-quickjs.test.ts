@@ -91,6 +91,17 @@ describe('custom rules in QuickJS', () => {
       'function score() { return "high" }',
       'score(item) must return a number, null or {score, detail}',
     ],
+    [
+      // Not null ("does not apply"), which is what JSON would make of it.
+      'NaN',
+      'function score(item) { return item.prediction.length / 0 - Infinity }',
+      'TypeError: score(item) returned NaN, not a number in [0, 1]',
+    ],
+    [
+      'Infinity in {score, detail}',
+      'function score() { return { score: 1 / 0, detail: "ratio" } }',
+      'TypeError: score(item) returned Infinity, not a number in [0, 1]',
+    ],
     ['no score function', 'const x = 1', 'TypeError: the rule defines no function score(item)'],
     ['a syntax error', 'function score( {', /does not compile/],
   ])('%s ends in a clear error', async (_name, source, message) => {

@@ -35,6 +35,10 @@ ${compiled}
     (typeof score === 'function' ? score : undefined);
   if (typeof fn !== 'function') throw new TypeError('the rule defines no function score(item)');
   var out = fn(JSON.parse(__TERRARIUM_ITEM__));
+  // JSON has no NaN or Infinity: stringified they would read as null, "does not apply".
+  var value = out !== null && typeof out === 'object' ? out.score : out;
+  if (typeof value === 'number' && !isFinite(value))
+    throw new TypeError('score(item) returned ' + value + ', not a number in [0, 1]');
   return JSON.stringify(out === undefined ? null : out);
 })()`;
 }
