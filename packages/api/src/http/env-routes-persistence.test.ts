@@ -144,8 +144,28 @@ describe('a posted task outlives a server restart (PGlite on disk); sessions do 
       expect(await solve(second, 'user.shout')).toBe(1);
       // Sessions live in memory: the one opened before the restart is gone.
       expect((await second.call('GET', `/v1/envs/${session}/state`)).status).toBe(404);
+      // Deleted, it is gone for this server and the next; built-in tasks stay.
+      expect((await second.call('DELETE', '/v1/tasks/user.shout')).status).toBe(204);
+      expect((await second.call('GET', '/v1/tasks/user.shout')).status).toBe(404);
+      expect((await second.call('POST', '/v1/envs', { task: 'user.shout' })).status).toBe(404);
+      expect((await second.call('DELETE', '/v1/tasks/user.shout')).status).toBe(404);
+      const builtin = await second.call('DELETE', '/v1/tasks/scratch-last-line');
+      expect(builtin).toEqual({
+        status: 409,
+        json: {
+          error: { message: 'task scratch-last-line is built in: it comes back with every start' },
+        },
+      });
     } finally {
       await second.close();
+    }
+    const third = await start(dataDir);
+    try {
+      await third.env.ready;
+      expect(third.env.restored).toEqual({ worlds: 0, tasks: 0, skipped: [] });
+      expect(await third.store.listEnvTasks()).toEqual([]);
+    } finally {
+      await third.close();
     }
   }, 120_000);
 });

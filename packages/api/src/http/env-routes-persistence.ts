@@ -14,6 +14,9 @@ export function storeEnvPersistence(store: Store): EnvPersistence {
   return {
     saveTask: (task, report) =>
       store.saveEnvTask({ id: task.id, worldId: task.world.id, task, gateReport: report }),
+    async deleteTask(id) {
+      await store.deleteEnvTask(id);
+    },
     saveWorld: (recipe) => store.saveEnvWorld(recipe),
     async load() {
       const skipped: { id: string; reason: string }[] = [];

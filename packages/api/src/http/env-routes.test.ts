@@ -332,6 +332,16 @@ describe('/v1/envs (environment server)', () => {
       accepted: false,
       report: { reasons: ['task id make-file is taken by a different task: choose another id'] },
     });
+    // The limits a session has hold for a task too: no step budget a session could not take.
+    const endless = await call('POST', '/v1/tasks', {
+      ...makeFile,
+      id: 'x'.repeat(257),
+      maxSteps: 10 ** 15,
+    });
+    expect(endless.status).toBe(400);
+    expect(endless.json).toMatchObject({
+      error: { issues: [{ field: 'id' }, { field: 'maxSteps' }] },
+    });
     const hijack = await call('POST', '/v1/tasks', { ...makeFile, id: 'scratch-last-line' });
     expect(hijack.status).toBe(409);
     expect(hijack.json).toMatchObject({

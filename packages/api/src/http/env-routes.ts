@@ -246,10 +246,22 @@ async function route(
     });
   }
   if (path.startsWith('/v1/tasks/')) {
-    if (method !== 'GET') return methodNotAllowed(request, response, 'GET');
-    const task = env.tasks.get(decodeURIComponent(path.slice('/v1/tasks/'.length)));
+    const id = decodeURIComponent(path.slice('/v1/tasks/'.length));
+    if (method === 'DELETE') {
+      request.resume();
+      const removed = await env.tasks.remove(id);
+      if (removed === 'missing') return sendError(response, 404, `no task ${id}`);
+      if (removed === 'builtin') {
+        return sendError(response, 409, `task ${id} is built in: it comes back with every start`);
+      }
+      response.statusCode = 204;
+      response.end();
+      return;
+    }
+    if (method !== 'GET') return methodNotAllowed(request, response, 'GET, DELETE');
+    const task = env.tasks.get(id);
     return task === undefined
-      ? sendError(response, 404, `no task ${path.slice(10)}`)
+      ? sendError(response, 404, `no task ${id}`)
       : sendJson(response, 200, task);
   }
   if (path === '/v1/envs') {

@@ -188,6 +188,18 @@ const ENV_PATHS: JsonObject = {
       parameters: [{ ...sessionId, description: 'Task id' }],
       responses: { '200': { description: 'The task', ...json(ref('Task')) }, ...STANDARD_ERRORS },
     },
+    delete: {
+      summary: 'Delete an added task (built-in tasks stay)',
+      operationId: 'deleteTask',
+      parameters: [{ ...sessionId, description: 'Task id' }],
+      responses: {
+        '204': {
+          description: 'Deleted, also from the store: no new session or curriculum uses it',
+        },
+        '409': { description: 'A built-in task', ...json(ref('Error')) },
+        ...STANDARD_ERRORS,
+      },
+    },
   },
   '/v1/worlds': {
     get: {

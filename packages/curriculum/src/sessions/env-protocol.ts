@@ -2,6 +2,7 @@ import type { World } from '@terrarium/executable-worlds';
 import { JsonValue } from '@terrarium/schema';
 import { z } from 'zod';
 import { moveFromText, moveFromToolCall, type AgentMove } from '../tasks/episode';
+import { MAX_EPISODE_STEPS } from '../tasks/task';
 
 /**
  * `POST /v1/envs` body. Strict: a misspelt field (`maxstep`) is refused by name rather than
@@ -18,7 +19,7 @@ export const CreateEnvRequest = z
       .min(0)
       .max(2 ** 32 - 1)
       .optional(),
-    maxSteps: z.number().int().positive().max(100_000).optional(),
+    maxSteps: z.number().int().positive().max(MAX_EPISODE_STEPS).optional(),
   })
   .refine((body) => body.task !== undefined || body.world !== undefined, {
     message: 'name a task or a world',

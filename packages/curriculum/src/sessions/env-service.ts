@@ -52,6 +52,7 @@ export interface RestoreReport {
  */
 export interface EnvPersistence {
   saveTask(task: Task, report: GateReport): Promise<void>;
+  deleteTask(id: string): Promise<void>;
   saveWorld(recipe: WorldRecipe): Promise<void>;
   /** Saved worlds rebuilt as catalog entries (or skipped with a reason) and saved task documents. */
   load(): Promise<{
@@ -89,7 +90,10 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
     createWorld,
     persistence === null
       ? undefined
-      : { save: (task, report) => persistence.saveTask(task, report) },
+      : {
+          save: (task, report) => persistence.saveTask(task, report),
+          remove: (id) => persistence.deleteTask(id),
+        },
     verifier,
   );
   const restored: RestoreReport = { worlds: 0, tasks: 0, skipped: [] };

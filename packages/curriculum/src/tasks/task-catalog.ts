@@ -11,7 +11,11 @@ export type AddTaskResult =
 /** Where accepted tasks go to outlive the process (the store, through the API layer). */
 export interface TaskSink {
   save(task: Task, report: GateReport): Promise<void>;
+  remove(id: string): Promise<void>;
 }
+
+/** What deleting a task did: built-in tasks come back with every start, so they stay. */
+export type RemoveTaskResult = 'removed' | 'missing' | 'builtin';
 
 /** Tasks ready for use: only tasks that passed every gate get in. */
 export interface TaskCatalog {
@@ -29,6 +33,11 @@ export interface TaskCatalog {
    * running them again: a restart costs a read, not every oracle.
    */
   restore(task: Task): void;
+  /**
+   * Deletes an added task (and its saved copy): new sessions and curricula can no longer use it;
+   * sessions already open on it end as they would have. Built-in tasks are refused.
+   */
+  remove(id: string): Promise<RemoveTaskResult>;
 }
 
 export function createTaskCatalog(
@@ -63,6 +72,14 @@ export function createTaskCatalog(
     },
     restore(task) {
       tasks.set(task.id, task);
+    },
+    async remove(id) {
+      if (builtin.has(id)) return 'builtin';
+      if (!tasks.has(id)) return 'missing';
+      // Deleted from the store first: a task a restart would bring back is not deleted.
+      await sink?.remove(id);
+      tasks.delete(id);
+      return 'removed';
     },
   };
 }

@@ -99,8 +99,14 @@ export const WorldRef = z.object({
 });
 export type WorldRef = z.infer<typeof WorldRef>;
 
+/** The most steps an episode may take, whether the task or the session asks for them. */
+export const MAX_EPISODE_STEPS = 100_000;
+
 export const Task = z.object({
-  id: z.string().regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, . _ : - only'),
+  id: z
+    .string()
+    .max(256)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits, . _ : - only'),
   goal: z.string().min(1),
   world: WorldRef,
   verifier: Verifier,
@@ -108,7 +114,7 @@ export const Task = z.object({
   oracle: z.array(SolutionAction).min(1),
   /** An action that changes nothing relevant; the gates run it and it must fail. */
   noop: z.array(SolutionAction).default(['true']),
-  maxSteps: z.number().int().positive().default(30),
+  maxSteps: z.number().int().positive().max(MAX_EPISODE_STEPS).default(30),
   provenance: Provenance,
 });
 export type Task = z.infer<typeof Task>;
