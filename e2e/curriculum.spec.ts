@@ -58,6 +58,14 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(page.getByText('cat /data/notes.txt').first()).toBeVisible();
   // The tools the policy had: a shell line per step, and submit.
   await expect(page.getByTestId('context-tools')).toContainText('Tools2');
+  // Back is the run again: the run shown is in the URL, so it can be linked and reloaded too.
+  await page.goBack();
+  await expect(page).toHaveURL(/\/curriculum\?run=\d+$/);
+  const linked = page.url();
+  await page.goto('/');
+  await page.goto(linked);
+  await expect(page.locator('.curriculum-run-status')).toHaveText('done');
+  await expect(rows).toHaveCount(4);
 });
 
 test('a long curriculum run can be canceled from the page', async ({ page }) => {

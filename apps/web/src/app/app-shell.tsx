@@ -144,7 +144,7 @@ function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
     case 'worlds':
       return <WorldsPage datasetId={route.datasetId} />;
     case 'curriculum':
-      return <CurriculumPage />;
+      return <CurriculumPage runId={route.runId} />;
     case 'not-found':
       return (
         <div className="page">
@@ -261,7 +261,10 @@ function ResearcherNav({ route }: { route: Route }) {
       <Link to={{ page: 'worlds', datasetId: null }} className={navClass(route.page === 'worlds')}>
         Worlds
       </Link>
-      <Link to={{ page: 'curriculum' }} className={navClass(route.page === 'curriculum')}>
+      <Link
+        to={{ page: 'curriculum', runId: null }}
+        className={navClass(route.page === 'curriculum')}
+      >
         Curriculum
       </Link>
     </nav>

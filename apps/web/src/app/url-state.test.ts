@@ -38,8 +38,11 @@ describe('url state', () => {
       { page: 'import' },
       { page: 'quarantine', datasetId: 'x' },
       { page: 'trajectories', datasetId: null, query: EMPTY_LIST_QUERY },
+      { page: 'curriculum', runId: null },
+      { page: 'curriculum', runId: '3' },
     ];
     for (const route of routes) expect(roundTrip(route)).toEqual(route);
+    expect(formatRoute({ page: 'curriculum', runId: '3' })).toBe('/curriculum?run=3');
   });
 
   it('drops filter values it does not know and lands on step 1 for a bad step', () => {

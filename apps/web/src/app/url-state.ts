@@ -64,7 +64,7 @@ export type Route =
   | { page: 'label-agreement'; queueId: string }
   | { page: 'rule-sets' }
   | { page: 'worlds'; datasetId: string | null }
-  | { page: 'curriculum' }
+  | { page: 'curriculum'; runId: string | null }
   | { page: 'not-found'; path: string };
 
 /** A leaderboard cell: a simulator on a task, or on `overall`/`macro`. */
@@ -197,7 +197,9 @@ export function parseRoute(pathname: string, search: string): Route {
     if (third === 'agreement') return { page: 'label-agreement', queueId: datasetId };
   }
   if (first === 'rule-sets' && datasetId === undefined) return { page: 'rule-sets' };
-  if (first === 'curriculum' && datasetId === undefined) return { page: 'curriculum' };
+  if (first === 'curriculum' && datasetId === undefined) {
+    return { page: 'curriculum', runId: params.get('run') || null };
+  }
   if (first === 'worlds' && datasetId === undefined) {
     return { page: 'worlds', datasetId: params.get('dataset') || null };
   }
@@ -305,7 +307,9 @@ export function formatRoute(route: Route): string {
     case 'rule-sets':
       return '/rule-sets';
     case 'curriculum':
-      return '/curriculum';
+      return route.runId === null
+        ? '/curriculum'
+        : `/curriculum?run=${encodeURIComponent(route.runId)}`;
     case 'worlds':
       return route.datasetId === null
         ? '/worlds'

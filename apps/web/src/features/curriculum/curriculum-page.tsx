@@ -12,6 +12,7 @@ import {
 } from 'recharts';
 import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { formatPercent, percentOf } from '../../app/format';
+import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
@@ -35,6 +36,11 @@ function reachText(reach: { made: number; played: number | null }): string {
   return `tier ${reach.played} played, tier ${reach.made} made`;
 }
 
+/** The run shown is in the URL (`/curriculum?run=3`), so a run can be linked and reloaded. */
+function setRunId(runId: string | null): void {
+  navigate({ page: 'curriculum', runId });
+}
+
 /**
  * A curriculum run as a job: start it (the scripted policy by default, the bundled ONNX policy,
  * any OpenAI-compatible endpoint; optionally a simulator standing in for the worlds), watch it
@@ -44,7 +50,7 @@ function reachText(reach: { made: number; played: number | null }): string {
  * replay viewer), then each lineage's tasks (which mutation made each from which parent, with the
  * diff) and the mutations the gates refused, with their reasons.
  */
-export function CurriculumPage() {
+export function CurriculumPage({ runId }: { runId: string | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
@@ -54,7 +60,6 @@ export function CurriculumPage() {
   const [policyChoice, setPolicyChoice] = useState('scripted');
   const [otherPolicy, setOtherPolicy] = useState('');
   const [sim, setSim] = useState('');
-  const [runId, setRunId] = useState<string | null>(null);
   const [divergenceGeneration, setDivergenceGeneration] = useState<number | null>(null);
   // The list names each run's status too: read again while any run is still being played.
   const runs = useQuery({
