@@ -81,7 +81,9 @@ export function imageOf(trajectory: Trajectory): string {
 export function shellCommandOf(recorded: string): string | null {
   const trimmed = recorded.trim();
   if (trimmed === 'submit') return null;
-  const wrapped = /^execute\[([\s\S]*)\]$/.exec(trimmed);
+  // Up to the last `]`: a ReAct model sometimes writes on after the action ("…]\nObs"), and the
+  // harness runs the bracket's content all the same.
+  const wrapped = /^execute\[([\s\S]*)\][^\]]*$/.exec(trimmed);
   return wrapped?.[1] ?? recorded;
 }
 

@@ -57,8 +57,8 @@ describe('terrarium worlds build', () => {
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n').slice(0, 3)).toEqual([
       'swe: 22 worlds, 219 transitions replayed (13 harness steps left out)',
-      'command           transitions  exact  fallback  mismatch  exact of run',
-      '(all)                     219     15       187        17         46.9%',
+      'command           transitions  exact  fallback  mismatch  exact of those run',
+      '(all)                     219     15       187        17               46.9%',
     ]);
   });
 

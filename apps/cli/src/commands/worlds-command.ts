@@ -145,7 +145,7 @@ function row(name: string, counts: Counts): string[] {
 }
 
 export function sufficiencyTable(report: SufficiencyReport): string {
-  const header = ['command', 'transitions', 'exact', 'fallback', 'mismatch', 'exact of run'];
+  const header = ['command', 'transitions', 'exact', 'fallback', 'mismatch', 'exact of those run'];
   const families = Object.entries(report.byCommand).toSorted(
     ([a, x], [b, y]) => y.transitions - x.transitions || (a < b ? -1 : 1),
   );
