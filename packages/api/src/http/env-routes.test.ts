@@ -291,6 +291,25 @@ describe('/v1/envs (environment server)', () => {
       function: { name: 'bash', arguments: '{"command": "pwd"}' },
     });
     expect(streamed.status).toBe(200);
+    // A policy's malformed move is answered, not refused: the episode goes on and it costs a step.
+    const unknownTool = await call('POST', `/v1/envs/${id}/step`, {
+      type: 'function',
+      function: { name: 'python', arguments: '{"code": "print(3)"}' },
+    });
+    expect(unknownTool.status).toBe(200);
+    expect(unknownTool.json).toMatchObject({
+      observation: 'invalid move: unknown tool python; use bash or submit',
+      reward: 0,
+      terminated: false,
+      info: { invalid: 'unknown tool python; use bash or submit' },
+    });
+    const notJson = await call('POST', `/v1/envs/${id}/step`, {
+      type: 'function',
+      function: { name: 'bash', arguments: '{"command": ' },
+    });
+    expect(notJson.json).toMatchObject({
+      observation: 'invalid move: the arguments of bash are not JSON',
+    });
     const lazy = await call('POST', '/v1/tasks', {
       id: 'lazy-task',
       goal: 'Remove nothing.',

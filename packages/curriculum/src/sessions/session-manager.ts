@@ -227,9 +227,22 @@ export class SessionManager {
     if (session.terminated || session.truncated) {
       return { error: 'conflict', message: 'the episode is over; create a new session' };
     }
-    if (move.kind === 'invalid') return { error: 'bad-request', message: move.reason };
     session.steps += 1;
     const info: { [key: string]: JsonValue } = { steps: session.steps };
+    if (move.kind === 'invalid') {
+      // A policy's malformed move (an unknown tool, arguments that are not JSON) is its mistake,
+      // not the trainer's: it costs a step and is answered, as a curriculum rollout answers it,
+      // so the episode goes on and the policy sees why.
+      info['invalid'] = move.reason;
+      if (session.steps >= session.maxSteps) session.truncated = true;
+      return {
+        observation: `invalid move: ${move.reason}`,
+        reward: 0,
+        terminated: false,
+        truncated: session.truncated,
+        info,
+      };
+    }
     if (move.kind === 'submit') {
       await applyMove(session.episode, move);
       session.terminated = true;
