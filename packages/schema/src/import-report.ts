@@ -6,6 +6,12 @@ import { SourceFormat } from './trajectory';
 // tried (and reported if unreadable).
 const NOT_DATA = [/^(licen[cs]e|copying|notice|readme)([._-][\w-]*)?$/i, /\.(md|ya?ml)$/i];
 
+/** "a, b, c, d, e, and 3 more": the first names of a list a user is told was left out. */
+export function someNames(names: readonly string[], shown = 5): string {
+  const more = names.length > shown ? `, and ${names.length - shown} more` : '';
+  return `${names.slice(0, shown).join(', ')}${more}`;
+}
+
 /** Whether a file found in a folder is a licence, a note, a config or hidden: not trajectories. */
 export function isObviouslyNotData(fileName: string): boolean {
   return fileName.startsWith('.') || NOT_DATA.some((pattern) => pattern.test(fileName));

@@ -6,6 +6,7 @@ import { runImportJob } from '@terrarium/jobs';
 import {
   alreadyStoredNote,
   importExitCode,
+  someNames,
   SOURCE_FORMATS,
   SourceFormat,
   type ImportReport,
@@ -85,14 +86,9 @@ async function collectFiles(paths: string[]): Promise<FoundFiles> {
   return findDataFiles(paths);
 }
 
-const LEFT_OUT_SHOWN = 5;
-
 /** One line naming what a folder held that is not imported, so nothing is skipped unsaid. */
 export function leftOutNote(leftOut: readonly string[]): string {
-  const shown = leftOut.slice(0, LEFT_OUT_SHOWN).join(', ');
-  const more =
-    leftOut.length > LEFT_OUT_SHOWN ? `, and ${leftOut.length - LEFT_OUT_SHOWN} more` : '';
-  return `Left out as licences, notes, configs or hidden files (name a file to import it anyway): ${shown}${more}.`;
+  return `Left out as licences, notes, configs or hidden files (name a file to import it anyway): ${someNames(leftOut)}.`;
 }
 
 async function importInto(

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   SOURCE_FORMAT_DESCRIPTIONS,
   SOURCE_FORMATS,
+  someNames,
   type ImportJobView,
   type SourceFormat,
 } from '@terrarium/schema';
@@ -226,8 +227,7 @@ export function ImportPage() {
           {leftOut.length > 0 && (
             <small className="muted" data-testid="import-left-out" title={leftOut.join('\n')}>
               Left out {leftOut.length === 1 ? '1 file' : `${leftOut.length} files`}:{' '}
-              {leftOut.slice(0, 5).join(', ')}
-              {leftOut.length > 5 ? `, and ${leftOut.length - 5} more` : ''}
+              {someNames(leftOut)}
             </small>
           )}
         </label>
