@@ -62,13 +62,32 @@ export interface FieldIssue {
 }
 
 export function fieldIssues(error: ZodError): FieldIssue[] {
-  return error.issues.flatMap((issue) => {
+  return withoutLooserBounds(error.issues).flatMap((issue) => {
     const at = issue.path.map(String);
     // A strict object's unknown keys belong to no path of the schema: each is named itself.
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
     return [{ field: at.join('.'), message: issue.message }];
   });
+}
+
+/**
+ * One bound per field: a number above 2^53 breaks both `int()`'s safe-integer bound and the
+ * schema's own maximum, and the client needs only the tighter one (`<=4294967295`).
+ */
+function withoutLooserBounds(issues: readonly ZodError['issues'][number][]) {
+  const tightest = new Map<string, number>();
+  for (const issue of issues) {
+    if (issue.code !== 'too_big' || typeof issue.maximum !== 'number') continue;
+    const key = issue.path.map(String).join('.');
+    tightest.set(key, Math.min(tightest.get(key) ?? Infinity, issue.maximum));
+  }
+  return issues.filter(
+    (issue) =>
+      issue.code !== 'too_big' ||
+      typeof issue.maximum !== 'number' ||
+      issue.maximum === tightest.get(issue.path.map(String).join('.')),
+  );
 }
 
 /** What a client sees of an unexpected failure: never a stack, a path or SQL. */

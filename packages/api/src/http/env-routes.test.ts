@@ -247,6 +247,14 @@ describe('/v1/envs (environment server)', () => {
     const bad = await call('POST', '/v1/envs', { world: 'scratch', seed: -1 });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ error: { issues: [{ field: 'seed' }] } });
+    // Above 2^53 a seed breaks two bounds; the tighter one alone is named.
+    const huge = await call('POST', '/v1/envs', { world: 'scratch', seed: 1e20 });
+    expect(huge.json).toEqual({
+      error: {
+        message: 'bad environment request',
+        issues: [{ field: 'seed', message: 'Too big: expected number to be <=4294967295' }],
+      },
+    });
     // A misspelt setting is refused by name, not ignored; a task with a world is ambiguous.
     const misspelt = await call('POST', '/v1/envs', { task: 'scratch-last-line', maxstep: 5 });
     expect(misspelt.status).toBe(400);
