@@ -327,6 +327,28 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(got).toEqual(want);
   });
 
+  it('lets only researchers and programs delete a task, from this origin', async () => {
+    // A built-in task: the route answers 409 to a caller it lets through, and nothing changes.
+    const remove = (headers: Record<string, string>) =>
+      fetch(`${server.url}/v1/tasks/scratch-last-line`, { method: 'DELETE', headers });
+    const verdicts: Record<string, number> = {};
+    for (const caller of CALLERS) verdicts[caller] = (await remove(headersOf[caller])).status;
+    verdicts['foreign origin'] = (
+      await remove({ ...headersOf.researcher, origin: 'http://evil.example' })
+    ).status;
+    expect(verdicts).toEqual({
+      anonymous: 401,
+      labeler: 403,
+      researcher: 409,
+      program: 409,
+      'foreign origin': 403,
+    });
+    expect(
+      (await fetch(`${server.url}/v1/tasks/scratch-last-line`, { headers: headersOf.program }))
+        .status,
+    ).toBe(200);
+  });
+
   it('lets a removed account and a logged-out session do nothing', async () => {
     await server.addUser('gone', 'researcher');
     const cookie = await server.login('gone');
