@@ -1,7 +1,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import type { DatasetSummary } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMPTY_LIST_QUERY } from '../../app/url-state';
+import { EMPTY_LIST_QUERY, type ListQuery } from '../../app/url-state';
 import { TrajectoryFilters } from './trajectory-filters';
 
 afterEach(cleanup);
@@ -91,25 +91,21 @@ describe('domain and source', () => {
       formats: ['intercode'],
       outcomes: ['success', 'failure'],
     };
-    render(
-      <TrajectoryFilters
-        query={{ ...EMPTY_LIST_QUERY, domain: 'database' }}
-        datasets={[tau, swe, intercode]}
-        onChange={() => undefined}
-      />,
-    );
+    const renderWith = (query: Partial<ListQuery>) =>
+      render(
+        <TrajectoryFilters
+          query={{ ...EMPTY_LIST_QUERY, ...query }}
+          datasets={[tau, swe, intercode]}
+          onChange={() => undefined}
+        />,
+      );
+    renderWith({ domain: 'database' });
     // Only InterCode holds database trajectories: no tau-bench or SWE-agent source to pick.
     expect(choices('Source format')).toEqual(['any', 'intercode']);
     // The domain filter is left by the source filter (any), so it offers every domain held.
     expect(choices('Domain')).toEqual(['any', 'terminal', 'tool', 'swe', 'database']);
     cleanup();
-    render(
-      <TrajectoryFilters
-        query={{ ...EMPTY_LIST_QUERY, format: 'swe-agent' }}
-        datasets={[tau, swe, intercode]}
-        onChange={() => undefined}
-      />,
-    );
+    renderWith({ format: 'swe-agent' });
     expect(choices('Domain')).toEqual(['any', 'swe']);
   });
 });
