@@ -1,4 +1,19 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null
+    ? Object.entries(value).find(([name]) => name === key)?.[1]
+    : undefined;
+}
+
+/** A task line of the export: its id, its tier and axis in the curriculum. */
+function tierOf(line: unknown): string {
+  const metadata = field(line, 'metadata');
+  return [field(line, 'id'), field(metadata, 'curriculum_tier'), field(metadata, 'curriculum_axis')]
+    .map(String)
+    .join(' ');
+}
 
 /**
  * The demo: the scripted policy plays the builtin tasks as a job on the server's queue; the page
@@ -49,6 +64,30 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(page.locator('.curriculum-rejected').first()).toContainText(
     'refused skill of scratch-last-line.t2-scenario: the verifier does not check the answer',
   );
+  // The run's tasks leave as JSONL: every tier made (0-4) of both lineages, each line a task
+  // with where it sits in the curriculum.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export tasks (JSONL)' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^curriculum-\d+-tasks\.jsonl$/);
+  const tasks = (await readFile(await download.path(), 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => tierOf(JSON.parse(line)));
+  expect(tasks).toEqual([
+    'scratch-last-line 0 seed',
+    'scratch-last-line.t1-execution-length 1 execution-length',
+    'scratch-last-line.t2-scenario 2 scenario',
+    'scratch-last-line.t3-verifier 3 verifier',
+    'scratch-last-line.t4-noise 4 noise',
+    'scratch-count-lines 0 seed',
+    'scratch-count-lines.t1-execution-length 1 execution-length',
+    'scratch-count-lines.t2-scenario 2 scenario',
+    'scratch-count-lines.t3-verifier 3 verifier',
+    'scratch-count-lines.t4-noise 4 noise',
+  ]);
+  await expect(page.getByTestId('curriculum-export-result')).toHaveText('10 task(s) exported');
   // Generation 1's rollouts: 2 lineages × 8 probes, each a stored trajectory.
   await page.getByRole('button', { name: 'Rollouts of generation 1' }).click();
   const rollouts = page.getByRole('list', { name: 'Rollouts of generation 1' }).getByRole('link');

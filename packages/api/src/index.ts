@@ -176,5 +176,6 @@ export {
   type AvailablePolicy,
   type CurriculumDepsOptions,
 } from './curriculum/curriculum-deps';
+export { exportCurriculumTasks } from './curriculum/task-export';
 export type { RolloutDivergence, TaskDivergences } from '@terrarium/curriculum';
 export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';

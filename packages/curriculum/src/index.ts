@@ -12,6 +12,8 @@ export * from './sessions/session-manager';
 export * from './sessions/env-protocol';
 export * from './sessions/env-service';
 export * from './export/harbor';
+export * from './export/task-export';
+export * from './export/curriculum-tasks';
 export * from './evolve';
 export * from './export/rollout-trajectory';
 export * from './export/generation-divergences';

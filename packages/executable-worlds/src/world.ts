@@ -68,6 +68,11 @@ export interface TerminalWorld extends World {
   env(): Record<string, string>;
   /** All regular files, absolute paths, sorted. */
   files(): string[];
+  /**
+   * All directories, absolute paths, sorted, the empty ones included: they are state a command
+   * can see (`find / -type d -name mysql`), and an export must recreate them.
+   */
+  directories(): string[];
   /** A file's text, or null when it does not exist or is a directory. */
   readFile(path: string): string | null;
 }

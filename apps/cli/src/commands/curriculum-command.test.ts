@@ -1,5 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createReadStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   evolvableWorldFactory,
   lineageScheduler,
@@ -9,6 +11,11 @@ import {
   Task,
   trajectoryWorld,
 } from '@terrarium/curriculum';
+import {
+  containerTrial,
+  containerTrialsAvailable,
+  CONTAINER_TRIALS_REASON,
+} from '@terrarium/curriculum/testing';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import {
@@ -17,7 +24,7 @@ import {
   UNSHIPPED_DATA_REASON,
 } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../testing/run-cli';
+import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
 import { seededDataDir } from '@terrarium/db/test-store';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
@@ -38,6 +45,31 @@ function numberField(value: unknown, field: string): number {
       : undefined;
   if (typeof found !== 'number') throw new Error(`no number ${field} in ${JSON.stringify(value)}`);
   return found;
+}
+
+/** The run id every `--json` line starts with (what `resume` and `export` take). */
+function runIdOf(stdout: string): string {
+  const first: unknown = JSON.parse(stdout.split('\n')[0] ?? '');
+  const run = typeof first === 'object' && first !== null && 'run' in first ? first.run : null;
+  if (typeof run !== 'string') throw new Error(`no run id in ${stdout}`);
+  return run;
+}
+
+/** `curriculum export --json`: the ids exported and the reasons of those left out. */
+function exportReport(stdout: string): { exported: string[]; rejected: string[] } {
+  const report: unknown = JSON.parse(stdout);
+  const list = (field: string): unknown[] => {
+    const value: unknown =
+      typeof report === 'object' && report !== null
+        ? Object.entries(report).find(([key]) => key === field)?.[1]
+        : undefined;
+    if (!Array.isArray(value)) throw new Error(`no ${field} in ${stdout}`);
+    return value;
+  };
+  return {
+    exported: list('exported').map(String),
+    rejected: list('rejected').map((entry) => JSON.stringify(entry)),
+  };
 }
 
 /** The issue's fields of each `--json` line, plus the mean tier (the curriculum's progress). */
@@ -112,11 +144,17 @@ describe.skipIf(!sharedDataAvailable('swe-agent'))(
 
 describe('terrarium curriculum run', () => {
   let dataDir: string;
+  let exportDir: string;
+  let icbRun = '';
+  let builtinRun = '';
+  let icbExport: { out: string; ids: string[] } = { out: '', ids: [] };
   beforeAll(async () => {
     dataDir = await seededDataDir('curriculum');
+    exportDir = await mkdtemp(join(tmpdir(), 'curriculum-export-'));
   });
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });
+    await rm(exportDir, { recursive: true, force: true });
   });
 
   it('prints a line per generation for the builtin tasks', { timeout: 120_000 }, async () => {
@@ -140,7 +178,48 @@ describe('terrarium curriculum run', () => {
       '2: 2 tasks, pass 1.000, partial 0.000, tier 1.000',
       '3: 2 tasks, pass 1.000, partial 0.000, tier 2.000',
     ]);
+    builtinRun = runIdOf(run.stdout);
   });
+
+  it(
+    "exports a run's tasks from the store, and the same bytes through a server that owns it",
+    { timeout: 120_000 },
+    async () => {
+      const args = (out: string, run = builtinRun) => [
+        'curriculum',
+        'export',
+        '--run',
+        run,
+        '--format',
+        'jsonl',
+        '--out',
+        out,
+        '--data-dir',
+        dataDir,
+      ];
+      const direct = await runCli(args(join(exportDir, 'direct.jsonl')));
+      expect([direct.code, direct.stdout]).toEqual([
+        0,
+        `exported 8 task(s) to ${join(exportDir, 'direct.jsonl')} as jsonl\n`,
+      ]);
+      const missing = await runCli(args(join(exportDir, 'none.jsonl'), '999'));
+      expect(missing.stderr).toContain('runId: no curriculum run 999');
+      const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+      try {
+        await waitForServeUrl(serve);
+        const through = await runCli(args(join(exportDir, 'through.jsonl')));
+        expect(through.stderr).toBe('');
+        expect(readFileSync(join(exportDir, 'through.jsonl'), 'utf8')).toBe(
+          readFileSync(join(exportDir, 'direct.jsonl'), 'utf8'),
+        );
+        const refused = await runCli(args(join(exportDir, 'none.jsonl'), '999'));
+        expect(refused.stderr).toMatch(/the server at \S+ refused: runId: no curriculum run 999/);
+      } finally {
+        serve.kill('SIGTERM');
+      }
+      expect(await exitOf(serve)).toBe(0);
+    },
+  );
 
   it(
     'plays with the bundled ONNX policy (onnx:PATH), server-side decoding in this process',
@@ -262,10 +341,7 @@ describe('terrarium curriculum run', () => {
         });
         expect(child.signalCode).toBe('SIGKILL');
         // Each --json line names its run: what `resume --run` takes.
-        const first: unknown = JSON.parse(seen.split('\n')[0] ?? '');
-        const runId =
-          typeof first === 'object' && first !== null && 'run' in first ? first.run : undefined;
-        if (typeof runId !== 'string') throw new Error(`no run id in ${seen}`);
+        const runId = runIdOf(seen);
         expect(runId).toBe('1');
         const resumed = await runCli([
           'curriculum',
@@ -334,7 +410,55 @@ describe('terrarium curriculum run', () => {
           '3: 9 tasks, pass 0.833, partial 0.667, tier 1.000',
           '4: 9 tasks, pass 0.639, partial 1.000, tier 1.667',
         ]);
+        icbRun = runIdOf(run.stdout);
       });
+
+      it(
+        "exports the run's 25 tasks as Harbor folders that run as a container would run them",
+        { timeout: 300_000 },
+        async () => {
+          const out = join(exportDir, 'icb-harbor');
+          const exported = await runCli([
+            'curriculum',
+            'export',
+            '--run',
+            icbRun,
+            '--format',
+            'harbor',
+            '--out',
+            out,
+            '--json',
+            '--data-dir',
+            dataDir,
+          ]);
+          expect(exported.stderr).toBe('');
+          const report = exportReport(exported.stdout);
+          expect([report.exported.length, report.rejected]).toEqual([25, []]);
+          // `find / -type d -name mysql` answers from an empty directory: the image makes it.
+          const mysql = 'traj.ic_bash_multiturn_gpt-4_10_turns_fs_3.json-24';
+          expect(readFileSync(join(out, mysql, 'environment/Dockerfile'), 'utf8')).toMatch(
+            /^RUN mkdir -p .*'\/workspace\/dir2\/mysql'$/m,
+          );
+          icbExport = { out, ids: report.exported };
+        },
+      );
+
+      it.skipIf(!containerTrialsAvailable())(
+        `22 of the 25 exported oracles earn reward 1 in a container-like root, no empty solution passes${containerTrialsAvailable() ? '' : ` ${CONTAINER_TRIALS_REASON}`}`,
+        { timeout: 300_000 },
+        () => {
+          const { out, ids } = icbExport;
+          const failing = ids.filter((id) => containerTrial(join(out, id), 'oracle') !== 1);
+          // One lineage's seed counts lines under /testbed, which the trajectory never listed:
+          // the reconstructed world answers 0 from nothing, a container says find failed.
+          expect(failing).toEqual([
+            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29',
+            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29.t1-execution-length',
+            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29.t2-scenario',
+          ]);
+          expect(ids.filter((id) => containerTrial(join(out, id), 'empty') >= 1)).toEqual([]);
+        },
+      );
 
       it(
         'measures the gap with retrieval standing in for the worlds',

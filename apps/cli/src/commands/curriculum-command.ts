@@ -2,16 +2,25 @@ import {
   checkCurriculumSim,
   createCurriculumRunDeps,
   curriculumPolicy,
+  exportCurriculumTasks,
   SimulatorError,
   type AppRouter,
 } from '@terrarium/api';
-import type { GenerationStatsRecord } from '@terrarium/curriculum';
+import {
+  CURRICULUM_TASK_SELECTIONS,
+  TASK_FORMATS,
+  type CurriculumTaskSelection,
+  type GenerationStatsRecord,
+  type TaskExport,
+  type TaskFormat,
+} from '@terrarium/curriculum';
 import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import { CurriculumRunSettings, executeCurriculumRun } from '@terrarium/jobs';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from '../cli-error';
-import { connect, disconnect, type GlobalOptions } from '../connect';
+import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
+import { exportSummary, writeTaskExport } from './task-files';
 
 export interface CurriculumRunOptions extends GlobalOptions {
   dataset: string;
@@ -27,6 +36,14 @@ export interface CurriculumRunOptions extends GlobalOptions {
 
 export interface CurriculumResumeOptions extends GlobalOptions {
   run: string;
+  json?: boolean;
+}
+
+export interface CurriculumExportOptions extends GlobalOptions {
+  run: string;
+  format: TaskFormat;
+  out: string;
+  tasks: CurriculumTaskSelection;
   json?: boolean;
 }
 
@@ -91,6 +108,30 @@ export function registerCurriculumCommand(program: Command): void {
     .action((_options: unknown, command: Command) =>
       resumeCurriculumCommand(command.optsWithGlobals()),
     );
+  curriculum
+    .command('export')
+    .description(
+      "Write a run's tasks (as of its last generation: every tier of every lineage, or each lineage's current task) as JSONL or Harbor task folders, each with its run, lineage, tier and axis.",
+    )
+    .requiredOption('--run <id>', 'the run id `curriculum run` printed')
+    .addOption(
+      new Option('--format <format>', 'jsonl: one task per line; harbor: a task folder each')
+        .choices(TASK_FORMATS)
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--out <path>',
+      'the JSONL file, or the folder that receives one folder per task',
+    )
+    .addOption(
+      new Option('--tasks <which>', "all: every task the run made; current: each lineage's last")
+        .choices(CURRICULUM_TASK_SELECTIONS)
+        .default('all'),
+    )
+    .option('--json', 'print {"run","format","out","exported","rejected"}')
+    .action(async (_options: unknown, command: Command) => {
+      await exportCurriculumCommand(command.optsWithGlobals());
+    });
 }
 
 /**
@@ -176,6 +217,26 @@ async function playHere(
 
 type Client = ReturnType<typeof createTRPCClient<AppRouter>>;
 
+function trpcClient(target: Extract<DataTarget, { kind: 'server' }>): Client {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `${target.url}/trpc`,
+        headers: { authorization: `Bearer ${target.token}` },
+      }),
+    ],
+  });
+}
+
+/** A refusal by the server, said as the CLI says its own errors. */
+function refusedBy<T>(url: string, promise: Promise<T>): Promise<T> {
+  return promise.catch((error: unknown) => {
+    if (error instanceof TRPCClientError)
+      throw new CliError(`the server at ${url} refused: ${error.message}`);
+    throw error;
+  });
+}
+
 /** With `serve` on the folder: the server's workers play the run; this polls its generations. */
 async function playOnServer(
   trpc: Client,
@@ -183,12 +244,7 @@ async function playOnServer(
   options: CurriculumRunOptions,
 ): Promise<void> {
   const { policy, sim, scheduler, probes, maxDepth, seed } = settingsFrom(options);
-  const call = <T>(promise: Promise<T>) =>
-    promise.catch((error: unknown) => {
-      if (error instanceof TRPCClientError)
-        throw new CliError(`the server at ${url} refused: ${error.message}`);
-      throw error;
-    });
+  const call = <T>(promise: Promise<T>) => refusedBy(url, promise);
   const run = await call(
     trpc.curriculum.start.mutate({
       dataset: options.dataset,
@@ -226,15 +282,7 @@ export async function runCurriculumCommand(options: CurriculumRunOptions): Promi
   const target = await connect(options);
   try {
     if (target.kind === 'server') {
-      const trpc = createTRPCClient<AppRouter>({
-        links: [
-          httpLink({
-            url: `${target.url}/trpc`,
-            headers: { authorization: `Bearer ${target.token}` },
-          }),
-        ],
-      });
-      await playOnServer(trpc, target.url, options);
+      await playOnServer(trpcClient(target), target.url, options);
       return;
     }
     const run = await target.store.createCurriculumRun({
@@ -268,4 +316,42 @@ export async function resumeCurriculumCommand(options: CurriculumResumeOptions):
   } finally {
     await disconnect(target);
   }
+}
+
+/** `terrarium curriculum export`: a run's tasks to disk, through the server when one owns the data. */
+export async function exportCurriculumCommand(
+  options: CurriculumExportOptions,
+): Promise<TaskExport> {
+  const target = await connect(options);
+  let result: TaskExport;
+  try {
+    result =
+      target.kind === 'server'
+        ? await refusedBy(
+            target.url,
+            trpcClient(target).curriculum.exportTasks.query({
+              runId: options.run,
+              format: options.format,
+              tasks: options.tasks,
+            }),
+          )
+        : await exportCurriculumTasks(
+            target.store,
+            options.run,
+            options.format,
+            options.tasks,
+          ).catch((error: unknown) => {
+            throw cliErrorOf(error);
+          });
+  } finally {
+    await disconnect(target);
+  }
+  await writeTaskExport(result, options.out);
+  if (options.json) {
+    const { exported, rejected } = result;
+    process.stdout.write(
+      `${JSON.stringify({ run: options.run, format: result.format, out: options.out, exported, rejected })}\n`,
+    );
+  } else process.stdout.write(exportSummary(result, options.out, result.rejected.length));
+  return result;
 }

@@ -1,25 +1,19 @@
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   BUILTIN_TASKS,
-  exportHarborTask,
-  isTerminalWorld,
+  exportTasks,
   SCRATCH_WORLD,
   Task,
   taskFromTerminalTrajectory,
-  taskJsonLine,
-  toolsFor,
-  type ExportedFile,
+  type ExportableTask,
 } from '@terrarium/curriculum';
-import {
-  buildTerminalWorld,
-  reconstructWorkspace,
-  type TerminalWorld,
-} from '@terrarium/executable-worlds';
+import { buildTerminalWorld, reconstructWorkspace } from '@terrarium/executable-worlds';
 import { readTrajectories } from '@terrarium/formats';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error';
+import { exportSummary, writeTaskExport } from './task-files';
 
 export interface TasksExportOptions {
   format: 'jsonl' | 'harbor';
@@ -27,12 +21,6 @@ export interface TasksExportOptions {
   from?: string[];
   task?: string[];
   json?: boolean;
-}
-
-interface ReadyTask {
-  task: Task;
-  /** A fresh world in the task's initial state. */
-  world: () => TerminalWorld;
 }
 
 export interface TasksExportReport {
@@ -90,8 +78,8 @@ async function filesUnder(target: string): Promise<string[]> {
 async function generatedTasks(
   sources: string[],
   rejected: TasksExportReport['rejected'],
-): Promise<ReadyTask[]> {
-  const ready: ReadyTask[] = [];
+): Promise<ExportableTask[]> {
+  const ready: ExportableTask[] = [];
   for (const source of sources) {
     for (const file of await filesUnder(source)) {
       for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
@@ -113,32 +101,11 @@ async function generatedTasks(
   return ready;
 }
 
-function builtinTasks(): ReadyTask[] {
+function builtinTasks(): ExportableTask[] {
   return BUILTIN_TASKS.map((input) => {
     const task = Task.parse(input);
-    return {
-      task,
-      world: () => {
-        const world = SCRATCH_WORLD.create(task.world.params, 0);
-        if (!isTerminalWorld(world)) throw new Error('the scratch world is a terminal world');
-        return world;
-      },
-    };
+    return { task, world: () => SCRATCH_WORLD.create(task.world.params, 0) };
   });
-}
-
-async function writeFolder(folder: string, files: ExportedFile[]): Promise<void> {
-  for (const file of files) {
-    const target = path.join(folder, file.path);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, file.content);
-    if (file.executable) await chmod(target, 0o755);
-  }
-}
-
-/** Task ids become folder names; keep them portable. */
-function folderName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]+/g, '-');
 }
 
 export async function runTasksExport(options: TasksExportOptions): Promise<TasksExportReport> {
@@ -150,23 +117,15 @@ export async function runTasksExport(options: TasksExportOptions): Promise<Tasks
     const missing = [...wanted].filter((id) => !ready.some(({ task }) => task.id === id));
     if (missing.length > 0) throw new CliError(`no task ${missing.join(', ')}`);
   }
-  const exported: string[] = [];
-  if (options.format === 'jsonl') {
-    const lines = ready.map(({ task, world }) => taskJsonLine(task, toolsFor(world())));
-    await mkdir(path.dirname(path.resolve(options.out)), { recursive: true });
-    await writeFile(options.out, lines.map((line) => `${line}\n`).join(''));
-    exported.push(...ready.map(({ task }) => task.id));
-  } else {
-    for (const { task, world } of ready) {
-      const folder = exportHarborTask(task, world());
-      if (!folder.ok) {
-        rejected.push({ trajectory: task.provenance.trajectory ?? task.id, reason: folder.reason });
-        continue;
-      }
-      await writeFolder(path.join(options.out, folderName(task.id)), folder.files);
-      exported.push(task.id);
-    }
-  }
+  const result = exportTasks(ready, options.format);
+  await writeTaskExport(result, options.out);
+  // A task that has no Harbor form is named by the trajectory it came from, as a generated one is.
+  const trajectoryOf = new Map(
+    ready.map(({ task }) => [task.id, task.provenance.trajectory ?? task.id]),
+  );
+  for (const entry of result.rejected)
+    rejected.push({ trajectory: trajectoryOf.get(entry.task) ?? entry.task, reason: entry.reason });
+  const exported = result.exported;
   const report: TasksExportReport = {
     format: options.format,
     out: options.out,
@@ -174,12 +133,6 @@ export async function runTasksExport(options: TasksExportOptions): Promise<Tasks
     rejected,
   };
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else {
-    process.stdout.write(
-      `exported ${exported.length} task(s) to ${options.out} as ${options.format}\n`,
-    );
-    if (rejected.length > 0)
-      process.stdout.write(`not exported: ${rejected.length} (see --json for each reason)\n`);
-  }
+  else process.stdout.write(exportSummary(result, options.out, rejected.length));
   return report;
 }

@@ -1,6 +1,8 @@
 import {
+  CURRICULUM_TASK_SELECTIONS,
   CurriculumCheckpoint,
   GenerationStatsRecord,
+  TASK_FORMATS,
   lineageReach,
   runCurriculum,
   scriptedRunOptions,
@@ -18,6 +20,7 @@ import {
   curriculumSeeds,
 } from './curriculum-deps';
 import { generationDivergences, generationRollouts } from './generation-rollouts';
+import { exportCurriculumTasks } from './task-export';
 
 export const CurriculumRunInput = z.object({
   /** Dataset id or name, or `builtin` for the scratch tasks (the demo). */
@@ -38,6 +41,10 @@ export const CurriculumStartInput = CurriculumRunSettings.extend({
 
 const RunId = z.object({ runId: z.string().min(1).max(40) });
 const Generation = RunId.extend({ generation: z.number().int().positive() });
+const ExportInput = RunId.extend({
+  format: z.enum(TASK_FORMATS).default('jsonl'),
+  tasks: z.enum(CURRICULUM_TASK_SELECTIONS).default('all'),
+});
 
 async function runOrError(store: Store, runId: string): Promise<CurriculumRunRecord> {
   const run = await store.getCurriculumRun(runId);
@@ -160,6 +167,18 @@ export const curriculumRouter = createRouter({
     .query(async ({ ctx, input }) =>
       generationDivergences(ctx.store, await runOrError(ctx.store, input.runId), input.generation),
     ),
+
+  /**
+   * The run's tasks as JSONL (one text) or Harbor task folders (files under one folder per task),
+   * for training elsewhere; `terrarium curriculum export` writes them to disk.
+   */
+  exportTasks: researcherProcedure.input(ExportInput).query(({ ctx, input }) =>
+    exportCurriculumTasks(ctx.store, input.runId, input.format, input.tasks).catch(
+      (error: unknown) => {
+        throw simulatorTrpcError(error);
+      },
+    ),
+  ),
 
   cancel: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     const jobs = ctx.curriculumJobs;

@@ -103,6 +103,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'imports.cancel': 'researcher',
   'curriculum.divergences': 'researcher',
   'curriculum.policies': 'researcher',
+  'curriculum.exportTasks': 'researcher',
 };
 
 // tRPC offers the flat record of procedures ("a.b" → procedure) only under `_def`.

@@ -1,34 +1,18 @@
 /// <reference types="node" />
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TASKS } from '../tasks/builtin-tasks';
 import { Task } from '../tasks/task';
 import { isTerminalWorld } from '../worlds/world-kinds';
 import { SCRATCH_WORLD } from '../worlds/world-catalog';
-import { exportHarborTask, type ExportedFile } from './harbor';
+import { exportHarborTask } from './harbor';
+import { writeExportedFiles } from './harbor-trial.testkit';
 
 const scratch = mkdtempSync(join(tmpdir(), 'harbor-export-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function writeFolder(folder: string, files: ExportedFile[]): void {
-  for (const file of files) {
-    const path = join(folder, file.path);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, file.content);
-    if (file.executable) chmodSync(path, 0o755);
-  }
-}
 
 /** Runs the exported scripts with bash on a copy of the workspace; returns the reward written. */
 function trial(folder: string, name: string, solve: 'oracle' | 'empty' | string): number {
@@ -52,7 +36,7 @@ describe('Harbor task export', () => {
       const exported = exportHarborTask(task, world);
       if (!exported.ok) throw new Error(exported.reason);
       const folder = join(scratch, task.id);
-      writeFolder(folder, exported.files);
+      writeExportedFiles(folder, exported.files);
       expect(exported.files.map((file) => file.path).slice(0, 3)).toEqual([
         'instruction.md',
         'task.toml',
@@ -94,7 +78,7 @@ describe('Harbor task export', () => {
     const exported = exportHarborTask(task, world);
     if (!exported.ok) throw new Error(exported.reason);
     const folder = join(scratch, task.id);
-    writeFolder(folder, exported.files);
+    writeExportedFiles(folder, exported.files);
     expect(trial(folder, 'weighted-oracle', 'oracle')).toBe(0.75);
     const toml = readFileSync(join(folder, 'task.toml'), 'utf8');
     expect(toml).toContain('source_trajectory = "fs_1/7"\nsource_steps = [0, 1]');

@@ -1,6 +1,7 @@
 import type { TerminalWorld } from '@terrarium/executable-worlds';
 import type { SolutionAction, Task, VerifierCheck } from '../tasks/task';
 import { describeCheck } from '../tasks/verifier';
+import { noiseOf } from '../evolve/world-source';
 
 /** One file of an exported task folder; the caller writes it (this package does no I/O). */
 export interface ExportedFile {
@@ -165,8 +166,49 @@ function testScript(task: Task, roots: ReadonlySet<string>, cwd: string): string
   return `${lines.join('\n')}\n`;
 }
 
+/** Whether any of `paths` lies inside `directory`. */
+function covered(directory: string, paths: Iterable<string>): boolean {
+  for (const path of paths) if (path.startsWith(`${directory}/`)) return true;
+  return false;
+}
+
+/**
+ * The directories `mkdir -p` must make for the world's empty ones to exist: those no file is
+ * under and no other such directory is under (its `-p` makes the parents).
+ */
+function leafDirectories(directories: string[], files: string[]): string[] {
+  return directories.filter(
+    (directory) =>
+      directory !== '/' && !covered(directory, files) && !covered(directory, directories),
+  );
+}
+
 function tomlString(text: string): string {
   return JSON.stringify(text);
+}
+
+/** Facts an export adds about where a task came from (a curriculum's run, lineage, tier…). */
+export type TaskMetadata = Record<string, string | number>;
+
+/** TOML keys are bare words here: the exporter names them, never the data. */
+function tomlMetadata(metadata: TaskMetadata): string[] {
+  return Object.entries(metadata).map(
+    ([key, value]) => `${key} = ${typeof value === 'number' ? String(value) : tomlString(value)}`,
+  );
+}
+
+/**
+ * A curriculum's noise axis shows the policy spurious lines; that happens in Terrarium's sessions,
+ * not in the world, so a container runs the task without them. Said where a reader of the task sees it.
+ */
+function noiseLines(task: Task): string[] {
+  const level = noiseOf(task.world);
+  if (level === 0) return [];
+  return [
+    '# Terrarium shows the agent a spurious line after each output line with this chance;',
+    '# a Harbor container runs the task without that noise.',
+    `observation_noise = ${level}`,
+  ];
 }
 
 /**
@@ -174,7 +216,11 @@ function tomlString(text: string): string {
  * [metadata]), environment/ (a Dockerfile copying the initial workspace), tests/test.sh writing the
  * reward to /logs/verifier/reward.txt, solution/solve.sh (the oracle).
  */
-export function exportHarborTask(task: Task, initialWorld: TerminalWorld): HarborExport {
+export function exportHarborTask(
+  task: Task,
+  initialWorld: TerminalWorld,
+  metadata: TaskMetadata = {},
+): HarborExport {
   if (task.verifier.checks.some(({ check }) => check.kind === 'sql-rows')) {
     return { ok: false, reason: `${task.id}: SQL checks have no shell form yet` };
   }
@@ -185,7 +231,15 @@ export function exportHarborTask(task: Task, initialWorld: TerminalWorld): Harbo
     .files()
     .filter((path) => !SYSTEM_PATH.test(path))
     .map((path) => ({ path, content: initialWorld.readFile(path) ?? '' }));
-  const roots = topFolders([...workspace.map((file) => file.path), ...checkPaths(task)]);
+  const emptyDirectories = leafDirectories(
+    initialWorld.directories().filter((path) => !SYSTEM_PATH.test(`${path}/`)),
+    workspace.map((file) => file.path),
+  );
+  const roots = topFolders([
+    ...workspace.map((file) => file.path),
+    ...emptyDirectories,
+    ...checkPaths(task),
+  ]);
   const cwd = initialWorld.cwd();
   const usesAnswer = task.verifier.checks.some(({ check }) => check.kind.startsWith('answer-'));
   const files: ExportedFile[] = [
@@ -206,6 +260,8 @@ export function exportHarborTask(task: Task, initialWorld: TerminalWorld): Harbo
         `source = ${tomlString(task.provenance.source)}`,
         `source_trajectory = ${tomlString(task.provenance.trajectory ?? '')}`,
         `source_steps = [${task.provenance.steps.join(', ')}]`,
+        ...tomlMetadata(metadata),
+        ...noiseLines(task),
         '',
         '[verifier]',
         'timeout_sec = 120.0',
@@ -226,6 +282,10 @@ export function exportHarborTask(task: Task, initialWorld: TerminalWorld): Harbo
       content: [
         'FROM ubuntu:24.04',
         ...(workspace.length > 0 ? ['COPY workspace/ /'] : []),
+        // Directories no file is in: a copy cannot carry them, and a command may look for them.
+        ...(emptyDirectories.length > 0
+          ? [`RUN mkdir -p ${emptyDirectories.map(shellQuote).join(' ')}`]
+          : []),
         `WORKDIR ${cwd}`,
         '',
       ].join('\n'),
@@ -247,7 +307,11 @@ export function exportHarborTask(task: Task, initialWorld: TerminalWorld): Harbo
   return { ok: true, files };
 }
 
-/** One JSONL line per task: the task itself plus the tools an agent gets (for dataset loaders). */
-export function taskJsonLine(task: Task, tools: unknown[]): string {
-  return JSON.stringify({ ...task, instruction: task.goal, tools });
+/**
+ * One JSONL line per task: the task itself plus the tools an agent gets (for dataset loaders), and
+ * the export's facts about it under `metadata` when there are any.
+ */
+export function taskJsonLine(task: Task, tools: unknown[], metadata: TaskMetadata = {}): string {
+  const extra = Object.keys(metadata).length > 0 ? { metadata } : {};
+  return JSON.stringify({ ...task, instruction: task.goal, tools, ...extra });
 }

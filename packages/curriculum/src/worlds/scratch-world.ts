@@ -183,6 +183,15 @@ class ScratchWorld implements TerminalWorld {
     return [...this.current.files.keys()].toSorted();
   }
 
+  /** The scratch shell has no mkdir: its directories are the parents of its files. */
+  directories(): string[] {
+    const directories = new Set<string>(['/']);
+    for (const path of this.current.files.keys())
+      for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1))
+        directories.add(path.slice(0, at));
+    return [...directories].toSorted();
+  }
+
   readFile(path: string): string | null {
     return this.current.files.get(this.resolve(path)) ?? null;
   }

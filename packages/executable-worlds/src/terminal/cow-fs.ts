@@ -245,6 +245,13 @@ export class CowFs implements IFileSystem {
     return entry?.type === 'file' ? this.text(entry.bytes) : null;
   }
 
+  /** Every directory (not through links), sorted: empty ones are state too (`find -type d`). */
+  directoriesSync(): string[] {
+    const out: string[] = [];
+    for (const [path, entry] of this.entries) if (entry.type === 'directory') out.push(path);
+    return out.toSorted();
+  }
+
   entryCount(): number {
     return this.entries.size;
   }

@@ -491,6 +491,10 @@ class JustBashTerminalWorld implements TerminalWorld {
       .filter((path) => !SYSTEM_PATH.test(path) && this.fs.readTextSync(path) !== null);
   }
 
+  directories(): string[] {
+    return this.fs.directoriesSync().filter((path) => !SYSTEM_PATH.test(path));
+  }
+
   readFile(path: string): string | null {
     return this.fs.readTextSync(path);
   }

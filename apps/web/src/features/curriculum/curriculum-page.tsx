@@ -11,6 +11,7 @@ import {
   YAxis,
 } from 'recharts';
 import { CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
+import { downloadText } from '../../app/download';
 import { formatPercent, percentOf } from '../../app/format';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -34,6 +35,61 @@ function reachText(reach: { made: number; played: number | null }): string {
   if (reach.played === null) return `tier ${reach.made} made, not played yet`;
   if (reach.made === reach.played) return `tier ${reach.played}`;
   return `tier ${reach.played} played, tier ${reach.made} made`;
+}
+
+/**
+ * The run's tasks to train on elsewhere: JSONL here, Harbor task folders from the CLI (a folder
+ * per task does not fit one download).
+ */
+function TaskExport({ runId }: { runId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [tasks, setTasks] = useState<'all' | 'current'>('all');
+  const exported = useMutation({
+    mutationFn: () =>
+      queryClient.fetchQuery(
+        trpc.curriculum.exportTasks.queryOptions({ runId, format: 'jsonl', tasks }),
+      ),
+    onSuccess: (result) => {
+      if (result.format === 'jsonl')
+        downloadText(result.text, `curriculum-${runId}-tasks.jsonl`, 'application/x-ndjson');
+    },
+  });
+  return (
+    <p className="curriculum-export">
+      <label>
+        Tasks{' '}
+        <select
+          aria-label="Tasks to export"
+          value={tasks}
+          onChange={(event) => setTasks(event.target.value === 'current' ? 'current' : 'all')}
+        >
+          <option value="all">every tier of every lineage</option>
+          <option value="current">each lineage's current task</option>
+        </select>
+      </label>{' '}
+      <button type="button" disabled={exported.isPending} onClick={() => exported.mutate()}>
+        Export tasks (JSONL)
+      </button>{' '}
+      {exported.data ? (
+        <span data-testid="curriculum-export-result">
+          {exported.data.exported.length} task(s) exported
+          {exported.data.rejected.length > 0
+            ? `, ${exported.data.rejected.length} left out: ${exported.data.rejected
+                .slice(0, 3)
+                .map((entry) => entry.reason)
+                .join('; ')}`
+            : ''}
+        </span>
+      ) : null}
+      {exported.error ? <span role="alert">{exported.error.message}</span> : null}
+      <span className="muted">
+        {' '}
+        Harbor task folders:{' '}
+        <code>terrarium curriculum export --run {runId} --format harbor --out DIR</code>
+      </span>
+    </p>
+  );
 }
 
 /** The run shown is in the URL (`/curriculum?run=3`), so a run can be linked and reloaded. */
@@ -384,6 +440,7 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             </>
           ) : null}
           <h2>Lineages</h2>
+          <TaskExport runId={data.run.id} />
           {data.lineages.map((lineage) => (
             <details key={lineage.id} className="curriculum-lineage">
               <summary>

@@ -12,6 +12,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { downloadText } from '../../app/download';
 import { CATEGORY_TICKS, CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { plural } from '../../app/format';
 import { Link } from '../../app/link';
@@ -212,14 +213,8 @@ export function AgreementPage({ queueId }: { queueId: string }) {
   const agreement = useQuery(trpc.labels.agreement.queryOptions({ queueId, judgeVersion }));
   const exported = useMutation({
     mutationFn: () => queryClient.fetchQuery(trpc.labels.exportJsonl.queryOptions({ queueId })),
-    onSuccess: ({ text }) => {
-      const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-      const anchor = document.createElement('a');
-      anchor.href = url;
-      anchor.download = `labels-queue-${queueId}.jsonl`;
-      anchor.click();
-      URL.revokeObjectURL(url);
-    },
+    onSuccess: ({ text }) =>
+      downloadText(text, `labels-queue-${queueId}.jsonl`, 'application/x-ndjson'),
   });
   const imported = useMutation(
     trpc.labels.importJsonl.mutationOptions({
