@@ -24,6 +24,9 @@ const SWE_TRAJECTORY = sharedDataPath(
 const Completion = z.object({
   choices: z.array(z.object({ message: z.object({ content: z.string() }) })),
 });
+const Provenance = z.object({
+  terrarium: z.object({ provenance: z.record(z.string(), z.unknown()) }),
+});
 const OpenAIError = z.object({
   error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable() }),
 });
@@ -179,4 +182,30 @@ describe('/v1 serves the official AgentWorldBench client (real tau2 retail and S
       groundTruth(row),
     );
   }, 60_000);
+
+  it('answers a recorded call out of its context from the fallback, and from the recording only under cache@', async () => {
+    const lookup = rows.find((candidate) => candidate.current_prompt.includes('get_user_details'));
+    if (lookup === undefined) throw new Error('no get_user_details row');
+    // The call alone: no system prompt, no history. Replay does not recognise it.
+    const bare = officialChat({ ...lookup, system_str: '', prompt: [], response: [], turn_idx: 0 });
+    const provenanceOf = async (model: string) => {
+      const response = await post({ model, messages: bare });
+      expect(response.status).toBe(200);
+      return Provenance.parse(await response.json()).terrarium.provenance;
+    };
+    const fallback = 'onnx:models/terrarium-wm-tiny';
+    // Before, a cache of every recorded call sat between replay and the fallback and answered
+    // with the recorded response: the model named as the fallback was never asked.
+    expect(await provenanceOf(`replay@awb+${fallback}`)).toMatchObject({ backend: 'onnx' });
+    expect(await provenanceOf(`cache@awb+${fallback}`)).toMatchObject({
+      backend: 'cache-then-model',
+      cache: 'hit',
+      detail: { from: 'recording' },
+    });
+    const unnamed = await post({ model: 'cache@awb', messages: bare });
+    expect(unnamed.status).toBe(400);
+    expect(OpenAIError.parse(await unnamed.json()).error.message).toContain(
+      'cache@DATASET needs a fallback for calls the dataset never recorded',
+    );
+  }, 120_000);
 });

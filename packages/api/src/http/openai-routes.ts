@@ -141,7 +141,7 @@ interface Served {
  * fallback simulator (`retrieval`, or a configured `openai:`/`onnx:` spec) for what they miss.
  */
 function splitModelId(model: string): { kind: string; dataset?: string; fallback?: string } {
-  const scoped = /^(replay|retrieval)@(.+)$/.exec(model);
+  const scoped = /^(replay|retrieval|cache)@(.+)$/.exec(model);
   if (scoped?.[1] === undefined || scoped[2] === undefined) return { kind: model };
   const rest = scoped[2];
   // The fallback is what follows the last `+` that starts a simulator spec (names may hold `+`).
@@ -208,36 +208,48 @@ async function configuredModel(
   return { model, streamsTokens: false, shown: null };
 }
 
-/**
- * Replay first; on a miss the recorded response of the same call in any context (cache-then-model,
- * as StableToolBench serves), and only then the fallback model. Provenance says which answered.
- */
-async function withFallback(
+/** The fallback a model id names after `+`: retrieval over the dataset, or a configured model. */
+async function fallbackModel(
   store: Store,
   datasetId: string,
-  primary: WorldModel,
   fallbackSpec: string,
   prompts: PromptFolder | null,
 ): Promise<WorldModel> {
-  const fallback =
-    fallbackSpec === 'retrieval'
-      ? await datasetSimulator(store, 'retrieval', datasetId, {
-          chat: true,
-          leaveOutRecorded: true,
-        })
-      : (await configuredModel(fallbackSpec, 'model', prompts)).model;
-  const cached = createCacheThenModelWorldModel({
-    trajectories: (await loadDataset(store, datasetId)).map(asChatCarriesIt),
-    model: fallback,
-  });
+  return fallbackSpec === 'retrieval'
+    ? datasetSimulator(store, 'retrieval', datasetId, { chat: true, leaveOutRecorded: true })
+    : (await configuredModel(fallbackSpec, 'model', prompts)).model;
+}
+
+/**
+ * `replay@D+F` and `retrieval@D+F`: the first answers when it can, and a miss goes to the fallback
+ * alone. Nothing in between: a recorded answer reaches the client only when replay matched the
+ * whole chat, so `+retrieval`'s leave-out holds and a hand-written chat is the fallback's to answer.
+ */
+function withFallback(primary: WorldModel, fallback: WorldModel): WorldModel {
   return {
     id: `${primary.id}+${fallback.id}`,
     async predict(context, history, action, options) {
       const first = await primary.predict(context, history, action, options);
       if (first.provenance.cache !== 'miss') return first;
-      return cached.predict(context, history, action, options);
+      return fallback.predict(context, history, action, options);
     },
   };
+}
+
+/**
+ * `cache@D+F`, as StableToolBench's virtual API server: a call the dataset recorded (same tool
+ * and canonical arguments, or the same command), in any context, gets its recorded response;
+ * any other goes to the fallback. Asked for by name, since it answers a recorded run's own calls.
+ */
+async function cachedCalls(
+  store: Store,
+  datasetId: string,
+  fallback: WorldModel,
+): Promise<WorldModel> {
+  return createCacheThenModelWorldModel({
+    trajectories: (await loadDataset(store, datasetId)).map(asChatCarriesIt),
+    model: fallback,
+  });
 }
 
 async function simulatorFor(
@@ -247,6 +259,23 @@ async function simulatorFor(
   prompts: PromptFolder | null,
 ): Promise<Served> {
   const { kind, dataset: scopedDataset, fallback } = splitModelId(body.model);
+  if (kind === 'cache') {
+    if (fallback === undefined || scopedDataset === undefined)
+      throw new SimulatorError(
+        'model',
+        `${body.model}: cache@DATASET needs a fallback for calls the dataset never recorded, e.g. "cache@${scopedDataset ?? 'DATASET'}+retrieval" or "+openai:URL#MODEL"`,
+      );
+    const dataset = await findDataset(store, scopedDataset, 'model');
+    return {
+      model: await cachedCalls(
+        store,
+        dataset.id,
+        await fallbackModel(store, dataset.id, fallback, prompts),
+      ),
+      streamsTokens: false,
+      shown: null,
+    };
+  }
   if (kind === 'replay' || kind === 'retrieval') {
     const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scopedDataset;
     if (datasetRef === undefined) {
@@ -266,7 +295,7 @@ async function simulatorFor(
       model:
         fallback === undefined
           ? model
-          : await withFallback(store, dataset.id, model, fallback, prompts),
+          : withFallback(model, await fallbackModel(store, dataset.id, fallback, prompts)),
       streamsTokens: false,
       shown: null,
     };
