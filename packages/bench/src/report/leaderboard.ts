@@ -170,7 +170,8 @@ export function cellsFromAggregates(
   for (const group of groups.toSorted(compareGroups)) {
     const intervals = intervalsOf(group);
     const push = (task: string, point: number | null, n: number, missing: number) => {
-      const interval = intervals?.get(task);
+      // No mean, no interval: a bootstrap over the tasks that have scores is not this cell's.
+      const interval = point === null ? undefined : intervals?.get(task);
       cells.push({
         sim: group.sim,
         task,
@@ -187,6 +188,7 @@ export function cellsFromAggregates(
     let totalUnits = 0;
     let totalMissing = 0;
     const taskMeans: number[] = [];
+    let unscoredTasks = 0;
     for (const task of tasks) {
       const entry = group.tasks.get(task) ?? { n: 0, gridSum: 0, nulls: 0 };
       // A null rule metric means "does not apply": neither scored nor missing.
@@ -194,6 +196,7 @@ export function cellsFromAggregates(
       const missing = (itemsPerTask.get(task) ?? 0) - entry.n - notApplicable;
       const taskMean = entry.n === 0 ? null : gridMean(entry.gridSum, entry.n);
       if (taskMean !== null) taskMeans.push(taskMean);
+      else if (missing > 0) unscoredTasks += 1;
       totalN += entry.n;
       totalUnits += entry.gridSum;
       totalMissing += missing;
@@ -205,7 +208,16 @@ export function cellsFromAggregates(
       totalN,
       totalMissing,
     );
-    push(MACRO_TASK, totalN === 0 ? null : mean(taskMeans) * 100, totalN, totalMissing);
+    // Every task weighs the same only if every task is in: a task with items to score and none
+    // scored (a run canceled early, a simulator failing on one benchmark) leaves no macro mean,
+    // rather than a mean of the others that reads as comparable with a full row's. Tasks where a
+    // rule does not apply (n/a, not missing) stay out, as before.
+    push(
+      MACRO_TASK,
+      totalN === 0 || unscoredTasks > 0 ? null : mean(taskMeans) * 100,
+      totalN,
+      totalMissing,
+    );
   }
   return cells;
 }

@@ -20,7 +20,7 @@ const TASK_TITLES: Record<string, string> = {
 
 const TASK_HINTS: Record<string, string> = {
   [OVERALL_TASK]: 'Mean over all items (sample-weighted)',
-  [MACRO_TASK]: 'Mean of the per-task means',
+  [MACRO_TASK]: 'Mean of the per-task means; none while a task with items to score has no score',
 };
 
 function IntervalBar({ cell }: { cell: LeaderboardCell }) {
