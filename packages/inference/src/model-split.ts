@@ -69,24 +69,34 @@ export function airlineCustomerOf(dataset: string | null, task: string | null): 
  * Where a trajectory's task lies in a model's data: `held-out` (no trial of the task was trained
  * on; `customerSeen` when its airline customer's records appear in training tasks), `training`
  * (the task, maybe this very trajectory, was trained on: figures on it are not a held-out
- * measure), `outside` (a dataset or task the model's data does not have), or `unknown` (a
- * SWE-agent run of a model that trained on some: the split names them by file, the store does not).
+ * measure), `outside` (a benchmark or task the model's data does not have), or `unknown` (the
+ * split cannot place it: see `why`).
  */
 export type SplitSide =
   | { side: 'held-out'; task: string; customerSeen: boolean }
   | { side: 'training'; task: string }
-  | { side: 'outside'; task: string | null }
-  | { side: 'unknown'; task: null };
+  | { side: 'outside'; task: string | null; benchmark: string | null }
+  /**
+   * `swe-files`: a SWE-agent run of a model that trained on some (the split names them by file,
+   * the store does not); `no-benchmark`: a trajectory that names no benchmark (a converted or
+   * re-exported log), which may hold any data, training data included.
+   */
+  | { side: 'unknown'; task: null; why: 'swe-files' | 'no-benchmark' };
 
 export function splitSide(split: ModelSplitFile, trajectory: KeyedFields): SplitSide {
   const task = modelTaskKey(trajectory);
   if (task === null) {
-    return trajectory.sourceFormat === 'swe-agent' && split.transitions['swe-agent'] !== undefined
-      ? { side: 'unknown', task: null }
-      : { side: 'outside', task: null };
+    if (trajectory.sourceFormat === 'swe-agent' && split.transitions['swe-agent'] !== undefined)
+      return { side: 'unknown', task: null, why: 'swe-files' };
+    // "Never trained on it" needs a benchmark to hold against the split: a log converted to a
+    // generic format may be the very training data with its names taken off.
+    if (trajectory.sourceBenchmark === null)
+      return { side: 'unknown', task: null, why: 'no-benchmark' };
+    return { side: 'outside', task: null, benchmark: trajectory.sourceBenchmark };
   }
   if (split.trainTasks.includes(task)) return { side: 'training', task };
-  if (!split.heldOutTasks.includes(task)) return { side: 'outside', task };
+  if (!split.heldOutTasks.includes(task))
+    return { side: 'outside', task, benchmark: trajectory.sourceBenchmark };
   const customer = airlineCustomerOf(modelDataset(trajectory), trajectory.task);
   return {
     side: 'held-out',

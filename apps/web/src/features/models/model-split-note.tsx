@@ -13,10 +13,12 @@ export function splitSideText(model: string, side: SplitSide): string {
         ? `${model} never trained on this task (${side.task}, held out), but its customer's profile and reservations appear in tasks it trained on (tau-bench and tau2-bench airline share one customer database): a held-out task, not an unseen customer.`
         : `${model} never trained on this task (${side.task}, held out): its scores here measure an unseen task.`;
     case 'unknown':
-      return `${model} trained on some SWE-agent runs, named by their files, which an import does not keep: whether it trained on this one cannot be told here.`;
+      return side.why === 'swe-files'
+        ? `${model} trained on some SWE-agent runs, named by their files, which an import does not keep: whether it trained on this one cannot be told here.`
+        : `This trajectory names no benchmark and task (a converted or re-exported log loses them), and ${model}'s split is kept by those: whether it trained on this trajectory cannot be told here. Its held-out figures are on the Models page.`;
     case 'outside':
       return side.task === null
-        ? `${model} never trained on this dataset.`
+        ? `${model}'s data has no ${side.benchmark ?? 'such'} trajectories: it never trained on this benchmark.`
         : `${model}'s data has no trial of this task (${side.task}): it never trained on it.`;
   }
 }
