@@ -1,7 +1,9 @@
+import { DataDirBusyError, readServerInfo } from '@terrarium/db';
 import { serveTerrarium, DEFAULT_HOST, TokenError } from '@terrarium/server';
 import { CliError } from '../cli-error';
 import { promptsOption } from './bench-command';
-import { dataDirFor, databaseUrlFromEnv, type GlobalOptions } from '../connect';
+import { dataDirFor, databaseUrlFromEnv, programTokenFor, type GlobalOptions } from '../connect';
+import { serverStatus } from '../server-client';
 
 export const DEFAULT_PORT = 4317;
 
@@ -15,42 +17,74 @@ export interface ServeCommandOptions extends GlobalOptions {
   prompts?: string;
 }
 
+/** How long `serve` waits for a server that is shutting down to let go of the data folder. */
+const RELEASE_WAIT_MS = 20_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but is another user's.
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+/**
+ * The folder is held: by a server that serves it (said at once, with its URL), or by a process on
+ * its way out, such as the server stopped a moment ago, whose exit is waited for.
+ */
+async function waitForRelease(error: DataDirBusyError): Promise<void> {
+  const info = await readServerInfo(error.dataDir);
+  const token = info === null ? null : await programTokenFor(error.dataDir);
+  if (info !== null && info.pid === error.pid && token !== null) {
+    if ((await serverStatus(info.url, error.dataDir, token)) === 'serving')
+      throw new CliError(
+        `a Terrarium server already serves ${error.dataDir} at ${info.url} (pid ${error.pid}); stop it first, or choose another --data-dir`,
+      );
+  }
+  process.stderr.write(`waiting for pid ${error.pid} to let go of ${error.dataDir}…\n`);
+  const deadline = Date.now() + RELEASE_WAIT_MS;
+  while (alive(error.pid)) {
+    if (Date.now() > deadline)
+      throw new CliError(
+        `the data folder ${error.dataDir} is still held by pid ${error.pid} after ${RELEASE_WAIT_MS / 1000} s; stop that process, or choose another --data-dir`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Serves until SIGINT or SIGTERM, then closes the server, the store and the folder's server info. */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
   const host = options.host ?? DEFAULT_HOST;
   const port = options.port ?? DEFAULT_PORT;
   const prompts = await promptsOption(options.prompts);
-  const served = await serveTerrarium({
-    prompts,
-    dataDir: dataDirFor(options),
-    databaseUrl: databaseUrlFromEnv(),
-    host,
-    port,
-    demo: options.demo,
-    ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
-  }).catch((error: unknown) => {
-    if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
-      throw new CliError(`port ${port} on ${host} is already in use; choose another with --port`);
-    }
-    if (error instanceof TokenError) throw new CliError(error.message);
-    throw error;
-  });
-  for (const report of served.demoReports) {
-    process.stderr.write(
-      `Loaded demo dataset "${report.dataset}": ${report.trajectories} trajectories, ${report.transitions} transitions\n`,
-    );
-  }
-  if (served.demoBench !== null) {
-    const { bench, run } = served.demoBench;
-    process.stderr.write(
-      `Built demo bench "${bench.name}" v${bench.version}: ${bench.itemCount} items; ` +
-        `${run.sims.join(' and ')} are scoring it in the background (Benches page)\n`,
-    );
-  }
-  process.stdout.write(`Terrarium is running at ${served.url}\n`);
-  // Programs (CLI, trainers, eval scripts) send it; the browser on loopback needs nothing.
-  process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
-
+  const serve = () =>
+    serveTerrarium({
+      prompts,
+      dataDir: dataDirFor(options),
+      databaseUrl: databaseUrlFromEnv(),
+      host,
+      port,
+      demo: options.demo,
+      ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
+    });
+  const served = await serve()
+    .catch(async (error: unknown) => {
+      if (!(error instanceof DataDirBusyError)) throw error;
+      await waitForRelease(error);
+      return serve();
+    })
+    .catch((error: unknown) => {
+      if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') {
+        throw new CliError(`port ${port} on ${host} is already in use; choose another with --port`);
+      }
+      if (error instanceof TokenError || error instanceof DataDirBusyError)
+        throw new CliError(error.message);
+      throw error;
+    });
+  // Before the URL is printed: whoever reads it may stop the server at once, and a signal with no
+  // handler yet would kill it without closing the store.
   let closing = false;
   const shutDown = (signal: NodeJS.Signals) => {
     if (closing) return;
@@ -66,4 +100,19 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
   };
   process.on('SIGINT', shutDown);
   process.on('SIGTERM', shutDown);
+  for (const report of served.demoReports) {
+    process.stderr.write(
+      `Loaded demo dataset "${report.dataset}": ${report.trajectories} trajectories, ${report.transitions} transitions\n`,
+    );
+  }
+  if (served.demoBench !== null) {
+    const { bench, run } = served.demoBench;
+    process.stderr.write(
+      `Built demo bench "${bench.name}" v${bench.version}: ${bench.itemCount} items; ` +
+        `${run.sims.join(' and ')} are scoring it in the background (Benches page)\n`,
+    );
+  }
+  process.stdout.write(`Terrarium is running at ${served.url}\n`);
+  // Programs (CLI, trainers, eval scripts) send it; the browser on loopback needs nothing.
+  process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
 }
