@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import type { DataFile } from '@terrarium/api';
 import { DatasetSummary, ImportReport, type SourceFormat } from '@terrarium/schema';
+import { TRPCClientError } from '@trpc/client';
 import { CliError } from './cli-error';
 
 function servedDataDir(health: unknown): string | null {
@@ -129,4 +130,17 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/**
+ * A failed call to the server in the user's words: a refusal carries the server's reason; a call
+ * that never got an answer (the server stopped, the connection dropped) is said to be that, with
+ * `after` telling what happens to the work meanwhile. Anything else is not a server failure.
+ */
+export function serverFailure(error: unknown, url: string, after = ''): unknown {
+  if (!(error instanceof TRPCClientError)) return error;
+  // tRPC gives a refusal its `data` (code, HTTP status); a call with no answer has none.
+  if (error.data === undefined || error.data === null)
+    return new CliError(`lost the connection to the server at ${url} (${error.message})${after}`);
+  return new CliError(`the server at ${url} refused: ${error.message}`);
 }

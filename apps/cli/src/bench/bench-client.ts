@@ -43,8 +43,9 @@ import {
   type BenchSummary,
   type Leaderboard,
 } from '@terrarium/schema';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import { CliError } from '../cli-error';
+import { serverFailure } from '../server-client';
 
 /** A file's lines (LF or CRLF) as they are read, so a large bench file is never held whole. */
 async function* fileLines(file: string): AsyncGenerator<string> {
@@ -253,25 +254,27 @@ async function* downloadLines(url: string, token: string, route: string): AsyncG
   }
 }
 
-function clientError(error: unknown, url: string): never {
-  if (error instanceof TRPCClientError) {
-    throw new CliError(`the server at ${url} refused: ${error.message}`);
-  }
-  throw error;
-}
-
 /** Goes through a running `terrarium serve`; its workers run the bench. */
 export function remoteBenchClient(url: string, token: string): BenchClient {
   const trpc = createTRPCClient<AppRouter>({
     links: [httpLink({ url: `${url}/trpc`, headers: { authorization: `Bearer ${token}` } })],
   });
   const call = <T>(promise: Promise<T>) =>
-    promise.catch((error: unknown) => clientError(error, url));
+    promise.catch((error: unknown) => {
+      throw serverFailure(error, url);
+    });
   async function follow(started: BenchRun, onProgress: (run: BenchRun) => void) {
     onProgress(started);
     // Polling: Node 20 has no EventSource for tRPC's subscription link.
     for (;;) {
-      const run = await call(trpc.bench.run.query({ runId: started.id }));
+      const run = await trpc.bench.run.query({ runId: started.id }).catch((error: unknown) => {
+        // The run is the server's job: it goes on without this watcher, and after a restart.
+        throw serverFailure(
+          error,
+          url,
+          `; run ${started.id} stays in the server's queue and goes on when it is back (\`terrarium bench runs\` shows it)`,
+        );
+      });
       onProgress(run);
       if (run.status !== 'queued' && run.status !== 'running') return run;
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -16,9 +16,10 @@ import {
 } from '@terrarium/curriculum';
 import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import { CurriculumRunSettings, executeCurriculumRun } from '@terrarium/jobs';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from '../cli-error';
+import { serverFailure } from '../server-client';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { exportSummary, writeTaskExport } from './task-files';
 
@@ -231,9 +232,7 @@ function trpcClient(target: Extract<DataTarget, { kind: 'server' }>): Client {
 /** A refusal by the server, said as the CLI says its own errors. */
 function refusedBy<T>(url: string, promise: Promise<T>): Promise<T> {
   return promise.catch((error: unknown) => {
-    if (error instanceof TRPCClientError)
-      throw new CliError(`the server at ${url} refused: ${error.message}`);
-    throw error;
+    throw serverFailure(error, url);
   });
 }
 

@@ -1,9 +1,9 @@
 import { deleteDataset, type AppRouter, type DeletedDataset } from '@terrarium/api';
 import type { DatasetSummary } from '@terrarium/schema';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
-import { authHeaders, fetchDatasets } from '../server-client';
+import { authHeaders, fetchDatasets, serverFailure } from '../server-client';
 
 export interface DatasetsCommandOptions extends GlobalOptions {
   json?: boolean;
@@ -121,9 +121,6 @@ async function deleteOn(target: DataTarget, datasetId: string): Promise<DeletedD
   try {
     return await trpc.datasets.delete.mutate({ datasetId });
   } catch (error) {
-    if (error instanceof TRPCClientError) {
-      throw new CliError(`the server at ${target.url} refused: ${error.message}`);
-    }
-    throw error;
+    throw serverFailure(error, target.url);
   }
 }
