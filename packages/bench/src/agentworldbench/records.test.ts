@@ -234,7 +234,9 @@ describe('AgentWorldBench import errors', () => {
       'fixture.jsonl:2: response: has 0 entries; turn_idx 1 needs entry 1 (the real observation)',
     ]);
     const missing = parseAgentWorldBenchLine('{"task": "t", "prompt": ["ls"]}', 7, 'f.jsonl');
-    expect(missing.ok ? null : missing.error.message).toBe('f.jsonl:7: id: Invalid input');
+    expect(missing.ok ? null : missing.error.message).toBe(
+      'f.jsonl:7: id: missing (every official row has it)',
+    );
     const noAction = parseAgentWorldBenchLine(
       '{"task": "t", "id": 1, "prompt": ["ls"], "response": ["a", "b"], "turn_idx": 2}',
       3,

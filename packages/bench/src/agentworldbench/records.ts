@@ -165,7 +165,11 @@ export function parseAgentWorldBenchLine(
       fileName,
       lineNumber,
       issue === undefined ? null : fieldName(issue.path),
-      issue?.message ?? 'invalid row',
+      issue === undefined
+        ? 'invalid row'
+        : valueAt(parsed, issue.path) === undefined
+          ? 'missing (every official row has it)'
+          : issue.message,
     );
   }
   const row = result.data;
@@ -341,6 +345,16 @@ export function itemRowTurns(item: BenchItem): RowTurn[] {
  * trajectory when known (they must begin with the item's own turns), so `prompt` and `response`
  * hold every turn as the official files do; else they end at the item's turn.
  */
+/** The value at a zod issue's path in what was parsed (undefined when a key on it is absent). */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = Object.entries(at).find(([name]) => name === String(key))?.[1];
+  }
+  return at;
+}
+
 export function toAgentWorldBenchRecord(
   item: BenchItem,
   trajectory?: readonly RowTurn[],
