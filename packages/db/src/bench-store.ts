@@ -701,8 +701,8 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       // that failed is kept as its answer, `(judge request failed: …)`: that says more than the
       // parse error it then gave.
       const rows = await executor.query(
-        `SELECT sim, metric, count(*) FILTER (WHERE value IS NULL)::int AS items,
-           count(*)::int AS judged,
+        `SELECT sim, metric, count(*) FILTER (WHERE value IS NULL)::int AS unreadable,
+           count(*)::int AS asked,
            (array_agg(CASE
               WHEN detail->'unparsed'->0->>'answer' LIKE '(judge request failed:%'
                 THEN detail->'unparsed'->0->>'answer'
@@ -720,8 +720,8 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       return rows.map((row) => ({
         sim: textColumn(row, 'sim'),
         metric: textColumn(row, 'metric'),
-        items: intColumn(row, 'items'),
-        judged: intColumn(row, 'judged'),
+        unreadable: intColumn(row, 'unreadable'),
+        asked: intColumn(row, 'asked'),
         example: nullableTextColumn(row, 'example') ?? 'no answer kept',
       }));
     },

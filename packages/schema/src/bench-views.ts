@@ -29,9 +29,10 @@ export const JudgeGaps = z.object({
   sim: z.string(),
   /** The judge metric whose value is missing: `overall` (score mode) or `turing-fooled`. */
   metric: z.string(),
-  items: z.number().int().positive(),
+  /** Items whose verdict could not be read. */
+  unreadable: z.number().int().positive(),
   /** Out of this many items the judge was asked about. */
-  judged: z.number().int().positive(),
+  asked: z.number().int().positive(),
   /** The first such item's parse error (by item id), as an example of why. */
   example: z.string(),
 });

@@ -392,8 +392,8 @@ describe('the `bench run` table', () => {
         {
           sim: 'retrieval',
           metric: 'overall',
-          items: 255,
-          judged: 255,
+          unreadable: 255,
+          asked: 255,
           example: 'no JSON object with scores found',
         },
       ],

@@ -678,7 +678,7 @@ export function reportTable(report: RunReport): string {
     ...failedNote(report),
     ...report.judgeGaps.map(
       (gap) =>
-        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.items)} of ${formatUnits(gap.judged)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,
+        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,
     ),
     '',
   ].join('\n');

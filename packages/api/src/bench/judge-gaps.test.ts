@@ -49,8 +49,8 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       {
         sim: 'replay',
         metric: 'overall',
-        items: ITEMS,
-        judged: ITEMS,
+        unreadable: ITEMS,
+        asked: ITEMS,
         example: 'no JSON object with scores found',
       },
     ]);
@@ -70,7 +70,12 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     const run = await runWithJudge('judge', `http://127.0.0.1:${await closedPort()}/v1`);
     expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
     const [gap] = (await leaderboard(ctx, run.id, 0)).judgeGaps;
-    expect(gap).toMatchObject({ sim: 'replay', metric: 'overall', items: ITEMS, judged: ITEMS });
+    expect(gap).toMatchObject({
+      sim: 'replay',
+      metric: 'overall',
+      unreadable: ITEMS,
+      asked: ITEMS,
+    });
     expect(gap?.example).toMatch(/^\(judge request failed: .*nothing accepted the connection/);
   }, 120_000);
 });

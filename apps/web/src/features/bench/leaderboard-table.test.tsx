@@ -149,8 +149,8 @@ describe('LeaderboardTable', () => {
           {
             sim: 'retrieval',
             metric: 'overall',
-            items: 255,
-            judged: 255,
+            unreadable: 255,
+            asked: 255,
             example: 'no JSON object with scores found',
           },
         ]}

@@ -124,8 +124,8 @@ function FailuresNote({
       {judgeGaps.map((gap) => (
         <li key={`${gap.sim} ${gap.metric}`} data-sim={gap.sim} data-judge-metric={gap.metric}>
           <span className="mono">{gap.sim}</span>: the judge’s verdict could not be read for{' '}
-          {formatCount(gap.items)} of {plural(gap.judged, 'item')} (judge:{gap.metric}), whose judge
-          scores are missing. First error: <span className="mono">{gap.example}</span>
+          {formatCount(gap.unreadable)} of {plural(gap.asked, 'item')} (judge:{gap.metric}), whose
+          judge scores are missing. First error: <span className="mono">{gap.example}</span>
         </li>
       ))}
     </ul>
