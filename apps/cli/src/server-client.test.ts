@@ -1,19 +1,9 @@
-import { createServer } from 'node:net';
 import type { AppRouter } from '@terrarium/api';
+import { closedPort } from '@terrarium/api/testing';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error';
 import { serverFailure } from './server-client';
-
-/** A loopback port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('a failed call to the server, in the user’s words', () => {
   it('says the connection was lost, and what becomes of the work, when nothing answered', async () => {

@@ -1,5 +1,5 @@
 /// <reference types="node" />
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,30 @@ describe('a curriculum run exported', () => {
 describe.skipIf(!containerTrialsAvailable())(
   `a curriculum run's Harbor folders in a container-like root${containerTrialsAvailable() ? '' : ` ${CONTAINER_TRIALS_REASON}`}`,
   () => {
+    it('runs a task’s scripts where they cannot touch the host’s files', () => {
+      const folder = join(scratch, 'reaching-out');
+      const probes = ['/usr/terrarium-trial-probe', '/etc/terrarium-trial-probe'];
+      writeExportedFiles(folder, [
+        {
+          path: 'environment/Dockerfile',
+          content: 'FROM ubuntu:24.04\nWORKDIR /\n',
+          executable: false,
+        },
+        {
+          path: 'solution/solve.sh',
+          content: probes.map((probe) => `touch ${probe}\n`).join(''),
+          executable: true,
+        },
+        {
+          path: 'tests/test.sh',
+          content: 'mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt\n',
+          executable: true,
+        },
+      ]);
+      expect(containerTrial(folder, 'oracle')).toBe(1);
+      expect(probes.filter((probe) => existsSync(probe))).toEqual([]);
+    });
+
     // 50 chroots of bash: about 2.5 s on an idle machine, more while the suite runs beside it.
     it(
       'every oracle earns reward 1 and no empty solution passes, at every tier',

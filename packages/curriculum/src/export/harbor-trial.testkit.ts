@@ -49,8 +49,14 @@ let available: boolean | null = null;
 export const CONTAINER_TRIALS_REASON =
   '(skipped: running an exported task as its container would needs `unshare -rm` and bind mounts in it, which this machine refuses)';
 
-/** The host's program folders, bound read-only-in-spirit into the task's root. */
-const HOST_FOLDERS = ['bin', 'sbin', 'lib', 'lib64', 'usr', 'etc', 'dev', 'proc'];
+/**
+ * The host's folders the task's root borrows, each bound read-only: the scripts run as root in
+ * their namespace, and a task's commands (a `find / -delete`, an `rm -rf` one level too high)
+ * must not reach the host's files.
+ */
+const HOST_FOLDERS = ['bin', 'sbin', 'lib', 'lib64', 'usr', 'etc', 'proc'];
+/** The devices a shell script needs, bound one by one (not the host's whole /dev). */
+const DEVICES = ['null', 'zero', 'random', 'urandom', 'full'];
 
 /**
  * Runs an exported Harbor task the way Harbor's container runs it, without Docker: a fresh root
@@ -82,13 +88,20 @@ export function containerTrial(folder: string, solve: 'oracle' | 'empty'): numbe
       else mkdirSync(inside, { recursive: true });
     }
     mkdirSync(join(root, 'tmp'), { recursive: true, mode: 0o1777 });
+    mkdirSync(join(root, 'dev'), { recursive: true });
+    for (const device of DEVICES) writeFileSync(join(root, 'dev', device), '');
+    symlinkSync('/proc/self/fd', join(root, 'dev/fd'));
     cpSync(join(folder, 'tests'), join(root, 'tests'), { recursive: true });
     cpSync(join(folder, 'solution'), join(root, 'solution'), { recursive: true });
-    const binds = HOST_FOLDERS.filter(
-      (name) => existsSync(`/${name}`) && !lstatSync(`/${name}`).isSymbolicLink(),
-    )
-      .map((name) => `mount --rbind /${name} "$ROOT/${name}"`)
-      .join(' && ');
+    const binds = [
+      ...HOST_FOLDERS.filter(
+        (name) => existsSync(`/${name}`) && !lstatSync(`/${name}`).isSymbolicLink(),
+      ).map(
+        (name) =>
+          `mount --rbind /${name} "$ROOT/${name}" && mount -o remount,bind,ro "$ROOT/${name}"`,
+      ),
+      ...DEVICES.map((device) => `mount --bind /dev/${device} "$ROOT/dev/${device}"`),
+    ].join(' && ');
     // The image's RUN lines, then the agent's turn (the oracle or nothing), then the verifier.
     const script = [
       'set -e',
