@@ -67,6 +67,9 @@ export function fieldIssues(error: ZodError): FieldIssue[] {
     // A strict object's unknown keys belong to no path of the schema: each is named itself.
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'unknown field' }));
+    // zod words a field that was not sent "Invalid input: expected string, received undefined".
+    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
+      return [{ field: at.join('.'), message: `missing (expected ${issue.expected})` }];
     return [{ field: at.join('.'), message: issue.message }];
   });
 }

@@ -165,9 +165,7 @@ describe('POST /api/bench/import: AgentWorldBench files streamed to a running se
       encoder.encode('{}'),
     );
     expect(nameless.status).toBe(400);
-    expect(await nameless.text()).toContain(
-      'name: Invalid input: expected string, received undefined',
-    );
+    expect(await nameless.text()).toContain('name: missing (expected string)');
     const anonymous = await fetch(uploadUrl(server, 'x', [{ name: 'a.jsonl' }]), {
       method: 'POST',
       body: '{}',
