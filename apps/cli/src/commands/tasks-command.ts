@@ -125,11 +125,10 @@ export async function runTasksExport(options: TasksExportOptions): Promise<Tasks
   );
   for (const entry of result.rejected)
     rejected.push({ trajectory: trajectoryOf.get(entry.task) ?? entry.task, reason: entry.reason });
-  const exported = result.exported;
   const report: TasksExportReport = {
     format: options.format,
     out: options.out,
-    exported,
+    exported: result.exported,
     rejected,
   };
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -26,6 +26,9 @@ export function writeExportedFiles(folder: string, files: readonly ExportedFile[
   }
 }
 
+/** Probed once per process. */
+let available: boolean | null = null;
+
 /**
  * Whether this machine can run a task as its container would: a user and mount namespace
  * (`unshare -rm`), where the host's programs are bound into a fresh root.
@@ -43,8 +46,6 @@ export function containerTrialsAvailable(): boolean {
   }
   return available;
 }
-
-let available: boolean | null = null;
 
 export const CONTAINER_TRIALS_REASON =
   '(skipped: running an exported task as its container would needs `unshare -rm` and bind mounts in it, which this machine refuses)';
