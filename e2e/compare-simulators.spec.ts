@@ -1,3 +1,4 @@
+import { createServer, type ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { datasetIdByName, importThroughApi, TAU2_RETAIL, trajectoryIdOf } from './support/api';
 
@@ -36,4 +37,74 @@ test('replay and retrieval run side by side on a real trajectory, scored per ste
   await expect(page.locator('[data-testid="sim-prediction"][data-sim="replay"]')).toContainText(
     'Identical text.',
   );
+});
+
+test('a slow endpoint shows how far it has come, and Stop keeps its steps and ends its requests', async ({
+  page,
+  request,
+}) => {
+  // An endpoint that answers its first request at once and holds every later one.
+  const held: ServerResponse[] = [];
+  let received = 0;
+  let abandoned = 0;
+  const endpoint = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      received += 1;
+      if (received > 1) {
+        held.push(response);
+        response.on('close', () => {
+          if (!response.writableEnded) abandoned += 1;
+        });
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'slow',
+          object: 'chat.completion',
+          model: 'slow',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: '{}' }, finish_reason: 'stop' },
+          ],
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const address = endpoint.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const slow = `openai:http://127.0.0.1:${port}/v1#slow`;
+  try {
+    const report = await importThroughApi(request, TAU2_RETAIL, `${DATASET}-slow`);
+    expect(report.trajectories).toBe(40);
+    const datasetId = await datasetIdByName(request, `${DATASET}-slow`);
+    const trajectoryId = await trajectoryIdOf(request, datasetId, SIMULATION);
+    const sims = encodeURIComponent(['replay', slow].join(','));
+    await page.goto(`/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=${sims}`);
+
+    const slowLine = page.locator(`.run-status li[data-sim="${slow}"]`);
+    await expect(slowLine).toHaveAttribute('data-status', 'running');
+    await expect(slowLine.getByTestId('run-progress')).toHaveText('1 / 4');
+    // Replay finished long ago; its results are shown while the endpoint works.
+    await expect(
+      page.locator('.run-status li[data-sim="replay"]').getByTestId('run-done'),
+    ).toHaveText('4 transitions simulated');
+    await expect(page.getByTestId('compare-summary').locator('tbody tr')).toHaveCount(1);
+
+    await slowLine.getByRole('button', { name: `Stop ${slow}` }).click();
+    await expect(slowLine).toHaveAttribute('data-status', 'stopped');
+    await expect(slowLine.getByTestId('run-done')).toHaveText('stopped after 1 of 4 transitions');
+    // The stopped run's step sits beside replay's: a row in the summary, a prediction at step 5.
+    await expect(
+      page.getByTestId('compare-summary').locator(`tr[data-sim="${slow}"]`),
+    ).toBeVisible();
+    await expect(page.getByTestId('sim-prediction')).toHaveCount(2);
+    // The server stopped too: the request it was waiting on was dropped, and no other was sent.
+    await expect.poll(() => abandoned).toBe(1);
+    expect(received).toBe(2);
+  } finally {
+    for (const response of held) response.destroy();
+    await new Promise((resolve) => endpoint.close(resolve));
+  }
 });

@@ -29,6 +29,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'simulate.run': 'researcher',
   'simulate.fork': 'researcher',
   'simulate.forkEvents': 'researcher',
+  'simulate.runEvents': 'researcher',
   'models.endpointHealth': 'researcher',
   'models.neighbors': 'researcher',
   'models.evaluation': 'researcher',

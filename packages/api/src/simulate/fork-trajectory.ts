@@ -14,6 +14,7 @@ import { resolveSimulator } from './resolve-simulator';
 import { runPromptsOf } from '../bench/run-prompts';
 import { officialProtocolSimulator } from './official-simulator';
 import { endpointAllowlistFromEnv, parseSimSpec, SimulatorError } from './sim-spec';
+import { eventStream } from './event-stream';
 import { requireTrajectory } from './simulate-trajectory';
 
 /** A fork continues at most this many steps past the edited one. */
@@ -325,8 +326,6 @@ export async function forkTrajectory(
   };
 }
 
-function doNothing(): void {}
-
 export type ForkEvent =
   { type: 'progress'; done: number; total: number } | { type: 'done'; fork: ForkResult };
 
@@ -335,49 +334,17 @@ export type ForkEvent =
  * `done` with the stored fork; a failure is thrown from the iteration. For the UI, which shows how
  * far a slow simulator (a model, an endpoint) has come.
  */
-export async function* forkTrajectoryEvents(
+export function forkTrajectoryEvents(
   store: Store,
   request: ForkRequest,
   options: Omit<ForkOptions, 'onProgress'> = {},
 ): AsyncGenerator<ForkEvent> {
-  const queue: ForkEvent[] = [];
-  let wake: () => void = doNothing;
-  // Written by the callbacks below; an object, so that reads after an await are not narrowed away.
-  const state: { finished: boolean; failure: { error: unknown } | null } = {
-    finished: false,
-    failure: null,
-  };
-  forkTrajectory(store, request, {
-    ...options,
-    onProgress: (done, total) => {
-      queue.push({ type: 'progress', done, total });
-      wake();
-    },
-  }).then(
-    (fork) => {
-      queue.push({ type: 'done', fork });
-      state.finished = true;
-      wake();
-    },
-    (error: unknown) => {
-      state.failure = { error };
-      state.finished = true;
-      wake();
-    },
+  return eventStream<ForkEvent, ForkResult>(
+    (emit) =>
+      forkTrajectory(store, request, {
+        ...options,
+        onProgress: (done, total) => emit({ type: 'progress', done, total }),
+      }),
+    (fork) => ({ type: 'done', fork }),
   );
-  for (;;) {
-    // Armed before the queue is drained, so an event arriving meanwhile is never missed.
-    const next = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    while (queue.length > 0) {
-      const event = queue.shift();
-      if (event !== undefined) yield event;
-    }
-    if (state.finished) {
-      if (state.failure !== null) throw state.failure.error;
-      return;
-    }
-    await next;
-  }
 }

@@ -9,9 +9,15 @@ import {
   type ForkRequest,
 } from './fork-trajectory';
 import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from './simulate-caps';
-import { simulateTrajectory } from './simulate-trajectory';
+import { simulateTrajectory, simulateTrajectoryEvents } from './simulate-trajectory';
 
 export { MAX_SIMULATED_STEPS } from './simulate-caps';
+
+const RunInput = z.object({
+  trajectoryId: z.string().min(1),
+  sim: SimSpec,
+  maxSteps: MaxSimulatedSteps.optional(),
+});
 
 const ForkInput = z.object({
   trajectoryId: z.string().min(1),
@@ -35,25 +41,33 @@ function forkRequest(input: z.infer<typeof ForkInput>): ForkRequest {
 
 export const simulateRouter = createRouter({
   available: researcherProcedure.query(() => availableSimulators()),
-  run: researcherProcedure
-    .input(
-      z.object({
-        trajectoryId: z.string().min(1),
-        sim: SimSpec,
-        maxSteps: MaxSimulatedSteps.optional(),
-      }),
-    )
-    .mutation(async ({ ctx, input, signal }) => {
-      try {
-        return await simulateTrajectory(ctx.store, input.trajectoryId, input.sim, {
-          maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
-          prompts: ctx.prompts ?? null,
-          ...(signal === undefined ? {} : { signal }),
-        });
-      } catch (error) {
-        throw simulatorTrpcError(error);
-      }
-    }),
+  run: researcherProcedure.input(RunInput).mutation(async ({ ctx, input, signal }) => {
+    try {
+      return await simulateTrajectory(ctx.store, input.trajectoryId, input.sim, {
+        maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
+        prompts: ctx.prompts ?? null,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
+  }),
+  /** `run` with its progress: `started`, each step as it is scored, then `done`. */
+  runEvents: researcherProcedure.input(RunInput).subscription(async function* ({
+    ctx,
+    input,
+    signal,
+  }) {
+    try {
+      yield* simulateTrajectoryEvents(ctx.store, input.trajectoryId, input.sim, {
+        maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
+        prompts: ctx.prompts ?? null,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
+  }),
   /** "What if": the trajectory with the action at `step` replaced, continued by `sim` (stored). */
   fork: researcherProcedure.input(ForkInput).mutation(async ({ ctx, input, signal }) => {
     try {

@@ -7,6 +7,7 @@ import {
   type WorldModel,
   withCircuitBreaker,
 } from '@terrarium/worlds';
+import { eventStream } from './event-stream';
 import { officialProtocolSimulator } from './official-simulator';
 import { loadTrajectory } from './load-trajectories';
 import { resolveSimulator } from './resolve-simulator';
@@ -16,6 +17,8 @@ export interface SimulateOptions {
   /** At most this many transitions, from the first. */
   maxSteps?: number;
   signal?: AbortSignal;
+  /** Called once the run is set up, with how many transitions it will simulate. */
+  onStart?: (total: number) => void;
   onStep?: (step: SimulatedStep) => void;
   /** Default: `TERRARIUM_ENDPOINT_ALLOWLIST`, else this machine. */
   allowlist?: readonly string[];
@@ -75,10 +78,37 @@ export async function simulateTrajectory(
       anyOnnxPath: options.anyOnnxPath ?? false,
     }));
   const trajectory = await loadTrajectory(store, detail);
+  options.onStart?.(Math.min(options.maxSteps ?? Number.POSITIVE_INFINITY, detail.transitionCount));
   const steps = await simulateSteps(trajectory, () => simulator, {
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
   });
   return { trajectory: detail.id, sim: spec, steps };
+}
+
+export type SimulationEvent =
+  { type: 'started'; total: number } | { type: 'step'; step: SimulatedStep } | { type: 'done' };
+
+/**
+ * `simulateTrajectory` as a stream of events: `started` with the number of transitions, each
+ * simulated step as it is scored, then `done`; a failure is thrown from the iteration. For the
+ * Compare page, which shows how far a slow endpoint has come and keeps the steps of a run its
+ * user stops.
+ */
+export function simulateTrajectoryEvents(
+  store: Store,
+  trajectoryId: string,
+  spec: string,
+  options: Omit<SimulateOptions, 'onStart' | 'onStep'> = {},
+): AsyncGenerator<SimulationEvent> {
+  return eventStream<SimulationEvent, SimulationResult>(
+    (emit) =>
+      simulateTrajectory(store, trajectoryId, spec, {
+        ...options,
+        onStart: (total) => emit({ type: 'started', total }),
+        onStep: (step) => emit({ type: 'step', step }),
+      }),
+    () => ({ type: 'done' }),
+  );
 }

@@ -16,7 +16,7 @@ import { loadDataset, loadTrajectory } from './load-trajectories';
 import { BUNDLED_ONNX_FOLDER, bundledOnnxSpec } from './onnx-simulator';
 import { openAIModel, resolveSimulator } from './resolve-simulator';
 import { availableSimulators, SimulatorError } from './sim-spec';
-import { simulateTrajectory } from './simulate-trajectory';
+import { simulateTrajectory, type SimulationEvent } from './simulate-trajectory';
 
 describe('simulate', () => {
   let store: Store;
@@ -208,6 +208,40 @@ describe('simulate', () => {
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: 'datasets: no dataset "retial" (datasets: retail)',
+    });
+  });
+
+  it('streams a run step by step (simulate.runEvents): started, each scored step, done', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const whole = await api.simulate.run({ trajectoryId: first.id, sim: 'replay', maxSteps: 3 });
+    const events: SimulationEvent[] = [];
+    const stream = await api.simulate.runEvents({
+      trajectoryId: first.id,
+      sim: 'replay',
+      maxSteps: 3,
+    });
+    for await (const event of stream) events.push(event);
+    expect(events).toEqual([
+      { type: 'started', total: 3 },
+      ...whole.steps.map((step) => ({
+        type: 'step',
+        step: { ...step, latencyMs: expect.any(Number) },
+      })),
+      { type: 'done' },
+    ]);
+    // Without a cap, `started` counts every transition the run will simulate.
+    const all = await api.simulate.runEvents({ trajectoryId: first.id, sim: 'replay' });
+    for await (const event of all) {
+      expect(event).toEqual({ type: 'started', total: first.transitionCount });
+      break;
+    }
+
+    const missing = await api.simulate.runEvents({ trajectoryId: '999999', sim: 'replay' });
+    await expect(async () => {
+      for await (const event of missing) events.push(event);
+    }).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'trajectoryId: no trajectory 999999',
     });
   });
 

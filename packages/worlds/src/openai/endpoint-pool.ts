@@ -13,6 +13,10 @@ import { SseParser } from './sse';
 import { fetchTransport, replyText, type ChatTransport } from './transport';
 import { networkFailure } from './network-failure';
 
+function isJsonContentType(value: string | null): boolean {
+  return value !== null && /^\s*application\/json\b/i.test(value);
+}
+
 /** US dollars per million tokens. */
 export interface Pricing {
   inputPerMillion: number;
@@ -327,7 +331,8 @@ export function createEndpointPool(
           },
         );
       }
-      if (!stream) {
+      // A server that ignores `stream: true` sends one JSON completion, which is read as one.
+      if (!stream || isJsonContentType(response.header('content-type'))) {
         const body: unknown = JSON.parse(await replyText(response));
         const parsed = ChatCompletion.safeParse(body);
         if (!parsed.success) {

@@ -134,6 +134,21 @@ describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (
     expect(server.requests[0]?.body).toMatchObject({ stream: false });
   });
 
+  it('reads one JSON completion from a server that ignores `stream: true`', async () => {
+    const server = await serve(() => ({
+      type: 'completion',
+      content: balance,
+      usage: { prompt: 12, completion: 9 },
+      ignoreStream: true,
+    }));
+    const model = createOpenAIWorldModel({ baseUrl: server.baseUrl, model: 'm', ...client });
+    const prediction = await model.predict(context, history, action);
+    expect(prediction.observation).toEqual({ kind: 'json', content: balance, callId: 'c2' });
+    expect(prediction.usage).toEqual({ inputTokens: 12, outputTokens: 9 });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.body).toMatchObject({ stream: true });
+  });
+
   it('keeps reasoning apart from the observation, inline <think> or reasoning_content', async () => {
     const replies: StubReply[] = [
       { type: 'completion', content: `<think>The card was seen.\n</think>\n\n${balance}` },

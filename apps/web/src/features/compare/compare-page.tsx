@@ -135,7 +135,7 @@ export function ComparePage({
     staleTime: Number.POSITIVE_INFINITY,
   });
   const [maxSteps, setMaxSteps] = useState(DEFAULT_MAX_STEPS);
-  const { runs, run } = useSimulationRuns(trajectoryId);
+  const { runs, run, stop } = useSimulationRuns(trajectoryId);
 
   const openingRun = useRef({ sims, maxSteps });
   useEffect(() => {
@@ -147,7 +147,8 @@ export function ComparePage({
     const done: SimulationResult[] = [];
     for (const sim of sims) {
       const state = runs.get(sim);
-      if (state?.status === 'done') done.push(state.result);
+      // A stopped run's steps are shown too; its status line says how far it got.
+      if (state?.status === 'done' || state?.status === 'stopped') done.push(state.result);
     }
     return done;
   }, [runs, sims]);
@@ -254,7 +255,7 @@ export function ComparePage({
         >
           {anyRunning ? 'Running…' : 'Run'}
         </button>
-        <RunStatus sims={sims} runs={runs} />
+        <RunStatus sims={sims} runs={runs} onStop={stop} />
       </div>
       {summaries.length > 0 && <SummaryTable summaries={summaries} />}
       {rows.length > 0 && (

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { Action } from '@terrarium/schema';
 import { useEffect, useRef, useState } from 'react';
+import { Elapsed } from '../../app/elapsed';
 import { Link } from '../../app/link';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 import { actionFromDraft, draftOf, type ActionDraft, type DraftField } from './fork-action';
@@ -106,16 +107,6 @@ function DraftFields({
         </label>
       );
   }
-}
-
-/** Seconds since `startedAt`, ticking, so a long fork visibly makes progress. */
-function Elapsed({ startedAt }: { startedAt: number }) {
-  const [now, setNow] = useState(startedAt);
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 500);
-    return () => clearInterval(timer);
-  }, []);
-  return <>{Math.max(0, (now - startedAt) / 1000).toFixed(0)} s</>;
 }
 
 /**

@@ -1,12 +1,30 @@
 import type { SimulationResult } from '@terrarium/schema';
+import { Elapsed } from '../../app/elapsed';
 import { formatCount } from '../../app/format';
 import { predictionFailed } from './summary';
 import type { SimulationRun } from './use-simulation-runs';
 
-/** What a finished run did: only predictions that came back count as simulated. */
-export function doneText(result: SimulationResult): { text: string; failed: boolean } {
+/**
+ * What a finished or stopped run did: only predictions that came back count as simulated. A
+ * stopped run says how far it got of the `planned` transitions.
+ */
+export function doneText(
+  result: SimulationResult,
+  stopped: { planned: number | null } | null = null,
+): { text: string; failed: boolean } {
   const total = result.steps.length;
   const failures = result.steps.filter(predictionFailed);
+  if (stopped !== null) {
+    const of = stopped.planned === null ? '' : ` of ${formatCount(stopped.planned)}`;
+    const failed =
+      failures.length === 0
+        ? ''
+        : `, ${formatCount(failures.length)} of them failed (${failures[0]?.error ?? ''})`;
+    return {
+      text: `stopped after ${formatCount(total)}${of} ${total === 1 && of === '' ? 'transition' : 'transitions'}${failed}`,
+      failed: failures.length > 0,
+    };
+  }
   if (failures.length === 0) {
     return {
       text: `${formatCount(total)} ${total === 1 ? 'transition' : 'transitions'} simulated`,
@@ -26,8 +44,14 @@ export function doneText(result: SimulationResult): { text: string; failed: bool
   };
 }
 
-function DoneLine({ result }: { result: SimulationResult }) {
-  const { text, failed } = doneText(result);
+function DoneLine({
+  result,
+  stopped = null,
+}: {
+  result: SimulationResult;
+  stopped?: { planned: number | null } | null;
+}) {
+  const { text, failed } = doneText(result, stopped);
   return (
     <span
       className={failed ? 'status-error' : 'muted'}
@@ -39,13 +63,18 @@ function DoneLine({ result }: { result: SimulationResult }) {
   );
 }
 
-/** A line per chosen simulator: running, failed (with the server's message) or done. */
+/**
+ * A line per chosen simulator: running (how far, how long, and a way to stop it), failed (with
+ * the server's message), stopped or done.
+ */
 export function RunStatus({
   sims,
   runs,
+  onStop,
 }: {
   sims: readonly string[];
   runs: ReadonlyMap<string, SimulationRun>;
+  onStop: (sim: string) => void;
 }) {
   const lines = sims.flatMap((sim) => {
     const state = runs.get(sim);
@@ -58,9 +87,19 @@ export function RunStatus({
         <li key={sim} data-sim={sim} data-status={state.status}>
           <span className="mono">{sim}</span>{' '}
           {state.status === 'running' && (
-            <span className="spinner-text" role="status">
-              <span className="spinner" aria-hidden="true" /> running…
-            </span>
+            <>
+              <span className="spinner-text" role="status">
+                <span className="spinner" aria-hidden="true" /> running:{' '}
+                <span data-testid="run-progress">
+                  {formatCount(state.done)} /{' '}
+                  {state.total === null ? '…' : formatCount(state.total)}
+                </span>{' '}
+                transitions · <Elapsed startedAt={state.startedAt} />
+              </span>{' '}
+              <button type="button" aria-label={`Stop ${sim}`} onClick={() => onStop(sim)}>
+                Stop
+              </button>
+            </>
           )}
           {state.status === 'error' && (
             <span className="status-error" role="alert">
@@ -68,6 +107,9 @@ export function RunStatus({
             </span>
           )}
           {state.status === 'done' && <DoneLine result={state.result} />}
+          {state.status === 'stopped' && (
+            <DoneLine result={state.result} stopped={{ planned: state.total }} />
+          )}
         </li>
       ))}
     </ul>

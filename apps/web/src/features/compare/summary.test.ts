@@ -87,6 +87,15 @@ describe('summarizeSimulation', () => {
     });
     expect(doneText(retrieval).text).toBe('2 of 3 transitions simulated; 1 failed (timeout)');
     expect(doneText(replay)).toEqual({ text: '2 transitions simulated', failed: false });
+    // Stopped by its user: how far it got, and whether any of what it did failed.
+    expect(doneText(replay, { planned: 8 })).toEqual({
+      text: 'stopped after 2 of 8 transitions',
+      failed: false,
+    });
+    expect(doneText(retrieval, { planned: 8 })).toEqual({
+      text: 'stopped after 3 of 8 transitions, 1 of them failed (timeout)',
+      failed: true,
+    });
   });
 
   it('puts content first, then the rule metrics in their canonical order', () => {

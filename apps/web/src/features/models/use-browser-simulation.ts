@@ -1,7 +1,6 @@
-import type { SimulatedStep } from '@terrarium/schema';
+import type { SimulatedStep, SimulationResult } from '@terrarium/schema';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTRPCClient } from '../../app/trpc';
-import type { SimulationRun } from '../compare/use-simulation-runs';
 import {
   loadTrajectoryForBrowser,
   simulateInBrowser,
@@ -9,9 +8,15 @@ import {
   type BrowserSimulationOptions,
 } from './simulate-in-browser';
 
+export type BrowserRun =
+  | { status: 'running' }
+  | { status: 'done'; result: SimulationResult }
+  /** Stopped by its user; `steps` keeps what it predicted. */
+  | { status: 'stopped' }
+  | { status: 'error'; message: string };
+
 export interface BrowserSimulation {
-  /** The run in the shape the Compare view keeps for server simulators. */
-  run: SimulationRun | null;
+  run: BrowserRun | null;
   /** Steps predicted so far, while the run goes on. */
   steps: readonly SimulatedStep[];
   start(options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors'>): void;
@@ -28,7 +33,7 @@ function messageOf(error: unknown): string {
  */
 export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
   const client = useTRPCClient();
-  const [run, setRun] = useState<SimulationRun | null>(null);
+  const [run, setRun] = useState<BrowserRun | null>(null);
   const [steps, setSteps] = useState<readonly SimulatedStep[]>([]);
   const controller = useRef<AbortController | null>(null);
 
@@ -66,9 +71,7 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
 
   const stop = useCallback(() => {
     controller.current?.abort();
-    setRun((previous) =>
-      previous?.status === 'running' ? { status: 'error', message: 'stopped' } : previous,
-    );
+    setRun((previous) => (previous?.status === 'running' ? { status: 'stopped' } : previous));
   }, []);
 
   return { run, steps, start, stop };

@@ -14,6 +14,8 @@ export type StubReply =
       chunkSize?: number;
       /** Streaming only: end the stream without `data: [DONE]`. */
       omitDone?: boolean;
+      /** Answer one JSON completion even when the request asks for a stream (as some servers do). */
+      ignoreStream?: boolean;
     }
   | { type: 'status'; status: number; retryAfter?: string; body?: string }
   /** Never answers; the connection stays open until the client gives up. */
@@ -118,7 +120,7 @@ export async function startStubServer(
             completion_tokens: planned.usage?.completion ?? 0,
             total_tokens: (planned.usage?.prompt ?? 0) + (planned.usage?.completion ?? 0),
           };
-    const stream = isStreaming(request.body);
+    const stream = isStreaming(request.body) && planned.ignoreStream !== true;
     if (!stream) {
       outgoing.writeHead(200, { 'content-type': 'application/json' });
       finished = true;
