@@ -81,6 +81,19 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
     );
   });
 
+  it('globs that end in a slash match directories only, as in bash (patches/just-bash)', async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    expect(
+      await run(world, [
+        'echo */',
+        'ls -d /repo/*/',
+        'ls -d /repo/*',
+        'ls -d a.txt src',
+        'echo *.txt/',
+      ]),
+    ).toEqual(['src/\n', '/repo/src/\n', '/repo/a.txt\n/repo/src\n', 'a.txt\nsrc\n', '*.txt/\n']);
+  });
+
   it('reset goes back to the reconstructed workspace', async () => {
     const world = createTerminalWorld('t', WORKSPACE);
     await run(world, ['rm -r src', 'cd /']);
