@@ -109,6 +109,16 @@ export interface LabelInput {
   flagged: boolean;
 }
 
+/**
+ * A change to a label: the scores named are set (null clears one) and the others kept; the comment
+ * and the flag change only when given. A client that sends one criterion changes that one.
+ */
+export interface LabelEdit {
+  scores: CriterionScores;
+  comment?: string | undefined;
+  flagged?: boolean | undefined;
+}
+
 export interface LabelEvent {
   labelId: string;
   actorId: string;
@@ -173,8 +183,18 @@ export interface LabelStore {
     labeler: LabelActor,
     input: LabelInput,
   ): Promise<SubmitOutcome>;
-  /** Changes the labeler's own label; every change is kept in `label_events`. */
-  editLabel(labelId: string, actor: LabelActor, input: LabelInput): Promise<StoredLabel | null>;
+  /**
+   * Changes the actor's own label in the named queue, as `LabelEdit` says; null, with nothing
+   * written, when the label is not in that queue or not the actor's. Every change is kept in
+   * `label_events` as the label it left behind. The scores are not checked here: the caller checks
+   * them against the same queue's criteria, which never change once the queue is made.
+   */
+  editLabel(
+    queueId: string,
+    labelId: string,
+    actor: LabelActor,
+    edit: LabelEdit,
+  ): Promise<StoredLabel | null>;
   listLabels(queueId: string, filter?: { labelerId?: string }): Promise<StoredLabel[]>;
   labelHistory(labelId: string): Promise<LabelEvent[]>;
   /**
@@ -621,16 +641,32 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
       });
     },
 
-    async editLabel(labelId, actor, input) {
-      if (!ID_PATTERN.test(labelId)) return null;
+    async editLabel(queueId, labelId, actor, edit) {
+      if (!ID_PATTERN.test(queueId) || !ID_PATTERN.test(labelId)) return null;
       return executor.transaction(async (tx) => {
-        const updated = await tx.query(
-          `UPDATE labels SET scores = $3::jsonb, comment = $4, flagged = $5, updated_at = now()
-           WHERE id = $1::bigint AND labeler_id = $2 RETURNING id`,
-          [labelId, actor.id, toJsonPayload(input.scores), input.comment, input.flagged],
+        // Queue and owner are conditions of the UPDATE itself: a label of another queue (whose
+        // criteria the scores were not checked against) or of another labeler is never touched.
+        // `||` merges in the statement, so two edits of different criteria both stay.
+        const [updated] = await tx.query(
+          `UPDATE labels SET scores = scores || $4::jsonb, comment = COALESCE($5::text, comment),
+             flagged = COALESCE($6::boolean, flagged), updated_at = now()
+           WHERE id = $1::bigint AND queue_id = $2::bigint AND labeler_id = $3
+           RETURNING scores, comment, flagged`,
+          [
+            labelId,
+            queueId,
+            actor.id,
+            toJsonPayload(edit.scores),
+            edit.comment ?? null,
+            edit.flagged ?? null,
+          ],
         );
-        if (updated.length === 0) return null;
-        await recordEvent(tx, labelId, actor, 'edit', input);
+        if (updated === undefined) return null;
+        await recordEvent(tx, labelId, actor, 'edit', {
+          scores: scoresOf(jsonColumn(updated, 'scores')),
+          comment: textColumn(updated, 'comment'),
+          flagged: booleanColumn(updated, 'flagged'),
+        });
         return labelById(tx, labelId);
       });
     },

@@ -94,6 +94,21 @@ describe('terrarium labels agreement', () => {
         'all criteria pooled (item × criterion as units: differences between criteria count as agreement): 3 items, 2 labelers',
         '',
       ]);
+      // Both labelers agreeing on every item leaves α undefined, and the text says why.
+      const identical = await runCli([
+        'labels',
+        'agreement',
+        await writeRatings(good.map((line) => line.replace(/"value":0/, '"value":1'))),
+      ]);
+      expect(identical.stdout).toBe(
+        [
+          'all: 3 items, 2 labelers',
+          '  alpha          all labels identical: α undefined (no variance)',
+          '  kappa nominal  n/a',
+          '  kappa quadratic n/a',
+          '',
+        ].join('\n'),
+      );
       // A resample count that would run for hours is refused before anything is read.
       const endless = await runCli([
         'labels',

@@ -37,13 +37,18 @@ function format(value: number | null): string {
 
 function summaryLines(title: string, summary: AgreementSummary): string[] {
   const lines = [`${title}: ${summary.items} items, ${summary.labelers} labelers`];
-  for (const level of MEASUREMENT_LEVELS) {
-    const interval = summary.intervals?.[level];
-    const range =
-      interval && interval.low !== null && interval.high !== null
-        ? ` [${format(interval.low)}, ${format(interval.high)}]`
-        : '';
-    lines.push(`  alpha ${level.padEnd(8)} ${format(summary.krippendorffAlpha[level])}${range}`);
+  if (summary.alphaUndefined === undefined) {
+    for (const level of MEASUREMENT_LEVELS) {
+      const interval = summary.intervals?.[level];
+      const range =
+        interval && interval.low !== null && interval.high !== null
+          ? ` [${format(interval.low)}, ${format(interval.high)}]`
+          : '';
+      lines.push(`  alpha ${level.padEnd(8)} ${format(summary.krippendorffAlpha[level])}${range}`);
+    }
+  } else {
+    // One line saying why beats four of "n/a" that read like missing data.
+    lines.push(`  alpha          ${summary.alphaUndefined}`);
   }
   if (summary.cohenKappa) {
     lines.push(`  kappa nominal  ${format(summary.cohenKappa.nominal)}`);

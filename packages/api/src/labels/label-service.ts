@@ -381,21 +381,35 @@ export async function submit(
   });
 }
 
+export interface EditInput {
+  queueId: string;
+  labelId: string;
+  /** Only the criteria named change (null clears one); the label's other scores stay. */
+  scores: Record<string, number | null>;
+  /** Unchanged when absent. */
+  comment?: string | undefined;
+  /** Unchanged when absent. */
+  flagged?: boolean | undefined;
+}
+
+/**
+ * Changes the caller's own label in a queue they may work. The scores are checked against this
+ * queue's criteria, and the store writes only if the label is in this queue: a queue's criteria
+ * never change, so the label can hold no value off its own queue's scales.
+ */
 export async function editOwnLabel(
   store: Store,
   principal: Principal,
-  input: { labelId: string; queueId: string } & Omit<SubmitInput, 'queueId' | 'ordinal'>,
+  input: EditInput,
 ): Promise<StoredLabel> {
-  const queue = await requireQueue(store, input.queueId);
+  const queue = await requireWorkableQueue(store, principal, input.queueId);
   checkScores(queue.criteria, input.scores);
-  const edited = await store.editLabel(input.labelId, labelActor(principal), {
+  const edited = await store.editLabel(queue.id, input.labelId, labelActor(principal), {
     scores: input.scores,
     comment: input.comment,
     flagged: input.flagged,
   });
-  if (edited === null || edited.queueId !== queue.id) {
-    throw notFound(`no label ${input.labelId} of yours in queue ${queue.id}`);
-  }
+  if (edited === null) throw notFound(`no label ${input.labelId} of yours in queue ${queue.id}`);
   return edited;
 }
 

@@ -317,6 +317,137 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect((await anonymous.mutate('labels.next', { queueId })).status).toBe(401);
   });
 
+  /** A one-label-per-item queue over two items; its id. */
+  async function smallQueue(name: string, extra: Record<string, unknown> = {}): Promise<string> {
+    const created = await session('res').mutate('labels.createQueue', {
+      name,
+      runId,
+      selection: { kind: 'random', count: 2, seed: 5 },
+      ...extra,
+    });
+    expect(created.status).toBe(200);
+    return str(at(created.data, 'id'));
+  }
+
+  /** Leases the caller's next item of the queue and labels it; the label's id. */
+  async function labelNext(name: string, queueId: string, input: Record<string, unknown>) {
+    const next = await session(name).mutate('labels.next', { queueId });
+    const ordinal = num(at(next.data, 'lease', 'ordinal'));
+    const submitted = await session(name).mutate('labels.submit', { queueId, ordinal, ...input });
+    expect(submitted.status).toBe(200);
+    return str(at(submitted.data, 'id'));
+  }
+
+  /** The label as stored, and its history, to compare before and after a refused edit. */
+  async function storedState(queueId: string, labelId: string): Promise<string> {
+    const label = (await store.listLabels(queueId)).find((entry) => entry.id === labelId);
+    return JSON.stringify([label, await store.labelHistory(labelId)]);
+  }
+
+  it('edits a label only in its own queue, checked against that queue’s scales, changing only what is sent', async () => {
+    const fivePoint = await smallQueue('edit: five points');
+    // A queue whose `format` is scored on another scale: the scores of an edit naming it were once
+    // checked against this scale and written to the label of the other queue.
+    const negative = await smallQueue('edit: negative scale', {
+      criteria: [{ id: 'format', text: 'Form', min: -100, max: -90, weight: 1 }],
+    });
+    const full = { format: 4, factuality: 3, consistency: 5, realism: 2, quality: 4 };
+    const labelId = await labelNext('cy', fivePoint, {
+      scores: full,
+      comment: 'dates shifted',
+      flagged: true,
+    });
+    const before = await storedState(fivePoint, labelId);
+
+    const offScale = await session('cy').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { format: -99 },
+    });
+    expect([offScale.status, at(offScale.data, 'error', 'message')]).toEqual([
+      400,
+      'scores.format: an integer from 1 to 5',
+    ]);
+    const unknownCriterion = await session('cy').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { tone: 3 },
+    });
+    expect([unknownCriterion.status, at(unknownCriterion.data, 'error', 'message')]).toEqual([
+      400,
+      'scores.tone: no such criterion',
+    ]);
+    const wrongQueue = await session('cy').mutate('labels.edit', {
+      queueId: negative,
+      labelId,
+      scores: { format: -99 },
+    });
+    expect([wrongQueue.status, at(wrongQueue.data, 'error', 'message')]).toEqual([
+      404,
+      `no label ${labelId} of yours in queue ${negative}`,
+    ]);
+    expect(await storedState(fivePoint, labelId)).toBe(before);
+
+    // Another labeler's label is not theirs to edit, whatever queue they name.
+    const notTheirs = await session('dee').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { format: 1 },
+    });
+    expect([notTheirs.status, at(notTheirs.data, 'error', 'message')]).toEqual([
+      404,
+      `no label ${labelId} of yours in queue ${fivePoint}`,
+    ]);
+    expect(await storedState(fivePoint, labelId)).toBe(before);
+
+    // An edit naming one criterion changes that one; comment and flag stay unless sent.
+    const partial = await session('cy').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { quality: 1 },
+    });
+    expect(partial.status).toBe(200);
+    expect([
+      at(partial.data, 'scores'),
+      at(partial.data, 'comment'),
+      at(partial.data, 'flagged'),
+    ]).toEqual([{ ...full, quality: 1 }, 'dates shifted', true]);
+    const cleared = await session('cy').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { realism: null },
+      comment: '',
+      flagged: false,
+    });
+    expect([
+      at(cleared.data, 'scores'),
+      at(cleared.data, 'comment'),
+      at(cleared.data, 'flagged'),
+    ]).toEqual([{ ...full, quality: 1, realism: null }, '', false]);
+  });
+
+  it('refuses an edit in a queue the labeler was taken off, leaving the label as it was', async () => {
+    const queueId = await smallQueue('edit: assigned', { labelers: ['ana', 'eli'] });
+    const labelId = await labelNext('eli', queueId, { scores: { format: 3 } });
+    // No procedure changes a queue's labelers yet; the list is changed where it is kept.
+    await store
+      .jobDb()
+      .executeSql(`UPDATE label_queues SET labelers = '["ana"]'::jsonb WHERE id = $1::bigint`, [
+        queueId,
+      ]);
+    const before = await storedState(queueId, labelId);
+    const refused = await session('eli').mutate('labels.edit', {
+      queueId,
+      labelId,
+      scores: { format: 1 },
+    });
+    expect([refused.status, at(refused.data, 'error', 'message')]).toEqual([
+      404,
+      `no label queue ${queueId}`,
+    ]);
+    expect(await storedState(queueId, labelId)).toBe(before);
+  });
+
   it('refuses a queue over a simulator the run did not use, naming the field', async () => {
     const created = await session('res').mutate('labels.createQueue', {
       name: 'over replay',

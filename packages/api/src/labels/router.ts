@@ -107,14 +107,19 @@ export const labelsRouter = createRouter({
     .input(leaseRef.extend({ scores, comment, flagged: z.boolean().default(false) }))
     .mutation(({ ctx, input }) => service.submit(ctx.store, ctx.principal, input)),
 
+  /**
+   * Changes the caller's own label in the queue: the criteria named in `scores` are set (null
+   * clears one), the others kept; `comment` and `flagged` change only when sent. The answer is the
+   * whole label as stored.
+   */
   edit: labelerProcedure
     .input(
       z.object({
         queueId,
         labelId: z.string().min(1),
         scores,
-        comment,
-        flagged: z.boolean().default(false),
+        comment: z.string().max(10_000).optional(),
+        flagged: z.boolean().optional(),
       }),
     )
     .mutation(({ ctx, input }) => service.editOwnLabel(ctx.store, ctx.principal, input)),

@@ -189,9 +189,9 @@ export function describeLabelStoreSuite(harness: StoreHarness): void {
       const submitted = await store.submitLabel(queue.id, 0, ANA, GOOD);
       if (!submitted.ok) throw new Error('submit refused');
       expect(
-        await store.editLabel(submitted.label.id, BO, { ...GOOD, comment: 'not mine' }),
+        await store.editLabel(queue.id, submitted.label.id, BO, { ...GOOD, comment: 'not mine' }),
       ).toBeNull();
-      const edited = await store.editLabel(submitted.label.id, ANA, {
+      const edited = await store.editLabel(queue.id, submitted.label.id, ANA, {
         scores: { factuality: 2, realism: 5 },
         comment: 'the order id is wrong',
         flagged: true,
@@ -213,6 +213,53 @@ export function describeLabelStoreSuite(harness: StoreHarness): void {
       ]);
       expect((await store.listLabels(queue.id)).map((label) => label.scores)).toEqual([
         { factuality: 2, realism: 5 },
+      ]);
+    });
+
+    it('edits a label only in its own queue, changing the criteria named and keeping the rest', async () => {
+      const own = await newQueue(1, ['item-1']);
+      const other = await newQueue(1, ['item-1']);
+      await store.leaseNextItem(own.id, ANA);
+      const submitted = await store.submitLabel(own.id, 0, ANA, {
+        scores: { factuality: 4, realism: 5 },
+        comment: 'ids match',
+        flagged: true,
+      });
+      if (!submitted.ok) throw new Error('submit refused');
+      const before = await store.listLabels(own.id);
+
+      // Named under another queue, by its owner: nothing is written, not even to the history.
+      expect(
+        await store.editLabel(other.id, submitted.label.id, ANA, { scores: { factuality: 1 } }),
+      ).toBeNull();
+      expect(await store.listLabels(own.id)).toEqual(before);
+      expect((await store.labelHistory(submitted.label.id)).map((event) => event.action)).toEqual([
+        'create',
+      ]);
+
+      const edited = await store.editLabel(own.id, submitted.label.id, ANA, {
+        scores: { factuality: 2, realism: null },
+      });
+      expect(edited && [edited.scores, edited.comment, edited.flagged]).toEqual([
+        { factuality: 2, realism: null },
+        'ids match',
+        true,
+      ]);
+      const unflagged = await store.editLabel(own.id, submitted.label.id, ANA, {
+        scores: {},
+        flagged: false,
+      });
+      expect(unflagged && [unflagged.scores, unflagged.comment, unflagged.flagged]).toEqual([
+        { factuality: 2, realism: null },
+        'ids match',
+        false,
+      ]);
+      // The history keeps each label the edits left behind, not the fragments sent.
+      const history = await store.labelHistory(submitted.label.id);
+      expect(history.map((event) => [event.action, event.scores, event.flagged])).toEqual([
+        ['create', { factuality: 4, realism: 5 }, true],
+        ['edit', { factuality: 2, realism: null }, true],
+        ['edit', { factuality: 2, realism: null }, false],
       ]);
     });
 

@@ -4,6 +4,7 @@ import { LabelLine } from '../labels-jsonl';
 import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
 import { cohenKappa, confusionMatrix, type ConfusionMatrix } from './cohen-kappa';
 import {
+  alphaUndefinedReason,
   krippendorffAlpha,
   MEASUREMENT_LEVELS,
   type MeasurementLevel,
@@ -87,6 +88,8 @@ export interface AgreementSummary {
   items: number;
   labelers: number;
   krippendorffAlpha: AlphaByLevel;
+  /** Only when α is undefined at every level: why, for a reader who would otherwise see "n/a". */
+  alphaUndefined?: string;
   /** Only with exactly two labelers. */
   cohenKappa?: TwoRaterAgreement;
   /** With `bootstrap`: 95% percentile intervals of α per level, items resampled. */
@@ -148,6 +151,8 @@ function summarize(
     labelers: labelers.length,
     krippendorffAlpha: alphas(units),
   };
+  const undefinedReason = alphaUndefinedReason(units.map((unit) => [...unit.values()]));
+  if (undefinedReason !== null) summary.alphaUndefined = undefinedReason;
   const [a, b] = labelers;
   if (labelers.length === 2 && a !== undefined && b !== undefined) {
     const pairs = pairsOf(units, a, b);

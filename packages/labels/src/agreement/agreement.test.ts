@@ -167,6 +167,30 @@ describe('agreementReport over JSONL ratings', () => {
     ]);
   });
 
+  it('says why α is undefined: identical labels on a criterion, or no item labeled twice', () => {
+    const report = agreementReport([
+      { item: 'a', labeler: 'ann', criterion: 'format', value: 4 },
+      { item: 'a', labeler: 'bob', criterion: 'format', value: 4 },
+      { item: 'b', labeler: 'ann', criterion: 'format', value: 4 },
+      { item: 'b', labeler: 'bob', criterion: 'format', value: 4 },
+      { item: 'a', labeler: 'ann', criterion: 'facts', value: 1 },
+      { item: 'a', labeler: 'bob', criterion: 'facts', value: 2 },
+      { item: 'b', labeler: 'ann', criterion: 'facts', value: 3 },
+      { item: 'b', labeler: 'bob', criterion: 'facts', value: 3 },
+      { item: 'a', labeler: 'ann', criterion: 'tone', value: 2 },
+    ]);
+    const format = report.byCriterion?.['format'];
+    expect([format?.krippendorffAlpha, format?.alphaUndefined]).toEqual([
+      { nominal: null, ordinal: null, interval: null, ratio: null },
+      'all labels identical: α undefined (no variance)',
+    ]);
+    expect(report.byCriterion?.['tone']?.alphaUndefined).toBe(
+      'no item has two labels: α undefined (nothing to compare)',
+    );
+    expect(report.byCriterion?.['facts']?.alphaUndefined).toBeUndefined();
+    expect(report.alphaUndefined).toBeUndefined();
+  });
+
   it('adds κ for two labelers and splits by criterion', () => {
     const lines = [
       { item: 1, labeler: 'ann', criterion: 'format', value: 5 },

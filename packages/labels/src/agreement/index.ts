@@ -1,4 +1,5 @@
 export {
+  alphaUndefinedReason,
   krippendorffAlpha,
   MEASUREMENT_LEVELS,
   type MeasurementLevel,

@@ -17,9 +17,7 @@ export function krippendorffAlpha(
   units: readonly (readonly (RatingValue | null)[])[],
   level: MeasurementLevel,
 ): number | null {
-  const pairable = units
-    .map((unit) => unit.filter((value): value is RatingValue => value !== null))
-    .filter((unit) => unit.length >= 2);
+  const pairable = pairableUnits(units);
   if (pairable.length === 0) return null;
   const numeric = pairable.every((unit) => unit.every((value) => typeof value === 'number'));
   if ((level === 'interval' || level === 'ratio') && !numeric) return null;
@@ -58,6 +56,28 @@ export function krippendorffAlpha(
     }
   if (expected === 0) return null;
   return 1 - ((total - 1) * observed) / expected;
+}
+
+function pairableUnits(units: readonly (readonly (RatingValue | null)[])[]): RatingValue[][] {
+  return units
+    .map((unit) => unit.filter((value): value is RatingValue => value !== null))
+    .filter((unit) => unit.length >= 2);
+}
+
+/**
+ * Why α is undefined at every measurement level for these units, or null when it is defined at
+ * some level: what a report prints in place of a number that would otherwise read as "no data".
+ */
+export function alphaUndefinedReason(
+  units: readonly (readonly (RatingValue | null)[])[],
+): string | null {
+  const pairable = pairableUnits(units);
+  if (pairable.length === 0) return 'no item has two labels: α undefined (nothing to compare)';
+  // One value overall leaves no expected disagreement to divide by, at any level.
+  if (new Set(pairable.flat()).size === 1) {
+    return 'all labels identical: α undefined (no variance)';
+  }
+  return null;
 }
 
 /** δ² between the c-th and k-th values of the domain. */

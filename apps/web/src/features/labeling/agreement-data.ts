@@ -10,12 +10,15 @@ export interface AgreementBar {
   error: [number, number];
   low: number | null;
   high: number | null;
+  /** Why the statistic has no value (e.g. all labels identical), when the report says. */
+  undefinedReason: string | null;
 }
 
 function bar(
   criterion: string,
   interval: Interval | undefined,
   value: number | null,
+  undefinedReason: string | null = null,
 ): AgreementBar {
   const low = interval?.low ?? null;
   const high = interval?.high ?? null;
@@ -24,6 +27,7 @@ function bar(
     value,
     low,
     high,
+    undefinedReason,
     error:
       value === null || low === null || high === null
         ? [0, 0]
@@ -41,7 +45,12 @@ export function alphaBars(agreement: QueueAgreement): AgreementBar[] {
   return Object.entries(agreement.labelers.byCriterion ?? {})
     .toSorted(([a], [b]) => rank(a) - rank(b))
     .map(([criterion, summary]) =>
-      bar(criterion, summary.intervals?.ordinal, summary.krippendorffAlpha.ordinal),
+      bar(
+        criterion,
+        summary.intervals?.ordinal,
+        summary.krippendorffAlpha.ordinal,
+        summary.alphaUndefined ?? null,
+      ),
     );
 }
 

@@ -1,3 +1,5 @@
+import type { QueueAgreement } from '@terrarium/api';
+import { agreementReport } from '@terrarium/labels';
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
@@ -68,5 +70,50 @@ describe('AgreementPage import', () => {
         text: '{"item":"a","labeler":"ana","criterion":"format","value":2}\n',
       },
     ]);
+  });
+});
+
+/** The agreement page over a queue whose agreement is computed from these ratings. */
+function renderAgreement(ratings: Parameters<typeof agreementReport>[0]) {
+  const agreement: QueueAgreement = {
+    queueId: '4',
+    labels: ratings.length,
+    criteria: ['format', 'facts'],
+    labelers: agreementReport(ratings),
+    byDomain: {},
+    humanVsJudge: {},
+    humanVsRules: {},
+  };
+  const api = fakeApiClient((call) => {
+    if (call.path === 'labels.agreement') return agreement;
+    return call.path === 'labels.queue' ? { id: '4', name: 'airline' } : [];
+  });
+  renderWithApi(<AgreementPage queueId="4" />, api.client);
+}
+
+describe('AgreementPage α', () => {
+  it('says why a criterion has no α when every label of it is the same point', async () => {
+    renderAgreement(
+      ['a', 'b'].flatMap((item, i) => [
+        { item, labeler: 'ana', criterion: 'format', value: 5 },
+        { item, labeler: 'bo', criterion: 'format', value: 5 },
+        { item, labeler: 'ana', criterion: 'facts', value: i + 1 },
+        { item, labeler: 'bo', criterion: 'facts', value: i + 1 },
+      ]),
+    );
+    expect((await screen.findByTestId('alpha-format')).textContent).toBe(
+      'formatall labels identical: α undefined (no variance)',
+    );
+    expect(screen.getByTestId('alpha-facts').textContent).toBe('facts1.00[—, —]');
+  });
+
+  it('says there is nothing to measure yet on a queue with no labels', async () => {
+    renderAgreement([]);
+    expect((await screen.findByTestId('few-items')).textContent).toBe(
+      'Nothing to measure yet: no item has a label. Agreement appears here once labelers have graded items (Grade, above), or labels are imported.',
+    );
+    expect(screen.getByTestId('alpha-ordinal').textContent).toBe(
+      'no item has two labels: α undefined (nothing to compare)',
+    );
   });
 });

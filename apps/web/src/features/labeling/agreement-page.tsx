@@ -87,10 +87,18 @@ function StatChart({
             {bars.map((entry) => (
               <tr key={entry.criterion} data-testid={`${testId}-${entry.criterion}`}>
                 <td>{entry.criterion}</td>
-                <td className="mono">{formatStat(entry.value)}</td>
-                <td className="mono muted">
-                  [{formatStat(entry.low)}, {formatStat(entry.high)}]
-                </td>
+                {entry.value === null && entry.undefinedReason !== null ? (
+                  <td colSpan={2} className="muted">
+                    {entry.undefinedReason}
+                  </td>
+                ) : (
+                  <>
+                    <td className="mono">{formatStat(entry.value)}</td>
+                    <td className="mono muted">
+                      [{formatStat(entry.low)}, {formatStat(entry.high)}]
+                    </td>
+                  </>
+                )}
               </tr>
             ))}
           </tbody>
@@ -289,22 +297,36 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             >
               all criteria pooled
             </span>
-            : α ordinal{' '}
-            <strong data-testid="alpha-ordinal">
-              {formatStat(data.labelers.krippendorffAlpha.ordinal)}
-            </strong>{' '}
-            {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap) · α interval{' '}
-            {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
-            {formatStat(data.labelers.krippendorffAlpha.nominal)}
+            :{' '}
+            {data.labelers.alphaUndefined === undefined ? (
+              <>
+                α ordinal{' '}
+                <strong data-testid="alpha-ordinal">
+                  {formatStat(data.labelers.krippendorffAlpha.ordinal)}
+                </strong>{' '}
+                {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap) · α interval{' '}
+                {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
+                {formatStat(data.labelers.krippendorffAlpha.nominal)}
+              </>
+            ) : (
+              <span data-testid="alpha-ordinal">{data.labelers.alphaUndefined}</span>
+            )}
             {data.labelers.cohenKappa &&
               ` · Cohen's κ ${formatStat(data.labelers.cohenKappa.nominal)} (quadratic ${formatStat(data.labelers.cohenKappa.quadratic)})`}
           </p>
-          {data.labelers.items < FEW_ITEMS && (
+          {data.labelers.items === 0 ? (
             <p className="note" data-testid="few-items">
-              On {plural(data.labelers.items, 'item')} the 95% intervals are rough: resampling so
-              few items often gives an interval that ends at the estimate itself. Read them as a
-              sign, not a measure, until the queue has {FEW_ITEMS} or more items labeled.
+              Nothing to measure yet: no item has a label. Agreement appears here once labelers have
+              graded items (Grade, above), or labels are imported.
             </p>
+          ) : (
+            data.labelers.items < FEW_ITEMS && (
+              <p className="note" data-testid="few-items">
+                On {plural(data.labelers.items, 'item')} the 95% intervals are rough: resampling so
+                few items often gives an interval that ends at the estimate itself. Read them as a
+                sign, not a measure, until the queue has {FEW_ITEMS} or more items labeled.
+              </p>
+            )
           )}
           <StatChart
             title="Between labelers: Krippendorff's α (ordinal) per criterion, 95% bootstrap"
