@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { BenchRun, LeaderboardCell, RunResult } from '@terrarium/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { expectOneLineFailure } from '../testing/cli-failure';
 import { runCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
 import { leaderboardTable, reportTable } from './bench-command';
@@ -198,6 +199,45 @@ describe('terrarium bench', () => {
       sources: ['r.jsonl'],
       itemCount: RETAIL_ITEMS,
     });
+  });
+
+  it('creates the missing folders of --out, and refuses a folder in one line', SLOW, async () => {
+    const listed = await cli('bench', 'runs', '--bench', 'r', '--json');
+    const runId = BenchRun.array().parse(JSON.parse(listed.stdout))[0]?.id ?? '';
+    const nested = path.join(dataDir, 'not', 'yet', 'results.jsonl');
+    const written = await cli('bench', 'results', runId, '--out', nested);
+    expect([written.code, written.stderr]).toEqual([0, '']);
+    expect((await readFile(nested, 'utf8')).trimEnd().split('\n')).toHaveLength(RETAIL_ITEMS * 2);
+    expect(await readdir(path.dirname(nested))).toEqual(['results.jsonl']);
+    const sft = path.join(dataDir, 'sft', 'new', 'train.jsonl');
+    const trained = await cli(
+      'bench',
+      'export',
+      '--name',
+      'r',
+      '--format',
+      'sft',
+      '--dataset',
+      'retail',
+      '--out',
+      sft,
+    );
+    expect([trained.code, trained.stderr]).toEqual([0, '']);
+    expect(await readdir(path.dirname(sft))).toEqual(['train.jsonl']);
+
+    const folder = path.join(dataDir, 'a-folder');
+    await mkdir(folder);
+    const results = await cli('bench', 'results', runId, '--out', folder);
+    expectOneLineFailure(results, `cannot write ${folder}: it is a folder, not a file`);
+    const exported = await cli('bench', 'export', '--name', 'r', '--out', `${folder}/`);
+    expectOneLineFailure(exported, `cannot write ${folder}/: it is a folder, not a file`);
+    const file = path.join(dataDir, 'results.jsonl');
+    const underFile = await cli('bench', 'results', runId, '--out', path.join(file, 'x.jsonl'));
+    expectOneLineFailure(
+      underFile,
+      `cannot write ${path.join(file, 'x.jsonl')}: a file is where a folder is needed`,
+    );
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('names a bad --sampling and exits 1', SLOW, async () => {

@@ -1,7 +1,5 @@
-import { createWriteStream } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
 import { overallSelector, readPromptFolder, type RunReport, type SimReport } from '@terrarium/api';
 import type { PromptFolder } from '@terrarium/api';
 import {
@@ -22,6 +20,7 @@ import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
 import { CliError } from '../cli-error';
 import { connect, dataDirFor, disconnect, programTokenFor, type GlobalOptions } from '../connect';
+import { writeOutputFile, type OutputStream } from '../output-path';
 
 /** Opens the bench client for the data target, runs `work`, and always closes both. */
 async function withBenchClient<T>(
@@ -182,34 +181,22 @@ export interface BenchExportOptions extends GlobalOptions {
 }
 
 async function writeLines(
-  file: string,
+  out: OutputStream,
   lines: AsyncIterable<string> | Iterable<string>,
 ): Promise<number> {
-  const out = createWriteStream(file);
   let count = 0;
-  try {
-    for await (const line of lines) {
-      if (!out.write(`${line}\n`))
-        await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-      count++;
-    }
-  } catch (error) {
-    // No partial file left behind that could pass for a whole bench (e.g. an unknown bench name).
-    out.destroy();
-    await rm(file, { force: true });
-    throw error;
+  for await (const line of lines) {
+    await out.write(`${line}\n`);
+    count++;
   }
-  out.end();
-  await finished(out);
   return count;
 }
 
 export async function runBenchExport(options: BenchExportOptions): Promise<void> {
   await withBenchClient(options, async (client) => {
     if (options.format === 'agentworldbench') {
-      const items = await writeLines(
-        options.out,
-        client.exportAgentWorldBench(options.name, options.benchVersion),
+      const items = await writeOutputFile(options.out, (out) =>
+        writeLines(out, client.exportAgentWorldBench(options.name, options.benchVersion)),
       );
       print(
         options.json,
@@ -224,13 +211,16 @@ export async function runBenchExport(options: BenchExportOptions): Promise<void>
         '--format sft needs --dataset NAME (the datasets to draw training data from)',
       );
     }
-    const sft = await client.exportSft({
-      bench: options.name,
-      ...(options.benchVersion === undefined ? {} : { version: options.benchVersion }),
-      datasets,
-      includeReasoning: options.reasoning ?? false,
+    // Exported inside the write, so that a wrong --out is said before the export's work.
+    const { sft, records } = await writeOutputFile(options.out, async (out) => {
+      const exported = await client.exportSft({
+        bench: options.name,
+        ...(options.benchVersion === undefined ? {} : { version: options.benchVersion }),
+        datasets,
+        includeReasoning: options.reasoning ?? false,
+      });
+      return { sft: exported, records: await writeLines(out, exported.lines) };
     });
-    const records = await writeLines(options.out, sft.lines);
     const summary = {
       bench: options.name,
       format: options.format,
@@ -278,7 +268,7 @@ export interface BenchResultsOptions extends GlobalOptions {
 
 export async function runBenchResults(runId: string, options: BenchResultsOptions): Promise<void> {
   const units = await withBenchClient(options, (client) =>
-    writeLines(options.out, client.results(runId)),
+    writeOutputFile(options.out, (out) => writeLines(out, client.results(runId))),
   );
   print(
     options.json,

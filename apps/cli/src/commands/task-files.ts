@@ -1,20 +1,10 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { TaskExport } from '@terrarium/curriculum';
+import { writeOutputFile, writeOutputFolder } from '../output-path';
 
 /** Writes an export: JSONL to the file `out`, Harbor folders under the folder `out`. */
 export async function writeTaskExport(result: TaskExport, out: string): Promise<void> {
-  if (result.format === 'jsonl') {
-    await mkdir(path.dirname(path.resolve(out)), { recursive: true });
-    await writeFile(out, result.text);
-    return;
-  }
-  for (const file of result.files) {
-    const target = path.join(out, file.path);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, file.content);
-    if (file.executable) await chmod(target, 0o755);
-  }
+  if (result.format === 'jsonl') await writeOutputFile(out, (stream) => stream.write(result.text));
+  else await writeOutputFolder(out, result.files);
 }
 
 /** The one-line summary both export commands print (`--json` prints the report instead). */

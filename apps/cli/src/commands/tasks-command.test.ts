@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -10,6 +18,8 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { Task } from '@terrarium/curriculum';
 import { buildProgram } from '../program';
+import { expectOneLineFailure } from '../testing/cli-failure';
+import { runCli } from '../testing/run-cli';
 import { runTasksExport } from './tasks-command';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tasks-export-'));
@@ -85,6 +95,34 @@ describe('terrarium tasks export', () => {
         reward(join(out, id), `${id}-empty`, false),
       ]).toEqual([1, 0]);
     }
+  });
+});
+
+describe('terrarium tasks export --out', () => {
+  const SLOW = { timeout: 60_000 };
+
+  it('creates the missing parent folders of a JSONL file', SLOW, async () => {
+    const out = join(scratch, 'new', 'parents', 'tasks.jsonl');
+    const exported = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out]);
+    expect([exported.code, exported.stderr]).toEqual([0, '']);
+    expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    expect(readdirSync(join(scratch, 'new', 'parents'))).toEqual(['tasks.jsonl']);
+  });
+
+  it('says in one line that a folder cannot be the JSONL file', SLOW, async () => {
+    const out = join(scratch, 'a-folder');
+    mkdirSync(out);
+    const refused = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out]);
+    expectOneLineFailure(refused, `cannot write ${out}: it is a folder, not a file`);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('says in one line that a file cannot be the Harbor folder, and leaves it', SLOW, async () => {
+    const out = join(scratch, 'a-file');
+    writeFileSync(out, 'kept\n');
+    const refused = await runCli(['tasks', 'export', '--format', 'harbor', '--out', out]);
+    expectOneLineFailure(refused, `cannot write ${out}: it is a file, not a folder`);
+    expect(readFileSync(out, 'utf8')).toBe('kept\n');
   });
 });
 

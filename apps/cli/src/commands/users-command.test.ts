@@ -44,6 +44,23 @@ describe('terrarium users', () => {
     );
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('password: at least 8 characters');
+    const empty = await runWithStdin(
+      ['users', 'add', 'bob', '--role', 'labeler', '--data-dir', dataDir],
+      '',
+    );
+    expect([empty.code, empty.stderr]).toEqual([
+      1,
+      'terrarium: no password was given on stdin: pipe one in ' +
+        `(printf '%s\\n' "$PASSWORD" | terrarium users add bob --role labeler --password-stdin), ` +
+        'or run the command on a terminal to be asked for it\n',
+    ]);
+    // Kept even with --yes: with no researcher left nobody could manage accounts from the UI.
+    const last = await runCli(['users', 'remove', 'ada', '--yes', '--data-dir', dataDir]);
+    expect([last.code, last.stderr]).toEqual([
+      1,
+      'terrarium: ada is the last researcher: without one nobody could manage accounts from the UI; ' +
+        'add another researcher first (terrarium users add NAME --role researcher)\n',
+    ]);
     const reset = await runWithStdin(
       ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
       'a new long password\n',
@@ -91,8 +108,18 @@ describe('terrarium users', () => {
         body: JSON.stringify({ name: 'ada', password: 'the third long password' }),
       });
       expect(adaLogin.status).toBe(200);
-      const removed = await runCli(['users', 'remove', 'lin', '--data-dir', dataDir]);
-      expect(removed).toMatchObject({ code: 0 });
+      const asked = await runCli(['users', 'remove', 'lin', '--data-dir', dataDir]);
+      expect([asked.code, asked.stderr]).toEqual([
+        1,
+        'terrarium: this removes labeler lin and ends their sessions (their labels stay); add --yes to remove it\n',
+      ]);
+      const listed = await runCli(['users', 'list', '--json', '--data-dir', dataDir]);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'ada' }, { name: 'lin' }]);
+      const removed = await runCli(['users', 'remove', 'lin', '--yes', '--data-dir', dataDir]);
+      expect(removed).toMatchObject({
+        code: 0,
+        stdout: 'Removed lin (and logged out their sessions)\n',
+      });
     } finally {
       serve.kill('SIGTERM');
     }

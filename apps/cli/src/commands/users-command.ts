@@ -21,15 +21,27 @@ function parseRole(value: string): (typeof ROLES)[number] {
   return role;
 }
 
-/** Reads the whole of stdin (a pipe or file); the last line break is not part of the password. */
-async function readStdinPassword(): Promise<string> {
+/**
+ * Reads the whole of stdin (a pipe or file); the last line break is not part of the password.
+ * `command` is the command to repeat (`users add ada --role researcher --password-stdin`), for the
+ * hint when stdin is empty: a script that forgot the pipe learns what to do, not that its password
+ * is too short.
+ */
+async function readStdinPassword(command: string): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of process.stdin) {
     if (Buffer.isBuffer(part)) parts.push(part);
   }
-  return Buffer.concat(parts)
+  const password = Buffer.concat(parts)
     .toString('utf8')
     .replace(/\r?\n$/, '');
+  if (password === '') {
+    throw new CliError(
+      `no password was given on stdin: pipe one in (printf '%s\\n' "$PASSWORD" | terrarium ${command}), ` +
+        'or run the command on a terminal to be asked for it',
+    );
+  }
+  return password;
 }
 
 /** Asks on the terminal without echoing what is typed. */
@@ -67,8 +79,8 @@ function promptPassword(question: string): Promise<string> {
   });
 }
 
-async function readPassword(fromStdin: boolean): Promise<string> {
-  if (fromStdin || !process.stdin.isTTY) return readStdinPassword();
+async function readPassword(fromStdin: boolean, command: string): Promise<string> {
+  if (fromStdin || !process.stdin.isTTY) return readStdinPassword(command);
   const first = await promptPassword('Password: ');
   const second = await promptPassword('Again: ');
   if (first !== second) throw new CliError('the two passwords differ');
@@ -102,7 +114,10 @@ export async function runUsersAdd(
   name: string,
   options: GlobalOptions & { role: (typeof ROLES)[number]; passwordStdin?: boolean },
 ): Promise<void> {
-  const password = await readPassword(options.passwordStdin === true);
+  const password = await readPassword(
+    options.passwordStdin === true,
+    `users add ${name} --role ${options.role} --password-stdin`,
+  );
   const parsed = NewUserInput.safeParse({ name, role: options.role, password });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -121,11 +136,7 @@ export async function runUsersAdd(
 }
 
 export async function runUsersList(options: GlobalOptions & { json?: boolean }): Promise<void> {
-  const users: StoredUser[] = await withTarget(options, async (target) =>
-    target.kind === 'server'
-      ? serverClient(target).auth.users.list.query().catch(serverError)
-      : target.store.listUsers(),
-  );
+  const users = await withTarget(options, listUsersOn);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(users)}\n`);
     return;
@@ -149,7 +160,9 @@ export async function runUsersPassword(
   name: string,
   options: GlobalOptions & { passwordStdin?: boolean },
 ): Promise<void> {
-  const password = Password.safeParse(await readPassword(options.passwordStdin === true));
+  const password = Password.safeParse(
+    await readPassword(options.passwordStdin === true, `users password ${name} --password-stdin`),
+  );
   if (!password.success) {
     throw new CliError(`password: ${password.error.issues[0]?.message ?? 'invalid'}`);
   }
@@ -166,12 +179,41 @@ export async function runUsersPassword(
   process.stdout.write(`Set a new password for ${name} (and logged out their sessions)\n`);
 }
 
-export async function runUsersRemove(name: string, options: GlobalOptions): Promise<void> {
-  const removed = await withTarget(options, async (target) =>
-    target.kind === 'server'
+function listUsersOn(target: DataTarget): Promise<StoredUser[]> {
+  return target.kind === 'server'
+    ? serverClient(target).auth.users.list.query().catch(serverError)
+    : target.store.listUsers();
+}
+
+/**
+ * `users remove NAME`: like the other deletions, without `--yes` it only says what would go. The
+ * last researcher is kept whatever the flags: with no researcher nobody could manage accounts from
+ * the UI (and a loopback server with labelers alone would not fall back to the local owner).
+ */
+export async function runUsersRemove(
+  name: string,
+  options: GlobalOptions & { yes?: boolean },
+): Promise<void> {
+  const removed = await withTarget(options, async (target) => {
+    const users = await listUsersOn(target);
+    const user = users.find((found) => found.name === name);
+    if (user === undefined) throw new CliError(`no user named ${name}`);
+    const researchers = users.filter((found) => found.role === 'researcher');
+    if (user.role === 'researcher' && researchers.length === 1) {
+      throw new CliError(
+        `${name} is the last researcher: without one nobody could manage accounts from the UI; ` +
+          'add another researcher first (terrarium users add NAME --role researcher)',
+      );
+    }
+    if (options.yes !== true) {
+      throw new CliError(
+        `this removes ${user.role} ${name} and ends their sessions (their labels stay); add --yes to remove it`,
+      );
+    }
+    return target.kind === 'server'
       ? (await serverClient(target).auth.users.remove.mutate({ name }).catch(serverError)).removed
-      : target.store.removeUser(name),
-  );
+      : target.store.removeUser(name);
+  });
   if (!removed) throw new CliError(`no user named ${name}`);
   process.stdout.write(`Removed ${name} (and logged out their sessions)\n`);
 }
@@ -206,8 +248,11 @@ export function registerUsersCommand(program: Command): void {
     );
   users
     .command('remove')
-    .description('Remove an account and end its sessions.')
+    .description(
+      'Remove an account and end its sessions (never the last researcher); its labels stay.',
+    )
     .argument('<name>', 'login name')
+    .option('--yes', 'remove it (without: only say what would be removed)')
     .action((name: string, _options: unknown, command: Command) =>
       runUsersRemove(name, command.optsWithGlobals()),
     );
