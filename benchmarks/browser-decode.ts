@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '@terrarium/inference/node';
 import { loadWebModelFolder } from '@terrarium/inference/node/web';
-import { serveDataDir } from './viewer/serve-cli';
+import { serveDataDir, type CliServer } from './viewer/serve-cli';
 
 const args = process.argv.slice(2);
 function numberArg(name: string, fallback: number): number {
@@ -118,7 +118,7 @@ function ratesOf(rates: readonly number[]): Rates {
 }
 
 async function browserTokensPerSecond(
-  url: string,
+  server: CliServer,
 ): Promise<Rates & { last: PageDecode; neighborDataset: string }> {
   const profile = mkdtempSync(join(tmpdir(), 'terrarium-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -136,7 +136,7 @@ async function browserTokensPerSecond(
   });
   try {
     const page = await context.newPage();
-    await page.goto(`${url}/models`);
+    await page.goto(server.ownerLink('/models'));
     const playground = page.getByTestId('playground');
     await playground
       .getByTestId('execution-provider-choice')
@@ -186,7 +186,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'terrarium-bench-decode-'));
 const server = await serveDataDir(dataDir, ['--demo']);
 try {
   progress(`server at ${server.url}`);
-  const browser = await browserTokensPerSecond(server.url);
+  const browser = await browserTokensPerSecond(server);
   const decode = browser.last;
   const node = await nodeTokensPerSecond(decode, undefined);
   progress(`node: ${node.best.toFixed(0)} tok/s`);

@@ -18,6 +18,7 @@ import { BUNDLED_MODEL_FOLDER, loadOnnxModelFolder } from '../packages/inference
 import type { Action } from '../packages/schema/src/index';
 import { readTrajectories } from '../packages/formats/src/index';
 import { actionKey, transitionsOf } from '../packages/worlds/src/index';
+import { ownerState } from './support/token';
 import { datasetIdByName, importThroughApi, TAU2_RETAIL, trajectoryIdOf } from './support/api';
 
 function numbers(value: unknown): number[] | null {
@@ -233,7 +234,10 @@ async function decodeOnWebGpu(
     args: WEBGPU_ARGS,
   });
   try {
-    const context = await browser.newContext(baseURL === undefined ? {} : { baseURL });
+    const context = await browser.newContext({
+      ...(baseURL === undefined ? {} : { baseURL }),
+      storageState: ownerState(),
+    });
     const page = await context.newPage();
     await page.goto('/models');
     const hasAdapter = await page.evaluate(async () => {

@@ -10,7 +10,11 @@ import {
   type AnsweredRequest,
   type RunningServer,
 } from '../apps/server/src/start-server';
+import { localOwnerLink } from '../packages/api/src/http/request-gate';
 import { e2eToken } from './support/token';
+
+// The servers here are stores of their own: none of the served store's cookie (global-setup.ts).
+test.use({ storageState: { cookies: [], origins: [] } });
 
 /**
  * Another local origin (a page on another port, and a DNS-rebinding page that names its own host
@@ -186,8 +190,9 @@ test.describe('a foreign origin cannot drive the server', () => {
     test(`fetch and form POSTs from http://${attackerHost}:port change nothing`, async ({
       page,
     }) => {
-      // The victim opened Terrarium first: the browser holds the local owner's session cookie.
-      await page.goto(server.url);
+      // The victim opened Terrarium first (the link `serve` printed): the browser holds the local
+      // owner's session cookie.
+      await page.goto(localOwnerLink(server.url, e2eToken()));
       const cookies = await page.context().cookies(server.url);
       expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
         ['terrarium_session', true, 'Strict'],

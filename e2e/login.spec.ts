@@ -3,7 +3,11 @@ import { addUser } from '../packages/api/src/auth/users';
 import type { Store } from '../packages/db/src/index';
 import { openStore } from '../packages/db/src/index';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
+import { localOwnerLink } from '../packages/api/src/http/request-gate';
 import { e2eToken } from './support/token';
+
+// Each server here is a store of its own: none of the served store's cookie (global-setup.ts).
+test.use({ storageState: { cookies: [], origins: [] } });
 
 /** Fills the login form and sends it. */
 async function logIn(page: Page, name: string, password: string): Promise<void> {
@@ -161,7 +165,10 @@ test.describe('login, roles and logout in the browser', () => {
   });
 });
 
-/** On 127.0.0.1 with no accounts the browser is the owner, until it makes the first account. */
+/**
+ * On 127.0.0.1 with no accounts, the browser that opens the link `serve` prints is the owner, until
+ * it makes the first account.
+ */
 test.describe('the first account, made from the page', () => {
   let store: Store;
   let server: RunningServer;
@@ -178,7 +185,13 @@ test.describe('the first account, made from the page', () => {
   test("the owner's first account is a researcher's, and then everyone logs in", async ({
     page,
   }) => {
+    // Any user of this machine reaches the page; only the link (the token) makes one the owner.
     await page.goto(`${server.url}/labeling`);
+    await expect(page.getByRole('form', { name: 'Log in' }).getByTestId('login-hint')).toHaveText(
+      'No accounts yet. On the machine Terrarium runs on, open the link `terrarium serve` printed (it ends in ?token=…), or make the first researcher with `pnpm terrarium users add NAME --role researcher`.',
+    );
+    await page.goto(localOwnerLink(`${server.url}/labeling`, e2eToken()));
+    await expect(page).toHaveURL(`${server.url}/labeling`);
     const accounts = page.getByRole('region', { name: 'Accounts' });
     await expect(accounts).toContainText('Nobody logs in yet');
     const form = accounts.getByRole('form', { name: 'New account' });

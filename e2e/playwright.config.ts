@@ -9,8 +9,11 @@ const port = Number(process.env.E2E_PORT ?? 4399);
 // each worker too, so the folder is chosen once and passed down through the environment.
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'terrarium-e2e-'));
 // The program token of the served store (and of the specs' own servers): the specs' API calls send
-// it as programs do; the browser never sees it and gets its local-owner cookie from the page.
+// it as programs do; the browser gets its local-owner cookie from the link `serve` prints, opened
+// once in global-setup.ts.
 process.env.TERRARIUM_TOKEN ??= randomBytes(24).toString('hex');
+// Where global-setup.ts keeps the local owner's browser state (cookies) for every spec.
+process.env.E2E_OWNER_STATE ??= `${process.env.E2E_DATA_DIR}.owner-state.json`;
 
 export default defineConfig({
   testDir: '.',
@@ -21,9 +24,11 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   retries: 0,
+  globalSetup: './global-setup.ts',
   reporter: [['list'], ['json', { outputFile: process.env.E2E_JSON ?? 'test-results/e2e.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
+    storageState: process.env.E2E_OWNER_STATE,
     browserName: 'chromium',
     headless: true,
     launchOptions: {

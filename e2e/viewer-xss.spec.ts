@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { datasetIdByName, importThroughApi, trajectoryIdOf } from './support/api';
 import { HOSTILE_HTML, startSeededServer } from './support/seeded-server';
+import { localOwnerLink } from '../packages/api/src/http/request-gate';
+import { e2eToken } from './support/token';
 import { pwnedFlags, watchPage } from './support/watch-page';
 
 const CORPUS = resolve(import.meta.dirname, 'fixtures/openai-messages-xss.jsonl');
@@ -145,7 +147,8 @@ test('HTML observations render only in a script-less sandboxed iframe', async ({
   const server = await startSeededServer();
   try {
     const watch = watchPage(context, page, new URL(server.url).origin);
-    await page.goto(server.trajectoryUrl);
+    // Its own store: the link its `serve` would print makes this browser its owner.
+    await page.goto(localOwnerLink(server.trajectoryUrl, e2eToken()));
     const total = HOSTILE_HTML.length;
     for (const [position, content] of HOSTILE_HTML.entries()) {
       if (position > 0) await page.keyboard.press('j');

@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { localOwnerLink } from '../../packages/api/src/http/request-gate';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
 export interface CliServer {
   url: string;
+  /** The page at `path` by the link `serve` prints: it logs the browser in as the local owner. */
+  ownerLink(path: string): string;
   stop(): Promise<void>;
 }
 
@@ -29,12 +32,14 @@ export async function serveDataDir(
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const { url, token } = await new Promise<{ url: string; token: string }>((resolveUrl, reject) => {
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString('utf8');
-      const match = /Terrarium is running at (http:\/\/\S+)/.exec(seen);
-      if (match?.[1]) resolveUrl(match[1]);
+      const running = /Terrarium is running at (http:\/\/\S+)/.exec(seen)?.[1];
+      const printed = /Program token: (\S+)/.exec(seen)?.[1];
+      if (running !== undefined && printed !== undefined)
+        resolveUrl({ url: running, token: printed });
     });
     child.once('exit', (code) =>
       reject(new Error(`serve exited with code ${code} before listening`)),
@@ -42,6 +47,7 @@ export async function serveDataDir(
   });
   return {
     url,
+    ownerLink: (path) => localOwnerLink(`${url}${path}`, token),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

@@ -11,3 +11,12 @@ export function e2eToken(): string {
 export function programHeaders(): Record<string, string> {
   return { authorization: `Bearer ${e2eToken()}` };
 }
+
+/** The served store owner's browser state that global-setup.ts saved: for contexts made by hand. */
+export function ownerState(): string {
+  const path = process.env.E2E_OWNER_STATE;
+  if (path === undefined || path === '') {
+    throw new Error('E2E_OWNER_STATE is not set: run the specs through e2e/playwright.config.ts');
+  }
+  return path;
+}

@@ -41,7 +41,8 @@ export async function ensureProgramToken(dataDir: string, env: NodeJS.ProcessEnv
   if (configured !== undefined) return configured;
   const existing = await readTokenFile(dataDir);
   if (existing !== null) return existing;
-  await mkdir(dataDir, { recursive: true });
+  // This user's alone, like the store the folder will hold (see acquireDataDir).
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   const file = path.join(dataDir, TOKEN_FILE);
   // `wx`: two servers starting at once never overwrite each other's token.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localOwnerLink } from '@terrarium/api';
 import { boundHostNames, isLoopbackAddress } from './bind-address';
 import { ensureProgramToken, TokenError } from './program-token';
 import { serveTerrarium } from './serve';
@@ -51,8 +52,9 @@ describe('the program token', () => {
 describe('a loopback server and its pages', () => {
   let store: Store;
   let server: RunningServer;
+  let webDist: string;
   beforeAll(async () => {
-    const webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
+    webDist = await mkdtemp(path.join(tmpdir(), 'terrarium-web-'));
     await writeFile(path.join(webDist, 'index.html'), '<!doctype html><title>Terrarium</title>');
     store = await openMemoryStore();
     server = await startServer({
@@ -67,24 +69,57 @@ describe('a loopback server and its pages', () => {
     await store.close();
   });
 
-  it('gives a page load the local-owner cookie, never an asset or a frame', async () => {
-    const page = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
-    expect(page.status).toBe(200);
+  it("gives the owner's link (a page load) the local-owner cookie, never an asset or a frame", async () => {
+    const token = 'serve-security-token-0123';
+    // Any user of the machine can load the page; without the link it starts no session.
+    const plain = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
+    expect([plain.status, plain.headers.getSetCookie()]).toEqual([200, []]);
+    const page = await fetch(localOwnerLink(`${server.url}/`, token), {
+      headers: { 'sec-fetch-dest': 'document' },
+      redirect: 'manual',
+    });
+    expect([page.status, page.headers.get('location')]).toEqual([303, '/']);
     const [cookie] = page.headers.getSetCookie();
     expect(cookie).toMatch(
       /^terrarium_session=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
     );
-    const asset = await fetch(`${server.url}/assets/x.js`, {
+    const asset = await fetch(localOwnerLink(`${server.url}/assets/x.js`, token), {
       headers: { 'sec-fetch-dest': 'script' },
     });
     expect(asset.headers.getSetCookie()).toEqual([]);
-    const framed = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'iframe' } });
+    const framed = await fetch(localOwnerLink(`${server.url}/`, token), {
+      headers: { 'sec-fetch-dest': 'iframe' },
+    });
     expect(framed.headers.getSetCookie()).toEqual([]);
 
     const pair = cookie?.split(';')[0] ?? '';
     const datasets = await fetch(`${server.url}/api/datasets`, { headers: { cookie: pair } });
     expect(datasets.status).toBe(200);
     expect(await datasets.json()).toEqual([]);
+  });
+
+  it('names its loopback URL when bound to every address, and the others for other machines', async () => {
+    const wide = await startServer({
+      store,
+      webDist,
+      host: '0.0.0.0',
+      token: 'serve-security-token-0123',
+    });
+    try {
+      expect(wide.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const port = new URL(wide.url).port;
+      const others = boundHostNames('0.0.0.0').filter(
+        (name) => !isLoopbackAddress(name) && !name.startsWith('fe80:'),
+      );
+      expect(wide.otherUrls).toEqual(
+        others.map((name) => `http://${name.includes(':') ? `[${name}]` : name}:${port}`),
+      );
+      // What the CLI does with the recorded URL: it is answered (was a 421 for Host 0.0.0.0).
+      const health = await fetch(`${wide.url}/api/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      await wide.close();
+    }
   });
 
   it('answers to an --allowed-host name and no other', async () => {

@@ -105,6 +105,7 @@ export async function serveTerrarium(options: ServeOptions): Promise<ServedTerra
     if (embedded) await writeServerInfo(options.dataDir, { url: server.url, pid: process.pid });
     return {
       url: server.url,
+      otherUrls: server.otherUrls,
       store,
       demoReports,
       demoBench,

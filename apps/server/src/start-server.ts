@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   createApiRequestHandler,
@@ -9,7 +9,7 @@ import {
   type PromptFolder,
 } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
-import { boundHostNames, isLoopbackAddress } from './bind-address';
+import { boundHostNames, isLoopbackAddress, isWildcardAddress } from './bind-address';
 import { setSecurityHeaders } from './security-headers';
 import { serveWebApp } from './static-files';
 
@@ -53,7 +53,10 @@ export interface AnsweredRequest {
 }
 
 export interface RunningServer {
+  /** Where this machine reaches it (loopback for a wildcard bind). */
   url: string;
+  /** For a wildcard bind, where other machines reach it: one URL per address of this machine. */
+  otherUrls: string[];
   /** Stops accepting connections and resolves once the open ones have ended. */
   close(): Promise<void>;
 }
@@ -96,9 +99,11 @@ export async function startServer({
     }
     setSecurityHeaders(response);
     if (answerApi(request, response)) return;
-    const page = isPageLoad(request) ? answerApi.openPage(request, response) : Promise.resolve();
-    page
-      .then(() => serveWebApp(request, response, webDist))
+    const opened = isPageLoad(request)
+      ? answerApi.openPage(request, response)
+      : Promise.resolve(false);
+    opened
+      .then((answered) => (answered ? undefined : serveWebApp(request, response, webDist)))
       .catch((error: unknown) => {
         // A browser that leaves in the middle of a file (a reload, another page) is not a failure.
         if (isPrematureClose(error)) return;
@@ -124,6 +129,11 @@ export async function startServer({
   }
   return {
     url: `http://${urlHost(address)}:${address.port}`,
+    otherUrls: isWildcardAddress(host)
+      ? boundHostNames(host)
+          .filter((name) => !isLoopbackAddress(name) && !name.startsWith('fe80:'))
+          .map((name) => `http://${isIP(name) === 6 ? `[${name}]` : name}:${address.port}`)
+      : [],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -141,7 +151,12 @@ function isPageLoad(request: IncomingMessage): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
+/**
+ * The address to reach the server by from this machine. A wildcard bind (0.0.0.0, ::) is no
+ * address to connect to: its URL names loopback, which it answers for, so the CLI reaches it.
+ */
 function urlHost(address: AddressInfo): string {
+  if (isWildcardAddress(address.address)) return address.family === 'IPv6' ? '[::1]' : '127.0.0.1';
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 

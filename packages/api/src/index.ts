@@ -24,6 +24,7 @@ export {
   type RoutePolicy,
 } from './http/route-policy';
 export { MAX_REQUEST_BODY_BYTES, MAX_UPLOAD_BYTES } from './http/api-routes';
+export { localOwnerLink } from './http/request-gate';
 export { MAX_STEP_WINDOW, MAX_TRAJECTORY_PAGE } from './trajectories/router';
 export {
   importFiles,

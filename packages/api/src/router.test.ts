@@ -65,5 +65,13 @@ describe('appRouter', () => {
     await expect(
       api.trajectories.list({ filter: { minSteps: -1 }, offset: 0, limit: 10 }),
     ).rejects.toThrow(/minSteps/);
+    // Beyond what a stored step count can be: the client's mistake, not the server's error.
+    const huge = api.trajectories.list({
+      filter: { minSteps: 99_999_999_999 },
+      offset: 0,
+      limit: 10,
+    });
+    await expect(huge).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(huge).rejects.toThrow(/minSteps/);
   });
 });

@@ -5,6 +5,7 @@ import type { BenchRunner } from './bench/bench-service';
 import type { PromptFolder } from '@terrarium/worlds';
 import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
 import { SimulatorError } from './simulate/simulator-error';
+import type { LoginLimiter } from './auth/login-limiter';
 
 export type Role = 'researcher' | 'labeler';
 
@@ -53,6 +54,8 @@ export interface ApiContext extends ServiceContext {
   /** Established by the HTTP gate (token or session cookie) before any procedure runs. */
   principal: Principal;
   cookies?: SessionCookies;
+  /** The server's login limits (absent for in-process callers, which send no passwords). */
+  logins?: LoginLimiter;
 }
 
 export interface FieldIssue {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,19 @@ describe('acquireDataDir', () => {
     await lock.release();
     const again = await acquireDataDir(dir);
     await again.release();
+  });
+
+  it('keeps the folder to this user: made 0700, and an existing open one closed to others', async () => {
+    const made = join(await freshFolder(), 'new');
+    const first = await acquireDataDir(made);
+    await first.release();
+    expect((await stat(made)).mode & 0o777).toBe(0o700);
+    // A folder from before (or made by hand) that others could enter and read.
+    const open = await freshFolder();
+    await chmod(open, 0o755);
+    const second = await acquireDataDir(open);
+    await second.release();
+    expect((await stat(open)).mode & 0o777).toBe(0o700);
   });
 
   it('takes over a lock left by a dead process', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rm, writeFile, rename } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -69,13 +69,23 @@ function lockPid(text: string): number | null {
 }
 
 /**
+ * Creates the data folder readable by this user alone, and makes an existing one so: the store's
+ * files (PGlite writes some world-writable, its WAL holds trajectory text) and the token sit in
+ * it, so on a shared machine the folder itself is the fence.
+ */
+async function makePrivateFolder(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
+}
+
+/**
  * Takes the folder for this process: creates it if needed, then creates `terrarium.lock` with
  * O_EXCL ('wx') holding our pid. A lock left by a dead process (kill -9, power loss) is taken over;
  * one held by a live process, this one included, is a `DataDirBusyError`.
  */
 export async function acquireDataDir(dir: string): Promise<DataDirLock> {
   const dataDir = resolve(dir);
-  await mkdir(dataDir, { recursive: true });
+  await makePrivateFolder(dataDir);
   const lockPath = join(dataDir, LOCK_FILE);
   const content = JSON.stringify({
     pid: process.pid,

@@ -88,14 +88,17 @@ export const StepMarker = z.object({
 });
 export type StepMarker = z.infer<typeof StepMarker>;
 
+/** Step counts are stored as PostgreSQL integers: a bound beyond this is a client's mistake. */
+const StepCountBound = z.number().int().nonnegative().max(2_147_483_647);
+
 export const TrajectoryFilter = z.object({
   datasetId: z.string().optional(),
   search: z.string().max(500).optional(),
   domain: Domain.optional(),
   sourceFormat: SourceFormat.optional(),
   outcome: OutcomeFilter.optional(),
-  minSteps: z.number().int().nonnegative().optional(),
-  maxSteps: z.number().int().nonnegative().optional(),
+  minSteps: StepCountBound.optional(),
+  maxSteps: StepCountBound.optional(),
 });
 export type TrajectoryFilter = z.infer<typeof TrajectoryFilter>;
 

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { seededDataDir } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
@@ -50,6 +52,77 @@ describe('terrarium serve on a folder another server holds', () => {
         third.kill('SIGTERM');
       }
       expect([await exitOf(first), await exitOf(third)]).toEqual([0, 0]);
+    },
+  );
+});
+
+/** The lines `serve` prints on stdout once it is listening (up to the program token). */
+function bannerOf(child: ChildProcess): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      if (/Program token: .*\n/.test(seen)) resolve(seen.trimEnd().split('\n'));
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+}
+
+describe('what terrarium serve prints so that people get in', () => {
+  const folders: string[] = [];
+  afterAll(async () => {
+    for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  });
+  async function freshFolder(): Promise<string> {
+    const folder = await mkdtemp(join(tmpdir(), 'terrarium-banner-'));
+    folders.push(folder);
+    return folder;
+  }
+
+  it('on loopback: the link that logs its own user in', { timeout: 120_000 }, async () => {
+    const dataDir = await freshFolder();
+    const child = startCli(['serve', '--port', '0', '--data-dir', dataDir], {
+      TERRARIUM_TOKEN: '',
+    });
+    try {
+      const banner = await bannerOf(child);
+      const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
+      const url = /^Terrarium is running at (\S+)$/.exec(banner[0] ?? '')?.[1] ?? '';
+      expect(banner).toEqual([
+        `Terrarium is running at ${url}`,
+        `Open it in your browser with this link, which logs you in (keep it to yourself): ${url}/?token=${token}`,
+        `Program token: ${token} (send "Authorization: Bearer <token>")`,
+      ]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it(
+    'on every address: a loopback URL the CLI reaches, the others, and how to make the first account',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = await freshFolder();
+      const env = { TERRARIUM_TOKEN: 'banner-test-token-0123456789' };
+      const args = ['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dataDir];
+      const child = startCli(args, env);
+      try {
+        const banner = await bannerOf(child);
+        const url = /^Terrarium is running at (\S+)$/.exec(banner[0] ?? '')?.[1] ?? '';
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(banner.slice(1)).toEqual([
+          expect.stringMatching(/^Other machines reach it at: http:\/\/\S+:\d+/),
+          'No accounts yet, and here everyone logs in: make the first researcher with `pnpm terrarium users add NAME --role researcher` (TERRARIUM_TOKEN set as for serve)',
+          `Program token: ${env.TERRARIUM_TOKEN} (send "Authorization: Bearer <token>")`,
+        ]);
+        // The CLI goes through the server it recorded (it named 0.0.0.0, which answered 421).
+        const listed = await runCli(['users', 'list', '--json', '--data-dir', dataDir], env);
+        expect([listed.code, listed.stdout.trim(), listed.stderr]).toEqual([0, '[]', '']);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exitOf(child)).toBe(0);
     },
   );
 });

@@ -1,5 +1,12 @@
 import { DataDirBusyError, readServerInfo } from '@terrarium/db';
-import { serveTerrarium, DEFAULT_HOST, TokenError } from '@terrarium/server';
+import { localOwnerLink } from '@terrarium/api';
+import {
+  DEFAULT_HOST,
+  isLoopbackAddress,
+  serveTerrarium,
+  TokenError,
+  type ServedTerrarium,
+} from '@terrarium/server';
 import { CliError } from '../cli-error';
 import { promptsOption } from './bench-command';
 import { dataDirFor, databaseUrlFromEnv, programTokenFor, type GlobalOptions } from '../connect';
@@ -52,6 +59,27 @@ async function waitForRelease(error: DataDirBusyError): Promise<void> {
       );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** How people get in: the owner's link on loopback, other machines' URLs, the first account. */
+async function accessLines(served: ServedTerrarium, host: string): Promise<string[]> {
+  const accounts = await served.store.countUsers();
+  const lines: string[] = [];
+  if (isLoopbackAddress(host) && accounts === 0) {
+    lines.push(
+      `Open it in your browser with this link, which logs you in (keep it to yourself): ${localOwnerLink(served.url, served.token)}`,
+    );
+  }
+  if (served.otherUrls.length > 0) {
+    lines.push(`Other machines reach it at: ${served.otherUrls.join(', ')}`);
+  }
+  if (!isLoopbackAddress(host) && accounts === 0) {
+    lines.push(
+      'No accounts yet, and here everyone logs in: make the first researcher with ' +
+        '`pnpm terrarium users add NAME --role researcher` (TERRARIUM_TOKEN set as for serve)',
+    );
+  }
+  return lines;
 }
 
 /** Serves until SIGINT or SIGTERM, then closes the server, the store and the folder's server info. */
@@ -113,6 +141,7 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
     );
   }
   process.stdout.write(`Terrarium is running at ${served.url}\n`);
-  // Programs (CLI, trainers, eval scripts) send it; the browser on loopback needs nothing.
+  for (const line of await accessLines(served, host)) process.stdout.write(`${line}\n`);
+  // Programs (CLI, trainers, eval scripts) send it.
   process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
 }

@@ -51,6 +51,9 @@ export const authRouter = createRouter({
   /** Who the caller is; the web app shows the login page for `anonymous`. */
   whoami: publicProcedure.query(({ ctx }) => ctx.principal),
 
+  /** Whether any account exists: the login page tells a fresh install how to get in. */
+  accountsExist: publicProcedure.query(async ({ ctx }) => (await ctx.store.countUsers()) > 0),
+
   login: publicProcedure.input(LoginInput).mutation(async ({ ctx, input }) => {
     if (!ctx.cookies) {
       throw new TRPCError({
@@ -58,7 +61,16 @@ export const authRouter = createRouter({
         message: 'log in over HTTP (a cookie is needed)',
       });
     }
-    const result = await logIn(ctx.store, input.name, input.password, new Date());
+    const admitted = ctx.logins?.admit(input.name) ?? null;
+    if (admitted !== null && !admitted.ok) {
+      throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: admitted.reason });
+    }
+    let result: Awaited<ReturnType<typeof logIn>> = null;
+    try {
+      result = await logIn(ctx.store, input.name, input.password, new Date());
+    } finally {
+      admitted?.finish(result !== null);
+    }
     if (result === null) {
       throw new TRPCError({ code: 'UNAUTHORIZED', message: 'wrong name or password' });
     }

@@ -33,6 +33,7 @@ import { setCookie } from './cookies';
 import { MAX_JSON_BODY_BYTES } from './read-json-body';
 import { createRequestGate } from './request-gate';
 import { refusal, routeAccess } from './route-policy';
+import { createLoginLimiter } from '../auth/login-limiter';
 
 export interface HealthReport {
   ok: true;
@@ -82,8 +83,11 @@ export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024 * 1024;
  */
 export interface ApiRequestHandler {
   (request: IncomingMessage, response: ServerResponse): boolean;
-  /** Before serving a page: gives a loopback browser its local-owner session when that applies. */
-  openPage(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /**
+   * Before serving a page: takes the local owner's link (`?token=`) when there is one, answering
+   * with a redirect (true); false when the caller serves the page.
+   */
+  openPage(request: IncomingMessage, response: ServerResponse): Promise<boolean>;
 }
 
 export function createApiRequestHandler({
@@ -102,6 +106,7 @@ export function createApiRequestHandler({
   prompts = null,
 }: ApiHandlerOptions): ApiRequestHandler {
   const gate = createRequestGate({ store, token, allowedHosts, localOwner: loopback });
+  const logins = createLoginLimiter();
   // Tasks and built worlds persist in the store the handler serves.
   const envService = env ?? createDefaultEnvService(undefined, store);
   // The gate's verdict for each tRPC request, read by createContext (which sees only req/res).
@@ -125,6 +130,7 @@ export function createApiRequestHandler({
         ...(importJobs === undefined ? {} : { importJobs }),
         prompts,
         principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
+        logins,
         cookies: {
           current: admitted?.session ?? null,
           set: (value, expiresAt) => setCookie(res, SESSION_COOKIE, value, expiresAt),

@@ -25,6 +25,15 @@ export type Admission =
   | { ok: false; status: 400 | 401 | 403 | 421; message: string };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The query parameter of the link that logs the local owner's browser in (`/?token=…`). */
+export const PAGE_TOKEN_PARAMETER = 'token';
+
+/** The link `serve` prints for its own user: the page at `url`, logged in as the local owner. */
+export function localOwnerLink(url: string, token: string): string {
+  const link = new URL(url);
+  link.searchParams.set(PAGE_TOKEN_PARAMETER, token);
+  return link.toString();
+}
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
 /** `example.test:4317` → `example.test`, `[::1]:80` → `[::1]`; lower case. */
@@ -133,26 +142,33 @@ export function createRequestGate(options: GateOptions) {
   }
 
   /**
-   * For page loads: a loopback server with no accounts gives the browser a local-owner session,
-   * so the UI works with nothing to type. Once an account exists this does nothing.
+   * For page loads on a loopback server with no accounts: the link `serve` prints
+   * (`/?token=<program token>`, any page) gives the browser a local-owner session, then sends it
+   * on to the same page without the token (out of the address bar and history). Only the link
+   * does: any other user of a shared machine can reach loopback too, but cannot read the token
+   * (mode 0600, and `serve` prints it to its own user). True when the response was answered.
    */
   async function offerLocalOwnerSession(
     request: IncomingMessage,
     response: ServerResponse,
-  ): Promise<void> {
-    if (!options.localOwner) return;
-    if (request.method !== 'GET' || oneHeader(request, 'sec-fetch-dest') === 'iframe') return;
-    if ((await options.store.countUsers()) > 0) return;
-    const existing = readCookie(request, SESSION_COOKIE);
-    if (existing !== null) {
-      const principal = await principalOfSession(options.store, existing, {
-        localOwnerAllowed: true,
-        now: now(),
-      });
-      if (principal !== null) return;
+  ): Promise<boolean> {
+    if (!options.localOwner) return false;
+    if (request.method !== 'GET' || oneHeader(request, 'sec-fetch-dest') === 'iframe') return false;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const offered = url.searchParams.get(PAGE_TOKEN_PARAMETER);
+    if (offered === null) return false;
+    if (sameSecret(offered, options.token) && (await options.store.countUsers()) === 0) {
+      const session = await startSession(options.store, null, now());
+      setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
     }
-    const session = await startSession(options.store, null, now());
-    setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
+    // A wrong or spent link is sent on too: the page then asks for a login and says how to get in.
+    url.searchParams.delete(PAGE_TOKEN_PARAMETER);
+    response.writeHead(303, {
+      location: `${url.pathname}${url.search}`,
+      'cache-control': 'no-store',
+    });
+    response.end();
+    return true;
   }
 
   return { checkHost, checkOrigin, admit, offerLocalOwnerSession };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter } from '../router';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
+import { localOwnerLink } from './request-gate';
 import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
 
 /**
@@ -11,6 +12,7 @@ import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
  */
 const PROCEDURE_ACCESS: Record<string, Access> = {
   'auth.whoami': 'public',
+  'auth.accountsExist': 'public',
   'auth.login': 'public',
   'auth.logout': 'public',
   'auth.changePassword': 'labeler',
@@ -398,6 +400,34 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     }
   });
 
+  it('checks at most two passwords at once: a batch of guesses is mostly refused at once', async () => {
+    const guesses = 12;
+    const response = await fetch(
+      `${server.url}/trpc/${Array.from({ length: guesses }, () => 'auth.login').join(',')}?batch=1`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify(
+          Object.fromEntries(
+            Array.from({ length: guesses }, (_, index) => [
+              String(index),
+              { name: `guess-${index}`, password: `wrong password ${index}` },
+            ]),
+          ),
+        ),
+      },
+    );
+    const answers: unknown = await response.json();
+    const codes = (Array.isArray(answers) ? answers : []).map(
+      (answer: unknown) => JSON.stringify(answer).match(/"code":"([A-Z_]+)"/)?.[1],
+    );
+    expect(codes).toHaveLength(guesses);
+    const checked = codes.filter((code) => code === 'UNAUTHORIZED').length;
+    expect(checked).toBeGreaterThanOrEqual(1);
+    expect(checked).toBeLessThanOrEqual(2);
+    expect(codes.filter((code) => code === 'TOO_MANY_REQUESTS')).toHaveLength(guesses - checked);
+  });
+
   it('sets the session cookie HttpOnly and SameSite=Strict', async () => {
     const response = await fetch(`${server.url}/trpc/auth.login`, {
       method: 'POST',
@@ -655,8 +685,28 @@ describe('the local owner on loopback', () => {
   }, 120_000);
   afterAll(() => server.close());
 
-  it('gets a session from the page while no account exists, and loses it with the first', async () => {
-    const page = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
+  it('gets a session only by the link serve prints, while no account exists, and loses it with the first', async () => {
+    const document = { 'sec-fetch-dest': 'document' };
+    // Every user of a shared machine reaches loopback: a page load alone proves nothing.
+    const plain = await fetch(`${server.url}/`, { headers: document });
+    expect(plain.headers.getSetCookie()).toEqual([]);
+    const wrong = await fetch(`${server.url}/datasets?token=not-the-token`, {
+      headers: document,
+      redirect: 'manual',
+    });
+    expect([wrong.status, wrong.headers.get('location'), wrong.headers.getSetCookie()]).toEqual([
+      303,
+      '/datasets',
+      [],
+    ]);
+    // The link opens any page; the token leaves the address bar on the way.
+    const link = localOwnerLink(`${server.url}/datasets/3/compare?step=2`, TEST_TOKEN);
+    expect(link).toBe(`${server.url}/datasets/3/compare?step=2&token=${TEST_TOKEN}`);
+    const page = await fetch(link, { headers: document, redirect: 'manual' });
+    expect([page.status, page.headers.get('location')]).toEqual([
+      303,
+      '/datasets/3/compare?step=2',
+    ]);
     const [cookie] = page.headers.getSetCookie();
     const pair = cookie?.split(';')[0] ?? '';
     expect(pair).toMatch(/^terrarium_session=/);
@@ -671,7 +721,10 @@ describe('the local owner on loopback', () => {
 
     await server.addUser('first', 'researcher');
     expect((await fetch(`${server.url}/api/datasets`, { headers: asOwner })).status).toBe(401);
-    const again = await fetch(`${server.url}/`, { headers: { 'sec-fetch-dest': 'document' } });
-    expect(again.headers.getSetCookie()).toEqual([]);
+    const again = await fetch(localOwnerLink(`${server.url}/`, TEST_TOKEN), {
+      headers: document,
+      redirect: 'manual',
+    });
+    expect([again.status, again.headers.getSetCookie()]).toEqual([303, []]);
   });
 });

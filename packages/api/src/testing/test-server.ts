@@ -60,7 +60,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (answer(request, response)) return;
     // Stands in for the web app: a page load, where a loopback server may start a session.
     answer.openPage(request, response).then(
-      () => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>'),
+      (answered) => {
+        if (!answered)
+          response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>');
+      },
       () => response.writeHead(500).end(),
     );
   });

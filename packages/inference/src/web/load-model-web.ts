@@ -101,6 +101,14 @@ export type WebGpuAvailability = { available: true } | { available: false; reaso
 export async function webGpuAvailability(): Promise<WebGpuAvailability> {
   const gpu: unknown = Reflect.get(globalThis.navigator ?? {}, 'gpu');
   if (typeof gpu !== 'object' || gpu === null) {
+    // The usual cause on a LAN: browsers hide WebGPU from pages served over plain HTTP.
+    if (Reflect.get(globalThis, 'isSecureContext') === false) {
+      return {
+        available: false,
+        reason:
+          'this page is not a secure context (plain HTTP on an address other than localhost); browsers offer WebGPU only over HTTPS or on localhost',
+      };
+    }
     return { available: false, reason: 'this browser exposes no WebGPU API (navigator.gpu)' };
   }
   const requestAdapter: unknown = Reflect.get(gpu, 'requestAdapter');

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '../../app/trpc';
 import { takeNewAccount } from './new-account';
@@ -11,6 +11,7 @@ export function LoginPage() {
   const [made] = useState(takeNewAccount);
   const [name, setName] = useState(made ?? '');
   const [password, setPassword] = useState('');
+  const accountsExist = useQuery(trpc.auth.accountsExist.queryOptions());
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (principal) =>
@@ -26,9 +27,11 @@ export function LoginPage() {
       <form className="login-form" onSubmit={submit} aria-label="Log in">
         <h1>Terrarium</h1>
         <p className="muted" data-testid="login-hint">
-          {made === null
-            ? 'Log in with your account (researchers add accounts under Accounts on the Labeling page).'
-            : `Account ${made} made: from now on everyone logs in, you too. Log in with it.`}
+          {made !== null
+            ? `Account ${made} made: from now on everyone logs in, you too. Log in with it.`
+            : accountsExist.data === false
+              ? 'No accounts yet. On the machine Terrarium runs on, open the link `terrarium serve` printed (it ends in ?token=…), or make the first researcher with `pnpm terrarium users add NAME --role researcher`.'
+              : 'Log in with your account (researchers add accounts under Accounts on the Labeling page).'}
         </p>
         <label>
           Name

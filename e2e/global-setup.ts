@@ -1,0 +1,25 @@
+import { request, type FullConfig } from '@playwright/test';
+import { e2eToken } from './support/token';
+
+/**
+ * Opens the link `serve` prints, as its user would: the served store's browser session for every
+ * spec. A page load alone gets none (any user of the machine can reach loopback).
+ */
+export default async function globalSetup(config: FullConfig): Promise<void> {
+  const baseURL = config.projects[0]?.use.baseURL;
+  const path = process.env.E2E_OWNER_STATE;
+  if (baseURL === undefined || path === undefined) {
+    throw new Error('run the specs through e2e/playwright.config.ts (baseURL, E2E_OWNER_STATE)');
+  }
+  const context = await request.newContext({ baseURL });
+  const page = await context.get(`/?token=${encodeURIComponent(e2eToken())}`, {
+    headers: { accept: 'text/html' },
+    maxRedirects: 0,
+  });
+  if (page.status() !== 303) throw new Error(`the owner's link answered ${page.status()}`);
+  const state = await context.storageState({ path });
+  if (!state.cookies.some((cookie) => cookie.name === 'terrarium_session')) {
+    throw new Error("the owner's link gave no session cookie");
+  }
+  await context.dispose();
+}
