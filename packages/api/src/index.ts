@@ -9,9 +9,11 @@ export {
   type Role,
 } from './trpc';
 export {
+  AccountRefusal,
   addUser,
   NewUserInput,
   Password,
+  removeAccount,
   setAccountPassword,
   UserExistsError,
   type StoredUser,

@@ -56,6 +56,8 @@ export interface ApiContext extends ServiceContext {
   cookies?: SessionCookies;
   /** The server's login limits (absent for in-process callers, which send no passwords). */
   logins?: LoginLimiter;
+  /** The server's JSON body limit, named when a body exceeds it (tRPC's own message names none). */
+  maxBodyBytes?: number;
 }
 
 export interface FieldIssue {
@@ -102,14 +104,16 @@ export const INTERNAL_ERROR_MESSAGE = 'internal error';
 const t = initTRPC.context<ApiContext>().create({
   // Never put stacks into error bodies, whatever NODE_ENV says.
   isDev: false,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     // Clients show which field was wrong; zod's own message is a JSON dump that no UI should parse.
     const issues = error.cause instanceof ZodError ? fieldIssues(error.cause) : null;
     const message = issues
       ? issues.map((issue) => `${issue.field || 'input'}: ${issue.message}`).join('; ')
       : error.code === 'INTERNAL_SERVER_ERROR'
         ? INTERNAL_ERROR_MESSAGE
-        : shape.message;
+        : error.code === 'PAYLOAD_TOO_LARGE' && ctx?.maxBodyBytes !== undefined
+          ? `the request body exceeds ${ctx.maxBodyBytes} bytes`
+          : shape.message;
     const { stack: _stack, ...data } = shape.data;
     return { ...shape, message, data: { ...data, issues } };
   },

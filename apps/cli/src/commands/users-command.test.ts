@@ -59,7 +59,7 @@ describe('terrarium users', () => {
     expect([last.code, last.stderr]).toEqual([
       1,
       'terrarium: ada is the last researcher: without one nobody could manage accounts from the UI; ' +
-        'add another researcher first (terrarium users add NAME --role researcher)\n',
+        'add another researcher first\n',
     ]);
     const reset = await runWithStdin(
       ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],

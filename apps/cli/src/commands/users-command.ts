@@ -1,7 +1,9 @@
 import {
+  AccountRefusal,
   addUser,
   NewUserInput,
   Password,
+  removeAccount,
   setAccountPassword,
   UserExistsError,
   type AppRouter,
@@ -187,32 +189,31 @@ function listUsersOn(target: DataTarget): Promise<StoredUser[]> {
 
 /**
  * `users remove NAME`: like the other deletions, without `--yes` it only says what would go. The
- * last researcher is kept whatever the flags: with no researcher nobody could manage accounts from
- * the UI (and a loopback server with labelers alone would not fall back to the local owner).
+ * API keeps the last researcher whatever the flags: with no researcher nobody could manage
+ * accounts from the UI (and a loopback server with labelers alone would not fall back to the
+ * local owner). Through the store, the items the account held go back to their queues at once,
+ * as through a server.
  */
 export async function runUsersRemove(
   name: string,
   options: GlobalOptions & { yes?: boolean },
 ): Promise<void> {
   const removed = await withTarget(options, async (target) => {
-    const users = await listUsersOn(target);
-    const user = users.find((found) => found.name === name);
+    const user = (await listUsersOn(target)).find((found) => found.name === name);
     if (user === undefined) throw new CliError(`no user named ${name}`);
-    const researchers = users.filter((found) => found.role === 'researcher');
-    if (user.role === 'researcher' && researchers.length === 1) {
-      throw new CliError(
-        `${name} is the last researcher: without one nobody could manage accounts from the UI; ` +
-          'add another researcher first (terrarium users add NAME --role researcher)',
-      );
-    }
     if (options.yes !== true) {
       throw new CliError(
         `this removes ${user.role} ${name} and ends their sessions (their labels stay); add --yes to remove it`,
       );
     }
-    return target.kind === 'server'
-      ? (await serverClient(target).auth.users.remove.mutate({ name }).catch(serverError)).removed
-      : target.store.removeUser(name);
+    if (target.kind === 'server') {
+      return (await serverClient(target).auth.users.remove.mutate({ name }).catch(serverError))
+        .removed;
+    }
+    return removeAccount(target.store, name, { kind: 'program' }).catch((error: unknown) => {
+      if (error instanceof AccountRefusal) throw new CliError(error.message);
+      throw error;
+    });
   });
   if (!removed) throw new CliError(`no user named ${name}`);
   process.stdout.write(`Removed ${name} (and logged out their sessions)\n`);

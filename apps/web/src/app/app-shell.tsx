@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { DatasetsPage } from '../features/datasets/datasets-page';
 import { QuarantinePage } from '../features/datasets/quarantine-page';
 import { ImportPage } from '../features/import/import-page';
@@ -8,7 +8,7 @@ import { TrajectoryListPage } from '../features/trajectories/trajectory-list-pag
 import { UserMenu } from '../features/auth/user-menu';
 import { Link } from './link';
 import { useTRPC } from './trpc';
-import { useRoute } from './router';
+import { navigate, useRoute } from './router';
 import { EMPTY_LIST_QUERY, type Route } from './url-state';
 
 // Loaded on first visit: the diff library and the fidelity metric labels stay out of the first paint.
@@ -68,6 +68,12 @@ const LABELER_PAGES: ReadonlySet<Route['page']> = new Set([
   'not-found',
 ]);
 
+/** The Labeling page, with the address bar saying so (a labeler opening `/` or `/datasets`). */
+function LabelerHome() {
+  useEffect(() => navigate({ page: 'labeling' }, 'replace'), []);
+  return <LabelingPage />;
+}
+
 function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
   if (labeler && !LABELER_PAGES.has(route.page)) {
     return (
@@ -82,8 +88,9 @@ function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
   }
   switch (route.page) {
     case 'datasets':
-      // A labeler's home is their queues: the datasets are the researchers'.
-      return labeler ? <LabelingPage /> : <DatasetsPage />;
+      // A labeler's home is their queues, under their own address: the datasets are the
+      // researchers'.
+      return labeler ? <LabelerHome /> : <DatasetsPage />;
     case 'quarantine':
       return <QuarantinePage datasetId={route.datasetId} />;
     case 'trajectories':

@@ -79,5 +79,18 @@ describe('auth.users', () => {
     expect(await asRosa.auth.users.remove({ name: 'lena' })).toEqual({ removed: true });
     expect(await asRosa.auth.users.remove({ name: 'lena' })).toEqual({ removed: false });
     expect((await asRosa.auth.users.list()).map((user) => user.name)).toEqual(['rosa']);
+    // A program (the CLI, a script) may remove anyone but the last researcher: nobody could
+    // manage accounts from the UI after it.
+    expect(await refusal(as(PROGRAM_PRINCIPAL).auth.users.remove({ name: 'rosa' }))).toBe(
+      'BAD_REQUEST: rosa is the last researcher: without one nobody could manage accounts from the UI; add another researcher first',
+    );
+    await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'ravi',
+      role: 'researcher',
+      password: 'ravi-pass-1',
+    });
+    expect(await as(PROGRAM_PRINCIPAL).auth.users.remove({ name: 'rosa' })).toEqual({
+      removed: true,
+    });
   });
 });

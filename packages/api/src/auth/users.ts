@@ -58,8 +58,16 @@ export async function removeAccount(
 ): Promise<boolean> {
   if (by.kind === 'account' && by.name === name)
     throw new AccountRefusal('you cannot remove your own account: ask another researcher');
-  const target = (await store.listUsers()).find((user) => user.name === name);
+  const users = await store.listUsers();
+  const target = users.find((user) => user.name === name);
   if (target === undefined) return false;
+  if (
+    target.role === 'researcher' &&
+    !users.some((user) => user.role === 'researcher' && user !== target)
+  )
+    throw new AccountRefusal(
+      `${name} is the last researcher: without one nobody could manage accounts from the UI; add another researcher first`,
+    );
   // Their labels stay (a label names its labeler, not the account row); the items they held go
   // back to their queues now rather than when the leases expire.
   await store.releaseLeasesOf(target.id);

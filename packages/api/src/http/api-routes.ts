@@ -88,6 +88,11 @@ export interface ApiRequestHandler {
    * with a redirect (true); false when the caller serves the page.
    */
   openPage(request: IncomingMessage, response: ServerResponse): Promise<boolean>;
+  /**
+   * Whether the request comes from someone signed in (a session, or the program token), for files
+   * the server hands only to them (model folders: `onnx:` specs may name private ones).
+   */
+  signedIn(request: IncomingMessage): Promise<boolean>;
 }
 
 export function createApiRequestHandler({
@@ -131,6 +136,7 @@ export function createApiRequestHandler({
         prompts,
         principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
         logins,
+        maxBodyBytes,
         cookies: {
           current: admitted?.session ?? null,
           set: (value, expiresAt) => setCookie(res, SESSION_COOKIE, value, expiresAt),
@@ -212,6 +218,10 @@ export function createApiRequestHandler({
   return Object.assign(handler, {
     openPage: (request: IncomingMessage, response: ServerResponse) =>
       gate.offerLocalOwnerSession(request, response),
+    signedIn: async (request: IncomingMessage) => {
+      const admission = await gate.admit(request);
+      return admission.ok && admission.principal.kind !== 'anonymous';
+    },
   });
 }
 

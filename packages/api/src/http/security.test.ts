@@ -555,6 +555,10 @@ describe('errors and body limits', () => {
         body: big,
       });
       expect(`${path}: ${response.status}`).toBe(`${path}: 413`);
+      // The same words everywhere, with the limit (tRPC's own said only PAYLOAD_TOO_LARGE).
+      expect(JSON.stringify(await response.json())).toContain(
+        'the request body exceeds 1000 bytes',
+      );
     }
   });
 

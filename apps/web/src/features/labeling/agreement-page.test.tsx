@@ -107,6 +107,26 @@ describe('AgreementPage α', () => {
     expect(screen.getByTestId('alpha-facts').textContent).toBe('facts1.00[—, —]');
   });
 
+  it('says so when pooling the criteria puts α above every criterion’s own', async () => {
+    // Each criterion alone: the two labelers disagree within it. Pooled: both put consistency
+    // high and invented outcomes low, which reads as agreement.
+    const consistency = { ana: [5, 4, 5], bo: [4, 5, 4] };
+    const invented = { ana: [0, 1, 0], bo: [1, 0, 1] };
+    const labelers: ('ana' | 'bo')[] = ['ana', 'bo'];
+    renderAgreement(
+      ['a', 'b', 'c'].flatMap((item, i) =>
+        labelers.flatMap((labeler) => [
+          { item, labeler, criterion: 'consistency', value: consistency[labeler][i] ?? 0 },
+          { item, labeler, criterion: 'invented', value: invented[labeler][i] ?? 0 },
+        ]),
+      ),
+    );
+    expect((await screen.findByTestId('alpha-range')).textContent).toMatch(/^-/);
+    expect(screen.getByTestId('pooled-caveat').textContent).toBe(
+      ' (above every criterion’s own: pooling counts agreeing on which criteria score high, so read the criteria)',
+    );
+  });
+
   it('says there is nothing to measure yet on a queue with no labels', async () => {
     renderAgreement([]);
     expect((await screen.findByTestId('few-items')).textContent).toBe(

@@ -206,6 +206,14 @@ function Versus({
   );
 }
 
+/** The pooled α above the best criterion's: the pooling, not the labelers, made it high. */
+export function pooledAboveEvery(
+  pooled: number | null,
+  range: { low: number; high: number } | null,
+): boolean {
+  return pooled !== null && range !== null && pooled > range.high;
+}
+
 function formatRange(range: { low: number; high: number }): string {
   return range.low === range.high
     ? formatStat(range.low)
@@ -307,6 +315,13 @@ export function AgreementPage({ queueId }: { queueId: string }) {
                 {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap) · α interval{' '}
                 {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
                 {formatStat(data.labelers.krippendorffAlpha.nominal)}
+                {pooledAboveEvery(data.labelers.krippendorffAlpha.ordinal, range) && (
+                  <span className="muted" data-testid="pooled-caveat">
+                    {' '}
+                    (above every criterion’s own: pooling counts agreeing on which criteria score
+                    high, so read the criteria)
+                  </span>
+                )}
               </>
             ) : (
               <span data-testid="alpha-ordinal">{data.labelers.alphaUndefined}</span>
