@@ -97,8 +97,11 @@ test('a slow endpoint shows how far it has come, and Stop keeps its steps and en
     await expect(slowLine.getByTestId('run-done')).toHaveText('stopped after 1 of 4 transitions');
     // The stopped run's step sits beside replay's: a row in the summary, a prediction at step 5.
     await expect(
-      page.getByTestId('compare-summary').locator(`tr[data-sim="${slow}"]`),
-    ).toBeVisible();
+      page
+        .getByTestId('compare-summary')
+        .locator(`tr[data-sim="${slow}"]`)
+        .getByTestId('summary-simulated'),
+    ).toHaveText('1 / 1 (stopped of 4)');
     await expect(page.getByTestId('sim-prediction')).toHaveCount(2);
     // The server stopped too: the request it was waiting on was dropped, and no other was sent.
     await expect.poll(() => abandoned).toBe(1);

@@ -194,6 +194,11 @@ test.describe('the first account, made from the page', () => {
     await expect(page.getByRole('form', { name: 'Log in' }).getByTestId('login-hint')).toHaveText(
       'No accounts yet. On the machine Terrarium runs on, open the link `terrarium serve` printed (it ends in ?token=…), or make the first researcher with `pnpm terrarium users add NAME --role researcher`.',
     );
+    // A link with another server's token is said to be one, not silently ignored.
+    await page.goto(localOwnerLink(`${server.url}/labeling`, 'another-servers-token-0123'));
+    await expect(page.getByTestId('owner-link-refused')).toHaveText(
+      'That link did not log you in: its token is not this server’s (each data folder has its own; use the link this server printed).',
+    );
     await page.goto(localOwnerLink(`${server.url}/labeling`, e2eToken()));
     await expect(page).toHaveURL(`${server.url}/labeling`);
     const accounts = page.getByRole('region', { name: 'Accounts' });

@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
@@ -111,12 +111,12 @@ describe('a loopback server and its pages', () => {
     try {
       expect(wide.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const port = new URL(wide.url).port;
-      const others = boundHostNames('0.0.0.0').filter(
-        (name) => !isLoopbackAddress(name) && !name.startsWith('fe80:'),
-      );
-      expect(wide.otherUrls).toEqual(
-        others.map((name) => `http://${name.includes(':') ? `[${name}]` : name}:${port}`),
-      );
+      // This machine's IPv4 addresses: 0.0.0.0 listens on IPv4 alone, so no IPv6 URL is offered.
+      const ipv4 = Object.values(networkInterfaces())
+        .flatMap((entries) => entries ?? [])
+        .filter((entry) => entry.family === 'IPv4' && !entry.internal)
+        .map((entry) => `http://${entry.address}:${port}`);
+      expect(wide.otherUrls).toEqual(ipv4);
       // What the CLI does with the recorded URL: it is answered (was a 421 for Host 0.0.0.0).
       const health = await fetch(`${wide.url}/api/health`);
       expect(health.status).toBe(200);

@@ -139,11 +139,7 @@ export async function startServer({
   }
   return {
     url: `http://${urlHost(address)}:${address.port}`,
-    otherUrls: isWildcardAddress(host)
-      ? boundHostNames(host)
-          .filter((name) => !isLoopbackAddress(name) && !name.startsWith('fe80:'))
-          .map((name) => `http://${isIP(name) === 6 ? `[${name}]` : name}:${address.port}`)
-      : [],
+    otherUrls: isWildcardAddress(host) ? otherMachinesUrls(host, address.port) : [],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -151,6 +147,19 @@ export async function startServer({
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
+}
+
+/**
+ * Where other machines reach a wildcard bind: this machine's addresses, of the family it listens
+ * on (0.0.0.0 takes IPv4 alone; :: takes both), without loopback and link-local ones (those need
+ * a zone a URL cannot carry).
+ */
+export function otherMachinesUrls(host: string, port: number): string[] {
+  const ipv4Only = host.replace(/^\[|\]$/g, '') === '0.0.0.0';
+  return boundHostNames(host)
+    .filter((name) => isIP(name) !== 0 && !isLoopbackAddress(name))
+    .filter((name) => !(ipv4Only && isIP(name) === 6) && !name.toLowerCase().startsWith('fe80:'))
+    .map((name) => `http://${isIP(name) === 6 ? `[${name}]` : name}:${port}`);
 }
 
 function isModelFileRequest(request: IncomingMessage): boolean {

@@ -56,6 +56,12 @@ export interface ApiContext extends ServiceContext {
   cookies?: SessionCookies;
   /** The server's login limits (absent for in-process callers, which send no passwords). */
   logins?: LoginLimiter;
+  /** The server logs its owner in by the link `serve` prints (loopback; see request-gate.ts). */
+  ownerLink?: boolean;
+  /** The caller's address as this server sees it (a reverse proxy's, behind one). */
+  clientAddress?: string;
+  /** Sets a header of the HTTP response (`Retry-After` on a refused login). */
+  setHeader?: (name: string, value: string) => void;
   /** The server's JSON body limit, named when a body exceeds it (tRPC's own message names none). */
   maxBodyBytes?: number;
 }

@@ -59,18 +59,27 @@ describe('acquireDataDir', () => {
     await again.release();
   });
 
-  it('keeps the folder to this user: made 0700, and an existing open one closed to others', async () => {
+  it('makes a new folder 0700, and leaves the mode of an existing one (it may be shared)', async () => {
     const made = join(await freshFolder(), 'new');
     const first = await acquireDataDir(made);
     await first.release();
     expect((await stat(made)).mode & 0o777).toBe(0o700);
-    // A folder from before (or made by hand) that others could enter and read.
-    const open = await freshFolder();
-    await chmod(open, 0o755);
-    const second = await acquireDataDir(open);
+    // A shared folder such as /tmp (sticky, world-writable) must never change mode.
+    const shared = await freshFolder();
+    await chmod(shared, 0o1777);
+    const second = await acquireDataDir(shared);
     await second.release();
-    expect((await stat(open)).mode & 0o777).toBe(0o700);
+    expect((await stat(shared)).mode & 0o7777).toBe(0o1777);
   });
+
+  it("fences the store's own folder: pglite is 0700 inside a folder others may enter", async () => {
+    const dataDir = await freshFolder();
+    await chmod(dataDir, 0o755);
+    const store = await openStore({ dataDir });
+    await store.close();
+    expect((await stat(join(dataDir, 'pglite'))).mode & 0o777).toBe(0o700);
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o755);
+  }, 60_000);
 
   it('takes over a lock left by a dead process', async () => {
     const dir = await freshFolder();

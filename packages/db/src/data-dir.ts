@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readFile, rm, writeFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -69,13 +69,12 @@ function lockPid(text: string): number | null {
 }
 
 /**
- * Creates the data folder readable by this user alone, and makes an existing one so: the store's
- * files (PGlite writes some world-writable, its WAL holds trajectory text) and the token sit in
- * it, so on a shared machine the folder itself is the fence.
+ * Creates the data folder readable by this user alone. An existing folder keeps its mode: it may be
+ * shared on purpose (a group folder, or /tmp, whose mode must never change); the store inside it
+ * is fenced on its own (its `pglite` folder is made 0700 when opened).
  */
 async function makePrivateFolder(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await chmod(dataDir, 0o700);
 }
 
 /**

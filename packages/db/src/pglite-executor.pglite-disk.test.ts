@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,12 @@ describe('PGlite on disk', () => {
         }
         // The new store wrote into its copy only: the template is as it was.
         expect(await treeOf(template)).toEqual(templateBefore);
+
+        // A cache others may write to could hand every new store what they planted: unused.
+        await chmod(cache, 0o777);
+        await (await createPgliteExecutor(join(parent, 'third'))).close();
+        expect(existsSync(join(parent, 'third', 'PG_VERSION'))).toBe(true);
+        expect(existsSync(join(parent, 'third', 'copied-from-template'))).toBe(false);
       });
     },
   );

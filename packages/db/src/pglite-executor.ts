@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -82,9 +82,23 @@ async function createCluster(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * Whether the folder holding the template is this user's alone: every new store starts as a copy
+ * of the template, so one that others could write to (a shared `TERRARIUM_CLUSTER_CACHE`) would
+ * let them plant what every new store holds. Such a cache is neither read nor written.
+ */
+async function privateCache(template: string): Promise<boolean> {
+  try {
+    const info = await stat(dirname(template));
+    return info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Copies the template into `staging`; false (and nothing left) when there is none or it fails. */
 async function copyTemplate(template: string, staging: string): Promise<boolean> {
-  if (!existsSync(join(template, 'PG_VERSION'))) return false;
+  if (!existsSync(join(template, 'PG_VERSION')) || !(await privateCache(template))) return false;
   try {
     await cp(template, staging, { recursive: true, errorOnExist: true });
     return true;
@@ -102,6 +116,7 @@ async function keepAsTemplate(cluster: string, template: string): Promise<void> 
   const incoming = `${template}.incoming-${process.pid}`;
   try {
     await mkdir(dirname(template), { recursive: true, mode: 0o700 });
+    if (!(await privateCache(template))) return;
     await cp(cluster, incoming, { recursive: true });
     await rename(incoming, template);
   } catch {
@@ -150,7 +165,12 @@ export async function createPgliteExecutor(
   if (dataDir !== undefined && cluster !== undefined) {
     throw new Error('a cluster tarball starts in-memory databases only');
   }
-  if (dataDir !== undefined) await createCluster(dataDir);
+  if (dataDir !== undefined) {
+    await createCluster(dataDir);
+    // The cluster's files are this user's alone, whatever folder holds it: PGlite makes many of
+    // them world-writable (pg_control, the WAL, which holds trajectory text).
+    await chmod(dataDir, 0o700);
+  }
   const db = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     ...(cluster === undefined ? {} : { loadDataDir: cluster }),

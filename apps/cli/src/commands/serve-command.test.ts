@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededDataDir } from '@terrarium/db/test-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,8 +111,14 @@ describe('what terrarium serve prints so that people get in', () => {
         const banner = await bannerOf(child);
         const url = /^Terrarium is running at (\S+)$/.exec(banner[0] ?? '')?.[1] ?? '';
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const port = new URL(url).port;
+        // This machine's IPv4 addresses (0.0.0.0 listens on IPv4 alone), when it has any.
+        const others = Object.values(networkInterfaces())
+          .flatMap((entries) => entries ?? [])
+          .filter((entry) => entry.family === 'IPv4' && !entry.internal)
+          .map((entry) => `http://${entry.address}:${port}`);
         expect(banner.slice(1)).toEqual([
-          expect.stringMatching(/^Other machines reach it at: http:\/\/\S+:\d+/),
+          ...(others.length === 0 ? [] : [`Other machines reach it at: ${others.join(', ')}`]),
           'No accounts yet, and here everyone logs in: make the first researcher with `pnpm terrarium users add NAME --role researcher` (TERRARIUM_TOKEN set as for serve)',
           `Program token: ${env.TERRARIUM_TOKEN} (send "Authorization: Bearer <token>")`,
         ]);

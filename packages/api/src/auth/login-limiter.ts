@@ -1,29 +1,35 @@
 /**
- * Keeps password guessing slow and cheap for the server. A password check is deliberately costly
- * (scrypt, on Node's small thread pool that file reads share), so:
- * - at most `maxInFlight` checks run at once, server-wide: a burst (one tRPC batch can carry
- *   dozens of `auth.login` calls) is refused at once instead of stalling every page load;
- * - after `freeFailures` failures in a row for one name, each further attempt for that name waits
- *   for a delay that doubles with every failure (up to `maxDelayMs`); a success clears it.
- * By name rather than by address: behind a proxy every client has the proxy's address, and an
- * attacker has many. The price is that someone guessing at a name slows its owner down too, never
- * by more than `maxDelayMs`.
+ * Keeps password guessing slow and cheap for the server, without letting a guesser lock others
+ * out. A password check is deliberately costly (scrypt, on Node's small thread pool that file
+ * reads share), so:
+ * - at most `maxInFlight` checks run at once, server-wide; the others wait their turn, one per
+ *   source (client address) at a time, sources served in turn: a flood from one address (one
+ *   tRPC batch can carry dozens of `auth.login` calls) delays another address's login by one
+ *   check, never more, and a source that already has a check running or waiting is refused;
+ * - after `freeFailures` failures in a row for a name from one source, each further attempt for
+ *   that name from that source waits for a delay that doubles with every failure (up to
+ *   `maxDelayMs`); a success clears it. Another source is not held up, so guessing at a name
+ *   never locks its owner out. Behind a reverse proxy every client has the proxy's address, and
+ *   these limits then apply to all of them together.
  */
 export interface LoginLimits {
   maxInFlight: number;
+  /** Sources waiting at most; beyond, a login is refused at once. */
+  maxWaiting: number;
   freeFailures: number;
   firstDelayMs: number;
   maxDelayMs: number;
-  /** Names remembered at most; the longest idle are forgotten first. */
-  maxNames: number;
+  /** (name, source) pairs remembered at most; the longest idle are forgotten first. */
+  maxRemembered: number;
 }
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
   maxInFlight: 2,
+  maxWaiting: 64,
   freeFailures: 5,
   firstDelayMs: 2_000,
   maxDelayMs: 60_000,
-  maxNames: 10_000,
+  maxRemembered: 10_000,
 };
 
 export type LoginAdmission =
@@ -35,12 +41,19 @@ interface Failures {
   lastAt: number;
 }
 
+function refused(reason: string, retryAfterSeconds: number): LoginAdmission {
+  return { ok: false, reason, retryAfterSeconds };
+}
+
 export function createLoginLimiter(
   limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
   now: () => number = Date.now,
 ) {
-  let inFlight = 0;
-  // Insertion order is recency order: a name is deleted and set again on every failure.
+  let running = 0;
+  // Sources with a check running or waiting; a waiting one holds the start of its turn.
+  const busy = new Set<string>();
+  const waiting: { source: string; start: () => void }[] = [];
+  // Insertion order is recency order: a key is deleted and set again on every failure.
   const failures = new Map<string, Failures>();
 
   function delayAfter(count: number): number {
@@ -49,43 +62,56 @@ export function createLoginLimiter(
     return Math.min(limits.maxDelayMs, limits.firstDelayMs * 2 ** over);
   }
 
-  function admit(name: string): LoginAdmission {
-    const key = name.trim().toLowerCase();
+  function startNext(): void {
+    const next = waiting.shift();
+    if (next === undefined) return;
+    running += 1;
+    next.start();
+  }
+
+  async function admit(name: string, source: string): Promise<LoginAdmission> {
+    const key = `${source} ${name.trim().toLowerCase()}`;
     const seen = failures.get(key);
     if (seen !== undefined) {
       const waitMs = seen.lastAt + delayAfter(seen.count) - now();
       if (waitMs > 0) {
         const seconds = Math.ceil(waitMs / 1000);
-        return {
-          ok: false,
-          reason: `too many failed logins for ${name.trim()}: try again in ${seconds} s`,
-          retryAfterSeconds: seconds,
-        };
+        return refused(
+          `too many failed logins for ${name.trim()}: try again in ${seconds} s`,
+          seconds,
+        );
       }
     }
-    if (inFlight >= limits.maxInFlight) {
-      return {
-        ok: false,
-        reason: 'the server is checking other logins: try again in a second',
-        retryAfterSeconds: 1,
-      };
+    if (busy.has(source)) {
+      return refused(
+        'a login from this address is already being checked: try again in a second',
+        1,
+      );
     }
-    inFlight += 1;
+    if (running >= limits.maxInFlight && waiting.length >= limits.maxWaiting) {
+      return refused('the server is checking many logins: try again in a second', 1);
+    }
+    busy.add(source);
+    if (running < limits.maxInFlight) running += 1;
+    else await new Promise<void>((start) => waiting.push({ source, start }));
     let finished = false;
     return {
       ok: true,
       finish(succeeded) {
         if (finished) return;
         finished = true;
-        inFlight -= 1;
+        running -= 1;
+        busy.delete(source);
         const before = failures.get(key);
         failures.delete(key);
-        if (succeeded) return;
-        failures.set(key, { count: (before?.count ?? 0) + 1, lastAt: now() });
-        if (failures.size > limits.maxNames) {
-          const oldest = failures.keys().next();
-          if (oldest.done !== true) failures.delete(oldest.value);
+        if (!succeeded) {
+          failures.set(key, { count: (before?.count ?? 0) + 1, lastAt: now() });
+          if (failures.size > limits.maxRemembered) {
+            const oldest = failures.keys().next();
+            if (oldest.done !== true) failures.delete(oldest.value);
+          }
         }
+        startNext();
       },
     };
   }

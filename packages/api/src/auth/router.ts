@@ -51,8 +51,14 @@ export const authRouter = createRouter({
   /** Who the caller is; the web app shows the login page for `anonymous`. */
   whoami: publicProcedure.query(({ ctx }) => ctx.principal),
 
-  /** Whether any account exists: the login page tells a fresh install how to get in. */
-  accountsExist: publicProcedure.query(async ({ ctx }) => (await ctx.store.countUsers()) > 0),
+  /**
+   * How one gets in: whether any account exists, and whether this server takes its owner's link
+   * (loopback). The login page tells a fresh install what to do.
+   */
+  entry: publicProcedure.query(async ({ ctx }) => ({
+    accounts: (await ctx.store.countUsers()) > 0,
+    ownerLink: ctx.ownerLink ?? false,
+  })),
 
   login: publicProcedure.input(LoginInput).mutation(async ({ ctx, input }) => {
     if (!ctx.cookies) {
@@ -61,8 +67,11 @@ export const authRouter = createRouter({
         message: 'log in over HTTP (a cookie is needed)',
       });
     }
-    const admitted = ctx.logins?.admit(input.name) ?? null;
+    const admitted = ctx.logins
+      ? await ctx.logins.admit(input.name, ctx.clientAddress ?? 'unknown')
+      : null;
     if (admitted !== null && !admitted.ok) {
+      ctx.setHeader?.('retry-after', String(admitted.retryAfterSeconds));
       throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: admitted.reason });
     }
     let result: Awaited<ReturnType<typeof logIn>> = null;

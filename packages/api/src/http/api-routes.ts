@@ -136,6 +136,9 @@ export function createApiRequestHandler({
         prompts,
         principal: admitted?.principal ?? ANONYMOUS_PRINCIPAL,
         logins,
+        ownerLink: loopback,
+        clientAddress: req.socket.remoteAddress ?? 'unknown',
+        setHeader: (name, value) => res.setHeader(name, value),
         maxBodyBytes,
         cookies: {
           current: admitted?.session ?? null,

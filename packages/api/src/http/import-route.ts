@@ -76,9 +76,10 @@ export async function respondToImport(
   const spoolDir = deps.spoolDir ?? join(tmpdir(), 'terrarium-imports');
   const spooled = join(spoolDir, `${randomUUID()}.upload`);
   try {
-    await mkdir(spoolDir, { recursive: true });
+    // Uploads are trajectories: this user's alone, in the data folder or the system's temp.
+    await mkdir(spoolDir, { recursive: true, mode: 0o700 });
     // A body cut off midway is an aborted upload, never a shorter file to import.
-    await pipeline(request, createWriteStream(spooled));
+    await pipeline(request, createWriteStream(spooled, { mode: 0o600 }));
   } catch (error) {
     await rm(spooled, { force: true });
     if (disconnected.signal.aborted) return;

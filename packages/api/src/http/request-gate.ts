@@ -27,6 +27,8 @@ export type Admission =
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The query parameter of the link that logs the local owner's browser in (`/?token=…`). */
 export const PAGE_TOKEN_PARAMETER = 'token';
+/** The fragment a link that could not log in is sent on with (the login page explains it). */
+export const OWNER_LINK_REFUSED = 'owner-link-refused';
 
 /** The link `serve` prints for its own user: the page at `url`, logged in as the local owner. */
 export function localOwnerLink(url: string, token: string): string {
@@ -146,25 +148,31 @@ export function createRequestGate(options: GateOptions) {
    * (`/?token=<program token>`, any page) gives the browser a local-owner session, then sends it
    * on to the same page without the token (out of the address bar and history). Only the link
    * does: any other user of a shared machine can reach loopback too, but cannot read the token
-   * (mode 0600, and `serve` prints it to its own user). True when the response was answered.
+   * (mode 0600, and `serve` prints it to its own user). A link that cannot log in (a wrong token,
+   * accounts exist now, a server off loopback) is sent on too, marked `#owner-link-refused` for
+   * the login page to explain. True when the response was answered.
    */
   async function offerLocalOwnerSession(
     request: IncomingMessage,
     response: ServerResponse,
   ): Promise<boolean> {
-    if (!options.localOwner) return false;
     if (request.method !== 'GET' || oneHeader(request, 'sec-fetch-dest') === 'iframe') return false;
     const url = new URL(request.url ?? '/', 'http://localhost');
     const offered = url.searchParams.get(PAGE_TOKEN_PARAMETER);
     if (offered === null) return false;
-    if (sameSecret(offered, options.token) && (await options.store.countUsers()) === 0) {
+    const accepted =
+      options.localOwner &&
+      sameSecret(offered, options.token) &&
+      (await options.store.countUsers()) === 0;
+    if (accepted) {
       const session = await startSession(options.store, null, now());
       setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
     }
-    // A wrong or spent link is sent on too: the page then asks for a login and says how to get in.
     url.searchParams.delete(PAGE_TOKEN_PARAMETER);
+    // One leading slash: `//host/…` would send the browser to another site.
+    const path = `/${url.pathname.replace(/^\/+/, '')}`;
     response.writeHead(303, {
-      location: `${url.pathname}${url.search}`,
+      location: `${path}${url.search}${accepted ? '' : `#${OWNER_LINK_REFUSED}`}`,
       'cache-control': 'no-store',
     });
     response.end();

@@ -4,6 +4,23 @@ import { useTRPC } from '../../app/trpc';
 import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
 
+/** What the login page says first: how to get in from where this server stands. */
+function loginHint(
+  made: string | null,
+  entry: { accounts: boolean; ownerLink: boolean } | null,
+): string {
+  if (made !== null) {
+    return `Account ${made} made: from now on everyone logs in, you too. Log in with it.`;
+  }
+  if (entry?.accounts === false) {
+    const link = entry.ownerLink
+      ? 'open the link `terrarium serve` printed (it ends in ?token=…), or '
+      : '';
+    return `No accounts yet. On the machine Terrarium runs on, ${link}make the first researcher with \`pnpm terrarium users add NAME --role researcher\`.`;
+  }
+  return 'Log in with your account (researchers add accounts under Accounts on the Labeling page).';
+}
+
 export function LoginPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -11,7 +28,9 @@ export function LoginPage() {
   const [made] = useState(takeNewAccount);
   const [name, setName] = useState(made ?? '');
   const [password, setPassword] = useState('');
-  const accountsExist = useQuery(trpc.auth.accountsExist.queryOptions());
+  const entry = useQuery(trpc.auth.entry.queryOptions());
+  // Read once: the server sent a link that could not log in here (request-gate.ts).
+  const [linkRefused] = useState(() => window.location.hash === '#owner-link-refused');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: (principal) =>
@@ -27,12 +46,17 @@ export function LoginPage() {
       <form className="login-form" onSubmit={submit} aria-label="Log in">
         <h1>Terrarium</h1>
         <p className="muted" data-testid="login-hint">
-          {made !== null
-            ? `Account ${made} made: from now on everyone logs in, you too. Log in with it.`
-            : accountsExist.data === false
-              ? 'No accounts yet. On the machine Terrarium runs on, open the link `terrarium serve` printed (it ends in ?token=…), or make the first researcher with `pnpm terrarium users add NAME --role researcher`.'
-              : 'Log in with your account (researchers add accounts under Accounts on the Labeling page).'}
+          {loginHint(made, entry.data ?? null)}
         </p>
+        {linkRefused && (
+          <p className="status status-error" data-testid="owner-link-refused">
+            {entry.data?.ownerLink === false
+              ? 'That link logs in only on a server bound to 127.0.0.1; here everyone logs in with an account.'
+              : entry.data?.accounts === true
+                ? 'That link no longer logs in: accounts exist now, and everyone logs in with one.'
+                : 'That link did not log you in: its token is not this server’s (each data folder has its own; use the link this server printed).'}
+          </p>
+        )}
         <label>
           Name
           <input

@@ -155,6 +155,11 @@ export function ComparePage({
   const shownSims = results.map((result) => result.sim);
   const rows = useMemo(() => alignSteps(results), [results]);
   const summaries = useMemo(() => results.map(summarizeSimulation), [results]);
+  const stopped = useMemo(() => {
+    const planned = new Map<string, number | null>();
+    for (const [sim, state] of runs) if (state.status === 'stopped') planned.set(sim, state.total);
+    return planned;
+  }, [runs]);
   const worst = useMemo(() => worstSteps(rows, WORST_STEPS_SHOWN), [rows]);
   const scored = useMemo(() => scoredPredictions(rows), [rows]);
   const rowIndex = rowIndexFor(rows, step);
@@ -257,7 +262,7 @@ export function ComparePage({
         </button>
         <RunStatus sims={sims} runs={runs} onStop={stop} />
       </div>
-      {summaries.length > 0 && <SummaryTable summaries={summaries} />}
+      {summaries.length > 0 && <SummaryTable summaries={summaries} stopped={stopped} />}
       {rows.length > 0 && (
         <>
           <p className="key-hint muted">j/k step · g/G first/last</p>

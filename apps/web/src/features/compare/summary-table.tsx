@@ -3,8 +3,18 @@ import { SimName } from '../bench/sim-name';
 import { formatLatency, formatPercent } from './format-run';
 import { metricDescription, metricLabel, orderMetrics, type SimulationSummary } from './summary';
 
-/** Per simulator: the mean of each score over the steps, cache hit rate, latency and tokens. */
-export function SummaryTable({ summaries }: { summaries: readonly SimulationSummary[] }) {
+/**
+ * Per simulator: the mean of each score over the steps, cache hit rate, latency and tokens. A run
+ * its user stopped (`stopped`: simulator → the transitions it was to simulate) says so: its means
+ * cover the steps it reached.
+ */
+export function SummaryTable({
+  summaries,
+  stopped = new Map(),
+}: {
+  summaries: readonly SimulationSummary[];
+  stopped?: ReadonlyMap<string, number | null>;
+}) {
   const metrics = orderMetrics(summaries.flatMap((summary) => Object.keys(summary.meanScores)));
   return (
     <div className="table-scroll">
@@ -34,8 +44,18 @@ export function SummaryTable({ summaries }: { summaries: readonly SimulationSumm
               <th scope="row" className="mono">
                 <SimName sim={summary.sim} />
               </th>
-              <td>
+              <td data-testid="summary-simulated">
                 {formatCount(summary.simulated)} / {formatCount(summary.steps)}
+                {stopped.has(summary.sim) && (
+                  <span className="muted">
+                    {' '}
+                    (stopped
+                    {(stopped.get(summary.sim) ?? null) === null
+                      ? ''
+                      : ` of ${formatCount(stopped.get(summary.sim) ?? 0)}`}
+                    )
+                  </span>
+                )}
               </td>
               <td>{formatCount(summary.errors)}</td>
               {metrics.map((id) => (
