@@ -192,7 +192,7 @@ test.describe('the first account, made from the page', () => {
     // Any user of this machine reaches the page; only the link (the token) makes one the owner.
     await page.goto(`${server.url}/labeling`);
     await expect(page.getByRole('form', { name: 'Log in' }).getByTestId('login-hint')).toHaveText(
-      'No accounts yet. On the machine Terrarium runs on, open the link `terrarium serve` printed (it ends in ?token=…), or make the first researcher with `pnpm terrarium users add NAME --role researcher`.',
+      'No accounts yet. On the machine Terrarium runs on, open the link terrarium serve printed (it ends in ?token=…), or make the first researcher with pnpm terrarium users add NAME --role researcher.',
     );
     // A link with another server's token is said to be one, not silently ignored.
     await page.goto(localOwnerLink(`${server.url}/labeling`, 'another-servers-token-0123'));

@@ -5,20 +5,33 @@ import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
 
 /** What the login page says first: how to get in from where this server stands. */
-function loginHint(
-  made: string | null,
-  entry: { accounts: boolean; ownerLink: boolean } | null,
-): string {
+function LoginHint({
+  made,
+  entry,
+}: {
+  made: string | null;
+  entry: { accounts: boolean; ownerLink: boolean } | null;
+}) {
   if (made !== null) {
-    return `Account ${made} made: from now on everyone logs in, you too. Log in with it.`;
+    return <>Account {made} made: from now on everyone logs in, you too. Log in with it.</>;
   }
   if (entry?.accounts === false) {
-    const link = entry.ownerLink
-      ? 'open the link `terrarium serve` printed (it ends in ?token=…), or '
-      : '';
-    return `No accounts yet. On the machine Terrarium runs on, ${link}make the first researcher with \`pnpm terrarium users add NAME --role researcher\`.`;
+    return (
+      <>
+        No accounts yet. On the machine Terrarium runs on,{' '}
+        {entry.ownerLink && (
+          <>
+            open the link <code>terrarium serve</code> printed (it ends in <code>?token=…</code>),
+            or{' '}
+          </>
+        )}
+        make the first researcher with <code>pnpm terrarium users add NAME --role researcher</code>.
+      </>
+    );
   }
-  return 'Log in with your account (researchers add accounts under Accounts on the Labeling page).';
+  return (
+    <>Log in with your account (researchers add accounts under Accounts on the Labeling page).</>
+  );
 }
 
 export function LoginPage() {
@@ -46,7 +59,7 @@ export function LoginPage() {
       <form className="login-form" onSubmit={submit} aria-label="Log in">
         <h1>Terrarium</h1>
         <p className="muted" data-testid="login-hint">
-          {loginHint(made, entry.data ?? null)}
+          <LoginHint made={made} entry={entry.data ?? null} />
         </p>
         {linkRefused && (
           <p className="status status-error" data-testid="owner-link-refused">
