@@ -1,4 +1,5 @@
 import { Action, SimSpec } from '@terrarium/schema';
+import type { PromptFolder } from '@terrarium/worlds';
 import { z } from 'zod';
 import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
 import { availableSimulators } from './sim-spec';
@@ -9,7 +10,11 @@ import {
   type ForkRequest,
 } from './fork-trajectory';
 import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from './simulate-caps';
-import { simulateTrajectory, simulateTrajectoryEvents } from './simulate-trajectory';
+import {
+  simulateTrajectory,
+  simulateTrajectoryEvents,
+  type SimulateOptions,
+} from './simulate-trajectory';
 
 export { MAX_SIMULATED_STEPS } from './simulate-caps';
 
@@ -18,6 +23,19 @@ const RunInput = z.object({
   sim: SimSpec,
   maxSteps: MaxSimulatedSteps.optional(),
 });
+
+/** What `run` and `runEvents` hand the simulation: the cap, the server's prompts, the signal. */
+function runOptions(
+  input: z.infer<typeof RunInput>,
+  prompts: PromptFolder | null | undefined,
+  signal: AbortSignal | undefined,
+): SimulateOptions {
+  return {
+    maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
+    prompts: prompts ?? null,
+    ...(signal === undefined ? {} : { signal }),
+  };
+}
 
 const ForkInput = z.object({
   trajectoryId: z.string().min(1),
@@ -43,11 +61,12 @@ export const simulateRouter = createRouter({
   available: researcherProcedure.query(() => availableSimulators()),
   run: researcherProcedure.input(RunInput).mutation(async ({ ctx, input, signal }) => {
     try {
-      return await simulateTrajectory(ctx.store, input.trajectoryId, input.sim, {
-        maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
-        prompts: ctx.prompts ?? null,
-        ...(signal === undefined ? {} : { signal }),
-      });
+      return await simulateTrajectory(
+        ctx.store,
+        input.trajectoryId,
+        input.sim,
+        runOptions(input, ctx.prompts, signal),
+      );
     } catch (error) {
       throw simulatorTrpcError(error);
     }
@@ -59,11 +78,12 @@ export const simulateRouter = createRouter({
     signal,
   }) {
     try {
-      yield* simulateTrajectoryEvents(ctx.store, input.trajectoryId, input.sim, {
-        maxSteps: input.maxSteps ?? MAX_SIMULATED_STEPS,
-        prompts: ctx.prompts ?? null,
-        ...(signal === undefined ? {} : { signal }),
-      });
+      yield* simulateTrajectoryEvents(
+        ctx.store,
+        input.trajectoryId,
+        input.sim,
+        runOptions(input, ctx.prompts, signal),
+      );
     } catch (error) {
       throw simulatorTrpcError(error);
     }
