@@ -15,6 +15,7 @@ export {
   Password,
   removeAccount,
   setAccountPassword,
+  setAccountRole,
   UserExistsError,
   type StoredUser,
 } from './auth/users';

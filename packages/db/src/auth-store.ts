@@ -11,6 +11,7 @@ export type AuthStore = Pick<
   | 'getUserCredentials'
   | 'removeUser'
   | 'setUserPassword'
+  | 'setUserRole'
   | 'createSession'
   | 'getSession'
   | 'deleteSession'
@@ -89,6 +90,14 @@ export function createAuthStore(executor: SqlExecutor): AuthStore {
         [name, passwordHash, keepSession],
       );
       return row !== undefined && Number(row['changed']) > 0;
+    },
+
+    async setUserRole(name, role) {
+      const rows = await executor.query('UPDATE users SET role = $2 WHERE name = $1 RETURNING id', [
+        name,
+        role,
+      ]);
+      return rows.length > 0;
     },
 
     async createSession(session: NewSession) {

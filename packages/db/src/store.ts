@@ -275,6 +275,11 @@ export interface Store
    * such account. One statement: never a new password with the old sessions still open.
    */
   setUserPassword(name: string, passwordHash: string, keepSession: string | null): Promise<boolean>;
+  /**
+   * Gives the account another role; false when there is no such account. Its sessions stay: a
+   * session reads its account's role at every request, so the change applies at the next one.
+   */
+  setUserRole(name: string, role: UserRole): Promise<boolean>;
   createSession(session: NewSession): Promise<void>;
   /** The session if it exists and has not expired at `now`. */
   getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;

@@ -61,6 +61,20 @@ describe('terrarium users', () => {
       'terrarium: ada is the last researcher: without one nobody could manage accounts from the UI; ' +
         'add another researcher first\n',
     ]);
+    const demoted = await runCli([
+      'users',
+      'role',
+      'ada',
+      '--role',
+      'labeler',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect([demoted.code, demoted.stderr]).toEqual([
+      1,
+      'terrarium: ada is the last researcher: without one nobody could manage accounts from the UI; ' +
+        'make another account a researcher first\n',
+    ]);
     const reset = await runWithStdin(
       ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
       'a new long password\n',
@@ -97,6 +111,38 @@ describe('terrarium users', () => {
       expect(await login.json()).toMatchObject({
         result: { data: { kind: 'user', name: 'lin', role: 'labeler' } },
       });
+      // Made a researcher through the server, lin's open session has the role at its next request.
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const promoted = await runCli([
+        'users',
+        'role',
+        'lin',
+        '--role',
+        'researcher',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect([promoted.code, promoted.stdout]).toEqual([
+        0,
+        'lin is now a researcher (was a labeler); it applies at their next request\n',
+      ]);
+      const whoami = await fetch(`${url}/trpc/auth.whoami`, { headers: { cookie, origin: url } });
+      expect(await whoami.json()).toMatchObject({
+        result: { data: { kind: 'user', name: 'lin', role: 'researcher' } },
+      });
+      const again = await runCli([
+        'users',
+        'role',
+        'lin',
+        '--role',
+        'researcher',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(again.stdout).toBe('lin is already a researcher\n');
+      expect(
+        (await runCli(['users', 'role', 'lin', '--role', 'labeler', '--data-dir', dataDir])).code,
+      ).toBe(0);
       const viaServerReset = await runWithStdin(
         ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
         'the third long password',

@@ -5,6 +5,7 @@ import {
   Password,
   removeAccount,
   setAccountPassword,
+  setAccountRole,
   UserExistsError,
   type AppRouter,
 } from '@terrarium/api';
@@ -181,6 +182,39 @@ export async function runUsersPassword(
   process.stdout.write(`Set a new password for ${name} (and logged out their sessions)\n`);
 }
 
+/**
+ * `users role NAME --role ROLE`: a labeler made a researcher or back, without removing the account
+ * (which would split their labels over two accounts). The last researcher stays one.
+ */
+export async function runUsersRole(
+  name: string,
+  options: GlobalOptions & { role: (typeof ROLES)[number] },
+): Promise<void> {
+  const previous = await withTarget(options, async (target) => {
+    const user = (await listUsersOn(target)).find((found) => found.name === name);
+    if (user === undefined) throw new CliError(`no user named ${name}`);
+    if (user.role === options.role) return user.role;
+    if (target.kind === 'server') {
+      await serverClient(target)
+        .auth.users.setRole.mutate({ name, role: options.role })
+        .catch(serverError);
+    } else {
+      await setAccountRole(target.store, name, options.role, { kind: 'program' }).catch(
+        (error: unknown) => {
+          if (error instanceof AccountRefusal) throw new CliError(error.message);
+          throw error;
+        },
+      );
+    }
+    return user.role;
+  });
+  process.stdout.write(
+    previous === options.role
+      ? `${name} is already a ${options.role}\n`
+      : `${name} is now a ${options.role} (was a ${previous}); it applies at their next request\n`,
+  );
+}
+
 function listUsersOn(target: DataTarget): Promise<StoredUser[]> {
   return target.kind === 'server'
     ? serverClient(target).auth.users.list.query().catch(serverError)
@@ -246,6 +280,16 @@ export function registerUsersCommand(program: Command): void {
     .option('--password-stdin', 'read the password from stdin even on a terminal')
     .action((name: string, _options: unknown, command: Command) =>
       runUsersPassword(name, command.optsWithGlobals()),
+    );
+  users
+    .command('role')
+    .description(
+      "Change an account's role (never the last researcher's); its labels and sessions stay.",
+    )
+    .argument('<name>', 'login name')
+    .requiredOption('--role <role>', 'researcher or labeler', parseRole)
+    .action((name: string, _options: unknown, command: Command) =>
+      runUsersRole(name, command.optsWithGlobals()),
     );
   users
     .command('remove')

@@ -93,4 +93,47 @@ describe('auth.users', () => {
       removed: true,
     });
   });
+
+  it("changes others' roles, never one's own or the last researcher's, and a session sees it next", async () => {
+    const rosa = await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'rosa',
+      role: 'researcher',
+      password: 'rosa-pass-1',
+    });
+    const lena = await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'lena',
+      role: 'labeler',
+      password: 'lena-pass-1',
+    });
+    await store.createSession({
+      tokenHash: 'lena-session',
+      userId: lena.id,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    const asRosa = as({ kind: 'user', userId: rosa.id, name: 'rosa', role: 'researcher' });
+    expect(await refusal(asRosa.auth.users.setRole({ name: 'rosa', role: 'labeler' }))).toBe(
+      'BAD_REQUEST: you cannot change your own role: ask another researcher',
+    );
+    expect(await refusal(asRosa.auth.users.setRole({ name: 'nobody', role: 'labeler' }))).toBe(
+      'NOT_FOUND: no account named nobody',
+    );
+    expect(await asRosa.auth.users.setRole({ name: 'lena', role: 'researcher' })).toEqual({
+      changed: true,
+    });
+    // Her session stays and carries the new role from its next request on.
+    expect((await store.getSession('lena-session', new Date()))?.user?.role).toBe('researcher');
+    expect(
+      await as(PROGRAM_PRINCIPAL).auth.users.setRole({ name: 'rosa', role: 'labeler' }),
+    ).toEqual({ changed: true });
+    // lena is now the only researcher: a program cannot make her a labeler either.
+    expect(
+      await refusal(as(PROGRAM_PRINCIPAL).auth.users.setRole({ name: 'lena', role: 'labeler' })),
+    ).toBe(
+      'BAD_REQUEST: lena is the last researcher: without one nobody could manage accounts from the UI; make another account a researcher first',
+    );
+    expect((await store.listUsers()).map((user) => `${user.name} ${user.role}`)).toEqual([
+      'lena researcher',
+      'rosa labeler',
+    ]);
+  });
 });

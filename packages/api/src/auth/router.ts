@@ -17,8 +17,10 @@ import {
   Password,
   removeAccount,
   setAccountPassword,
+  setAccountRole,
   UserExistsError,
   UserName,
+  UserRoleSchema,
   type AccountManager,
 } from './users';
 
@@ -143,6 +145,22 @@ export const authRouter = createRouter({
           throw new TRPCError({ code: 'NOT_FOUND', message: `no account named ${input.name}` });
         return { changed };
       }),
+    /** Researcher or labeler; it applies at the account's next request, its sessions kept. */
+    setRole: researcherProcedure
+      .input(z.object({ name: UserName, role: UserRoleSchema }))
+      .mutation(({ ctx, input }) =>
+        refusing(async () => {
+          const changed = await setAccountRole(
+            ctx.store,
+            input.name,
+            input.role,
+            managerOf(ctx.principal),
+          );
+          if (!changed)
+            throw new TRPCError({ code: 'NOT_FOUND', message: `no account named ${input.name}` });
+          return { changed };
+        }),
+      ),
     remove: researcherProcedure.input(z.object({ name: UserName })).mutation(({ ctx, input }) =>
       refusing(async () => ({
         removed: await removeAccount(ctx.store, input.name, managerOf(ctx.principal)),

@@ -75,6 +75,33 @@ export async function removeAccount(
 }
 
 /**
+ * Gives the account another role for a researcher's request; false when there is no account of
+ * that name. As with removal, one's own role is refused from the page (a researcher who made
+ * themselves a labeler would lose this very page), and the last researcher stays one.
+ */
+export async function setAccountRole(
+  store: Store,
+  name: string,
+  role: UserRole,
+  by: AccountManager,
+): Promise<boolean> {
+  if (by.kind === 'account' && by.name === name)
+    throw new AccountRefusal('you cannot change your own role: ask another researcher');
+  const users = await store.listUsers();
+  const target = users.find((user) => user.name === name);
+  if (target === undefined) return false;
+  if (
+    role === 'labeler' &&
+    target.role === 'researcher' &&
+    !users.some((user) => user.role === 'researcher' && user !== target)
+  )
+    throw new AccountRefusal(
+      `${name} is the last researcher: without one nobody could manage accounts from the UI; make another account a researcher first`,
+    );
+  return store.setUserRole(name, role);
+}
+
+/**
  * Gives the account a new password and ends its sessions but `keepSession` (a session token hash),
  * so whoever knew the old one is logged out; false when there is no account of that name. This is
  * how a researcher lets back in a labeler who forgot theirs (removing and re-adding the account

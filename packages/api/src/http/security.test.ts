@@ -19,6 +19,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'auth.users.list': 'researcher',
   'auth.users.add': 'researcher',
   'auth.users.remove': 'researcher',
+  'auth.users.setRole': 'researcher',
   'auth.users.setPassword': 'researcher',
   'datasets.delete': 'researcher',
   'datasets.list': 'researcher',

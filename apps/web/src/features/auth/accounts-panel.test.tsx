@@ -98,3 +98,26 @@ describe('AccountsPanel', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('a user named rosa already exists');
   });
 });
+
+describe('AccountsPanel roles', () => {
+  it("makes a labeler a researcher from the account's row, then asks for the list again", async () => {
+    const api = renderPanel(
+      ROSA,
+      [account('1', 'rosa', 'researcher'), account('2', 'lena', 'labeler')],
+      (call) => (call.path === 'auth.users.setRole' ? { changed: true } : null),
+    );
+    const lena = await screen.findByTestId('account-lena');
+    fireEvent.click(within(lena).getByRole('button', { name: 'Make researcher' }));
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe(
+        'lena is now a researcher; it applies at their next request.',
+      ),
+    );
+    expect(api.calls.find((call) => call.path === 'auth.users.setRole')?.input).toEqual({
+      name: 'lena',
+      role: 'researcher',
+    });
+    // The list is asked again, so the row shows what the server now holds.
+    expect(api.calls.filter((call) => call.path === 'auth.users.list').length).toBeGreaterThan(1);
+  });
+});

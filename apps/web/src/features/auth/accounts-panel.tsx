@@ -6,10 +6,14 @@ import { rememberNewAccount } from './new-account';
 
 type Role = 'researcher' | 'labeler';
 
+function otherRole(role: Role): Role {
+  return role === 'researcher' ? 'labeler' : 'researcher';
+}
+
 /**
- * A researcher's list of the accounts, to add labelers (and researchers) and remove them from the
- * page rather than the command line. The server decides what is allowed: the local owner's first
- * account must be a researcher's, nobody removes their own.
+ * A researcher's list of the accounts, to add labelers (and researchers), change their roles and
+ * remove them from the page rather than the command line. The server decides what is allowed: the local owner's first
+ * account must be a researcher's, nobody removes their own or changes their own role, and the last researcher stays one.
  */
 export function AccountsPanel() {
   const trpc = useTRPC();
@@ -64,12 +68,21 @@ export function AccountsPanel() {
       },
     }),
   );
-  const error = add.error ?? remove.error ?? setPasswordOf.error;
+  const setRoleOf = useMutation(
+    trpc.auth.users.setRole.mutationOptions({
+      onSuccess: async (_result, input) => {
+        setDone(`${input.name} is now a ${input.role}; it applies at their next request.`);
+        await refresh();
+      },
+    }),
+  );
+  const error = add.error ?? remove.error ?? setPasswordOf.error ?? setRoleOf.error;
   const resetOthers = () => {
     setDone(null);
     add.reset();
     remove.reset();
     setPasswordOf.reset();
+    setRoleOf.reset();
   };
 
   return (
@@ -155,6 +168,16 @@ export function AccountsPanel() {
                         }}
                       >
                         New password
+                      </button>{' '}
+                      <button
+                        type="button"
+                        disabled={setRoleOf.isPending}
+                        onClick={() => {
+                          resetOthers();
+                          setRoleOf.mutate({ name: user.name, role: otherRole(user.role) });
+                        }}
+                      >
+                        Make {otherRole(user.role)}
                       </button>{' '}
                       <button
                         type="button"
