@@ -186,7 +186,8 @@ export interface LabelStore {
   /**
    * Changes the actor's own label in the named queue, as `LabelEdit` says; null, with nothing
    * written, when the label is not in that queue or not the actor's. Every change is kept in
-   * `label_events` as the label it left behind. The scores are not checked here: the caller checks
+   * `label_events` as the label it left behind; an edit that changes nothing writes nothing and
+   * returns the label as it is. The scores are not checked here: the caller checks
    * them against the same queue's criteria, which never change once the queue is made.
    */
   editLabel(
@@ -646,22 +647,32 @@ export function createLabelStore(executor: SqlExecutor): LabelStore {
       return executor.transaction(async (tx) => {
         // Queue and owner are conditions of the UPDATE itself: a label of another queue (whose
         // criteria the scores were not checked against) or of another labeler is never touched.
-        // `||` merges in the statement, so two edits of different criteria both stay.
+        // `||` merges in the statement, so two edits of different criteria both stay. An edit
+        // that changes nothing writes nothing: no new time, no history event saying it changed.
+        const parameters = [
+          labelId,
+          queueId,
+          actor.id,
+          toJsonPayload(edit.scores),
+          edit.comment ?? null,
+          edit.flagged ?? null,
+        ];
         const [updated] = await tx.query(
           `UPDATE labels SET scores = scores || $4::jsonb, comment = COALESCE($5::text, comment),
              flagged = COALESCE($6::boolean, flagged), updated_at = now()
            WHERE id = $1::bigint AND queue_id = $2::bigint AND labeler_id = $3
+             AND (scores || $4::jsonb, COALESCE($5::text, comment), COALESCE($6::boolean, flagged))
+               IS DISTINCT FROM (scores, comment, flagged)
            RETURNING scores, comment, flagged`,
-          [
-            labelId,
-            queueId,
-            actor.id,
-            toJsonPayload(edit.scores),
-            edit.comment ?? null,
-            edit.flagged ?? null,
-          ],
+          parameters,
         );
-        if (updated === undefined) return null;
+        if (updated === undefined) {
+          const [unchanged] = await tx.query(
+            `SELECT 1 FROM labels WHERE id = $1::bigint AND queue_id = $2::bigint AND labeler_id = $3`,
+            parameters.slice(0, 3),
+          );
+          return unchanged === undefined ? null : labelById(tx, labelId);
+        }
         await recordEvent(tx, labelId, actor, 'edit', {
           scores: scoresOf(jsonColumn(updated, 'scores')),
           comment: textColumn(updated, 'comment'),

@@ -424,6 +424,25 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
       at(cleared.data, 'comment'),
       at(cleared.data, 'flagged'),
     ]).toEqual([{ ...full, quality: 1, realism: null }, '', false]);
+
+    // The same edit again changes nothing, so nothing is written: the history keeps its events.
+    const settled = await storedState(fivePoint, labelId);
+    const repeated = await session('cy').mutate('labels.edit', {
+      queueId: fivePoint,
+      labelId,
+      scores: { realism: null, format: 4 },
+      comment: '',
+    });
+    expect([repeated.status, at(repeated.data, 'scores')]).toEqual([
+      200,
+      { ...full, quality: 1, realism: null },
+    ]);
+    expect(await storedState(fivePoint, labelId)).toBe(settled);
+    expect((await store.labelHistory(labelId)).map((event) => event.action)).toEqual([
+      'create',
+      'edit',
+      'edit',
+    ]);
   });
 
   it('refuses an edit in a queue the labeler was taken off, leaving the label as it was', async () => {
