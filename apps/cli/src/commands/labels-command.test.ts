@@ -104,8 +104,7 @@ describe('terrarium labels agreement', () => {
         [
           'all: 3 items, 2 labelers',
           '  alpha          all labels identical: α undefined (no variance)',
-          '  kappa nominal  n/a',
-          '  kappa quadratic n/a',
+          '  kappa          all values identical: κ undefined (no variance)',
           '',
         ].join('\n'),
       );

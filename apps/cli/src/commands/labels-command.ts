@@ -50,7 +50,9 @@ function summaryLines(title: string, summary: AgreementSummary): string[] {
     // One line saying why beats four of "n/a" that read like missing data.
     lines.push(`  alpha          ${summary.alphaUndefined}`);
   }
-  if (summary.cohenKappa) {
+  if (summary.cohenKappaUndefined !== undefined) {
+    lines.push(`  kappa          ${summary.cohenKappaUndefined}`);
+  } else if (summary.cohenKappa) {
     lines.push(`  kappa nominal  ${format(summary.cohenKappa.nominal)}`);
     lines.push(`  kappa quadratic ${format(summary.cohenKappa.quadratic)}`);
   }

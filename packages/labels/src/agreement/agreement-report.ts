@@ -2,7 +2,12 @@ import { spearman } from '@terrarium/fidelity';
 import { z } from 'zod';
 import { LabelLine } from '../labels-jsonl';
 import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
-import { cohenKappa, confusionMatrix, type ConfusionMatrix } from './cohen-kappa';
+import {
+  cohenKappa,
+  confusionMatrix,
+  kappaUndefinedReason,
+  type ConfusionMatrix,
+} from './cohen-kappa';
 import {
   alphaUndefinedReason,
   krippendorffAlpha,
@@ -92,6 +97,8 @@ export interface AgreementSummary {
   alphaUndefined?: string;
   /** Only with exactly two labelers. */
   cohenKappa?: TwoRaterAgreement;
+  /** With two labelers whose κ is undefined: why, in place of "n/a". */
+  cohenKappaUndefined?: string;
   /** With `bootstrap`: 95% percentile intervals of α per level, items resampled. */
   intervals?: Record<MeasurementLevel, Interval>;
 }
@@ -156,6 +163,8 @@ function summarize(
   const [a, b] = labelers;
   if (labelers.length === 2 && a !== undefined && b !== undefined) {
     const pairs = pairsOf(units, a, b);
+    const kappaUndefined = kappaUndefinedReason(pairs);
+    if (kappaUndefined !== null) summary.cohenKappaUndefined = kappaUndefined;
     summary.cohenKappa = {
       nominal: cohenKappa(pairs, 'none'),
       quadratic: pairs.every(([x, y]) => typeof x === 'number' && typeof y === 'number')
@@ -233,6 +242,8 @@ export interface PairedComparison {
   pairs: number;
   spearman: number | null;
   kappa: TwoRaterAgreement;
+  /** Why κ is undefined when there are pairs enough but one value throughout. */
+  kappaUndefined?: string;
   confusion: ConfusionMatrix;
   /** Spearman's ρ with a percentile bootstrap interval over the pairs. */
   spearmanInterval: Interval;
@@ -248,9 +259,11 @@ export function comparePaired(
   pairs: readonly (readonly [number, number])[],
   bootstrap: BootstrapOptions = {},
 ): PairedComparison {
+  const kappaUndefined = pairs.length < 2 ? null : kappaUndefinedReason(pairs);
   return {
     pairs: pairs.length,
     spearman: rho(pairs),
+    ...(kappaUndefined === null ? {} : { kappaUndefined }),
     kappa: { nominal: pairedKappa(pairs, 'none'), quadratic: pairedKappa(pairs, 'quadratic') },
     confusion: confusionMatrix(pairs),
     spearmanInterval: bootstrapInterval(pairs, rho, bootstrap),

@@ -189,6 +189,9 @@ describe('agreementReport over JSONL ratings', () => {
     );
     expect(report.byCriterion?.['facts']?.alphaUndefined).toBeUndefined();
     expect(report.alphaUndefined).toBeUndefined();
+    // κ between the two labelers says the same, where α does.
+    expect(format?.cohenKappaUndefined).toBe('all values identical: κ undefined (no variance)');
+    expect(report.byCriterion?.['facts']?.cohenKappaUndefined).toBeUndefined();
   });
 
   it('adds κ for two labelers and splits by criterion', () => {
@@ -338,5 +341,31 @@ describe('comparePaired (human vs judge or rules)', () => {
       [0, 0],
       [1, 0],
     ]);
+  });
+
+  it('says why κ is undefined when the human and the other source give one value throughout', () => {
+    const agreeing = comparePaired(
+      [
+        [3, 3],
+        [3, 3],
+        [3, 3],
+      ],
+      { seed: 3, resamples: 50 },
+    );
+    expect([agreeing.kappa, agreeing.kappaUndefined]).toEqual([
+      { nominal: null, quadratic: null },
+      'all values identical: κ undefined (no variance)',
+    ]);
+    // One value each but not the same one: κ is defined (0, agreement no better than chance).
+    const apart = comparePaired(
+      [
+        [3, 2],
+        [3, 2],
+      ],
+      { seed: 3, resamples: 50 },
+    );
+    expect([apart.kappa, apart.kappaUndefined]).toEqual([{ nominal: 0, quadratic: 0 }, undefined]);
+    // A single pair says only that κ needs two (the page says so), not why it is undefined.
+    expect(comparePaired([[1, 1]], { seed: 3, resamples: 50 }).kappaUndefined).toBeUndefined();
   });
 });

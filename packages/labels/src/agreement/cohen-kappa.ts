@@ -49,6 +49,19 @@ export function cohenKappa(
   return (expected - observed) / expected;
 }
 
+/**
+ * Why κ is undefined for these pairs, or null when it is defined: with no pairs there is nothing
+ * to compare, and with one value throughout chance agreement is total, leaving nothing to divide
+ * by. Those are the only two cases (two or more values give a positive expected disagreement).
+ */
+export function kappaUndefinedReason(
+  pairs: readonly (readonly [RatingValue, RatingValue])[],
+): string | null {
+  if (pairs.length === 0) return 'no item rated by both: κ undefined (nothing to compare)';
+  if (new Set(pairs.flat()).size === 1) return 'all values identical: κ undefined (no variance)';
+  return null;
+}
+
 export interface ConfusionMatrix {
   /** Row and column labels, ordered. */
   labels: RatingValue[];

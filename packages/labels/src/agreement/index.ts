@@ -8,6 +8,7 @@ export {
 export {
   cohenKappa,
   confusionMatrix,
+  kappaUndefinedReason,
   orderedCategories,
   type ConfusionMatrix,
   type KappaWeighting,

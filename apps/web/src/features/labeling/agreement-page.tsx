@@ -130,11 +130,16 @@ function Confusion({
   return (
     <table className="table confusion" aria-label={`Confusion ${criterion}`}>
       <caption>
-        {criterion}: κ {formatStat(comparison.kappa.nominal)}{' '}
-        {formatInterval(comparison.kappaIntervals.nominal)} (quadratic{' '}
-        {formatStat(comparison.kappa.quadratic)}{' '}
-        {formatInterval(comparison.kappaIntervals.quadratic)}
-        ), {plural(comparison.pairs, 'item')}
+        {criterion}:{' '}
+        {comparison.kappaUndefined ?? (
+          <>
+            κ {formatStat(comparison.kappa.nominal)}{' '}
+            {formatInterval(comparison.kappaIntervals.nominal)} (quadratic{' '}
+            {formatStat(comparison.kappa.quadratic)}{' '}
+            {formatInterval(comparison.kappaIntervals.quadratic)})
+          </>
+        )}
+        , {plural(comparison.pairs, 'item')}
         {comparison.pairs < 2 ? ' (κ needs two or more)' : ''}, 95% bootstrap · rows the humans'
         consensus, {COLUMNS[against]} put on the scale (min + score × (max − min), rounded)
       </caption>
@@ -326,7 +331,9 @@ export function AgreementPage({ queueId }: { queueId: string }) {
             ) : (
               <span data-testid="alpha-ordinal">{data.labelers.alphaUndefined}</span>
             )}
+            {/* Between two labelers κ is undefined exactly when α is, whose reason is shown. */}
             {data.labelers.cohenKappa &&
+              data.labelers.cohenKappaUndefined === undefined &&
               ` · Cohen's κ ${formatStat(data.labelers.cohenKappa.nominal)} (quadratic ${formatStat(data.labelers.cohenKappa.quadratic)})`}
           </p>
           {data.labelers.items === 0 ? (
