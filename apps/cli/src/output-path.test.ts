@@ -93,6 +93,44 @@ describe('writeOutputFolder', () => {
     expect(script.mode & 0o777).toBe(0o755);
   });
 
+  it('leaves the folder as it was when a file fails partway, and replaces a task exported again', async () => {
+    const folder = path.join(scratch, 'harbor');
+    await writeOutputFolder(folder, [
+      { path: 'kept/task.toml', content: 'id = "kept"\n' },
+      { path: 'one/task.toml', content: 'id = "one"\n' },
+      { path: 'one/tests/expected/3', content: 'stale\n' },
+    ]);
+    // `two/task.toml` is written as a file, then needed as a folder: the write fails at it.
+    const failure = await cliFailureOf(
+      writeOutputFolder(folder, [
+        { path: 'one/task.toml', content: 'id = "one", again\n' },
+        { path: 'two/task.toml', content: 'id = "two"\n' },
+        { path: 'two/task.toml/x', content: '' },
+      ]),
+    );
+    expect(failure).toBe(
+      `cannot write ${path.join(folder, 'two/task.toml/x')}: a file is where a folder is needed`,
+    );
+    expect((await readdir(folder)).toSorted()).toEqual(['kept', 'one']);
+    expect(await readFile(path.join(folder, 'one/task.toml'), 'utf8')).toBe('id = "one"\n');
+    // Exported again, `one` is the new export alone: its old expected file does not linger.
+    await writeOutputFolder(folder, [{ path: 'one/task.toml', content: 'id = "one", again\n' }]);
+    expect((await readdir(folder)).toSorted()).toEqual(['kept', 'one']);
+    expect(await readdir(path.join(folder, 'one'))).toEqual(['task.toml']);
+    expect(await readFile(path.join(folder, 'kept/task.toml'), 'utf8')).toBe('id = "kept"\n');
+  });
+
+  it('removes a folder it made when the export fails', async () => {
+    const folder = path.join(scratch, 'new-harbor');
+    await cliFailureOf(
+      writeOutputFolder(folder, [
+        { path: 'a/b', content: '' },
+        { path: 'a/b/c', content: '' },
+      ]),
+    );
+    expect(await readdir(scratch)).toEqual([]);
+  });
+
   it('refuses a file where the folder should be, writing nothing', async () => {
     const file = path.join(scratch, 'tasks.jsonl');
     await writeFile(file, 'kept\n');

@@ -120,21 +120,40 @@ export async function writeOutputFile<T>(
 }
 
 /**
- * Writes `files` under the folder `folder`, creating it and its parents. A file where the folder
- * should be is refused before anything is written; any file-system failure becomes the one-line
- * `cannot write PATH: reason`, naming the file or folder that could not be written.
+ * Writes `files` under the folder `folder`, creating it and its parents. Each top-level entry (a
+ * Harbor task's folder) is written whole in a hidden folder inside `folder` first and moved into
+ * place only once every file is written, replacing an entry of that name: a failure partway (a
+ * full disk) leaves `folder` as it was, and a task exported again never mixes in files of its
+ * older export. A file where the folder should be is refused before anything is written; any
+ * file-system failure becomes the one-line `cannot write PATH: reason`.
  */
 export async function writeOutputFolder(
   folder: string,
   files: readonly OutputFolderFile[],
 ): Promise<void> {
-  if ((await existingKind(folder)) === 'file')
-    throw new CliError(`cannot write ${folder}: it is a file, not a folder`);
+  const existed = await existingKind(folder);
+  if (existed === 'file') throw new CliError(`cannot write ${folder}: it is a file, not a folder`);
   await writingTo(folder, mkdir(folder, { recursive: true }));
-  for (const file of files) {
-    const target = path.join(folder, file.path);
-    await writingTo(target, mkdir(path.dirname(target), { recursive: true }));
-    await writingTo(target, writeFile(target, file.content));
-    if (file.executable === true) await writingTo(target, chmod(target, 0o755));
+  // Inside the folder, so the moves stay on one file system and each is a rename.
+  const staging = path.join(folder, `.terrarium-export.${randomBytes(4).toString('hex')}.partial`);
+  try {
+    await writingTo(folder, mkdir(staging));
+    for (const file of files) {
+      const target = path.join(folder, file.path);
+      const staged = path.join(staging, file.path);
+      await writingTo(target, mkdir(path.dirname(staged), { recursive: true }));
+      await writingTo(target, writeFile(staged, file.content));
+      if (file.executable === true) await writingTo(target, chmod(staged, 0o755));
+    }
+    for (const entry of new Set(files.map((file) => file.path.split('/')[0] ?? file.path))) {
+      const target = path.join(folder, entry);
+      await writingTo(target, rm(target, { recursive: true, force: true }));
+      await writingTo(target, rename(path.join(staging, entry), target));
+    }
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (existed === 'none') await rm(folder, { recursive: true, force: true });
+    throw error;
   }
+  await writingTo(folder, rm(staging, { recursive: true, force: true }));
 }
