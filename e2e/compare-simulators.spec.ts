@@ -111,3 +111,52 @@ test('a slow endpoint shows how far it has come, and Stop keeps its steps and en
     await new Promise((resolve) => endpoint.close(resolve));
   }
 });
+
+test('seven runs stream four at a time, so the page keeps connections for its other requests', async ({
+  page,
+  request,
+}) => {
+  // An endpoint that holds every request: each run streams until it is stopped.
+  const held: ServerResponse[] = [];
+  const endpoint = createServer((incoming, response) => {
+    incoming.resume();
+    held.push(response);
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const address = endpoint.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const sims = [1, 2, 3, 4, 5, 6, 7].map((n) => `openai:http://127.0.0.1:${port}/v1#held-${n}`);
+  try {
+    const report = await importThroughApi(request, TAU2_RETAIL, `${DATASET}-five`);
+    expect(report.trajectories).toBe(40);
+    const datasetId = await datasetIdByName(request, `${DATASET}-five`);
+    const trajectoryId = await trajectoryIdOf(request, datasetId, SIMULATION);
+    await page.goto(
+      `/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=${encodeURIComponent(sims.join(','))}`,
+    );
+    const line = (sim: string) => page.locator(`.run-status li[data-sim="${sim}"]`);
+    for (const sim of sims.slice(0, 4))
+      await expect(line(sim).getByTestId('run-progress')).toHaveText('0 / 4');
+    // Seven streams would take the browser's six connections to the server and starve the page.
+    for (const sim of sims.slice(4))
+      await expect(line(sim).getByTestId('run-waiting')).toHaveText(
+        'waiting: 4 server runs stream at a time from this page',
+      );
+    const fifth = sims[4] ?? '';
+    await expect.poll(() => held.length).toBe(4);
+    // The page can still ask its server: a request goes over a connection the runs left free.
+    expect(await page.evaluate(async () => (await fetch('/trpc/auth.whoami')).status)).toBe(200);
+
+    const first = sims[0] ?? '';
+    await line(first)
+      .getByRole('button', { name: `Stop ${first}` })
+      .click();
+    await expect(line(first)).toHaveAttribute('data-status', 'stopped');
+    await expect(line(fifth).getByTestId('run-progress')).toHaveText('0 / 4');
+    await expect(line(sims[5] ?? '').getByTestId('run-waiting')).toBeVisible();
+    await expect.poll(() => held.length).toBe(5);
+  } finally {
+    for (const response of held) response.destroy();
+    await new Promise((resolve) => endpoint.close(resolve));
+  }
+});

@@ -2,7 +2,7 @@ import type { SimulationResult } from '@terrarium/schema';
 import { Elapsed } from '../../app/elapsed';
 import { formatCount } from '../../app/format';
 import { predictionFailed } from './summary';
-import type { SimulationRun } from './use-simulation-runs';
+import { MAX_SERVER_STREAMS, type SimulationRun } from './use-simulation-runs';
 
 /**
  * What a finished or stopped run did: only predictions that came back count as simulated. A
@@ -86,7 +86,17 @@ export function RunStatus({
       {lines.map(({ sim, state }) => (
         <li key={sim} data-sim={sim} data-status={state.status}>
           <span className="mono">{sim}</span>{' '}
-          {state.status === 'running' && (
+          {state.status === 'running' && state.waiting && (
+            <>
+              <span className="muted" role="status" data-testid="run-waiting">
+                waiting: {MAX_SERVER_STREAMS} server runs stream at a time from this page
+              </span>{' '}
+              <button type="button" aria-label={`Stop ${sim}`} onClick={() => onStop(sim)}>
+                Stop
+              </button>
+            </>
+          )}
+          {state.status === 'running' && !state.waiting && (
             <>
               <span className="spinner-text" role="status">
                 <span className="spinner" aria-hidden="true" /> running:{' '}

@@ -2,9 +2,11 @@ import { countTransitions, type SimulatedStep, type SimulationResult } from '@te
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTRPCClient } from '../../app/trpc';
 import { isBrowserSimSpec } from '../models/browser-sim-spec';
+import { StreamSlots } from './stream-slots';
 
 export type SimulationRun =
-  | { status: 'running'; startedAt: number; done: number; total: number | null }
+  /** `waiting`: in line for one of the page's event streams (`MAX_SERVER_STREAMS`). */
+  | { status: 'running'; waiting: boolean; startedAt: number; done: number; total: number | null }
   | { status: 'done'; result: SimulationResult }
   /** Stopped by its user: the steps simulated until then, of `total`. */
   | { status: 'stopped'; result: SimulationResult; total: number | null }
@@ -12,6 +14,12 @@ export type SimulationRun =
 
 /** The API refuses more than this many transitions per run. */
 export const MAX_SIMULATED_STEPS = 500;
+
+/**
+ * Server runs streaming at once. A browser opens six connections to a server; two are left for
+ * the page's other requests (a step window, a trajectory list), and further runs wait their turn.
+ */
+export const MAX_SERVER_STREAMS = 4;
 
 /** A fast simulator scores hundreds of steps a second; the page shows its count this often. */
 const PROGRESS_INTERVAL_MS = 100;
@@ -22,6 +30,8 @@ function messageOf(error: unknown): string {
 
 /** What one run reports, from the server's event stream or the browser's model alike. */
 interface RunReport {
+  /** The run is under way (a server run has its stream). */
+  began(): void;
   started(total: number): void;
   step(step: SimulatedStep): void;
   done(): void;
@@ -44,10 +54,14 @@ export function useSimulationRuns(trajectoryId: string) {
   const client = useTRPCClient();
   const [runs, setRuns] = useState<ReadonlyMap<string, SimulationRun>>(new Map());
   const live = useRef(new Map<string, LiveRun>());
+  const slots = useRef(new StreamSlots(MAX_SERVER_STREAMS));
 
   useEffect(() => {
     const current = live.current;
+    const streams = slots.current;
     return () => {
+      // First, so that ending a streaming run does not start a waiting one on the way out.
+      streams.clear();
       for (const run of current.values()) run.drop();
       current.clear();
     };
@@ -58,6 +72,7 @@ export function useSimulationRuns(trajectoryId: string) {
     (sim: string, maxSteps: number, report: RunReport): (() => void) => {
       if (isBrowserSimSpec(sim)) {
         const controller = new AbortController();
+        report.began();
         // Loaded on first use: onnxruntime-web stays out of the Compare page's own chunk.
         import('../models/simulate-in-browser')
           .then(async ({ loadTrajectoryForBrowser, simulateInBrowser, stepNeighbors }) => {
@@ -75,18 +90,31 @@ export function useSimulationRuns(trajectoryId: string) {
         return () => controller.abort();
       }
       // A subscription, not one request: a slow endpoint's steps arrive as they are scored.
-      const subscription = client.simulate.runEvents.subscribe(
-        { trajectoryId, sim, maxSteps },
-        {
-          onData: (event) => {
-            if (event.type === 'started') report.started(event.total);
-            else if (event.type === 'step') report.step(event.step);
-            else report.done();
+      let subscription: { unsubscribe(): void } | null = null;
+      const release = slots.current.take(() => {
+        report.began();
+        subscription = client.simulate.runEvents.subscribe(
+          { trajectoryId, sim, maxSteps },
+          {
+            onData: (event) => {
+              if (event.type === 'started') report.started(event.total);
+              else if (event.type === 'step') report.step(event.step);
+              else {
+                release();
+                report.done();
+              }
+            },
+            onError: (error) => {
+              release();
+              report.failed(error);
+            },
           },
-          onError: report.failed,
-        },
-      );
-      return () => subscription.unsubscribe();
+        );
+      });
+      return () => {
+        subscription?.unsubscribe();
+        release();
+      };
     },
     [client, trajectoryId],
   );
@@ -95,7 +123,8 @@ export function useSimulationRuns(trajectoryId: string) {
     (sims: readonly string[], maxSteps: number) => {
       for (const sim of sims) {
         live.current.get(sim)?.drop();
-        const startedAt = Date.now();
+        let startedAt = Date.now();
+        let waiting = true;
         let steps: SimulatedStep[] = [];
         let total: number | null = null;
         let ended = false;
@@ -107,7 +136,7 @@ export function useSimulationRuns(trajectoryId: string) {
           pending = null;
           if (ended) return;
           shownAt = Date.now();
-          show({ status: 'running', startedAt, done: steps.length, total });
+          show({ status: 'running', waiting, startedAt, done: steps.length, total });
         };
         // At most one update per interval, and the last count always shown.
         const progressed = () => {
@@ -129,6 +158,11 @@ export function useSimulationRuns(trajectoryId: string) {
           steps: [...steps],
         });
         const cancel = start(sim, maxSteps, {
+          began: () => {
+            waiting = false;
+            startedAt = Date.now();
+            progressed();
+          },
           started: (count) => {
             // A stream that reconnects starts over.
             steps = [];
