@@ -113,15 +113,9 @@ describe('terrarium users', () => {
       });
       // Made a researcher through the server, lin's open session has the role at its next request.
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const promoted = await runCli([
-        'users',
-        'role',
-        'lin',
-        '--role',
-        'researcher',
-        '--data-dir',
-        dataDir,
-      ]);
+      const makeLin = (role: string) =>
+        runCli(['users', 'role', 'lin', '--role', role, '--data-dir', dataDir]);
+      const promoted = await makeLin('researcher');
       expect([promoted.code, promoted.stdout]).toEqual([
         0,
         'lin is now a researcher (was a labeler); it applies at their next request\n',
@@ -130,19 +124,9 @@ describe('terrarium users', () => {
       expect(await whoami.json()).toMatchObject({
         result: { data: { kind: 'user', name: 'lin', role: 'researcher' } },
       });
-      const again = await runCli([
-        'users',
-        'role',
-        'lin',
-        '--role',
-        'researcher',
-        '--data-dir',
-        dataDir,
-      ]);
+      const again = await makeLin('researcher');
       expect(again.stdout).toBe('lin is already a researcher\n');
-      expect(
-        (await runCli(['users', 'role', 'lin', '--role', 'labeler', '--data-dir', dataDir])).code,
-      ).toBe(0);
+      expect((await makeLin('labeler')).code).toBe(0);
       const viaServerReset = await runWithStdin(
         ['users', 'password', 'ada', '--password-stdin', '--data-dir', dataDir],
         'the third long password',

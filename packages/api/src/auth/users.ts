@@ -47,6 +47,17 @@ export async function addAccount(
 }
 
 /**
+ * Refuses a change that would take away the last researcher (`target`, a researcher): without one
+ * nobody could manage accounts from the UI. `remedy` says what to do first.
+ */
+function keepLastResearcher(users: readonly StoredUser[], target: StoredUser, remedy: string) {
+  if (!users.some((user) => user.role === 'researcher' && user !== target))
+    throw new AccountRefusal(
+      `${target.name} is the last researcher: without one nobody could manage accounts from the UI; ${remedy} first`,
+    );
+}
+
+/**
  * Removes an account for a researcher's request; false when there is none of that name. One's own
  * account is refused, so a researcher on the page cannot lock themselves out (another researcher
  * exists whenever one removes anyone's; the command line, a program, may remove any).
@@ -61,13 +72,7 @@ export async function removeAccount(
   const users = await store.listUsers();
   const target = users.find((user) => user.name === name);
   if (target === undefined) return false;
-  if (
-    target.role === 'researcher' &&
-    !users.some((user) => user.role === 'researcher' && user !== target)
-  )
-    throw new AccountRefusal(
-      `${name} is the last researcher: without one nobody could manage accounts from the UI; add another researcher first`,
-    );
+  if (target.role === 'researcher') keepLastResearcher(users, target, 'add another researcher');
   // Their labels stay (a label names its labeler, not the account row); the items they held go
   // back to their queues now rather than when the leases expire.
   await store.releaseLeasesOf(target.id);
@@ -90,14 +95,8 @@ export async function setAccountRole(
   const users = await store.listUsers();
   const target = users.find((user) => user.name === name);
   if (target === undefined) return false;
-  if (
-    role === 'labeler' &&
-    target.role === 'researcher' &&
-    !users.some((user) => user.role === 'researcher' && user !== target)
-  )
-    throw new AccountRefusal(
-      `${name} is the last researcher: without one nobody could manage accounts from the UI; make another account a researcher first`,
-    );
+  if (role === 'labeler' && target.role === 'researcher')
+    keepLastResearcher(users, target, 'make another account a researcher');
   return store.setUserRole(name, role);
 }
 
