@@ -319,7 +319,7 @@ export class SqlImportBatch implements ImportBatch {
         };
   }
 
-  async commit(): Promise<void> {
+  async commit(): Promise<string | null> {
     this.assertOpen();
     this.settled = true;
     try {
@@ -333,17 +333,25 @@ export class SqlImportBatch implements ImportBatch {
          WHERE id = $1::bigint AND status = 'importing'`,
         [this.batchId],
       );
-      // The search indexes keep a large pending list (migrations 007, 015); merge it now so
-      // searches do not scan it linearly. PGlite runs no autovacuum, which would otherwise do this.
-      await this.context.executor.query(
-        `SELECT gin_clean_pending_list('step_pages_lexemes'::regclass),
-           gin_clean_pending_list('trajectories_search'::regclass)`,
-      );
-      // Without autovacuum the planner also keeps the row estimates of an empty store and sorts
-      // 100,000 rows where an index scan in id order would do.
-      await this.context.executor.exec(
-        'ANALYZE import_batches, trajectories, step_pages, quarantine',
-      );
+      // The rows are in from here on: a failure of the upkeep below is said, not taken for the
+      // import's (a full disk reported "import failed" for a dataset stored whole).
+      try {
+        // The search indexes keep a large pending list (migrations 007, 015); merge it now so
+        // searches do not scan it linearly. PGlite runs no autovacuum, which would do this.
+        await this.context.executor.query(
+          `SELECT gin_clean_pending_list('step_pages_lexemes'::regclass),
+             gin_clean_pending_list('trajectories_search'::regclass)`,
+        );
+        // Without autovacuum the planner also keeps the row estimates of an empty store and sorts
+        // 100,000 rows where an index scan in id order would do.
+        await this.context.executor.exec(
+          'ANALYZE import_batches, trajectories, step_pages, quarantine',
+        );
+        return null;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return `the import is stored whole, but the store's upkeep after it failed (${reason}): searches may be slow until the next import`;
+      }
     } finally {
       await this.releaseLock();
     }

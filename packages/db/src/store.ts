@@ -65,7 +65,12 @@ export interface ImportBatch {
    * many, with their transitions. Stored twice, each would be its own twin for retrieval.
    */
   dropRepeated(): Promise<{ trajectories: number; transitions: number }>;
-  commit(): Promise<void>;
+  /**
+   * Makes the batch's rows visible, all at once. Resolves to null, or, when the rows are stored but
+   * the upkeep after it failed (merging the search indexes, the planner's statistics: a disk that
+   * filled up then), to a sentence saying so: the import is whole, searches may be slow.
+   */
+  commit(): Promise<string | null>;
   abort(): Promise<void>;
   /**
    * Lets go of the batch without finishing it, as a crash would: its rows stay invisible, for an

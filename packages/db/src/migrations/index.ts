@@ -14,6 +14,7 @@ import { stepPages } from './015-step-pages';
 import { benchSplitTasks } from './016-bench-split-tasks';
 import { benchContexts } from './017-bench-contexts';
 import { unpricedUnits } from './018-unpriced-units';
+import { trajectoryExternalIds } from './019-trajectory-external-ids';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   benchSplitTasks,
   benchContexts,
   unpricedUnits,
+  trajectoryExternalIds,
 ];

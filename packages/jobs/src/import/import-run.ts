@@ -119,9 +119,14 @@ export async function settleImport(
 ): Promise<ImportReport> {
   const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : NONE_SKIPPED;
   const report = reportOf(dataset, final, skipped);
-  if (report.trajectories > 0) await batch.commit();
-  else await batch.abort();
-  return report;
+  if (report.trajectories === 0) {
+    await batch.abort();
+    return report;
+  }
+  const upkeep = await batch.commit();
+  return upkeep === null
+    ? report
+    : { ...report, warnings: [...(report.warnings ?? []), { file: '*', reason: upkeep }] };
 }
 
 /**
