@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findDataFiles, type DataFile, type FoundFiles } from '@terrarium/api';
 import type { ImportJobRecord, Store } from '@terrarium/db';
-import { runImportJob } from '@terrarium/jobs';
+import { runImportJob, type ImportCheckpoint } from '@terrarium/jobs';
 import {
   alreadyStoredNote,
   importExitCode,
@@ -157,6 +157,23 @@ async function importAsJob(
   return runJob(store, job, options.progress);
 }
 
+/**
+ * What a resumed import says first, and the bytes it had read: the files before the one it
+ * stopped in and what it had read of that one (a single big file's resume said 0% after thousands
+ * of trajectories, counting only the files before).
+ */
+export function resumeNote(
+  job: Pick<ImportJobRecord, 'dataset' | 'totalBytes'>,
+  from: Pick<ImportCheckpoint, 'bytesBefore' | 'bytesInFile' | 'report'>,
+): { text: string; bytesDone: number } {
+  const bytesDone = from.bytesBefore + from.bytesInFile;
+  const share = job.totalBytes > 0 ? Math.floor((100 * bytesDone) / job.totalBytes) : 0;
+  return {
+    text: `Resuming the import into "${job.dataset}" that stopped after ${from.report.trajectories} trajectories (${share}% of the bytes read).\n`,
+    bytesDone,
+  };
+}
+
 async function runJob(
   store: Store,
   job: ImportJobRecord,
@@ -173,12 +190,12 @@ async function runJob(
       cancel: interrupted.signal,
       onStart: (_started, resumedFrom) => {
         if (resumedFrom === null) return;
-        const done = resumedFrom.bytesBefore;
-        const share = job.totalBytes > 0 ? Math.floor((100 * done) / job.totalBytes) : 0;
-        process.stderr.write(
-          `Resuming the import into "${job.dataset}" that stopped after ${resumedFrom.report.trajectories} trajectories (${share}% of the bytes read).\n`,
-        );
-        progress.advance(done, { file: '', trajectories: resumedFrom.report.trajectories });
+        const resumed = resumeNote(job, resumedFrom);
+        process.stderr.write(resumed.text);
+        progress.advance(resumed.bytesDone, {
+          file: '',
+          trajectories: resumedFrom.report.trajectories,
+        });
       },
       onProgress: ({ file, bytesRead, trajectories }) => {
         if (file !== lastFile) lastBytes = 0;
