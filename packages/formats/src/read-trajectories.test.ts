@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ImportEvent } from './read';
 import { readTrajectories } from './read-trajectories';
+import { findBinaryEvidence } from './stream/top-level-shape';
 import {
   chunked,
   collect,
@@ -254,6 +256,31 @@ describe('readTrajectories on bad input', () => {
         },
       },
     ]);
+  });
+
+  it('names a compressed file and what to do, where it said only "binary"', async () => {
+    const text = '{"task": "one"}\n{"task": "two"}\n';
+    const fatal = (file: string, reason: string) => ({
+      type: 'fatal',
+      error: { file, line: null, byteOffset: 0, reason },
+    });
+    expect(await read(gzipSync(text), jsonl, { fileName: 'run.jsonl.gz' })).toEqual([
+      fatal(
+        'run.jsonl.gz',
+        'gzip-compressed file: only uncompressed text is read; gunzip it first',
+      ),
+    ]);
+    // A zip archive's local file header, then a stored file's name.
+    const zip = Uint8Array.of(0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 0, 0, 0x61, 0x2e, 0x6a);
+    expect(await read(zip, jsonl, { fileName: 'runs.zip' })).toEqual([
+      fatal('runs.zip', 'zip-compressed file: only uncompressed text is read; unzip it first'),
+    ]);
+    // Text that merely starts like bzip2's mark is text; a real bzip2 head is not.
+    expect(findBinaryEvidence(new TextEncoder().encode('BZh1 is a name\n'))).toBeNull();
+    expect(
+      findBinaryEvidence(Uint8Array.of(0x42, 0x5a, 0x68, 0x39, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59))
+        ?.reason,
+    ).toBe('bzip2-compressed file: only uncompressed text is read; bunzip2 it first');
   });
 
   it('refuses an empty file, a blank one and a lone BOM', async () => {

@@ -26,8 +26,31 @@ export interface BinaryEvidence {
   reason: string;
 }
 
+/** Compressed and archive formats by their first bytes, to say what a file is instead of "binary". */
+const PACKED: readonly { name: string; magic: readonly (number | null)[]; remedy: string }[] = [
+  { name: 'gzip', magic: [0x1f, 0x8b], remedy: 'gunzip it' },
+  { name: 'zip', magic: [0x50, 0x4b, 0x03, 0x04], remedy: 'unzip it' },
+  { name: 'zstd', magic: [0x28, 0xb5, 0x2f, 0xfd], remedy: 'unzstd it' },
+  { name: 'xz', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], remedy: 'unxz it' },
+  // "BZh", the block size (any digit: null), then the first block's mark, so that text starting
+  // "BZh" is not taken for one.
+  {
+    name: 'bzip2',
+    magic: [0x42, 0x5a, 0x68, null, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59],
+    remedy: 'bunzip2 it',
+  },
+];
+
 /** Why these first bytes are not UTF-8 text, or null when they are. */
 export function findBinaryEvidence(head: Uint8Array): BinaryEvidence | null {
+  const packed = PACKED.find(({ magic }) =>
+    magic.every((byte, index) => index < head.length && (byte === null || head[index] === byte)),
+  );
+  if (packed !== undefined)
+    return {
+      byteOffset: 0,
+      reason: `${packed.name}-compressed file: only uncompressed text is read; ${packed.remedy} first`,
+    };
   const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
   if (utf16) return { byteOffset: 0, reason: 'binary file: UTF-16 text (only UTF-8 is read)' };
   const nul = head.indexOf(0);
