@@ -45,6 +45,11 @@ function errorsOf(events: readonly ImportEvent[]) {
   return quarantinesOf(events).map((event) => event.error);
 }
 
+/** The one event a file that cannot be read at all gives. */
+function fatal(file: string, reason: string) {
+  return { type: 'fatal', error: { file, line: null, byteOffset: 0, reason } };
+}
+
 describe('readTrajectories on bad input', () => {
   it('quarantines malformed JSONL lines and keeps the good ones', async () => {
     const events = await read('{"id":1}\n{"id":2\n\n{"id":3}\nnot json\n');
@@ -260,10 +265,6 @@ describe('readTrajectories on bad input', () => {
 
   it('names a compressed file and what to do, where it said only "binary"', async () => {
     const text = '{"task": "one"}\n{"task": "two"}\n';
-    const fatal = (file: string, reason: string) => ({
-      type: 'fatal',
-      error: { file, line: null, byteOffset: 0, reason },
-    });
     expect(await read(gzipSync(text), jsonl, { fileName: 'run.jsonl.gz' })).toEqual([
       fatal(
         'run.jsonl.gz',
