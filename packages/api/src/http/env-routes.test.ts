@@ -213,6 +213,48 @@ describe('/v1/envs (environment server)', () => {
       expect((await call('DELETE', `/v1/envs/${sessionId}`)).status).toBe(204);
   });
 
+  it('refuses a body where fork and evaluate take none, and text where a route takes JSON', async () => {
+    const id = await open({ task: 'scratch-last-line', seed: 1 });
+    // An answer sent to evaluate was scored as if never sent: it is said instead.
+    expect(await call('POST', `/v1/envs/${id}/evaluate`, { answer: 42 })).toMatchObject({
+      status: 400,
+      json: {
+        error: {
+          message: 'evaluate takes no body: it scores the session as it is',
+          issues: [
+            {
+              field: 'answer',
+              message:
+                'unknown field: evaluate scores the world as it is; an answer is a step (`submit ANSWER`)',
+            },
+          ],
+        },
+      },
+    });
+    expect(await call('POST', `/v1/envs/${id}/fork`, { x: 1 })).toMatchObject({
+      status: 400,
+      json: { error: { issues: [{ field: 'x' }] } },
+    });
+    // No body, or the empty object clients send out of habit, is fine.
+    expect((await call('POST', `/v1/envs/${id}/evaluate`)).status).toBe(200);
+    const fork = await call('POST', `/v1/envs/${id}/fork`, {});
+    expect(fork.status).toBe(201);
+    // text/plain is a step's action alone: elsewhere it is read as the JSON it should be.
+    const text = await fetch(`${url}/v1/envs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(text.status).toBe(400);
+    expect(await text.json()).toMatchObject({
+      error: { message: expect.stringMatching(/^the request body is not JSON: /) },
+    });
+    const forkId =
+      fork.json && typeof fork.json === 'object' && 'id' in fork.json ? fork.json.id : '';
+    for (const sessionId of [id, String(forkId)])
+      expect((await call('DELETE', `/v1/envs/${sessionId}`)).status).toBe(204);
+  });
+
   it('answers 503 with Retry-After when full, while admitted sessions keep stepping', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i += 1) ids.push(await open({ world: 'scratch' }));

@@ -117,12 +117,12 @@ function sendSessionError(response: ServerResponse, error: SessionError): void {
 }
 
 /**
- * The body as JSON (or `{action: text}` for text/plain). Event-based rather than `for await`:
- * on the step path, at thousands of requests per second, the async iterator costs a visible
- * share of the server's CPU.
+ * The body as JSON; for a step, a text/plain body is the action's text (`{action: text}`), as the
+ * OpenAPI document says. Event-based rather than `for await`: on the step path, at thousands of
+ * requests per second, the async iterator costs a visible share of the server's CPU.
  */
-function readBody(request: IncomingMessage): Promise<unknown> {
-  const plain = (request.headers['content-type'] ?? '').startsWith('text/plain');
+function readBody(request: IncomingMessage, textIsAction = false): Promise<unknown> {
+  const plain = textIsAction && (request.headers['content-type'] ?? '').startsWith('text/plain');
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -143,6 +143,8 @@ function readBody(request: IncomingMessage): Promise<unknown> {
           ? parts[0].toString('utf8')
           : Buffer.concat(parts).toString('utf8');
       if (plain) return resolve({ action: text });
+      // Fork and evaluate take none: an empty body is no body.
+      if (text.trim() === '') return resolve(undefined);
       try {
         resolve(JSON.parse(text));
       } catch (error) {
@@ -155,6 +157,20 @@ function readBody(request: IncomingMessage): Promise<unknown> {
       }
     });
   });
+}
+
+/**
+ * What a body that should be absent carries, as field names: none for no body or `{}` (clients
+ * send one out of habit); the root (`""`) for anything that is not an object.
+ */
+function fieldsOf(body: unknown): string[] {
+  if (body === undefined) return [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [''];
+  return Object.keys(body);
+}
+
+function unknownFields(fields: readonly string[], why: string) {
+  return fields.map((field) => ({ field, message: `unknown field: ${why}` }));
 }
 
 /** The common step body, `{"action": "<text>"}`, without a trip through zod's union. */
@@ -300,7 +316,7 @@ async function route(
       return answer(await env.sessions.state(id));
     case 'step': {
       if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
-      const raw = await readBody(request);
+      const raw = await readBody(request, true);
       const fast = textStep(raw);
       const body =
         fast === null ? StepEnvRequest.safeParse(raw) : { success: true as const, data: fast };
@@ -329,14 +345,33 @@ async function route(
       if (isSessionError(world)) return sendSessionError(response, world);
       return answer(await env.sessions.step(id, moveFromRequest(world, body.data)));
     }
-    case 'fork':
+    case 'fork': {
       if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
-      request.resume();
+      const fields = fieldsOf(await readBody(request));
+      if (fields.length > 0)
+        return sendError(
+          response,
+          400,
+          'fork takes no body: it copies the session as it is',
+          unknownFields(fields, 'a fork copies the session as it is'),
+        );
       return answer(await env.sessions.fork(id), 201);
-    case 'evaluate':
+    }
+    case 'evaluate': {
       if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
-      request.resume();
+      const fields = fieldsOf(await readBody(request));
+      if (fields.length > 0)
+        return sendError(
+          response,
+          400,
+          'evaluate takes no body: it scores the session as it is',
+          unknownFields(
+            fields,
+            'evaluate scores the world as it is; an answer is a step (`submit ANSWER`)',
+          ),
+        );
       return answer(await env.sessions.evaluate(id));
+    }
     default:
       request.resume();
       return sendError(response, 404, `no environment route ${path}`);

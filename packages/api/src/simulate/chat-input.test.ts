@@ -77,6 +77,17 @@ describe('parseChatToSimInput', () => {
     expect(() => parseChatToSimInput([{ role: 'user', content: 3 }])).toThrow(
       'messages[0].content: expected a string or text parts',
     );
+    // A user message without content has no action to look up; an assistant's may have none.
+    expect(() => parseChatToSimInput([{ role: 'user' }])).toThrow(
+      'messages[0].content: a user message carries an action: expected a string or text parts',
+    );
+    expect(
+      parseChatToSimInput([
+        { role: 'user', content: 'ls' },
+        { role: 'assistant', content: null },
+        { role: 'user', content: 'pwd' },
+      ]).history,
+    ).toHaveLength(1);
   });
 });
 

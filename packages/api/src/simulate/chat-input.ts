@@ -150,7 +150,14 @@ function contentOf(message: unknown, at: number): { role: string; content: strin
     );
     return { role, content: parts.join('') };
   }
-  if (content === null || content === undefined) return { role, content: '' };
+  // An assistant message may have no content (it called tools); a user message is the action, and
+  // without content the lookup would run on an empty action and answer "no recorded transition".
+  if ((content === null || content === undefined) && role !== 'user') return { role, content: '' };
+  if (content === null || content === undefined)
+    throw new ChatInputError(
+      `messages[${at}].content`,
+      'a user message carries an action: expected a string or text parts',
+    );
   throw new ChatInputError(`messages[${at}].content`, 'expected a string or text parts');
 }
 
