@@ -336,17 +336,13 @@ export class SqlImportBatch implements ImportBatch {
       // The rows are in from here on: a failure of the upkeep below is said, not taken for the
       // import's (a full disk reported "import failed" for a dataset stored whole).
       try {
-        // The search indexes keep a large pending list (migrations 007, 015); merge it now so
-        // searches do not scan it linearly. PGlite runs no autovacuum, which would do this.
-        await this.context.executor.query(
-          `SELECT gin_clean_pending_list('step_pages_lexemes'::regclass),
-             gin_clean_pending_list('trajectories_search'::regclass)`,
-        );
-        // Without autovacuum the planner also keeps the row estimates of an empty store and sorts
-        // 100,000 rows where an index scan in id order would do.
-        await this.context.executor.exec(
-          'ANALYZE import_batches, trajectories, step_pages, quarantine',
-        );
+        // One statement at a time, with a turn of the event loop before each: the embedded store
+        // holds its thread for a statement, and its promises settle without letting timers or
+        // requests in, so the server answers between these rather than after all of them.
+        for (const statement of UPKEEP_STATEMENTS) {
+          await turnOfTheEventLoop();
+          await this.context.executor.query(statement);
+        }
         return null;
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -386,6 +382,24 @@ export class SqlImportBatch implements ImportBatch {
 }
 
 function ignore(): void {}
+
+/**
+ * After an import: the search indexes keep a large pending list (migrations 007, 015), merged now
+ * so that searches do not scan it linearly; and, since PGlite runs no autovacuum, the planner's
+ * statistics (it would otherwise keep the row estimates of an empty store and sort 100,000 rows
+ * where an index scan in id order would do).
+ */
+const UPKEEP_STATEMENTS = [
+  "SELECT gin_clean_pending_list('trajectories_search'::regclass)",
+  "SELECT gin_clean_pending_list('step_pages_lexemes'::regclass)",
+  'ANALYZE trajectories',
+  'ANALYZE step_pages',
+  'ANALYZE import_batches, quarantine',
+];
+
+function turnOfTheEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 /** A promise with its resolve and reject (Promise.withResolvers is Node 22). */
 function settlement(): {
