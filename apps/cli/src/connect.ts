@@ -7,6 +7,7 @@ import {
 } from '@terrarium/db';
 import { readTokenFile, tokenFromEnv, TokenError } from '@terrarium/server';
 import { CliError } from './cli-error';
+import { fileSystemReason } from './output-path';
 import { HEALTH_TIMEOUT_MS, serverStatus, type ServerStatus } from './server-client';
 
 /** Where a command's data lives: a store this process opened, or a running server that owns it. */
@@ -73,6 +74,10 @@ export async function connect(options: GlobalOptions): Promise<DataTarget> {
           'a Terrarium server; wait for it to finish or stop it, or choose another --data-dir',
       );
     }
+    // A folder that cannot be read or written (a file in the store's place, a full or read-only
+    // disk) is said in one line, not a stack.
+    const reason = fileSystemReason(error);
+    if (reason !== null) throw new CliError(`cannot open the store in ${dataDir}: ${reason}`);
     throw error;
   }
 }

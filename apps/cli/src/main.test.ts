@@ -218,4 +218,15 @@ describe('terrarium CLI', () => {
       await holder.close();
     }
   });
+
+  it('says in one line that a store cannot be opened, where it printed a stack', SLOW, async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cli-file-store-'));
+    // A file where the store's folder goes.
+    await writeFile(path.join(dataDir, 'pglite'), 'not a folder\n');
+    const result = await runCli(['datasets', '--data-dir', dataDir]);
+    expect([result.code, result.stderr]).toEqual([
+      1,
+      `terrarium: cannot open the store in ${dataDir}: part of the path is a file, not a folder\n`,
+    ]);
+  });
 });

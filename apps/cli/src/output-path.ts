@@ -33,12 +33,17 @@ function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && 'code' in error && typeof error.code === 'string';
 }
 
+/** A file-system error in words ("no space left on the device"), or null for any other error. */
+export function fileSystemReason(error: unknown): string | null {
+  if (!isErrnoException(error) || error.code === undefined) return null;
+  // Node's message names the call and repeats the path ("EIO: i/o error, write"): keep its gist.
+  return REASONS[error.code] ?? error.message.split(',')[0] ?? error.code;
+}
+
 /** The one-line failure for a file-system error at `target`; anything else passes unchanged. */
 function cannotWrite(target: string, error: unknown): unknown {
-  if (!isErrnoException(error) || error.code === undefined) return error;
-  // Node's message names the call and repeats the path ("EIO: i/o error, write"): keep its gist.
-  const reason = REASONS[error.code] ?? error.message.split(',')[0] ?? error.code;
-  return new CliError(`cannot write ${target}: ${reason}`);
+  const reason = fileSystemReason(error);
+  return reason === null ? error : new CliError(`cannot write ${target}: ${reason}`);
 }
 
 /** `work`'s result, with a file-system failure said as `cannot write TARGET: reason`. */
