@@ -47,6 +47,23 @@ export async function addAccount(
 }
 
 /**
+ * The account a manager acts on, with every account, or null when there is none of that name. An
+ * account's own is refused (`what` names the change): on the page it would lock them out.
+ */
+async function otherAccount(
+  store: Store,
+  name: string,
+  by: AccountManager,
+  what: string,
+): Promise<{ users: StoredUser[]; target: StoredUser } | null> {
+  if (by.kind === 'account' && by.name === name)
+    throw new AccountRefusal(`you cannot ${what}: ask another researcher`);
+  const users = await store.listUsers();
+  const target = users.find((user) => user.name === name);
+  return target === undefined ? null : { users, target };
+}
+
+/**
  * Refuses a change that would take away the last researcher (`target`, a researcher): without one
  * nobody could manage accounts from the UI. `remedy` says what to do first.
  */
@@ -67,11 +84,9 @@ export async function removeAccount(
   name: string,
   by: AccountManager,
 ): Promise<boolean> {
-  if (by.kind === 'account' && by.name === name)
-    throw new AccountRefusal('you cannot remove your own account: ask another researcher');
-  const users = await store.listUsers();
-  const target = users.find((user) => user.name === name);
-  if (target === undefined) return false;
+  const found = await otherAccount(store, name, by, 'remove your own account');
+  if (found === null) return false;
+  const { users, target } = found;
   if (target.role === 'researcher') keepLastResearcher(users, target, 'add another researcher');
   // Their labels stay (a label names its labeler, not the account row); the items they held go
   // back to their queues now rather than when the leases expire.
@@ -90,11 +105,9 @@ export async function setAccountRole(
   role: UserRole,
   by: AccountManager,
 ): Promise<boolean> {
-  if (by.kind === 'account' && by.name === name)
-    throw new AccountRefusal('you cannot change your own role: ask another researcher');
-  const users = await store.listUsers();
-  const target = users.find((user) => user.name === name);
-  if (target === undefined) return false;
+  const found = await otherAccount(store, name, by, 'change your own role');
+  if (found === null) return false;
+  const { users, target } = found;
   if (role === 'labeler' && target.role === 'researcher')
     keepLastResearcher(users, target, 'make another account a researcher');
   return store.setUserRole(name, role);

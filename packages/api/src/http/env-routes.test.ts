@@ -220,14 +220,9 @@ describe('/v1/envs (environment server)', () => {
       status: 400,
       json: {
         error: {
-          message: 'evaluate takes no body: it scores the session as it is',
-          issues: [
-            {
-              field: 'answer',
-              message:
-                'unknown field: evaluate scores the world as it is; an answer is a step (`submit ANSWER`)',
-            },
-          ],
+          message:
+            'evaluate takes no body: it scores the world as it is; an answer is a step (`submit ANSWER`)',
+          issues: [{ field: 'answer', message: 'unknown field: evaluate takes no body' }],
         },
       },
     });

@@ -160,17 +160,28 @@ function readBody(request: IncomingMessage, textIsAction = false): Promise<unkno
 }
 
 /**
- * What a body that should be absent carries, as field names: none for no body or `{}` (clients
- * send one out of habit); the root (`""`) for anything that is not an object.
+ * For a route that takes no body: answers 400 naming each field when the body has any, and says
+ * whether it did. No body, or the `{}` clients send out of habit, passes; anything that is not an
+ * object is the root field (`""`).
  */
-function fieldsOf(body: unknown): string[] {
-  if (body === undefined) return [];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [''];
-  return Object.keys(body);
-}
-
-function unknownFields(fields: readonly string[], why: string) {
-  return fields.map((field) => ({ field, message: `unknown field: ${why}` }));
+async function refusedBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  action: string,
+  why: string,
+): Promise<boolean> {
+  const body = await readBody(request);
+  if (body === undefined) return false;
+  const fields =
+    typeof body !== 'object' || body === null || Array.isArray(body) ? [''] : Object.keys(body);
+  if (fields.length === 0) return false;
+  sendError(
+    response,
+    400,
+    `${action} takes no body: ${why}`,
+    fields.map((field) => ({ field, message: `unknown field: ${action} takes no body` })),
+  );
+  return true;
 }
 
 /** The common step body, `{"action": "<text>"}`, without a trip through zod's union. */
@@ -345,33 +356,22 @@ async function route(
       if (isSessionError(world)) return sendSessionError(response, world);
       return answer(await env.sessions.step(id, moveFromRequest(world, body.data)));
     }
-    case 'fork': {
+    case 'fork':
       if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
-      const fields = fieldsOf(await readBody(request));
-      if (fields.length > 0)
-        return sendError(
-          response,
-          400,
-          'fork takes no body: it copies the session as it is',
-          unknownFields(fields, 'a fork copies the session as it is'),
-        );
+      if (await refusedBody(request, response, 'fork', 'it copies the session as it is')) return;
       return answer(await env.sessions.fork(id), 201);
-    }
-    case 'evaluate': {
+    case 'evaluate':
       if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
-      const fields = fieldsOf(await readBody(request));
-      if (fields.length > 0)
-        return sendError(
+      if (
+        await refusedBody(
+          request,
           response,
-          400,
-          'evaluate takes no body: it scores the session as it is',
-          unknownFields(
-            fields,
-            'evaluate scores the world as it is; an answer is a step (`submit ANSWER`)',
-          ),
-        );
+          'evaluate',
+          'it scores the world as it is; an answer is a step (`submit ANSWER`)',
+        )
+      )
+        return;
       return answer(await env.sessions.evaluate(id));
-    }
     default:
       request.resume();
       return sendError(response, 404, `no environment route ${path}`);
