@@ -141,6 +141,7 @@ export async function writeOutputFolder(
   await writingTo(folder, mkdir(folder, { recursive: true }));
   // Inside the folder, so the moves stay on one file system and each is a rename.
   const staging = path.join(folder, `.terrarium-export.${randomBytes(4).toString('hex')}.partial`);
+  const previous = `${staging}-previous`;
   try {
     await writingTo(folder, mkdir(staging));
     for (const file of files) {
@@ -150,15 +151,27 @@ export async function writeOutputFolder(
       await writingTo(target, writeFile(staged, file.content));
       if (file.executable === true) await writingTo(target, chmod(staged, 0o755));
     }
+    // An older entry of the same name moves aside first and back if the new one cannot move in,
+    // so that a task is always in place, old or new.
+    await writingTo(folder, mkdir(previous));
     for (const entry of new Set(files.map((file) => file.path.split('/')[0] ?? file.path))) {
       const target = path.join(folder, entry);
-      await writingTo(target, rm(target, { recursive: true, force: true }));
-      await writingTo(target, rename(path.join(staging, entry), target));
+      const aside = path.join(previous, entry);
+      const hadOne = (await existingKind(target)) !== 'none';
+      if (hadOne) await writingTo(target, rename(target, aside));
+      try {
+        await writingTo(target, rename(path.join(staging, entry), target));
+      } catch (error) {
+        if (hadOne) await rename(aside, target);
+        throw error;
+      }
     }
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
+    await rm(previous, { recursive: true, force: true });
     if (existed === 'none') await rm(folder, { recursive: true, force: true });
     throw error;
   }
   await writingTo(folder, rm(staging, { recursive: true, force: true }));
+  await writingTo(folder, rm(previous, { recursive: true, force: true }));
 }
