@@ -107,8 +107,11 @@ test('a slow endpoint shows how far it has come, and Stop keeps its steps and en
     await expect.poll(() => abandoned).toBe(1);
     expect(received).toBe(2);
   } finally {
-    for (const response of held) response.destroy();
-    await new Promise((resolve) => endpoint.close(resolve));
+    // Stop listening first, then drop every connection: a client's retry accepted after the held
+    // answers were dropped would otherwise keep close() waiting.
+    const closed = new Promise((resolve) => endpoint.close(resolve));
+    endpoint.closeAllConnections();
+    await closed;
   }
 });
 
@@ -156,7 +159,10 @@ test('seven runs stream four at a time, so the page keeps connections for its ot
     await expect(line(sims[5] ?? '').getByTestId('run-waiting')).toBeVisible();
     await expect.poll(() => held.length).toBe(5);
   } finally {
-    for (const response of held) response.destroy();
-    await new Promise((resolve) => endpoint.close(resolve));
+    // Stop listening first, then drop every connection: a client's retry accepted after the held
+    // answers were dropped would otherwise keep close() waiting.
+    const closed = new Promise((resolve) => endpoint.close(resolve));
+    endpoint.closeAllConnections();
+    await closed;
   }
 });
