@@ -6,8 +6,8 @@ import {
   type Store,
 } from '@terrarium/db';
 import { readTokenFile, tokenFromEnv, TokenError } from '@terrarium/server';
+import { fileSystemReason } from '@terrarium/api';
 import { CliError } from './cli-error';
-import { fileSystemReason } from './output-path';
 import { HEALTH_TIMEOUT_MS, serverStatus, type ServerStatus } from './server-client';
 
 /** Where a command's data lives: a store this process opened, or a running server that owns it. */

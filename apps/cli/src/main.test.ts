@@ -129,6 +129,19 @@ describe('terrarium CLI', () => {
         .parse(JSON.parse(listed.stdout))
         .map((d) => d.name),
     ).toEqual(['chat']);
+
+    // A folder: the summary counts the file not read beside the record quarantined.
+    const folder = await runCli(['import', samples, '--dataset', 'both', '--data-dir', dataDir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stdout).toBe(
+      [
+        'Imported 2 trajectories, 2 transitions (openai-messages) into dataset "both".',
+        '1 bad record quarantined.',
+        '1 file could not be read to its end (named below).',
+        '',
+      ].join('\n'),
+    );
+    expect(folder.stderr).toContain('mystery.dat: ');
   });
 
   it('rejects an unknown --format naming the option', SLOW, async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileSystemReason, isErrnoException } from '@terrarium/api';
 import { CliError } from './cli-error';
 
 /** What a command writes to its output file, a piece at a time. */
@@ -13,31 +14,6 @@ export interface OutputFolderFile {
   path: string;
   content: string;
   executable?: boolean;
-}
-
-// In words: the user acts on "it is a folder", not on "EISDIR: illegal operation on a directory".
-const REASONS: Record<string, string> = {
-  EISDIR: 'it is a folder, not a file',
-  ENOTDIR: 'part of the path is a file, not a folder',
-  EEXIST: 'a file is where a folder is needed',
-  ENOENT: 'a folder on the path is missing',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is used up',
-  ENAMETOOLONG: 'the name is too long',
-};
-
-function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string';
-}
-
-/** A file-system error in words ("no space left on the device"), or null for any other error. */
-export function fileSystemReason(error: unknown): string | null {
-  if (!isErrnoException(error) || error.code === undefined) return null;
-  // Node's message names the call and repeats the path ("EIO: i/o error, write"): keep its gist.
-  return REASONS[error.code] ?? error.message.split(',')[0] ?? error.code;
 }
 
 /** The one-line failure for a file-system error at `target`; anything else passes unchanged. */

@@ -2,7 +2,12 @@ import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import type { DataFile } from '@terrarium/api';
-import { DatasetSummary, ImportReport, type SourceFormat } from '@terrarium/schema';
+import {
+  apiErrorMessage,
+  DatasetSummary,
+  ImportReport,
+  type SourceFormat,
+} from '@terrarium/schema';
 import { TRPCClientError } from '@trpc/client';
 import { CliError } from './cli-error';
 
@@ -56,12 +61,9 @@ export async function fetchDatasets(serverUrl: string, token: string): Promise<D
 }
 
 /** The `message` of an `{"error":{"message"}}` body (the server's routes and tRPC answer errors so). */
+/** A refusal's message, as the server gave it. */
 export function errorMessageOf(body: unknown): string {
-  if (typeof body !== 'object' || body === null || !('error' in body)) return 'no reason given';
-  const { error } = body;
-  if (typeof error !== 'object' || error === null || !('message' in error))
-    return 'no reason given';
-  return typeof error.message === 'string' ? error.message : 'no reason given';
+  return apiErrorMessage(body) ?? 'no reason given';
 }
 
 /** Streams one file to `POST /api/import` of a running server; `onBytes` sees each chunk sent. */

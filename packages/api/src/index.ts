@@ -20,6 +20,7 @@ export {
   type StoredUser,
 } from './auth/users';
 export { LOCAL_OWNER, SESSION_COOKIE } from './auth/sessions';
+export { fileSystemReason, isErrnoException } from './file-system-reason';
 export {
   HTTP_ROUTE_POLICIES,
   routeAccess,
@@ -53,7 +54,6 @@ export {
   type HealthReport,
 } from './http/api-routes';
 export { ImportParams, respondToImport, type ImportResponse } from './http/import-route';
-export type { ApiErrorBody } from './http/json-response';
 export { TERRARIUM_VERSION } from './version';
 export {
   availableSimulators,

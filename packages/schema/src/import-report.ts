@@ -49,8 +49,22 @@ export const ImportReport = z.object({
    * not stored again, and not counted in `trajectories`. Absent when none.
    */
   alreadyStored: z.number().int().positive().optional(),
+  /**
+   * Files whose reading stopped on an error before their end (not trajectories, unreadable, cut
+   * off): each is named in `errors`, and what it held before the error is imported. Absent when none.
+   */
+  stoppedFiles: z.number().int().positive().optional(),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
+
+/** "2 files could not be read to their end", the import's summary of `stoppedFiles`; null when none. */
+export function stoppedFilesNote(report: ImportReport): string | null {
+  const count = report.stoppedFiles;
+  if (count === undefined) return null;
+  return count === 1
+    ? '1 file could not be read to its end'
+    : `${count} files could not be read to their end`;
+}
 
 /**
  * What an import says of the trajectories it did not store because the dataset held them already,

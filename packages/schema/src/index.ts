@@ -6,3 +6,4 @@ export * from './bench';
 export * from './bench-views';
 export * from './rule-set-scores';
 export * from './accounts';
+export * from './api-error';

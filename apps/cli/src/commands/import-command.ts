@@ -7,6 +7,7 @@ import {
   alreadyStoredNote,
   importExitCode,
   someNames,
+  stoppedFilesNote,
   SOURCE_FORMATS,
   SourceFormat,
   type ImportReport,
@@ -268,7 +269,12 @@ export function mergeReports(dataset: string, reports: ImportReport[]): ImportRe
     errors: reports.flatMap((report) => report.errors),
     ...withWarnings(reports.flatMap((report) => report.warnings ?? [])),
     ...withAlreadyStored(reports.reduce((sum, report) => sum + (report.alreadyStored ?? 0), 0)),
+    ...withStoppedFiles(reports.reduce((sum, report) => sum + (report.stoppedFiles ?? 0), 0)),
   };
+}
+
+function withStoppedFiles(count: number): Pick<ImportReport, 'stoppedFiles'> {
+  return count === 0 ? {} : { stoppedFiles: count };
 }
 
 function withAlreadyStored(count: number): Pick<ImportReport, 'alreadyStored'> {
@@ -294,6 +300,7 @@ function failedFileReport(dataset: string, file: DataFile, error: unknown): Impo
         reason: error instanceof Error ? error.message : String(error),
       },
     ],
+    stoppedFiles: 1,
   };
 }
 
@@ -331,6 +338,7 @@ export function toJsonOutput(report: ImportReport) {
     })),
     ...withWarnings(report.warnings ?? []),
     ...withAlreadyStored(report.alreadyStored ?? 0),
+    ...withStoppedFiles(report.stoppedFiles ?? 0),
   };
 }
 
@@ -347,6 +355,8 @@ function printSummary(report: ImportReport, target: DataTarget): void {
       `${report.quarantined} bad ${report.quarantined === 1 ? 'record' : 'records'} quarantined.`,
     );
   }
+  const stopped = stoppedFilesNote(report);
+  if (stopped !== null) lines.push(`${stopped} (named below).`);
   const repeated = alreadyStoredNote(report);
   if (repeated !== null) lines.push(repeated);
   else if (report.trajectories === 0) lines.push('Nothing was imported.');

@@ -10,7 +10,7 @@ import {
 import { SimSpec, SimulationResult, type Action, type SimulatedStep } from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
-import { authHeaders } from '../server-client';
+import { authHeaders, errorMessageOf } from '../server-client';
 import { promptsOption } from './bench-command';
 
 export interface SimulateCommandOptions extends GlobalOptions {
@@ -85,15 +85,6 @@ async function simulateOn(
     if (error instanceof SimulatorError) throw new CliError(error.message);
     throw error;
   }
-}
-
-function errorMessageOf(body: unknown): string {
-  if (typeof body !== 'object' || body === null || !('error' in body)) return 'no reason given';
-  const { error } = body;
-  if (typeof error !== 'object' || error === null || !('message' in error)) {
-    return 'no reason given';
-  }
-  return typeof error.message === 'string' ? error.message : 'no reason given';
 }
 
 /** The data folder is held by `terrarium serve`: the server runs the simulation. */

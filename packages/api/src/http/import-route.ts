@@ -9,6 +9,7 @@ import type { ImportJobRecord, Store } from '@terrarium/db';
 import { runImportJob, type ImportJobs } from '@terrarium/jobs';
 import { importExitCode, SourceFormat, type ImportReport } from '@terrarium/schema';
 import { z } from 'zod';
+import { fileSystemReason, isErrnoException } from '../file-system-reason';
 import { importJobView } from '../imports/import-jobs-view';
 import { INTERNAL_ERROR_MESSAGE } from '../trpc';
 import { fieldIssues } from '../trpc';
@@ -84,7 +85,8 @@ export async function respondToImport(
     await rm(spooled, { force: true });
     if (disconnected.signal.aborted) return;
     console.error('POST /api/import: storing the upload failed:', error);
-    sendError(response, 500, `import failed: ${INTERNAL_ERROR_MESSAGE}`);
+    const failure = uploadNotStored(error);
+    sendError(response, failure.status, failure.message);
     return;
   }
   if (disconnected.signal.aborted) {
@@ -157,4 +159,19 @@ async function waitFinished(
   const job = await deps.store.getImportJob(jobId);
   if (job === null) throw new Error(`import job ${jobId} vanished`);
   return job;
+}
+
+/**
+ * Why an upload could not be stored, in the words the sender acts on. A full disk is the usual
+ * cause and is theirs to fix (free space, send again), so it is said as such (507, Insufficient
+ * Storage); the spool folder's path stays in the server log.
+ */
+export function uploadNotStored(error: unknown): { status: 500 | 507; message: string } {
+  const reason = fileSystemReason(error);
+  if (reason === null) return { status: 500, message: `import failed: ${INTERNAL_ERROR_MESSAGE}` };
+  const full = isErrnoException(error) && (error.code === 'ENOSPC' || error.code === 'EDQUOT');
+  return {
+    status: full ? 507 : 500,
+    message: `import failed: the server could not store the upload (${reason}); nothing was imported`,
+  };
 }

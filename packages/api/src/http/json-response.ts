@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { ApiErrorBody } from '@terrarium/schema';
 
 export function sendJson(
   response: ServerResponse,
@@ -14,10 +15,6 @@ export function sendJson(
     'cache-control': 'no-store',
   });
   response.end(text);
-}
-
-export interface ApiErrorBody {
-  error: { message: string; issues?: { field: string; message: string }[] };
 }
 
 export function sendError(

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
-import { alreadyStoredNote, importExitCode } from '@terrarium/schema';
+import { alreadyStoredNote, importExitCode, stoppedFilesNote } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   INTERCODE_SQL,
@@ -120,31 +121,46 @@ describe('importFiles', () => {
   });
 
   it(
-    'quarantines a bad line, keeps the good ones, and lists an unreadable file as one error',
+    'quarantines a bad line, keeps the good ones, and counts the files whose reading stopped',
     SLOW,
     async () => {
+      const retail = await readFile(TAU2_RETAIL, 'utf8');
       const files = [
         textFile('chat.jsonl', JSONL_WITH_ONE_BAD_LINE),
         textFile('notes.bin', '\u0000\u0001\u0002 not a trajectory format'),
         ...(await realFiles(TAU2_AIRLINE)),
+        // Cut off mid-file, as a copy interrupted by a full disk leaves it.
+        textFile('cut.json', retail.slice(0, 800_000)),
       ];
       const report = await importFiles(store, files, { dataset: 'mixed' });
       expect(report).toMatchObject({
         dataset: 'mixed',
         format: 'mixed',
-        trajectories: 22,
-        transitions: 150,
-        quarantined: 1,
+        trajectories: 40,
+        transitions: 270,
+        quarantined: 2,
+        stoppedFiles: 1,
       });
-      expect(report.errors.map((error) => [error.file, error.line])).toEqual([
-        ['chat.jsonl', 2],
-        ['notes.bin', null],
+      // A file cut off loses only its last record, quarantined; a file not read at all is the one
+      // whose reading stopped.
+      expect(report.errors.map((error) => [error.file, error.line, error.reason])).toEqual([
+        [
+          'chat.jsonl',
+          2,
+          `invalid JSON: Unexpected token 'o', "{"messages": [oops" is not valid JSON`,
+        ],
+        ['notes.bin', null, 'binary file: NUL byte at byte offset 0'],
+        ['cut.json', 17382, 'truncated: the file ends inside this record'],
       ]);
+      expect(stoppedFilesNote(report)).toBe('1 file could not be read to its end');
       expect(importExitCode(report)).toBe(2);
       const dataset = await datasetNamed('mixed');
-      expect(dataset).toMatchObject({ trajectories: 22, quarantined: 1 });
+      expect(dataset).toMatchObject({ trajectories: 40, quarantined: 2 });
       const quarantined = await store.listQuarantined(dataset?.id ?? '');
-      expect(quarantined.map((record) => [record.file, record.line])).toEqual([['chat.jsonl', 2]]);
+      expect(quarantined.map((record) => [record.file, record.line])).toEqual([
+        ['chat.jsonl', 2],
+        ['cut.json', 17382],
+      ]);
     },
   );
 
@@ -155,6 +171,7 @@ describe('importFiles', () => {
     expect(report.trajectories).toBe(0);
     expect(report.format).toBeNull();
     expect(report.errors).toHaveLength(1);
+    expect(report.stoppedFiles).toBe(1);
     expect(importExitCode(report)).toBe(1);
     expect(await datasetNamed('nothing')).toBeUndefined();
   });

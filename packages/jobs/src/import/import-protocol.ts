@@ -25,6 +25,8 @@ export const ImportCheckpoint = z.object({
     quarantined: z.number().int(),
     errors: z.array(ImportError),
     unlistedErrors: z.number().int(),
+    /** Files whose reading stopped on an error (checkpoints written before it have none). */
+    stoppedFiles: z.number().int().nonnegative().default(0),
     warnings: z.array(ImportWarning),
     formats: z.array(SourceFormat),
   }),

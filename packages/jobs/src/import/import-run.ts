@@ -105,6 +105,7 @@ export function reportOf(
     errors,
     ...(warnings.length === 0 ? {} : { warnings }),
     ...(skipped.trajectories === 0 ? {} : { alreadyStored: skipped.trajectories }),
+    ...(report.stoppedFiles === 0 ? {} : { stoppedFiles: report.stoppedFiles }),
   };
 }
 

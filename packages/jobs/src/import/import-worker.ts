@@ -80,6 +80,9 @@ class WorkerImport {
   /** Where the last record handed to a group starts. */
   private lastRecord = -1;
 
+  /** Whether the current file's reading stopped on an error. */
+  private stopped = false;
+
   constructor(private readonly start: Extract<ImporterMessage, { kind: 'start' }>) {
     this.state = start.resume ?? {
       file: 0,
@@ -92,6 +95,7 @@ class WorkerImport {
         quarantined: 0,
         errors: [],
         unlistedErrors: 0,
+        stoppedFiles: 0,
         warnings: [],
         formats: [],
       },
@@ -121,6 +125,7 @@ class WorkerImport {
     }
     this.state.bytesInFile = 0;
     this.lastRecord = resumeAfter;
+    this.stopped = false;
     const events = readTrajectories(this.chunksOf(file), {
       fileName: name,
       ...(this.start.format === null ? {} : { format: this.start.format }),
@@ -139,6 +144,7 @@ class WorkerImport {
             byteOffset: this.state.bytesInFile,
             reason: `reading stopped: ${error instanceof Error ? error.message : String(error)}`,
           });
+          this.stopped = true;
           break;
         }
         if (next.done === true) break;
@@ -147,6 +153,7 @@ class WorkerImport {
     } finally {
       await events.return(undefined);
     }
+    if (this.stopped) this.state.report.stoppedFiles++;
     // Drain what the importing thread sends for this file after the reader stopped early.
     await this.skipRestOf(file);
     const reason = this.tally.zeroTransitionReason(this.fileFormat);
@@ -221,6 +228,7 @@ class WorkerImport {
         return;
       case 'fatal':
         this.addError(event.error);
+        this.stopped = true;
         return;
     }
   }

@@ -1,4 +1,4 @@
-import { BenchImportResponse } from '@terrarium/schema';
+import { apiErrorMessage, BenchImportResponse } from '@terrarium/schema';
 
 export type BenchUploadOutcome =
   { ok: true; result: BenchImportResponse } | { ok: false; error: string };
@@ -26,13 +26,6 @@ export function benchFilesOf<T extends { name: string }>(picked: readonly T[]): 
   return official.length > 0 ? official : sorted.filter((file) => file.name.endsWith('.jsonl'));
 }
 
-function errorMessage(body: unknown): string | null {
-  const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : null;
-  const message =
-    typeof error === 'object' && error !== null ? Reflect.get(error, 'message') : null;
-  return typeof message === 'string' ? message : null;
-}
-
 /** Reads the route's answer: the manifest and row errors, or the refusal's message. */
 export function readBenchUploadResponse(status: number, text: string): BenchUploadOutcome {
   let body: unknown;
@@ -42,7 +35,7 @@ export function readBenchUploadResponse(status: number, text: string): BenchUplo
     return { ok: false, error: `HTTP ${status}: ${text.slice(0, 300) || 'empty response'}` };
   }
   if (status < 200 || status >= 300)
-    return { ok: false, error: errorMessage(body) ?? `HTTP ${status}` };
+    return { ok: false, error: apiErrorMessage(body) ?? `HTTP ${status}` };
   const result = BenchImportResponse.safeParse(body);
   return result.success
     ? { ok: true, result: result.data }

@@ -1,4 +1,4 @@
-import { alreadyStoredNote, type ImportReport } from '@terrarium/schema';
+import { alreadyStoredNote, stoppedFilesNote, type ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 
 /** How an import ended, in the user's words (the CLI's exit codes stay in the CLI). */
@@ -16,15 +16,11 @@ function plural(count: number, one: string, many: string): string {
 
 /** Reads a finished import's report: imported, imported with problems, or nothing imported. */
 export function importVerdict(report: ImportReport): ImportVerdict {
-  // An error with neither a line nor a byte offset is a whole file that could not be read.
-  const unreadable = report.errors.filter(
-    (error) => error.line === null && error.byteOffset === null,
-  ).length;
   const problems = [
     report.quarantined > 0
       ? `${plural(report.quarantined, 'record was', 'records were')} set aside as unreadable`
       : '',
-    unreadable > 0 ? `${plural(unreadable, 'file', 'files')} could not be read` : '',
+    stoppedFilesNote(report) ?? '',
   ].filter((text) => text !== '');
   const repeated = alreadyStoredNote(report);
   if (report.trajectories === 0 && repeated !== null) {

@@ -90,10 +90,32 @@ describe('import request', () => {
     });
   });
 
-  it('reads a 400 error and a non-JSON answer as errors', () => {
-    expect(readUploadAnswer(400, '{"error":"dataset: required"}')).toEqual({
+  it('reads a refusal and a non-JSON answer as errors', () => {
+    // The bodies as the server's sendError writes them (api/src/http/json-response.ts).
+    const refused = {
+      error: {
+        message: 'dataset: required',
+        issues: [{ field: 'dataset', message: 'required' }],
+      },
+    };
+    expect(readUploadAnswer(400, JSON.stringify(refused))).toEqual({
       ok: false,
       error: 'dataset: required',
+    });
+    const full = {
+      error: {
+        message:
+          'import failed: the server could not store the upload (no space left on the device); nothing was imported',
+      },
+    };
+    expect(readUploadAnswer(507, JSON.stringify(full))).toEqual({
+      ok: false,
+      error: full.error.message,
+    });
+    // A string where the message object belongs is not the server's shape: the status is shown.
+    expect(readUploadAnswer(400, '{"error":"dataset: required"}')).toEqual({
+      ok: false,
+      error: 'HTTP 400',
     });
     expect(readUploadAnswer(502, 'Bad Gateway')).toEqual({
       ok: false,

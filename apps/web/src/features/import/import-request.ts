@@ -1,4 +1,5 @@
 import {
+  apiErrorMessage,
   ImportJobView,
   isObviouslyNotData,
   type ImportReport,
@@ -72,19 +73,13 @@ export function readUploadAnswer(status: number, text: string): UploadAnswer {
     return { ok: false, error: `HTTP ${status}: ${text.slice(0, 300) || 'empty response'}` };
   }
   if (status < 200 || status >= 300) {
-    return { ok: false, error: hasErrorMessage(body) ? body.error : `HTTP ${status}` };
+    return { ok: false, error: apiErrorMessage(body) ?? `HTTP ${status}` };
   }
   const job = ImportJobView.safeParse(
     typeof body === 'object' && body !== null ? Reflect.get(body, 'job') : undefined,
   );
   if (!job.success) return { ok: false, error: 'The server answered with an unexpected job.' };
   return { ok: true, job: job.data };
-}
-
-function hasErrorMessage(value: unknown): value is { error: string } {
-  return (
-    typeof value === 'object' && value !== null && typeof Reflect.get(value, 'error') === 'string'
-  );
 }
 
 /**

@@ -41,17 +41,24 @@ describe('importVerdict', () => {
       detail: null,
     });
     expect(
-      importVerdict(report({ trajectories: 2, quarantined: 1, errors: [BAD_LINE, UNREADABLE] })),
+      importVerdict(
+        report({
+          trajectories: 2,
+          quarantined: 1,
+          errors: [BAD_LINE, UNREADABLE],
+          stoppedFiles: 1,
+        }),
+      ),
     ).toEqual({
       tone: 'partial',
       label: 'imported with problems',
       detail:
-        '2 trajectories were imported; 1 record was set aside as unreadable, 1 file could not be read (listed below).',
+        '2 trajectories were imported; 1 record was set aside as unreadable, 1 file could not be read to its end (listed below).',
     });
-    expect(importVerdict(report({ errors: [UNREADABLE] }))).toEqual({
+    expect(importVerdict(report({ errors: [UNREADABLE], stoppedFiles: 1 }))).toEqual({
       tone: 'failed',
       label: 'nothing imported',
-      detail: 'Nothing could be imported from this file: 1 file could not be read.',
+      detail: 'Nothing could be imported from this file: 1 file could not be read to its end.',
     });
     // A file imported again: nothing new, and nothing wrong either.
     expect(importVerdict(report({ alreadyStored: 40 }))).toEqual({
@@ -65,7 +72,9 @@ describe('importVerdict', () => {
 
 describe('UploadRow', () => {
   it('never shows a green "imported" badge for an import that kept nothing, nor an exit code', () => {
-    const { container } = render(<UploadRow upload={finished(report({ errors: [UNREADABLE] }))} />);
+    const { container } = render(
+      <UploadRow upload={finished(report({ errors: [UNREADABLE], stoppedFiles: 1 }))} />,
+    );
     const badge = screen.getByTestId('upload-verdict');
     expect([badge.textContent, badge.dataset['tone'], badge.className]).toEqual([
       'nothing imported',
@@ -73,7 +82,7 @@ describe('UploadRow', () => {
       'upload-status status-failed',
     ]);
     expect(screen.getByRole('alert').textContent).toBe(
-      'Nothing could be imported from this file: 1 file could not be read.',
+      'Nothing could be imported from this file: 1 file could not be read to its end.',
     );
     expect(container.textContent).not.toMatch(/exit code/i);
   });

@@ -1,5 +1,5 @@
 import type { PromptNeighbor } from '@terrarium/inference';
-import type { Action } from '@terrarium/schema';
+import { apiErrorMessage, type Action } from '@terrarium/schema';
 import {
   DEFAULT_TEMPLATES,
   renderMessages,
@@ -64,13 +64,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
   });
   if (!response.ok || response.body === null) {
     const body: unknown = await response.json().catch(() => null);
-    const message =
-      typeof body === 'object' && body !== null
-        ? Reflect.get(Reflect.get(body, 'error') ?? {}, 'message')
-        : undefined;
-    throw new Error(
-      typeof message === 'string' ? message : `the server answered ${response.status}`,
-    );
+    throw new Error(apiErrorMessage(body) ?? `the server answered ${response.status}`);
   }
   const result: ServerStreamResult = {
     text: '',
