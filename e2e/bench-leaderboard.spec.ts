@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
-import { TAU2_RETAIL, importThroughApi } from './support/api';
+import { TAU2_RETAIL, importThroughApi, startRunThroughApi } from './support/api';
 
 const DATASET = 'bench-journey-retail';
 const BENCH = 'tau2-retail-agentworld';
@@ -197,13 +197,12 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   await page.getByRole('link', { name: 'Benches' }).first().click();
   const benchCard = page.locator(`[data-testid="bench"][data-bench="${BENCH}"]`);
   await expect(benchCard.getByTestId('bench-run-count')).toHaveText('1');
-  await benchCard.getByRole('button', { name: 'New run' }).click();
-  const secondForm = benchCard.getByRole('form', { name: `Run ${BENCH} v1` });
-  await secondForm.getByRole('checkbox', { name: /^Retrieval/ }).check();
-  await secondForm.getByRole('button', { name: 'Start run' }).click();
-  await expect(page).toHaveURL(/\/bench-runs\/[^/?]+$/);
-  const secondRunId = new URL(page.url()).pathname.split('/').pop() ?? '';
+  // A run started elsewhere (here as the CLI starts one) shows on the open page, no reload.
+  const secondRunId = await startRunThroughApi(request, BENCH, ['retrieval']);
   expect(secondRunId).not.toBe(runId);
+  await expect(benchCard.getByTestId('bench-run-count')).toHaveText('2');
+  await benchCard.getByRole('link', { name: secondRunId, exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/bench-runs/${secondRunId}$`));
   await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 180_000 });
   await expect(page.getByTestId('run-counts')).toHaveText(
     `${ITEMS} done · 0 failed · ${ITEMS} total`,

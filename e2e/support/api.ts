@@ -118,3 +118,21 @@ export async function trajectoryIdOf(
   if (!found) throw new Error(`no trajectory ${externalId} in dataset ${datasetId}`);
   return found.id;
 }
+
+/**
+ * Starts a bench run as a program does (the CLI, a training script): `bench.startRun` with the
+ * program token, not through the page. Returns the run's id.
+ */
+export async function startRunThroughApi(
+  request: APIRequestContext,
+  bench: string,
+  sims: string[],
+): Promise<string> {
+  const response = await request.post('/trpc/bench.startRun', {
+    headers: { ...programHeaders(), 'content-type': 'application/json' },
+    data: JSON.stringify({ bench, sims }),
+  });
+  expect(response.status()).toBe(200);
+  const body: unknown = await response.json();
+  return stringField(field(field(body, 'result'), 'data'), 'id');
+}

@@ -134,7 +134,7 @@ export {
 export { createBenchRunDeps, type BenchRunDepsOptions } from './bench/run-deps';
 export { runLeaderboard } from './bench/run-leaderboard';
 export { predictBenchItem, type ItemPrediction } from './bench/item-prediction';
-export { runReport, overallSelector, type RunReport, type SimReport } from './bench/run-report';
+export { runReport, type RunReport, type SimReport } from './bench/run-report';
 export { runResults } from './bench/run-results';
 export { deleteDataset, type DeletedDataset } from './datasets/delete-dataset';
 export { benchCorpus, createBenchSimulators } from './bench/bench-simulators';

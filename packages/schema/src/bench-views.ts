@@ -62,6 +62,25 @@ export const ScoreSelector = z.object({
 });
 export type ScoreSelector = z.infer<typeof ScoreSelector>;
 
+/**
+ * A run's Overall: the judge's overall score when a judge scored the run (score mode), else the
+ * content-class rule score (a Turing or pairwise judge gives no overall). Every surface opens a
+ * run on it: the run page, `bench leaderboard`, `bench run --json`.
+ */
+export function overallSelector(run: Pick<BenchRun, 'judge'>): ScoreSelector {
+  return run.judge?.mode === 'score'
+    ? { source: 'judge', metric: 'overall' }
+    : { source: 'rule', metric: 'content' };
+}
+
+/** The Overall runs compared all have: the judge's only when a judge scored each of them. */
+export function sharedOverallSelector(runs: readonly Pick<BenchRun, 'judge'>[]): ScoreSelector {
+  const selectors = runs.map(overallSelector);
+  return selectors.every((selector) => selector.source === 'judge') && selectors.length > 0
+    ? { source: 'judge', metric: 'overall' }
+    : { source: 'rule', metric: 'content' };
+}
+
 /** One scored prediction behind a leaderboard cell, with what is needed to show it. */
 export const CellItem = z.object({
   itemId: z.string(),

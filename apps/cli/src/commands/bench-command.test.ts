@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOneLineFailure } from '../testing/cli-failure';
 import { runCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
-import { leaderboardTable, reportTable } from './bench-command';
+import { leaderboardTable, progressLines, reportTable, runsTable } from './bench-command';
 import { seededDataDir } from '@terrarium/db/test-store';
 import { closedPort, startRecordingEndpoint } from '@terrarium/api/testing';
 
@@ -90,6 +90,7 @@ describe('terrarium bench', () => {
     const [replay, retrieval] = simsOf(output);
     expect(Object.keys(replay ?? {})).toEqual([
       'sim',
+      'oracle',
       'items',
       'overall',
       'overallMetric',
@@ -100,6 +101,7 @@ describe('terrarium bench', () => {
     ]);
     expect(replay).toMatchObject({
       sim: 'replay',
+      oracle: true,
       items: RETAIL_ITEMS,
       overall: 100,
       overallMetric: 'rule:content',
@@ -108,7 +110,12 @@ describe('terrarium bench', () => {
       failed: 0,
     });
     expect(isRecord(replay?.['byMetric']) && replay['byMetric']['rule:exact-match']).toBe(100);
-    expect(retrieval).toMatchObject({ sim: 'retrieval', items: RETAIL_ITEMS, failed: 0 });
+    expect(retrieval).toMatchObject({
+      sim: 'retrieval',
+      oracle: false,
+      items: RETAIL_ITEMS,
+      failed: 0,
+    });
     const overall = retrieval?.['overall'];
     // 46.5 before retrieval preferred recorded calls with the same arguments; 49.8 while a tool
     // only the item's own trajectory calls gave a miss; 50.0 while a flipped boolean or another
@@ -124,7 +131,9 @@ describe('terrarium bench', () => {
     const runId = runs[0]?.id ?? '';
     const table = await cli('bench', 'runs');
     expect(table.stdout).toMatch(
-      new RegExp(`^run ${runId}  r v1 test  done 388/388  replay, retrieval  \\S+\\n$`),
+      new RegExp(
+        `^run ${runId}  r v1 test  done 388/388  replay \\(oracle\\), retrieval  \\S+\\n$`,
+      ),
     );
 
     const out = path.join(dataDir, 'results.jsonl');
@@ -146,7 +155,19 @@ describe('terrarium bench', () => {
     expect(board.stderr).toBe('');
     const parsed = parseJson(board.stdout);
     expect(parsed).toMatchObject({ run: runId, score: 'rule:content', intervals: 'ready' });
-    const cells = LeaderboardCell.array().parse(parsed['cells']);
+    const rawCells = parsed['cells'];
+    expect(
+      Array.isArray(rawCells) &&
+        rawCells.filter(isRecord).map((cell) => `${String(cell['sim'])} ${String(cell['oracle'])}`),
+    ).toEqual([
+      'replay true',
+      'replay true',
+      'replay true',
+      'retrieval false',
+      'retrieval false',
+      'retrieval false',
+    ]);
+    const cells = LeaderboardCell.array().parse(rawCells);
     expect(cells.map((cell) => `${cell.sim} ${cell.task}`)).toEqual([
       'replay overall',
       'replay macro',
@@ -442,5 +463,107 @@ describe('the `bench run` table', () => {
       'retrieval      3        -  50.0       0',
       "note: retrieval: the judge's verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing; first error: no JSON object with scores found",
     ]);
+  });
+});
+
+/** A run of the demo bench, `total` units with `done` of them recorded. */
+function demoRun(fields: Partial<BenchRun>): BenchRun {
+  return BenchRun.parse({
+    id: '7',
+    bench: 'demo',
+    benchVersion: 1,
+    sims: ['retrieval'],
+    judge: null,
+    mode: { kind: 'open' },
+    split: 'test',
+    status: 'running',
+    createdAt: '2026-12-05T10:00:00.000Z',
+    finishedAt: null,
+    total: 2092,
+    done: 0,
+    failed: 0,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    error: null,
+    prompts: null,
+    ...fields,
+  });
+}
+
+describe('`bench run` progress without a terminal', () => {
+  it('prints a line per tenth of the run, with the real percentage of the exact count', () => {
+    const lines: string[] = [];
+    const update = progressLines((line) => lines.push(line));
+    for (const done of [0, 150, 209, 210, 1900, 1933, 2000, 2091]) update(demoRun({ done }));
+    update(demoRun({ done: 2090, failed: 2, status: 'done' }));
+    expect(lines).toEqual([
+      'run 7: 0/2092 units (0%), 0 failed, running\n',
+      // 210 of 2092 is 10.04%: the first unit past a tenth prints, the rest of that tenth do not.
+      'run 7: 210/2092 units (10%), 0 failed, running\n',
+      'run 7: 1900/2092 units (90%), 0 failed, running\n',
+      'run 7: 2092/2092 units (100%), 2 failed, done\n',
+    ]);
+    // Past 90%, the count is not rounded to its tenth: 1933 of 2092 is 92%.
+    const late = progressLines((line) => lines.push(line));
+    late(demoRun({ done: 1933 }));
+    expect(lines.at(-1)).toBe('run 7: 1933/2092 units (92%), 0 failed, running\n');
+  });
+
+  it('says an empty run is done at 100%', () => {
+    const lines: string[] = [];
+    progressLines((line) => lines.push(line))(demoRun({ total: 0, status: 'done' }));
+    expect(lines).toEqual(['run 7: 0/0 units (100%), 0 failed, done\n']);
+  });
+});
+
+describe('the oracle in the CLI tables', () => {
+  const oracleNote =
+    'note: replay: Oracle: replay answers with the recorded observation itself, so it scores ~100 by construction. An upper bound, not a model.';
+
+  it('marks replay in `bench run` and says why under the table', () => {
+    const table = reportTable({
+      bench: 'demo',
+      benchVersion: 1,
+      run: '7',
+      status: 'done',
+      sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
+      judgeGaps: [],
+    });
+    expect(table).toBe(
+      [
+        'bench demo v1, run 7 (done); overall = rule:content, 0-100',
+        'sim              items  overall  tool  failed',
+        'replay (oracle)      3    100.0  50.0       0',
+        'retrieval            3     50.0  50.0       0',
+        oracleNote,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('marks replay in `bench leaderboard` on each of its lines, and says why once', () => {
+    const run = demoRun({ sims: ['replay', 'retrieval'], status: 'done', total: 388, done: 388 });
+    const cells = [
+      contentCell('retrieval', 'overall', 49.6),
+      contentCell('replay', 'overall', 97.5),
+      contentCell('replay', 'macro', 97.5),
+    ];
+    expect(leaderboardTable({ run, intervals: 'ready' }, 'rule:content', cells)).toBe(
+      [
+        'bench demo v1, run 7 (done); rule:content, 0-100',
+        'sim              task     mean         95% CI    n  missing',
+        'replay (oracle)  overall  97.5  [95.3, 100.0]  194        0',
+        'replay (oracle)  macro    97.5  [95.3, 100.0]  194        0',
+        'retrieval        overall  49.6   [47.4, 52.1]  194        0',
+        oracleNote,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('marks replay in `bench runs`', () => {
+    const run = demoRun({ sims: ['replay', 'retrieval'], status: 'done', total: 388, done: 388 });
+    expect(runsTable([run])).toBe(
+      'run 7  demo v1 test  done 388/388  replay (oracle), retrieval  2026-12-05T10:00:00.000Z\n',
+    );
   });
 });

@@ -1,10 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { overallSelector, readPromptFolder, type RunReport, type SimReport } from '@terrarium/api';
+import { readPromptFolder, type RunReport, type SimReport } from '@terrarium/api';
 import type { PromptFolder } from '@terrarium/api';
 import {
   BenchSplit,
   JudgeConfig,
+  oracleNote,
+  overallSelector,
   parseSampling,
   scoreKey,
   SimSpec,
@@ -256,7 +258,7 @@ export function runsTable(runs: readonly BenchRun[]): string {
         (run.mode.kind === 'closed' ? ` closed:${run.mode.steps}` : '') +
         `  ${run.status} ${run.done}/${run.total}` +
         (run.failed > 0 ? ` (${run.failed} failed)` : '') +
-        `  ${run.sims.join(', ')}  ${run.createdAt}\n`,
+        `  ${run.sims.map(simLabel).join(', ')}  ${run.createdAt}\n`,
     )
     .join('');
 }
@@ -311,23 +313,36 @@ export function parseMode(text: string): BenchRunMode | null {
   return steps > 0 ? { kind: 'closed', steps } : null;
 }
 
+/** The whole percent of a run's units recorded, rounded down (1933 of 2092 is 92%); none is 100%. */
+function percentRecorded(run: Pick<BenchRun, 'done' | 'failed' | 'total'>): number {
+  return run.total === 0 ? 100 : Math.floor(((run.done + run.failed) * 100) / run.total);
+}
+
+/**
+ * Progress as lines for a log: one at the start and one as the run passes each further tenth, so a
+ * long run shows going in a dozen lines; each says the exact count and its real percentage.
+ */
+export function progressLines(write: (line: string) => void): (run: BenchRun) => void {
+  let shown = -1;
+  return (run) => {
+    const percent = percentRecorded(run);
+    const tenth = Math.floor(percent / 10);
+    if (tenth <= shown) return;
+    shown = tenth;
+    write(
+      `run ${run.id}: ${run.done + run.failed}/${run.total} units (${percent}%), ${run.failed} failed, ${run.status}\n`,
+    );
+  };
+}
+
 /**
  * Progress on stderr (stdout keeps the result alone, `--json` included): a bar on a terminal,
- * else a line at the start and at each tenth of the run, so a script's log shows a long run going.
+ * else lines (`progressLines`), so a script's log shows a long run going.
  */
 function progressBar(): { update(run: BenchRun): void; stop(): void } {
   if (!process.stderr.isTTY) {
-    let shown = -1;
     return {
-      update(run) {
-        const recorded = run.done + run.failed;
-        const tenth = run.total === 0 ? 10 : Math.floor((recorded * 10) / run.total);
-        if (tenth <= shown) return;
-        shown = tenth;
-        process.stderr.write(
-          `run ${run.id}: ${recorded}/${run.total} units (${tenth * 10}%), ${run.failed} failed, ${run.status}\n`,
-        );
-      },
+      update: progressLines((line) => process.stderr.write(line)),
       stop() {},
     };
   }
@@ -412,9 +427,10 @@ async function followAndReport(
     return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
-    const { bench, sims: reports, judgeGaps } = result;
+    const { bench, judgeGaps } = result;
+    const sims = result.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
     process.stdout.write(
-      `${JSON.stringify({ bench, run: result.run, status: result.status, sims: reports, judgeGaps })}\n`,
+      `${JSON.stringify({ bench, run: result.run, status: result.status, sims, judgeGaps })}\n`,
     );
   } else {
     process.stdout.write(reportTable(result));
@@ -461,8 +477,9 @@ export async function runBenchLeaderboard(
   const cells = ordered(board.cells.filter((cell) => scoreKey(cell) === score));
   const { run } = board;
   if (options.json) {
+    const rows = cells.map(({ sim, ...cell }) => ({ sim, oracle: isOracle(sim), ...cell }));
     process.stdout.write(
-      `${JSON.stringify({ run: run.id, bench: run.bench, benchVersion: run.benchVersion, status: run.status, score, intervals: board.intervals, cells })}\n`,
+      `${JSON.stringify({ run: run.id, bench: run.bench, benchVersion: run.benchVersion, status: run.status, score, intervals: board.intervals, cells: rows })}\n`,
     );
     return;
   }
@@ -475,8 +492,9 @@ export function leaderboardTable(
   score: string,
   cells: readonly LeaderboardCell[],
 ): string {
-  const rows = ordered(cells).map((cell) => [
-    cell.sim,
+  const sorted = ordered(cells);
+  const rows = sorted.map((cell) => [
+    simLabel(cell.sim),
     cell.task,
     fixed(cell.mean),
     cell.ciLow === null || cell.ciHigh === null
@@ -494,6 +512,7 @@ export function leaderboardTable(
   return [
     `bench ${run.bench} v${run.benchVersion}, run ${run.id} (${run.status}); ${score}, 0-100`,
     ...alignedRows([header, ...rows], 2),
+    ...simNotes([...new Set(sorted.map((cell) => cell.sim))]),
     ...note,
     '',
   ].join('\n');
@@ -632,6 +651,28 @@ function formatUnits(count: number): string {
   return count.toLocaleString('en-US');
 }
 
+/**
+ * Whether `sim` is an oracle (replay: its predictions are the recorded observations), by the rule
+ * the run page's tag follows, so the CLI and the web never disagree on which one is.
+ */
+function isOracle(sim: string): boolean {
+  return oracleNote(sim) !== null;
+}
+
+/** A simulator as a table names it: an oracle says so, as the run page's tag does. */
+export function simLabel(sim: string): string {
+  return isOracle(sim) ? `${sim} (oracle)` : sim;
+}
+
+/** Under a table, why a simulator's score does not read like a model's: an oracle, or trained on the data. */
+function simNotes(sims: readonly string[]): string[] {
+  return sims.flatMap((sim) =>
+    [oracleNote(sim), trainingDataNote(sim)].flatMap((note) =>
+      note === null ? [] : [`note: ${sim}: ${note}`],
+    ),
+  );
+}
+
 function fixed(value: number | null): string {
   return value === null ? '-' : value.toFixed(1);
 }
@@ -651,7 +692,7 @@ export function reportTable(report: RunReport): string {
   const domains = first === undefined ? [] : Object.keys(first.byDomain);
   const header = ['sim', 'items', 'overall', ...domains, 'failed'];
   const rows = report.sims.map((sim: SimReport) => [
-    sim.sim,
+    simLabel(sim.sim),
     String(sim.items),
     fixed(sim.overall),
     ...domains.map((domain) => fixed(sim.byDomain[domain] ?? null)),
@@ -661,10 +702,7 @@ export function reportTable(report: RunReport): string {
   return [
     `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
     ...alignedRows([header, ...rows], 1),
-    ...report.sims.flatMap((sim) => {
-      const note = trainingDataNote(sim.sim);
-      return note === null ? [] : [`note: ${sim.sim}: ${note}`];
-    }),
+    ...simNotes(report.sims.map((sim) => sim.sim)),
     ...failedNote(report),
     ...report.judgeGaps.map(
       (gap) =>

@@ -36,6 +36,8 @@ describe('terrarium labels agreement', () => {
     const report: unknown = JSON.parse(result.stdout);
     expect(report).toEqual({
       items: 12,
+      // u12 has a single rating: it cannot be paired and does not enter α.
+      pairableItems: 11,
       labelers: 4,
       krippendorffAlpha: {
         nominal: expect.closeTo(0.743, 3),
@@ -45,6 +47,40 @@ describe('terrarium labels agreement', () => {
       },
     });
   });
+
+  it(
+    'says how many items two or more labelers rated when some were rated once',
+    { timeout: 60_000 },
+    async () => {
+      // consistency: 4 items, 2 of them (c, d) rated by ann alone; clarity: all 4 rated by two.
+      const ratings = [
+        ['a', 'ann', 'consistency', 1],
+        ['a', 'bob', 'consistency', 2],
+        ['b', 'bob', 'consistency', 3],
+        ['b', 'cat', 'consistency', 3],
+        ['c', 'ann', 'consistency', 2],
+        ['d', 'ann', 'consistency', 1],
+        ['a', 'ann', 'clarity', 1],
+        ['a', 'cat', 'clarity', 2],
+        ['b', 'ann', 'clarity', 2],
+        ['b', 'bob', 'clarity', 2],
+        ['c', 'bob', 'clarity', 3],
+        ['c', 'cat', 'clarity', 1],
+        ['d', 'ann', 'clarity', 3],
+        ['d', 'bob', 'clarity', 3],
+      ].map(([item, labeler, criterion, value]) =>
+        JSON.stringify({ item, labeler, criterion, value }),
+      );
+      const result = await runCli(['labels', 'agreement', await writeRatings(ratings)]);
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      expect(result.stdout.split('\n').filter((line) => !line.startsWith('  '))).toEqual([
+        'criterion clarity: 4 items, 3 labelers',
+        'criterion consistency: 4 items (2 rated by two or more), 3 labelers',
+        'all criteria pooled (item × criterion as units: differences between criteria count as agreement): 4 items, 3 labelers',
+        '',
+      ]);
+    },
+  );
 
   it(
     'adds cohenKappa for two labelers, per criterion too, and names bad lines',

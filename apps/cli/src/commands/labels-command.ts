@@ -35,8 +35,20 @@ function format(value: number | null): string {
   return value === null ? 'n/a' : value.toFixed(3);
 }
 
+/**
+ * "20 items, 3 labelers", with how many of the items could be paired when some could not: an item
+ * rated once enters no α, so the bare count would overstate what the figures rest on.
+ */
+function countsLine(summary: AgreementSummary): string {
+  const paired =
+    summary.pairableItems === summary.items
+      ? ''
+      : ` (${summary.pairableItems} rated by two or more)`;
+  return `${summary.items} items${paired}, ${summary.labelers} labelers`;
+}
+
 function summaryLines(title: string, summary: AgreementSummary): string[] {
-  const lines = [`${title}: ${summary.items} items, ${summary.labelers} labelers`];
+  const lines = [`${title}: ${countsLine(summary)}`];
   if (summary.alphaUndefined === undefined) {
     for (const level of MEASUREMENT_LEVELS) {
       const interval = summary.intervals?.[level];
@@ -117,7 +129,7 @@ export function registerLabelsCommand(program: Command): Command {
     .argument('<file>', 'JSONL ratings')
     .option(
       '--json',
-      'print {"items","labelers","krippendorffAlpha":{"nominal","ordinal","interval","ratio"},"cohenKappa"?,"byCriterion"?}',
+      'print {"items","pairableItems","labelers","krippendorffAlpha":{"nominal","ordinal","interval","ratio"},"cohenKappa"?,"byCriterion"?}',
     )
     .option(
       '--bootstrap <n>',

@@ -45,10 +45,13 @@ export function formatPercent(share: number): string {
 export function formatScore100(value: number | null | undefined): string {
   return typeof value === 'number' ? value.toFixed(1) : '—';
 }
-/** A signed difference of 0-100 scores, in points: `+3.2`, `−1.0` (a real minus sign), `0.0`. */
-export function formatDelta(delta: number | null): string {
+/**
+ * A signed difference of 0-100 scores, in points: `+3.2`, `−1.0` (a real minus sign), `0.0`; with
+ * more `decimals` where one would hide a sign (an interval's bound near 0).
+ */
+export function formatDelta(delta: number | null, decimals = 1): string {
   if (delta === null) return '—';
-  const rounded = Number(delta.toFixed(1));
-  if (rounded === 0) return '0.0';
-  return rounded > 0 ? `+${rounded.toFixed(1)}` : `−${Math.abs(rounded).toFixed(1)}`;
+  const rounded = Number(delta.toFixed(decimals));
+  if (rounded === 0) return (0).toFixed(decimals);
+  return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toFixed(decimals)}`;
 }

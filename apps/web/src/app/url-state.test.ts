@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE, EMPTY_LIST_QUERY, formatRoute, parseRoute, type Route } from './url-state';
+import { EMPTY_LIST_QUERY, formatRoute, parseRoute, type Route } from './url-state';
 
 function roundTrip(route: Route): Route {
   const url = new URL(formatRoute(route), 'http://127.0.0.1');
@@ -61,11 +61,11 @@ describe('url state', () => {
     });
   });
 
-  it('round-trips a bench run drilled into a cell and an item, keeping the default score implicit', () => {
+  it("round-trips a bench run drilled into a cell and an item, the run's Overall implicit", () => {
     const route: Route = {
       page: 'bench-run',
       runId: 'run 7',
-      score: { source: 'rule', metric: 'content' },
+      score: null,
       cell: { sim: 'openai:http://127.0.0.1:8000/v1#m', task: 'tau2-bench/retail' },
       item: 'abc',
     };
@@ -82,6 +82,10 @@ describe('url state', () => {
     };
     expect(formatRoute(judged)).toBe('/bench-runs/r?score=judge%3Afactuality');
     expect(roundTrip(judged)).toEqual(judged);
+    // Chosen, the content score stays in the link: a judged run's Overall is the judge's.
+    const content: Route = { ...judged, score: { source: 'rule', metric: 'content' } };
+    expect(formatRoute(content)).toBe('/bench-runs/r?score=rule%3Acontent');
+    expect(roundTrip(content)).toEqual(content);
   });
 
   it('round-trips the benches list and a run comparison with and without the other run', () => {
@@ -93,7 +97,7 @@ describe('url state', () => {
         otherRunId: 'b',
         score: { source: 'rule', metric: 'exact-match' },
       },
-      { page: 'bench-compare', runId: 'a', otherRunId: null, score: DEFAULT_SCORE },
+      { page: 'bench-compare', runId: 'a', otherRunId: null, score: null },
     ];
     for (const route of routes) expect(roundTrip(route)).toEqual(route);
     expect(formatRoute(routes[1] ?? { page: 'benches' })).toBe(
@@ -101,12 +105,12 @@ describe('url state', () => {
     );
   });
 
-  it('falls back to rule:content for a malformed score and ignores an item without a cell', () => {
+  it("falls back to the run's Overall for a malformed score and ignores an item without a cell", () => {
     for (const score of ['robot:exact', 'rule:', 'content', '']) {
       expect(parseRoute('/bench-runs/r', `?score=${score}&item=x`)).toEqual({
         page: 'bench-run',
         runId: 'r',
-        score: DEFAULT_SCORE,
+        score: null,
         cell: null,
         item: null,
       });

@@ -52,13 +52,20 @@ export type Route =
   | {
       page: 'bench-run';
       runId: string;
-      score: ScoreSelector;
+      /** The score chosen; null: the run's Overall (`overallSelector`), as the CLI opens it. */
+      score: ScoreSelector | null;
       /** The leaderboard cell drilled into, if any. */
       cell: BenchCell | null;
       /** The item selected in the drill-down. */
       item: string | null;
     }
-  | { page: 'bench-compare'; runId: string; otherRunId: string | null; score: ScoreSelector }
+  | {
+      page: 'bench-compare';
+      runId: string;
+      otherRunId: string | null;
+      /** The score chosen; null: the Overall both runs have (`sharedOverallSelector`). */
+      score: ScoreSelector | null;
+    }
   | { page: 'labeling' }
   | { page: 'label-queue'; queueId: string }
   | { page: 'label-agreement'; queueId: string }
@@ -73,16 +80,13 @@ export interface BenchCell {
   task: string;
 }
 
-/** What a leaderboard shows first: the content-class rule score. */
-export const DEFAULT_SCORE: ScoreSelector = { source: 'rule', metric: 'content' };
-
-/** `score=rule:exact-match`; anything malformed falls back to the default score. */
-function parseScore(params: URLSearchParams): ScoreSelector {
+/** `score=rule:exact-match`; absent or malformed is null: the run's Overall. */
+function parseScore(params: URLSearchParams): ScoreSelector | null {
   const text = params.get('score') ?? '';
   const colon = text.indexOf(':');
   const source = pick(SCORE_SOURCES, text.slice(0, colon));
   const metric = text.slice(colon + 1);
-  return colon === -1 || source === null || metric === '' ? DEFAULT_SCORE : { source, metric };
+  return colon === -1 || source === null || metric === '' ? null : { source, metric };
 }
 
 function parseCell(params: URLSearchParams): BenchCell | null {
@@ -92,16 +96,14 @@ function parseCell(params: URLSearchParams): BenchCell | null {
 }
 
 function formatBenchRunQuery(route: {
-  score: ScoreSelector;
+  score: ScoreSelector | null;
   cell?: BenchCell | null;
   item?: string | null;
   otherRunId?: string | null;
 }): string {
   const params = new URLSearchParams();
   if (route.otherRunId) params.set('with', route.otherRunId);
-  if (route.score.source !== DEFAULT_SCORE.source || route.score.metric !== DEFAULT_SCORE.metric) {
-    params.set('score', `${route.score.source}:${route.score.metric}`);
-  }
+  if (route.score !== null) params.set('score', `${route.score.source}:${route.score.metric}`);
   if (route.cell) {
     params.set('sim', route.cell.sim);
     params.set('task', route.cell.task);

@@ -1,5 +1,6 @@
 import { leaderboard as aggregate } from '@terrarium/bench';
 import {
+  overallSelector,
   scoreKey,
   type BenchItem,
   type BenchRun,
@@ -34,15 +35,6 @@ export interface RunReport {
 }
 
 const BOOTSTRAP = 0;
-
-export function overallSelector(run: Pick<BenchRun, 'judge'>): {
-  source: 'rule' | 'judge';
-  metric: string;
-} {
-  return run.judge === null
-    ? { source: 'rule', metric: 'content' }
-    : { source: 'judge', metric: 'overall' };
-}
 
 function meanOf(
   cells: readonly LeaderboardCell[],

@@ -1,4 +1,9 @@
+import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { buildBench, scoreItem } from '@terrarium/bench';
+import { readTrajectories } from '@terrarium/formats';
+import type { Trajectory } from '@terrarium/schema';
+import { TAU2_AIRLINE } from '../testing/sample-files';
 import { classifyObservation, scoreClassified, type ScoringItem } from '@terrarium/fidelity';
 import { loadItems } from '@terrarium/fidelity/testing';
 import { defaultRuleSetInput } from '@terrarium/rubrics';
@@ -49,8 +54,17 @@ function contentScore(prediction: string, item: ScoringItem): number {
   return Math.min(1, Math.max(0, score));
 }
 
+async function readTrajectoriesOf(file: string): Promise<Trajectory[]> {
+  const trajectories: Trajectory[] = [];
+  for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
+    if (event.type === 'trajectory') trajectories.push(event.trajectory);
+  }
+  return trajectories;
+}
+
 /** A plausible wrong prediction: the second half of the observation dropped. */
-const truncated = (item: ScoringItem) => item.real.slice(0, Math.ceil(item.real.length / 2));
+const halfOf = (text: string) => text.slice(0, Math.ceil(text.length / 2));
+const truncated = (item: ScoringItem) => halfOf(item.real);
 
 describe('POST /v1/reward over HTTP', () => {
   let server: TestServer;
@@ -95,6 +109,47 @@ describe('POST /v1/reward over HTTP', () => {
       ['realism', 'criterion'],
       ['invented-outcome', 'criterion'],
     ]);
+  });
+
+  it('takes a bench item as `bench export` writes it: action and history as objects', async () => {
+    const { items: benchItems } = buildBench({
+      trajectories: (await readTrajectoriesOf(TAU2_AIRLINE)).map((trajectory) => ({
+        dataset: 'airline',
+        trajectory,
+      })),
+      name: 'reward-check',
+      version: 1,
+      sampling: { kind: 'agentworld' },
+      seed: 1,
+      devFraction: 0,
+      createdAt: '2026-12-06T00:00:00Z',
+      sources: ['airline'],
+    });
+    // Items deep into their trajectories: the content score reads the history.
+    const chosen = benchItems.filter((item) => item.history.length >= 3).slice(0, 30);
+    expect(chosen).toHaveLength(30);
+    const response = await post('/v1/reward', {
+      ruleSet: { name: 'default-tool' },
+      items: chosen.map((item) => ({
+        prediction: halfOf(item.real.content),
+        reference: item.real.content,
+        history: item.history,
+        action: item.action,
+        domain: item.domain,
+      })),
+    });
+    expect(response.status).toBe(200);
+    const body = RewardBody.parse(await response.json());
+    // The bench's own content score for the same prediction, as a run stores it.
+    const stored = chosen.map(
+      (item) =>
+        scoreItem(item, 'sim', {
+          kind: item.real.kind,
+          content: halfOf(item.real.content),
+          callId: null,
+        }).find((score) => score.source === 'rule' && score.metric === 'content')?.value,
+    );
+    expect(body.results.map((result) => result.score)).toEqual(stored);
   });
 
   it('uses a stored version by name, latest or pinned', async () => {

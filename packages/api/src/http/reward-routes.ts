@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
-import { DOMAINS, Domain } from '@terrarium/schema';
+import { actionText } from '@terrarium/fidelity';
+import { Action, DOMAINS, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
 import { fieldIssues } from '../trpc';
 import {
@@ -17,16 +18,28 @@ export const OPENRLHF_REWARD_PATH = '/v1/reward/openrlhf';
 /** Items per request; a trainer sends one rollout batch, rarely more than a few thousand. */
 export const MAX_REWARD_ITEMS = 10_000;
 
+/**
+ * An action as text (`name {json args}` for a tool call, the command line…), or as a bench item
+ * holds it (`bench export`, `bench results`): the object is read as the bench's scorer reads it.
+ */
+const ActionInput = z
+  .union([z.string(), Action])
+  .describe(
+    'the action as text (a tool call: `name {json args}`), or the object a bench item holds (`bench export`)',
+  );
+/** An observation's text, or the observation object a bench item holds. */
+const ObservationInput = z.union([z.string(), Observation]);
+
 const HistoryInput = z.union([
   z.string(),
-  z.array(z.strictObject({ action: z.string(), observation: z.string() })),
+  z.array(z.strictObject({ action: ActionInput, observation: ObservationInput })),
 ]);
 
 const RewardItemInput = z.strictObject({
   prediction: z.string(),
   reference: z.string(),
   history: HistoryInput.optional(),
-  action: z.string().optional(),
+  action: ActionInput.optional(),
   // One of the domains rule sets are written for: a typo would silently make domain rules n/a.
   domain: Domain.optional(),
 });
@@ -59,7 +72,15 @@ export const OpenRlhfRequest = z.object({
 /** A prompt (or any history text) is one earlier turn whose observation the scorers can cite. */
 function historyOf(history: z.infer<typeof HistoryInput> | undefined): RewardItem['history'] {
   if (history === undefined) return [];
-  return typeof history === 'string' ? [{ action: '', observation: history }] : history;
+  if (typeof history === 'string') return [{ action: '', observation: history }];
+  return history.map((turn) => ({
+    action: textOfAction(turn.action),
+    observation: typeof turn.observation === 'string' ? turn.observation : turn.observation.content,
+  }));
+}
+
+function textOfAction(action: z.infer<typeof ActionInput>): string {
+  return typeof action === 'string' ? action : actionText(action);
 }
 
 /** `{name, version?}` names a stored or default rule set; any other object is a rule set itself. */
@@ -121,7 +142,7 @@ async function scoreNative(body: unknown, rewards: RewardService) {
     prediction: item.prediction,
     reference: item.reference,
     history: historyOf(item.history),
-    ...(item.action === undefined ? {} : { action: item.action }),
+    ...(item.action === undefined ? {} : { action: textOfAction(item.action) }),
     ...(item.domain === undefined ? {} : { domain: item.domain }),
   }));
   const batch = await rewards.score(choiceOf(parsed.data.ruleSet), items);

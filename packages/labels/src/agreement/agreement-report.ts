@@ -91,6 +91,11 @@ export interface TwoRaterAgreement {
 
 export interface AgreementSummary {
   items: number;
+  /**
+   * Items two or more labelers rated (on one criterion at least, when pooled): the only ones α and
+   * κ can pair. Fewer than `items` when some were rated once, which a reader of `items` would miss.
+   */
+  pairableItems: number;
   labelers: number;
   krippendorffAlpha: AlphaByLevel;
   /** Only when α is undefined at every level: why, for a reader who would otherwise see "n/a". */
@@ -110,19 +115,32 @@ export interface AgreementReport extends AgreementSummary {
 
 type Unit = ReadonlyMap<string, RatingValue>;
 
-/** Units keyed by item (and criterion), each a map labeler → value; a later duplicate wins. */
+/**
+ * Units keyed by item (and criterion), each its item and a map labeler → value; a later duplicate
+ * wins.
+ */
 function unitsOf(
   ratings: readonly RatingRecord[],
   byCriterion: boolean,
-): Map<string, Map<string, RatingValue>> {
-  const units = new Map<string, Map<string, RatingValue>>();
+): Map<string, { item: string; values: Map<string, RatingValue> }> {
+  const units = new Map<string, { item: string; values: Map<string, RatingValue> }>();
   for (const rating of ratings) {
     const key = byCriterion ? JSON.stringify([rating.item, rating.criterion ?? '']) : rating.item;
     let unit = units.get(key);
-    if (unit === undefined) units.set(key, (unit = new Map()));
-    unit.set(rating.labeler, rating.value);
+    if (unit === undefined) units.set(key, (unit = { item: rating.item, values: new Map() }));
+    unit.values.set(rating.labeler, rating.value);
   }
   return units;
+}
+
+/**
+ * How many items have a unit two or more labelers rated: a unit rated once cannot be paired, so it
+ * enters neither α (see `krippendorffAlpha`) nor κ.
+ */
+function pairableItemCount(units: Iterable<{ item: string; values: Unit }>): number {
+  const items = new Set<string>();
+  for (const unit of units) if (unit.values.size >= 2) items.add(unit.item);
+  return items.size;
 }
 
 function alphas(units: readonly Unit[]): AlphaByLevel {
@@ -151,10 +169,12 @@ function summarize(
   byCriterion: boolean,
   bootstrap: BootstrapOptions | undefined,
 ): AgreementSummary {
-  const units = [...unitsOf(ratings, byCriterion).values()];
+  const itemUnits = [...unitsOf(ratings, byCriterion).values()];
+  const units = itemUnits.map((unit) => unit.values);
   const labelers = [...new Set(ratings.map((rating) => rating.labeler))].toSorted();
   const summary: AgreementSummary = {
     items: new Set(ratings.map((rating) => rating.item)).size,
+    pairableItems: pairableItemCount(itemUnits),
     labelers: labelers.length,
     krippendorffAlpha: alphas(units),
   };

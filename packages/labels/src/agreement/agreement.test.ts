@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { labelsToJsonl } from '../labels-jsonl';
-import { agreementReport, comparePaired, parseRatingsJsonl } from './agreement-report';
+import {
+  agreementReport,
+  comparePaired,
+  parseRatingsJsonl,
+  type AgreementSummary,
+} from './agreement-report';
 import { bootstrapInterval } from './bootstrap';
 import { cohenKappa, confusionMatrix } from './cohen-kappa';
 import { krippendorffAlpha, type RatingValue } from './krippendorff';
@@ -143,6 +148,11 @@ describe('bootstrap intervals', () => {
   });
 });
 
+/** A summary's items, and how many of them two or more labelers rated. */
+function counts(summary: AgreementSummary | undefined): (number | undefined)[] {
+  return [summary?.items, summary?.pairableItems];
+}
+
 describe('agreementReport over JSONL ratings', () => {
   const observers = ['A', 'B', 'C', 'D'];
   const jsonl = PAPER.flatMap((row, o) =>
@@ -156,6 +166,8 @@ describe('agreementReport over JSONL ratings', () => {
     expect(errors).toEqual([]);
     const report = agreementReport(ratings);
     expect(report.items).toBe(12);
+    // u12 has one rating: it cannot be paired and does not enter α.
+    expect(report.pairableItems).toBe(11);
     expect(report.labelers).toBe(4);
     expect(report.cohenKappa).toBeUndefined();
     expect(report.byCriterion).toBeUndefined();
@@ -192,6 +204,29 @@ describe('agreementReport over JSONL ratings', () => {
     // κ between the two labelers says the same, where α does.
     expect(format?.cohenKappaUndefined).toBe('all values identical: κ undefined (no variance)');
     expect(report.byCriterion?.['facts']?.cohenKappaUndefined).toBeUndefined();
+  });
+
+  it('counts the items two or more labelers rated, per criterion and pooled', () => {
+    const report = agreementReport([
+      { item: 'a', labeler: 'ann', criterion: 'format', value: 4 },
+      { item: 'a', labeler: 'bob', criterion: 'format', value: 3 },
+      { item: 'b', labeler: 'ann', criterion: 'format', value: 4 },
+      { item: 'b', labeler: 'ann', criterion: 'tone', value: 2 },
+      { item: 'c', labeler: 'ann', criterion: 'tone', value: 1 },
+      { item: 'c', labeler: 'bob', criterion: 'tone', value: 1 },
+      // A labeler's second rating of a unit replaces the first: still one labeler on it.
+      { item: 'd', labeler: 'bob', criterion: 'tone', value: 1 },
+      { item: 'd', labeler: 'bob', criterion: 'tone', value: 2 },
+    ]);
+    expect([
+      counts(report),
+      counts(report.byCriterion?.['format']),
+      counts(report.byCriterion?.['tone']),
+    ]).toEqual([
+      [4, 2],
+      [2, 1],
+      [3, 1],
+    ]);
   });
 
   it('adds κ for two labelers and splits by criterion', () => {

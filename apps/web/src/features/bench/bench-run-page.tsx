@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { RUN_RESULTS_PATH, type ScoreSelector } from '@terrarium/schema';
+import { overallSelector, RUN_RESULTS_PATH, type ScoreSelector } from '@terrarium/schema';
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
@@ -52,12 +52,13 @@ function RunCharts({
  */
 export function BenchRunPage({
   runId,
-  score,
+  score: chosenScore,
   cell,
   item,
 }: {
   runId: string;
-  score: ScoreSelector;
+  /** Null: the run's Overall, as `terrarium bench leaderboard` opens it. */
+  score: ScoreSelector | null;
   cell: BenchCell | null;
   item: string | null;
 }) {
@@ -78,6 +79,8 @@ export function BenchRunPage({
   });
   const cells = board.data?.cells ?? [];
   const sims = run?.sims ?? [];
+  // Until the run is read, the content score: a run without a judge opens on it anyway.
+  const score = chosenScore ?? overallSelector(board.data?.run ?? run ?? { judge: null });
 
   const go = useCallback(
     (
@@ -88,13 +91,13 @@ export function BenchRunPage({
         {
           page: 'bench-run',
           runId,
-          score: next.score ?? score,
+          score: next.score ?? chosenScore,
           cell: next.cell === undefined ? cell : next.cell,
           item: next.item === undefined ? item : next.item,
         },
         mode,
       ),
-    [runId, score, cell, item],
+    [runId, chosenScore, cell, item],
   );
   const selectItem = useCallback((itemId: string) => go({ item: itemId }, 'replace'), [go]);
 
@@ -121,7 +124,7 @@ export function BenchRunPage({
             </h1>
             <span className="count mono">{run.sims.join(' · ')}</span>
             <div className="page-actions">
-              <Link to={{ page: 'bench-compare', runId, otherRunId: null, score }}>
+              <Link to={{ page: 'bench-compare', runId, otherRunId: null, score: chosenScore }}>
                 Compare with another run…
               </Link>
               <a

@@ -6,6 +6,7 @@ import { formatCount, plural } from '../../app/format';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { BuildBenchForm } from './build-bench-form';
+import { ELSEWHERE_REFRESH_MS } from './elsewhere-refresh';
 import { samplingLabel } from './format-bench';
 import { ImportBenchForm } from './import-bench-form';
 import { RunsTable } from './runs-table';
@@ -15,7 +16,10 @@ import './bench.css';
 /** The bench version's runs; the count beside them is theirs, so the two never disagree. */
 function useBenchRuns(bench: BenchSummary) {
   const trpc = useTRPC();
-  const runs = useQuery(trpc.bench.runs.queryOptions({ bench: bench.name }));
+  const runs = useQuery({
+    ...trpc.bench.runs.queryOptions({ bench: bench.name }),
+    refetchInterval: ELSEWHERE_REFRESH_MS,
+  });
   const ofVersion = (runs.data ?? []).filter((run) => run.benchVersion === bench.version);
   return { runs, ofVersion, count: runs.data === undefined ? bench.runs : ofVersion.length };
 }
@@ -121,7 +125,10 @@ function BenchCard({ bench }: { bench: BenchSummary }) {
 /** Frozen benches with their runs; build a new one or run simulators on one. */
 export function BenchesPage() {
   const trpc = useTRPC();
-  const benches = useQuery(trpc.bench.list.queryOptions());
+  const benches = useQuery({
+    ...trpc.bench.list.queryOptions(),
+    refetchInterval: ELSEWHERE_REFRESH_MS,
+  });
   return (
     <div className="page bench-page">
       <div className="page-header">

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChartRow } from './chart-data';
 import { scoreSlice } from './bench.fixture';
 import {
+  alongAxisTitle,
+  alongPointLabel,
   COST_AXES,
   costBucketLabel,
   anyTokensUsed,
@@ -57,24 +59,28 @@ describe('meanAlong', () => {
       scoreSlice([0.1], { sim: remote, x: 4 }),
       scoreSlice([null], { sim: remote, x: 0 }),
     ];
-    expect(rounded(meanAlong(slices, sims, 'turn'))).toEqual([
+    const along = meanAlong(slices, sims, 'turn');
+    expect(rounded(along.rows)).toEqual([
       { x: 1, s0: 100, s0n: 1, s1: null, s1n: 0 },
       { x: 5, s0: 60, s0n: 2, s1: 10, s1n: 1 },
     ]);
+    expect(along.binWidth).toBe(1);
   });
 
   it('groups long histories into equal-width buckets named by their lower edge', () => {
     const slices = Array.from({ length: 100 }, (_, length) =>
       scoreSlice([length / 100], { axis: 'history', x: length }),
     );
-    const rows = rounded(meanAlong(slices, ['replay'], 'history', 20));
+    const along = meanAlong(slices, ['replay'], 'history', 20);
+    const rows = rounded(along.rows);
     expect(rows).toHaveLength(20);
     expect(rows[0]).toEqual({ x: 0, s0: 2, s0n: 5 });
     expect(rows[19]).toEqual({ x: 95, s0: 97, s0n: 5 });
+    expect(along.binWidth).toBe(5);
   });
 
   it('is empty without scored items', () => {
-    expect(meanAlong([scoreSlice([null])], sims, 'turn')).toEqual([]);
+    expect(meanAlong([scoreSlice([null])], sims, 'turn')).toEqual({ rows: [], binWidth: 1 });
   });
 });
 
@@ -111,7 +117,9 @@ describe('score by cost', () => {
 describe('lineChartSpecs', () => {
   it('draws one chart, saying so, when every item shows its whole history', () => {
     const slices = [scoreSlice([1, 0], { axis: 'history-shift', x: 0 })];
-    expect(lineChartSpecs(slices).map((spec) => [spec.title, spec.x.title, spec.y.title])).toEqual([
+    expect(
+      lineChartSpecs(slices, sims).map((spec) => [spec.title, spec.x.title, spec.y.title]),
+    ).toEqual([
       [
         'Score vs turn (each item shows its whole history: the turns before it)',
         'Turn (1 = first transition)',
@@ -125,10 +133,30 @@ describe('lineChartSpecs', () => {
       scoreSlice([1], { axis: 'history-shift', x: 0 }),
       scoreSlice([1], { axis: 'history-shift', x: -22 }),
     ];
-    expect(lineChartSpecs(slices).map((spec) => [spec.axis, spec.x.title])).toEqual([
+    expect(lineChartSpecs(slices, sims).map((spec) => [spec.axis, spec.x.title])).toEqual([
       ['turn', 'Turn (1 = first transition)'],
       ['history', 'History length (earlier turns shown)'],
     ]);
+  });
+
+  it('says the bin width on the axis and in the tooltip once turns are grouped', () => {
+    // 30 distinct turns, more than 20 points: grouped two by two, each named by its lower edge.
+    const slices = [
+      scoreSlice([1], { axis: 'history-shift', x: 0 }),
+      ...Array.from({ length: 30 }, (_, turn) => scoreSlice([1], { axis: 'turn', x: turn })),
+    ];
+    const [turn] = lineChartSpecs(slices, ['replay']);
+    expect([turn?.x.title, turn?.along.binWidth, turn?.along.rows[1]?.['x']]).toEqual([
+      'Turn, in bins of 2 (1 = first transition)',
+      2,
+      3,
+    ]);
+    expect(alongPointLabel('turn', 3, 2)).toBe('Turns 3–4');
+    expect(alongPointLabel('turn', 3, 1)).toBe('Turn 3');
+    expect(alongAxisTitle('history', 5).title).toBe(
+      'History length, in bins of 5 (earlier turns shown)',
+    );
+    expect(alongPointLabel('history', 95, 5)).toBe('History lengths 95–99');
   });
 
   it('gives every other chart axis a title with its unit', () => {

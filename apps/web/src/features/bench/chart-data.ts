@@ -79,31 +79,64 @@ function meanRows(
     });
 }
 
+export type AlongAxis = 'turn' | 'history';
+
+/** Points along the turn or the history length, and how many values of x each one groups. */
+export interface MeanAlong {
+  rows: ChartRow[];
+  /** 1 when each point is one value; else the width of the buckets, each named by its lower edge. */
+  binWidth: number;
+}
+
 /**
  * Mean score per simulator along the turn or the history length. Up to 20 distinct values are
  * their own points; beyond that, values are grouped into 20 equal-width buckets named by their
- * lower edge, so a bench of long trajectories still gives a readable line. Turns are numbered
- * from 1 here, as the drill-down, the item page and the labeler's view number them ("turn 3 /
- * 12"); the slices carry the 0-based index the store keeps.
+ * lower edge, so a bench of long trajectories still gives a readable line (the width goes with
+ * the rows, for the axis to say). Turns are numbered from 1 here, as the drill-down, the item page
+ * and the labeler's view number them ("turn 3 / 12"); the slices carry the 0-based index the store
+ * keeps.
  */
 export function meanAlong(
   slices: readonly ScoreSlice[],
   sims: readonly string[],
-  axis: 'turn' | 'history',
+  axis: AlongAxis,
   maxBuckets: number = MAX_BUCKETS,
-): ChartRow[] {
+): MeanAlong {
   const entries = slicesOn(slices, sims, axis).filter(({ slice }) => slice.n > 0);
-  if (entries.length === 0) return [];
+  if (entries.length === 0) return { rows: [], binWidth: 1 };
   const values = entries.map(({ slice }) => slice.x);
   const max = Math.max(...values);
   const distinct = new Set(values).size;
   const width = distinct <= maxBuckets ? 1 : Math.ceil((max + 1) / maxBuckets);
-  return meanRows(
+  const rows = meanRows(
     entries,
     sims,
     (x) => Math.floor(x / width) * width,
     (bucket) => (axis === 'turn' ? bucket + 1 : bucket),
   );
+  return { rows, binWidth: width };
+}
+
+const ALONG_NAMES: Record<AlongAxis, { one: string; many: string; note: string }> = {
+  turn: { one: 'Turn', many: 'Turns', note: '1 = first transition' },
+  history: { one: 'History length', many: 'History lengths', note: 'earlier turns shown' },
+};
+
+/**
+ * The x axis title of a chart along the turn or the history length, saying the bins' width when
+ * its points are bins (`Turn, in bins of 2 (1 = first transition)`), as the histograms do.
+ */
+export function alongAxisTitle(axis: AlongAxis, binWidth: number): AxisTitle {
+  const { one, note } = ALONG_NAMES[axis];
+  return {
+    title: binWidth === 1 ? `${one} (${note})` : `${one}, in bins of ${binWidth} (${note})`,
+  };
+}
+
+/** What a point along the turn or the history length stands for: `Turn 5`, or `Turns 5–6`. */
+export function alongPointLabel(axis: AlongAxis, x: number, binWidth: number): string {
+  const { one, many } = ALONG_NAMES[axis];
+  return binWidth === 1 ? `${one} ${x}` : `${many} ${x}–${x + binWidth - 1}`;
 }
 
 export type CostAxis = 'tokens' | 'latency';
@@ -152,25 +185,38 @@ export interface AxisTitle {
 
 export interface LineChartSpec {
   title: string;
-  axis: 'turn' | 'history';
+  axis: AlongAxis;
   x: AxisTitle;
   y: AxisTitle;
+  /** The chart's points (`meanAlong`), whose bin width its x title says. */
+  along: MeanAlong;
 }
 
 export const SCORE_AXIS: AxisTitle = { title: 'Mean score (0–100)' };
 
+/** A score-along chart of the simulators `sims`: its points and the axis title that fits them. */
+function alongChart(
+  title: string,
+  axis: AlongAxis,
+  slices: readonly ScoreSlice[],
+  sims: readonly string[],
+  maxBuckets: number,
+): LineChartSpec {
+  const along = meanAlong(slices, sims, axis, maxBuckets);
+  return { title, axis, x: alongAxisTitle(axis, along.binWidth), y: SCORE_AXIS, along };
+}
+
 /**
- * The score-along charts to draw. History length counts the earlier turns an item shows the
- * simulator; when every item shows its whole history that is its turn less one, and a second
- * chart would draw the same curve shifted by one, so the one chart says so.
+ * The score-along charts to draw, with their points. History length counts the earlier turns an
+ * item shows the simulator; when every item shows its whole history that is its turn less one,
+ * and a second chart would draw the same curve shifted by one, so the one chart says so.
  */
-export function lineChartSpecs(slices: readonly ScoreSlice[]): LineChartSpec[] {
-  const turn: LineChartSpec = {
-    title: 'Score vs turn',
-    axis: 'turn',
-    x: { title: 'Turn (1 = first transition)' },
-    y: SCORE_AXIS,
-  };
+export function lineChartSpecs(
+  slices: readonly ScoreSlice[],
+  sims: readonly string[],
+  maxBuckets: number = MAX_BUCKETS,
+): LineChartSpec[] {
+  const turn = alongChart('Score vs turn', 'turn', slices, sims, maxBuckets);
   if (slices.every((slice) => slice.axis !== 'history-shift' || slice.x === 0)) {
     return [
       {
@@ -179,15 +225,7 @@ export function lineChartSpecs(slices: readonly ScoreSlice[]): LineChartSpec[] {
       },
     ];
   }
-  return [
-    turn,
-    {
-      title: 'Score vs history length',
-      axis: 'history',
-      x: { title: 'History length (earlier turns shown)' },
-      y: SCORE_AXIS,
-    },
-  ];
+  return [turn, alongChart('Score vs history length', 'history', slices, sims, maxBuckets)];
 }
 
 export const HISTOGRAM_AXES: { x: AxisTitle; y: AxisTitle } = {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { benchRun } from './bench.fixture';
 import {
   costText,
+  formatDeltaInterval,
   formatHalfWidth,
   isFinished,
   modeLabel,
@@ -15,6 +16,17 @@ describe('bench formatting', () => {
   it('prints intervals as half-widths', () => {
     expect(formatHalfWidth({ ciLow: 28.1, ciHigh: 35.3 })).toBe('±3.6');
     expect(formatHalfWidth({ ciLow: null, ciHigh: null })).toBeNull();
+  });
+
+  it('prints a difference’s interval with the decimals that keep its bounds’ signs', () => {
+    // One decimal read [−0.3, 0.0] for both: the first excludes 0 (significant), the second not.
+    expect(formatDeltaInterval(-0.337, -0.0152)).toBe('[−0.34, −0.02]');
+    expect(formatDeltaInterval(-0.264, 0.0354)).toBe('[−0.26, +0.04]');
+    expect(formatDeltaInterval(0.0004, 0.0081)).toBe('[just above 0, +0.008]');
+    expect(formatDeltaInterval(-0.3, -0.0002)).toBe('[−0.300, just below 0]');
+    // Otherwise one decimal, as every score; a bound that is 0 stays 0.0.
+    expect(formatDeltaInterval(-1.23, 4.56)).toBe('[−1.2, +4.6]');
+    expect(formatDeltaInterval(0, 0)).toBe('[0.0, 0.0]');
   });
 
   it('spells sampling and mode as the CLI does', () => {

@@ -6,11 +6,43 @@ import type {
   RunPrompts,
   Sampling,
 } from '@terrarium/schema';
+import { formatDelta } from '../../app/format';
 
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
 export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
   if (cell.ciLow === null || cell.ciHigh === null) return null;
   return `±${((cell.ciHigh - cell.ciLow) / 2).toFixed(1)}`;
+}
+
+/** Whether a value other than 0 prints as 0 with `decimals` decimals, losing its sign. */
+function printsAsZero(value: number, decimals: number): boolean {
+  return value !== 0 && Number(value.toFixed(decimals)) === 0;
+}
+
+/** The most decimals a bound of a difference's interval gets before it is said in words. */
+const MAX_BOUND_DECIMALS = 3;
+
+/**
+ * The 95% interval of a difference of 0-100 scores, `[−1.2, +3.4]`: one decimal, as every score,
+ * unless a bound other than 0 would print as `0.0`. Its sign is what says whether the interval
+ * excludes 0 (significant) or not, so both bounds then get more decimals, up to 3, until it shows
+ * (`[−0.34, −0.02]`, where one decimal read `[−0.3, 0.0]`); a bound nearer 0 still reads
+ * `just above 0` or `just below 0`.
+ */
+export function formatDeltaInterval(low: number, high: number): string {
+  let decimals = 1;
+  while (
+    decimals < MAX_BOUND_DECIMALS &&
+    (printsAsZero(low, decimals) || printsAsZero(high, decimals))
+  )
+    decimals += 1;
+  const bound = (value: number) =>
+    printsAsZero(value, decimals)
+      ? value > 0
+        ? 'just above 0'
+        : 'just below 0'
+      : formatDelta(value, decimals);
+  return `[${bound(low)}, ${bound(high)}]`;
 }
 
 /** The CLI spelling of a sampling rule, which the build form also accepts. */

@@ -70,13 +70,23 @@ function CellButton({
       </span>
       {halfWidth !== null && <span className="cell-ci muted">{halfWidth}</span>}
       <IntervalBar cell={cell} />
-      <span className="cell-n muted" data-testid="cell-n">
-        n={formatCount(cell.n)}
-        {cell.missing > 0 && (
-          <span className="cell-missing"> · {formatCount(cell.missing)} missing</span>
-        )}
-      </span>
+      <CellCount cell={cell} />
     </button>
+  );
+}
+
+/**
+ * The items a cell's mean stands on and, when some have no score, how many: `n=887 · 159
+ * missing`. The run page and the comparison print it alike, so a cell reads the same on both.
+ */
+export function CellCount({ cell }: { cell: Pick<LeaderboardCell, 'n' | 'missing'> }) {
+  return (
+    <span className="cell-n muted" data-testid="cell-n">
+      n={formatCount(cell.n)}
+      {cell.missing > 0 && (
+        <span className="cell-missing"> · {formatCount(cell.missing)} missing</span>
+      )}
+    </span>
   );
 }
 

@@ -1,20 +1,29 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { CellDelta, ItemDelta, LeaderboardCell, ScoreSelector } from '@terrarium/schema';
+import {
+  sharedOverallSelector,
+  type CellDelta,
+  type ItemDelta,
+  type LeaderboardCell,
+  type ScoreSelector,
+} from '@terrarium/schema';
 import { formatDelta, formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
-import { formatHalfWidth } from './format-bench';
+import { formatDeltaInterval, formatHalfWidth } from './format-bench';
+import { CellCount } from './leaderboard-table';
 import { MetricSwitcher } from './metric-switcher';
 import {
+  absenceText,
   deltaDirection,
   deltaRows,
   deltaSignificance,
   shownDelta,
   orderRuns,
   settingDiffs,
+  type RunScorers,
   type SettingDiff,
 } from './run-comparison';
 import { runLabel } from './runs-table';
@@ -27,22 +36,28 @@ function CellScore({ cell }: { cell: LeaderboardCell | null }) {
   return (
     <>
       <span className="mono">{formatScore100(cell.mean)}</span>
-      {halfWidth !== null && <span className="muted"> {halfWidth}</span>}
-      <span className="muted"> n={cell.n}</span>
+      {halfWidth !== null && <span className="muted"> {halfWidth}</span>} <CellCount cell={cell} />
     </>
   );
 }
 
-function DeltaTable({
+/** The two runs compared, older first: which simulators each ran and whether it had a judge. */
+interface ComparedRuns {
+  before: RunScorers;
+  after: RunScorers;
+}
+
+/** The cells of one score, both runs side by side, a row for every simulator of either run. */
+export function DeltaTable({
   cells,
   score,
-  sims,
+  runs,
 }: {
   cells: readonly CellDelta[];
   score: ScoreSelector;
-  sims: readonly string[];
+  runs: ComparedRuns;
 }) {
-  const rows = deltaRows(cells, score, sims);
+  const rows = deltaRows(cells, score, [...runs.before.sims, ...runs.after.sims]);
   if (rows.length === 0) return <p className="muted">No cells for this score in either run.</p>;
   return (
     <table className="data-table delta-table" data-testid="delta-table">
@@ -63,41 +78,45 @@ function DeltaTable({
       </thead>
       <tbody>
         {rows.flatMap((row) =>
-          row.cells.map((cell, position) => {
-            const direction = deltaDirection(cell);
-            return (
-              <tr
-                key={`${row.sim}\n${cell.task}`}
-                data-sim={row.sim}
-                data-task={cell.task}
-                data-direction={direction}
-                className={cell.significant ? `delta-separated delta-${direction}` : undefined}
-              >
-                {position === 0 ? (
-                  <th scope="row" rowSpan={row.cells.length} className="mono">
-                    <SimName sim={row.sim} />
-                  </th>
-                ) : null}
-                <td>{cell.task}</td>
-                <td>
-                  <CellScore cell={cell.before} />
-                </td>
-                <td>
-                  <CellScore cell={cell.after} />
-                </td>
-                <td className="num mono">
-                  <span data-testid="delta">{formatDelta(shownDelta(cell))}</span>
-                  {cell.deltaLow !== null && cell.deltaHigh !== null && (
-                    <span className="muted" data-testid="delta-interval">
-                      {' '}
-                      [{formatDelta(cell.deltaLow)}, {formatDelta(cell.deltaHigh)}]
-                    </span>
-                  )}
-                  <DeltaFlag cell={cell} direction={direction} />
-                </td>
-              </tr>
-            );
-          }),
+          row.cells.length === 0 ? (
+            <NoCellsRow key={row.sim} sim={row.sim} score={score} runs={runs} />
+          ) : (
+            row.cells.map((cell, position) => {
+              const direction = deltaDirection(cell);
+              return (
+                <tr
+                  key={`${row.sim}\n${cell.task}`}
+                  data-sim={row.sim}
+                  data-task={cell.task}
+                  data-direction={direction}
+                  className={cell.significant ? `delta-separated delta-${direction}` : undefined}
+                >
+                  {position === 0 ? (
+                    <th scope="row" rowSpan={row.cells.length} className="mono">
+                      <SimName sim={row.sim} />
+                    </th>
+                  ) : null}
+                  <td>{cell.task}</td>
+                  <td>
+                    <CellScore cell={cell.before} />
+                  </td>
+                  <td>
+                    <CellScore cell={cell.after} />
+                  </td>
+                  <td className="num mono">
+                    <span data-testid="delta">{formatDelta(shownDelta(cell))}</span>
+                    {cell.deltaLow !== null && cell.deltaHigh !== null && (
+                      <span className="muted" data-testid="delta-interval">
+                        {' '}
+                        {formatDeltaInterval(cell.deltaLow, cell.deltaHigh)}
+                      </span>
+                    )}
+                    <DeltaFlag cell={cell} direction={direction} score={score} runs={runs} />
+                  </td>
+                </tr>
+              );
+            })
+          ),
         )}
       </tbody>
     </table>
@@ -116,12 +135,57 @@ const SIGNIFICANCE_TITLE = {
     'The two runs scored different items here (a run canceled part way, a judge that failed on other items, another bench version or split): the means can differ by which items they cover alone, so no significance',
 } as const;
 
+/**
+ * A simulator of either run with no cell of this score in both: a row still, saying why each run
+ * has none (not in it, or no such scores, e.g. no judge), where it would otherwise vanish.
+ */
+function NoCellsRow({
+  sim,
+  score,
+  runs,
+}: {
+  sim: string;
+  score: ScoreSelector;
+  runs: ComparedRuns;
+}) {
+  return (
+    <tr data-sim={sim} data-direction="unknown">
+      <th scope="row" className="mono">
+        <SimName sim={sim} />
+      </th>
+      <td className="muted">—</td>
+      <td>
+        <CellScore cell={null} />
+      </td>
+      <td>
+        <CellScore cell={null} />
+      </td>
+      <td className="num mono">
+        <span data-testid="delta">—</span>{' '}
+        <span
+          className="muted"
+          title="Neither run has this score for this simulator: nothing to compare"
+          data-testid="delta-significance"
+          data-significance="no cells"
+        >
+          {absenceText(runs.before, 'older', sim, score)};{' '}
+          {absenceText(runs.after, 'newer', sim, score)}
+        </span>
+      </td>
+    </tr>
+  );
+}
+
 function DeltaFlag({
   cell,
   direction,
+  score,
+  runs,
 }: {
   cell: CellDelta;
   direction: ReturnType<typeof deltaDirection>;
+  score: ScoreSelector;
+  runs: ComparedRuns;
 }) {
   const significance = deltaSignificance(cell);
   return (
@@ -135,9 +199,9 @@ function DeltaFlag({
       {significance === 'significant'
         ? `${direction === 'better' ? '▲' : '▼'} significant`
         : significance === 'only before'
-          ? 'not in the newer run'
+          ? absenceText(runs.after, 'newer', cell.sim, score)
           : significance === 'only after'
-            ? 'not in the older run'
+            ? absenceText(runs.before, 'older', cell.sim, score)
             : significance === 'other items'
               ? `other items (n ${cell.before?.n ?? 0} vs ${cell.after?.n ?? 0})`
               : significance}
@@ -230,11 +294,12 @@ function ItemDeltas({
 export function RunComparePage({
   runId,
   otherRunId,
-  score,
+  score: chosenScore,
 }: {
   runId: string;
   otherRunId: string | null;
-  score: ScoreSelector;
+  /** Null: the Overall both runs have (`sharedOverallSelector`). */
+  score: ScoreSelector | null;
 }) {
   const trpc = useTRPC();
   const base = useQuery(trpc.bench.run.queryOptions({ runId }));
@@ -252,11 +317,15 @@ export function RunComparePage({
   const onlyOther = others.length === 1 ? others[0]?.id : undefined;
   useEffect(() => {
     if (otherRunId === null && onlyOther !== undefined) {
-      navigate({ page: 'bench-compare', runId, otherRunId: onlyOther, score }, 'replace');
+      navigate(
+        { page: 'bench-compare', runId, otherRunId: onlyOther, score: chosenScore },
+        'replace',
+      );
     }
-  }, [otherRunId, onlyOther, runId, score]);
+  }, [otherRunId, onlyOther, runId, chosenScore]);
   // Before is the older run and after the newer, whichever of the two the page was opened from.
   const ordered = base.data && other ? orderRuns(base.data, other) : null;
+  const score = chosenScore ?? sharedOverallSelector(ordered ?? (base.data ? [base.data] : []));
   const comparison = useQuery({
     ...trpc.bench.compareRuns.queryOptions({
       before: ordered?.[0].id ?? '',
@@ -271,7 +340,7 @@ export function RunComparePage({
         page: 'bench-compare',
         runId,
         otherRunId: next.otherRunId === undefined ? otherRunId : next.otherRunId,
-        score: next.score ?? score,
+        score: next.score ?? chosenScore,
       },
       'replace',
     );
@@ -285,7 +354,7 @@ export function RunComparePage({
             {base.data.bench} v{base.data.benchVersion} ›{' '}
           </>
         )}
-        <Link to={{ page: 'bench-run', runId, score, cell: null, item: null }}>
+        <Link to={{ page: 'bench-run', runId, score: chosenScore, cell: null, item: null }}>
           run <span className="mono">{runId}</span>
         </Link>{' '}
         › Compare runs
@@ -351,11 +420,7 @@ export function RunComparePage({
             time.
           </p>
           <SettingDiffs diffs={settingDiffs(ordered[0], ordered[1])} />
-          <DeltaTable
-            cells={comparison.data.cells}
-            score={score}
-            sims={[...new Set([...comparison.data.before.sims, ...comparison.data.after.sims])]}
-          />
+          <DeltaTable cells={comparison.data.cells} score={score} runs={comparison.data} />
           <div className="item-delta-lists">
             <ItemDeltas
               title="Most improved"

@@ -1,7 +1,8 @@
-import type { CellDelta } from '@terrarium/schema';
+import type { CellDelta, JudgeConfig, ScoreSelector } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
 import { leaderboardCell } from './bench.fixture';
 import {
+  absenceText,
   deltaDirection,
   deltaRows,
   deltaSignificance,
@@ -45,6 +46,41 @@ describe('run comparison', () => {
       ['replay', ['overall']],
       ['retrieval', ['overall', 'macro', 'tau2-bench/retail']],
     ]);
+  });
+
+  it('gives every simulator of either run a row, with no cells where neither has the score', () => {
+    const judge: ScoreSelector = { source: 'judge', metric: 'overall' };
+    const rows = deltaRows([delta({ ...judge, before: null }), delta({ sim: 'replay' })], judge, [
+      'replay',
+      'retrieval',
+      'retrieval',
+    ]);
+    expect(rows.map((row) => [row.sim, row.cells.length])).toEqual([
+      ['replay', 0],
+      ['retrieval', 1],
+    ]);
+    // No cell of the score in either run: nothing to list.
+    expect(deltaRows([delta({ sim: 'replay' })], judge, ['replay', 'retrieval'])).toEqual([]);
+  });
+
+  it('says whether a run lacks the simulator or only the score', () => {
+    const judge: JudgeConfig = {
+      spec: 'openai:http://127.0.0.1:4828/v1#judge',
+      temperature: 0,
+      repeats: 1,
+      mode: 'score',
+    };
+    const judgeOverall: ScoreSelector = { source: 'judge', metric: 'overall' };
+    const unjudged = { sims: ['replay', 'retrieval'], judge: null };
+    expect(absenceText(unjudged, 'older', 'retrieval', judgeOverall)).toBe(
+      'the older run has no judge scores (it had no judge)',
+    );
+    expect(absenceText(unjudged, 'newer', 'openai:http://x/v1#m', judgeOverall)).toBe(
+      'not in the newer run',
+    );
+    expect(absenceText({ ...unjudged, judge }, 'older', 'retrieval', judgeOverall)).toBe(
+      'the older run has no Judge: Overall scores',
+    );
   });
 
   it('calls a change better or worse only when its interval excludes 0', () => {

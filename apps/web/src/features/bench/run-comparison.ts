@@ -5,7 +5,7 @@ import type {
   JudgeConfig,
   ScoreSelector,
 } from '@terrarium/schema';
-import { orderTasks } from './leaderboard';
+import { metricLabel, orderTasks, SOURCE_LABELS } from './leaderboard';
 
 export interface DeltaRow {
   sim: string;
@@ -15,6 +15,9 @@ export interface DeltaRow {
 /**
  * The deltas of one (source, metric) grouped per simulator, tasks in leaderboard order (overall,
  * macro, the rest). Comparisons may carry every score's cells; only the selected one is shown.
+ * Every simulator of `simOrder` (the two runs' simulators) gets a row, with no cells when neither
+ * run has this score for it, so that a simulator never vanishes without a word; none at all when
+ * no cell has this score.
  */
 export function deltaRows(
   cells: readonly CellDelta[],
@@ -26,8 +29,9 @@ export function deltaRows(
     if (cell.source !== score.source || cell.metric !== score.metric) continue;
     bySim.set(cell.sim, [...(bySim.get(cell.sim) ?? []), cell]);
   }
+  if (bySim.size === 0) return [];
   const sims = [
-    ...simOrder.filter((sim) => bySim.has(sim)),
+    ...new Set(simOrder),
     ...[...bySim.keys()].filter((sim) => !simOrder.includes(sim)).toSorted(),
   ];
   return sims.map((sim) => {
@@ -47,6 +51,26 @@ export function deltaDirection(cell: Pick<CellDelta, 'delta' | 'significant'>): 
   if (cell.delta === null) return 'unknown';
   if (!cell.significant || cell.delta === 0) return 'same';
   return cell.delta > 0 ? 'better' : 'worse';
+}
+
+/** What a run says of which simulators it ran and whether a judge scored them. */
+export type RunScorers = Pick<BenchRun, 'sims' | 'judge'>;
+
+/**
+ * Why a run has no cell of a simulator for the selected score, as the Δ column says it: the
+ * simulator was not in the run, or it was and the run has no such scores (a run without a judge
+ * has no judge scores at all). `which` is the run's place in the comparison.
+ */
+export function absenceText(
+  run: RunScorers,
+  which: 'older' | 'newer',
+  sim: string,
+  score: ScoreSelector,
+): string {
+  if (!run.sims.includes(sim)) return `not in the ${which} run`;
+  if (score.source === 'judge' && run.judge === null)
+    return `the ${which} run has no judge scores (it had no judge)`;
+  return `the ${which} run has no ${SOURCE_LABELS[score.source]}: ${metricLabel(score)} scores`;
 }
 
 type RunSettings = Pick<

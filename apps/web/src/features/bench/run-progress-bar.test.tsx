@@ -34,8 +34,9 @@ describe('RunProgressBar', () => {
     );
     expect(screen.getByTestId('run-status').textContent).toBe('running');
     expect(screen.getByTestId('run-counts').textContent).toBe('120 done · 3 failed · 400 total');
+    // The run's usage counts its simulators' calls only; so its label says.
     expect(screen.getByTestId('run-usage').textContent).toBe(
-      '1,234,567 in / 8,900 out tokens · $1.2345',
+      '1,234,567 in / 8,900 out simulator tokens · $1.2345',
     );
     expect(screen.getByRole('progressbar', { name: 'Items done' }).getAttribute('value')).toBe(
       '123',
@@ -47,6 +48,24 @@ describe('RunProgressBar', () => {
     );
     fireEvent.click(screen.getByRole('button', { name: 'Keep running' }));
     expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
+  });
+
+  it('says a judge’s calls are not in the run’s tokens', () => {
+    renderBar(
+      benchRun({
+        sims: ['openai:http://127.0.0.1:8000/v1#m'],
+        judge: {
+          spec: 'openai:http://127.0.0.1:4828/v1#judge',
+          temperature: 0,
+          repeats: 1,
+          mode: 'score',
+        },
+        usage: { inputTokens: 88_700, outputTokens: 8870, costUsd: null },
+      }),
+    );
+    expect(screen.getByTestId('run-usage').textContent).toBe(
+      '88,700 in / 8,870 out simulator tokens · cost not priced · the judge’s calls not counted',
+    );
   });
 
   it('offers no cancel once the run has ended, and shows why it failed', () => {

@@ -5,6 +5,7 @@ import { ConfirmDelete } from '../../app/confirm-delete';
 import { formatCount, plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
+import { RunCounts } from './runs-table';
 
 /**
  * Status, work units done/failed/total, tokens and cost of a run; cancel while it goes, resume
@@ -45,14 +46,13 @@ export function RunProgressBar({
           max={run.total}
           value={run.done + run.failed}
         />
-        <span data-testid="run-counts">
-          {formatCount(run.done)} done · {formatCount(run.failed)} failed · {formatCount(run.total)}{' '}
-          total
-        </span>
+        <RunCounts run={run} testId="run-counts" />
         <span className="muted">{Math.round(share * 100)}%</span>
+        {/* The run's usage counts its simulators' calls only: a judge's are not recorded. */}
         <span className="muted" data-testid="run-usage">
-          {formatCount(run.usage.inputTokens)} in / {formatCount(run.usage.outputTokens)} out tokens
-          · {costText(run)}
+          {formatCount(run.usage.inputTokens)} in / {formatCount(run.usage.outputTokens)} out
+          simulator tokens · {costText(run)}
+          {run.judge !== null && ' · the judge’s calls not counted'}
         </span>
         <span className="muted">
           {modeLabel(run.mode)} · {run.split} split

@@ -1,11 +1,33 @@
 import type { BenchRun } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
-import { DEFAULT_SCORE } from '../../app/url-state';
 import { modeLabel } from './format-bench';
 
 export function runLabel(run: BenchRun): string {
   return `${run.sims.join(', ')} · ${run.createdAt.slice(0, 16).replace('T', ' ')}`;
+}
+
+/**
+ * A run's work units as the run page and the Benches page both say them, `1,933 done · 159 failed
+ * · 2,092 total`, as the CLI does (`done 1933/2092 (159 failed)`): done counts the units that
+ * succeeded only, so a run whose every unit is recorded but some failed never reads complete.
+ */
+export function RunCounts({
+  run,
+  testId,
+}: {
+  run: Pick<BenchRun, 'done' | 'failed' | 'total'>;
+  testId: string;
+}) {
+  return (
+    <span data-testid={testId}>
+      {formatCount(run.done)} done ·{' '}
+      <span className={run.failed > 0 ? 'status-error' : undefined}>
+        {formatCount(run.failed)} failed
+      </span>{' '}
+      · {formatCount(run.total)} total
+    </span>
+  );
 }
 
 /** A bench's runs, newest first as the server lists them; each opens its leaderboard. */
@@ -20,8 +42,12 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
           <th scope="col">Simulators</th>
           <th scope="col">Mode</th>
           <th scope="col">Status</th>
-          <th scope="col" className="num" title="Units recorded (scored or failed) of all units">
-            Recorded / total
+          <th
+            scope="col"
+            className="num"
+            title="Work units (an item for one simulator) done, failed (no prediction: left out of every mean) and in all, as the run page counts them"
+          >
+            Units
           </th>
           <th scope="col">Started</th>
         </tr>
@@ -34,7 +60,7 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
                 to={{
                   page: 'bench-run',
                   runId: run.id,
-                  score: DEFAULT_SCORE,
+                  score: null,
                   cell: null,
                   item: null,
                 }}
@@ -50,13 +76,7 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
               <span className={`run-status run-status-${run.status}`}>{run.status}</span>
             </td>
             <td className="num">
-              {formatCount(run.done + run.failed)} / {formatCount(run.total)}
-              {run.failed > 0 && (
-                <span className="status-error" data-testid="run-failed">
-                  {' '}
-                  · {formatCount(run.failed)} failed
-                </span>
-              )}
+              <RunCounts run={run} testId="run-units" />
             </td>
             <td>{run.createdAt.slice(0, 19).replace('T', ' ')}</td>
           </tr>

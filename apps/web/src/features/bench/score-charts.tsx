@@ -14,13 +14,13 @@ import {
   type DotItemDotProps,
 } from 'recharts';
 import {
+  alongPointLabel,
   anyTokensUsed,
   COST_AXES,
   countKey,
   defaultCostAxis,
   HISTOGRAM_AXES,
   lineChartSpecs,
-  meanAlong,
   SCORE_AXIS,
   scoreByCost,
   scoreHistogram,
@@ -76,14 +76,7 @@ export function ScoreCharts({
   const tokensUsed = useMemo(() => anyTokensUsed(slices), [slices]);
   const axis = (tokensUsed ? costAxis : null) ?? defaultCostAxis(slices);
   const histogram = useMemo(() => scoreHistogram(slices, sims), [slices, sims]);
-  const lines = useMemo(
-    () =>
-      lineChartSpecs(slices).map((spec) => ({
-        spec,
-        data: meanAlong(slices, sims, spec.axis),
-      })),
-    [slices, sims],
-  );
+  const lines = useMemo(() => lineChartSpecs(slices, sims), [slices, sims]);
   const cost = useMemo(() => scoreByCost(slices, sims, axis), [slices, sims, axis]);
 
   if (slices.length === 0) return <p className="muted">No scored items yet.</p>;
@@ -109,8 +102,16 @@ export function ScoreCharts({
           </BarChart>
         </ResponsiveContainer>
       </ChartPanel>
-      {lines.map(({ spec, data }) => (
-        <ScoreLineChart key={spec.axis} title={spec.title} x={spec} data={data} sims={sims} />
+      {lines.map((spec) => (
+        <ScoreLineChart
+          key={spec.axis}
+          title={spec.title}
+          x={spec}
+          data={spec.along.rows}
+          sims={sims}
+          // A bucket is named by its lower edge: the tooltip gives its whole range.
+          pointLabel={(x) => alongPointLabel(spec.axis, x, spec.along.binWidth)}
+        />
       ))}
       <ScoreLineChart
         title={axis === 'tokens' ? 'Score by tokens' : 'Score by latency'}
@@ -209,12 +210,15 @@ function ScoreLineChart({
   x,
   data,
   sims,
+  pointLabel,
   children,
 }: {
   title: string;
   x: Pick<LineChartSpec, 'x' | 'y'> & { categories?: boolean };
   data: ComponentProps<typeof LineChart>['data'];
   sims: readonly string[];
+  /** The tooltip's heading for a point at numeric x; the x itself when absent. */
+  pointLabel?: (x: number) => string;
   children?: ReactNode;
 }) {
   return (
@@ -234,7 +238,14 @@ function ScoreLineChart({
             />
           )}
           <YAxis domain={SCORE_DOMAIN} label={yAxisTitle(x.y.title)} />
-          <Tooltip formatter={formatMean} />
+          <Tooltip
+            formatter={formatMean}
+            labelFormatter={(label: unknown) =>
+              pointLabel !== undefined && typeof label === 'number'
+                ? pointLabel(label)
+                : String(label)
+            }
+          />
           <Legend verticalAlign="top" />
           {sims.map((sim, index) => (
             <Line

@@ -3,7 +3,6 @@ import type { BenchSplit } from '@terrarium/schema';
 import { useState } from 'react';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
-import { DEFAULT_SCORE } from '../../app/url-state';
 import { SimPicker } from '../compare/sim-picker';
 import { startRunRequest } from './bench-forms';
 
@@ -29,7 +28,7 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
         navigate({
           page: 'bench-run',
           runId: run.id,
-          score: DEFAULT_SCORE,
+          score: null,
           cell: null,
           item: null,
         });

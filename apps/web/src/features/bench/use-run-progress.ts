@@ -1,20 +1,30 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import type { BenchRun } from '@terrarium/schema';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { ELSEWHERE_REFRESH_MS } from './elsewhere-refresh';
 import { isFinished } from './format-bench';
 import { newerRun } from './run-progress';
 
 /**
- * A bench run as it progresses: loaded once, then streamed (server-sent events) until it ends.
+ * A bench run as it progresses: loaded, then streamed (server-sent events) until it ends.
  * The latest snapshot is kept here because `useSubscription` drops its data when the stream ends.
- * When the run finishes, everything derived from its scores is fetched again.
+ * When the run finishes, everything derived from its scores is fetched again. A finished run is
+ * read again every few seconds: a retry or a resume started elsewhere (the CLI, another tab)
+ * changes it, and the page follows it as if started here.
  */
 export function useRunProgress(runId: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const loaded = useQuery({ ...trpc.bench.run.queryOptions({ runId }), staleTime: 0 });
+  const loaded = useQuery({
+    ...trpc.bench.run.queryOptions({ runId }),
+    staleTime: 0,
+    refetchInterval: (query) =>
+      query.state.data !== undefined && isFinished(query.state.data.status)
+        ? ELSEWHERE_REFRESH_MS
+        : false,
+  });
   const [streamed, setStreamed] = useState<BenchRun | null>(null);
   const run =
     loaded.data === undefined
@@ -37,11 +47,22 @@ export function useRunProgress(runId: string) {
   useEffect(() => {
     if (!finished || !live) return;
     // Scores written while the run went on: the leaderboard, charts and cell lists are now final.
-    void queryClient.invalidateQueries({ queryKey: trpc.bench.leaderboard.queryKey({ runId }) });
-    void queryClient.invalidateQueries({ queryKey: trpc.bench.chartSlices.queryKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.bench.cellItems.queryKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
+    // The run itself is read again too, so that it is polled from now on as a finished run.
+    void queryClient.invalidateQueries({ queryKey: trpc.bench.run.queryKey({ runId }) });
+    invalidateScores(queryClient, trpc, runId);
   }, [finished, live, queryClient, trpc, runId]);
+
+  // The loaded run changed under the page (read again after it finished, or after a poll saw a
+  // retry or resume): the stream starts over from it and what derives from its scores is read again.
+  const stamp = loaded.data === undefined ? null : runStamp(loaded.data);
+  const previousStamp = useRef(stamp);
+  useEffect(() => {
+    const before = previousStamp.current;
+    previousStamp.current = stamp;
+    if (before === null || stamp === null || before === stamp) return;
+    setStreamed(null);
+    invalidateScores(queryClient, trpc, runId);
+  }, [stamp, queryClient, trpc, runId]);
 
   return {
     run,
@@ -59,4 +80,21 @@ export function useRunProgress(runId: string) {
       setStreamed(null);
     },
   };
+}
+
+/** What of a run changes when it goes on: its status and counts. */
+function runStamp(run: BenchRun): string {
+  return `${run.status} ${run.done} ${run.failed} ${run.finishedAt ?? ''}`;
+}
+
+/** The leaderboard, charts, cell lists and run lists: everything read from a run's scores. */
+function invalidateScores(
+  queryClient: QueryClient,
+  trpc: ReturnType<typeof useTRPC>,
+  runId: string,
+): void {
+  void queryClient.invalidateQueries({ queryKey: trpc.bench.leaderboard.queryKey({ runId }) });
+  void queryClient.invalidateQueries({ queryKey: trpc.bench.chartSlices.queryKey() });
+  void queryClient.invalidateQueries({ queryKey: trpc.bench.cellItems.queryKey() });
+  void queryClient.invalidateQueries({ queryKey: trpc.bench.runs.queryKey() });
 }

@@ -3,7 +3,6 @@ import { useState } from 'react';
 import { Link } from '../../app/link';
 import { useSingleFlight } from '../../app/single-flight';
 import { useTRPC } from '../../app/trpc';
-import { DEFAULT_SCORE } from '../../app/url-state';
 
 /**
  * Items whose labelers disagree on a criterion, largest spread first, each settled by a
@@ -52,7 +51,7 @@ export function DisagreementList({ queueId }: { queueId: string }) {
                       to={{
                         page: 'bench-run',
                         runId: run.runId,
-                        score: DEFAULT_SCORE,
+                        score: null,
                         cell: { sim: run.sim, task: row.task },
                         item: row.itemId,
                       }}

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
-import { DEFAULT_SCORE } from '../../app/url-state';
 import { AccountsPanel } from '../auth/accounts-panel';
 import { CreateQueueForm } from './create-queue-form';
 import { DeleteQueueButton } from './delete-queue';
@@ -61,7 +60,7 @@ export function LabelingPage() {
                       to={{
                         page: 'bench-run',
                         runId: queue.runId,
-                        score: DEFAULT_SCORE,
+                        score: null,
                         cell: null,
                         item: null,
                       }}
