@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
-import { TAU2_RETAIL, importThroughApi, startRunThroughApi } from './support/api';
+import { TAU2_RETAIL, importThroughApi, startRunThroughApi, trpcMutation } from './support/api';
 
 const DATASET = 'bench-journey-retail';
 const BENCH = 'tau2-retail-agentworld';
@@ -239,4 +240,71 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   await page.getByRole('button', { name: `Delete run ${secondRunId}` }).click();
   await expect(page).toHaveURL(/\/benches$/);
   await expect(benchCard.getByTestId('bench-run-count')).toHaveText('1');
+});
+
+test('a run retried from elsewhere is followed by its open page, no reload', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  // An endpoint that refuses every request until told to answer (a 400 is not retried).
+  let answering = false;
+  const endpoint = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      if (!answering) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: 'not yet' } }));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'later',
+          object: 'chat.completion',
+          model: 'later',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: '{}' }, finish_reason: 'stop' },
+          ],
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const address = endpoint.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  try {
+    const dataset = 'retry-elsewhere';
+    await importThroughApi(request, TAU2_RETAIL, dataset);
+    await trpcMutation(request, 'bench.build', {
+      name: dataset,
+      datasets: [dataset],
+      maxItemsPerTask: 12,
+    });
+    const runId = await startRunThroughApi(request, dataset, [
+      `openai:http://127.0.0.1:${port}/v1#later`,
+    ]);
+    await page.goto(`/bench-runs/${runId}`);
+    await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 120_000 });
+    await expect(page.getByTestId('run-counts')).toHaveText('0 done · 12 failed · 12 total');
+    await expect(page.getByRole('button', { name: 'Retry 12 failed units' })).toBeVisible();
+
+    // The endpoint answers now, and the failed units are retried as the CLI's `bench retry` does.
+    answering = true;
+    await trpcMutation(request, 'bench.retryFailed', { runId });
+    // The page was never reloaded: it reads a finished run again and follows the retry.
+    await expect(page.getByTestId('run-counts')).toHaveText('12 done · 0 failed · 12 total', {
+      timeout: 60_000,
+    });
+    await expect(page.getByTestId('run-status')).toHaveText('done');
+    await expect(page.getByRole('button', { name: /^Retry/ })).toHaveCount(0);
+    await expect(
+      page.locator('[data-testid="leaderboard-cell"][data-task="overall"]').getByTestId('cell-n'),
+    ).toHaveText('n=12');
+  } finally {
+    await new Promise<void>((resolve) => {
+      endpoint.close(() => resolve());
+      endpoint.closeAllConnections();
+    });
+  }
 });

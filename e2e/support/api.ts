@@ -119,6 +119,21 @@ export async function trajectoryIdOf(
   return found.id;
 }
 
+/** A tRPC mutation as a program sends it (the CLI, a script): the program token, JSON input. */
+export async function trpcMutation(
+  request: APIRequestContext,
+  procedure: string,
+  input: unknown,
+): Promise<unknown> {
+  const response = await request.post(`/trpc/${procedure}`, {
+    headers: { ...programHeaders(), 'content-type': 'application/json' },
+    data: JSON.stringify(input),
+  });
+  expect(response.status()).toBe(200);
+  const body: unknown = await response.json();
+  return field(field(body, 'result'), 'data');
+}
+
 /**
  * Starts a bench run as a program does (the CLI, a training script): `bench.startRun` with the
  * program token, not through the page. Returns the run's id.
@@ -128,11 +143,5 @@ export async function startRunThroughApi(
   bench: string,
   sims: string[],
 ): Promise<string> {
-  const response = await request.post('/trpc/bench.startRun', {
-    headers: { ...programHeaders(), 'content-type': 'application/json' },
-    data: JSON.stringify({ bench, sims }),
-  });
-  expect(response.status()).toBe(200);
-  const body: unknown = await response.json();
-  return stringField(field(field(body, 'result'), 'data'), 'id');
+  return stringField(await trpcMutation(request, 'bench.startRun', { bench, sims }), 'id');
 }
