@@ -31,6 +31,24 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   );
   const mismatches = page.getByTestId('worlds-mismatches').locator('li');
   await expect(mismatches).toHaveCount(17);
+  await expect(page.getByTestId('worlds-mismatches-heading')).toHaveText(
+    'Mismatches (17 of 17 shown)',
+  );
+
+  // The dataset grows from elsewhere (40 tool-call trajectories, as a CLI import would add them):
+  // back on the page, its figures are measured again rather than shown as they were.
+  await importThroughApi(request, TAU2_RETAIL, 'worlds-swe');
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Datasets' })
+    .click();
+  await expect(page).not.toHaveURL(/\/worlds/);
+  await page.goBack();
+  await expect(page.getByTestId('worlds-summary')).toHaveText(
+    '62 worlds, 219 transitions replayed: 15 exact, 187 fallback, 17 mismatch (13 harness steps left out).',
+    { timeout: 60_000 },
+  );
+  await expect(page.getByTestId('worlds-outdated')).toHaveCount(0);
   // Each mismatch names its step and trajectory; the name opens the replay at that step.
   const where = mismatches.first().locator('.worlds-command .muted');
   const [, stepText = '', name = ''] = /^step (\d+) of (.+)$/.exec(await where.innerText()) ?? [];

@@ -192,6 +192,13 @@ export async function measureSufficiency(
 export interface TrimOptions {
   /** Mismatch and fallback records kept over the whole report (counts stay complete). */
   maxMismatches: number;
+  /**
+   * Records kept per command family at most, so that a family a page filters on keeps some
+   * though a large one comes first (InterCode's `find` fills any cap alone).
+   */
+  perFamily?: number;
+  /** Only records of this outcome. */
+  outcome?: 'mismatch' | 'fallback';
   /** Longest expected/actual text kept; longer ones are cut with a marker. */
   maxChars: number;
 }
@@ -205,11 +212,20 @@ function cut(text: string, maxChars: number): string {
 /** A report small enough to send: the counts whole, the first mismatches with bounded texts. */
 export function trimReport(report: SufficiencyReport, options: TrimOptions): SufficiencyReport {
   let left = options.maxMismatches;
+  const perFamily = new Map<string, number>();
+  const keep = (check: TransitionCheck): boolean => {
+    if (left <= 0 || (options.outcome !== undefined && check.outcome !== options.outcome))
+      return false;
+    const inFamily = perFamily.get(check.family) ?? 0;
+    if (options.perFamily !== undefined && inFamily >= options.perFamily) return false;
+    perFamily.set(check.family, inFamily + 1);
+    left -= 1;
+    return true;
+  };
   return {
     ...report,
     trajectories: report.trajectories.map((trajectory) => {
-      const kept = trajectory.mismatches.slice(0, Math.max(0, left));
-      left -= kept.length;
+      const kept = trajectory.mismatches.filter(keep);
       return {
         ...trajectory,
         mismatches: kept.map((check) => ({

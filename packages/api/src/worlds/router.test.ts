@@ -44,6 +44,26 @@ describe('worlds router', () => {
     );
   }, 120_000);
 
+  it('keeps mismatches only, a few of each command family, as the Worlds page asks', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const report = await api.worlds.sufficiency({
+      dataset: 'swe',
+      maxMismatches: 1000,
+      perFamily: 2,
+      outcome: 'mismatch',
+    });
+    const kept = report.trajectories.flatMap((trajectory) => trajectory.mismatches);
+    expect(new Set(kept.map((check) => check.outcome))).toEqual(new Set(['mismatch']));
+    // Every family with a mismatch keeps min(2, its mismatches): a small one is never crowded out.
+    const perFamily = new Map<string, number>();
+    for (const check of kept) perFamily.set(check.family, (perFamily.get(check.family) ?? 0) + 1);
+    const expected = Object.entries(report.byCommand)
+      .filter(([, counts]) => counts.mismatch > 0)
+      .map(([family, counts]) => [family, Math.min(2, counts.mismatch)]);
+    expect([...perFamily].toSorted()).toEqual(expected.toSorted());
+    expect(expected.length).toBeGreaterThan(1);
+  }, 120_000);
+
   it('refuses an anonymous caller and names an unknown dataset', async () => {
     const anonymous = appRouter.createCaller({ store, principal: ANONYMOUS_PRINCIPAL });
     await expect(anonymous.worlds.sufficiency({ dataset: 'swe' })).rejects.toMatchObject({

@@ -11,6 +11,10 @@ export const SufficiencyInput = z.object({
   pool: z.boolean().default(true),
   /** Mismatches sent back with both texts, for the diff view; the counts always cover all. */
   maxMismatches: z.number().int().min(0).max(2000).default(200),
+  /** At most this many records per command family (the page filters by family). */
+  perFamily: z.number().int().min(1).max(2000).optional(),
+  /** Only mismatches, or only fallbacks; both without it. */
+  outcome: z.enum(['mismatch', 'fallback']).optional(),
 });
 
 /** Thin: loads the dataset, the reconstruction and replay live in @terrarium/executable-worlds. */
@@ -24,7 +28,12 @@ export const worldsRouter = createRouter({
       dataset: dataset.name,
       pool: input.pool,
     });
-    const trimmed = trimReport(report, { maxMismatches: input.maxMismatches, maxChars: 4000 });
+    const trimmed = trimReport(report, {
+      maxMismatches: input.maxMismatches,
+      maxChars: 4000,
+      ...(input.perFamily === undefined ? {} : { perFamily: input.perFamily }),
+      ...(input.outcome === undefined ? {} : { outcome: input.outcome }),
+    });
     // Loaded trajectories carry their store id (the replay's), so the report's `id` is that; the
     // page names each mismatch's trajectory by the id its file gave it.
     const names = new Map(

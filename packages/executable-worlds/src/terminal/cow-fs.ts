@@ -256,10 +256,11 @@ export class CowFs implements IFileSystem {
     return this.entries.size;
   }
 
-  totalBytes(): number {
+  /** Bytes of the files whose path `include` accepts (every file without it). */
+  totalBytes(include: (path: string) => boolean = () => true): number {
     let total = 0;
-    for (const entry of this.entries.values())
-      if (entry.type === 'file') total += entry.bytes.length;
+    for (const [path, entry] of this.entries)
+      if (entry.type === 'file' && include(path)) total += entry.bytes.length;
     return total;
   }
 

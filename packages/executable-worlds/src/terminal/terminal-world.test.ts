@@ -1,7 +1,7 @@
 import type { Action, Trajectory } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../world';
-import { buildTerminalWorld, createTerminalWorld } from './terminal-world';
+import { buildTerminalWorld, createTerminalWorld, programsOf } from './terminal-world';
 
 const bash = (command: string): Action => ({ type: 'command', command, interpreter: 'bash' });
 
@@ -183,5 +183,32 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
     const fork = memo.fork();
     expect(await run(fork, script)).toEqual(expected);
     expect(memo.readFile('/repo/log')).toBeNull();
+  });
+});
+
+describe('programsOf', () => {
+  it('names the program of each simple command, a substituted one for an assignment', () => {
+    // Recorded InterCode bash commands (gpt-4 runs) that were filed under a word after the program.
+    expect(programsOf("proc_load_average=$(cat /proc/loadavg | awk '{print $1}')")).toEqual([
+      'cat',
+      'awk',
+    ]);
+    expect(programsOf("proc_load_average=$(awk '{print $1}' /proc/loadavg)")).toEqual(['awk']);
+    expect(programsOf('address=$(dig +short google.com | head -n 1)')).toEqual(['dig', 'head']);
+    expect(programsOf('x=$( pwd ); echo "$x"')).toEqual(['pwd', 'echo']);
+    expect(programsOf('n=`wc -l < a.txt`')).toEqual(['wc']);
+    expect(programsOf('LC_ALL=C sort -u names.txt')).toEqual(['sort']);
+    expect(programsOf('x=1')).toEqual(['']);
+    expect(programsOf('find . -name "*.py" | xargs wc -l')).toEqual(['find', 'xargs']);
+  });
+});
+
+describe('state', () => {
+  it("counts files and bytes over the same files: the workspace's, not /bin's or /dev's", async () => {
+    const world = createTerminalWorld('t', WORKSPACE);
+    // 'alpha\nbeta\n' (11 bytes) and 'print(1)\n' (9), then 'new\n' (4).
+    expect(world.state()).toMatchObject({ files: 2, bytes: 20 });
+    await run(world, ['echo new > b.txt']);
+    expect(world.state()).toMatchObject({ files: 3, bytes: 24 });
   });
 });

@@ -124,10 +124,24 @@ function recordedTable(trajectory: Trajectory | null): RecordedTable {
 
 /** The first program of each simple command of a line, for the unsupported check and reports. */
 export function programsOf(command: string): string[] {
-  return parseLine(command).commands.map((simple) => {
-    const words = simple.words.filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
-    return words[0] ?? '';
-  });
+  return parseLine(command).commands.map((simple) => programOf(simple.words));
+}
+
+/**
+ * The program a simple command runs: its first word after the assignments, or for an assignment
+ * from a command substitution (`load=$(cat /proc/loadavg`, as the line parser splits it), the
+ * substituted command's program: `cat`, not the word after it.
+ */
+function programOf(words: readonly string[]): string {
+  for (const [index, word] of words.entries()) {
+    const assignment = /^[A-Za-z_][A-Za-z0-9_]*=(.*)$/s.exec(word);
+    if (assignment === null) return word;
+    const substituted = /^(?:\$\(|`)(.*)$/s.exec(assignment[1] ?? '');
+    if (substituted === null) continue;
+    const program = (substituted[1] ?? '').replace(/[)`]+$/, '');
+    return program === '' ? (words[index + 1] ?? '') : program;
+  }
+  return '';
 }
 
 /** A step already taken from the same state: its answer and what it changed. */
@@ -472,8 +486,9 @@ class JustBashTerminalWorld implements TerminalWorld {
       id: this.id,
       cwd: this.currentCwd,
       steps: this.stepCount,
+      // Both over the workspace's files: the stubs of /bin and /dev are the world's, not the task's.
       files: this.files().length,
-      bytes: this.fs.totalBytes(),
+      bytes: this.fs.totalBytes((path) => !SYSTEM_PATH.test(path)),
     };
   }
 

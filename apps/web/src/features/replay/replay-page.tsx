@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useRef } from 'react';
-import { formatCount } from '../../app/format';
+import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { TrajectoryHeading, trajectoryCrumb } from '../trajectories/trajectory-heading';
 import { QueryStatus } from '../../app/query-status';
@@ -89,8 +89,8 @@ export function ReplayPage({
           <div className="page-header">
             <TrajectoryHeading trajectory={detail.data} />
             <span className="count">
-              {formatCount(detail.data.stepCount)} steps ·{' '}
-              {formatCount(detail.data.transitionCount)} transitions
+              {plural(detail.data.stepCount, 'step')} ·{' '}
+              {plural(detail.data.transitionCount, 'transition')}
             </span>
             <Link
               to={{

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { formatCount, formatPercent } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
@@ -11,6 +11,11 @@ import '../compare/compare.css';
 import './worlds.css';
 import { invisibleDifference } from './invisible-difference';
 import { TRANSITIONS_TITLE } from '../../app/count-titles';
+
+/** Mismatches listed at most, for all families or for the one chosen. */
+const MISMATCHES_SHOWN = 100;
+/** Mismatches fetched with the report: up to MISMATCHES_SHOWN of each family, this many in all. */
+const MISMATCHES_FETCHED = 1_000;
 
 /** Domains whose actions are shell commands, the steps a world replays. */
 const SHELL_DOMAINS: ReadonlySet<string> = new Set(['terminal', 'swe', 'os']);
@@ -83,7 +88,8 @@ function Diff({ expected, actual }: { expected: string; actual: string }) {
  */
 export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) {
   const trpc = useTRPC();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  // Read again at each visit (one row per dataset): its counts say whether a report is outdated.
+  const datasets = useQuery({ ...trpc.datasets.list.queryOptions(), staleTime: 0 });
   const [family, setFamily] = useState<string | null>(null);
   // Worlds replay shell commands: only datasets with shell steps are offered (and one a link
   // names), and the page opens on the first of them rather than on an empty choice.
@@ -93,11 +99,26 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
   );
   const datasetId = chosen ?? offered[0]?.id ?? null;
   const report = useQuery({
-    ...trpc.worlds.sufficiency.queryOptions({ dataset: datasetId ?? '', maxMismatches: 300 }),
+    ...trpc.worlds.sufficiency.queryOptions({
+      dataset: datasetId ?? '',
+      maxMismatches: MISMATCHES_FETCHED,
+      perFamily: MISMATCHES_SHOWN,
+      outcome: 'mismatch',
+    }),
     enabled: datasetId !== null,
+    // Every transition is replayed to measure it: kept until the dataset changes (below).
     staleTime: Infinity,
   });
   const data = report.data;
+  // An import or a delete since the measure (from the CLI, say) changes the dataset's trajectory
+  // count: the figures are measured again rather than shown as if current.
+  const current = offered.find((dataset) => dataset.id === datasetId);
+  const outdated =
+    data !== undefined && current !== undefined && current.trajectories !== data.worlds;
+  const { refetch, isFetching } = report;
+  useEffect(() => {
+    if (outdated && !isFetching) void refetch();
+  }, [outdated, isFetching, refetch]);
   const families = data
     ? Object.entries(data.byCommand).toSorted(([, a], [, b]) => b.transitions - a.transitions)
     : [];
@@ -147,6 +168,11 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
       />
       {data && (
         <>
+          {outdated && (
+            <p className="note" data-testid="worlds-outdated">
+              The dataset changed since these figures were measured; measuring it again…
+            </p>
+          )}
           <p data-testid="worlds-summary">
             {formatCount(data.worlds)} worlds, {formatCount(data.transitions)} transitions replayed:{' '}
             <strong>{formatCount(data.exact)} exact</strong>, {formatCount(data.fallback)} fallback,{' '}
@@ -189,12 +215,14 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
               ))}
             </tbody>
           </table>
-          <h2>
-            Mismatches{family === null ? '' : ` of ${family}`} ({formatCount(mismatches.length)}{' '}
+          <h2 data-testid="worlds-mismatches-heading">
+            Mismatches{family === null ? '' : ` of ${family}`} (
+            {formatCount(Math.min(mismatches.length, MISMATCHES_SHOWN))} of{' '}
+            {formatCount(family === null ? data.mismatch : (data.byCommand[family]?.mismatch ?? 0))}{' '}
             shown)
           </h2>
           <ol className="worlds-mismatches" data-testid="worlds-mismatches">
-            {mismatches.slice(0, 100).map((check) => (
+            {mismatches.slice(0, MISMATCHES_SHOWN).map((check) => (
               <li key={`${check.trajectoryId} ${check.step}`}>
                 <div className="worlds-command">
                   <code>{check.command}</code>{' '}
