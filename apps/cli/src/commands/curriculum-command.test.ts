@@ -405,16 +405,16 @@ describe('terrarium curriculum run', () => {
         // The same figures as the InterCode files read in process: seed task ids do not depend
         // on the order the import read the files in.
         expect(generations(run.stdout)).toEqual([
-          '1: 9 tasks, pass 0.847, partial 0.667, tier 0.000',
-          '2: 9 tasks, pass 0.806, partial 0.667, tier 0.556',
-          '3: 9 tasks, pass 0.833, partial 0.667, tier 1.000',
-          '4: 9 tasks, pass 0.639, partial 1.000, tier 1.667',
+          '1: 7 tasks, pass 0.857, partial 0.571, tier 0.000',
+          '2: 7 tasks, pass 0.839, partial 0.571, tier 0.571',
+          '3: 7 tasks, pass 0.857, partial 0.571, tier 1.143',
+          '4: 7 tasks, pass 0.589, partial 1.000, tier 1.857',
         ]);
         icbRun = runIdOf(run.stdout);
       });
 
       it(
-        "exports the run's 25 tasks as Harbor folders that run as a container would run them",
+        "exports the run's 20 tasks as Harbor folders that run as a container would run them",
         { timeout: 300_000 },
         async () => {
           const out = join(exportDir, 'icb-harbor');
@@ -433,7 +433,7 @@ describe('terrarium curriculum run', () => {
           ]);
           expect(exported.stderr).toBe('');
           const report = exportReport(exported.stdout);
-          expect([report.exported.length, report.rejected]).toEqual([25, []]);
+          expect([report.exported.length, report.rejected]).toEqual([20, []]);
           // `find / -type d -name mysql` answers from an empty directory: the image makes it.
           const mysql = 'traj.ic_bash_multiturn_gpt-4_10_turns_fs_3.json-24';
           expect(readFileSync(join(out, mysql, 'environment/Dockerfile'), 'utf8')).toMatch(
@@ -444,18 +444,15 @@ describe('terrarium curriculum run', () => {
       );
 
       it.skipIf(!containerTrialsAvailable())(
-        `22 of the 25 exported oracles earn reward 1 in a container-like root, no empty solution passes${containerTrialsAvailable() ? '' : ` ${CONTAINER_TRIALS_REASON}`}`,
+        `every one of the 20 exported oracles earns reward 1 in a container-like root, no empty solution passes${containerTrialsAvailable() ? '' : ` ${CONTAINER_TRIALS_REASON}`}`,
         { timeout: 300_000 },
         () => {
           const { out, ids } = icbExport;
           const failing = ids.filter((id) => containerTrial(join(out, id), 'oracle') !== 1);
-          // One lineage's seed counts lines under /testbed, which the trajectory never listed:
-          // the reconstructed world answers 0 from nothing, a container says find failed.
-          expect(failing).toEqual([
-            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29',
-            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29.t1-execution-length',
-            'traj.ic_bash_multiturn_gpt-4_10_turns_fs_1.json-29.t2-scenario',
-          ]);
+          // The lineage whose seed counted lines under a /testbed the trajectory never listed (the
+          // rebuilt world answered 0 from nothing, a container said find failed) is gone: the
+          // `world-needed` gate refuses such a seed.
+          expect(failing).toEqual([]);
           expect(ids.filter((id) => containerTrial(join(out, id), 'empty') >= 1)).toEqual([]);
         },
       );
@@ -489,10 +486,11 @@ describe('terrarium curriculum run', () => {
               );
             });
           // Retrieval (leaving out the trajectory each task came from) answers most steps
-          // wrongly: the policy passes 1 probe in 12 in the simulator, 85% / 81% in the worlds.
+          // wrongly: the policy passes no probe in the simulator, 86% / 84% in the worlds. (The one
+          // probe in 12 it passed before was the seed whose answer was a 0 computed over nothing.)
           expect(gaps.map((row) => row.map((value) => value?.toFixed(3)))).toEqual([
-            ['0.083', '0.847', '75.000'],
-            ['0.083', '0.806', '106.000'],
+            ['0.000', '0.857', '62.000'],
+            ['0.000', '0.839', '88.000'],
           ]);
         },
       );

@@ -137,7 +137,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
       return found;
     }
 
-    it('keeps only tasks that pass all four gates, with provenance to the solving steps', () => {
+    it('keeps only tasks that pass all five gates, with provenance to the solving steps', () => {
       const accepted = [...generated.values()].flatMap(({ result }) => (result.ok ? [result] : []));
       const solved = [...generated.values()].filter(({ trajectory }) =>
         trajectory.steps.some((step) => (step.reward ?? 0) >= 1),
@@ -149,7 +149,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
       expect(solved.length).toBe(97);
       expect(accepted.length).toBeGreaterThan(0);
       for (const { task, report } of accepted) {
-        expect(report.gates.map((gate) => gate.ok)).toEqual([true, true, true, true]);
+        expect(report.gates.map((gate) => gate.ok)).toEqual([true, true, true, true, true]);
         expect(task.provenance.source).toBe('intercode/bash');
         expect(task.provenance.steps.length).toBeGreaterThan(0);
       }
@@ -171,14 +171,40 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
         ['empty-fails', false],
         ['noop-fails', false],
         ['initial-fails', false],
+        ['world-needed', true],
       ]);
       expect(result.reason).toContain(
         'the empty solution passes the verifier (reward 1.00; passing: the answer is the expected one)',
       );
     });
 
+    it('rejects a task whose answer the rebuilt world gives over nothing (the md5 of no input, a sum of 0)', () => {
+      // `$files` was never set and /testbed was never seen: the recorded answers are what the
+      // commands print over no input, which an empty world prints too.
+      const constants: [string, string][] = [
+        ['ic_bash_multiturn_gpt-4_10_turns_fs_1.json#2', 'd41d8cd98f00b204e9800998ecf8427e  -\n'],
+        ['ic_bash_multiturn_gpt-4_10_turns_fs_1.json#29', '0\n'],
+      ];
+      for (const [id, answer] of constants) {
+        const { result } = get(id);
+        if (result.ok) throw new Error(`accepted ${id}, whose answer is a constant`);
+        expect(result.report?.gates.map((gate) => [gate.gate, gate.ok])).toEqual([
+          ['oracle-passes', true],
+          ['empty-fails', true],
+          ['noop-fails', true],
+          ['initial-fails', true],
+          ['world-needed', false],
+        ]);
+        expect(result.reason).toBe(
+          `the oracle gives the expected answer (${JSON.stringify(answer)}) in an empty world too, a value computed over nothing: the rebuilt world lacks what the task is about`,
+        );
+      }
+      // Answers an empty world also gives that are no such value are tasks needing no files.
+      expect(get('ic_bash_multiturn_gpt-4_10_turns_fs_4.json#26').result.ok).toBe(true);
+    });
+
     it('serves a generated task over HTTP; a mid-episode fork continues identically to reward 1', async () => {
-      const { result, entry } = get('ic_bash_multiturn_gpt-4_10_turns_fs_1.json#29');
+      const { result, entry } = get('ic_bash_multiturn_gpt-4_10_turns_fs_4.json#3');
       if (!result.ok) throw new Error(result.reason);
       const env = createEnvService({
         now: Date.now,
@@ -210,7 +236,7 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
         expect(runs[1]).toEqual(runs[0]);
         expect(runs[0]?.slice(1)).toEqual(['executed', 1, true]);
         expect(runs[0]?.[0]).toBe(
-          get('ic_bash_multiturn_gpt-4_10_turns_fs_1.json#29').trajectory.steps[1]?.observation
+          get('ic_bash_multiturn_gpt-4_10_turns_fs_4.json#3').trajectory.steps[1]?.observation
             ?.content,
         );
       } finally {

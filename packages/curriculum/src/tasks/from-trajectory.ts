@@ -1,4 +1,4 @@
-import type { TerminalWorld } from '@terrarium/executable-worlds';
+import { createTerminalWorld, type TerminalWorld } from '@terrarium/executable-worlds';
 import type { Step, Trajectory } from '@terrarium/schema';
 import { runGates, type GateReport } from './gates';
 import { Task, type WeightedCheck } from './task';
@@ -74,6 +74,8 @@ export async function taskFromTerminalTrajectory(
 
   const world = source.buildWorld();
   await world.reset();
+  // Where the agent started: an empty world (to check the answer needs this one) starts there too.
+  const startCwd = world.cwd();
   // The baseline is the world after a harmless command, not before any: a shell may materialize
   // files on first use (command stubs under /bin), and those are no effect of the oracle.
   const baseline = world.fork();
@@ -128,7 +130,15 @@ export async function taskFromTerminalTrajectory(
       note: `oracle: the agent's commands through step ${end}; expected output reproduced by the reconstructed world`,
     },
   });
-  const report = await runGates(task, () => source.buildWorld());
+  // The same commands in a world with nothing in it: an answer they also give there, computed over
+  // nothing, says the rebuilt world lacks what the task is about (gates.ts, `world-needed`).
+  const report = await runGates(
+    task,
+    () => source.buildWorld(),
+    0,
+    {},
+    () => createTerminalWorld(`${task.id}:empty`, { cwd: startCwd, env: {}, entries: [] }),
+  );
   if (!report.accepted)
     return { ok: false, trajectory: externalId, reason: report.reasons.join('; '), task, report };
   return { ok: true, task, report };

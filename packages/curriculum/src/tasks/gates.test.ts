@@ -1,3 +1,4 @@
+import { createTerminalWorld, type TerminalWorld } from '@terrarium/executable-worlds';
 import { describe, expect, it } from 'vitest';
 import { createWorldCatalog, SCRATCH_WORLD } from '../worlds/world-catalog';
 import { BUILTIN_TASKS } from './builtin-tasks';
@@ -11,6 +12,28 @@ const createWorld: WorldFactory = (ref, seed) => {
   if (!entry) throw new Error(`no world ${ref.id}`);
   return entry.create(ref.params, seed);
 };
+
+// A world with one file, and an empty one of the same kind (just-bash, nothing in it).
+const withFile = (): TerminalWorld =>
+  createTerminalWorld('notes', {
+    cwd: '/data',
+    env: {},
+    entries: [{ path: '/data/a.txt', content: 'hello\n' }],
+  });
+const emptyWorld = (): TerminalWorld =>
+  createTerminalWorld('empty', { cwd: '/data', env: {}, entries: [] });
+const answerTask = (id: string, command: string, expected: string): Task =>
+  Task.parse({
+    ...BUILTIN_TASKS[0],
+    id,
+    oracle: [command, 'submit'],
+    verifier: { checks: [{ check: { kind: 'answer-equals', expected, normalize: 'lines' } }] },
+  });
+/** The world-needed gate's result for a task set in `withFile`, with `emptyWorld` beside it. */
+async function worldNeeded(candidate: Task) {
+  const report = await runGates(candidate, withFile, 0, {}, emptyWorld);
+  return report.gates.find((result) => result.gate === 'world-needed');
+}
 
 describe('gates', () => {
   it('accept the builtin tasks: oracle passes; empty, no-op and initial fail', async () => {
@@ -113,5 +136,28 @@ describe('gates', () => {
     expect(report.gates[0]?.evaluation.breakdown[1]?.detail).toBe(
       'expected "x\\n", got "cat: /out/extra.txt: No such file or directory\\n"',
     );
+  });
+
+  it('reject an answer the oracle also gets in an empty world when it is a value of nothing', async () => {
+    // Digests a folder the world lacks: the md5 of no input, which the empty world prints too.
+    const missing = await worldNeeded(
+      answerTask(
+        'missing',
+        'cat /data/sub/*.txt 2>/dev/null | md5sum',
+        'd41d8cd98f00b204e9800998ecf8427e  -\n',
+      ),
+    );
+    expect([missing?.ok, missing?.reason]).toEqual([
+      false,
+      'the oracle gives the expected answer ("d41d8cd98f00b204e9800998ecf8427e  -\\n") in an empty world too, a value computed over nothing: the rebuilt world lacks what the task is about',
+    ]);
+    // Digests the file the world has: the empty world prints another digest.
+    const present = await worldNeeded(
+      answerTask('present', 'cat /data/a.txt | md5sum', 'b1946ac92492d2347c6235b4d2611184  -\n'),
+    );
+    expect(present?.ok).toBe(true);
+    // Needs no file, and is no value of nothing: a task all the same.
+    const sum = await worldNeeded(answerTask('sum', 'echo $((1+2))', '3\n'));
+    expect(sum?.ok).toBe(true);
   });
 });

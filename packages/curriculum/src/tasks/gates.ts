@@ -3,7 +3,8 @@ import { answerOf, applyMove, moveFromSolution, startEpisode } from './episode';
 import type { SolutionAction, Task, WorldRef } from './task';
 import { evaluateVerifier, type Evaluation, type VerifierOptions } from './verifier';
 
-export type GateName = 'oracle-passes' | 'empty-fails' | 'noop-fails' | 'initial-fails';
+export type GateName =
+  'oracle-passes' | 'empty-fails' | 'noop-fails' | 'initial-fails' | 'world-needed';
 
 export interface GateResult {
   gate: GateName;
@@ -31,7 +32,15 @@ export async function runSolution(
   seed = 0,
   options: VerifierOptions = {},
 ): Promise<{ evaluation: Evaluation; world: World; steps: number }> {
-  const world = createWorld(task.world, seed);
+  return runSolutionIn(createWorld(task.world, seed), task, solution, options);
+}
+
+async function runSolutionIn(
+  world: World,
+  task: Task,
+  solution: SolutionAction[],
+  options: VerifierOptions,
+): Promise<{ evaluation: Evaluation; world: World; steps: number }> {
   await world.reset();
   const episode = startEpisode(world);
   let steps = 0;
@@ -67,12 +76,18 @@ function whyPassed(evaluation: Evaluation): string {
  * The gates every task passes before use: its oracle solution passes, and the empty solution
  * (submit at once, no answer), a no-op solution and the untouched initial world (its first
  * observation as the answer) all fail. A verifier that any of those pass rewards doing nothing.
+ * Given `emptyWorld` (a world of the same kind with nothing in it), the oracle must not get its
+ * answer there when that answer is one computed over nothing (the digest of no input, a count of
+ * 0): the rebuilt world then lacks what the task is about (InterCode's `$files` unset, a /testbed
+ * that was never seen), and the task rewards printing a constant. Answers an empty world also
+ * gives but that are no such value (`seq 1 10`, arithmetic) are tasks that need no files.
  */
 export async function runGates(
   task: Task,
   createWorld: WorldFactory,
   seed = 0,
   options: VerifierOptions = {},
+  emptyWorld?: () => World,
 ): Promise<GateReport> {
   const gates: GateResult[] = [];
   const oracle = await runSolution(task, createWorld, task.oracle, seed, options);
@@ -111,6 +126,7 @@ export async function runGates(
     options,
   );
   gates.push(mustFail('initial-fails', initial, 'the initial world'));
+  if (emptyWorld !== undefined) gates.push(await worldNeeded(task, emptyWorld(), options));
 
   const reasons = gates.filter((gate) => !gate.ok).map((gate) => gate.reason);
   return { taskId: task.id, accepted: reasons.length === 0, gates, reasons };
@@ -122,5 +138,43 @@ function mustFail(gate: GateName, evaluation: Evaluation, what: string): GateRes
     ok: !evaluation.passed,
     evaluation,
     reason: evaluation.passed ? `${what} passes the verifier (${whyPassed(evaluation)})` : '',
+  };
+}
+
+/**
+ * What commands print over no input at all: the MD5, SHA-1, SHA-256 and SHA-512 digests of the
+ * empty string (as `md5sum` and friends print them, with or without their `  -`), and a count or
+ * sum of 0.
+ */
+const ANSWER_OF_NOTHING =
+  /^(?:d41d8cd98f00b204e9800998ecf8427e|da39a3ee5e6b4b0d3255bfef95601890afd80709|e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855|cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e)(?:\s+-)?$|^0$/;
+
+/**
+ * Whether the oracle, run in a world with nothing in it, still gets an answer computed over
+ * nothing right. Only answer checks count (a task that writes a file may well pass in an empty
+ * world; the other gates see to its checks).
+ */
+async function worldNeeded(
+  task: Task,
+  empty: World,
+  options: VerifierOptions,
+): Promise<GateResult> {
+  const { evaluation } = await runSolutionIn(empty, task, task.oracle, options);
+  const answered = task.verifier.checks.flatMap(({ check }, index) =>
+    check.kind === 'answer-equals' &&
+    ANSWER_OF_NOTHING.test(check.expected.trim()) &&
+    evaluation.breakdown[index]?.passed === true
+      ? [check.expected]
+      : [],
+  );
+  const [expected] = answered;
+  return {
+    gate: 'world-needed',
+    ok: expected === undefined,
+    evaluation,
+    reason:
+      expected === undefined
+        ? ''
+        : `the oracle gives the expected answer (${JSON.stringify(expected.slice(0, 80))}) in an empty world too, a value computed over nothing: the rebuilt world lacks what the task is about`,
   };
 }
