@@ -1,6 +1,7 @@
 import {
   scoreGridUnits,
   type BenchRun,
+  type CellDelta,
   type CellItem,
   type LeaderboardCell,
   type ScoreSlice,
@@ -89,6 +90,24 @@ export function cellItem(overrides: Partial<CellItem> = {}): CellItem {
     scores: { 'rule:content': 40, 'rule:exact-match': 0, 'judge:factuality': 25 },
     latencyMs: 3.5,
     error: null,
+    ...overrides,
+  };
+}
+
+/** A comparison cell: retrieval's overall content score, 30 → 40, a significant +10. */
+export function cellDelta(overrides: Partial<CellDelta>): CellDelta {
+  return {
+    sim: 'retrieval',
+    task: 'overall',
+    source: 'rule',
+    metric: 'content',
+    before: leaderboardCell({ sim: 'retrieval', mean: 30 }),
+    after: leaderboardCell({ sim: 'retrieval', mean: 40 }),
+    delta: 10,
+    sameItems: true,
+    deltaLow: 4.1,
+    deltaHigh: 15.9,
+    significant: true,
     ...overrides,
   };
 }

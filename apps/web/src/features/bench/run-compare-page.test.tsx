@@ -1,7 +1,7 @@
 import { cleanup, render, screen } from '@testing-library/react';
-import type { CellDelta, JudgeConfig, ScoreSelector } from '@terrarium/schema';
+import type { JudgeConfig, ScoreSelector } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leaderboardCell } from './bench.fixture';
+import { cellDelta as delta, leaderboardCell } from './bench.fixture';
 import { DeltaTable } from './run-compare-page';
 
 afterEach(cleanup);
@@ -12,23 +12,6 @@ const judge: JudgeConfig = {
   repeats: 1,
   mode: 'score',
 };
-
-function delta(overrides: Partial<CellDelta>): CellDelta {
-  return {
-    sim: 'retrieval',
-    task: 'overall',
-    source: 'rule',
-    metric: 'content',
-    before: leaderboardCell({ sim: 'retrieval', mean: 30 }),
-    after: leaderboardCell({ sim: 'retrieval', mean: 40 }),
-    delta: 10,
-    sameItems: true,
-    deltaLow: 4.1,
-    deltaHigh: 15.9,
-    significant: true,
-    ...overrides,
-  };
-}
 
 function row(sim: string, task?: string): Element | null {
   const table = screen.getByTestId('delta-table');

@@ -1,6 +1,6 @@
-import type { CellDelta, JudgeConfig, ScoreSelector } from '@terrarium/schema';
+import type { JudgeConfig, ScoreSelector } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
-import { leaderboardCell } from './bench.fixture';
+import { cellDelta as delta, leaderboardCell } from './bench.fixture';
 import {
   absenceText,
   deltaDirection,
@@ -11,21 +11,13 @@ import {
   settingDiffs,
 } from './run-comparison';
 
-function delta(overrides: Partial<CellDelta>): CellDelta {
-  return {
-    sim: 'retrieval',
-    task: 'overall',
-    source: 'rule',
-    metric: 'content',
-    before: leaderboardCell({ sim: 'retrieval', mean: 30 }),
-    after: leaderboardCell({ sim: 'retrieval', mean: 40 }),
-    delta: 10,
-    sameItems: true,
-    deltaLow: 4.1,
-    deltaHigh: 15.9,
-    significant: true,
-    ...overrides,
-  };
+/** A cell whose before and after means are these, its Δ their difference. */
+function meansDelta(before: number, after: number) {
+  return delta({
+    before: leaderboardCell({ sim: 'retrieval', mean: before }),
+    after: leaderboardCell({ sim: 'retrieval', mean: after }),
+    delta: after - before,
+  });
 }
 
 describe('run comparison', () => {
@@ -156,16 +148,10 @@ describe('which run is before, what else differs, and what is significant', () =
   });
 
   it('prints the Δ of the means as printed, so the columns add up', () => {
-    const cell = (before: number, after: number) =>
-      delta({
-        before: leaderboardCell({ sim: 'retrieval', mean: before }),
-        after: leaderboardCell({ sim: 'retrieval', mean: after }),
-        delta: after - before,
-      });
     // 50.94 → 50.96 print as 50.9 → 51.0: +0.1, where the unrounded Δ (0.02) printed 0.0.
-    expect(shownDelta(cell(50.94, 50.96))).toBeCloseTo(0.1, 12);
+    expect(shownDelta(meansDelta(50.94, 50.96))).toBeCloseTo(0.1, 12);
     // 16.54 → 16.06 print as 16.5 → 16.1: −0.4, where the unrounded Δ printed −0.5.
-    expect(shownDelta(cell(16.54, 16.06))).toBeCloseTo(-0.4, 12);
+    expect(shownDelta(meansDelta(16.54, 16.06))).toBeCloseTo(-0.4, 12);
     expect(shownDelta(delta({ after: null }))).toBeNull();
   });
 });
