@@ -308,7 +308,8 @@ async function writes(store: Store): Promise<void> {
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       error: null,
     };
-    return { prediction, scores: await deps.score(item, 'replay', predicted.observation, run) };
+    const { scores } = await deps.score(item, 'replay', predicted.observation, run);
+    return { prediction, scores };
   }
 
   const warm = await newRun();

@@ -13,6 +13,8 @@ import {
   ScoreSource,
   SimSpec,
   type RunPrediction,
+  type RunUsage,
+  type UnitUsage,
 } from '@terrarium/schema';
 import { AggregateChanges, unitFacts, unitKey } from './run-aggregates';
 import { createBenchContexts } from './bench-contexts';
@@ -83,7 +85,9 @@ const RUN_COLUMNS = `r.id::text AS id, b.name AS bench, b.version AS bench_versi
   r.mode, r.split, r.status, to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at,
   to_char(r.finished_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS finished_at, r.total, r.done, r.failed,
   r.input_tokens::float8 AS input_tokens, r.output_tokens::float8 AS output_tokens, r.cost_usd,
-  r.unpriced_units, r.error, (SELECT jsonb_build_object('hash', p.content_hash, 'files', p.file_names)
+  r.unpriced_units, r.judge_input_tokens::float8 AS judge_input_tokens,
+  r.judge_output_tokens::float8 AS judge_output_tokens, r.judge_cost_usd, r.judge_unpriced_units,
+  r.error, (SELECT jsonb_build_object('hash', p.content_hash, 'files', p.file_names)
     FROM bench_run_prompts p WHERE p.run_id = r.id) AS prompts`;
 
 const INSERT_SCORES = (onConflict: string) => `
@@ -129,8 +133,36 @@ function runFromRow(row: Row): BenchRun {
       costUsd:
         intColumn(row, 'unpriced_units') > 0 ? null : (nullableNumberColumn(row, 'cost_usd') ?? 0),
     },
+    judgeUsage: judgeUsageFromRow(row),
     error: nullableTextColumn(row, 'error'),
     prompts: RunPrompts.nullable().parse(jsonColumn(row, 'prompts') ?? null),
+  };
+}
+
+/** A run's judge totals; null on a judged run made before they were recorded (migration 20). */
+function judgeUsageFromRow(row: Row): RunUsage | null {
+  const inputTokens = nullableNumberColumn(row, 'judge_input_tokens');
+  if (inputTokens === null) return null;
+  return {
+    inputTokens,
+    outputTokens: nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
+    costUsd:
+      (nullableNumberColumn(row, 'judge_unpriced_units') ?? 0) > 0
+        ? null
+        : (nullableNumberColumn(row, 'judge_cost_usd') ?? 0),
+  };
+}
+
+/** A unit's judge usage, absent when no judge was asked about it. */
+function unitJudgeUsage(row: Row): { judgeUsage?: UnitUsage } {
+  const inputTokens = nullableNumberColumn(row, 'judge_input_tokens');
+  if (inputTokens === null) return {};
+  return {
+    judgeUsage: {
+      inputTokens,
+      outputTokens: nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
+      costUsd: nullableNumberColumn(row, 'judge_cost_usd'),
+    },
   };
 }
 
@@ -148,6 +180,7 @@ function predictionFromRow(row: Row): RunPrediction {
       outputTokens: intColumn(row, 'output_tokens'),
       costUsd: nullableNumberColumn(row, 'cost_usd'),
     },
+    ...unitJudgeUsage(row),
     error: nullableTextColumn(row, 'error'),
   };
 }
@@ -243,16 +276,54 @@ async function finishIfDrained(db: Queryable, runId: string): Promise<boolean> {
 
 const INSERT_PREDICTIONS = `
 INSERT INTO run_predictions (run_id, item_id, sim, observation, reasoning, provenance,
-  latency_ms, input_tokens, output_tokens, cost_usd, error)
+  latency_ms, input_tokens, output_tokens, cost_usd, judge_input_tokens, judge_output_tokens,
+  judge_cost_usd, error)
 SELECT $1::bigint, x.item_id, x.sim, x.observation, x.reasoning,
   -- json_to_recordset turns a JSON null into SQL NULL; the column holds the JSON value null.
   coalesce(x.provenance, 'null'::jsonb), x.latency_ms,
-  x.input_tokens, x.output_tokens, x.cost_usd, x.error
+  x.input_tokens, x.output_tokens, x.cost_usd, x.judge_input_tokens, x.judge_output_tokens,
+  x.judge_cost_usd, x.error
 FROM json_to_recordset($2::json) AS x(item_id text, sim text, observation jsonb, reasoning text,
   provenance jsonb, latency_ms double precision, input_tokens integer, output_tokens integer,
-  cost_usd double precision, error text)
+  cost_usd double precision, judge_input_tokens integer, judge_output_tokens integer,
+  judge_cost_usd double precision, error text)
 ON CONFLICT (run_id, item_id, sim) DO NOTHING
-RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens, cost_usd`;
+RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens, cost_usd,
+  judge_input_tokens, judge_output_tokens, judge_cost_usd`;
+
+/**
+ * Adds judge usage to a run's totals from parameter `$first` on (`UsageSum.parameters`). A run
+ * whose judge usage was never recorded keeps NULL: a sum with NULL is NULL.
+ */
+const ADD_JUDGE_USAGE = (first: number) =>
+  `judge_input_tokens = judge_input_tokens + $${first}::bigint,
+   judge_output_tokens = judge_output_tokens + $${first + 1}::bigint,
+   judge_cost_usd = judge_cost_usd + $${first + 2}::float8,
+   judge_unpriced_units = judge_unpriced_units + $${first + 3}::int`;
+
+/** A unit's dollars: absent is a local simulator's, free; null is not known. */
+function dollarsOf(usage: UnitUsage): number | null {
+  return usage.costUsd === undefined ? 0 : usage.costUsd;
+}
+
+/** Tokens and dollars of some calls; a call whose cost is not known counts as unpriced. */
+class UsageSum {
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private costUsd = 0;
+  private unpriced = 0;
+
+  add(usage: UnitUsage): void {
+    this.inputTokens += usage.inputTokens;
+    this.outputTokens += usage.outputTokens;
+    if (usage.costUsd === null) this.unpriced++;
+    else this.costUsd += dollarsOf(usage) ?? 0;
+  }
+
+  parameters(): [number, number, number, number] {
+    return [this.inputTokens, this.outputTokens, this.costUsd, this.unpriced];
+  }
+}
 
 /**
  * Records units of one run in one transaction, with multi-row statements: predictions that are not
@@ -295,8 +366,13 @@ async function recordUnits(
           latency_ms: prediction.latencyMs,
           input_tokens: prediction.usage.inputTokens,
           output_tokens: prediction.usage.outputTokens,
-          // Absent: a local simulator's, free; null: not known (json_to_recordset keeps it NULL).
-          cost_usd: prediction.usage.costUsd === undefined ? 0 : prediction.usage.costUsd,
+          // Null: not known (json_to_recordset keeps it NULL).
+          cost_usd: dollarsOf(prediction.usage),
+          // No judge asked: all three NULL. A judge's cost not known: the cost alone NULL.
+          judge_input_tokens: prediction.judgeUsage?.inputTokens ?? null,
+          judge_output_tokens: prediction.judgeUsage?.outputTokens ?? null,
+          judge_cost_usd:
+            prediction.judgeUsage === undefined ? null : dollarsOf(prediction.judgeUsage),
           error: prediction.error,
         }),
       );
@@ -307,6 +383,7 @@ async function recordUnits(
     let outputTokens = 0;
     let costUsd = 0;
     let unpriced = 0;
+    const judge = new UsageSum();
     for (const payload of predictions.flush()) {
       for (const row of await tx.query(INSERT_PREDICTIONS, [runId, payload])) {
         inserted.add(unitKey(textColumn(row, 'item_id'), textColumn(row, 'sim')));
@@ -316,6 +393,14 @@ async function recordUnits(
         const cost = nullableNumberColumn(row, 'cost_usd');
         if (cost === null) unpriced++;
         else costUsd += cost;
+        const judgeTokens = nullableNumberColumn(row, 'judge_input_tokens');
+        if (judgeTokens !== null) {
+          judge.add({
+            inputTokens: judgeTokens,
+            outputTokens: nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
+            costUsd: nullableNumberColumn(row, 'judge_cost_usd'),
+          });
+        }
       }
     }
     if (inserted.size === 0) return { recorded: 0, failed: 0 };
@@ -346,9 +431,18 @@ async function recordUnits(
       `UPDATE bench_runs SET done = done + $2::int, failed = failed + $3::int,
          input_tokens = input_tokens + $4::bigint, output_tokens = output_tokens + $5::bigint,
          cost_usd = cost_usd + $6::float8, unpriced_units = unpriced_units + $7::int,
-         scores_version = scores_version + 1
+         ${ADD_JUDGE_USAGE(8)}, scores_version = scores_version + 1
        WHERE id = $1::bigint`,
-      [runId, inserted.size - failed, failed, inputTokens, outputTokens, costUsd, unpriced],
+      [
+        runId,
+        inserted.size - failed,
+        failed,
+        inputTokens,
+        outputTokens,
+        costUsd,
+        unpriced,
+        ...judge.parameters(),
+      ],
     );
     // In the same transaction and conditional on the status, so that of two workers
     // recording the last units exactly one finishes the run.
@@ -687,7 +781,8 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         'run_predictions',
         unitConditions(runId, filter),
         `run_id::text AS run_id, item_id, sim, observation, reasoning, provenance, latency_ms,
-         input_tokens, output_tokens, cost_usd, error`,
+         input_tokens, output_tokens, cost_usd, judge_input_tokens, judge_output_tokens,
+         judge_cost_usd, error`,
         order,
         filter,
         predictionFromRow,
@@ -754,9 +849,9 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       );
     },
 
-    async addScores(runId, scores) {
+    async addScores(runId, scores, judgeUsage) {
       if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
-      if (scores.length === 0) return 0;
+      if (scores.length === 0 && judgeUsage === undefined) return 0;
       const parsed = scores.map((score) => ItemScore.parse(score));
       return executor.transaction(async (tx) => {
         // The values being replaced leave the run's aggregates, the new ones enter them.
@@ -773,7 +868,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
            RETURNING metric`,
           [runId, scorePayload(parsed)],
         );
-        if (rows.length === 0) return 0;
+        if (rows.length === 0 && judgeUsage === undefined) return 0;
         const facts = await unitFacts(tx, runId, parsed);
         const changes = new AggregateChanges();
         for (const row of replaced) {
@@ -791,9 +886,12 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
           runId,
         ]);
         // A cached leaderboard of this run no longer holds (bench-pages.ts).
+        const judged = new UsageSum();
+        if (judgeUsage !== undefined) judged.add(judgeUsage);
         await tx.query(
-          'UPDATE bench_runs SET scores_version = scores_version + 1 WHERE id = $1::bigint',
-          [runId],
+          `UPDATE bench_runs SET ${ADD_JUDGE_USAGE(2)}, scores_version = scores_version + 1
+           WHERE id = $1::bigint`,
+          [runId, ...judged.parameters()],
         );
         return rows.length;
       });

@@ -27,6 +27,7 @@ import type {
   TrajectoryDetail,
   TrajectoryFilter,
   TrajectorySummary,
+  UnitUsage,
 } from '@terrarium/schema';
 
 export interface StoreOptions {
@@ -212,9 +213,10 @@ export interface Store
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,
    * metric), so re-judging updates rather than duplicates; other sources are never touched.
-   * Returns how many were written.
+   * `judgeUsage`, what the run's judge spent on them, joins the run's judge totals in the same
+   * transaction. Returns how many were written.
    */
-  addScores(runId: string, scores: readonly ItemScore[]): Promise<number>;
+  addScores(runId: string, scores: readonly ItemScore[], judgeUsage?: UnitUsage): Promise<number>;
   /**
    * Several units in one transaction (multi-row inserts): what `recordPrediction` does for each,
    * with the same guarantees (a unit already recorded is skipped, the last unit finishes the run).

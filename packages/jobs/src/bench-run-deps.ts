@@ -1,5 +1,18 @@
-import type { BenchItem, BenchRun, ItemScore, Observation, SimSpec } from '@terrarium/schema';
+import type {
+  BenchItem,
+  BenchRun,
+  ItemScore,
+  Observation,
+  SimSpec,
+  UnitUsage,
+} from '@terrarium/schema';
 import type { PredictOptions, Transition, Usage, WorldModel } from '@terrarium/worlds';
+
+/** One prediction's scores, and what the run's judge spent on them (absent when none was asked). */
+export interface UnitScores {
+  scores: ItemScore[];
+  judgeUsage?: UnitUsage;
+}
 
 /**
  * What a bench run needs from the rest of Terrarium, injected so that this package knows no
@@ -15,14 +28,14 @@ export interface BenchRunDeps {
   historyFor?(run: BenchRun, sim: SimSpec, item: BenchItem): Promise<Transition[]>;
   /**
    * Scores of one prediction against `item.real`: the rule metrics, and the judge's when the run
-   * has one (which is why it may be async and sees the run).
+   * has one (which is why it may be async and sees the run), with what the judge's calls cost.
    */
   score(
     item: BenchItem,
     sim: SimSpec,
     predicted: Observation,
     run: BenchRun,
-  ): ItemScore[] | Promise<ItemScore[]>;
+  ): UnitScores | Promise<UnitScores>;
   /**
    * Dollars for one prediction's usage (from the endpoint's prices), null when not known (no
    * price, or no usage reported); without it every prediction costs 0.

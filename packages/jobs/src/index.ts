@@ -1,4 +1,4 @@
-export type { BenchRunDeps } from './bench-run-deps';
+export type { BenchRunDeps, UnitScores } from './bench-run-deps';
 export { BENCH_RUN_QUEUE, ChunkJob } from './chunk-job';
 export {
   createEndpointLimits,

@@ -315,7 +315,11 @@ async function predictAndScore(
     error: null,
   };
   try {
-    return { prediction, scores: await deps.score(item, sim, predicted.observation, run) };
+    const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run);
+    return {
+      prediction: judgeUsage === undefined ? prediction : { ...prediction, judgeUsage },
+      scores,
+    };
   } catch (error) {
     // A metric that throws is a bug worth seeing on the item, not a reason to lose the prediction.
     return {

@@ -201,12 +201,31 @@ export const BenchRun = z.object({
   total: z.number().int().nonnegative(),
   done: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
+  /** Its simulators' calls. */
   usage: RunUsage,
+  /**
+   * Its judge's calls (score and Turing judgings, and pairwise judging asked for later), all 0
+   * for a run without a judge; null when they were not recorded (a judged run made before they
+   * were).
+   */
+  judgeUsage: RunUsage.nullable(),
   error: z.string().nullable(),
   /** The prompt folder the run speaks with; null: Terrarium's own templates. */
   prompts: RunPrompts.nullable(),
 });
 export type BenchRun = z.infer<typeof BenchRun>;
+
+/** What the model calls of one unit cost. */
+export const UnitUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /**
+   * Dollars (added to the run's); absent means 0 (a local simulator), null not known (an endpoint
+   * with no price configured, or no usage reported).
+   */
+  costUsd: z.number().nonnegative().nullable().optional(),
+});
+export type UnitUsage = z.infer<typeof UnitUsage>;
 
 /** One stored prediction of a bench run, with what it cost. */
 export const RunPrediction = z.object({
@@ -217,15 +236,10 @@ export const RunPrediction = z.object({
   reasoning: z.string().nullable(),
   provenance: JsonValue,
   latencyMs: z.number().nonnegative(),
-  usage: z.object({
-    inputTokens: z.number().int().nonnegative(),
-    outputTokens: z.number().int().nonnegative(),
-    /**
-     * Dollars for this prediction (added to the run's `usage.costUsd`); absent means 0 (a local
-     * simulator), null not known (an endpoint with no price configured, or no usage reported).
-     */
-    costUsd: z.number().nonnegative().nullable().optional(),
-  }),
+  /** The simulator's call. */
+  usage: UnitUsage,
+  /** The run's judge's calls on this prediction; absent when no judge was asked. */
+  judgeUsage: UnitUsage.optional(),
   /** Set when the simulator failed on this item; such items count as failed, not as zero. */
   error: z.string().nullable(),
 });
@@ -252,7 +266,9 @@ export const RunResult = z.object({
   predicted: Observation.nullable(),
   error: z.string().nullable(),
   latencyMs: z.number().nonnegative(),
-  usage: RunPrediction.shape.usage,
+  usage: UnitUsage,
+  /** The run's judge's calls on this unit; absent when no judge was asked. */
+  judgeUsage: UnitUsage.optional(),
   scores: z.record(z.string(), z.number().min(0).max(1).nullable()),
   /** Why, per score that says: content-class spans, a judge's reasoning, a labeler's comment. */
   details: z.record(z.string(), JsonValue),

@@ -399,6 +399,7 @@ describe('the `bench leaderboard` table', () => {
       done: 200,
       failed: 0,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       error: null,
       prompts: null,
     });
@@ -483,6 +484,7 @@ function demoRun(fields: Partial<BenchRun>): BenchRun {
     done: 0,
     failed: 0,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     error: null,
     prompts: null,
     ...fields,

@@ -30,6 +30,7 @@ import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
+import { pricingFromEnv } from './pricing';
 import { runReport, type RunReport } from './run-report';
 import {
   currentLeaderboard,
@@ -457,7 +458,11 @@ export async function judgePairwise(
   }
   let judge;
   try {
-    judge = createJudge(run.judge, { allowlist: endpointAllowlistFromEnv() });
+    const pricing = pricingFromEnv().get(run.judge.spec);
+    judge = createJudge(run.judge, {
+      allowlist: endpointAllowlistFromEnv(),
+      ...(pricing === undefined ? {} : { pricing }),
+    });
   } catch (error) {
     throw simulatorTrpcError(error);
   }
@@ -472,12 +477,12 @@ export async function judgePairwise(
     for (const other of others) {
       const b = byUnit.get(`${other}\u0000${item.id}`)?.observation;
       if (b === undefined || b === null) continue;
-      const scores = await judge.pairwise(
+      const { scores, usage } = await judge.pairwise(
         item,
         { sim: first, predicted: a },
         { sim: other, predicted: b },
       );
-      await ctx.store.addScores(runId, scores);
+      await ctx.store.addScores(runId, scores, usage);
       judged++;
     }
   }

@@ -38,9 +38,6 @@ export async function predictBenchItem(
     item.action,
     { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
   );
-  return {
-    observation: predicted.observation,
-    reasoning: predicted.reasoning ?? null,
-    scores: await deps.score(item, sim, predicted.observation, run),
-  };
+  const { scores } = await deps.score(item, sim, predicted.observation, run);
+  return { observation: predicted.observation, reasoning: predicted.reasoning ?? null, scores };
 }

@@ -66,6 +66,19 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     expect((await leaderboard(ctx, run.id, 0)).judgeGaps).toEqual([]);
   }, 120_000);
 
+  it('counts the judge’s tokens per unit and on the run, apart from the simulators’', async () => {
+    const run = await runWithJudge('judge');
+    // The endpoint reports 1 prompt and 1 completion token a call; no price is configured, so the
+    // judge's cost is not known, while replay's is a true 0.
+    expect(run.usage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    expect(run.judgeUsage).toEqual({ inputTokens: ITEMS, outputTokens: ITEMS, costUsd: null });
+    const { rows } = await ctx.store.listPredictions(run.id, { offset: 0, limit: 100 });
+    expect(rows.map((row) => row.judgeUsage)).toEqual(
+      rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
+    );
+    expect(rows).toHaveLength(ITEMS);
+  }, 120_000);
+
   it('gives the request’s failure as the reason when the judge cannot be reached', async () => {
     const run = await runWithJudge('judge', `http://127.0.0.1:${await closedPort()}/v1`);
     expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
@@ -77,5 +90,7 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       asked: ITEMS,
     });
     expect(gap?.example).toMatch(/^\(judge request failed: .*nothing accepted the connection/);
+    // A request that never reached the judge spent nothing.
+    expect(run.judgeUsage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
   }, 120_000);
 });

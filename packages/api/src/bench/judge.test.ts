@@ -92,14 +92,18 @@ describe('judge', () => {
     const judge = createJudge(config(judgeServer.url, 'score', 3), {
       allowlist: ['127.0.0.1'],
       fetch,
+      pricing: { inputPerMillion: 1, outputPerMillion: 2 },
     });
     const item = items[0];
     if (item === undefined) throw new Error('no bench item');
-    const scores = await judge.judge(item, 'retrieval', {
+    const { scores, usage } = await judge.judge(item, 'retrieval', {
       kind: 'text',
       content: 'x',
       callId: null,
     });
+    // Three calls of 100 prompt and 20 completion tokens, at $1 and $2 a million.
+    expect([usage.inputTokens, usage.outputTokens]).toEqual([300, 60]);
+    expect(usage.costUsd).toBeCloseTo((3 * (100 * 1 + 20 * 2)) / 1e6, 15);
     const byMetric = Object.fromEntries(scores.map((score) => [score.metric, score]));
     expect(Object.keys(byMetric).toSorted()).toEqual([
       'consistency',
@@ -135,7 +139,9 @@ describe('judge', () => {
     });
     const item = items[1];
     if (item === undefined) throw new Error('no bench item');
-    const scores = await judge.judge(item, 'replay', item.real);
+    const { scores, usage } = await judge.judge(item, 'replay', item.real);
+    // Its tokens are counted; with no price for the judge its cost is not known, not $0.
+    expect(usage).toEqual({ inputTokens: 200, outputTokens: 40, costUsd: null });
     expect(scores.map((score) => score.value)).toEqual([null, null, null, null, null, null]);
     expect(scores.find((score) => score.metric === 'overall')?.detail).toMatchObject({
       judgings: 2,
@@ -152,7 +158,9 @@ describe('judge', () => {
     });
     const item = items[0];
     if (item === undefined) throw new Error('no bench item');
-    const [score] = await judge.judge(item, 'retrieval', {
+    const {
+      scores: [score],
+    } = await judge.judge(item, 'retrieval', {
       kind: 'text',
       content: 'x',
       callId: null,

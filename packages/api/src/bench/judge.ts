@@ -11,11 +11,13 @@ import {
   turingOrder,
   turingPrompt,
 } from '@terrarium/bench';
-import type { BenchItem, ItemScore, JudgeConfig, Observation } from '@terrarium/schema';
+import type { BenchItem, ItemScore, JudgeConfig, Observation, UnitUsage } from '@terrarium/schema';
 import {
   AGENTWORLDBENCH_SAMPLING,
   createEndpointPool,
+  type ChatResult,
   type EndpointPool,
+  type Pricing,
   type PromptFolder,
   withPoolCircuitBreaker,
 } from '@terrarium/worlds';
@@ -32,6 +34,14 @@ export interface JudgeOptions {
    * a `<final_evaluation>` verdict parses, failed judgings left out).
    */
   prompts?: PromptFolder | null;
+  /** The judge endpoint's price (TERRARIUM_PRICING by its spec); without it its cost is unknown. */
+  pricing?: Pricing;
+}
+
+/** A judging's scores and what its calls cost (retries and repeats included). */
+export interface Judged {
+  scores: ItemScore[];
+  usage: UnitUsage;
 }
 
 /** Attempts per judging under the official protocol before the judging counts as failed. */
@@ -41,13 +51,38 @@ const OFFICIAL_ATTEMPTS = 3;
 export interface Judge {
   readonly config: JudgeConfig;
   /** Score mode: the five dimensions and Overall; Turing mode: whether the judge was fooled. */
-  judge(item: BenchItem, sim: string, predicted: Observation): Promise<ItemScore[]>;
+  judge(item: BenchItem, sim: string, predicted: Observation): Promise<Judged>;
   /** Pairwise mode: which of two simulators' predictions is closer to the real observation. */
   pairwise(
     item: BenchItem,
     a: { sim: string; predicted: Observation },
     b: { sim: string; predicted: Observation },
-  ): Promise<ItemScore[]>;
+  ): Promise<Judged>;
+}
+
+/**
+ * The calls of one judging, summed. A reply with no usage reported, or an endpoint with no price,
+ * makes the cost unknown (null), as for simulators; a request that failed spent nothing known.
+ */
+class JudgingUsage {
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private costUsd: number | null = 0;
+
+  add(result: ChatResult): void {
+    this.inputTokens += result.usage?.inputTokens ?? 0;
+    this.outputTokens += result.usage?.outputTokens ?? 0;
+    this.costUsd =
+      this.costUsd === null || result.costUsd === null ? null : this.costUsd + result.costUsd;
+  }
+
+  total(): UnitUsage {
+    return {
+      inputTokens: this.inputTokens,
+      outputTokens: this.outputTokens,
+      costUsd: this.costUsd,
+    };
+  }
 }
 
 // Judge answers are short JSON; a thinking judge needs room for its reasoning before it.
@@ -73,6 +108,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
           model: parsed.model,
           maxConcurrency: JUDGE_CONCURRENCY,
           ...endpointApiKey(parsed.baseUrl),
+          ...(options.pricing === undefined ? {} : { pricing: options.pricing }),
         },
       ],
       { ...endpointClient(options.fetch), allowlist: options.allowlist, apiKeyHint: API_KEY_HINT },
@@ -85,7 +121,10 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   }
 
   /** k judgings of one prompt; a failed request counts as an unparseable answer, not a crash. */
-  async function ask(messages: ReturnType<typeof judgePrompt>): Promise<string[]> {
+  async function ask(
+    messages: ReturnType<typeof judgePrompt>,
+    usage: JudgingUsage,
+  ): Promise<string[]> {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
       try {
@@ -97,6 +136,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
           seed: judging,
           stream: false,
         });
+        usage.add(result);
         answers.push(result.content);
       } catch (error) {
         answers.push(
@@ -108,7 +148,10 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   }
 
   /** One official judging: retried until the verdict parses, as the official script does. */
-  async function askOfficially(messages: ReturnType<typeof judgePrompt>): Promise<string[]> {
+  async function askOfficially(
+    messages: ReturnType<typeof judgePrompt>,
+    usage: JudgingUsage,
+  ): Promise<string[]> {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
       for (let attempt = 0; attempt < OFFICIAL_ATTEMPTS; attempt++) {
@@ -119,6 +162,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
             maxTokens: AGENTWORLDBENCH_SAMPLING.maxTokens,
             stream: false,
           });
+          usage.add(result);
           answers.push(result.content);
           if (parseVerdict(result.content).ok) break;
         } catch (error) {
@@ -135,27 +179,29 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   return {
     config,
     async judge(item, sim, predicted) {
+      const usage = new JudgingUsage();
+      const judged = (scores: ItemScore[]): Judged => ({ scores, usage: usage.total() });
       if (prompts !== null && config.mode === 'score') {
         const messages = officialJudgeMessages(item, predicted.content, prompts);
-        return officialJudgeScores(item.id, sim, await askOfficially(messages));
+        return judged(officialJudgeScores(item.id, sim, await askOfficially(messages, usage)));
       }
       if (config.mode === 'turing') {
         const realIs = turingOrder(item.id, TURING_SEED);
         const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];
-        return [turingItemScore(item.id, sim, await ask(turingPrompt(item, a, b)), realIs)];
+        const answers = await ask(turingPrompt(item, a, b), usage);
+        return judged([turingItemScore(item.id, sim, answers, realIs)]);
       }
-      if (config.mode === 'pairwise') return [];
-      return judgeItemScores(
-        item.id,
-        sim,
-        await ask(judgePrompt(item, predicted, rubricFor(item.domain))),
-      );
+      if (config.mode === 'pairwise') return judged([]);
+      const answers = await ask(judgePrompt(item, predicted, rubricFor(item.domain)), usage);
+      return judged(judgeItemScores(item.id, sim, answers));
     },
     async pairwise(item, a, b) {
+      const usage = new JudgingUsage();
       const answers = await ask(
         pairwisePrompt(item, a.predicted, b.predicted, rubricFor(item.domain)),
+        usage,
       );
-      return pairwiseItemScores(item.id, a.sim, b.sim, answers);
+      return { scores: pairwiseItemScores(item.id, a.sim, b.sim, answers), usage: usage.total() };
     },
   };
 }

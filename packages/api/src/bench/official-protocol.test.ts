@@ -182,11 +182,13 @@ describe('--prompts: the official AgentWorldBench protocol, byte for byte (real 
     const scores = [];
     for (const item of items) {
       scores.push(
-        await judge.judge(item, 'wm', {
-          kind: 'json',
-          content: '{"simulated": true}',
-          callId: null,
-        }),
+        (
+          await judge.judge(item, 'wm', {
+            kind: 'json',
+            content: '{"simulated": true}',
+            callId: null,
+          })
+        ).scores,
       );
     }
     const sent = recorder.bodies.slice(before);

@@ -109,7 +109,12 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     const key = `${JSON.stringify(config)}\u0000${run.prompts?.hash ?? ''}`;
     let judge = judges.get(key);
     if (judge === undefined) {
-      judge = createJudge(config, { ...simulatorOptions, prompts: await promptsOf(run) });
+      const price = pricing.get(config.spec);
+      judge = createJudge(config, {
+        ...simulatorOptions,
+        prompts: await promptsOf(run),
+        ...(price === undefined ? {} : { pricing: price }),
+      });
       judges.set(key, judge);
     }
     return judge;
@@ -143,9 +148,11 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     },
     async score(item, sim, predicted, run) {
       const rules = await ruleScores(item, sim, predicted);
-      if (run.judge === null) return rules;
+      // A pairwise judge compares two simulators later (`bench.judgePairwise`), not each unit.
+      if (run.judge === null || run.judge.mode === 'pairwise') return { scores: rules };
       const judge = await judgeFor(run, run.judge);
-      return [...rules, ...(await judge.judge(item, sim, predicted))];
+      const judged = await judge.judge(item, sim, predicted);
+      return { scores: [...rules, ...judged.scores], judgeUsage: judged.usage };
     },
     async prepare() {
       await pool?.warm();

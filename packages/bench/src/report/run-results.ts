@@ -35,6 +35,7 @@ export function runResult(
     error: prediction.error,
     latencyMs: prediction.latencyMs,
     usage: prediction.usage,
+    ...(prediction.judgeUsage === undefined ? {} : { judgeUsage: prediction.judgeUsage }),
     scores: values,
     details,
   };

@@ -15,6 +15,7 @@ import { benchSplitTasks } from './016-bench-split-tasks';
 import { benchContexts } from './017-bench-contexts';
 import { unpricedUnits } from './018-unpriced-units';
 import { trajectoryExternalIds } from './019-trajectory-external-ids';
+import { judgeUsage } from './020-judge-usage';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   benchContexts,
   unpricedUnits,
   trajectoryExternalIds,
+  judgeUsage,
 ];

@@ -97,14 +97,20 @@ export class EchoWorld implements WorldModel {
 }
 
 /** The real rule metrics of @terrarium/fidelity, one rule score per metric. */
-export function scoreWithRules(item: BenchItem, sim: string, predicted: Observation): ItemScore[] {
+export function scoreWithRules(
+  item: BenchItem,
+  sim: string,
+  predicted: Observation,
+): { scores: ItemScore[] } {
   const values = scoreRules(predicted.content, item.real.content, { kind: item.real.kind });
-  return Object.entries(values).map(([metric, value]) => ({
-    itemId: item.id,
-    sim,
-    source: 'rule',
-    metric,
-    value,
-    detail: null,
-  }));
+  return {
+    scores: Object.entries(values).map(([metric, value]) => ({
+      itemId: item.id,
+      sim,
+      source: 'rule',
+      metric,
+      value,
+      detail: null,
+    })),
+  };
 }

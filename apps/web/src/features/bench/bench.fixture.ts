@@ -24,6 +24,7 @@ export function benchRun(overrides: Partial<BenchRun> = {}): BenchRun {
     done: 0,
     failed: 0,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     error: null,
     prompts: null,
     ...overrides,

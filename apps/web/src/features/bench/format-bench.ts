@@ -4,9 +4,10 @@ import type {
   BenchRunStatus,
   LeaderboardCell,
   RunPrompts,
+  RunUsage,
   Sampling,
 } from '@terrarium/schema';
-import { formatDelta } from '../../app/format';
+import { formatCount, formatDelta } from '../../app/format';
 
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
 export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
@@ -78,18 +79,30 @@ export function formatUsd(value: number): string {
 }
 
 /**
- * The run's dollars, or why there are none. The store knows when a simulator's cost is unknown
+ * Dollars of some model calls, or why there are none. The store knows when a cost is unknown
  * (`costUsd` null): an endpoint with no price set (TERRARIUM_PRICING) or one that reported no
- * tokens. A judge's tokens are not counted in the run's usage, so a judged run that counted none
- * is not said to be free either. Only a run of local simulators costs a true $0.00.
+ * tokens. Local simulators cost a true $0.00.
  */
-export function costText(run: Pick<BenchRun, 'usage' | 'sims' | 'judge'>): string {
-  const { usage } = run;
+export function costText(usage: RunUsage): string {
   const tokens = usage.inputTokens + usage.outputTokens;
   if (usage.costUsd === null)
     return tokens > 0 ? 'cost not priced' : 'cost unknown (no token usage reported)';
-  if (usage.costUsd > 0) return formatUsd(usage.costUsd);
-  return run.judge !== null ? 'cost unknown (no token usage reported)' : formatUsd(0);
+  return formatUsd(usage.costUsd);
+}
+
+function tokensText(usage: RunUsage): string {
+  return `${formatCount(usage.inputTokens)} in / ${formatCount(usage.outputTokens)} out`;
+}
+
+/**
+ * What a run's model calls cost: its simulators', then its judge's when it has one (a judged run
+ * made before judge calls were recorded says so rather than showing them as free).
+ */
+export function runUsageText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage'>): string {
+  const simulators = `${tokensText(run.usage)} simulator tokens · ${costText(run.usage)}`;
+  if (run.judge === null) return simulators;
+  if (run.judgeUsage === null) return `${simulators} · the judge’s calls were not recorded`;
+  return `${simulators} · judge ${tokensText(run.judgeUsage)} tokens · ${costText(run.judgeUsage)}`;
 }
 
 /** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */

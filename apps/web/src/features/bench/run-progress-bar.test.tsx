@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, screen } from '@testing-library/react';
-import type { BenchRun } from '@terrarium/schema';
+import type { BenchRun, JudgeConfig } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
 import { createApiClient } from '../../app/trpc';
@@ -50,21 +50,27 @@ describe('RunProgressBar', () => {
     expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
   });
 
-  it('says a judge’s calls are not in the run’s tokens', () => {
-    renderBar(
-      benchRun({
-        sims: ['openai:http://127.0.0.1:8000/v1#m'],
-        judge: {
-          spec: 'openai:http://127.0.0.1:4828/v1#judge',
-          temperature: 0,
-          repeats: 1,
-          mode: 'score',
-        },
-        usage: { inputTokens: 88_700, outputTokens: 8870, costUsd: null },
-      }),
-    );
+  it('shows what the judge’s calls cost beside the simulators’, or that they were not recorded', () => {
+    const judge: JudgeConfig = {
+      spec: 'openai:http://127.0.0.1:4828/v1#judge',
+      temperature: 0,
+      repeats: 1,
+      mode: 'score',
+    };
+    const judged = benchRun({
+      sims: ['openai:http://127.0.0.1:8000/v1#m'],
+      judge,
+      usage: { inputTokens: 88_700, outputTokens: 8870, costUsd: null },
+      judgeUsage: { inputTokens: 412_000, outputTokens: 61_250, costUsd: 0.5345 },
+    });
+    renderBar(judged);
     expect(screen.getByTestId('run-usage').textContent).toBe(
-      '88,700 in / 8,870 out simulator tokens · cost not priced · the judge’s calls not counted',
+      '88,700 in / 8,870 out simulator tokens · cost not priced · judge 412,000 in / 61,250 out tokens · $0.5345',
+    );
+    cleanup();
+    renderBar({ ...judged, judgeUsage: null });
+    expect(screen.getByTestId('run-usage').textContent).toBe(
+      '88,700 in / 8,870 out simulator tokens · cost not priced · the judge’s calls were not recorded',
     );
   });
 

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { ConfirmDelete } from '../../app/confirm-delete';
 import { formatCount, plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import { costText, isFinished, modeLabel, progressShare, promptsLabel } from './format-bench';
+import { isFinished, modeLabel, progressShare, promptsLabel, runUsageText } from './format-bench';
 import { RunCounts } from './runs-table';
 
 /**
@@ -48,11 +48,8 @@ export function RunProgressBar({
         />
         <RunCounts run={run} testId="run-counts" />
         <span className="muted">{Math.round(share * 100)}%</span>
-        {/* The run's usage counts its simulators' calls only: a judge's are not recorded. */}
         <span className="muted" data-testid="run-usage">
-          {formatCount(run.usage.inputTokens)} in / {formatCount(run.usage.outputTokens)} out
-          simulator tokens · {costText(run)}
-          {run.judge !== null && ' · the judge’s calls not counted'}
+          {runUsageText(run)}
         </span>
         <span className="muted">
           {modeLabel(run.mode)} · {run.split} split
