@@ -9,13 +9,13 @@
  * the recorded neighbors the page finds for it (`--no-neighbors`: the action alone), "in this
  * browser", wasm (or WebGPU with --webgpu, a SwiftShader CPU adapter here), the weights the page
  * loads by default (`--fp32`, `--int8` pick one), timed in the worker around `decoder.generate`
- * (prompt prefill included), read from `window.terrariumLastDecode`. Node then decodes the page's
- * own prompt with the same ONNX file, grammar and decoder and times the same call, also with
- * lookahead off (one token per model run). Best of N each, after one warm-up, and the median of
- * the last half of the N: the page's first decodes run 2-5x slower until V8 has compiled the hot
- * wasm functions with its optimizing tier, and the best of a few runs swings by 2x on this
- * machine, so the medians are the figures to compare. The decode stops at EOS in both, so both
- * decode the same tokens.
+ * (prompt prefill included), read from `window.terrariumLastDecode`. Node decodes the page's own
+ * prompt with the same ONNX file, grammar and decoder and times the same call, in turns with the
+ * page (`pairedRates`): the figure to compare is the median of those pairs' ratios over the last
+ * half of the N runs (the page's first decodes run 2-5x slower until V8 has compiled the hot wasm
+ * functions with its optimizing tier). Best of N and medians of each side are printed too. Then,
+ * as diagnostics, Node with lookahead off (one token per model run) and onnxruntime-web's wasm
+ * build in Node. The decode stops at EOS in all, so all decode the same tokens.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -63,42 +63,54 @@ function isPageDecode(value: unknown): value is PageDecode {
   );
 }
 
-/** The bundled model's file the page ran, loaded with onnxruntime-node or onnxruntime-web's wasm. */
-async function nodeModel(decode: PageDecode, runtime: 'native' | 'wasm') {
+type NodeRuntime = 'native' | 'native, one thread' | 'wasm';
+
+/**
+ * The bundled model's file the page ran, loaded with onnxruntime-node (as the server runs it, or on
+ * one intra-op thread as the page runs one wasm thread) or with onnxruntime-web's wasm.
+ */
+async function nodeModel(decode: PageDecode, runtime: NodeRuntime) {
   const file = decode.variant === 'int8' ? 'model_quantized.onnx' : 'model.onnx';
-  return runtime === 'native'
-    ? loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, { file })
-    : loadWebModelFolder(BUNDLED_MODEL_FOLDER, { file });
+  if (runtime === 'wasm') return loadWebModelFolder(BUNDLED_MODEL_FOLDER, { file });
+  return loadOnnxModelFolder(BUNDLED_MODEL_FOLDER, {
+    file,
+    ...(runtime === 'native' ? {} : { intraOpThreads: 1 }),
+  });
 }
 
-async function nodeTokensPerSecond(
-  decode: PageDecode,
+interface Decodes {
+  /** One timed greedy decode of the page's prompt: tokens/s and the tokens. */
+  decode(): Promise<{ rate: number; tokens: number[] }>;
+  close(): Promise<void>;
+}
+
+/** The page's prompt decoded in this process with the same file, grammar and decoder. */
+async function nodeDecodes(
+  page: PageDecode,
   lookahead: number | undefined,
-  runtime: 'native' | 'wasm' = 'native',
-): Promise<Rates & { tokens: number[] }> {
-  const { decoder, session } = await nodeModel(decode, runtime);
+  runtime: NodeRuntime = 'native',
+): Promise<Decodes> {
+  const { decoder, session } = await nodeModel(page, runtime);
   // The page's grammar: JSON when the best neighbor answered JSON, else JSON once the output opens
   // an object or array (the default example is a tool call). A decode held to JSON from its first
   // token is the same under both.
   const options = {
     maxTokens: TOKENS,
-    grammar: decode.grammar === 'json' ? ('json' as const) : ('json-if-opened' as const),
+    grammar: page.grammar === 'json' ? ('json' as const) : ('json-if-opened' as const),
     ...(lookahead === undefined ? {} : { lookahead }),
   };
-  try {
-    await decoder.generate(decode.prompt, { ...options, maxTokens: 8 });
-    const rates: number[] = [];
-    let tokens: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
+  await decoder.generate(page.prompt, { ...options, maxTokens: 8 });
+  return {
+    async decode() {
       const started = performance.now();
-      const result = await decoder.generate(decode.prompt, options);
-      rates.push(result.tokens.length / ((performance.now() - started) / 1000));
-      tokens = result.tokens;
-    }
-    return { ...ratesOf(rates), tokens };
-  } finally {
-    await session.release();
-  }
+      const result = await decoder.generate(page.prompt, options);
+      return {
+        rate: result.tokens.length / ((performance.now() - started) / 1000),
+        tokens: result.tokens,
+      };
+    },
+    close: () => session.release(),
+  };
 }
 
 interface Rates {
@@ -107,19 +119,37 @@ interface Rates {
   median: number;
 }
 
-function ratesOf(rates: readonly number[]): Rates {
-  const last = rates.slice(Math.floor(rates.length / 2)).toSorted((a, b) => a - b);
+/** The median of the last half of `values` (the first half is V8 tiering the wasm up). */
+function lastHalfMedian(values: readonly number[]): number {
+  const last = values.slice(Math.floor(values.length / 2)).toSorted((a, b) => a - b);
   const middle = last.length / 2;
-  const median =
-    last.length % 2 === 1
-      ? (last[Math.floor(middle)] ?? 0)
-      : ((last[middle - 1] ?? 0) + (last[middle] ?? 0)) / 2;
-  return { best: Math.max(0, ...rates), median };
+  return last.length % 2 === 1
+    ? (last[Math.floor(middle)] ?? 0)
+    : ((last[middle - 1] ?? 0) + (last[middle] ?? 0)) / 2;
 }
 
-async function browserTokensPerSecond(
-  server: CliServer,
-): Promise<Rates & { last: PageDecode; neighborDataset: string }> {
+function ratesOf(rates: readonly number[]): Rates {
+  return { best: Math.max(0, ...rates), median: lastHalfMedian(rates) };
+}
+
+/** RUNS timed decodes, one after another. */
+async function sequentialRates(decodes: Decodes): Promise<Rates & { tokens: number[] }> {
+  try {
+    const rates: number[] = [];
+    let tokens: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const result = await decodes.decode();
+      rates.push(result.rate);
+      tokens = result.tokens;
+    }
+    return { ...ratesOf(rates), tokens };
+  } finally {
+    await decodes.close();
+  }
+}
+
+/** The Models page, set up as the user's first visit shows it, and its Predict button. */
+async function openPlayground(server: CliServer) {
   const profile = mkdtempSync(join(tmpdir(), 'terrarium-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -134,6 +164,10 @@ async function browserTokensPerSecond(
       ...(WEBGPU ? ['--enable-unsafe-webgpu'] : []),
     ],
   });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
   try {
     const page = await context.newPage();
     await page.goto(server.ownerLink('/models'));
@@ -152,32 +186,86 @@ async function browserTokensPerSecond(
     const neighborDataset = await neighborChoice.evaluate((element) =>
       element instanceof HTMLSelectElement ? (element.selectedOptions[0]?.textContent ?? '') : '',
     );
-    const rates: number[] = [];
-    let last: PageDecode | null = null;
-    // The first click also loads the model and the wasm: it is the warm-up.
-    for (let run = 0; run <= RUNS; run++) {
+    async function predict(): Promise<PageDecode> {
       await page.evaluate(() => Reflect.deleteProperty(window, 'terrariumLastDecode'));
       await playground.getByRole('button', { name: 'Predict' }).click();
       await page.waitForFunction(
         () => Reflect.get(window, 'terrariumLastDecode') !== undefined,
         null,
-        {
-          timeout: 120_000,
-        },
+        { timeout: 120_000 },
       );
       const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
       if (!isPageDecode(decode)) throw new Error('the page exposed no decode');
-      last = decode;
-      if (run > 0) rates.push(decode.tokensPerSecond);
-      progress(
-        `browser run ${run}: ${decode.tokensPerSecond.toFixed(0)} tok/s on ${decode.executionProvider}`,
-      );
+      return decode;
     }
-    if (last === null) throw new Error('the page decoded nothing');
-    return { ...ratesOf(rates), last, neighborDataset };
+    return { neighborDataset, predict, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * The page's decodes and Node's (as the server runs it, and on one thread), taken in turns, the
+ * order rotating each run, so that all three see the same moments of a shared machine:
+ * onnxruntime-node's rate swings 3× within seconds here (911-3,684 tokens/s in one run of 30), and
+ * a block of Node's runs after the page's compared one stretch of that noise with another.
+ */
+async function pairedRates(server: CliServer) {
+  const playground = await openPlayground(server);
+  try {
+    // The first click also loads the model and the wasm: it is the page's warm-up.
+    let last = await playground.predict();
+    const sides: Decodes[] = [
+      await nodeDecodes(last, undefined, 'native'),
+      await nodeDecodes(last, undefined, 'native, one thread'),
+    ];
+    try {
+      const pageRates: number[] = [];
+      const nodeRates: [number[], number[]] = [[], []];
+      const ratios: [number[], number[]] = [[], []];
+      let nodeTokens: number[][] = [];
+      for (let run = 0; run < RUNS; run++) {
+        const rates: number[] = [];
+        const tokens: number[][] = [];
+        // Run r starts at turn r % 3: the page first, second or last.
+        for (let turn = 0; turn < 3; turn++) {
+          const which = (run + turn) % 3;
+          const side = which === 0 ? null : sides[which - 1];
+          if (side === undefined) continue;
+          if (side === null) {
+            last = await playground.predict();
+          } else {
+            const result = await side.decode();
+            rates[which - 1] = result.rate;
+            tokens[which - 1] = result.tokens;
+          }
+        }
+        const [native = 0, oneThread = 0] = rates;
+        pageRates.push(last.tokensPerSecond);
+        nodeRates[0].push(native);
+        nodeRates[1].push(oneThread);
+        ratios[0].push(last.tokensPerSecond / native);
+        ratios[1].push(last.tokensPerSecond / oneThread);
+        nodeTokens = tokens;
+        progress(
+          `run ${run}: page ${last.tokensPerSecond.toFixed(0)} tok/s on ${last.executionProvider}, node ${native.toFixed(0)}, node on one thread ${oneThread.toFixed(0)}`,
+        );
+      }
+      return {
+        page: ratesOf(pageRates),
+        node: { ...ratesOf(nodeRates[0]), tokens: nodeTokens[0] ?? [] },
+        nodeOneThread: { ...ratesOf(nodeRates[1]), tokens: nodeTokens[1] ?? [] },
+        ratio: lastHalfMedian(ratios[0]),
+        ratioOneThread: lastHalfMedian(ratios[1]),
+        last,
+        neighborDataset: playground.neighborDataset,
+      };
+    } finally {
+      for (const side of sides) await side.close();
+    }
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await playground.close();
   }
 }
 
@@ -186,23 +274,23 @@ const dataDir = mkdtempSync(join(tmpdir(), 'terrarium-bench-decode-'));
 const server = await serveDataDir(dataDir, ['--demo']);
 try {
   progress(`server at ${server.url}`);
-  const browser = await browserTokensPerSecond(server);
-  const decode = browser.last;
-  const node = await nodeTokensPerSecond(decode, undefined);
+  const paired = await pairedRates(server);
+  const { page: browser, node, nodeOneThread, last: decode } = paired;
   progress(`node: ${node.best.toFixed(0)} tok/s`);
-  const oneByOne = await nodeTokensPerSecond(decode, 0);
+  const oneByOne = await sequentialRates(await nodeDecodes(decode, 0));
   progress(`node, lookahead off: ${oneByOne.best.toFixed(0)} tok/s`);
-  const nodeWasm = await nodeTokensPerSecond(decode, undefined, 'wasm');
+  const nodeWasm = await sequentialRates(await nodeDecodes(decode, undefined, 'wasm'));
   progress(`node, onnxruntime-web wasm: ${nodeWasm.best.toFixed(0)} tok/s`);
   const same =
     JSON.stringify(decode.tokens) === JSON.stringify(node.tokens) &&
+    JSON.stringify(nodeOneThread.tokens) === JSON.stringify(node.tokens) &&
     JSON.stringify(oneByOne.tokens) === JSON.stringify(node.tokens) &&
     JSON.stringify(nodeWasm.tokens) === JSON.stringify(node.tokens);
   console.log(
     JSON.stringify(
       {
         bench: 'browser-decode',
-        neighbors_from: browser.neighborDataset,
+        neighbors_from: paired.neighborDataset,
         prompt_tokens: decode.promptTokens,
         grammar: decode.grammar,
         max_tokens: TOKENS,
@@ -219,6 +307,10 @@ try {
         node_median_tokens_per_s: Math.round(node.median),
         browser_median_tokens_per_s: Math.round(browser.median),
         node_web_wasm_median_tokens_per_s: Math.round(nodeWasm.median),
+        node_one_thread_median_tokens_per_s: Math.round(nodeOneThread.median),
+        // The figures to compare: medians of the runs' ratios, page and Node decoding in turns.
+        ratio_browser_over_node_paired: Number(paired.ratio.toFixed(3)),
+        ratio_browser_over_node_one_thread_paired: Number(paired.ratioOneThread.toFixed(3)),
         ratio_browser_over_node_medians: Number((browser.median / node.median).toFixed(3)),
         ratio_browser_over_node: Number((browser.best / node.best).toFixed(3)),
         ratio_browser_over_node_lookahead_off: Number((browser.best / oneByOne.best).toFixed(3)),

@@ -23,6 +23,11 @@ export interface LoadedModelFolder {
 export interface LoadOptions {
   /** File under `onnx/` (default `model.onnx`; `model_quantized.onnx` for the int8 one). */
   file?: string;
+  /**
+   * onnxruntime's intra-op threads (default: its own choice, one per core). The browser's page
+   * runs one wasm thread; a benchmark sets 1 here to compare like with like.
+   */
+  intraOpThreads?: number;
 }
 
 export const nodeTensor: TensorFactory = (
@@ -61,6 +66,9 @@ export async function loadOnnxModelFolder(
     join(folder, 'onnx', options.file ?? 'model.onnx'),
     {
       executionProviders: ['cpu'],
+      ...(options.intraOpThreads === undefined
+        ? {}
+        : { intraOpNumThreads: options.intraOpThreads }),
     },
   );
   return {
