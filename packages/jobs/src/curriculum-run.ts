@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   CurriculumCheckpoint,
+  evolvableEmptyWorlds,
   evolvableWorldFactory,
   rolloutTrajectory,
   runCurriculum,
@@ -106,6 +107,7 @@ export async function executeCurriculumRun(
     };
     await runCurriculum(seeds.tasks, run.generationsTotal, {
       createWorld: evolvableWorldFactory(seeds.worlds),
+      emptyWorld: evolvableEmptyWorlds(seeds.worlds),
       policy,
       scheduler: settings.scheduler === 'band' ? bandScheduler() : lineageScheduler(),
       probes: settings.probes,

@@ -8,7 +8,7 @@ import { programsIn, scriptedPolicy } from './policy';
 import { randomFor } from './random';
 import { rollout } from './rollout';
 import { bandScheduler, lineageScheduler } from './schedulers';
-import { evolvableWorldFactory, SCRATCH_EVOLVABLE } from './world-source';
+import { evolvableEmptyWorlds, evolvableWorldFactory, SCRATCH_EVOLVABLE } from './world-source';
 
 const createWorld = evolvableWorldFactory([SCRATCH_EVOLVABLE]);
 const [lastLine, countLines] = BUILTIN_TASKS.map((input) => Task.parse(input));
@@ -67,6 +67,45 @@ describe('mutators on the builtin scratch tasks', () => {
       guarded.task.verifier.checks.slice(1).map(({ check }) => ('path' in check ? check.path : '')),
     ).toEqual(['/data/file-0.txt', '/data/file-1.txt', '/data/file-2.txt']);
     expect((await runGates(guarded.task, createWorld)).reasons).toEqual([]);
+  });
+});
+
+describe('the empty worlds a curriculum’s gates use', () => {
+  const emptyWorld = evolvableEmptyWorlds([SCRATCH_EVOLVABLE]);
+
+  it('are the same kind of world with nothing in it, and none for a world the run lacks', async () => {
+    const world = emptyWorld({
+      id: 'scratch',
+      params: { files: 5, overlay: { '/data/x': 'x\n' } },
+    });
+    if (world === undefined) throw new Error('scratch has an empty world');
+    await world.reset();
+    const listing = await world.step({ type: 'command', command: 'ls /data', interpreter: 'bash' });
+    expect(listing.observation.content).toBe(
+      "ls: cannot access '/data': No such file or directory\n",
+    );
+    expect(emptyWorld({ id: 'elsewhere', params: {} })).toBeUndefined();
+  });
+
+  it('refuse a task whose answer they give too, a value computed over nothing', async () => {
+    const constant = Task.parse({
+      ...BUILTIN_TASKS[1],
+      id: 'count-nothing',
+      oracle: ['echo 0', 'submit'],
+      verifier: {
+        checks: [{ check: { kind: 'answer-equals', expected: '0', normalize: 'lines' } }],
+      },
+    });
+    const report = await runGates(constant, createWorld, 0, {}, emptyWorld);
+    expect(report.gates.map((gate) => [gate.gate, gate.ok])).toEqual([
+      ['oracle-passes', true],
+      ['empty-fails', true],
+      ['noop-fails', true],
+      ['initial-fails', true],
+      ['world-needed', false],
+    ]);
+    // Without them (as before), nothing stopped it.
+    expect((await runGates(constant, createWorld)).accepted).toBe(true);
   });
 });
 

@@ -1,5 +1,9 @@
-import type { GateReport, WorldFactory } from '../tasks/gates';
-import { runGates } from '../tasks/gates';
+import {
+  runGates,
+  type EmptyWorldFactory,
+  type GateReport,
+  type WorldFactory,
+} from '../tasks/gates';
 import type { Task } from '../tasks/task';
 import { CurriculumCheckpoint } from './checkpoint';
 import type { OracleRun } from './derive';
@@ -114,6 +118,11 @@ export interface CurriculumOptions {
   simulatorFor?: (task: Task) => Promise<RolloutSimulator>;
   /** Oracle runs shared by the mutations of a run (see `MutationContext`); set by runCurriculum. */
   oracleRuns?: Map<string, Promise<OracleRun>>;
+  /**
+   * Worlds with nothing in them: a mutation whose oracle gets its answer there too (a count of
+   * 0 once its files are gone) is refused (`world-needed`, see `runGates`).
+   */
+  emptyWorld?: EmptyWorldFactory;
 }
 
 export function newLineage(task: Task): Lineage {
@@ -244,7 +253,8 @@ async function advance(
       ...(options.oracleRuns === undefined ? {} : { oracleRuns: options.oracleRuns }),
     });
     let report: GateReport | null = null;
-    if (outcome.ok) report = await runGates(outcome.task, options.createWorld);
+    if (outcome.ok)
+      report = await runGates(outcome.task, options.createWorld, 0, {}, options.emptyWorld);
     if (!outcome.ok || report === null || !report.accepted) {
       rejected += 1;
       lineage.rejected.push({

@@ -4,7 +4,7 @@ import type { RunCurriculumOptions } from './curriculum';
 import { scriptedPolicy } from './policy';
 import { bandScheduler, lineageScheduler } from './schedulers';
 import type { SeedTasks } from './seed-tasks';
-import { evolvableWorldFactory, SCRATCH_EVOLVABLE } from './world-source';
+import { evolvableEmptyWorlds, evolvableWorldFactory, SCRATCH_EVOLVABLE } from './world-source';
 
 /** The scratch tasks on their scratch world: the demo's seeds, needing no dataset. */
 export function builtinSeedTasks(): SeedTasks {
@@ -29,6 +29,7 @@ export function scriptedRunOptions(
 ): RunCurriculumOptions {
   return {
     createWorld: evolvableWorldFactory(seeds.worlds),
+    emptyWorld: evolvableEmptyWorlds(seeds.worlds),
     policy: scriptedPolicy(),
     scheduler: settings.scheduler === 'band' ? bandScheduler() : lineageScheduler(),
     probes: settings.probes,

@@ -1,13 +1,14 @@
 import {
   buildTerminalWorld,
+  createTerminalWorld,
   reconstructWorkspace,
   type World,
   type Workspace,
 } from '@terrarium/executable-worlds';
 import type { JsonValue, Trajectory } from '@terrarium/schema';
-import type { WorldFactory } from '../tasks/gates';
+import type { EmptyWorldFactory, WorldFactory } from '../tasks/gates';
 import type { WorldRef } from '../tasks/task';
-import { SCRATCH_WORLD } from '../worlds/world-catalog';
+import { emptyScratchWorld, SCRATCH_WORLD } from '../worlds/world-catalog';
 
 /**
  * A world a curriculum can grow: made from its params plus an overlay of extra files (path →
@@ -17,6 +18,8 @@ import { SCRATCH_WORLD } from '../worlds/world-catalog';
 export interface EvolvableWorld {
   id: string;
   create(params: Record<string, JsonValue>, overlay: Record<string, string>, seed: number): World;
+  /** The same kind of world with nothing in it (the `world-needed` gate); absent: no such gate. */
+  empty?(): World;
 }
 
 /** The params key mutators write; the rest of the params go to the world unchanged. */
@@ -116,6 +119,12 @@ export function evolvableWorldFactory(
   };
 }
 
+/** The empty worlds of `worlds` by reference, for the gates of what a curriculum mutates. */
+export function evolvableEmptyWorlds(worlds: EvolvableWorld[]): EmptyWorldFactory {
+  const byId = new Map(worlds.map((world) => [world.id, world]));
+  return (ref) => byId.get(ref.id)?.empty?.();
+}
+
 /** A reconstructed terminal/SWE world: the overlay's files are added to its starting workspace. */
 export function trajectoryWorld(
   id: string,
@@ -130,6 +139,7 @@ export function trajectoryWorld(
         workspace: { ...workspace, entries: [...workspace.entries, ...extra] },
       });
     },
+    empty: () => createTerminalWorld(`${id}:empty`, { cwd: workspace.cwd, env: {}, entries: [] }),
   };
 }
 
@@ -141,4 +151,5 @@ export const SCRATCH_EVOLVABLE: EvolvableWorld = {
     const base = typeof extra === 'object' && extra !== null && !Array.isArray(extra) ? extra : {};
     return SCRATCH_WORLD.create({ ...params, extra: { ...base, ...overlay } }, seed);
   },
+  empty: emptyScratchWorld,
 };

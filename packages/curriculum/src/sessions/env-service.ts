@@ -1,13 +1,13 @@
 import {
   buildTerminalWorld,
+  createTerminalWorld,
   reconstructWorkspace,
   type TerminalWorld,
 } from '@terrarium/executable-worlds';
 import type { Trajectory } from '@terrarium/schema';
 import { BUILTIN_TASKS } from '../tasks/builtin-tasks';
 import { taskFromTerminalTrajectory } from '../tasks/from-trajectory';
-import type { WorldFactory } from '../tasks/gates';
-import type { GateReport } from '../tasks/gates';
+import type { EmptyWorldFactory, GateReport, WorldFactory } from '../tasks/gates';
 import type { CodeRunner } from '../tasks/verifier';
 import { Task } from '../tasks/task';
 import { createTaskCatalog, type TaskCatalog } from '../tasks/task-catalog';
@@ -84,6 +84,7 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
     if (entry === undefined) throw new Error(`no world ${ref.id}`);
     return entry.create(ref.params, seed);
   };
+  const emptyWorld: EmptyWorldFactory = (ref) => worlds.get(ref.id)?.empty?.(ref.params);
   const persistence = options.persistence ?? null;
   const verifier = options.runCode === undefined ? {} : { runCode: options.runCode };
   const tasks = createTaskCatalog(
@@ -95,6 +96,7 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
           remove: (id) => persistence.deleteTask(id),
         },
     verifier,
+    emptyWorld,
   );
   const restored: RestoreReport = { worlds: 0, tasks: 0, skipped: [] };
   const sessions = new SessionManager({
@@ -166,6 +168,9 @@ export function trajectoryWorldEntry(
     id: worldId,
     description: `reconstructed from ${trajectory.externalId}`,
     create: () => buildTerminalWorld(trajectory, { workspace }),
+    // Where the agent started, with no files: the gate sees what the commands print over nothing.
+    empty: () =>
+      createTerminalWorld(`${worldId}:empty`, { cwd: workspace.cwd, env: {}, entries: [] }),
   };
 }
 

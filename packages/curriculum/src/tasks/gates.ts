@@ -24,6 +24,12 @@ export interface GateReport {
 
 export type WorldFactory = (ref: WorldRef, seed: number) => World;
 
+/**
+ * A world of the same kind as `ref`'s with nothing in it (the `world-needed` gate runs the oracle
+ * there), or undefined when its kind has none.
+ */
+export type EmptyWorldFactory = (ref: WorldRef) => World | undefined;
+
 /** Runs a solution in a fresh world, then submits (the last output is the answer). */
 export async function runSolution(
   task: Task,
@@ -87,7 +93,7 @@ export async function runGates(
   createWorld: WorldFactory,
   seed = 0,
   options: VerifierOptions = {},
-  emptyWorld?: () => World,
+  emptyWorld?: EmptyWorldFactory,
 ): Promise<GateReport> {
   const gates: GateResult[] = [];
   const oracle = await runSolution(task, createWorld, task.oracle, seed, options);
@@ -126,7 +132,8 @@ export async function runGates(
     options,
   );
   gates.push(mustFail('initial-fails', initial, 'the initial world'));
-  if (emptyWorld !== undefined) gates.push(await worldNeeded(task, emptyWorld(), options));
+  const nothing = emptyWorld?.(task.world);
+  if (nothing !== undefined) gates.push(await worldNeeded(task, nothing, options));
 
   const reasons = gates.filter((gate) => !gate.ok).map((gate) => gate.reason);
   return { taskId: task.id, accepted: reasons.length === 0, gates, reasons };

@@ -1,4 +1,4 @@
-import { runGates, type GateReport, type WorldFactory } from './gates';
+import { runGates, type EmptyWorldFactory, type GateReport, type WorldFactory } from './gates';
 import type { VerifierOptions } from './verifier';
 import { Task, type TaskInput } from './task';
 
@@ -44,6 +44,8 @@ export function createTaskCatalog(
   createWorld: WorldFactory,
   sink?: TaskSink,
   verifier: VerifierOptions = {},
+  /** Worlds with nothing in them, for the `world-needed` gate (see `runGates`). */
+  emptyWorld?: EmptyWorldFactory,
 ): TaskCatalog {
   const tasks = new Map<string, Task>();
   // Tasks defined in code: named as such when an added task would take their id.
@@ -62,7 +64,7 @@ export function createTaskCatalog(
           report: { taskId: task.id, accepted: false, gates: [], reasons: [reason] },
         };
       }
-      const report = await runGates(task, createWorld, 0, verifier);
+      const report = await runGates(task, createWorld, 0, verifier, emptyWorld);
       if (!report.accepted) return { accepted: false, report };
       // Saved before it is served: a task a session ran is never one a restart forgets.
       if (options.save !== false) await sink?.save(task, report);

@@ -9,6 +9,11 @@ export interface WorldEntry {
   description: string;
   create(params: Record<string, JsonValue>, seed: number): World;
   /**
+   * A world of the same kind with nothing in it: a task whose oracle gets its answer (a value
+   * computed over nothing) there too is refused by the `world-needed` gate. Absent: no such gate.
+   */
+  empty?(params: Record<string, JsonValue>): World;
+  /**
    * What is wrong with these parameters, naming the one at fault (`files: …`), or null. A world
    * that takes parameters says so, rather than making a world other than the one asked for.
    */
@@ -76,6 +81,11 @@ function checkScratchParams(params: Record<string, JsonValue>): string | null {
   return null;
 }
 
+/** The scratch shell with no files at all. */
+export function emptyScratchWorld(): World {
+  return createScratchWorld('scratch:empty', { files: 0 });
+}
+
 /** `scratch`: params `files` (distractors, default 3, at most 1,000) and `extra` (path → content). */
 export const SCRATCH_WORLD: WorldEntry = {
   id: 'scratch',
@@ -88,6 +98,7 @@ export const SCRATCH_WORLD: WorldEntry = {
       seed,
       extra: stringRecordParam(params, 'extra'),
     }),
+  empty: () => emptyScratchWorld(),
 };
 
 export const SUBMIT_TOOL: ToolSchema = {
