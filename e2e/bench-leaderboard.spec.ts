@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
 import { TAU2_RETAIL, importThroughApi, startRunThroughApi, trpcMutation } from './support/api';
+import { answerChatCompletion, listenOnLoopback } from './support/endpoint';
 
 const DATASET = 'bench-journey-retail';
 const BENCH = 'tau2-retail-agentworld';
@@ -257,22 +258,10 @@ test('a run retried from elsewhere is followed by its open page, no reload', asy
         response.end(JSON.stringify({ error: { message: 'not yet' } }));
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'later',
-          object: 'chat.completion',
-          model: 'later',
-          choices: [
-            { index: 0, message: { role: 'assistant', content: '{}' }, finish_reason: 'stop' },
-          ],
-        }),
-      );
+      answerChatCompletion(response, 'later', '{}');
     });
   });
-  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-  const address = endpoint.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const endpointUrl = await listenOnLoopback(endpoint);
   try {
     const dataset = 'retry-elsewhere';
     await importThroughApi(request, TAU2_RETAIL, dataset);
@@ -281,9 +270,7 @@ test('a run retried from elsewhere is followed by its open page, no reload', asy
       datasets: [dataset],
       maxItemsPerTask: 12,
     });
-    const runId = await startRunThroughApi(request, dataset, [
-      `openai:http://127.0.0.1:${port}/v1#later`,
-    ]);
+    const runId = await startRunThroughApi(request, dataset, [`openai:${endpointUrl}#later`]);
     await page.goto(`/bench-runs/${runId}`);
     await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 120_000 });
     await expect(page.getByTestId('run-counts')).toHaveText('0 done · 12 failed · 12 total');

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { datasetIdByName, importThroughApi, TAU2_RETAIL, trajectoryIdOf } from './support/api';
+import { answerChatCompletion, listenOnLoopback } from './support/endpoint';
 
 const DATASET = 'compare-journey';
 // The first tau2 retail simulation: 4 transitions (steps 5, 6, 7 and 12, 1-based).
@@ -58,23 +59,10 @@ test('a slow endpoint shows how far it has come, and Stop keeps its steps and en
         });
         return;
       }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'slow',
-          object: 'chat.completion',
-          model: 'slow',
-          choices: [
-            { index: 0, message: { role: 'assistant', content: '{}' }, finish_reason: 'stop' },
-          ],
-        }),
-      );
+      answerChatCompletion(response, 'slow', '{}');
     });
   });
-  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-  const address = endpoint.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const slow = `openai:http://127.0.0.1:${port}/v1#slow`;
+  const slow = `openai:${await listenOnLoopback(endpoint)}#slow`;
   try {
     const report = await importThroughApi(request, TAU2_RETAIL, `${DATASET}-slow`);
     expect(report.trajectories).toBe(40);
@@ -125,10 +113,8 @@ test('seven runs stream four at a time, so the page keeps connections for its ot
     incoming.resume();
     held.push(response);
   });
-  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
-  const address = endpoint.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const sims = [1, 2, 3, 4, 5, 6, 7].map((n) => `openai:http://127.0.0.1:${port}/v1#held-${n}`);
+  const endpointUrl = await listenOnLoopback(endpoint);
+  const sims = [1, 2, 3, 4, 5, 6, 7].map((n) => `openai:${endpointUrl}#held-${n}`);
   try {
     const report = await importThroughApi(request, TAU2_RETAIL, `${DATASET}-five`);
     expect(report.trajectories).toBe(40);

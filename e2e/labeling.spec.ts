@@ -7,6 +7,7 @@ import { openStore } from '../packages/db/src/index';
 import type { BenchWorkers } from '../packages/api/src/index';
 import { finishedAirlineRun } from '../packages/api/src/testing/airline-run';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
+import { answerChatCompletion, listenOnLoopback } from './support/endpoint';
 import { e2eToken } from './support/token';
 
 const PASSWORD = 'labeling journey pw';
@@ -70,7 +71,7 @@ let judgeUrl: string;
 const humanFacts = new Map<string, number>();
 
 /** A judge on 127.0.0.1: agrees with the humans under the reworded criterion, reverses them before. */
-function startJudge(): Promise<void> {
+async function startJudge(): Promise<void> {
   judge = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -85,24 +86,10 @@ function startJudge(): Promise<void> {
         [...humanFacts].find(([action]) => prompt.includes(`Action:\n${action}\n`))?.[1] ?? 3;
       const facts = prompt.includes('STRICT') ? human : 6 - human;
       const content = `{"format": 4, "facts": ${facts}, "consistency": 3, "realism": 4, "invented-outcome": 0}`;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'j',
-          object: 'chat.completion',
-          model: 'scripted',
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        }),
-      );
+      answerChatCompletion(response, 'scripted', content);
     });
   });
-  return new Promise((resolve) => {
-    judge.listen(0, '127.0.0.1', () => {
-      const address = judge.address();
-      judgeUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/v1`;
-      resolve();
-    });
-  });
+  judgeUrl = await listenOnLoopback(judge);
 }
 
 /** A tRPC call with the program token: a mutation by POST, a query (`query: true`) by GET. */
