@@ -29,12 +29,15 @@ export interface BenchRunDeps {
   /**
    * Scores of one prediction against `item.real`: the rule metrics, and the judge's when the run
    * has one (which is why it may be async and sees the run), with what the judge's calls cost.
+   * `signal` aborts the judge's calls (the run was canceled or its worker stops): the promise
+   * then rejects and the unit is left for a later attempt.
    */
   score(
     item: BenchItem,
     sim: SimSpec,
     predicted: Observation,
     run: BenchRun,
+    signal?: AbortSignal,
   ): UnitScores | Promise<UnitScores>;
   /**
    * Dollars for one prediction's usage (from the endpoint's prices), null when not known (no

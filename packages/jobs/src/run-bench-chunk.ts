@@ -315,12 +315,14 @@ async function predictAndScore(
     error: null,
   };
   try {
-    const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run);
+    const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run, signal);
     return {
       prediction: judgeUsage === undefined ? prediction : { ...prediction, judgeUsage },
       scores,
     };
   } catch (error) {
+    // A judging cut short by a cancel: the unit is judged again when the run resumes.
+    if (signal.aborted) return null;
     // A metric that throws is a bug worth seeing on the item, not a reason to lose the prediction.
     return {
       prediction: { ...prediction, error: `scoring failed: ${errorText(error)}` },

@@ -51,7 +51,12 @@ const OFFICIAL_ATTEMPTS = 3;
 export interface Judge {
   readonly config: JudgeConfig;
   /** Score mode: the five dimensions and Overall; Turing mode: whether the judge was fooled. */
-  judge(item: BenchItem, sim: string, predicted: Observation): Promise<Judged>;
+  judge(
+    item: BenchItem,
+    sim: string,
+    predicted: Observation,
+    signal?: AbortSignal,
+  ): Promise<Judged>;
   /** Pairwise mode: which of two simulators' predictions is closer to the real observation. */
   pairwise(
     item: BenchItem,
@@ -120,15 +125,21 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
     throw new SimulatorError('judge', error instanceof Error ? error.message : String(error));
   }
 
-  /** k judgings of one prompt; a failed request counts as an unparseable answer, not a crash. */
+  /**
+   * k judgings of one prompt; a failed request counts as an unparseable answer, not a crash. An
+   * aborted `signal` ends the judging with its reason: nothing is asked after a cancel.
+   */
   async function ask(
     messages: ReturnType<typeof judgePrompt>,
     usage: JudgingUsage,
+    signal: AbortSignal | undefined,
   ): Promise<string[]> {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
+      signal?.throwIfAborted();
       try {
         const result = await pool.complete({
+          ...(signal === undefined ? {} : { signal }),
           messages,
           temperature: config.temperature,
           maxTokens: JUDGE_MAX_TOKENS,
@@ -139,6 +150,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
         usage.add(result);
         answers.push(result.content);
       } catch (error) {
+        signal?.throwIfAborted();
         answers.push(
           `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
         );
@@ -151,12 +163,15 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   async function askOfficially(
     messages: ReturnType<typeof judgePrompt>,
     usage: JudgingUsage,
+    signal: AbortSignal | undefined,
   ): Promise<string[]> {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
       for (let attempt = 0; attempt < OFFICIAL_ATTEMPTS; attempt++) {
+        signal?.throwIfAborted();
         try {
           const result = await pool.complete({
+            ...(signal === undefined ? {} : { signal }),
             messages,
             temperature: AGENTWORLDBENCH_SAMPLING.temperature,
             maxTokens: AGENTWORLDBENCH_SAMPLING.maxTokens,
@@ -166,6 +181,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
           answers.push(result.content);
           if (parseVerdict(result.content).ok) break;
         } catch (error) {
+          signal?.throwIfAborted();
           answers.push(
             `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
           );
@@ -178,21 +194,26 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   const prompts = options.prompts ?? null;
   return {
     config,
-    async judge(item, sim, predicted) {
+    async judge(item, sim, predicted, signal) {
       const usage = new JudgingUsage();
       const judged = (scores: ItemScore[]): Judged => ({ scores, usage: usage.total() });
       if (prompts !== null && config.mode === 'score') {
         const messages = officialJudgeMessages(item, predicted.content, prompts);
-        return judged(officialJudgeScores(item.id, sim, await askOfficially(messages, usage)));
+        const answers = await askOfficially(messages, usage, signal);
+        return judged(officialJudgeScores(item.id, sim, answers));
       }
       if (config.mode === 'turing') {
         const realIs = turingOrder(item.id, TURING_SEED);
         const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];
-        const answers = await ask(turingPrompt(item, a, b), usage);
+        const answers = await ask(turingPrompt(item, a, b), usage, signal);
         return judged([turingItemScore(item.id, sim, answers, realIs)]);
       }
       if (config.mode === 'pairwise') return judged([]);
-      const answers = await ask(judgePrompt(item, predicted, rubricFor(item.domain)), usage);
+      const answers = await ask(
+        judgePrompt(item, predicted, rubricFor(item.domain)),
+        usage,
+        signal,
+      );
       return judged(judgeItemScores(item.id, sim, answers));
     },
     async pairwise(item, a, b) {
@@ -200,6 +221,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
       const answers = await ask(
         pairwisePrompt(item, a.predicted, b.predicted, rubricFor(item.domain)),
         usage,
+        undefined,
       );
       return { scores: pairwiseItemScores(item.id, a.sim, b.sim, answers), usage: usage.total() };
     },

@@ -146,12 +146,12 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
       if (run.mode.kind === 'open') return item.history.map((turn) => ({ ...turn }));
       return closedLoopHistory(await simulatorsFor(run), sim, item, run.mode.steps);
     },
-    async score(item, sim, predicted, run) {
+    async score(item, sim, predicted, run, signal) {
       const rules = await ruleScores(item, sim, predicted);
       // A pairwise judge compares two simulators later (`bench.judgePairwise`), not each unit.
       if (run.judge === null || run.judge.mode === 'pairwise') return { scores: rules };
       const judge = await judgeFor(run, run.judge);
-      const judged = await judge.judge(item, sim, predicted);
+      const judged = await judge.judge(item, sim, predicted, signal);
       return { scores: [...rules, ...judged.scores], judgeUsage: judged.usage };
     },
     async prepare() {
