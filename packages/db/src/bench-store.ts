@@ -807,7 +807,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
                 'no verdict named in: ' || left(detail->'unparsed'->>0, 200)) END
               ORDER BY item_id) FILTER (WHERE value IS NULL))[1] AS example
          FROM run_scores WHERE run_id = $1::bigint AND source = 'judge'
-           AND metric IN ('overall', 'turing-fooled')
+           AND (metric IN ('overall', 'turing-fooled') OR metric LIKE 'pairwise:%')
          GROUP BY sim, metric HAVING count(*) FILTER (WHERE value IS NULL) > 0
          ORDER BY sim, metric`,
         [runId],
@@ -849,9 +849,9 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       );
     },
 
-    async addScores(runId, scores, judgeUsage) {
+    async addScores(runId, scores, judged) {
       if (!ID_PATTERN.test(runId)) throw new Error(`no bench run ${runId}`);
-      if (scores.length === 0 && judgeUsage === undefined) return 0;
+      if (scores.length === 0 && judged === undefined) return 0;
       const parsed = scores.map((score) => ItemScore.parse(score));
       return executor.transaction(async (tx) => {
         // The values being replaced leave the run's aggregates, the new ones enter them.
@@ -868,7 +868,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
            RETURNING metric`,
           [runId, scorePayload(parsed)],
         );
-        if (rows.length === 0 && judgeUsage === undefined) return 0;
+        if (rows.length === 0 && judged === undefined) return 0;
         const facts = await unitFacts(tx, runId, parsed);
         const changes = new AggregateChanges();
         for (const row of replaced) {
@@ -886,12 +886,31 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
           runId,
         ]);
         // A cached leaderboard of this run no longer holds (bench-pages.ts).
-        const judged = new UsageSum();
-        if (judgeUsage !== undefined) judged.add(judgeUsage);
+        const spent = new UsageSum();
+        if (judged !== undefined) {
+          spent.add(judged.usage);
+          // On the unit's line too: the results' lines then sum to the run's total.
+          await tx.query(
+            `UPDATE run_predictions SET
+               judge_input_tokens = coalesce(judge_input_tokens, 0) + $4::int,
+               judge_output_tokens = coalesce(judge_output_tokens, 0) + $5::int,
+               judge_cost_usd = CASE WHEN judge_input_tokens IS NULL THEN $6::float8
+                 ELSE judge_cost_usd + $6::float8 END
+             WHERE run_id = $1::bigint AND item_id = $2 AND sim = $3`,
+            [
+              runId,
+              judged.itemId,
+              judged.sim,
+              judged.usage.inputTokens,
+              judged.usage.outputTokens,
+              dollarsOf(judged.usage),
+            ],
+          );
+        }
         await tx.query(
           `UPDATE bench_runs SET ${ADD_JUDGE_USAGE(2)}, scores_version = scores_version + 1
            WHERE id = $1::bigint`,
-          [runId, ...judged.parameters()],
+          [runId, ...spent.parameters()],
         );
         return rows.length;
       });

@@ -30,6 +30,13 @@ import type {
   UnitUsage,
 } from '@terrarium/schema';
 
+/** What a judging of scores added later cost, counted on one unit of the run. */
+export interface JudgedUnit {
+  itemId: string;
+  sim: string;
+  usage: UnitUsage;
+}
+
 export interface StoreOptions {
   /** PostgreSQL server; when set, `dataDir` is not used for the database. */
   databaseUrl?: string;
@@ -213,10 +220,10 @@ export interface Store
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,
    * metric), so re-judging updates rather than duplicates; other sources are never touched.
-   * `judgeUsage`, what the run's judge spent on them, joins the run's judge totals in the same
-   * transaction. Returns how many were written.
+   * `judged`, what the run's judge spent on them, joins that unit's and the run's judge totals in
+   * the same transaction. Returns how many were written.
    */
-  addScores(runId: string, scores: readonly ItemScore[], judgeUsage?: UnitUsage): Promise<number>;
+  addScores(runId: string, scores: readonly ItemScore[], judged?: JudgedUnit): Promise<number>;
   /**
    * Several units in one transaction (multi-row inserts): what `recordPrediction` does for each,
    * with the same guarantees (a unit already recorded is skipped, the last unit finishes the run).

@@ -30,7 +30,7 @@ import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
 import { createJudge } from './judge';
-import { pricingFromEnv } from './pricing';
+import { priceOf, pricingFromEnv } from './pricing';
 import { runReport, type RunReport } from './run-report';
 import {
   currentLeaderboard,
@@ -435,12 +435,16 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
 /**
  * Pairwise judging of a finished run: for each item, the first simulator against each other one
  * (which prediction is closer to the real observation?). It needs both predictions, so it runs
- * after the run rather than per unit. Scores are stored with source `judge`; re-judging replaces.
+ * after the run rather than per unit. Scores are stored with source `judge`. Pairs with a verdict
+ * are kept (a resumed or retried run pays only for its new pairs and those the judge could not
+ * answer); `again` judges every pair anew, replacing the verdicts. A pair's cost is counted on the
+ * other simulator's unit, so the results' lines sum to the run's judge total.
  */
 export async function judgePairwise(
   ctx: ServiceContext,
   runId: string,
-): Promise<{ judged: number }> {
+  options: { again?: boolean } = {},
+): Promise<{ judged: number; kept: number }> {
   const data = await runData(ctx.store, runId);
   const { run } = data;
   if (run.judge === null || run.judge.mode !== 'pairwise') {
@@ -458,7 +462,7 @@ export async function judgePairwise(
   }
   let judge;
   try {
-    const pricing = pricingFromEnv().get(run.judge.spec);
+    const pricing = priceOf(pricingFromEnv(), run.judge.spec);
     judge = createJudge(run.judge, {
       allowlist: endpointAllowlistFromEnv(),
       ...(pricing === undefined ? {} : { pricing }),
@@ -470,23 +474,36 @@ export async function judgePairwise(
     ctx.store.listPredictions(runId, { offset, limit }),
   );
   const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
+  // `first`'s score of a pair is `pairwise:<other>`; null when no verdict could be read.
+  const verdicts = new Set(
+    data.scores.flatMap((score) =>
+      score.source === 'judge' && score.sim === first && score.value !== null
+        ? [`${score.metric}\u0000${score.itemId}`]
+        : [],
+    ),
+  );
   let judged = 0;
+  let kept = 0;
   for (const item of data.items.values()) {
     const a = byUnit.get(`${first}\u0000${item.id}`)?.observation;
     if (a === undefined || a === null) continue;
     for (const other of others) {
       const b = byUnit.get(`${other}\u0000${item.id}`)?.observation;
       if (b === undefined || b === null) continue;
+      if (options.again !== true && verdicts.has(`pairwise:${other}\u0000${item.id}`)) {
+        kept++;
+        continue;
+      }
       const { scores, usage } = await judge.pairwise(
         item,
         { sim: first, predicted: a },
         { sim: other, predicted: b },
       );
-      await ctx.store.addScores(runId, scores, usage);
+      await ctx.store.addScores(runId, scores, { itemId: item.id, sim: other, usage });
       judged++;
     }
   }
-  return { judged };
+  return { judged, kept };
 }
 
 /** Scores keyed `source:metric`, 0-100, as the drill-down shows them. */

@@ -2,7 +2,7 @@ import type { BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../testing/closed-port';
 import type { ApiContext } from '../trpc';
-import { leaderboard, startRun, watchRun } from './bench-service';
+import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -92,5 +92,83 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     expect(gap?.example).toMatch(/^\(judge request failed: .*nothing accepted the connection/);
     // A request that never reached the judge spent nothing.
     expect(run.judgeUsage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  }, 120_000);
+});
+
+describe('pairwise judging after a run (tau2 retail, a real endpoint over HTTP)', () => {
+  let ctx: ApiContext;
+  let close: () => Promise<void>;
+  let endpoint: RecordingEndpoint;
+
+  beforeAll(async () => {
+    ({ ctx, close } = await openRetailBench({
+      bench: 'pairs',
+      concurrency: 1,
+      maxItemsPerTask: ITEMS,
+    }));
+    endpoint = await startRecordingEndpoint();
+  }, 180_000);
+  afterAll(async () => {
+    await endpoint?.close();
+    await close?.();
+  });
+
+  it('names the pairs it could not judge, counts each pair’s cost on one line, and asks again only for those', async () => {
+    const started = await startRun(ctx, {
+      bench: 'pairs',
+      sims: ['replay', 'retrieval'],
+      judge: { spec: `openai:${endpoint.url}#pair`, temperature: 0, repeats: 1, mode: 'pairwise' },
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    for await (const run of watchRun(ctx, started.id, undefined)) void run;
+    // The judge answers 5 pairs, then refuses (HTTP 400, not retried) until told otherwise.
+    endpoint.refuseWith('the judge is busy', 5);
+    expect(await judgePairwise(ctx, started.id)).toEqual({ judged: ITEMS, kept: 0 });
+    const board = await leaderboard(ctx, started.id, 0);
+    expect(
+      board.judgeGaps.map(({ sim, metric, unreadable, asked }) => [sim, metric, unreadable, asked]),
+    ).toEqual([
+      ['replay', 'pairwise:retrieval', ITEMS - 5, ITEMS],
+      ['retrieval', 'pairwise:replay', ITEMS - 5, ITEMS],
+    ]);
+    expect(board.judgeGaps[0]?.example).toMatch(/^\(judge request failed: .*the judge is busy/);
+    // An answered request spent 1 token in and 1 out, a refused one nothing known; each pair's
+    // judging is counted on the line of its second simulator, so the lines sum to the run's total.
+    expect(board.run.judgeUsage).toEqual({ inputTokens: 5, outputTokens: 5, costUsd: null });
+    const lines = (await ctx.store.listPredictions(started.id, { offset: 0, limit: 100 })).rows;
+    const tally = new Map<string, number>();
+    for (const line of lines) {
+      const key = `${line.sim} ${JSON.stringify(line.judgeUsage ?? null)}`;
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(tally)).toEqual({
+      'replay null': ITEMS,
+      'retrieval {"inputTokens":1,"outputTokens":1,"costUsd":null}': 5,
+      'retrieval {"inputTokens":0,"outputTokens":0,"costUsd":0}': ITEMS - 5,
+    });
+
+    // Asked again (as a resumed or retried run is), only the 7 pairs with no verdict are judged.
+    endpoint.refuseWith(null);
+    const before = endpoint.bodies.length;
+    expect(await judgePairwise(ctx, started.id)).toEqual({ judged: ITEMS - 5, kept: 5 });
+    expect(endpoint.bodies.length - before).toBe(ITEMS - 5);
+    const filled = await leaderboard(ctx, started.id, 0);
+    expect(filled.judgeGaps).toEqual([]);
+    expect(filled.run.judgeUsage).toEqual({
+      inputTokens: ITEMS,
+      outputTokens: ITEMS,
+      costUsd: null,
+    });
+    // Every pair again, on request: replaced, and paid for once more.
+    expect(await judgePairwise(ctx, started.id, { again: true })).toEqual({
+      judged: ITEMS,
+      kept: 0,
+    });
+    expect((await leaderboard(ctx, started.id, 0)).run.judgeUsage).toEqual({
+      inputTokens: 2 * ITEMS,
+      outputTokens: 2 * ITEMS,
+      costUsd: null,
+    });
   }, 120_000);
 });

@@ -35,3 +35,26 @@ export function pricingFromEnv(env: NodeJS.ProcessEnv = process.env): Map<string
   }
   return new Map(Object.entries(parsed.data));
 }
+
+/**
+ * The endpoint a spec names, spelled one way: an `openai:` spec's URL as the WHATWG parser writes
+ * it (host in lower case, no default port) without a trailing slash. Other specs are themselves.
+ */
+function endpointKey(spec: string): string {
+  const openai = /^openai:(https?:\/\/[^#\s]+)#(.+)$/.exec(spec);
+  const [, url, model] = openai ?? [];
+  if (url === undefined || model === undefined || !URL.canParse(url)) return spec;
+  return `openai:${new URL(url).href.replace(/\/+$/, '')}#${model}`;
+}
+
+/**
+ * The price of `spec` (a simulator or a judge): the entry naming the same endpoint and model,
+ * however either spells the URL (`…/v1` and `…/v1/`), so a run is not left unpriced by a slash.
+ */
+export function priceOf(pricing: ReadonlyMap<string, Pricing>, spec: string): Pricing | undefined {
+  const exact = pricing.get(spec);
+  if (exact !== undefined) return exact;
+  const key = endpointKey(spec);
+  for (const [priced, price] of pricing) if (endpointKey(priced) === key) return price;
+  return undefined;
+}

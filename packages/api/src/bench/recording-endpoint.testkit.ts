@@ -1,6 +1,7 @@
 /// <reference types="node" />
 // Test support only: an OpenAI-compatible server on 127.0.0.1 that records every request body.
-// Model `wm` answers as a world model in the official tag; any other model answers as a judge.
+// Model `wm` answers as a world model in the official tag, `pair…` as a pairwise judge picking A;
+// any other model answers as a scoring judge.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 
@@ -22,6 +23,8 @@ export const WORLD_MODEL_REPLY =
 export const JUDGE_VERDICT =
   '<final_evaluation>\n```json\n{"strengths": [], "weaknesses": [], ' +
   '"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}\n```\n</final_evaluation>';
+
+export const PAIRWISE_VERDICT = '{"closer": "A", "reasoning": "A keeps the ids"}';
 
 export interface RecordingEndpoint {
   /** Base URL, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -77,7 +80,11 @@ export async function startRecordingEndpoint(
     });
   });
   function answer(body: RecordedChat, response: ServerResponse): void {
-    const content = body.model.startsWith('wm') ? WORLD_MODEL_REPLY : JUDGE_VERDICT;
+    const content = body.model.startsWith('wm')
+      ? WORLD_MODEL_REPLY
+      : body.model.startsWith('pair')
+        ? PAIRWISE_VERDICT
+        : JUDGE_VERDICT;
     if (body.stream === true) {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };

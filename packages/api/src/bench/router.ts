@@ -99,10 +99,15 @@ export const benchRouter = createRouter({
       if (prompts === undefined) return service.startRun(ctx, rest);
       return service.startRun(ctx, { ...rest, prompts: promptFolderInput(prompts) });
     }),
-  /** Pairwise judging of a finished run (first simulator against each other one). */
+  /**
+   * Pairwise judging of a finished run (first simulator against each other one): the pairs with
+   * no verdict yet, or every pair again with `again`.
+   */
   judgePairwise: researcherProcedure
-    .input(z.object({ runId }))
-    .mutation(({ ctx, input }) => service.judgePairwise(ctx, input.runId)),
+    .input(z.object({ runId, again: z.boolean().optional() }))
+    .mutation(({ ctx, input }) =>
+      service.judgePairwise(ctx, input.runId, input.again === true ? { again: true } : {}),
+    ),
   cancelRun: researcherProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => lifecycle.cancelRun(ctx, input.runId)),

@@ -3,7 +3,7 @@ import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, JudgeConfig, Observation } from '@terrarium/schema';
 import { costOf, type Pricing, type PromptFolder, type Transition } from '@terrarium/worlds';
-import { pricingFromEnv } from './pricing';
+import { priceOf, pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
 import { createBenchSimulators, type BenchSimulators } from './bench-simulators';
@@ -109,7 +109,7 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     const key = `${JSON.stringify(config)}\u0000${run.prompts?.hash ?? ''}`;
     let judge = judges.get(key);
     if (judge === undefined) {
-      const price = pricing.get(config.spec);
+      const price = priceOf(pricing, config.spec);
       judge = createJudge(config, {
         ...simulatorOptions,
         prompts: await promptsOf(run),
@@ -137,7 +137,7 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     // counted no prompt tokens reported none (the OpenAI client fills in zeros for a missing one).
     costOf: (sim, usage) =>
       sim.startsWith('openai:')
-        ? costOf(pricing.get(sim), usage.inputTokens > 0 ? usage : null)
+        ? costOf(priceOf(pricing, sim), usage.inputTokens > 0 ? usage : null)
         : 0,
     async simulatorFor(run, sim, item) {
       return (await simulatorsFor(run)).simulatorFor(sim, item);

@@ -87,7 +87,11 @@ describe('migration 20 (what a run’s judge cost)', () => {
           detail: null,
         },
       ],
-      { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
+      {
+        itemId: item.id,
+        sim: 'replay',
+        usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
+      },
     );
     // A sum with what was never recorded is still not known.
     expect((await store.getBenchRun(judgedRun))?.judgeUsage).toBeNull();
@@ -103,12 +107,22 @@ describe('migration 20 (what a run’s judge cost)', () => {
           detail: null,
         },
       ],
-      { inputTokens: 10, outputTokens: 5, costUsd: null },
+      {
+        itemId: item.id,
+        sim: 'replay',
+        usage: { inputTokens: 10, outputTokens: 5, costUsd: null },
+      },
     );
     expect((await store.getBenchRun(plainRun))?.judgeUsage).toEqual({
       inputTokens: 10,
       outputTokens: 5,
       costUsd: null,
     });
+    // The unit it was spent on says so, as the run's results line shows it.
+    const { rows } = await store.listPredictions(plainRun, { offset: 0, limit: 10 });
+    expect(rows.map((row) => [row.itemId, row.judgeUsage])).toEqual([
+      [item.id, { inputTokens: 10, outputTokens: 5, costUsd: null }],
+      ['item-1', undefined],
+    ]);
   });
 });
