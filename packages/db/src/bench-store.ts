@@ -126,31 +126,42 @@ function runFromRow(row: Row): BenchRun {
     total: intColumn(row, 'total'),
     done: intColumn(row, 'done'),
     failed: intColumn(row, 'failed'),
-    usage: {
-      inputTokens: intColumn(row, 'input_tokens'),
-      outputTokens: intColumn(row, 'output_tokens'),
-      // Unknown while any unit's endpoint had no price or reported no tokens: not $0.00.
-      costUsd:
-        intColumn(row, 'unpriced_units') > 0 ? null : (nullableNumberColumn(row, 'cost_usd') ?? 0),
-    },
+    usage: usageOf(
+      intColumn(row, 'input_tokens'),
+      intColumn(row, 'output_tokens'),
+      nullableNumberColumn(row, 'cost_usd') ?? 0,
+      intColumn(row, 'unpriced_units'),
+    ),
     judgeUsage: judgeUsageFromRow(row),
     error: nullableTextColumn(row, 'error'),
     prompts: RunPrompts.nullable().parse(jsonColumn(row, 'prompts') ?? null),
   };
 }
 
+/**
+ * Usage totals as a run shows them: the cost is unknown while any unit's endpoint had no price or
+ * reported no tokens (not $0.00), with what is known of it.
+ */
+function usageOf(
+  inputTokens: number,
+  outputTokens: number,
+  knownUsd: number,
+  unpricedUnits: number,
+): RunUsage {
+  if (unpricedUnits === 0) return { inputTokens, outputTokens, costUsd: knownUsd };
+  return { inputTokens, outputTokens, costUsd: null, unpriced: { units: unpricedUnits, knownUsd } };
+}
+
 /** A run's judge totals; null on a judged run made before they were recorded (migration 20). */
 function judgeUsageFromRow(row: Row): RunUsage | null {
   const inputTokens = nullableNumberColumn(row, 'judge_input_tokens');
   if (inputTokens === null) return null;
-  return {
+  return usageOf(
     inputTokens,
-    outputTokens: nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
-    costUsd:
-      (nullableNumberColumn(row, 'judge_unpriced_units') ?? 0) > 0
-        ? null
-        : (nullableNumberColumn(row, 'judge_cost_usd') ?? 0),
-  };
+    nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
+    nullableNumberColumn(row, 'judge_cost_usd') ?? 0,
+    nullableNumberColumn(row, 'judge_unpriced_units') ?? 0,
+  );
 }
 
 /** A unit's judge usage, absent when no judge was asked about it. */

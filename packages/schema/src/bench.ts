@@ -140,6 +140,14 @@ export const RunUsage = z.object({
    * configured or reported no token usage.
    */
   costUsd: z.number().nonnegative().nullable(),
+  /**
+   * Set when `costUsd` is null: how many units (of a judge: judgings, a pairwise one counting each
+   * time it is asked) have a cost not known, and the dollars of the others, which tell "no price
+   * set" (nothing known) from "some replies reported no tokens".
+   */
+  unpriced: z
+    .object({ units: z.number().int().positive(), knownUsd: z.number().nonnegative() })
+    .optional(),
 });
 export type RunUsage = z.infer<typeof RunUsage>;
 

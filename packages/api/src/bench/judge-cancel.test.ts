@@ -62,6 +62,11 @@ describe('a judged run canceled while its judge is busy (tau2 retail, a real end
     expect(ended).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
     expect(judge.bodies).toHaveLength(ANSWERED + JUDGE_CONCURRENCY + (ITEMS - ANSWERED));
     // What the run counts is what the judge answered: 1 prompt and 1 completion token each.
-    expect(ended.judgeUsage).toEqual({ inputTokens: ITEMS, outputTokens: ITEMS, costUsd: null });
+    expect(ended.judgeUsage).toEqual({
+      inputTokens: ITEMS,
+      outputTokens: ITEMS,
+      costUsd: null,
+      unpriced: { units: ITEMS, knownUsd: 0 },
+    });
   }, 180_000);
 });

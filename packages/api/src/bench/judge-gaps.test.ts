@@ -71,7 +71,12 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     // The endpoint reports 1 prompt and 1 completion token a call; no price is configured, so the
     // judge's cost is not known, while replay's is a true 0.
     expect(run.usage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
-    expect(run.judgeUsage).toEqual({ inputTokens: ITEMS, outputTokens: ITEMS, costUsd: null });
+    expect(run.judgeUsage).toEqual({
+      inputTokens: ITEMS,
+      outputTokens: ITEMS,
+      costUsd: null,
+      unpriced: { units: ITEMS, knownUsd: 0 },
+    });
     const { rows } = await ctx.store.listPredictions(run.id, { offset: 0, limit: 100 });
     expect(rows.map((row) => row.judgeUsage)).toEqual(
       rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
@@ -135,7 +140,12 @@ describe('pairwise judging after a run (tau2 retail, a real endpoint over HTTP)'
     expect(board.judgeGaps[0]?.example).toMatch(/^\(judge request failed: .*the judge is busy/);
     // An answered request spent 1 token in and 1 out, a refused one nothing known; each pair's
     // judging is counted on the line of its second simulator, so the lines sum to the run's total.
-    expect(board.run.judgeUsage).toEqual({ inputTokens: 5, outputTokens: 5, costUsd: null });
+    expect(board.run.judgeUsage).toEqual({
+      inputTokens: 5,
+      outputTokens: 5,
+      costUsd: null,
+      unpriced: { units: 5, knownUsd: 0 },
+    });
     const lines = (await ctx.store.listPredictions(started.id, { offset: 0, limit: 100 })).rows;
     const tally = new Map<string, number>();
     for (const line of lines) {
@@ -159,6 +169,7 @@ describe('pairwise judging after a run (tau2 retail, a real endpoint over HTTP)'
       inputTokens: ITEMS,
       outputTokens: ITEMS,
       costUsd: null,
+      unpriced: { units: ITEMS, knownUsd: 0 },
     });
     // Every pair again, on request: replaced, and paid for once more.
     expect(await judgePairwise(ctx, started.id, { again: true })).toEqual({
@@ -169,6 +180,7 @@ describe('pairwise judging after a run (tau2 retail, a real endpoint over HTTP)'
       inputTokens: 2 * ITEMS,
       outputTokens: 2 * ITEMS,
       costUsd: null,
+      unpriced: { units: 2 * ITEMS, knownUsd: 0 },
     });
   }, 120_000);
 });

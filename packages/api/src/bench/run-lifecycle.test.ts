@@ -120,10 +120,12 @@ describe('a run canceled, resumed and deleted (tau2 retail, a real endpoint over
     );
     // The endpoint reports 1 prompt and 1 completion token a request.
     expect(run).toMatchObject({ status: 'done', done: 2 * RETAIL_ITEMS, failed: 0 });
+    // The unpriced model's units make the total unknown; the priced one's $3 each are known.
     expect(run.usage).toEqual({
       inputTokens: 2 * RETAIL_ITEMS,
       outputTokens: 2 * RETAIL_ITEMS,
       costUsd: null,
+      unpriced: { units: RETAIL_ITEMS, knownUsd: 3 * RETAIL_ITEMS },
     });
     const predictions = await store.listPredictions(run.id, { offset: 0, limit: 1000 });
     const costs = new Map<string, Set<number | null | undefined>>();

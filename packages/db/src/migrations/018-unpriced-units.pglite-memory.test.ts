@@ -83,7 +83,14 @@ describe('migration 18 (a cost not known is not $0.00)', () => {
   });
 
   it("makes an unpriced endpoint's stored $0 unknown, and keeps what was priced or free", async () => {
-    expect((await store.getBenchRun(unpricedRun))?.usage.costUsd).toBeNull();
+    // The run row as migration 17 stored it counted no tokens.
+    expect((await store.getBenchRun(unpricedRun))?.usage).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: null,
+      // One unit's cost is not known (the failed one cost nothing), and nothing else was priced.
+      unpriced: { units: 1, knownUsd: 0 },
+    });
     expect((await store.getBenchRun(pricedRun))?.usage.costUsd).toBe(0.25);
     const rows = (await store.listPredictions(unpricedRun, { offset: 0, limit: 10 })).rows;
     const costs = rows

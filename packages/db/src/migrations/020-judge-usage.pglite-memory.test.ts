@@ -117,6 +117,7 @@ describe('migration 20 (what a run’s judge cost)', () => {
       inputTokens: 10,
       outputTokens: 5,
       costUsd: null,
+      unpriced: { units: 1, knownUsd: 0 },
     });
     // The unit it was spent on says so, as the run's results line shows it.
     const { rows } = await store.listPredictions(plainRun, { offset: 0, limit: 10 });

@@ -42,6 +42,30 @@ describe('bench formatting', () => {
     expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(
       'cost unknown (no token usage reported)',
     );
+    // A priced judge some of whose replies reported no tokens: what is known, and that it is not all.
+    expect(
+      costText({
+        inputTokens: 236_101,
+        outputTokens: 4520,
+        costUsd: null,
+        unpriced: { units: 21, knownUsd: 0.6354525 },
+      }),
+    ).toBe('at least $0.6355 (the cost of 21 units is not known)');
+    expect(
+      costText(
+        { inputTokens: 9, outputTokens: 9, costUsd: null, unpriced: { units: 1, knownUsd: 2 } },
+        'judging',
+      ),
+    ).toBe('at least $2.00 (the cost of 1 judging is not known)');
+    // Nothing priced at all: no price is set.
+    expect(
+      costText({
+        inputTokens: 270_919,
+        outputTokens: 5360,
+        costUsd: null,
+        unpriced: { units: 134, knownUsd: 0 },
+      }),
+    ).toBe('cost not priced');
     // Local simulators are free.
     expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
     expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');

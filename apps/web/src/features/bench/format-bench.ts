@@ -2,12 +2,13 @@ import type {
   BenchRun,
   BenchRunMode,
   BenchRunStatus,
+  JudgeConfig,
   LeaderboardCell,
   RunPrompts,
   RunUsage,
   Sampling,
 } from '@terrarium/schema';
-import { formatCount, formatDelta } from '../../app/format';
+import { formatCount, formatDelta, plural } from '../../app/format';
 
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
 export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
@@ -83,11 +84,16 @@ export function formatUsd(value: number): string {
  * (`costUsd` null): an endpoint with no price set (TERRARIUM_PRICING) or one that reported no
  * tokens. Local simulators cost a true $0.00.
  */
-export function costText(usage: RunUsage): string {
+export function costText(usage: RunUsage, what = 'unit'): string {
+  if (usage.costUsd !== null) return formatUsd(usage.costUsd);
+  const known = usage.unpriced?.knownUsd ?? 0;
+  // Some priced, some not (a reply with no token usage, or an endpoint with no price).
+  if (known > 0) {
+    const units = usage.unpriced?.units ?? 0;
+    return `at least ${formatUsd(known)} (the cost of ${plural(units, what)} is not known)`;
+  }
   const tokens = usage.inputTokens + usage.outputTokens;
-  if (usage.costUsd === null)
-    return tokens > 0 ? 'cost not priced' : 'cost unknown (no token usage reported)';
-  return formatUsd(usage.costUsd);
+  return tokens > 0 ? 'cost not priced' : 'cost unknown (no token usage reported)';
 }
 
 function tokensText(usage: RunUsage): string {
@@ -102,7 +108,13 @@ export function runUsageText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage
   const simulators = `${tokensText(run.usage)} simulator tokens · ${costText(run.usage)}`;
   if (run.judge === null) return simulators;
   if (run.judgeUsage === null) return `${simulators} · the judge’s calls were not recorded`;
-  return `${simulators} · judge ${tokensText(run.judgeUsage)} tokens · ${costText(run.judgeUsage)}`;
+  const judged = costText(run.judgeUsage, 'judging');
+  return `${simulators} · judge ${tokensText(run.judgeUsage)} tokens · ${judged}`;
+}
+
+/** A judge as its run was started with it: endpoint, mode, judgings per item and temperature. */
+export function judgeLabel(judge: JudgeConfig): string {
+  return `${judge.spec} · ${judge.mode} · k=${judge.repeats} · temperature ${judge.temperature}`;
 }
 
 /** Share of the work units finished (done or failed), 0-1; 0 for an empty run. */

@@ -1,10 +1,5 @@
-import type {
-  BenchRun,
-  BenchRunMode,
-  CellDelta,
-  JudgeConfig,
-  ScoreSelector,
-} from '@terrarium/schema';
+import type { BenchRun, BenchRunMode, CellDelta, ScoreSelector } from '@terrarium/schema';
+import { judgeLabel } from './format-bench';
 import { metricLabel, orderTasks, SOURCE_LABELS } from './leaderboard';
 
 export interface DeltaRow {
@@ -96,11 +91,6 @@ function modeText(mode: BenchRunMode): string {
     : `closed loop (own predictions for the last ${mode.steps} turns)`;
 }
 
-function judgeText(judge: JudgeConfig | null): string {
-  if (judge === null) return 'none';
-  return `${judge.spec} · ${judge.mode} · k=${judge.repeats} · temperature ${judge.temperature}`;
-}
-
 /** Every setting in which two runs differ, so a Δ is never read without what changed besides. */
 export function settingDiffs(before: RunSettings, after: RunSettings): SettingDiff[] {
   const settings: [string, (run: RunSettings) => string][] = [
@@ -108,7 +98,7 @@ export function settingDiffs(before: RunSettings, after: RunSettings): SettingDi
     ['Simulators', (run) => run.sims.join(', ')],
     ['Mode', (run) => modeText(run.mode)],
     ['Split', (run) => run.split],
-    ['Judge', (run) => judgeText(run.judge)],
+    ['Judge', (run) => (run.judge === null ? 'none' : judgeLabel(run.judge))],
     // The full hash: two folders must never read as the same one.
     [
       'Prompts',

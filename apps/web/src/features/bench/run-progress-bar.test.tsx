@@ -67,6 +67,10 @@ describe('RunProgressBar', () => {
     expect(screen.getByTestId('run-usage').textContent).toBe(
       '88,700 in / 8,870 out simulator tokens · cost not priced · judge 412,000 in / 61,250 out tokens · $0.5345',
     );
+    // The judge as it was started: a Turing or pairwise judge, or k > 1, reads differently.
+    expect(screen.getByTestId('run-settings').textContent).toBe(
+      'open loop · test split · judge openai:http://127.0.0.1:4828/v1#judge · score · k=1 · temperature 0',
+    );
     cleanup();
     renderBar({ ...judged, judgeUsage: null });
     expect(screen.getByTestId('run-usage').textContent).toBe(

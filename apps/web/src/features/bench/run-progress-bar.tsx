@@ -4,7 +4,14 @@ import { useState } from 'react';
 import { ConfirmDelete } from '../../app/confirm-delete';
 import { formatCount, plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import { isFinished, modeLabel, progressShare, promptsLabel, runUsageText } from './format-bench';
+import {
+  isFinished,
+  judgeLabel,
+  modeLabel,
+  progressShare,
+  promptsLabel,
+  runUsageText,
+} from './format-bench';
 import { RunCounts } from './runs-table';
 
 /**
@@ -51,9 +58,9 @@ export function RunProgressBar({
         <span className="muted" data-testid="run-usage">
           {runUsageText(run)}
         </span>
-        <span className="muted">
+        <span className="muted" data-testid="run-settings">
           {modeLabel(run.mode)} · {run.split} split
-          {run.judge !== null && ` · judge ${run.judge.spec}`}
+          {run.judge !== null && ` · judge ${judgeLabel(run.judge)}`}
         </span>
         <span
           className="muted"
