@@ -13,6 +13,8 @@ import {
   ScoreSource,
   SimSpec,
   type RunPrediction,
+  addUnitUsage,
+  NO_USAGE,
   type RunUsage,
   type UnitUsage,
 } from '@terrarium/schema';
@@ -303,7 +305,7 @@ RETURNING item_id, sim, error IS NOT NULL AS failed, input_tokens, output_tokens
   judge_input_tokens, judge_output_tokens, judge_cost_usd`;
 
 /**
- * Adds judge usage to a run's totals from parameter `$first` on (`UsageSum.parameters`). A run
+ * Adds judge usage to a run's totals from parameter `$first` on (`usageParameters`). A run
  * whose judge usage was never recorded keeps NULL: a sum with NULL is NULL.
  */
 const ADD_JUDGE_USAGE = (first: number) =>
@@ -317,23 +319,17 @@ function dollarsOf(usage: UnitUsage): number | null {
   return usage.costUsd === undefined ? 0 : usage.costUsd;
 }
 
-/** Tokens and dollars of some calls; a call whose cost is not known counts as unpriced. */
-class UsageSum {
-  private inputTokens = 0;
-  private outputTokens = 0;
-  private costUsd = 0;
-  private unpriced = 0;
-
-  add(usage: UnitUsage): void {
-    this.inputTokens += usage.inputTokens;
-    this.outputTokens += usage.outputTokens;
-    if (usage.costUsd === null) this.unpriced++;
-    else this.costUsd += dollarsOf(usage) ?? 0;
-  }
-
-  parameters(): [number, number, number, number] {
-    return [this.inputTokens, this.outputTokens, this.costUsd, this.unpriced];
-  }
+/**
+ * The statements' parameters of usage summed by `addUnitUsage`: tokens, the dollars known and the
+ * units whose cost is not (as `bench_runs` keeps them).
+ */
+function usageParameters(usage: RunUsage): [number, number, number, number] {
+  return [
+    usage.inputTokens,
+    usage.outputTokens,
+    usage.costUsd ?? usage.unpriced?.knownUsd ?? 0,
+    usage.unpriced?.units ?? 0,
+  ];
 }
 
 /**
@@ -390,23 +386,20 @@ async function recordUnits(
     }
     const inserted = new Set<string>();
     let failed = 0;
-    let inputTokens = 0;
-    let outputTokens = 0;
-    let costUsd = 0;
-    let unpriced = 0;
-    const judge = new UsageSum();
+    let simulators = NO_USAGE;
+    let judge = NO_USAGE;
     for (const payload of predictions.flush()) {
       for (const row of await tx.query(INSERT_PREDICTIONS, [runId, payload])) {
         inserted.add(unitKey(textColumn(row, 'item_id'), textColumn(row, 'sim')));
         if (row['failed'] === true) failed++;
-        inputTokens += intColumn(row, 'input_tokens');
-        outputTokens += intColumn(row, 'output_tokens');
-        const cost = nullableNumberColumn(row, 'cost_usd');
-        if (cost === null) unpriced++;
-        else costUsd += cost;
+        simulators = addUnitUsage(simulators, {
+          inputTokens: intColumn(row, 'input_tokens'),
+          outputTokens: intColumn(row, 'output_tokens'),
+          costUsd: nullableNumberColumn(row, 'cost_usd'),
+        });
         const judgeTokens = nullableNumberColumn(row, 'judge_input_tokens');
         if (judgeTokens !== null) {
-          judge.add({
+          judge = addUnitUsage(judge, {
             inputTokens: judgeTokens,
             outputTokens: nullableNumberColumn(row, 'judge_output_tokens') ?? 0,
             costUsd: nullableNumberColumn(row, 'judge_cost_usd'),
@@ -448,11 +441,8 @@ async function recordUnits(
         runId,
         inserted.size - failed,
         failed,
-        inputTokens,
-        outputTokens,
-        costUsd,
-        unpriced,
-        ...judge.parameters(),
+        ...usageParameters(simulators),
+        ...usageParameters(judge),
       ],
     );
     // In the same transaction and conditional on the status, so that of two workers
@@ -897,9 +887,8 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
           runId,
         ]);
         // A cached leaderboard of this run no longer holds (bench-pages.ts).
-        const spent = new UsageSum();
+        const spent = judged === undefined ? NO_USAGE : addUnitUsage(NO_USAGE, judged.usage);
         if (judged !== undefined) {
-          spent.add(judged.usage);
           // On the unit's line too: the results' lines then sum to the run's total.
           await tx.query(
             `UPDATE run_predictions SET
@@ -921,7 +910,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         await tx.query(
           `UPDATE bench_runs SET ${ADD_JUDGE_USAGE(2)}, scores_version = scores_version + 1
            WHERE id = $1::bigint`,
-          [runId, ...spent.parameters()],
+          [runId, ...usageParameters(spent)],
         );
         return rows.length;
       });

@@ -6,11 +6,24 @@ import {
   type JudgeMessage,
   type RewardItem,
 } from '@terrarium/rubrics';
-import { ruleSetVersionName, type BenchItem, type ItemScore } from '@terrarium/schema';
+import {
+  addUnitUsage,
+  NO_USAGE,
+  ruleSetVersionName,
+  type BenchItem,
+  type ItemScore,
+  type RunUsage,
+  type UnitUsage,
+} from '@terrarium/schema';
 import { createBackgroundJobs, type BackgroundJobs } from './background-jobs';
 
-/** One judging call: the prompt in, the model's answer text out (the caller owns the endpoint). */
-export type CompleteJudge = (messages: JudgeMessage[]) => Promise<string>;
+/**
+ * One judging call: the prompt in, the model's answer text and what the call cost out (the caller
+ * owns the endpoint and its price).
+ */
+export type CompleteJudge = (
+  messages: JudgeMessage[],
+) => Promise<{ content: string; usage: UnitUsage }>;
 
 export interface RejudgeSpec {
   queueId: string;
@@ -35,6 +48,8 @@ export interface RejudgeProgress {
   done: number;
   /** Items whose answer could not be read (their scores are stored as null). */
   unparsed: number;
+  /** What the judge's calls cost so far (priced as a bench run's judge is). */
+  usage: RunUsage;
   error: string | null;
 }
 
@@ -59,6 +74,7 @@ export async function runRejudge(
     total: 0,
     done: 0,
     unparsed: 0,
+    usage: NO_USAGE,
     error: null,
   };
   try {
@@ -88,9 +104,10 @@ export async function runRejudge(
         const item = items.get(itemId);
         const observation = predictions.get(itemId)?.observation ?? null;
         if (item !== undefined && observation !== null) {
-          const answer = await spec.judge(
+          const { content: answer, usage } = await spec.judge(
             criteriaJudgePrompt(spec.rewardItem(item, observation.content), criteria),
           );
+          progress.usage = addUnitUsage(progress.usage, usage);
           const points = parseCriteriaAnswer(answer, criteria);
           const scores: ItemScore[] = criteria.map((criterion) => {
             const point = points.get(criterion.id) ?? null;
@@ -137,6 +154,7 @@ export function createRejudgeJobs(store: Store): RejudgeJobs {
       total: 0,
       done: 0,
       unparsed: 0,
+      usage: NO_USAGE,
       error: null,
     }),
     (spec, onProgress, id) => runRejudge(store, spec, onProgress, id),

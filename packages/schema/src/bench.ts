@@ -235,6 +235,27 @@ export const UnitUsage = z.object({
 });
 export type UnitUsage = z.infer<typeof UnitUsage>;
 
+/** Usage of nothing yet: no tokens, no dollars. */
+export const NO_USAGE: RunUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+/**
+ * `total` with one more unit's usage: a unit whose cost is not known makes the total's unknown
+ * too, counted in `unpriced` beside the dollars that are known (as the store sums a run's).
+ */
+export function addUnitUsage(total: RunUsage, unit: UnitUsage): RunUsage {
+  let knownUsd = total.costUsd ?? total.unpriced?.knownUsd ?? 0;
+  let units = total.unpriced?.units ?? 0;
+  if (unit.costUsd === null) units += 1;
+  else knownUsd += unit.costUsd ?? 0;
+  const tokens = {
+    inputTokens: total.inputTokens + unit.inputTokens,
+    outputTokens: total.outputTokens + unit.outputTokens,
+  };
+  return units === 0
+    ? { ...tokens, costUsd: knownUsd }
+    : { ...tokens, costUsd: null, unpriced: { units, knownUsd } };
+}
+
 /** One stored prediction of a bench run, with what it cost. */
 export const RunPrediction = z.object({
   runId: z.string(),

@@ -900,7 +900,19 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
           if (at(status, 'status') !== 'running') break;
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        expect(status).toMatchObject({ status: 'done', total: 4, done: 4, unparsed: 0 });
+        // What the judge spent: 100 prompt and 20 completion tokens a call, with no price set.
+        expect(status).toMatchObject({
+          status: 'done',
+          total: 4,
+          done: 4,
+          unparsed: 0,
+          usage: {
+            inputTokens: 400,
+            outputTokens: 80,
+            costUsd: null,
+            unpriced: { units: 4, knownUsd: 0 },
+          },
+        });
       }
       expect((await res.query('labels.judgeVersions', { queueId })).data).toEqual([
         'default-tool@v1',

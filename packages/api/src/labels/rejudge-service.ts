@@ -5,6 +5,7 @@ import { rewardItemOf } from '@terrarium/rubrics';
 import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { serverTransport } from '../simulate/server-transport';
 import { getVersion } from '../rulesets/rule-set-service';
+import { priceOf, pricingFromEnv } from '../bench/pricing';
 import {
   API_KEY_HINT,
   endpointAllowlistFromEnv,
@@ -45,6 +46,7 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
       message: `ruleSet: ${input.ruleSet.name} shares no judge criterion with the queue (${[...labeled].join(', ')})`,
     });
   }
+  const price = priceOf(pricingFromEnv(), input.judge);
   let pool;
   try {
     // The server's node:http transport, and fail fast when the judge is unreachable.
@@ -56,6 +58,7 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
             model: spec.model,
             maxConcurrency: JUDGE_CONCURRENCY,
             ...endpointApiKey(spec.baseUrl),
+            ...(price === undefined ? {} : { pricing: price }),
           },
         ],
         {
@@ -74,15 +77,22 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
   return jobsOf(store).start({
     queueId: queue.id,
     ruleSet: { name: version.name, version: version.version ?? 0, criteria },
-    judge: async (messages) =>
-      (
-        await pool.complete({
-          messages,
-          temperature: 0,
-          maxTokens: JUDGE_MAX_TOKENS,
-          stream: false,
-        })
-      ).content,
+    judge: async (messages) => {
+      const result = await pool.complete({
+        messages,
+        temperature: 0,
+        maxTokens: JUDGE_MAX_TOKENS,
+        stream: false,
+      });
+      return {
+        content: result.content,
+        usage: {
+          inputTokens: result.usage?.inputTokens ?? 0,
+          outputTokens: result.usage?.outputTokens ?? 0,
+          costUsd: result.costUsd,
+        },
+      };
+    },
     rewardItem: rewardItemOf,
     concurrency: JUDGE_CONCURRENCY,
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { benchRun } from './bench.fixture';
 import {
   costText,
+  usageText,
   formatDeltaInterval,
   formatHalfWidth,
   isFinished,
@@ -66,6 +67,18 @@ describe('bench formatting', () => {
         unpriced: { units: 134, knownUsd: 0 },
       }),
     ).toBe('cost not priced');
+    // A judge that reports no usage: not "0 tokens", which would read as measured.
+    expect(
+      usageText({
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: null,
+        unpriced: { units: 3, knownUsd: 0 },
+      }),
+    ).toBe('no token usage reported');
+    expect(usageText({ inputTokens: 300, outputTokens: 60, costUsd: 0.00042 }, 'judging')).toBe(
+      '300 in / 60 out tokens · $0.0004',
+    );
     // Local simulators are free.
     expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
     expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');

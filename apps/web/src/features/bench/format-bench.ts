@@ -101,6 +101,16 @@ function tokensText(usage: RunUsage): string {
 }
 
 /**
+ * Tokens and dollars of some model calls: `1,234 in / 56 out tokens · $0.0123`, or that the
+ * endpoint reported no usage (rather than 0 tokens, which would read as measured).
+ */
+export function usageText(usage: RunUsage, what = 'unit'): string {
+  if (usage.inputTokens + usage.outputTokens === 0 && usage.costUsd === null)
+    return 'no token usage reported';
+  return `${tokensText(usage)} tokens · ${costText(usage, what)}`;
+}
+
+/**
  * What a run's model calls cost: its simulators', then its judge's when it has one (a judged run
  * made before judge calls were recorded says so rather than showing them as free).
  */
@@ -108,8 +118,7 @@ export function runUsageText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage
   const simulators = `${tokensText(run.usage)} simulator tokens · ${costText(run.usage)}`;
   if (run.judge === null) return simulators;
   if (run.judgeUsage === null) return `${simulators} · the judge’s calls were not recorded`;
-  const judged = costText(run.judgeUsage, 'judging');
-  return `${simulators} · judge ${tokensText(run.judgeUsage)} tokens · ${judged}`;
+  return `${simulators} · judge ${usageText(run.judgeUsage, 'judging')}`;
 }
 
 /** A judge as its run was started with it: endpoint, mode, judgings per item and temperature. */

@@ -40,6 +40,7 @@ describe('RejudgeForm', () => {
             total: 6,
             done: 0,
             unparsed: 0,
+            usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
             error: 'the judge endpoint refused the connection',
           },
     );
@@ -64,7 +65,7 @@ describe('RejudgeForm', () => {
       }),
     );
     expect((await screen.findByTestId('rejudge-status')).textContent).toBe(
-      'default-terminal@v0: failed after 0 of 6 items · the judge endpoint refused the connection',
+      'default-terminal@v0: failed after 0 of 6 items · judge 0 in / 0 out tokens · $0.00 · the judge endpoint refused the connection',
     );
   });
 });

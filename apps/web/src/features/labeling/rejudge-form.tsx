@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
+import { usageText } from '../bench/format-bench';
 import { newestVersion, VersionSelect } from '../rule-sets/rule-set-selects';
 
 /**
@@ -112,6 +113,7 @@ export function RejudgeForm({
             ? `failed after ${progress.done} of ${progress.total} items`
             : `${progress.status} ${progress.done}/${progress.total}`}
           {progress.unparsed > 0 && ` · ${progress.unparsed} unreadable answers`}
+          {` · judge ${usageText(progress.usage, 'judging')}`}
           {progress.error !== null && ` · ${progress.error}`}
         </span>
       )}
