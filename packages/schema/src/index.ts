@@ -7,3 +7,4 @@ export * from './bench-views';
 export * from './rule-set-scores';
 export * from './accounts';
 export * from './api-error';
+export * from './usage-text';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addUnitUsage, NO_USAGE } from './bench';
+import { costText, usageText } from './usage-text';
 
 describe('addUnitUsage', () => {
   it('sums tokens and dollars; a unit of unknown cost makes the total unknown, keeping what is known', () => {
@@ -22,5 +23,53 @@ describe('addUnitUsage', () => {
       costUsd: null,
       unpriced: { units: 1, knownUsd: 0.75 },
     });
+  });
+
+  it('says when a cost is not known, instead of $0.00', () => {
+    expect(costText({ inputTokens: 138_810, outputTokens: 49_585, costUsd: null })).toBe(
+      'cost not priced',
+    );
+    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(
+      'cost unknown (no token usage reported)',
+    );
+    // A priced judge some of whose replies reported no tokens: what is known, and that it is not all.
+    expect(
+      costText({
+        inputTokens: 236_101,
+        outputTokens: 4520,
+        costUsd: null,
+        unpriced: { units: 21, knownUsd: 0.6354525 },
+      }),
+    ).toBe('at least $0.6355 (the cost of 21 units is not known)');
+    expect(
+      costText(
+        { inputTokens: 9, outputTokens: 9, costUsd: null, unpriced: { units: 1, knownUsd: 2 } },
+        'judging',
+      ),
+    ).toBe('at least $2.00 (the cost of 1 judging is not known)');
+    // Nothing priced at all: no price is set.
+    expect(
+      costText({
+        inputTokens: 270_919,
+        outputTokens: 5360,
+        costUsd: null,
+        unpriced: { units: 134, knownUsd: 0 },
+      }),
+    ).toBe('cost not priced');
+    // A judge that reports no usage: not "0 tokens", which would read as measured.
+    expect(
+      usageText({
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: null,
+        unpriced: { units: 3, knownUsd: 0 },
+      }),
+    ).toBe('no token usage reported');
+    expect(usageText({ inputTokens: 300, outputTokens: 60, costUsd: 0.00042 }, 'judging')).toBe(
+      '300 in / 60 out tokens · $0.0004',
+    );
+    // Local simulators are free.
+    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
+    expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');
   });
 });

@@ -83,8 +83,19 @@ describe('terrarium bench', () => {
     }
     expect(progress.at(-1)).toMatch(/^run \d+: 388\/388 units \(100%\), 0 failed, done$/);
     const output = parseJson(run.stdout);
-    expect(Object.keys(output)).toEqual(['bench', 'run', 'status', 'sims', 'judgeGaps']);
+    expect(Object.keys(output)).toEqual([
+      'bench',
+      'run',
+      'status',
+      'sims',
+      'judgeGaps',
+      'usage',
+      'judgeUsage',
+    ]);
     expect(output['judgeGaps']).toEqual([]);
+    // Replay and retrieval are local: free, and no judge was asked.
+    expect(output['usage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    expect(output['judgeUsage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
     expect(output['bench']).toBe('r');
     expect(output['status']).toBe('done');
     const [replay, retrieval] = simsOf(output);
@@ -431,6 +442,8 @@ describe('the `bench run` table', () => {
       status: 'done',
       sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
       judgeGaps: [],
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });
     expect(table.split('\n').slice(0, 4)).toEqual([
       'bench demo v1, run 7 (done); overall = rule:content, 0-100',
@@ -459,10 +472,19 @@ describe('the `bench run` table', () => {
           example: 'no JSON object with scores found',
         },
       ],
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      judgeUsage: {
+        inputTokens: 412_000,
+        outputTokens: 61_250,
+        costUsd: null,
+        unpriced: { units: 255, knownUsd: 0 },
+      },
     });
-    expect(table.split('\n').slice(2, 4)).toEqual([
+    expect(table.split('\n').slice(2, 5)).toEqual([
       'retrieval      3        -  50.0       0',
       "note: retrieval: the judge's verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing; first error: no JSON object with scores found",
+      // What the run cost, as its page says it.
+      'cost: simulators 0 in / 0 out tokens · $0.00; judge 412,000 in / 61,250 out tokens · cost not priced',
     ]);
   });
 });
@@ -529,6 +551,8 @@ describe('the oracle in the CLI tables', () => {
       status: 'done',
       sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
       judgeGaps: [],
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });
     expect(table).toBe(
       [
@@ -537,6 +561,7 @@ describe('the oracle in the CLI tables', () => {
         'replay (oracle)      3    100.0  50.0       0',
         'retrieval            3     50.0  50.0       0',
         oracleNote,
+        'cost: simulators 0 in / 0 out tokens · $0.00',
         '',
       ].join('\n'),
     );

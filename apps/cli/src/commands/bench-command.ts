@@ -11,6 +11,7 @@ import {
   scoreKey,
   SimSpec,
   trainingDataNote,
+  usageText,
   type BenchManifest,
   type BenchRun,
   type BenchRunMode,
@@ -427,10 +428,11 @@ async function followAndReport(
     return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
-    const { bench, judgeGaps } = result;
+    const { bench, judgeGaps, usage, judgeUsage } = result;
     const sims = result.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
+    const { run, status } = result;
     process.stdout.write(
-      `${JSON.stringify({ bench, run: result.run, status: result.status, sims, judgeGaps })}\n`,
+      `${JSON.stringify({ bench, run, status, sims, judgeGaps, usage, judgeUsage })}\n`,
     );
   } else {
     process.stdout.write(reportTable(result));
@@ -687,6 +689,18 @@ function failedNote(report: RunReport): string[] {
 }
 
 /** The human output: a line per simulator, Overall then each domain, on a 0-100 scale. */
+/**
+ * What the run's model calls cost, as its page says it: the simulators', then the judge's when it
+ * spent anything or its calls were not recorded (a run made before they were).
+ */
+function costLine(report: RunReport): string {
+  const simulators = `cost: simulators ${usageText(report.usage)}`;
+  const { judgeUsage } = report;
+  if (judgeUsage === null) return `${simulators}; the judge's calls were not recorded`;
+  const spent = judgeUsage.inputTokens + judgeUsage.outputTokens > 0 || judgeUsage.costUsd !== 0;
+  return spent ? `${simulators}; judge ${usageText(judgeUsage, 'judging')}` : simulators;
+}
+
 export function reportTable(report: RunReport): string {
   const first = report.sims[0];
   const domains = first === undefined ? [] : Object.keys(first.byDomain);
@@ -708,6 +722,7 @@ export function reportTable(report: RunReport): string {
       (gap) =>
         `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,
     ),
+    costLine(report),
     '',
   ].join('\n');
 }

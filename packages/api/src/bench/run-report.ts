@@ -32,6 +32,9 @@ export interface RunReport {
   sims: SimReport[];
   /** Per simulator whose judge verdicts could not be read for some items (their scores missing). */
   judgeGaps: JudgeGaps[];
+  /** What its simulators' calls cost, and its judge's (null: not recorded), as the run says. */
+  usage: BenchRun['usage'];
+  judgeUsage: BenchRun['judgeUsage'];
 }
 
 const BOOTSTRAP = 0;
@@ -78,6 +81,8 @@ export function runReport(
     benchVersion: run.benchVersion,
     run: run.id,
     status: run.status,
+    usage: run.usage,
+    judgeUsage: run.judgeUsage,
     sims: run.sims.map((sim) => {
       const overall = meanOf(byTask, sim, 'overall', selector);
       return {

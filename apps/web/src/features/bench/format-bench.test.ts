@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { benchRun } from './bench.fixture';
 import {
-  costText,
-  usageText,
   formatDeltaInterval,
   formatHalfWidth,
   isFinished,
@@ -34,54 +32,6 @@ describe('bench formatting', () => {
     expect(samplingLabel({ kind: 'random', count: 7 })).toBe('random:7');
     expect(modeLabel({ kind: 'open' })).toBe('open loop');
     expect(modeLabel({ kind: 'closed', steps: 3 })).toBe('closed loop, 3 steps');
-  });
-
-  it('says when a cost is not known, instead of $0.00', () => {
-    expect(costText({ inputTokens: 138_810, outputTokens: 49_585, costUsd: null })).toBe(
-      'cost not priced',
-    );
-    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: null })).toBe(
-      'cost unknown (no token usage reported)',
-    );
-    // A priced judge some of whose replies reported no tokens: what is known, and that it is not all.
-    expect(
-      costText({
-        inputTokens: 236_101,
-        outputTokens: 4520,
-        costUsd: null,
-        unpriced: { units: 21, knownUsd: 0.6354525 },
-      }),
-    ).toBe('at least $0.6355 (the cost of 21 units is not known)');
-    expect(
-      costText(
-        { inputTokens: 9, outputTokens: 9, costUsd: null, unpriced: { units: 1, knownUsd: 2 } },
-        'judging',
-      ),
-    ).toBe('at least $2.00 (the cost of 1 judging is not known)');
-    // Nothing priced at all: no price is set.
-    expect(
-      costText({
-        inputTokens: 270_919,
-        outputTokens: 5360,
-        costUsd: null,
-        unpriced: { units: 134, knownUsd: 0 },
-      }),
-    ).toBe('cost not priced');
-    // A judge that reports no usage: not "0 tokens", which would read as measured.
-    expect(
-      usageText({
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: null,
-        unpriced: { units: 3, knownUsd: 0 },
-      }),
-    ).toBe('no token usage reported');
-    expect(usageText({ inputTokens: 300, outputTokens: 60, costUsd: 0.00042 }, 'judging')).toBe(
-      '300 in / 60 out tokens · $0.0004',
-    );
-    // Local simulators are free.
-    expect(costText({ inputTokens: 0, outputTokens: 0, costUsd: 0 })).toBe('$0.00');
-    expect(costText({ inputTokens: 1_000_000, outputTokens: 0, costUsd: 0.5 })).toBe('$0.50');
   });
 
   it('measures progress over done and failed units', () => {

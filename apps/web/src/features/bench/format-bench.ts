@@ -1,14 +1,16 @@
-import type {
-  BenchRun,
-  BenchRunMode,
-  BenchRunStatus,
-  JudgeConfig,
-  LeaderboardCell,
-  RunPrompts,
-  RunUsage,
-  Sampling,
+import {
+  costText,
+  tokensText,
+  usageText,
+  type BenchRun,
+  type BenchRunMode,
+  type BenchRunStatus,
+  type JudgeConfig,
+  type LeaderboardCell,
+  type RunPrompts,
+  type Sampling,
 } from '@terrarium/schema';
-import { formatCount, formatDelta, plural } from '../../app/format';
+import { formatDelta } from '../../app/format';
 
 /** Half the width of the 95% interval (`±2.5`), or null when there is none. */
 export function formatHalfWidth(cell: Pick<LeaderboardCell, 'ciLow' | 'ciHigh'>): string | null {
@@ -67,47 +69,6 @@ const FINISHED: ReadonlySet<BenchRunStatus> = new Set(['done', 'failed', 'cancel
 
 export function isFinished(status: BenchRunStatus): boolean {
   return FINISHED.has(status);
-}
-
-const usdFormat = new Intl.NumberFormat('en-US', {
-  style: 'currency',
-  currency: 'USD',
-  maximumFractionDigits: 4,
-});
-
-export function formatUsd(value: number): string {
-  return usdFormat.format(value);
-}
-
-/**
- * Dollars of some model calls, or why there are none. The store knows when a cost is unknown
- * (`costUsd` null): an endpoint with no price set (TERRARIUM_PRICING) or one that reported no
- * tokens. Local simulators cost a true $0.00.
- */
-export function costText(usage: RunUsage, what = 'unit'): string {
-  if (usage.costUsd !== null) return formatUsd(usage.costUsd);
-  const known = usage.unpriced?.knownUsd ?? 0;
-  // Some priced, some not (a reply with no token usage, or an endpoint with no price).
-  if (known > 0) {
-    const units = usage.unpriced?.units ?? 0;
-    return `at least ${formatUsd(known)} (the cost of ${plural(units, what)} is not known)`;
-  }
-  const tokens = usage.inputTokens + usage.outputTokens;
-  return tokens > 0 ? 'cost not priced' : 'cost unknown (no token usage reported)';
-}
-
-function tokensText(usage: RunUsage): string {
-  return `${formatCount(usage.inputTokens)} in / ${formatCount(usage.outputTokens)} out`;
-}
-
-/**
- * Tokens and dollars of some model calls: `1,234 in / 56 out tokens · $0.0123`, or that the
- * endpoint reported no usage (rather than 0 tokens, which would read as measured).
- */
-export function usageText(usage: RunUsage, what = 'unit'): string {
-  if (usage.inputTokens + usage.outputTokens === 0 && usage.costUsd === null)
-    return 'no token usage reported';
-  return `${tokensText(usage)} tokens · ${costText(usage, what)}`;
 }
 
 /**

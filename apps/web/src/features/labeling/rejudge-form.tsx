@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { usageText } from '@terrarium/schema';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
-import { usageText } from '../bench/format-bench';
 import { newestVersion, VersionSelect } from '../rule-sets/rule-set-selects';
 
 /**
