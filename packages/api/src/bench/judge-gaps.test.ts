@@ -98,29 +98,10 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     // A request that never reached the judge spent nothing.
     expect(run.judgeUsage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
   }, 120_000);
-});
-
-describe('pairwise judging after a run (tau2 retail, a real endpoint over HTTP)', () => {
-  let ctx: ApiContext;
-  let close: () => Promise<void>;
-  let endpoint: RecordingEndpoint;
-
-  beforeAll(async () => {
-    ({ ctx, close } = await openRetailBench({
-      bench: 'pairs',
-      concurrency: 1,
-      maxItemsPerTask: ITEMS,
-    }));
-    endpoint = await startRecordingEndpoint();
-  }, 180_000);
-  afterAll(async () => {
-    await endpoint?.close();
-    await close?.();
-  });
 
   it('names the pairs it could not judge, counts each pair’s cost on one line, and asks again only for those', async () => {
     const started = await startRun(ctx, {
-      bench: 'pairs',
+      bench: 'judged',
       sims: ['replay', 'retrieval'],
       judge: { spec: `openai:${endpoint.url}#pair`, temperature: 0, repeats: 1, mode: 'pairwise' },
       mode: { kind: 'open' },

@@ -1,17 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { createEnvService, trajectoryWorldEntry } from '@terrarium/curriculum';
-import type { Store } from '@terrarium/db';
-import { openMemoryStore } from '@terrarium/db/test-store';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApiRequestHandler } from './api-routes';
+import { startTestServer, type TestServer } from '../testing/test-server';
 
-const TOKEN = 'env-world-needed-token-0123456789';
 const WORLD = 'swe:marshmallow';
 // The MD5 digest of no input, as md5sum prints it.
 const MD5_OF_NOTHING = 'd41d8cd98f00b204e9800998ecf8427e  -';
@@ -53,45 +49,26 @@ function answerTask(id: string, command: string, expected: string) {
  * in a world with nothing in it, so the task would reward printing a constant.
  */
 describe('POST /v1/tasks on a world rebuilt from a shipped SWE-agent trajectory', () => {
-  let store: Store;
-  let server: Server;
-  let url = '';
+  let server: TestServer;
 
   beforeAll(async () => {
-    store = await openMemoryStore();
     const env = createEnvService({
       now: Date.now,
       newId: () => crypto.randomUUID(),
       worlds: [trajectoryWorldEntry(await marshmallow(), WORLD)],
     });
-    const answer = createApiRequestHandler({
-      store,
-      token: TOKEN,
-      allowedHosts: ['127.0.0.1'],
-      env,
-    });
-    server = createServer((request, response) => {
-      if (!answer(request, response)) response.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    url = `http://127.0.0.1:${address.port}`;
+    server = await startTestServer({ env });
   }, 120_000);
   afterAll(async () => {
-    await new Promise((resolve) => {
-      server.close(resolve);
-      server.closeAllConnections();
-    });
-    await store.close();
+    await server.close();
   });
 
   async function post(
     task: unknown,
   ): Promise<{ status: number; report: z.infer<typeof Added>['report'] }> {
-    const response = await fetch(`${url}/v1/tasks`, {
+    const response = await fetch(`${server.url}/v1/tasks`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      headers: { ...server.authHeaders, 'content-type': 'application/json' },
       body: JSON.stringify(task),
     });
     return { status: response.status, report: Added.parse(await response.json()).report };

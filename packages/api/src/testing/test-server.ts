@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { EnvService } from '@terrarium/curriculum';
 import type { PromptFolder } from '@terrarium/worlds';
 import type { Store, UserRole } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
@@ -37,6 +38,8 @@ export interface TestServerOptions {
   maxBodyBytes?: number;
   /** `serve --prompts DIR`. */
   prompts?: PromptFolder;
+  /** The environment server behind `/v1/envs` and `/v1/tasks` (default: the server's own). */
+  env?: EnvService;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.benchRunner === undefined ? {} : { benchRunner: options.benchRunner }),
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   const server = createServer((request, response) => {
     if (answer(request, response)) return;

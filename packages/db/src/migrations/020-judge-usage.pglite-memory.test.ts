@@ -1,3 +1,4 @@
+import type { ItemScore } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlExecutor } from '../executor';
 import { runMigrations } from '../migrate';
@@ -74,45 +75,27 @@ describe('migration 20 (what a run’s judge cost)', () => {
   it('keeps the older run unrecorded when units are added to it later', async () => {
     const [item] = ITEMS;
     if (item === undefined) throw new Error('no item');
+    const judgeScore: ItemScore = {
+      itemId: item.id,
+      sim: 'replay',
+      source: 'judge',
+      metric: 'overall',
+      value: 1,
+      detail: null,
+    };
     expect(await store.retryFailedUnits(judgedRun)).toBe(0);
-    await store.addScores(
-      judgedRun,
-      [
-        {
-          itemId: item.id,
-          sim: 'replay',
-          source: 'judge',
-          metric: 'overall',
-          value: 1,
-          detail: null,
-        },
-      ],
-      {
-        itemId: item.id,
-        sim: 'replay',
-        usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
-      },
-    );
+    await store.addScores(judgedRun, [judgeScore], {
+      itemId: item.id,
+      sim: 'replay',
+      usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.01 },
+    });
     // A sum with what was never recorded is still not known.
     expect((await store.getBenchRun(judgedRun))?.judgeUsage).toBeNull();
-    await store.addScores(
-      plainRun,
-      [
-        {
-          itemId: item.id,
-          sim: 'replay',
-          source: 'judge',
-          metric: 'overall',
-          value: 1,
-          detail: null,
-        },
-      ],
-      {
-        itemId: item.id,
-        sim: 'replay',
-        usage: { inputTokens: 10, outputTokens: 5, costUsd: null },
-      },
-    );
+    await store.addScores(plainRun, [judgeScore], {
+      itemId: item.id,
+      sim: 'replay',
+      usage: { inputTokens: 10, outputTokens: 5, costUsd: null },
+    });
     expect((await store.getBenchRun(plainRun))?.judgeUsage).toEqual({
       inputTokens: 10,
       outputTokens: 5,
