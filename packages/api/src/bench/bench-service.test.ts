@@ -291,8 +291,15 @@ describe('bench service on tau2 retail', () => {
       'status',
       'sims',
       'judgeGaps',
+      'usage',
+      'judgeUsage',
     ]);
     expect(result.judgeGaps).toEqual([]);
+    // Replay and retrieval are local (free), and no judge was asked.
+    expect([result.usage, result.judgeUsage]).toEqual([
+      { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    ]);
     expect(result).toMatchObject({
       bench: 'retail',
       benchVersion: 1,

@@ -81,8 +81,6 @@ export function runReport(
     benchVersion: run.benchVersion,
     run: run.id,
     status: run.status,
-    usage: run.usage,
-    judgeUsage: run.judgeUsage,
     sims: run.sims.map((sim) => {
       const overall = meanOf(byTask, sim, 'overall', selector);
       return {
@@ -106,5 +104,7 @@ export function runReport(
       };
     }),
     judgeGaps: [...judgeGaps],
+    usage: run.usage,
+    judgeUsage: run.judgeUsage,
   };
 }
