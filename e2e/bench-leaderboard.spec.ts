@@ -295,3 +295,75 @@ test('a run retried from elsewhere is followed by its open page, no reload', asy
     });
   }
 });
+
+test('verdicts a judge refused are asked for again from the run page, on the stored predictions', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  // A judge that refuses every request until told to answer (a 400 is not retried), then gives
+  // a verdict that reports one prompt and one completion token.
+  let answering = false;
+  let asked = 0;
+  const judge = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      asked++;
+      if (!answering) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: 'the judge is busy' } }));
+        return;
+      }
+      answerChatCompletion(
+        response,
+        'judge',
+        '{"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}',
+        { prompt_tokens: 1, completion_tokens: 1 },
+      );
+    });
+  });
+  const judgeUrl = await listenOnLoopback(judge);
+  try {
+    const dataset = 'judge-again';
+    await importThroughApi(request, TAU2_RETAIL, dataset);
+    await trpcMutation(request, 'bench.build', {
+      name: dataset,
+      datasets: [dataset],
+      maxItemsPerTask: 12,
+    });
+    const started = await trpcMutation(request, 'bench.startRun', {
+      bench: dataset,
+      sims: ['replay'],
+      judge: { spec: `openai:${judgeUrl}#judge`, temperature: 0, repeats: 1, mode: 'score' },
+    });
+    const runId = typeof started === 'object' && started !== null ? Reflect.get(started, 'id') : '';
+    await page.goto(`/bench-runs/${String(runId)}`);
+    await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 120_000 });
+    // Every prediction was recorded; only the judge's verdicts are missing, and the page says so.
+    await expect(page.getByTestId('run-counts')).toHaveText('12 done · 0 failed · 12 total');
+    await expect(page.locator('[data-judge-metric="overall"]')).toContainText(
+      'the judge’s verdict could not be read for 12 of 12 items',
+    );
+    expect(asked).toBe(12);
+
+    answering = true;
+    await page.getByRole('button', { name: 'Ask the judge again (12 verdicts missing)' }).click();
+    // The 12 stored predictions are judged, not predicted again; the note and the button go.
+    await expect(page.locator('[data-judge-metric="overall"]')).toHaveCount(0, {
+      timeout: 60_000,
+    });
+    await expect(page.getByRole('button', { name: /^Ask the judge again/ })).toHaveCount(0);
+    expect(asked).toBe(24);
+    await expect(
+      page.locator('[data-testid="leaderboard-cell"][data-task="overall"]').getByTestId('cell-n'),
+    ).toHaveText('n=12');
+    await expect(page.getByTestId('run-usage')).toHaveText(
+      '0 in / 0 out simulator tokens · $0.00 · judge 12 in / 12 out tokens · cost not priced',
+    );
+  } finally {
+    await new Promise<void>((resolve) => {
+      judge.close(() => resolve());
+      judge.closeAllConnections();
+    });
+  }
+});

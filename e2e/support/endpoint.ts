@@ -4,7 +4,12 @@ import type { Server, ServerResponse } from 'node:http';
  * Answers an OpenAI-compatible chat completion request with `content`, as a model endpoint does
  * without streaming (the specs' stub endpoints stand in for vLLM, SGLang or a judge).
  */
-export function answerChatCompletion(response: ServerResponse, model: string, content: string) {
+export function answerChatCompletion(
+  response: ServerResponse,
+  model: string,
+  content: string,
+  usage?: { prompt_tokens: number; completion_tokens: number },
+) {
   response.writeHead(200, { 'content-type': 'application/json' });
   response.end(
     JSON.stringify({
@@ -12,6 +17,9 @@ export function answerChatCompletion(response: ServerResponse, model: string, co
       object: 'chat.completion',
       model,
       choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      ...(usage === undefined
+        ? {}
+        : { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
     }),
   );
 }

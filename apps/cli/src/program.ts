@@ -286,7 +286,7 @@ export function buildProgram(): Command {
   bench
     .command('retry')
     .description(
-      'Predict the failed units of a run that has ended again (e.g. once its endpoint answers) and print its scores as `bench run` does.',
+      'Do again what failed in a run that has ended: its judge asked again where a verdict is missing, its failed units predicted again (e.g. once the endpoint answers); then print its scores as `bench run` does.',
     )
     .argument('<run>', 'run id')
     .addOption(workersOption())

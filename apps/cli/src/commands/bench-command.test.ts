@@ -482,7 +482,7 @@ describe('the `bench run` table', () => {
     });
     expect(table.split('\n').slice(2, 5)).toEqual([
       'retrieval      3        -  50.0       0',
-      "note: retrieval: the judge's verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing; first error: no JSON object with scores found",
+      'note: retrieval: the judge\'s verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing ("terrarium bench retry 7" asks again); first error: no JSON object with scores found',
       // What the run cost, as its page says it.
       'cost: simulators 0 in / 0 out tokens · $0.00; judge 412,000 in / 61,250 out tokens · cost not priced',
     ]);

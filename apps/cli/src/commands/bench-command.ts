@@ -562,8 +562,9 @@ export async function runBenchResume(
 }
 
 /**
- * `bench retry RUN`: the failed units of a run that has ended predicted again (an endpoint that
- * was down or refused them), followed as `bench run` does.
+ * `bench retry RUN`: what failed in a run that has ended, done again: its judge asked again where
+ * a verdict is missing, its failed units predicted again (an endpoint that was down or refused
+ * them), followed as `bench run` does.
  */
 export async function runBenchRetry(
   runId: string,
@@ -720,7 +721,7 @@ export function reportTable(report: RunReport): string {
     ...failedNote(report),
     ...report.judgeGaps.map(
       (gap) =>
-        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing; first error: ${gap.example}`,
+        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
     ),
     costLine(report),
     '',

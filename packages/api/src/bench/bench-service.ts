@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { BenchRef, Store } from '@terrarium/db';
 import { buildBench, compareCells, focusValues, itemDeltas, pairedDeltas } from '@terrarium/bench';
-import { watchRun as watchProgress, type BenchRunDeps } from '@terrarium/jobs';
+import { watchRun as watchProgress } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
   scoreKey,
@@ -22,6 +22,7 @@ import {
   type Sampling,
   type ScoreSlice,
   type ScoreSelector,
+  type UnitUsage,
 } from '@terrarium/schema';
 import type { PromptFolder } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
@@ -39,7 +40,7 @@ import {
   runLeaderboard,
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
-import { createBenchRunDeps } from './run-deps';
+import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
 
 export interface BuildBenchInput {
@@ -511,16 +512,21 @@ function scoreMap(scores: readonly ItemScore[]): Record<string, number | null> {
   return Object.fromEntries(scores.map((score) => [scoreKey(score), percent(score.value)]));
 }
 
-// Per store, like a server's workers: a bench version never changes, so its corpus is kept.
-const recomputeDeps = new WeakMap<Store, BenchRunDeps>();
-
 export interface ItemRecomputation {
   itemId: string;
   sim: string;
   /** What the run stored (the drill-down shows this), null when the unit has not run. */
   stored: { predicted: Observation | null; scores: Record<string, number | null> } | null;
-  /** The same unit predicted and scored again now, through the run's own code path. */
-  recomputed: { predicted: Observation; scores: Record<string, number | null> };
+  /**
+   * The same unit predicted and scored again now, through the run's own code path, with what
+   * that cost (not added to the run: nothing of it is stored).
+   */
+  recomputed: {
+    predicted: Observation;
+    scores: Record<string, number | null>;
+    usage: UnitUsage;
+    judgeUsage: UnitUsage | null;
+  };
 }
 
 /**
@@ -544,15 +550,7 @@ export async function recomputeItem(
   if (item === undefined) {
     throw notFound(`itemId: bench "${run.bench}" v${run.benchVersion} has no item ${input.itemId}`);
   }
-  let deps = recomputeDeps.get(ctx.store);
-  if (deps === undefined) {
-    // One item at a time: scored inline, where a worker thread would cost more than it saves.
-    deps = createBenchRunDeps(ctx.store, {
-      allowlist: endpointAllowlistFromEnv(),
-      scoring: 'inline',
-    });
-    recomputeDeps.set(ctx.store, deps);
-  }
+  const deps = inlineRunDeps(ctx.store);
   let recomputed;
   try {
     recomputed = await predictBenchItem(deps, run, input.sim, item);
@@ -570,6 +568,11 @@ export async function recomputeItem(
       prediction === undefined
         ? null
         : { predicted: prediction.observation, scores: scoreMap(storedScores) },
-    recomputed: { predicted: recomputed.observation, scores: scoreMap(recomputed.scores) },
+    recomputed: {
+      predicted: recomputed.observation,
+      scores: scoreMap(recomputed.scores),
+      usage: recomputed.usage,
+      judgeUsage: recomputed.judgeUsage ?? null,
+    },
   };
 }

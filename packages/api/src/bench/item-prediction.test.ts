@@ -74,6 +74,9 @@ describe('one code path per (bench item, simulator) on tau2 retail', () => {
     expect(again.recomputed.scores).toEqual(shown?.scores);
     expect(again.stored).toEqual({ predicted: shown?.predicted, scores: shown?.scores });
     expect(again.recomputed.scores['rule:content']).toBe(0);
+    // Retrieval is local: a true $0.00, and no judge was asked.
+    expect(again.recomputed.usage).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    expect(again.recomputed.judgeUsage).toBeNull();
     // Neither observation is a failure, so error agreement does not apply (it is not a free 100).
     expect(again.recomputed.scores['rule:error-agreement']).toBeNull();
   });

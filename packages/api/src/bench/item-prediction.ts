@@ -1,11 +1,15 @@
 import type { BenchRunDeps } from '@terrarium/jobs';
-import type { BenchItem, BenchRun, ItemScore, Observation } from '@terrarium/schema';
+import type { BenchItem, BenchRun, ItemScore, Observation, UnitUsage } from '@terrarium/schema';
 import type { Transition } from '@terrarium/worlds';
 
 export interface ItemPrediction {
   observation: Observation;
   reasoning: string | null;
   scores: ItemScore[];
+  /** What the simulator's calls cost, priced as the run's units are. */
+  usage: UnitUsage;
+  /** What the run's judge spent on it, when the run has a per-unit judge. */
+  judgeUsage?: UnitUsage;
 }
 
 /**
@@ -38,6 +42,17 @@ export async function predictBenchItem(
     item.action,
     { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
   );
-  const { scores } = await deps.score(item, sim, predicted.observation, run);
-  return { observation: predicted.observation, reasoning: predicted.reasoning ?? null, scores };
+  const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run);
+  const usage: UnitUsage = {
+    inputTokens: predicted.usage.inputTokens,
+    outputTokens: predicted.usage.outputTokens,
+    costUsd: deps.costOf === undefined ? 0 : deps.costOf(sim, predicted.usage),
+  };
+  return {
+    observation: predicted.observation,
+    reasoning: predicted.reasoning ?? null,
+    scores,
+    usage,
+    ...(judgeUsage === undefined ? {} : { judgeUsage }),
+  };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../testing/closed-port';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
+import { retryFailedUnits } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -82,6 +83,48 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
     );
     expect(rows).toHaveLength(ITEMS);
+  }, 120_000);
+
+  it('asks the judge again, on a retry, for the verdicts it refused, and pays only for those', async () => {
+    // The judge answers 5 units, then refuses (HTTP 400, not retried) until told otherwise.
+    endpoint.refuseWith('the judge is busy', 5);
+    const run = await runWithJudge('judge');
+    expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
+    const board = await leaderboard(ctx, run.id, 0);
+    expect(
+      board.judgeGaps.map(({ sim, metric, unreadable, asked }) => [sim, metric, unreadable, asked]),
+    ).toEqual([['replay', 'overall', ITEMS - 5, ITEMS]]);
+    expect(board.judgeGaps[0]?.example).toMatch(/^\(judge request failed: .*the judge is busy/);
+    expect(run.judgeUsage).toMatchObject({ inputTokens: 5, outputTokens: 5 });
+
+    endpoint.refuseWith(null);
+    const before = endpoint.bodies.length;
+    // Nothing failed to predict: the predictions stay, and only the 7 refused are judged again.
+    const retried = await retryFailedUnits(ctx, run.id);
+    expect(retried).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
+    expect(endpoint.bodies.length - before).toBe(ITEMS - 5);
+    const filled = await leaderboard(ctx, run.id, 0);
+    expect(filled.judgeGaps).toEqual([]);
+    expect(
+      filled.cells.find(
+        (cell) => cell.source === 'judge' && cell.metric === 'overall' && cell.task === 'overall',
+      ),
+    ).toMatchObject({ n: ITEMS, missing: 0 });
+    // Each unit's line now holds its one answered call, and the lines sum to the run's total.
+    expect(filled.run.judgeUsage).toEqual({
+      inputTokens: ITEMS,
+      outputTokens: ITEMS,
+      costUsd: null,
+      unpriced: { units: ITEMS, knownUsd: 0 },
+    });
+    const { rows } = await ctx.store.listPredictions(run.id, { offset: 0, limit: 100 });
+    expect(rows.map((row) => row.judgeUsage)).toEqual(
+      rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
+    );
+    // With nothing left to retry, it says so.
+    await expect(retryFailedUnits(ctx, run.id)).rejects.toThrow(
+      `run ${run.id}'s failed units cannot be retried: none failed and every judge verdict was read`,
+    );
   }, 120_000);
 
   it('gives the request’s failure as the reason when the judge cannot be reached', async () => {

@@ -162,3 +162,20 @@ export function createBenchRunDeps(store: Store, options: BenchRunDepsOptions = 
     },
   };
 }
+
+// Per store, like a server's workers: a bench version never changes, so its corpus is kept.
+const inlineDeps = new WeakMap<Store, BenchRunDeps>();
+
+/**
+ * The run's own simulators, judge and scoring for work on a few units at a time outside a run's
+ * chunks (a drill-down's re-run, verdicts asked for again): scored inline, where a worker thread
+ * would cost more than it saves.
+ */
+export function inlineRunDeps(store: Store): BenchRunDeps {
+  let deps = inlineDeps.get(store);
+  if (deps === undefined) {
+    deps = createBenchRunDeps(store, { scoring: 'inline' });
+    inlineDeps.set(store, deps);
+  }
+  return deps;
+}

@@ -3,6 +3,7 @@ import type { BenchRun } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
+import { judgeGapsAgain } from './judge-again';
 import { isFinishedRun } from './run-leaderboard';
 
 export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
@@ -34,20 +35,28 @@ export async function resumeRun(ctx: ServiceContext, runId: string): Promise<Ben
 }
 
 /**
- * Predicts the failed units of a run that has ended once more (an endpoint that answered errors
- * for a while, a judge misconfigured): their failed predictions are forgotten and the run is
- * queued again with the simulators, judge, mode and prompts it was started with. A canceled run
- * also goes on with its units never recorded. Refused, with the reason, while the run is going,
- * when nothing failed, and while a labeling queue rests on the run (people may have labeled what
- * would be replaced).
+ * Retries what failed in a run that has ended. Its failed units are predicted once more (an
+ * endpoint that answered errors for a while, a judge misconfigured): their failed predictions are
+ * forgotten and the run is queued again with the simulators, judge, mode and prompts it was
+ * started with; a canceled run also goes on with its units never recorded. Before that, its
+ * judge is asked again where a verdict is missing (`judgeGapsAgain`: the predictions are kept).
+ * Refused, with the reason, while the run is going, when nothing failed, and while a labeling
+ * queue rests on the run (people may have labeled what would be replaced, and their agreement with
+ * the judge is measured on the verdicts it has).
  */
 export async function retryFailedUnits(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   const run = await getRun(ctx, runId);
   const what = `run ${runId}'s failed units cannot be retried`;
   refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
-  if (run.failed === 0) {
-    throw new TRPCError({ code: 'CONFLICT', message: `${what}: none failed` });
+  const gaps = run.judge === null ? [] : await ctx.store.runJudgeGaps(run.id);
+  if (run.failed === 0 && gaps.length === 0) {
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `${what}: none failed${run.judge === null ? '' : ' and every judge verdict was read'}`,
+    });
   }
+  if (gaps.length > 0) await judgeGapsAgain(ctx, run);
+  if (run.failed === 0) return getRun(ctx, runId);
   const runner = runnerFor(ctx, run);
   const retried = await ctx.store.retryFailedUnits(run.id);
   if (retried === null) {

@@ -154,6 +154,11 @@ function describeRunPrompts(
       expect(rerun[1]?.messages[0]?.content).toBe('Judge MCP simulations.\n');
       expect(again.recomputed.scores).toEqual(again.stored?.scores);
       expect(again.recomputed.scores['judge:overall']).toBeCloseTo(60, 10);
+      // What the re-run spent, one call each, said apart from the run (no price is set).
+      expect([again.recomputed.usage, again.recomputed.judgeUsage]).toEqual([
+        { inputTokens: 1, outputTokens: 1, costUsd: null },
+        { inputTokens: 1, outputTokens: 1, costUsd: null },
+      ]);
     }, 120_000);
 
     it('takes the folder as files through bench.startRun (`bench run --prompts` on a server)', async () => {

@@ -138,6 +138,10 @@ export function BenchRunPage({
           </div>
           <RunProgressBar
             run={run}
+            missingVerdicts={(board.data?.judgeGaps ?? []).reduce(
+              (sum, gap) => sum + gap.unreadable,
+              0,
+            )}
             onChange={progress.update}
             onResumed={progress.restart}
             onDeleted={() => {

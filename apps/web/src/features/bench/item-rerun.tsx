@@ -1,4 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
+import { addUnitUsage, NO_USAGE, usageText, type UnitUsage } from '@terrarium/schema';
 import { formatScore100 } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
 import { ObservationView } from '../observations/observation-view';
@@ -42,6 +43,11 @@ export function ItemRerun({
             content {formatScore100(result.recomputed.scores['rule:content'])} (run:{' '}
             {formatScore100(stored)})
           </p>
+          {spentOn(result.recomputed) && (
+            <p className="muted" data-testid="item-rerun-usage">
+              This re-run: {rerunUsageText(result.recomputed)} (not added to the run’s cost)
+            </p>
+          )}
           <div data-testid="item-rerun-observation">
             <ObservationView observation={result.recomputed.predicted} />
           </div>
@@ -49,4 +55,24 @@ export function ItemRerun({
       )}
     </section>
   );
+}
+
+interface RerunUsage {
+  usage: UnitUsage;
+  judgeUsage: UnitUsage | null;
+}
+
+/** Whether the re-run called a model: local simulators without a judge cost a true nothing. */
+function spentOn({ usage, judgeUsage }: RerunUsage): boolean {
+  return judgeUsage !== null || usage.inputTokens + usage.outputTokens > 0 || usage.costUsd !== 0;
+}
+
+/** One unit's usage in the words of a run's total (a cost not known reads "not priced"). */
+function unitUsageText(unit: UnitUsage): string {
+  return usageText(addUnitUsage(NO_USAGE, unit));
+}
+
+export function rerunUsageText({ usage, judgeUsage }: RerunUsage): string {
+  const simulator = `simulator ${unitUsageText(usage)}`;
+  return judgeUsage === null ? simulator : `${simulator} · judge ${unitUsageText(judgeUsage)}`;
 }

@@ -8,10 +8,11 @@ import { RunProgressBar } from './run-progress-bar';
 
 afterEach(cleanup);
 
-function renderBar(run: BenchRun) {
+function renderBar(run: BenchRun, missingVerdicts = 0) {
   return renderWithApi(
     <RunProgressBar
       run={run}
+      missingVerdicts={missingVerdicts}
       onChange={() => undefined}
       onResumed={() => undefined}
       onDeleted={() => undefined}
@@ -101,5 +102,24 @@ describe('RunProgressBar', () => {
     cleanup();
     renderBar(benchRun({ status: 'running', done: 4, total: 400 }));
     expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
+  });
+
+  it('offers a retry for failed units, and for verdicts its judge left missing', () => {
+    const judge: JudgeConfig = {
+      spec: 'openai:http://127.0.0.1:4828/v1#judge',
+      temperature: 0,
+      repeats: 1,
+      mode: 'score',
+    };
+    renderBar(benchRun({ status: 'done', done: 400, total: 400, judge }));
+    expect(screen.queryByRole('button', { name: /^Retry|^Ask the judge/ })).toBeNull();
+    cleanup();
+    renderBar(benchRun({ status: 'done', done: 400, total: 400, judge }), 7);
+    const ask = screen.getByRole('button', { name: 'Ask the judge again (7 verdicts missing)' });
+    expect(ask.getAttribute('title')).toMatch(/on the predictions stored; the verdicts read stay/);
+    cleanup();
+    renderBar(benchRun({ status: 'done', done: 397, failed: 3, total: 400, judge }), 7);
+    const retry = screen.getByRole('button', { name: 'Retry 3 failed units' });
+    expect(retry.getAttribute('title')).toMatch(/first asked again for its 7 missing verdicts/);
   });
 });

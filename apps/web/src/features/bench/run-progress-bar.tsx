@@ -20,12 +20,15 @@ import { RunCounts } from './runs-table';
  */
 export function RunProgressBar({
   run,
+  missingVerdicts,
   onChange,
   onResumed,
   onDeleted,
   streamError,
 }: {
   run: BenchRun;
+  /** Verdicts the run's judge left missing (the leaderboard's judge gaps): a retry asks again. */
+  missingVerdicts: number;
   onChange(run: BenchRun): void;
   /** The run goes on again: its progress is followed from this snapshot. */
   onResumed(run: BenchRun): void;
@@ -108,25 +111,21 @@ export function RunProgressBar({
             {resume.isPending ? 'Resuming…' : `Resume run (${formatCount(unrecorded)} units left)`}
           </button>
         )}
-        {finished && run.failed > 0 && (
+        {finished && (run.failed > 0 || missingVerdicts > 0) && (
           <button
             type="button"
             className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}
             disabled={retry.isPending}
-            title={
-              run.status === 'canceled' && unrecorded > 0
-                ? 'Predicts the failed units again, and the units not recorded yet, with the same simulators, judge and prompts; the rest stays'
-                : 'Predicts the failed units again with the same simulators, judge and prompts, e.g. once the endpoint answers again; the rest stays'
-            }
+            title={retryTitle(run, unrecorded, missingVerdicts)}
             onClick={() => retry.mutate({ runId: run.id })}
           >
-            {retry.isPending ? 'Retrying…' : `Retry ${plural(run.failed, 'failed unit')}`}
+            {retry.isPending ? 'Retrying…' : retryLabel(run.failed, missingVerdicts)}
           </button>
         )}
         {finished && (
           <span
             className={
-              (run.status === 'canceled' && unrecorded > 0) || run.failed > 0
+              (run.status === 'canceled' && unrecorded > 0) || run.failed > 0 || missingVerdicts > 0
                 ? undefined
                 : 'spacer-left'
             }
@@ -169,4 +168,22 @@ export function RunProgressBar({
       )}
     </section>
   );
+}
+
+function retryLabel(failed: number, missingVerdicts: number): string {
+  if (failed === 0) return `Ask the judge again (${plural(missingVerdicts, 'verdict')} missing)`;
+  return `Retry ${plural(failed, 'failed unit')}`;
+}
+
+function retryTitle(run: BenchRun, unrecorded: number, missingVerdicts: number): string {
+  const judge =
+    missingVerdicts > 0
+      ? ` The judge is first asked again for its ${plural(missingVerdicts, 'missing verdict')}, on the predictions stored.`
+      : '';
+  if (run.failed === 0) {
+    return `Asks the run's judge again where its verdict is missing (a request that failed, an answer that could not be read), on the predictions stored; the verdicts read stay.`;
+  }
+  return run.status === 'canceled' && unrecorded > 0
+    ? `Predicts the failed units again, and the units not recorded yet, with the same simulators, judge and prompts; the rest stays.${judge}`
+    : `Predicts the failed units again with the same simulators, judge and prompts, e.g. once the endpoint answers again; the rest stays.${judge}`;
 }

@@ -78,13 +78,20 @@ export function useRunProgress(runId: string) {
     restart: (next: BenchRun) => {
       queryClient.setQueryData(trpc.bench.run.queryKey({ runId }), next);
       setStreamed(null);
+      // A retry that only asked the judge again leaves the run finished with the same counts.
+      invalidateScores(queryClient, trpc, runId);
     },
   };
 }
 
-/** What of a run changes when it goes on: its status and counts. */
+/**
+ * What of a run changes when it goes on: its status and counts, and its judge's tokens (a retry
+ * that asked the judge again changes nothing else).
+ */
 function runStamp(run: BenchRun): string {
-  return `${run.status} ${run.done} ${run.failed} ${run.finishedAt ?? ''}`;
+  const judged =
+    run.judgeUsage === null ? '' : run.judgeUsage.inputTokens + run.judgeUsage.outputTokens;
+  return `${run.status} ${run.done} ${run.failed} ${run.finishedAt ?? ''} ${judged}`;
 }
 
 /** The leaderboard, charts, cell lists and run lists: everything read from a run's scores. */
