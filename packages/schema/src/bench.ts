@@ -256,6 +256,24 @@ export function addUnitUsage(total: RunUsage, unit: UnitUsage): RunUsage {
     : { ...tokens, costUsd: null, unpriced: { units, knownUsd } };
 }
 
+/** Two totals as one (a run's simulators and its judge): a cost not known in either stays so. */
+export function addRunUsage(a: RunUsage, b: RunUsage): RunUsage {
+  const tokens = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+  // Unknown with no count of what is unknown: nothing known can be said of the sum either.
+  if ((a.costUsd === null && !a.unpriced) || (b.costUsd === null && !b.unpriced)) {
+    return { ...tokens, costUsd: null };
+  }
+  const units = (a.unpriced?.units ?? 0) + (b.unpriced?.units ?? 0);
+  const knownUsd =
+    (a.costUsd ?? a.unpriced?.knownUsd ?? 0) + (b.costUsd ?? b.unpriced?.knownUsd ?? 0);
+  return units === 0
+    ? { ...tokens, costUsd: knownUsd }
+    : { ...tokens, costUsd: null, unpriced: { units, knownUsd } };
+}
+
 /** One stored prediction of a bench run, with what it cost. */
 export const RunPrediction = z.object({
   runId: z.string(),

@@ -1,6 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { addUnitUsage, NO_USAGE } from './bench';
+import { addRunUsage, addUnitUsage, NO_USAGE } from './bench';
 import { costText, usageText } from './usage-text';
+
+describe('addRunUsage', () => {
+  it('adds two totals, counting the calls of unknown cost in both and keeping what is known', () => {
+    const simulators = { inputTokens: 10, outputTokens: 2, costUsd: 0.5 };
+    const judge = {
+      inputTokens: 30,
+      outputTokens: 4,
+      costUsd: null,
+      unpriced: { units: 3, knownUsd: 0.25 },
+    };
+    expect(addRunUsage(simulators, NO_USAGE)).toEqual(simulators);
+    expect(addRunUsage(simulators, judge)).toEqual({
+      inputTokens: 40,
+      outputTokens: 6,
+      costUsd: null,
+      unpriced: { units: 3, knownUsd: 0.75 },
+    });
+    expect(addRunUsage(judge, judge).unpriced).toEqual({ units: 6, knownUsd: 0.5 });
+    // Unknown without a count of what is unknown: the sum claims nothing known either.
+    expect(addRunUsage(simulators, { inputTokens: 1, outputTokens: 1, costUsd: null })).toEqual({
+      inputTokens: 11,
+      outputTokens: 3,
+      costUsd: null,
+    });
+  });
+});
 
 describe('addUnitUsage', () => {
   it('sums tokens and dollars; a unit of unknown cost makes the total unknown, keeping what is known', () => {

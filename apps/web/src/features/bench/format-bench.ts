@@ -1,5 +1,8 @@
 import {
+  addRunUsage,
   costText,
+  formatUsd,
+  NO_USAGE,
   tokensText,
   usageText,
   type BenchRun,
@@ -80,6 +83,20 @@ export function runUsageText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage
   if (run.judge === null) return simulators;
   if (run.judgeUsage === null) return `${simulators} · the judge’s calls were not recorded`;
   return `${simulators} · judge ${usageText(run.judgeUsage, 'judging')}`;
+}
+
+/**
+ * What a run cost in all, its simulators' and its judge's calls together, as the Benches list
+ * shows it beside each run (the run page splits it: `runUsageText`).
+ */
+export function runCostText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage'>): string {
+  if (run.judge !== null && run.judgeUsage === null) {
+    return `${costText(run.usage)} (judge not recorded)`;
+  }
+  const total = addRunUsage(run.usage, run.judgeUsage ?? NO_USAGE);
+  // Which calls are not priced (units, judgings) the hover's split says.
+  const known = total.unpriced?.knownUsd ?? 0;
+  return total.costUsd === null && known > 0 ? `at least ${formatUsd(known)}` : costText(total);
 }
 
 /** A judge as its run was started with it: endpoint, mode, judgings per item and temperature. */

@@ -1,4 +1,5 @@
 import { cleanup, render, screen } from '@testing-library/react';
+import type { JudgeConfig } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchRun } from './bench.fixture';
 import { RunsTable } from './runs-table';
@@ -25,5 +26,56 @@ describe('RunsTable', () => {
       '159 failed',
       null,
     ]);
+  });
+
+  it('names each run’s judge and what its simulator and judge calls cost together', () => {
+    const judge: JudgeConfig = {
+      spec: 'openai:http://127.0.0.1:4828/v1#judge',
+      temperature: 0,
+      repeats: 3,
+      mode: 'score',
+    };
+    render(
+      <RunsTable
+        runs={[
+          benchRun({ id: 'local', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } }),
+          benchRun({
+            id: 'judged',
+            judge,
+            usage: { inputTokens: 88_700, outputTokens: 8870, costUsd: 0.25 },
+            judgeUsage: { inputTokens: 3_738_274, outputTokens: 83_680, costUsd: 10.182485 },
+          }),
+          benchRun({
+            id: 'partly-priced',
+            judge,
+            usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+            judgeUsage: {
+              inputTokens: 1_000,
+              outputTokens: 100,
+              costUsd: null,
+              unpriced: { units: 21, knownUsd: 0.6355 },
+            },
+          }),
+          benchRun({ id: 'old', judge, judgeUsage: null }),
+        ]}
+      />,
+    );
+    expect(screen.getAllByTestId('run-judge').map((cell) => cell.textContent)).toEqual([
+      '—',
+      'score · k=3',
+      'score · k=3',
+      'score · k=3',
+    ]);
+    const costs = screen.getAllByTestId('run-cost');
+    expect(costs.map((cell) => cell.textContent)).toEqual([
+      '$0.00',
+      '$10.4325',
+      'at least $0.6355',
+      '$0.00 (judge not recorded)',
+    ]);
+    // The split, as the run page says it, on hover.
+    expect(costs[1]?.getAttribute('title')).toBe(
+      '88,700 in / 8,870 out simulator tokens · $0.25 · judge 3,738,274 in / 83,680 out tokens · $10.1825',
+    );
   });
 });

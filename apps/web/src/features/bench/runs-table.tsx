@@ -1,7 +1,7 @@
 import type { BenchRun } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import { Link } from '../../app/link';
-import { modeLabel } from './format-bench';
+import { judgeLabel, modeLabel, runCostText, runUsageText } from './format-bench';
 
 export function runLabel(run: BenchRun): string {
   return `${run.sims.join(', ')} · ${run.createdAt.slice(0, 16).replace('T', ' ')}`;
@@ -41,6 +41,12 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
           <th scope="col">Version</th>
           <th scope="col">Simulators</th>
           <th scope="col">Mode</th>
+          <th
+            scope="col"
+            title="The judge the run was started with, if any (hover for its endpoint)"
+          >
+            Judge
+          </th>
           <th scope="col">Status</th>
           <th
             scope="col"
@@ -48,6 +54,13 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
             title="Work units (an item for one simulator) done, failed (no prediction: left out of every mean) and in all, as the run page counts them"
           >
             Units
+          </th>
+          <th
+            scope="col"
+            className="num"
+            title="What the run's simulator and judge calls cost together, by TERRARIUM_PRICING (hover a run for its tokens)"
+          >
+            Cost
           </th>
           <th scope="col">Started</th>
         </tr>
@@ -72,11 +85,20 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
             <td>v{run.benchVersion}</td>
             <td className="mono">{run.sims.join(', ')}</td>
             <td>{modeLabel(run.mode)}</td>
+            <td
+              data-testid="run-judge"
+              title={run.judge === null ? undefined : judgeLabel(run.judge)}
+            >
+              {run.judge === null ? '—' : `${run.judge.mode} · k=${run.judge.repeats}`}
+            </td>
             <td>
               <span className={`run-status run-status-${run.status}`}>{run.status}</span>
             </td>
             <td className="num">
               <RunCounts run={run} testId="run-units" />
+            </td>
+            <td className="num" data-testid="run-cost" title={runUsageText(run)}>
+              {runCostText(run)}
             </td>
             <td>{run.createdAt.slice(0, 19).replace('T', ' ')}</td>
           </tr>
