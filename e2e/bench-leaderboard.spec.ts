@@ -331,20 +331,28 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
       datasets: [dataset],
       maxItemsPerTask: 12,
     });
-    const started = await trpcMutation(request, 'bench.startRun', {
-      bench: dataset,
-      sims: ['replay'],
-      judge: { spec: `openai:${judgeUrl}#judge`, temperature: 0, repeats: 1, mode: 'score' },
-    });
-    const runId = typeof started === 'object' && started !== null ? Reflect.get(started, 'id') : '';
-    await page.goto(`/bench-runs/${String(runId)}`);
+    // Started from the bench's card: a judge asked twice per item at temperature 0.5.
+    await page.goto('/benches');
+    const card = page.locator(`[data-testid="bench"][data-bench="${dataset}"]`);
+    await card.getByRole('button', { name: 'New run' }).click();
+    const runForm = card.getByRole('form', { name: `Run ${dataset} v1` });
+    await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
+    await runForm.getByLabel('Judge spec').fill(`openai:${judgeUrl}#judge`);
+    await expect(runForm.getByLabel('Judge mode')).toHaveValue('score');
+    await runForm.getByLabel('Judgings per item').fill('2');
+    await runForm.getByLabel('Judge temperature').fill('0.5');
+    await runForm.getByRole('button', { name: 'Start run' }).click();
+    await expect(page).toHaveURL(/\/bench-runs\/[^/?]+$/);
     await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 120_000 });
+    await expect(page.getByTestId('run-settings')).toHaveText(
+      `open loop · test split · judge openai:${judgeUrl}#judge · score · k=2 · temperature 0.5`,
+    );
     // Every prediction was recorded; only the judge's verdicts are missing, and the page says so.
     await expect(page.getByTestId('run-counts')).toHaveText('12 done · 0 failed · 12 total');
     await expect(page.locator('[data-judge-metric="overall"]')).toContainText(
       'the judge’s verdict could not be read for 12 of 12 items',
     );
-    expect(asked).toBe(12);
+    expect(asked).toBe(24);
 
     answering = true;
     await page.getByRole('button', { name: 'Ask the judge again (12 verdicts missing)' }).click();
@@ -353,13 +361,17 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
       timeout: 60_000,
     });
     await expect(page.getByRole('button', { name: /^Ask the judge again/ })).toHaveCount(0);
-    expect(asked).toBe(24);
+    expect(asked).toBe(48);
     await expect(
       page.locator('[data-testid="leaderboard-cell"][data-task="overall"]').getByTestId('cell-n'),
     ).toHaveText('n=12');
     await expect(page.getByTestId('run-usage')).toHaveText(
-      '0 in / 0 out simulator tokens · $0.00 · judge 12 in / 12 out tokens · cost not priced',
+      '0 in / 0 out simulator tokens · $0.00 · judge 24 in / 24 out tokens · cost not priced',
     );
+    // The Benches list says the same run's judge and cost.
+    await page.goto('/benches');
+    const row = card.locator('[data-testid="bench-runs"] tr').filter({ hasText: 'score · k=2' });
+    await expect(row.getByTestId('run-cost')).toHaveText('cost not priced');
   } finally {
     await new Promise<void>((resolve) => {
       judge.close(() => resolve());

@@ -57,6 +57,12 @@ function parsePositive(value: string): number {
   return n;
 }
 
+function parseNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('a number');
+  return n;
+}
+
 /** `--workers` of the commands that start or go on with a bench run and follow it. */
 function workersOption(): Option {
   return new Option(
@@ -327,7 +333,8 @@ export function buildProgram(): Command {
       collect,
     )
     .option('--judge <spec>', 'judge model, openai:URL#MODEL')
-    .option('--judge-repeats <k>', 'judgings per item', parsePositive, 1)
+    .option('--judge-repeats <k>', 'judgings per item (1-10)', parsePositive, 1)
+    .option('--judge-temperature <t>', "the judge's sampling temperature (0-2)", parseNumber, 0)
     .addOption(
       new Option('--judge-mode <mode>', 'score: 5 dimensions; turing: which is real; pairwise')
         .choices(['score', 'turing', 'pairwise'])

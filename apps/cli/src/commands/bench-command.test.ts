@@ -288,6 +288,25 @@ describe('terrarium bench', () => {
     expect(bad.stderr).toBe('terrarium: --sampling x: expected agentworld, all or random:N\n');
   });
 
+  it('names the judge option that is out of range, and starts no run', SLOW, async () => {
+    const before = (await cli('bench', 'runs', '--json')).stdout;
+    const judge = ['bench', 'run', '--bench', 'r', '--sim', 'replay', '--judge'];
+    const spec = 'openai:http://127.0.0.1:8000/v1#judge';
+    const repeats = await cli(...judge, spec, '--judge-repeats', '11');
+    expect([repeats.code, repeats.stderr]).toEqual([
+      1,
+      'terrarium: --judge-repeats 11: expected 1 to 10 judgings per item\n',
+    ]);
+    const hot = await cli(...judge, spec, '--judge-temperature', '2.5');
+    expect([hot.code, hot.stderr]).toEqual([
+      1,
+      'terrarium: --judge-temperature 2.5: expected 0 to 2\n',
+    ]);
+    const notSpec = await cli(...judge, 'judge-model');
+    expect(notSpec.stderr).toBe('terrarium: --judge judge-model: expected openai:URL#MODEL\n');
+    expect((await cli('bench', 'runs', '--json')).stdout).toBe(before);
+  });
+
   it('asks for --dataset when exporting SFT data', SLOW, async () => {
     const out = path.join(dataDir, 'sft.jsonl');
     const sft = await cli('bench', 'export', '--name', 'r', '--format', 'sft', '--out', out);

@@ -287,6 +287,8 @@ export interface BenchRunOptions extends GlobalOptions {
   judge?: string;
   judgeRepeats: number;
   judgeMode: 'score' | 'turing' | 'pairwise';
+  /** The judge's sampling temperature (default 0). */
+  judgeTemperature: number;
   mode: string;
   split: string;
   workers: number;
@@ -386,12 +388,20 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
       ? null
       : JudgeConfig.safeParse({
           spec: options.judge,
-          temperature: 0,
+          temperature: options.judgeTemperature,
           repeats: options.judgeRepeats,
           mode: options.judgeMode,
         });
   if (judge !== null && !judge.success) {
-    throw new CliError(`--judge ${options.judge ?? ''}: expected openai:URL#MODEL`);
+    // Named by the option the user typed: the first field that did not parse.
+    const field = judge.error.issues[0]?.path[0];
+    throw new CliError(
+      field === 'repeats'
+        ? `--judge-repeats ${options.judgeRepeats}: expected 1 to 10 judgings per item`
+        : field === 'temperature'
+          ? `--judge-temperature ${options.judgeTemperature}: expected 0 to 2`
+          : `--judge ${options.judge ?? ''}: expected openai:URL#MODEL`,
+    );
   }
   const prompts = await promptsOption(options.prompts);
   await followAndReport(options, (client, onProgress) =>

@@ -60,6 +60,9 @@ describe('startRunRequest', () => {
     closedSteps: '3',
     split: 'test',
     judge: '',
+    judgeMode: 'score',
+    judgeRepeats: '1',
+    judgeTemperature: '0',
   } as const;
 
   it('runs open loop without a judge by default', () => {
@@ -90,6 +93,40 @@ describe('startRunRequest', () => {
         },
       },
     });
+  });
+
+  it('takes a Turing judge asked k times at a temperature, as `bench run --judge-…` does', () => {
+    expect(
+      startRunRequest({
+        ...run,
+        judge: 'openai:http://127.0.0.1:8000/v1#judge',
+        judgeMode: 'turing',
+        judgeRepeats: '3',
+        judgeTemperature: '0.7',
+      }),
+    ).toMatchObject({
+      ok: true,
+      value: {
+        judge: {
+          spec: 'openai:http://127.0.0.1:8000/v1#judge',
+          temperature: 0.7,
+          repeats: 3,
+          mode: 'turing',
+        },
+      },
+    });
+    const judged = { ...run, judge: 'openai:http://127.0.0.1:8000/v1#judge' };
+    expect(startRunRequest({ ...judged, judgeRepeats: '11' })).toEqual({
+      ok: false,
+      error: 'The judge judges each item 1 to 10 times.',
+    });
+    expect(startRunRequest({ ...judged, judgeRepeats: '1.5' })).toMatchObject({ ok: false });
+    for (const judgeTemperature of ['', '-0.1', '2.5', 'warm']) {
+      expect(startRunRequest({ ...judged, judgeTemperature })).toEqual({
+        ok: false,
+        error: 'The judge’s temperature is between 0 and 2.',
+      });
+    }
   });
 
   it('refuses an empty simulator list, k = 0 and a judge that is no spec', () => {

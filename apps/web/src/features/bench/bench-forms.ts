@@ -51,6 +51,12 @@ export interface StartRunForm {
   split: BenchSplit;
   /** An optional judge spec; empty for rule scores only. */
   judge: string;
+  /** The judge's mode: score (five dimensions and Overall) or turing (which is real?). */
+  judgeMode: 'score' | 'turing';
+  /** Judgings per item (`--judge-repeats`), 1-10. */
+  judgeRepeats: string;
+  /** The judge's sampling temperature (`--judge-temperature`), 0-2. */
+  judgeTemperature: string;
 }
 
 export interface StartRunRequest {
@@ -59,9 +65,6 @@ export interface StartRunRequest {
   split: BenchSplit;
   judge: JudgeConfig | null;
 }
-
-/** A judge is pinned to temperature 0 and judged once from this form; the CLI sets more. */
-const FORM_JUDGE = { temperature: 0, repeats: 1, mode: 'score' } as const;
 
 export function startRunRequest(form: StartRunForm): FormResult<StartRunRequest> {
   if (form.sims.length === 0) return { ok: false, error: 'Choose at least one simulator.' };
@@ -78,7 +81,15 @@ export function startRunRequest(form: StartRunForm): FormResult<StartRunRequest>
   if (judgeText !== '') {
     const spec = SimSpec.safeParse(judgeText);
     if (!spec.success) return { ok: false, error: 'The judge is an openai:URL#MODEL spec.' };
-    judge = { spec: spec.data, ...FORM_JUDGE };
+    const repeats = Number(form.judgeRepeats.trim());
+    if (!Number.isSafeInteger(repeats) || repeats < 1 || repeats > 10) {
+      return { ok: false, error: 'The judge judges each item 1 to 10 times.' };
+    }
+    const temperature = Number(form.judgeTemperature.trim());
+    if (form.judgeTemperature.trim() === '' || !(temperature >= 0 && temperature <= 2)) {
+      return { ok: false, error: 'The judge’s temperature is between 0 and 2.' };
+    }
+    judge = { spec: spec.data, temperature, repeats, mode: form.judgeMode };
   }
   return { ok: true, value: { sims: [...form.sims], mode, split: form.split, judge } };
 }

@@ -19,6 +19,9 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
   const [closedSteps, setClosedSteps] = useState('3');
   const [split, setSplit] = useState<BenchSplit>('test');
   const [judge, setJudge] = useState('');
+  const [judgeMode, setJudgeMode] = useState<'score' | 'turing'>('score');
+  const [judgeRepeats, setJudgeRepeats] = useState('1');
+  const [judgeTemperature, setJudgeTemperature] = useState('0');
   const [formError, setFormError] = useState<string | null>(null);
   const start = useMutation(
     trpc.bench.startRun.mutationOptions({
@@ -85,12 +88,64 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
           onChange={(event) => setJudge(event.target.value)}
         />
       </label>
+      {judge.trim() !== '' && (
+        <>
+          <label
+            className="field"
+            title="score: five dimensions and an Overall, 1-10; turing: shown the real and the predicted observation, does the judge tell which is real?"
+          >
+            Judge mode{' '}
+            <select
+              aria-label="Judge mode"
+              value={judgeMode}
+              onChange={(event) =>
+                setJudgeMode(event.target.value === 'turing' ? 'turing' : 'score')
+              }
+            >
+              <option value="score">score</option>
+              <option value="turing">turing</option>
+            </select>
+          </label>
+          <label className="field" title="Judgings per item: with k > 1 the spread is reported">
+            k{' '}
+            <input
+              type="number"
+              aria-label="Judgings per item"
+              min={1}
+              max={10}
+              value={judgeRepeats}
+              onChange={(event) => setJudgeRepeats(event.target.value)}
+            />
+          </label>
+          <label className="field">
+            Temperature{' '}
+            <input
+              type="number"
+              aria-label="Judge temperature"
+              min={0}
+              max={2}
+              step={0.1}
+              value={judgeTemperature}
+              onChange={(event) => setJudgeTemperature(event.target.value)}
+            />
+          </label>
+        </>
+      )}
       <button
         type="button"
         className="primary"
         disabled={start.isPending}
         onClick={() => {
-          const request = startRunRequest({ sims, mode, closedSteps, split, judge });
+          const request = startRunRequest({
+            sims,
+            mode,
+            closedSteps,
+            split,
+            judge,
+            judgeMode,
+            judgeRepeats,
+            judgeTemperature,
+          });
           setFormError(request.ok ? null : request.error);
           if (request.ok) start.mutate({ bench, version, ...request.value });
         }}
