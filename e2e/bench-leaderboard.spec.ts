@@ -371,7 +371,70 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
     // The Benches list says the same run's judge and cost.
     await page.goto('/benches');
     const row = card.locator('[data-testid="bench-runs"] tr').filter({ hasText: 'score · k=2' });
-    await expect(row.getByTestId('run-cost')).toHaveText('cost not priced');
+    await expect(row.getByTestId('run-cost')).toHaveText(
+      'simulators $0.00 · judge cost not priced',
+    );
+  } finally {
+    await new Promise<void>((resolve) => {
+      judge.close(() => resolve());
+      judge.closeAllConnections();
+    });
+  }
+});
+
+test('a pairwise judge started from the form judges the pairs from the run page once the run has ended', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  // Always prefers response A (the first simulator's prediction), one token in and out a call.
+  let asked = 0;
+  const judge = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      asked++;
+      answerChatCompletion(response, 'pair', '{"closer": "A", "reasoning": "A keeps the ids"}', {
+        prompt_tokens: 1,
+        completion_tokens: 1,
+      });
+    });
+  });
+  const judgeUrl = await listenOnLoopback(judge);
+  try {
+    const dataset = 'judge-pairs';
+    await importThroughApi(request, TAU2_RETAIL, dataset);
+    await trpcMutation(request, 'bench.build', {
+      name: dataset,
+      datasets: [dataset],
+      maxItemsPerTask: 12,
+    });
+    await page.goto('/benches');
+    const card = page.locator(`[data-testid="bench"][data-bench="${dataset}"]`);
+    await card.getByRole('button', { name: 'New run' }).click();
+    const runForm = card.getByRole('form', { name: `Run ${dataset} v1` });
+    await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
+    await runForm.getByLabel('Judge spec').fill(`openai:${judgeUrl}#pair`);
+    await runForm.getByLabel('Judge mode').selectOption('pairwise');
+    // One simulator is not a pair: the form says so and starts nothing.
+    await runForm.getByRole('button', { name: 'Start run' }).click();
+    await expect(runForm.getByRole('alert')).toHaveText(
+      'A pairwise judge compares two simulators: choose at least two.',
+    );
+    await runForm.getByRole('checkbox', { name: /^Retrieval/ }).check();
+    await runForm.getByRole('button', { name: 'Start run' }).click();
+    await expect(page).toHaveURL(/\/bench-runs\/[^/?]+$/);
+    await expect(page.getByTestId('run-status')).toHaveText('done', { timeout: 120_000 });
+    await expect(page.getByTestId('run-counts')).toHaveText('24 done · 0 failed · 24 total');
+    // Nothing was judged during the run: the pairs wait for both predictions.
+    expect(asked).toBe(0);
+    await page.getByRole('button', { name: 'Judge the pairs (12 without a verdict)' }).click();
+    await expect(page.getByTestId('run-usage')).toHaveText(
+      '0 in / 0 out simulator tokens · $0.00 · judge 12 in / 12 out tokens · cost not priced',
+      { timeout: 60_000 },
+    );
+    expect(asked).toBe(12);
+    // Every pair has its verdict: nothing is owed, so no button (not even "Retrying…").
+    await expect(page.getByRole('button', { name: /^Judge the pairs|^Retrying/ })).toHaveCount(0);
   } finally {
     await new Promise<void>((resolve) => {
       judge.close(() => resolve());

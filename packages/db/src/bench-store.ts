@@ -70,6 +70,7 @@ export type BenchStore = Pick<
   | 'listPredictions'
   | 'runFailures'
   | 'runJudgeGaps'
+  | 'pairsNotAsked'
   | 'listScores'
   | 'addScores'
   | 'recordPredictions'
@@ -820,6 +821,22 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
         asked: intColumn(row, 'asked'),
         example: nullableTextColumn(row, 'example') ?? 'no answer kept',
       }));
+    },
+
+    async pairsNotAsked(runId, first, others) {
+      if (!ID_PATTERN.test(runId) || others.length === 0) return 0;
+      const [row] = await executor.query(
+        `SELECT count(*)::int AS pairs
+         FROM run_predictions a
+         JOIN run_predictions b ON b.run_id = a.run_id AND b.item_id = a.item_id
+           AND b.sim = ANY($3::text[]) AND b.observation IS NOT NULL
+         WHERE a.run_id = $1::bigint AND a.sim = $2 AND a.observation IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM run_scores s WHERE s.run_id = a.run_id
+             AND s.item_id = a.item_id AND s.sim = a.sim AND s.source = 'judge'
+             AND s.metric = 'pairwise:' || b.sim)`,
+        [runId, first, [...others]],
+      );
+      return row === undefined ? 0 : intColumn(row, 'pairs');
     },
 
     async runFailures(runId) {

@@ -216,6 +216,11 @@ export interface Store
   runFailures(runId: string): Promise<SimFailures[]>;
   /** Per simulator and judge metric with unreadable verdicts: how many, of how many, and why. */
   runJudgeGaps(runId: string): Promise<JudgeGaps[]>;
+  /**
+   * Pairs a pairwise judge has not judged yet: items `first` and another of `others` both
+   * predicted, with no `pairwise:<other>` score on `first` (asked and unreadable ones are gaps).
+   */
+  pairsNotAsked(runId: string, first: string, others: readonly string[]): Promise<number>;
   listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,

@@ -46,6 +46,11 @@ export const Leaderboard = z.object({
   /** Per simulator whose judge verdicts could not be read for some items. */
   judgeGaps: z.array(JudgeGaps),
   /**
+   * A pairwise judge's pairs not asked about yet (it judges after the run: `bench run` asks at
+   * the end, the run page's button and `bench retry` ask for what is left); 0 for other runs.
+   */
+  pairsNotAsked: z.number().int().nonnegative(),
+  /**
    * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
    * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the
    * background; the means are final) or `after-run` (the run still goes: means of what is scored
@@ -54,6 +59,22 @@ export const Leaderboard = z.object({
   intervals: z.enum(['ready', 'computing', 'after-run']),
 });
 export type Leaderboard = z.infer<typeof Leaderboard>;
+
+/**
+ * Verdicts a run's judge owes: those it was asked for and did not give (its gaps) and a pairwise
+ * judge's pairs not asked yet. A pair's verdict is one judging stored on both of its simulators,
+ * so a pairwise gap is counted on the first simulator only.
+ */
+export function missingVerdictCount(
+  run: Pick<BenchRun, 'judge' | 'sims'>,
+  judgeGaps: readonly JudgeGaps[],
+  pairsNotAsked: number,
+): number {
+  if (run.judge === null) return 0;
+  const counted =
+    run.judge.mode === 'pairwise' ? judgeGaps.filter((gap) => gap.sim === run.sims[0]) : judgeGaps;
+  return counted.reduce((sum, gap) => sum + gap.unreadable, pairsNotAsked);
+}
 
 /** Which score a chart, a drill-down or a comparison is about. */
 export const ScoreSelector = z.object({

@@ -381,6 +381,44 @@ describe('terrarium bench', () => {
       await endpoint.close();
     }
   });
+
+  it(
+    'asks a judge that was down for its verdicts again, and says when it still gives none',
+    SLOW,
+    async () => {
+      const port = await closedPort();
+      const judge = `openai:http://127.0.0.1:${port}/v1#judge`;
+      const run = await cli('bench', 'run', '--bench', 'r', '--sim', 'replay', '--judge', judge);
+      expect(run.code).toBe(0);
+      const runId = /run (\d+) \(done\)/.exec(run.stdout)?.[1] ?? '';
+      expect(run.stdout).toContain(
+        `note: replay: the judge's verdict could not be read for 194 of 194 items (judge:overall), whose judge scores are missing ("terrarium bench retry ${runId}" asks again)`,
+      );
+      // Still down: the retry says so and fails, rather than printing the same table as a success.
+      const still = await cli('bench', 'retry', runId);
+      expect(still.code).toBe(1);
+      expect(still.stderr).toMatch(
+        new RegExp(
+          `^terrarium: run ${runId}: asked again, the judge still gave no verdict \\(replay judge:overall 194 of 194\\); first error: \\(judge request failed: `,
+          'm',
+        ),
+      );
+      const endpoint = await startRecordingEndpoint({ port });
+      try {
+        const retried = await cli('bench', 'retry', runId, '--json');
+        expect(retried.stderr).not.toContain('terrarium:');
+        expect(retried.code).toBe(0);
+        const output = parseJson(retried.stdout);
+        expect(output).toMatchObject({ run: runId, status: 'done', judgeGaps: [] });
+        // The predictions stayed: only the judge was asked, once per item.
+        expect(endpoint.bodies.map((body) => body.model)).toEqual(
+          Array.from({ length: RETAIL_ITEMS }, () => 'judge'),
+        );
+      } finally {
+        await endpoint.close();
+      }
+    },
+  );
 });
 
 /** One simulator's line of a report, the same numbers for each. */

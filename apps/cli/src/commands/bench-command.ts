@@ -429,7 +429,7 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
 async function followAndReport(
   options: GlobalOptions & { workers?: number; json?: boolean },
   start: (client: BenchClient, onProgress: (run: BenchRun) => void) => Promise<BenchRun>,
-): Promise<void> {
+): Promise<RunReport> {
   const bar = progressBar();
   const result = await withBenchClient(options, async (client) => {
     const run = await start(client, (progress) => bar.update(progress));
@@ -456,6 +456,7 @@ async function followAndReport(
     );
     process.exitCode = 1;
   }
+  return result;
 }
 
 export interface BenchLeaderboardOptions extends GlobalOptions {
@@ -580,7 +581,20 @@ export async function runBenchRetry(
   runId: string,
   options: GlobalOptions & { workers?: number; json?: boolean },
 ): Promise<void> {
-  await followAndReport(options, (client, onProgress) => client.retryFailed(runId, onProgress));
+  const report = await followAndReport(options, (client, onProgress) =>
+    client.retryFailed(runId, onProgress),
+  );
+  // Asked again and still without a verdict: the retry did not do what it was for.
+  const [gap] = report.judgeGaps;
+  if (gap !== undefined) {
+    const missing = report.judgeGaps
+      .map((each) => `${each.sim} judge:${each.metric} ${each.unreadable} of ${each.asked}`)
+      .join(', ');
+    process.stderr.write(
+      `terrarium: run ${report.run}: asked again, the judge still gave no verdict (${missing}); first error: ${gap.example}\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 export async function runBenchCancel(

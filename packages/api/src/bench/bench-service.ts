@@ -267,13 +267,17 @@ export async function leaderboard(
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  const [board, failures, judgeGaps] = await Promise.all([
+  const [first, ...others] = run.sims;
+  const [board, failures, judgeGaps, pairsNotAsked] = await Promise.all([
     currentLeaderboard(ctx.store, run, bootstrap),
     // Most runs fail nothing: they skip reading every prediction of the run to find none.
     run.failed === 0 ? Promise.resolve([]) : ctx.store.runFailures(run.id),
     run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
+    run.judge?.mode === 'pairwise' && first !== undefined
+      ? ctx.store.pairsNotAsked(run.id, first, others)
+      : Promise.resolve(0),
   ]);
-  return { run, ...board, failures, judgeGaps };
+  return { run, ...board, failures, judgeGaps, pairsNotAsked };
 }
 
 const percent = (value: number | null) => (value === null ? null : value * 100);

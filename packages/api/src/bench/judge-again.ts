@@ -1,4 +1,10 @@
-import type { BenchItem, BenchRun, ItemScore } from '@terrarium/schema';
+import type { Store } from '@terrarium/db';
+import {
+  missingVerdictCount,
+  type BenchItem,
+  type BenchRun,
+  type ItemScore,
+} from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { judgePairwise } from './bench-service';
@@ -24,7 +30,30 @@ const LANES = 16;
  * verdicts replace the missing ones and what the judge spent joins the unit's and the run's judge
  * totals. Verdicts that were read are kept. A pairwise judge is asked for its missing pairs.
  */
-export async function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain> {
+export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain> {
+  let runs = asking.get(ctx.store);
+  if (runs === undefined) {
+    runs = new Map();
+    asking.set(ctx.store, runs);
+  }
+  const going = runs.get(run.id);
+  if (going !== undefined) return going;
+  const started = askAgain(ctx, run).finally(() => runs.delete(run.id));
+  runs.set(run.id, started);
+  return started;
+}
+
+// The run's status stays `done` while its judge is asked again, so nothing in the store stops a
+// second retry (another tab, a second CLI): it joins the asking under way instead of paying for
+// the same verdicts twice. Per process: the server is where retries are asked.
+const asking = new WeakMap<Store, Map<string, Promise<JudgedAgain>>>();
+
+/** Whether this process is asking `runId`'s judge again (a delete then waits for it to end). */
+export function askingJudgeAgain(store: Store, runId: string): boolean {
+  return asking.get(store)?.has(runId) ?? false;
+}
+
+async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain> {
   if (run.judge === null) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: `runId: run ${run.id} has no judge` });
   }
@@ -36,7 +65,7 @@ export async function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promis
   }
   if (run.judge.mode === 'pairwise') {
     const { judged } = await judgePairwise(ctx, run.id);
-    return { asked: judged, missing: await missingVerdicts(ctx, run.id) };
+    return { asked: judged, missing: await missingVerdicts(ctx, run) };
   }
   const units = await unitsWithoutVerdict(ctx, run.id);
   const deps = inlineRunDeps(ctx.store);
@@ -75,7 +104,7 @@ export async function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promis
   } catch (error) {
     throw simulatorTrpcError(error);
   }
-  return { asked: units.length, missing: await missingVerdicts(ctx, run.id) };
+  return { asked: units.length, missing: await missingVerdicts(ctx, run) };
 }
 
 /** The units whose verdict (score mode's `overall`, Turing mode's `turing-fooled`) is missing. */
@@ -101,7 +130,7 @@ async function unitsWithoutVerdict(
   return units;
 }
 
-async function missingVerdicts(ctx: ServiceContext, runId: string): Promise<number> {
-  const gaps = await ctx.store.runJudgeGaps(runId);
-  return gaps.reduce((sum, gap) => sum + gap.unreadable, 0);
+/** Verdicts still missing once asked: those the judge did not give (a pair counted once). */
+async function missingVerdicts(ctx: ServiceContext, run: BenchRun): Promise<number> {
+  return missingVerdictCount(run, await ctx.store.runJudgeGaps(run.id), 0);
 }

@@ -1,9 +1,10 @@
-import type { BenchRun } from '@terrarium/schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingVerdictCount, type BenchRun } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../testing/closed-port';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
-import { retryFailedUnits } from './run-lifecycle';
+import { askingJudgeAgain } from './judge-again';
+import { deleteRun, retryFailedUnits } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -127,6 +128,34 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     );
   }, 120_000);
 
+  it('joins a second retry to the asking under way, and keeps the run from being deleted meanwhile', async () => {
+    // Answers the run's requests, then holds every later one until released.
+    const held = await startRecordingEndpoint({ holdAfter: ITEMS });
+    try {
+      held.refuseWith('the judge is busy', 5);
+      const run = await runWithJudge('judge', held.url);
+      expect((await leaderboard(ctx, run.id, 0)).judgeGaps[0]?.unreadable).toBe(ITEMS - 5);
+      held.refuseWith(null);
+      const first = retryFailedUnits(ctx, run.id);
+      await vi.waitFor(() => expect(held.bodies.length).toBeGreaterThan(ITEMS));
+      // A second tab or CLI while the judge is asked: the run still reads `done`.
+      const second = retryFailedUnits(ctx, run.id);
+      expect(askingJudgeAgain(ctx.store, run.id)).toBe(true);
+      await expect(deleteRun(ctx, run.id)).rejects.toThrow(
+        `run ${run.id} cannot be deleted: run ${run.id}'s judge is being asked again for its missing verdicts; try again once that ends`,
+      );
+      held.release();
+      await Promise.all([first, second]);
+      // Each missing verdict was asked for once, not once per retry.
+      expect(held.bodies.length).toBe(ITEMS + (ITEMS - 5));
+      expect((await leaderboard(ctx, run.id, 0)).judgeGaps).toEqual([]);
+      expect(askingJudgeAgain(ctx.store, run.id)).toBe(false);
+    } finally {
+      held.release();
+      await held.close();
+    }
+  }, 120_000);
+
   it('gives the request’s failure as the reason when the judge cannot be reached', async () => {
     const run = await runWithJudge('judge', `http://127.0.0.1:${await closedPort()}/v1`);
     expect(run).toMatchObject({ status: 'done', done: ITEMS, failed: 0 });
@@ -150,11 +179,18 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       mode: { kind: 'open' },
       split: 'test',
     });
-    for await (const run of watchRun(ctx, started.id, undefined)) void run;
+    let ended = started;
+    for await (const run of watchRun(ctx, started.id, undefined)) ended = run;
+    // A pairwise judge judges after the run: until asked, every pair is owed, counted once.
+    const unjudged = await leaderboard(ctx, started.id, 0);
+    expect([unjudged.pairsNotAsked, unjudged.judgeGaps]).toEqual([ITEMS, []]);
+    expect(missingVerdictCount(ended, unjudged.judgeGaps, unjudged.pairsNotAsked)).toBe(ITEMS);
     // The judge answers 5 pairs, then refuses (HTTP 400, not retried) until told otherwise.
     endpoint.refuseWith('the judge is busy', 5);
     expect(await judgePairwise(ctx, started.id)).toEqual({ judged: ITEMS, kept: 0 });
     const board = await leaderboard(ctx, started.id, 0);
+    // 7 pairs without a verdict, listed on both simulators, owed once.
+    expect(missingVerdictCount(ended, board.judgeGaps, board.pairsNotAsked)).toBe(ITEMS - 5);
     expect(
       board.judgeGaps.map(({ sim, metric, unreadable, asked }) => [sim, metric, unreadable, asked]),
     ).toEqual([

@@ -1,9 +1,9 @@
 import type { Store } from '@terrarium/db';
-import type { BenchRun } from '@terrarium/schema';
+import { missingVerdictCount, type BenchRun } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
-import { judgeGapsAgain } from './judge-again';
+import { askingJudgeAgain, judgeGapsAgain } from './judge-again';
 import { isFinishedRun } from './run-leaderboard';
 
 export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
@@ -48,14 +48,14 @@ export async function retryFailedUnits(ctx: ServiceContext, runId: string): Prom
   const run = await getRun(ctx, runId);
   const what = `run ${runId}'s failed units cannot be retried`;
   refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
-  const gaps = run.judge === null ? [] : await ctx.store.runJudgeGaps(run.id);
-  if (run.failed === 0 && gaps.length === 0) {
+  const missing = await missingVerdicts(ctx, run);
+  if (run.failed === 0 && missing === 0) {
     throw new TRPCError({
       code: 'CONFLICT',
       message: `${what}: none failed${run.judge === null ? '' : ' and every judge verdict was read'}`,
     });
   }
-  if (gaps.length > 0) await judgeGapsAgain(ctx, run);
+  if (missing > 0) await judgeGapsAgain(ctx, run);
   if (run.failed === 0) return getRun(ctx, runId);
   const runner = runnerFor(ctx, run);
   const retried = await ctx.store.retryFailedUnits(run.id);
@@ -65,6 +65,17 @@ export async function retryFailedUnits(ctx: ServiceContext, runId: string): Prom
   }
   if (retried > 0) await runner.enqueue(run.id);
   return getRun(ctx, runId);
+}
+
+/** Verdicts the run's judge owes: unreadable or failed ones, and a pairwise judge's pairs not asked. */
+async function missingVerdicts(ctx: ServiceContext, run: BenchRun): Promise<number> {
+  if (run.judge === null) return 0;
+  const [first, ...others] = run.sims;
+  const notAsked =
+    run.judge.mode === 'pairwise' && first !== undefined
+      ? await ctx.store.pairsNotAsked(run.id, first, others)
+      : 0;
+  return missingVerdictCount(run, await ctx.store.runJudgeGaps(run.id), notAsked);
 }
 
 /** The labeling queues that hold people's work on these runs, by run id. */
@@ -91,6 +102,17 @@ function refuseIfHeld(runs: readonly BenchRun[], queues: readonly string[], what
   }
 }
 
+/** A run whose judge is being asked again (it stays `done` meanwhile) is still written into. */
+function refuseWhileJudging(ctx: ServiceContext, runs: readonly BenchRun[], what: string): void {
+  const judging = runs.filter((run) => askingJudgeAgain(ctx.store, run.id));
+  if (judging.length > 0) {
+    throw new TRPCError({
+      code: 'CONFLICT',
+      message: `${what}: run ${judging.map((run) => run.id).join(', ')}'s judge is being asked again for its missing verdicts; try again once that ends`,
+    });
+  }
+}
+
 export interface DeletedRun {
   deleted: string;
   bench: string;
@@ -107,6 +129,7 @@ export async function deleteRun(ctx: ServiceContext, runId: string): Promise<Del
   const run = await getRun(ctx, runId);
   const what = `run ${runId} cannot be deleted`;
   refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
+  refuseWhileJudging(ctx, [run], what);
   if (!(await ctx.store.deleteBenchRun(run.id))) {
     // Started or labeled between the checks and the delete.
     throw new TRPCError({ code: 'CONFLICT', message: `${what}: it changed meanwhile, try again` });
@@ -141,6 +164,7 @@ export async function deleteBench(
   );
   const what = `bench "${name}" v${version} cannot be deleted`;
   refuseIfHeld(runs, await labelQueuesOn(ctx.store, new Set(runs.map((run) => run.id))), what);
+  refuseWhileJudging(ctx, runs, what);
   if (!(await ctx.store.deleteBench(bench.id))) {
     throw new TRPCError({ code: 'CONFLICT', message: `${what}: it changed meanwhile, try again` });
   }

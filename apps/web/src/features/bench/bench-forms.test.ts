@@ -121,6 +121,10 @@ describe('startRunRequest', () => {
       error: 'The judge judges each item 1 to 10 times.',
     });
     expect(startRunRequest({ ...judged, judgeRepeats: '1.5' })).toMatchObject({ ok: false });
+    expect(startRunRequest({ ...judged, sims: ['replay'], judgeMode: 'pairwise' })).toEqual({
+      ok: false,
+      error: 'A pairwise judge compares two simulators: choose at least two.',
+    });
     for (const judgeTemperature of ['', '-0.1', '2.5', 'warm']) {
       expect(startRunRequest({ ...judged, judgeTemperature })).toEqual({
         ok: false,

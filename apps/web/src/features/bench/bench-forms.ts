@@ -51,8 +51,11 @@ export interface StartRunForm {
   split: BenchSplit;
   /** An optional judge spec; empty for rule scores only. */
   judge: string;
-  /** The judge's mode: score (five dimensions and Overall) or turing (which is real?). */
-  judgeMode: 'score' | 'turing';
+  /**
+   * The judge's mode: score (five dimensions and Overall), turing (which is real?) or pairwise
+   * (which of two simulators' predictions is closer; judged once the run has ended).
+   */
+  judgeMode: JudgeConfig['mode'];
   /** Judgings per item (`--judge-repeats`), 1-10. */
   judgeRepeats: string;
   /** The judge's sampling temperature (`--judge-temperature`), 0-2. */
@@ -81,6 +84,9 @@ export function startRunRequest(form: StartRunForm): FormResult<StartRunRequest>
   if (judgeText !== '') {
     const spec = SimSpec.safeParse(judgeText);
     if (!spec.success) return { ok: false, error: 'The judge is an openai:URL#MODEL spec.' };
+    if (form.judgeMode === 'pairwise' && form.sims.length < 2) {
+      return { ok: false, error: 'A pairwise judge compares two simulators: choose at least two.' };
+    }
     const repeats = Number(form.judgeRepeats.trim());
     if (!Number.isSafeInteger(repeats) || repeats < 1 || repeats > 10) {
       return { ok: false, error: 'The judge judges each item 1 to 10 times.' };

@@ -1,5 +1,10 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { overallSelector, RUN_RESULTS_PATH, type ScoreSelector } from '@terrarium/schema';
+import {
+  missingVerdictCount,
+  overallSelector,
+  RUN_RESULTS_PATH,
+  type ScoreSelector,
+} from '@terrarium/schema';
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
@@ -138,10 +143,11 @@ export function BenchRunPage({
           </div>
           <RunProgressBar
             run={run}
-            missingVerdicts={(board.data?.judgeGaps ?? []).reduce(
-              (sum, gap) => sum + gap.unreadable,
-              0,
-            )}
+            missingVerdicts={
+              board.data === undefined
+                ? 0
+                : missingVerdictCount(run, board.data.judgeGaps, board.data.pairsNotAsked)
+            }
             onChange={progress.update}
             onResumed={progress.restart}
             onDeleted={() => {

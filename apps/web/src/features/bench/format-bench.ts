@@ -2,7 +2,6 @@ import {
   addRunUsage,
   costText,
   formatUsd,
-  NO_USAGE,
   tokensText,
   usageText,
   type BenchRun,
@@ -93,10 +92,12 @@ export function runCostText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage'
   if (run.judge !== null && run.judgeUsage === null) {
     return `${costText(run.usage)} (judge not recorded)`;
   }
-  const total = addRunUsage(run.usage, run.judgeUsage ?? NO_USAGE);
-  // Which calls are not priced (units, judgings) the hover's split says.
-  const known = total.unpriced?.knownUsd ?? 0;
-  return total.costUsd === null && known > 0 ? `at least ${formatUsd(known)}` : costText(total);
+  if (run.judgeUsage === null) return costText(run.usage);
+  const total = addRunUsage(run.usage, run.judgeUsage);
+  if (total.costUsd !== null) return formatUsd(total.costUsd);
+  // Not all of it is known: each side in its own words, as the run page says them (a sum would
+  // read as "at least", which is kept for replies that reported no tokens).
+  return `simulators ${costText(run.usage)} · judge ${costText(run.judgeUsage, 'judging')}`;
 }
 
 /** A judge as its run was started with it: endpoint, mode, judgings per item and temperature. */

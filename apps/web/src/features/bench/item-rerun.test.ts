@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rerunUsageText } from './item-rerun';
+import { judgeVerdictText, rerunUsageText } from './item-rerun';
 
 describe('rerunUsageText', () => {
   it('says what a re-run’s simulator and judge calls cost, each as the run page words it', () => {
@@ -17,5 +17,14 @@ describe('rerunUsageText', () => {
         judgeUsage: null,
       }),
     ).toBe('simulator no token usage reported');
+  });
+});
+
+describe('judgeVerdictText', () => {
+  it('gives the re-run’s judge verdict beside the run’s, and says when there was none', () => {
+    expect(judgeVerdictText(60, 55.5)).toBe('judge overall 60.0 (run: 55.5)');
+    expect(judgeVerdictText(null, 55.5)).toBe(
+      'judge overall: no verdict this time (the request failed or its answer could not be read) (run: 55.5)',
+    );
   });
 });

@@ -43,6 +43,14 @@ export function ItemRerun({
             content {formatScore100(result.recomputed.scores['rule:content'])} (run:{' '}
             {formatScore100(stored)})
           </p>
+          {'judge:overall' in result.recomputed.scores && (
+            <p className="muted" data-testid="item-rerun-judge">
+              {judgeVerdictText(
+                result.recomputed.scores['judge:overall'] ?? null,
+                result.stored?.scores['judge:overall'] ?? null,
+              )}
+            </p>
+          )}
           {spentOn(result.recomputed) && (
             <p className="muted" data-testid="item-rerun-usage">
               This re-run: {rerunUsageText(result.recomputed)} (not added to the run’s cost)
@@ -75,4 +83,12 @@ function unitUsageText(unit: UnitUsage): string {
 export function rerunUsageText({ usage, judgeUsage }: RerunUsage): string {
   const simulator = `simulator ${unitUsageText(usage)}`;
   return judgeUsage === null ? simulator : `${simulator} · judge ${unitUsageText(judgeUsage)}`;
+}
+
+/** The re-run's judge verdict beside the run's, or that the judge gave none this time. */
+export function judgeVerdictText(recomputed: number | null, stored: number | null): string {
+  const run = `(run: ${formatScore100(stored)})`;
+  return recomputed === null
+    ? `judge overall: no verdict this time (the request failed or its answer could not be read) ${run}`
+    : `judge overall ${formatScore100(recomputed)} ${run}`;
 }

@@ -121,5 +121,20 @@ describe('RunProgressBar', () => {
     renderBar(benchRun({ status: 'done', done: 397, failed: 3, total: 400, judge }), 7);
     const retry = screen.getByRole('button', { name: 'Retry 3 failed units' });
     expect(retry.getAttribute('title')).toMatch(/first asked again for its 7 missing verdicts/);
+    cleanup();
+    // A pairwise judge judges once the run has ended: its pairs are owed, not "asked again".
+    renderBar(
+      benchRun({
+        status: 'done',
+        done: 388,
+        total: 388,
+        sims: ['replay', 'retrieval'],
+        judge: { ...judge, mode: 'pairwise' },
+      }),
+      194,
+    );
+    expect(
+      screen.getByRole('button', { name: 'Judge the pairs (194 without a verdict)' }),
+    ).toBeTruthy();
   });
 });

@@ -119,7 +119,7 @@ export function RunProgressBar({
             title={retryTitle(run, unrecorded, missingVerdicts)}
             onClick={() => retry.mutate({ runId: run.id })}
           >
-            {retry.isPending ? 'Retrying…' : retryLabel(run.failed, missingVerdicts)}
+            {retry.isPending ? 'Retrying…' : retryLabel(run, missingVerdicts)}
           </button>
         )}
         {finished && (
@@ -170,9 +170,13 @@ export function RunProgressBar({
   );
 }
 
-function retryLabel(failed: number, missingVerdicts: number): string {
-  if (failed === 0) return `Ask the judge again (${plural(missingVerdicts, 'verdict')} missing)`;
-  return `Retry ${plural(failed, 'failed unit')}`;
+function retryLabel(run: BenchRun, missingVerdicts: number): string {
+  if (run.failed > 0) return `Retry ${plural(run.failed, 'failed unit')}`;
+  // A pairwise judge compares two simulators' predictions once both are in: after the run.
+  if (run.judge?.mode === 'pairwise') {
+    return `Judge the pairs (${formatCount(missingVerdicts)} without a verdict)`;
+  }
+  return `Ask the judge again (${plural(missingVerdicts, 'verdict')} missing)`;
 }
 
 function retryTitle(run: BenchRun, unrecorded: number, missingVerdicts: number): string {
@@ -180,6 +184,9 @@ function retryTitle(run: BenchRun, unrecorded: number, missingVerdicts: number):
     missingVerdicts > 0
       ? ` The judge is first asked again for its ${plural(missingVerdicts, 'missing verdict')}, on the predictions stored.`
       : '';
+  if (run.failed === 0 && run.judge?.mode === 'pairwise') {
+    return `Asks the pairwise judge about each pair of predictions with no verdict yet (never asked, or its answer could not be read); the verdicts read stay.`;
+  }
   if (run.failed === 0) {
     return `Asks the run's judge again where its verdict is missing (a request that failed, an answer that could not be read), on the predictions stored; the verdicts read stay.`;
   }

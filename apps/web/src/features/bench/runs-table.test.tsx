@@ -57,6 +57,12 @@ describe('RunsTable', () => {
             },
           }),
           benchRun({ id: 'old', judge, judgeUsage: null }),
+          benchRun({
+            id: 'unpriced-simulator',
+            judge,
+            usage: { inputTokens: 5_000, outputTokens: 700, costUsd: null },
+            judgeUsage: { inputTokens: 6_600, outputTokens: 1_320, costUsd: 0.132 },
+          }),
         ]}
       />,
     );
@@ -65,13 +71,16 @@ describe('RunsTable', () => {
       'score · k=3',
       'score · k=3',
       'score · k=3',
+      'score · k=3',
     ]);
     const costs = screen.getAllByTestId('run-cost');
     expect(costs.map((cell) => cell.textContent)).toEqual([
       '$0.00',
       '$10.4325',
-      'at least $0.6355',
+      'simulators $0.00 · judge at least $0.6355 (the cost of 21 judgings is not known)',
       '$0.00 (judge not recorded)',
+      // A simulator with no price: not "at least $0.132", which would read as partly measured.
+      'simulators cost not priced · judge $0.132',
     ]);
     // The split, as the run page says it, on hover.
     expect(costs[1]?.getAttribute('title')).toBe(

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BenchSplit } from '@terrarium/schema';
+import type { BenchSplit, JudgeConfig } from '@terrarium/schema';
 import { useState } from 'react';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -19,7 +19,7 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
   const [closedSteps, setClosedSteps] = useState('3');
   const [split, setSplit] = useState<BenchSplit>('test');
   const [judge, setJudge] = useState('');
-  const [judgeMode, setJudgeMode] = useState<'score' | 'turing'>('score');
+  const [judgeMode, setJudgeMode] = useState<JudgeConfig['mode']>('score');
   const [judgeRepeats, setJudgeRepeats] = useState('1');
   const [judgeTemperature, setJudgeTemperature] = useState('0');
   const [formError, setFormError] = useState<string | null>(null);
@@ -92,18 +92,17 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
         <>
           <label
             className="field"
-            title="score: five dimensions and an Overall, 1-10; turing: shown the real and the predicted observation, does the judge tell which is real?"
+            title="score: five dimensions and an Overall, 1-10; turing: shown the real and the predicted observation, does the judge tell which is real? pairwise: which of two simulators' predictions is closer to the real one (the first simulator against each other; judged once the run has ended, from its page)"
           >
             Judge mode{' '}
             <select
               aria-label="Judge mode"
               value={judgeMode}
-              onChange={(event) =>
-                setJudgeMode(event.target.value === 'turing' ? 'turing' : 'score')
-              }
+              onChange={(event) => setJudgeMode(judgeModeOf(event.target.value))}
             >
               <option value="score">score</option>
               <option value="turing">turing</option>
+              <option value="pairwise">pairwise</option>
             </select>
           </label>
           <label className="field" title="Judgings per item: with k > 1 the spread is reported">
@@ -164,4 +163,8 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
       )}
     </div>
   );
+}
+
+function judgeModeOf(value: string): JudgeConfig['mode'] {
+  return value === 'turing' || value === 'pairwise' ? value : 'score';
 }
