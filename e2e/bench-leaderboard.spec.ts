@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { TAU2_RETAIL, importThroughApi, startRunThroughApi, trpcMutation } from './support/api';
 import { answerChatCompletion, listenOnLoopback } from './support/endpoint';
 
@@ -28,6 +28,23 @@ function exactMatchOf(row: unknown): { sim: unknown; value: number | null } {
   const value: unknown =
     typeof scores === 'object' && scores !== null ? Reflect.get(scores, 'rule:exact-match') : null;
   return { sim, value: typeof value === 'number' ? value : null };
+}
+
+/**
+ * A 12-items-per-task bench of the retail file under `dataset`, and its card's "New run" form
+ * opened on the Benches page.
+ */
+async function newRunForm(page: Page, request: APIRequestContext, dataset: string) {
+  await importThroughApi(request, TAU2_RETAIL, dataset);
+  await trpcMutation(request, 'bench.build', {
+    name: dataset,
+    datasets: [dataset],
+    maxItemsPerTask: 12,
+  });
+  await page.goto('/benches');
+  const card = page.locator(`[data-testid="bench"][data-bench="${dataset}"]`);
+  await card.getByRole('button', { name: 'New run' }).click();
+  return { card, runForm: card.getByRole('form', { name: `Run ${dataset} v1` }) };
 }
 
 test('a bench built from real trajectories ranks replay above retrieval, down to the worst step in Compare', async ({
@@ -324,18 +341,8 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
   });
   const judgeUrl = await listenOnLoopback(judge);
   try {
-    const dataset = 'judge-again';
-    await importThroughApi(request, TAU2_RETAIL, dataset);
-    await trpcMutation(request, 'bench.build', {
-      name: dataset,
-      datasets: [dataset],
-      maxItemsPerTask: 12,
-    });
     // Started from the bench's card: a judge asked twice per item at temperature 0.5.
-    await page.goto('/benches');
-    const card = page.locator(`[data-testid="bench"][data-bench="${dataset}"]`);
-    await card.getByRole('button', { name: 'New run' }).click();
-    const runForm = card.getByRole('form', { name: `Run ${dataset} v1` });
+    const { card, runForm } = await newRunForm(page, request, 'judge-again');
     await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
     await runForm.getByLabel('Judge spec').fill(`openai:${judgeUrl}#judge`);
     await expect(runForm.getByLabel('Judge mode')).toHaveValue('score');
@@ -401,17 +408,7 @@ test('a pairwise judge started from the form judges the pairs from the run page 
   });
   const judgeUrl = await listenOnLoopback(judge);
   try {
-    const dataset = 'judge-pairs';
-    await importThroughApi(request, TAU2_RETAIL, dataset);
-    await trpcMutation(request, 'bench.build', {
-      name: dataset,
-      datasets: [dataset],
-      maxItemsPerTask: 12,
-    });
-    await page.goto('/benches');
-    const card = page.locator(`[data-testid="bench"][data-bench="${dataset}"]`);
-    await card.getByRole('button', { name: 'New run' }).click();
-    const runForm = card.getByRole('form', { name: `Run ${dataset} v1` });
+    const { runForm } = await newRunForm(page, request, 'judge-pairs');
     await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
     await runForm.getByLabel('Judge spec').fill(`openai:${judgeUrl}#pair`);
     await runForm.getByLabel('Judge mode').selectOption('pairwise');

@@ -28,6 +28,14 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     return last;
   }
 
+  /** Each of the run's results lines holds one judge call (1 token in, 1 out, no price set). */
+  async function expectOneCallOnEachLine(runId: string): Promise<void> {
+    const { rows } = await ctx.store.listPredictions(runId, { offset: 0, limit: 100 });
+    expect(rows.map((row) => row.judgeUsage)).toEqual(
+      Array.from({ length: ITEMS }, () => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
+    );
+  }
+
   beforeAll(async () => {
     ({ ctx, close } = await openRetailBench({
       bench: 'judged',
@@ -79,11 +87,7 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       costUsd: null,
       unpriced: { units: ITEMS, knownUsd: 0 },
     });
-    const { rows } = await ctx.store.listPredictions(run.id, { offset: 0, limit: 100 });
-    expect(rows.map((row) => row.judgeUsage)).toEqual(
-      rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
-    );
-    expect(rows).toHaveLength(ITEMS);
+    await expectOneCallOnEachLine(run.id);
   }, 120_000);
 
   it('asks the judge again, on a retry, for the verdicts it refused, and pays only for those', async () => {
@@ -118,10 +122,7 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       costUsd: null,
       unpriced: { units: ITEMS, knownUsd: 0 },
     });
-    const { rows } = await ctx.store.listPredictions(run.id, { offset: 0, limit: 100 });
-    expect(rows.map((row) => row.judgeUsage)).toEqual(
-      rows.map(() => ({ inputTokens: 1, outputTokens: 1, costUsd: null })),
-    );
+    await expectOneCallOnEachLine(run.id);
     // With nothing left to retry, it says so.
     await expect(retryFailedUnits(ctx, run.id)).rejects.toThrow(
       `run ${run.id}'s failed units cannot be retried: none failed and every judge verdict was read`,
