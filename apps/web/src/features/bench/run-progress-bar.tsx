@@ -27,7 +27,7 @@ export function RunProgressBar({
   streamError,
 }: {
   run: BenchRun;
-  /** Verdicts the run's judge left missing (the leaderboard's judge gaps): a retry asks again. */
+  /** Verdicts the run's judge owes (`missingVerdictCount`): a retry asks for them. */
   missingVerdicts: number;
   onChange(run: BenchRun): void;
   /** The run goes on again: its progress is followed from this snapshot. */
