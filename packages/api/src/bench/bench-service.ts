@@ -40,6 +40,7 @@ import {
   runLeaderboard,
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
+import { pairsNotAsked } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
 
@@ -267,17 +268,14 @@ export async function leaderboard(
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  const [first, ...others] = run.sims;
-  const [board, failures, judgeGaps, pairsNotAsked] = await Promise.all([
+  const [board, failures, judgeGaps, notAsked] = await Promise.all([
     currentLeaderboard(ctx.store, run, bootstrap),
     // Most runs fail nothing: they skip reading every prediction of the run to find none.
     run.failed === 0 ? Promise.resolve([]) : ctx.store.runFailures(run.id),
     run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
-    run.judge?.mode === 'pairwise' && first !== undefined
-      ? ctx.store.pairsNotAsked(run.id, first, others)
-      : Promise.resolve(0),
+    pairsNotAsked(ctx.store, run),
   ]);
-  return { run, ...board, failures, judgeGaps, pairsNotAsked };
+  return { run, ...board, failures, judgeGaps, pairsNotAsked: notAsked };
 }
 
 const percent = (value: number | null) => (value === null ? null : value * 100);

@@ -1,24 +1,11 @@
 import type { Store } from '@terrarium/db';
-import {
-  missingVerdictCount,
-  type BenchItem,
-  type BenchRun,
-  type ItemScore,
-} from '@terrarium/schema';
+import type { BenchItem, BenchRun, ItemScore } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { judgePairwise } from './bench-service';
 import { readAll } from './read-all';
 import { isFinishedRun } from './run-leaderboard';
 import { inlineRunDeps } from './run-deps';
-
-/** What asking the judge again for its missing verdicts did. */
-export interface JudgedAgain {
-  /** Units (pairs, for a pairwise judge) the judge was asked about again. */
-  asked: number;
-  /** Verdicts still missing afterwards, over the whole run (the judge may fail again). */
-  missing: number;
-}
 
 // The endpoint pool bounds what reaches one endpoint; this only keeps a few judgings queued.
 const LANES = 16;
@@ -30,7 +17,7 @@ const LANES = 16;
  * verdicts replace the missing ones and what the judge spent joins the unit's and the run's judge
  * totals. Verdicts that were read are kept. A pairwise judge is asked for its missing pairs.
  */
-export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain> {
+export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
   let runs = asking.get(ctx.store);
   if (runs === undefined) {
     runs = new Map();
@@ -46,14 +33,14 @@ export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<Judg
 // The run's status stays `done` while its judge is asked again, so nothing in the store stops a
 // second retry (another tab, a second CLI): it joins the asking under way instead of paying for
 // the same verdicts twice. Per process: the server is where retries are asked.
-const asking = new WeakMap<Store, Map<string, Promise<JudgedAgain>>>();
+const asking = new WeakMap<Store, Map<string, Promise<void>>>();
 
 /** Whether this process is asking `runId`'s judge again (a delete then waits for it to end). */
 export function askingJudgeAgain(store: Store, runId: string): boolean {
   return asking.get(store)?.has(runId) ?? false;
 }
 
-async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain> {
+async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
   if (run.judge === null) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: `runId: run ${run.id} has no judge` });
   }
@@ -64,8 +51,8 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain
     });
   }
   if (run.judge.mode === 'pairwise') {
-    const { judged } = await judgePairwise(ctx, run.id);
-    return { asked: judged, missing: await missingVerdicts(ctx, run) };
+    await judgePairwise(ctx, run.id);
+    return;
   }
   const units = await unitsWithoutVerdict(ctx, run.id);
   const deps = inlineRunDeps(ctx.store);
@@ -104,7 +91,6 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<JudgedAgain
   } catch (error) {
     throw simulatorTrpcError(error);
   }
-  return { asked: units.length, missing: await missingVerdicts(ctx, run) };
 }
 
 /** The units whose verdict (score mode's `overall`, Turing mode's `turing-fooled`) is missing. */
@@ -128,9 +114,4 @@ async function unitsWithoutVerdict(
     }
   }
   return units;
-}
-
-/** Verdicts still missing once asked: those the judge did not give (a pair counted once). */
-async function missingVerdicts(ctx: ServiceContext, run: BenchRun): Promise<number> {
-  return missingVerdictCount(run, await ctx.store.runJudgeGaps(run.id), 0);
 }

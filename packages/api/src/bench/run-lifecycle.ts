@@ -1,9 +1,10 @@
 import type { Store } from '@terrarium/db';
-import { missingVerdictCount, type BenchRun } from '@terrarium/schema';
+import type { BenchRun } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
 import { askingJudgeAgain, judgeGapsAgain } from './judge-again';
+import { owedVerdicts } from './judge-owed';
 import { isFinishedRun } from './run-leaderboard';
 
 export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
@@ -48,7 +49,7 @@ export async function retryFailedUnits(ctx: ServiceContext, runId: string): Prom
   const run = await getRun(ctx, runId);
   const what = `run ${runId}'s failed units cannot be retried`;
   refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
-  const missing = await missingVerdicts(ctx, run);
+  const missing = await owedVerdicts(ctx.store, run);
   if (run.failed === 0 && missing === 0) {
     throw new TRPCError({
       code: 'CONFLICT',
@@ -65,17 +66,6 @@ export async function retryFailedUnits(ctx: ServiceContext, runId: string): Prom
   }
   if (retried > 0) await runner.enqueue(run.id);
   return getRun(ctx, runId);
-}
-
-/** Verdicts the run's judge owes: unreadable or failed ones, and a pairwise judge's pairs not asked. */
-async function missingVerdicts(ctx: ServiceContext, run: BenchRun): Promise<number> {
-  if (run.judge === null) return 0;
-  const [first, ...others] = run.sims;
-  const notAsked =
-    run.judge.mode === 'pairwise' && first !== undefined
-      ? await ctx.store.pairsNotAsked(run.id, first, others)
-      : 0;
-  return missingVerdictCount(run, await ctx.store.runJudgeGaps(run.id), notAsked);
 }
 
 /** The labeling queues that hold people's work on these runs, by run id. */
