@@ -106,6 +106,7 @@ export {
   turingItemScore,
   turingOrder,
   pairwiseItemScores,
+  pairwiseOrder,
   JUDGE_OVERALL,
   TURING_METRIC,
 } from './judge/scores';

@@ -5,6 +5,7 @@ import {
   judgeItemScores,
   judgePrompt,
   pairwiseItemScores,
+  pairwiseOrder,
   pairwisePrompt,
   rubricFor,
   turingItemScore,
@@ -90,11 +91,13 @@ class JudgingUsage {
   }
 }
 
+type JudgeMessages = ReturnType<typeof judgePrompt>;
+
 // Judge answers are short JSON; a thinking judge needs room for its reasoning before it.
 const JUDGE_MAX_TOKENS = 4096;
 const JUDGE_CONCURRENCY = 4;
-// The seed of Turing mode's A/B order: fixed, so a rerun asks the same questions.
-const TURING_SEED = 0;
+// The seed of Turing and pairwise modes' A/B orders: fixed, so a rerun asks the same questions.
+const ORDER_SEED = 0;
 
 export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   const parsed = parseSimSpec(config.spec, 'judge');
@@ -126,11 +129,12 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   }
 
   /**
-   * k judgings of one prompt; a failed request counts as an unparseable answer, not a crash. An
-   * aborted `signal` ends the judging with its reason: nothing is asked after a cancel.
+   * k judgings of one prompt (or of the prompt `messages` gives for each judging); a failed
+   * request counts as an unparseable answer, not a crash. An aborted `signal` ends the judging
+   * with its reason: nothing is asked after a cancel.
    */
   async function ask(
-    messages: ReturnType<typeof judgePrompt>,
+    messages: JudgeMessages | ((judging: number) => JudgeMessages),
     usage: JudgingUsage,
     signal: AbortSignal | undefined,
   ): Promise<string[]> {
@@ -140,7 +144,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
       try {
         const result = await pool.complete({
           ...(signal === undefined ? {} : { signal }),
-          messages,
+          messages: typeof messages === 'function' ? messages(judging) : messages,
           temperature: config.temperature,
           maxTokens: JUDGE_MAX_TOKENS,
           // With k > 1 at temperature 0 the seed is what makes judgings differ where servers honour it.
@@ -161,7 +165,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
 
   /** One official judging: retried until the verdict parses, as the official script does. */
   async function askOfficially(
-    messages: ReturnType<typeof judgePrompt>,
+    messages: JudgeMessages,
     usage: JudgingUsage,
     signal: AbortSignal | undefined,
   ): Promise<string[]> {
@@ -203,7 +207,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
         return judged(officialJudgeScores(item.id, sim, answers));
       }
       if (config.mode === 'turing') {
-        const realIs = turingOrder(item.id, TURING_SEED);
+        const realIs = turingOrder(item.id, ORDER_SEED);
         const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];
         const answers = await ask(turingPrompt(item, a, b), usage, signal);
         return judged([turingItemScore(item.id, sim, answers, realIs)]);
@@ -218,12 +222,22 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
     },
     async pairwise(item, a, b) {
       const usage = new JudgingUsage();
+      const shownAs = Array.from({ length: config.repeats }, (_, judging) =>
+        pairwiseOrder(item.id, a.sim, b.sim, judging, ORDER_SEED),
+      );
+      const rubric = rubricFor(item.domain);
       const answers = await ask(
-        pairwisePrompt(item, a.predicted, b.predicted, rubricFor(item.domain)),
+        (judging) =>
+          shownAs[judging] === 'A'
+            ? pairwisePrompt(item, a.predicted, b.predicted, rubric)
+            : pairwisePrompt(item, b.predicted, a.predicted, rubric),
         usage,
         undefined,
       );
-      return { scores: pairwiseItemScores(item.id, a.sim, b.sim, answers), usage: usage.total() };
+      return {
+        scores: pairwiseItemScores(item.id, a.sim, b.sim, answers, shownAs),
+        usage: usage.total(),
+      };
     },
   };
 }

@@ -4,7 +4,13 @@ import { buildBench } from '../build-bench';
 import { readSources } from '../real-data.testkit';
 import { judgePrompt, pairwisePrompt, turingPrompt } from './prompt';
 import { RUBRICS, rubricFor } from './rubrics';
-import { judgeItemScores, pairwiseItemScores, turingItemScore, turingOrder } from './scores';
+import {
+  judgeItemScores,
+  pairwiseItemScores,
+  pairwiseOrder,
+  turingItemScore,
+  turingOrder,
+} from './scores';
 
 const { items } = buildBench({
   trajectories: await readSources(['tau2-airline', 'swe-agent']),
@@ -99,13 +105,45 @@ describe('judge scores', () => {
     expect(realAtA).toBeLessThan(130);
   });
 
-  it('scores pairwise mode as win shares with ties counting half', () => {
-    const [a, b] = pairwiseItemScores('i', 'x', 'y', ['{"closer": "A"}', '{"closer": "tie"}']);
+  it('scores pairwise mode as win shares with ties counting half, by the side each was shown on', () => {
+    const [a, b] = pairwiseItemScores(
+      'i',
+      'x',
+      'y',
+      ['{"closer": "A"}', '{"closer": "tie"}', '{"closer": "A"}', '??'],
+      ['A', 'A', 'B', 'B'],
+    );
+    // x won judging 0 (shown as A), tied judging 1, lost judging 2 (shown as B, the judge took A).
     expect([a?.metric, a?.value, b?.metric, b?.value]).toEqual([
       'pairwise:y',
-      0.75,
+      0.5,
       'pairwise:x',
-      0.25,
+      0.5,
     ]);
+    expect(a?.detail).toEqual({
+      picks: ['A', 'tie', 'A', 'unparsed'],
+      shownAsA: ['x', 'x', 'y', 'y'],
+      unparsed: ['??'],
+    });
+  });
+
+  it('balances the sides a pair is shown on: half the items each way, both ways over two judgings', () => {
+    const firstAtA = items
+      .slice(0, 200)
+      .filter((item) => pairwiseOrder(item.id, 'x', 'y', 0, 0) === 'A').length;
+    expect(firstAtA).toBeGreaterThan(70);
+    expect(firstAtA).toBeLessThan(130);
+    for (const item of items.slice(0, 20)) {
+      const sides = [0, 1, 2, 3].map((judging) => pairwiseOrder(item.id, 'x', 'y', judging, 0));
+      expect(sides[0]).not.toBe(sides[1]);
+      expect(sides.slice(2)).toEqual(sides.slice(0, 2));
+    }
+    // A judge that always answers "A" favours neither simulator once each pair is asked both ways.
+    const alwaysA = ['{"closer": "A"}', '{"closer": "A"}'];
+    for (const item of items.slice(0, 20)) {
+      const sides = [0, 1].map((judging) => pairwiseOrder(item.id, 'x', 'y', judging, 0));
+      const values = pairwiseItemScores(item.id, 'x', 'y', alwaysA, sides).map((s) => s.value);
+      expect(values).toEqual([0.5, 0.5]);
+    }
   });
 });

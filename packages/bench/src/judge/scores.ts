@@ -108,25 +108,51 @@ export function turingItemScore(
 }
 
 /**
- * Pairwise mode over k judgings of (A = simA, B = simB): for each simulator, metric
- * `pairwise:<other>` = its win share (a tie counts half), null when no answer named one.
+ * Where the first simulator's prediction goes in judging `judging` of a pair: A or B. The first
+ * judging's side comes from a seeded hash of the item and the pair, so over a bench each simulator
+ * is shown first about half the time; each further judging swaps sides, so with an even k every
+ * pair is asked in both orders. A judge that favours a position then favours neither simulator.
+ */
+export function pairwiseOrder(
+  itemId: string,
+  simA: string,
+  simB: string,
+  judging: number,
+  seed: number,
+): Choice {
+  const first = unitFromText(canonicalJson(['pairwise', seed, itemId, simA, simB])) < 0.5;
+  return first === (judging % 2 === 0) ? 'A' : 'B';
+}
+
+/**
+ * Pairwise mode over k judgings of the pair (simA, simB), simA shown at `simAShownAs[j]` in
+ * judging j: for each simulator, metric `pairwise:<other>` = its win share (a tie counts half), null
+ * when no answer named one. The detail keeps the judge's letters with the sides they were asked in.
  */
 export function pairwiseItemScores(
   itemId: string,
   simA: string,
   simB: string,
   answers: readonly string[],
+  simAShownAs: readonly Choice[],
 ): ItemScore[] {
   const picks = answers.map(parsePairwiseAnswer);
-  const named = picks.filter((pick) => pick !== null);
-  const winsA = named.reduce((sum, pick) => sum + (pick === 'A' ? 1 : pick === 'tie' ? 0.5 : 0), 0);
+  let named = 0;
+  let winsA = 0;
+  picks.forEach((pick, judging) => {
+    if (pick === null) return;
+    named++;
+    if (pick === 'tie') winsA += 0.5;
+    else if (pick === simAShownAs[judging]) winsA += 1;
+  });
   const detail: JsonValue = {
     picks: picks.map((pick) => pick ?? 'unparsed'),
+    shownAsA: simAShownAs.map((side) => (side === 'A' ? simA : simB)),
     unparsed: answers
       .filter((_, i) => picks[i] === null)
       .map((answer) => answer.slice(0, MAX_RAW_ANSWER)),
   };
-  const share = (wins: number) => (named.length === 0 ? null : wins / named.length);
+  const share = (wins: number) => (named === 0 ? null : wins / named);
   return [
     { itemId, sim: simA, source: 'judge', metric: `pairwise:${simB}`, value: share(winsA), detail },
     {
@@ -134,7 +160,7 @@ export function pairwiseItemScores(
       sim: simB,
       source: 'judge',
       metric: `pairwise:${simA}`,
-      value: share(named.length - winsA),
+      value: share(named - winsA),
       detail,
     },
   ];

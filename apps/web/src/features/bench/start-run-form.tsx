@@ -92,7 +92,7 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
         <>
           <label
             className="field"
-            title="score: five dimensions and an Overall, 1-10; turing: shown the real and the predicted observation, does the judge tell which is real? pairwise: which of two simulators' predictions is closer to the real one (the first simulator against each other; judged once the run has ended, from its page)"
+            title="score: five dimensions and an Overall, 1-10; turing: shown the real and the predicted observation, does the judge tell which is real? pairwise: which of two simulators' predictions is closer to the real one (the first simulator against each other, each on side A for about half the items, both ways with an even k; judged once the run has ended, from its page)"
           >
             Judge mode{' '}
             <select

@@ -1,0 +1,98 @@
+import { pairwiseOrder } from '@terrarium/bench';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiContext } from '../trpc';
+import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
+import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
+import { openRetailBench } from './retail-bench.testkit';
+
+const ITEMS = 12;
+
+/** The text of a prompt's `<tag>` block. */
+function between(prompt: string, tag: string): string {
+  return prompt.slice(prompt.indexOf(`<${tag}>`) + tag.length + 2, prompt.indexOf(`</${tag}>`));
+}
+
+describe('a pairwise judge that always prefers response A (tau2 retail, a real endpoint over HTTP)', () => {
+  let ctx: ApiContext;
+  let close: () => Promise<void>;
+  let endpoint: RecordingEndpoint;
+
+  /** A judged pairwise run of replay against retrieval, and its overall win shares. */
+  async function judgedPair(repeats: number) {
+    const started = await startRun(ctx, {
+      bench: 'pairs',
+      sims: ['replay', 'retrieval'],
+      judge: { spec: `openai:${endpoint.url}#pair`, temperature: 0, repeats, mode: 'pairwise' },
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    for await (const _ of watchRun(ctx, started.id, undefined));
+    const asked = endpoint.bodies.length;
+    await judgePairwise(ctx, started.id);
+    const board = await leaderboard(ctx, started.id, 0);
+    const share = (sim: string, other: string) =>
+      board.cells.find(
+        (cell) =>
+          cell.sim === sim && cell.metric === `pairwise:${other}` && cell.task === 'overall',
+      );
+    const items = (await ctx.store.listPredictions(started.id, { offset: 0, limit: 100 })).rows
+      .filter((row) => row.sim === 'replay')
+      .map((row) => row.itemId);
+    return {
+      prompts: endpoint.bodies.slice(asked).map((body) => body.messages.at(-1)?.content ?? ''),
+      replay: share('replay', 'retrieval'),
+      retrieval: share('retrieval', 'replay'),
+      items,
+    };
+  }
+
+  beforeAll(async () => {
+    ({ ctx, close } = await openRetailBench({
+      bench: 'pairs',
+      concurrency: 1,
+      maxItemsPerTask: ITEMS,
+    }));
+    endpoint = await startRecordingEndpoint();
+  }, 180_000);
+  afterAll(async () => {
+    await endpoint?.close();
+    await close?.();
+  });
+
+  it('asks each pair in both orders with k = 2, so the bias favours neither simulator', async () => {
+    const { prompts, replay, retrieval } = await judgedPair(2);
+    expect(prompts).toHaveLength(2 * ITEMS);
+    // Each pair is asked once with one prediction as A and once with it as B: grouped by the pair
+    // (its prompt with A and B blanked), each group holds one prompt and its mirror image.
+    const groups = new Map<string, [string, string][]>();
+    for (const prompt of prompts) {
+      const [a, b] = [between(prompt, 'response_a'), between(prompt, 'response_b')];
+      const key =
+        prompt.slice(0, prompt.indexOf('<response_a>')) +
+        prompt.slice(prompt.indexOf('</response_b>'));
+      groups.set(key, [...(groups.get(key) ?? []), [a, b]]);
+    }
+    expect([...groups.values()].map((group) => group.length)).toEqual(Array(ITEMS).fill(2));
+    for (const [first, second] of groups.values()) expect(second).toEqual(first?.toReversed());
+    expect([replay?.mean, replay?.n, retrieval?.mean, retrieval?.n]).toEqual([
+      50,
+      ITEMS,
+      50,
+      ITEMS,
+    ]);
+  }, 180_000);
+
+  it('shows each simulator first on the items a seeded hash gives it with k = 1', async () => {
+    const { prompts, replay, retrieval, items } = await judgedPair(1);
+    expect(prompts).toHaveLength(ITEMS);
+    const replayFirst = items.filter(
+      (item) => pairwiseOrder(item, 'replay', 'retrieval', 0, 0) === 'A',
+    ).length;
+    // Neither side holds every item (the bias would then be the score), and the judge's "A" wins
+    // exactly the items each simulator was shown first on.
+    expect(replayFirst).toBeGreaterThan(0);
+    expect(replayFirst).toBeLessThan(ITEMS);
+    expect(replay?.mean).toBeCloseTo((100 * replayFirst) / ITEMS, 12);
+    expect(retrieval?.mean).toBeCloseTo((100 * (ITEMS - replayFirst)) / ITEMS, 12);
+  }, 180_000);
+});
