@@ -319,9 +319,12 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
 }) => {
   test.setTimeout(180_000);
   // A judge that refuses every request until told to answer (a 400 is not retried), then gives
-  // a verdict that reports one prompt and one completion token.
+  // a verdict that reports one prompt and one completion token; past `holdAfter` requests it
+  // holds its answers until released.
   let answering = false;
   let asked = 0;
+  let holdAfter = Infinity;
+  const held: (() => void)[] = [];
   const judge = createServer((incoming, response) => {
     incoming.resume();
     incoming.on('end', () => {
@@ -331,12 +334,15 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
         response.end(JSON.stringify({ error: { message: 'the judge is busy' } }));
         return;
       }
-      answerChatCompletion(
-        response,
-        'judge',
-        '{"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}',
-        { prompt_tokens: 1, completion_tokens: 1 },
-      );
+      const answer = () =>
+        answerChatCompletion(
+          response,
+          'judge',
+          '{"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}',
+          { prompt_tokens: 1, completion_tokens: 1 },
+        );
+      if (asked > holdAfter) held.push(answer);
+      else answer();
     });
   });
   const judgeUrl = await listenOnLoopback(judge);
@@ -362,12 +368,32 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
     expect(asked).toBe(24);
 
     answering = true;
+    holdAfter = asked + 18;
     await page.getByRole('button', { name: 'Ask the judge again (12 verdicts missing)' }).click();
+    // While the judge is asked, another tab shows the asking, with the count still missing, and
+    // offers no second one; so does this tab.
+    await expect.poll(() => asked, { timeout: 30_000 }).toBeGreaterThan(holdAfter);
+    const other = await page.context().newPage();
+    await other.goto(page.url());
+    const asking = /^Asking the judge… \((\d+) verdicts? missing\)$/;
+    for (const tab of [other, page]) {
+      await expect(tab.getByRole('button', { name: asking })).toBeDisabled({ timeout: 10_000 });
+    }
+    const missing = Number(
+      asking.exec((await other.getByRole('button', { name: asking }).textContent()) ?? '')?.[1],
+    );
+    expect(missing).toBeGreaterThan(0);
+    expect(missing).toBeLessThan(12);
+    for (const answer of held.splice(0)) answer();
+    holdAfter = Infinity;
     // The 12 stored predictions are judged, not predicted again; the note and the button go.
     await expect(page.locator('[data-judge-metric="overall"]')).toHaveCount(0, {
       timeout: 60_000,
     });
-    await expect(page.getByRole('button', { name: /^Ask the judge again/ })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^Ask the judge again|^Asking/ })).toHaveCount(0);
+    await expect(other.getByRole('button', { name: /^Ask the judge again|^Asking/ })).toHaveCount(
+      0,
+    );
     expect(asked).toBe(48);
     await expect(
       page.locator('[data-testid="leaderboard-cell"][data-task="overall"]').getByTestId('cell-n'),
@@ -382,6 +408,7 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
       'simulators $0.00 · judge cost not priced',
     );
   } finally {
+    for (const answer of held.splice(0)) answer();
     await new Promise<void>((resolve) => {
       judge.close(() => resolve());
       judge.closeAllConnections();

@@ -51,6 +51,11 @@ export const Leaderboard = z.object({
    */
   pairsNotAsked: z.number().int().nonnegative(),
   /**
+   * Whether the server is asking the run's judge again for what it owes (a retry from any tab or
+   * CLI): `judgeGaps` and `pairsNotAsked` shrink as its verdicts arrive.
+   */
+  askingJudge: z.boolean(),
+  /**
    * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
    * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the
    * background; the means are final) or `after-run` (the run still goes: means of what is scored

@@ -37,6 +37,7 @@ import {
 import type { Store } from '@terrarium/db';
 import {
   BenchImportResponse,
+  missingVerdictCount,
   RUN_RESULTS_PATH,
   type BenchManifest,
   type BenchRun,
@@ -90,7 +91,13 @@ export interface BenchClient {
   results(runId: string): AsyncIterable<string>;
   /** Pairwise judging once the run is done (it needs every simulator's prediction). */
   judgePairwise(runId: string): Promise<{ judged: number }>;
+  /** Verdicts the run's judge owes now (`missingVerdictCount`), read without intervals. */
+  owedVerdicts(runId: string): Promise<number>;
   close(): Promise<void>;
+}
+
+function owedOn(board: Leaderboard): number {
+  return missingVerdictCount(board.run, board.judgeGaps, board.pairsNotAsked);
 }
 
 /** Runs benches in this process: a worker of its own takes the run's jobs from the store's queue. */
@@ -146,6 +153,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
       }
     },
     judgePairwise: (runId) => judgePairwise({ store }, runId),
+    owedVerdicts: async (runId) => owedOn(await leaderboard({ store }, runId, 0)),
     async close() {
       if (workers !== null) await (await workers).stop();
     },
@@ -317,6 +325,8 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     results: (runId) =>
       downloadLines(url, token, `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}`),
     judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId })),
+    owedVerdicts: async (runId) =>
+      owedOn(await call(trpc.bench.leaderboard.query({ runId, bootstrap: 0 }))),
     async close() {},
   };
 }

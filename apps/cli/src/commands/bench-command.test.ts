@@ -6,7 +6,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOneLineFailure } from '../testing/cli-failure';
 import { runCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
-import { leaderboardTable, progressLines, reportTable, runsTable } from './bench-command';
+import {
+  judgeProgress,
+  judgeProgressEnd,
+  leaderboardTable,
+  progressLines,
+  reportTable,
+  runsTable,
+} from './bench-command';
 import { seededDataDir } from '@terrarium/db/test-store';
 import { closedPort, startRecordingEndpoint } from '@terrarium/api/testing';
 
@@ -397,6 +404,11 @@ describe('terrarium bench', () => {
       // Still down: the retry says so and fails, rather than printing the same table as a success.
       const still = await cli('bench', 'retry', runId);
       expect(still.code).toBe(1);
+      // It said what it asked for, and how many came back, around the request that asked.
+      expect(still.stderr).toContain(`run ${runId}: asking the judge again for 194 verdicts\n`);
+      expect(still.stderr).toContain(
+        `run ${runId}: the judge gave 0 of the 194 verdicts asked for\nterrarium: run ${runId}: asked again`,
+      );
       expect(still.stderr).toMatch(
         new RegExp(
           `^terrarium: run ${runId}: asked again, the judge still gave no verdict \\(replay judge:overall 194 of 194\\); first error: \\(judge request failed: `,
@@ -407,6 +419,11 @@ describe('terrarium bench', () => {
       try {
         const retried = await cli('bench', 'retry', runId, '--json');
         expect(retried.stderr).not.toContain('terrarium:');
+        expect(retried.stderr).toMatch(
+          new RegExp(
+            `^run ${runId}: asking the judge again for 194 verdicts\\n(.*\\n)*run ${runId}: the judge gave 194 of the 194 verdicts asked for\\n$`,
+          ),
+        );
         expect(retried.code).toBe(0);
         const output = parseJson(retried.stdout);
         expect(output).toMatchObject({ run: runId, status: 'done', judgeGaps: [] });
@@ -587,6 +604,24 @@ describe('`bench run` progress without a terminal', () => {
     const late = progressLines((line) => lines.push(line));
     late(demoRun({ done: 1933 }));
     expect(lines.at(-1)).toBe('run 7: 1933/2092 units (92%), 0 failed, running\n');
+  });
+
+  it('shows a judge asked again going, from the verdicts it still owes', () => {
+    const lines: string[] = [];
+    const update = judgeProgress('7', 338, (line) => lines.push(line));
+    // Read as the retry goes: a count that has not moved a tenth prints nothing.
+    for (const owed of [338, 330, 304, 303, 120, 0]) update(owed);
+    expect([...lines, judgeProgressEnd('7', 338, 0)]).toEqual([
+      'run 7: asking the judge again for 338 verdicts\n',
+      // 34 of 338 given is 10.06%: the first count past a tenth prints.
+      'run 7: 34/338 verdicts given (10%)\n',
+      'run 7: 218/338 verdicts given (64%)\n',
+      'run 7: 338/338 verdicts given (100%)\n',
+      'run 7: the judge gave 338 of the 338 verdicts asked for\n',
+    ]);
+    expect(judgeProgressEnd('7', 1, 1)).toBe(
+      'run 7: the judge gave 0 of the 1 verdict asked for\n',
+    );
   });
 
   it('says an empty run is done at 100%', () => {

@@ -581,9 +581,26 @@ export async function runBenchRetry(
   runId: string,
   options: GlobalOptions & { workers?: number; json?: boolean },
 ): Promise<void> {
-  const report = await followAndReport(options, (client, onProgress) =>
-    client.retryFailed(runId, onProgress),
-  );
+  let judged = '';
+  const report = await followAndReport(options, async (client, onProgress) => {
+    // The judge is asked inside the retry's request, which says nothing until it ends: the
+    // verdicts still owed, read meanwhile, show it going.
+    const owed = await client.owedVerdicts(runId);
+    const progress = judgeProgress(runId, owed, (line) => process.stderr.write(line));
+    const polling =
+      owed === 0
+        ? null
+        : pollEvery(POLL_MS, async () => progress(await client.owedVerdicts(runId)));
+    const ended = await client
+      .retryFailed(runId, (run) => {
+        polling?.stop();
+        onProgress(run);
+      })
+      .finally(() => polling?.stop());
+    if (owed > 0) judged = judgeProgressEnd(runId, owed, await client.owedVerdicts(runId));
+    return ended;
+  });
+  process.stderr.write(judged);
   // Asked again and still without a verdict: the retry did not do what it was for.
   const [gap] = report.judgeGaps;
   if (gap !== undefined) {
@@ -595,6 +612,62 @@ export async function runBenchRetry(
     );
     process.exitCode = 1;
   }
+}
+
+/** How often a retry reads the verdicts its judge still owes. */
+const POLL_MS = 1000;
+
+/** Runs `read` every `ms` until stopped, one at a time (a slow read is not overlapped). */
+function pollEvery(ms: number, read: () => Promise<void>): { stop(): void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const next = () => {
+    timer = setTimeout(() => {
+      read()
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) next();
+        });
+    }, ms);
+  };
+  next();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Lines for a judge asked again for `owed` verdicts: one at the start, then one as the verdicts
+ * given pass each further tenth (as `progressLines` does for units), from the counts still owed.
+ */
+export function judgeProgress(
+  runId: string,
+  owed: number,
+  write: (line: string) => void,
+): (stillOwed: number) => void {
+  if (owed > 0) write(`run ${runId}: asking the judge again for ${verdicts(owed)}\n`);
+  let shown = 0;
+  return (stillOwed) => {
+    const given = Math.max(0, owed - stillOwed);
+    const tenth = Math.floor((10 * given) / owed);
+    if (tenth <= shown) return;
+    shown = tenth;
+    const percent = Math.floor((100 * given) / owed);
+    write(`run ${runId}: ${given}/${owed} verdicts given (${percent}%)\n`);
+  };
+}
+
+/** A count of verdicts, unformatted as `progressLines` prints its counts. */
+function verdicts(count: number): string {
+  return `${count} ${count === 1 ? 'verdict' : 'verdicts'}`;
+}
+
+/** The line a retry ends its judge's progress with: how many of the verdicts asked for it gave. */
+export function judgeProgressEnd(runId: string, owed: number, stillOwed: number): string {
+  return `run ${runId}: the judge gave ${Math.max(0, owed - stillOwed)} of the ${verdicts(owed)} asked for\n`;
 }
 
 export async function runBenchCancel(

@@ -40,6 +40,7 @@ import {
   runLeaderboard,
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
+import { askingJudgeAgain } from './judge-asking';
 import { pairsNotAsked } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
@@ -275,7 +276,14 @@ export async function leaderboard(
     run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
     pairsNotAsked(ctx.store, run),
   ]);
-  return { run, ...board, failures, judgeGaps, pairsNotAsked: notAsked };
+  return {
+    run,
+    ...board,
+    failures,
+    judgeGaps,
+    pairsNotAsked: notAsked,
+    askingJudge: askingJudgeAgain(ctx.store, run.id),
+  };
 }
 
 const percent = (value: number | null) => (value === null ? null : value * 100);

@@ -1,10 +1,10 @@
-import type { Store } from '@terrarium/db';
 import type { BenchItem, BenchRun, ItemScore } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { judgePairwise } from './bench-service';
 import { readAll } from './read-all';
 import { isFinishedRun } from './run-leaderboard';
+import { joinAsking } from './judge-asking';
 import { inlineRunDeps } from './run-deps';
 
 // The endpoint pool bounds what reaches one endpoint; this only keeps a few judgings queued.
@@ -18,26 +18,7 @@ const LANES = 16;
  * totals. Verdicts that were read are kept. A pairwise judge is asked for its missing pairs.
  */
 export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
-  let runs = asking.get(ctx.store);
-  if (runs === undefined) {
-    runs = new Map();
-    asking.set(ctx.store, runs);
-  }
-  const going = runs.get(run.id);
-  if (going !== undefined) return going;
-  const started = askAgain(ctx, run).finally(() => runs.delete(run.id));
-  runs.set(run.id, started);
-  return started;
-}
-
-// The run's status stays `done` while its judge is asked again, so nothing in the store stops a
-// second retry (another tab, a second CLI): it joins the asking under way instead of paying for
-// the same verdicts twice. Per process: the server is where retries are asked.
-const asking = new WeakMap<Store, Map<string, Promise<void>>>();
-
-/** Whether this process is asking `runId`'s judge again (a delete then waits for it to end). */
-export function askingJudgeAgain(store: Store, runId: string): boolean {
-  return asking.get(store)?.has(runId) ?? false;
+  return joinAsking(ctx.store, run.id, () => askAgain(ctx, run));
 }
 
 async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../testing/closed-port';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
-import { askingJudgeAgain } from './judge-again';
+import { askingJudgeAgain } from './judge-asking';
 import { deleteRun, retryFailedUnits } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
@@ -142,6 +142,8 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       // A second tab or CLI while the judge is asked: the run still reads `done`.
       const second = retryFailedUnits(ctx, run.id);
       expect(askingJudgeAgain(ctx.store, run.id)).toBe(true);
+      // Every view of the run says so (the run page then shows the asking, not a button).
+      expect((await leaderboard(ctx, run.id, 0)).askingJudge).toBe(true);
       await expect(deleteRun(ctx, run.id)).rejects.toThrow(
         `run ${run.id} cannot be deleted: run ${run.id}'s judge is being asked again for its missing verdicts; try again once that ends`,
       );
@@ -149,7 +151,8 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       await Promise.all([first, second]);
       // Each missing verdict was asked for once, not once per retry.
       expect(held.bodies.length).toBe(ITEMS + (ITEMS - 5));
-      expect((await leaderboard(ctx, run.id, 0)).judgeGaps).toEqual([]);
+      const after = await leaderboard(ctx, run.id, 0);
+      expect([after.judgeGaps, after.askingJudge]).toEqual([[], false]);
       expect(askingJudgeAgain(ctx.store, run.id)).toBe(false);
     } finally {
       held.release();

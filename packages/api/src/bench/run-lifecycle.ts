@@ -3,7 +3,8 @@ import type { BenchRun } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
-import { askingJudgeAgain, judgeGapsAgain } from './judge-again';
+import { judgeGapsAgain } from './judge-again';
+import { askingJudgeAgain } from './judge-asking';
 import { owedVerdicts } from './judge-owed';
 import { isFinishedRun } from './run-leaderboard';
 

@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useIsMutating, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   missingVerdictCount,
   overallSelector,
@@ -72,11 +72,13 @@ export function BenchRunPage({
   const progress = useRunProgress(runId);
   const run = progress.run;
   const live = run !== null && !isFinished(run.status);
+  // A retry asks the judge inside its request: the leaderboard shows its verdicts arriving.
+  const retrying = useIsMutating({ mutationKey: trpc.bench.retryFailed.mutationKey() }) > 0;
   const board = useQuery({
     ...trpc.bench.leaderboard.queryOptions({ runId }),
     placeholderData: keepPreviousData,
     refetchInterval: (query) =>
-      live
+      live || retrying || query.state.data?.askingJudge === true
         ? LIVE_REFRESH_MS
         : query.state.data?.intervals === 'computing'
           ? INTERVALS_REFRESH_MS
@@ -148,6 +150,7 @@ export function BenchRunPage({
                 ? 0
                 : missingVerdictCount(run, board.data.judgeGaps, board.data.pairsNotAsked)
             }
+            askingJudge={board.data?.askingJudge ?? false}
             onChange={progress.update}
             onResumed={progress.restart}
             onDeleted={() => {

@@ -8,11 +8,12 @@ import { RunProgressBar } from './run-progress-bar';
 
 afterEach(cleanup);
 
-function renderBar(run: BenchRun, missingVerdicts = 0) {
+function renderBar(run: BenchRun, missingVerdicts = 0, askingJudge = false) {
   return renderWithApi(
     <RunProgressBar
       run={run}
       missingVerdicts={missingVerdicts}
+      askingJudge={askingJudge}
       onChange={() => undefined}
       onResumed={() => undefined}
       onDeleted={() => undefined}
@@ -136,5 +137,11 @@ describe('RunProgressBar', () => {
     expect(
       screen.getByRole('button', { name: 'Judge the pairs (194 without a verdict)' }),
     ).toBeTruthy();
+    cleanup();
+    // While the server asks the judge (a retry from another tab, a CLI), the count falls and the
+    // button cannot start a second asking.
+    renderBar(benchRun({ status: 'done', done: 400, total: 400, judge }), 5, true);
+    const asking = screen.getByRole('button', { name: 'Asking the judge… (5 verdicts missing)' });
+    expect(asking.hasAttribute('disabled')).toBe(true);
   });
 });

@@ -21,6 +21,7 @@ import { RunCounts } from './runs-table';
 export function RunProgressBar({
   run,
   missingVerdicts,
+  askingJudge,
   onChange,
   onResumed,
   onDeleted,
@@ -29,6 +30,8 @@ export function RunProgressBar({
   run: BenchRun;
   /** Verdicts the run's judge owes (`missingVerdictCount`): a retry asks for them. */
   missingVerdicts: number;
+  /** The server is asking the run's judge again (this tab's retry or another's, or a CLI's). */
+  askingJudge: boolean;
   onChange(run: BenchRun): void;
   /** The run goes on again: its progress is followed from this snapshot. */
   onResumed(run: BenchRun): void;
@@ -115,11 +118,15 @@ export function RunProgressBar({
           <button
             type="button"
             className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}
-            disabled={retry.isPending}
+            disabled={retry.isPending || askingJudge}
             title={retryTitle(run, unrecorded, missingVerdicts)}
             onClick={() => retry.mutate({ runId: run.id })}
           >
-            {retry.isPending ? 'Retrying…' : retryLabel(run, missingVerdicts)}
+            {askingJudge && missingVerdicts > 0
+              ? `Asking the judge… (${plural(missingVerdicts, 'verdict')} missing)`
+              : retry.isPending
+                ? 'Retrying…'
+                : retryLabel(run, missingVerdicts)}
           </button>
         )}
         {finished && (
