@@ -326,6 +326,13 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
   let holdAfter = Infinity;
   const held: (() => void)[] = [];
   const judge = createServer((incoming, response) => {
+    const answer = () =>
+      answerChatCompletion(
+        response,
+        'judge',
+        '{"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}',
+        { prompt_tokens: 1, completion_tokens: 1 },
+      );
     incoming.resume();
     incoming.on('end', () => {
       asked++;
@@ -334,13 +341,6 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
         response.end(JSON.stringify({ error: { message: 'the judge is busy' } }));
         return;
       }
-      const answer = () =>
-        answerChatCompletion(
-          response,
-          'judge',
-          '{"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}',
-          { prompt_tokens: 1, completion_tokens: 1 },
-        );
       if (asked > holdAfter) held.push(answer);
       else answer();
     });

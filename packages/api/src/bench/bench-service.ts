@@ -30,7 +30,7 @@ import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
-import { createJudge } from './judge';
+import { createJudge, type Judge } from './judge';
 import { priceOf, pricingFromEnv } from './pricing';
 import { runReport, type RunReport } from './run-report';
 import {
@@ -40,7 +40,7 @@ import {
   runLeaderboard,
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
-import { askingJudgeAgain } from './judge-asking';
+import { askAfterOthers, askingJudgeAgain } from './judge-asking';
 import { pairsNotAsked } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
@@ -451,7 +451,18 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
  * answer); `again` judges every pair anew, replacing the verdicts. A pair's cost is counted on the
  * other simulator's unit, so the results' lines sum to the run's judge total.
  */
-export async function judgePairwise(
+export function judgePairwise(
+  ctx: ServiceContext,
+  runId: string,
+  options: { again?: boolean } = {},
+): Promise<{ judged: number; kept: number }> {
+  // `bench run` judges the pairs as its run ends; a retry from the run page at that moment waits
+  // for it and finds its verdicts, rather than asking for the same pairs.
+  return askAfterOthers(ctx.store, runId, () => judgePairs(ctx, runId, options));
+}
+
+/** `judgePairwise` without waiting for other askings: for one that is already counted as one. */
+export async function judgePairs(
   ctx: ServiceContext,
   runId: string,
   options: { again?: boolean } = {},
@@ -464,14 +475,15 @@ export async function judgePairwise(
       message: `runId: run ${runId} has no pairwise judge`,
     });
   }
-  const [first, ...others] = run.sims;
-  if (first === undefined || others.length === 0) {
+  const [firstSim, ...others] = run.sims;
+  if (firstSim === undefined || others.length === 0) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
       message: 'sims: pairwise judging needs two simulators',
     });
   }
-  let judge;
+  const first: string = firstSim;
+  let judge: Judge;
   try {
     const pricing = priceOf(pricingFromEnv(), run.judge.spec);
     judge = createJudge(run.judge, {
@@ -493,7 +505,7 @@ export async function judgePairwise(
         : [],
     ),
   );
-  let judged = 0;
+  const pairs: { item: BenchItem; a: Observation; other: string; b: Observation }[] = [];
   let kept = 0;
   for (const item of data.items.values()) {
     const a = byUnit.get(`${first}\u0000${item.id}`)?.observation;
@@ -501,21 +513,30 @@ export async function judgePairwise(
     for (const other of others) {
       const b = byUnit.get(`${other}\u0000${item.id}`)?.observation;
       if (b === undefined || b === null) continue;
-      if (options.again !== true && verdicts.has(`pairwise:${other}\u0000${item.id}`)) {
-        kept++;
-        continue;
-      }
+      if (options.again !== true && verdicts.has(`pairwise:${other}\u0000${item.id}`)) kept++;
+      else pairs.push({ item, a, other, b });
+    }
+  }
+  // Several pairs at once, as a run judges its units: the judge's endpoint pool bounds what
+  // reaches it; one at a time left it idle between answers.
+  let next = 0;
+  async function lane(): Promise<void> {
+    for (let pair = pairs[next++]; pair !== undefined; pair = pairs[next++]) {
+      const { item, a, other, b } = pair;
       const { scores, usage } = await judge.pairwise(
         item,
         { sim: first, predicted: a },
         { sim: other, predicted: b },
       );
       await ctx.store.addScores(runId, scores, { itemId: item.id, sim: other, usage });
-      judged++;
     }
   }
-  return { judged, kept };
+  await Promise.all(Array.from({ length: Math.min(PAIR_LANES, pairs.length) }, lane));
+  return { judged: pairs.length, kept };
 }
+
+// Pairs judged at once: a few more than the judge's endpoint takes, so it always has one queued.
+const PAIR_LANES = 8;
 
 /** Scores keyed `source:metric`, 0-100, as the drill-down shows them. */
 function scoreMap(scores: readonly ItemScore[]): Record<string, number | null> {

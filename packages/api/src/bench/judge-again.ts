@@ -1,7 +1,7 @@
 import type { BenchItem, BenchRun, ItemScore } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
-import { judgePairwise } from './bench-service';
+import { judgePairs } from './bench-service';
 import { readAll } from './read-all';
 import { isFinishedRun } from './run-leaderboard';
 import { joinAsking } from './judge-asking';
@@ -32,7 +32,7 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
     });
   }
   if (run.judge.mode === 'pairwise') {
-    await judgePairwise(ctx, run.id);
+    await judgePairs(ctx, run.id);
     return;
   }
   const units = await unitsWithoutVerdict(ctx, run.id);

@@ -20,6 +20,36 @@ export function joinAsking(store: Store, runId: string, ask: () => Promise<void>
 }
 
 /**
+ * `ask()` for `runId` once no asking of its judge is under way in this process (waiting for one
+ * that is), and counted as one meanwhile: two judgings of the same pairs never overlap, and the
+ * later one finds the verdicts the earlier gave (kept, not paid for twice).
+ */
+export async function askAfterOthers<T>(
+  store: Store,
+  runId: string,
+  ask: () => Promise<T>,
+): Promise<T> {
+  let runs = asking.get(store);
+  if (runs === undefined) {
+    runs = new Map();
+    asking.set(store, runs);
+  }
+  for (let going = runs.get(runId); going !== undefined; going = runs.get(runId)) {
+    await going.catch(() => undefined);
+  }
+  const started = ask();
+  const settled = started.then(
+    () => undefined,
+    () => undefined,
+  );
+  runs.set(runId, settled);
+  void settled.then(() => {
+    if (runs.get(runId) === settled) runs.delete(runId);
+  });
+  return started;
+}
+
+/**
  * Whether this process is asking `runId`'s judge again: a delete then waits for it to end, and the
  * run page shows the asking rather than a button that would start it.
  */

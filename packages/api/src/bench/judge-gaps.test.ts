@@ -1,7 +1,8 @@
 import { missingVerdictCount, type BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createQueue, deleteQueue } from '../labels/label-service';
 import { closedPort } from '../testing/closed-port';
-import type { ApiContext } from '../trpc';
+import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
 import { askingJudgeAgain } from './judge-asking';
 import { deleteRun, retryFailedUnits } from './run-lifecycle';
@@ -68,6 +69,19 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       (cell) => cell.source === 'judge' && cell.metric === 'overall' && cell.task === 'overall',
     );
     expect(overall).toMatchObject({ n: 0, missing: ITEMS });
+    // Nothing failed, so a refused retry speaks of the judge, not of failed units.
+    const queue = await createQueue(ctx.store, PROGRAM_PRINCIPAL, {
+      name: 'spot check',
+      runId: run.id,
+      selection: { kind: 'random', count: 5, seed: 1 },
+      labelsPerItem: 1,
+      blind: true,
+      leaseSeconds: 600,
+    });
+    await expect(retryFailedUnits(ctx, run.id)).rejects.toThrow(
+      `run ${run.id}'s judge cannot be asked again for its ${ITEMS} missing verdicts: labeling queue "spot check" (run ${run.id}, 0 labels) holds people's labels on it;`,
+    );
+    await deleteQueue(ctx.store, queue.id);
   }, 120_000);
 
   it('says nothing when every verdict was read', async () => {

@@ -1,7 +1,9 @@
 import { pairwiseOrder } from '@terrarium/bench';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchRun } from '@terrarium/schema';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
+import { retryFailedUnits } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -17,16 +19,22 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
   let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
 
-  /** A judged pairwise run of replay against retrieval, and its overall win shares. */
-  async function judgedPair(repeats: number) {
+  /** A pairwise run of replay against retrieval, ended, its pairs not asked yet. */
+  async function pairwiseRun(repeats: number, url = endpoint.url): Promise<BenchRun> {
     const started = await startRun(ctx, {
       bench: 'pairs',
       sims: ['replay', 'retrieval'],
-      judge: { spec: `openai:${endpoint.url}#pair`, temperature: 0, repeats, mode: 'pairwise' },
+      judge: { spec: `openai:${url}#pair`, temperature: 0, repeats, mode: 'pairwise' },
       mode: { kind: 'open' },
       split: 'test',
     });
     for await (const _ of watchRun(ctx, started.id, undefined));
+    return started;
+  }
+
+  /** A judged pairwise run of replay against retrieval, and its overall win shares. */
+  async function judgedPair(repeats: number) {
+    const started = await pairwiseRun(repeats);
     const asked = endpoint.bodies.length;
     await judgePairwise(ctx, started.id);
     const board = await leaderboard(ctx, started.id, 0);
@@ -80,6 +88,29 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
       50,
       ITEMS,
     ]);
+  }, 180_000);
+
+  it('asks as many pairs at once as the judge’s endpoint takes, and each pair once however often it is asked for', async () => {
+    const held = await startRecordingEndpoint({ holdAfter: 0 });
+    try {
+      const run = await pairwiseRun(1, held.url);
+      const judging = judgePairwise(ctx, run.id);
+      // Four in flight (the judge's concurrency) before any is answered: not one at a time.
+      await vi.waitFor(() => expect(held.bodies.length).toBe(4));
+      // A retry from the run page meanwhile joins it, and a second judging waits for it: each
+      // pair is asked for once.
+      const retried = retryFailedUnits(ctx, run.id);
+      const again = judgePairwise(ctx, run.id);
+      expect((await leaderboard(ctx, run.id, 0)).askingJudge).toBe(true);
+      held.release();
+      expect(await judging).toEqual({ judged: ITEMS, kept: 0 });
+      expect(await again).toEqual({ judged: 0, kept: ITEMS });
+      expect((await retried).id).toBe(run.id);
+      expect(held.bodies).toHaveLength(ITEMS);
+    } finally {
+      held.release();
+      await held.close();
+    }
   }, 180_000);
 
   it('shows each simulator first on the items a seeded hash gives it with k = 1', async () => {

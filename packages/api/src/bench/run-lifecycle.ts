@@ -48,9 +48,13 @@ export async function resumeRun(ctx: ServiceContext, runId: string): Promise<Ben
  */
 export async function retryFailedUnits(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   const run = await getRun(ctx, runId);
-  const what = `run ${runId}'s failed units cannot be retried`;
-  refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
   const missing = await owedVerdicts(ctx.store, run);
+  // Said as what the user asked for: with nothing failed, the retry is the judge's.
+  const what =
+    run.failed === 0 && missing > 0
+      ? `run ${runId}'s judge cannot be asked again for its ${missing} missing ${missing === 1 ? 'verdict' : 'verdicts'}`
+      : `run ${runId}'s failed units cannot be retried`;
+  refuseIfHeld([run], await labelQueuesOn(ctx.store, new Set([run.id])), what);
   if (run.failed === 0 && missing === 0) {
     throw new TRPCError({
       code: 'CONFLICT',
