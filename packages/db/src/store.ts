@@ -17,6 +17,7 @@ import type {
   RunPrediction,
   SimFailures,
   JudgeGaps,
+  PairwiseSides,
   ScoreSlice,
   ScoreSource,
   ImportError,
@@ -221,6 +222,11 @@ export interface Store
    * predicted, with no `pairwise:<other>` score on `first` (asked and unreadable ones are gaps).
    */
   pairsNotAsked(runId: string, first: string, others: readonly string[]): Promise<number>;
+  /**
+   * What a pairwise judge answered, by side, over the judgings of `first`'s pairs that record
+   * their sides (those asked with balanced sides).
+   */
+  pairwiseSides(runId: string, first: string): Promise<PairwiseSides>;
   listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,

@@ -96,10 +96,11 @@ describe('terrarium bench', () => {
       'status',
       'sims',
       'judgeGaps',
+      'pairwiseSides',
       'usage',
       'judgeUsage',
     ]);
-    expect(output['judgeGaps']).toEqual([]);
+    expect([output['judgeGaps'], output['pairwiseSides']]).toEqual([[], null]);
     // Replay and retrieval are local: free, and no judge was asked.
     expect(output['usage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
     expect(output['judgeUsage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
@@ -516,6 +517,7 @@ describe('the `bench run` table', () => {
       status: 'done',
       sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
       judgeGaps: [],
+      pairwiseSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });
@@ -546,6 +548,7 @@ describe('the `bench run` table', () => {
           example: 'no JSON object with scores found',
         },
       ],
+      pairwiseSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: {
         inputTokens: 412_000,
@@ -643,6 +646,7 @@ describe('the oracle in the CLI tables', () => {
       status: 'done',
       sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
       judgeGaps: [],
+      pairwiseSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });

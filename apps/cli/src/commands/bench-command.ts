@@ -7,6 +7,7 @@ import {
   JudgeConfig,
   oracleNote,
   overallSelector,
+  pairwiseSidesText,
   parseSampling,
   scoreKey,
   SimSpec,
@@ -18,6 +19,7 @@ import {
   type BenchSummary,
   type Leaderboard,
   type LeaderboardCell,
+  type PairwiseSides,
 } from '@terrarium/schema';
 import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
@@ -438,11 +440,11 @@ async function followAndReport(
     return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
-    const { bench, judgeGaps, usage, judgeUsage } = result;
+    const { bench, judgeGaps, pairwiseSides, usage, judgeUsage } = result;
     const sims = result.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
     const { run, status } = result;
     process.stdout.write(
-      `${JSON.stringify({ bench, run, status, sims, judgeGaps, usage, judgeUsage })}\n`,
+      `${JSON.stringify({ bench, run, status, sims, judgeGaps, pairwiseSides, usage, judgeUsage })}\n`,
     );
   } else {
     process.stdout.write(reportTable(result));
@@ -799,6 +801,12 @@ function costLine(report: RunReport): string {
   return spent ? `${simulators}; judge ${usageText(judgeUsage, 'judging')}` : simulators;
 }
 
+/** What a pairwise judge answered by side, as the run page says it (a warning when it prefers one). */
+function sidesNote(sides: PairwiseSides | null): string[] {
+  const said = sides === null ? null : pairwiseSidesText(sides);
+  return said === null ? [] : [`${said.preference ? 'warning' : 'note'}: ${said.text}`];
+}
+
 export function reportTable(report: RunReport): string {
   const first = report.sims[0];
   const domains = first === undefined ? [] : Object.keys(first.byDomain);
@@ -820,6 +828,7 @@ export function reportTable(report: RunReport): string {
       (gap) =>
         `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
     ),
+    ...sidesNote(report.pairwiseSides),
     costLine(report),
     '',
   ].join('\n');

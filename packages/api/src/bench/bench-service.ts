@@ -41,7 +41,7 @@ import {
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { askAfterOthers, askingJudgeAgain } from './judge-asking';
-import { pairsNotAsked } from './judge-owed';
+import { pairsNotAsked, pairwiseSides } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
 
@@ -269,12 +269,13 @@ export async function leaderboard(
   bootstrap: number,
 ): Promise<Leaderboard> {
   const run = await getRun(ctx, runId);
-  const [board, failures, judgeGaps, notAsked] = await Promise.all([
+  const [board, failures, judgeGaps, notAsked, sides] = await Promise.all([
     currentLeaderboard(ctx.store, run, bootstrap),
     // Most runs fail nothing: they skip reading every prediction of the run to find none.
     run.failed === 0 ? Promise.resolve([]) : ctx.store.runFailures(run.id),
     run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
     pairsNotAsked(ctx.store, run),
+    pairwiseSides(ctx.store, run),
   ]);
   return {
     run,
@@ -283,6 +284,7 @@ export async function leaderboard(
     judgeGaps,
     pairsNotAsked: notAsked,
     askingJudge: askingJudgeAgain(ctx.store, run.id),
+    pairwiseSides: sides,
   };
 }
 
@@ -440,7 +442,10 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
       failed.set(prediction.sim, (failed.get(prediction.sim) ?? 0) + 1);
   }
   const judgeGaps = data.run.judge === null ? [] : await ctx.store.runJudgeGaps(runId);
-  return runReport(data.run, [...data.items.values()], data.scores, failed, judgeGaps);
+  return runReport(data.run, [...data.items.values()], data.scores, failed, {
+    judgeGaps,
+    pairwiseSides: await pairwiseSides(ctx.store, data.run),
+  });
 }
 
 /**

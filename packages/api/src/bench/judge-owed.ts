@@ -1,5 +1,5 @@
 import type { Store } from '@terrarium/db';
-import { missingVerdictCount, type BenchRun } from '@terrarium/schema';
+import { missingVerdictCount, type BenchRun, type PairwiseSides } from '@terrarium/schema';
 
 /**
  * Verdicts the run's judge owes (`missingVerdictCount`): those it did not give and a pairwise
@@ -20,4 +20,12 @@ export function pairsNotAsked(store: Store, run: BenchRun): Promise<number> {
   return run.judge?.mode === 'pairwise' && first !== undefined
     ? store.pairsNotAsked(run.id, first, others)
     : Promise.resolve(0);
+}
+
+/** A pairwise judge's answers by side (`Leaderboard.pairwiseSides`); null for any other run. */
+export async function pairwiseSides(store: Store, run: BenchRun): Promise<PairwiseSides | null> {
+  const [first] = run.sims;
+  return run.judge?.mode === 'pairwise' && first !== undefined
+    ? store.pairwiseSides(run.id, first)
+    : null;
 }

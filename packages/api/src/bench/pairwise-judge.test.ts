@@ -1,8 +1,8 @@
 import { pairwiseOrder } from '@terrarium/bench';
-import type { BenchRun } from '@terrarium/schema';
+import { pairwiseSidesText, type BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiContext } from '../trpc';
-import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
+import { judgePairwise, leaderboard, report, startRun, watchRun } from './bench-service';
 import { retryFailedUnits } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
@@ -47,6 +47,7 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
       .filter((row) => row.sim === 'replay')
       .map((row) => row.itemId);
     return {
+      board,
       prompts: endpoint.bodies.slice(asked).map((body) => body.messages.at(-1)?.content ?? ''),
       replay: share('replay', 'retrieval'),
       retrieval: share('retrieval', 'replay'),
@@ -68,7 +69,7 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
   });
 
   it('asks each pair in both orders with k = 2, so the bias favours neither simulator', async () => {
-    const { prompts, replay, retrieval } = await judgedPair(2);
+    const { board, prompts, replay, retrieval } = await judgedPair(2);
     expect(prompts).toHaveLength(2 * ITEMS);
     // Each pair is asked once with one prediction as A and once with it as B: grouped by the pair
     // (its prompt with A and B blanked), each group holds one prompt and its mirror image.
@@ -88,6 +89,19 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
       50,
       ITEMS,
     ]);
+    // An even split that is not the simulators' doing: the answers by side say so.
+    const sides = {
+      first: 'replay',
+      judgings: 2 * ITEMS,
+      firstAsA: ITEMS,
+      a: 2 * ITEMS,
+      b: 0,
+      tie: 0,
+      unparsed: 0,
+    };
+    expect(board.pairwiseSides).toEqual(sides);
+    expect((await report(ctx, board.run.id)).pairwiseSides).toEqual(sides);
+    expect(pairwiseSidesText(sides)?.preference).toBe(true);
   }, 180_000);
 
   it('asks as many pairs at once as the judge’s endpoint takes, and each pair once however often it is asked for', async () => {
@@ -114,7 +128,7 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
   }, 180_000);
 
   it('shows each simulator first on the items a seeded hash gives it with k = 1', async () => {
-    const { prompts, replay, retrieval, items } = await judgedPair(1);
+    const { board, prompts, replay, retrieval, items } = await judgedPair(1);
     expect(prompts).toHaveLength(ITEMS);
     const replayFirst = items.filter(
       (item) => pairwiseOrder(item, 'replay', 'retrieval', 0, 0) === 'A',
@@ -125,5 +139,14 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
     expect(replayFirst).toBeLessThan(ITEMS);
     expect(replay?.mean).toBeCloseTo((100 * replayFirst) / ITEMS, 12);
     expect(retrieval?.mean).toBeCloseTo((100 * (ITEMS - replayFirst)) / ITEMS, 12);
+    expect(board.pairwiseSides).toEqual({
+      first: 'replay',
+      judgings: ITEMS,
+      firstAsA: replayFirst,
+      a: ITEMS,
+      b: 0,
+      tie: 0,
+      unparsed: 0,
+    });
   }, 180_000);
 });

@@ -7,6 +7,7 @@ import {
   type ItemScore,
   type JudgeGaps,
   type LeaderboardCell,
+  type PairwiseSides,
 } from '@terrarium/schema';
 
 /** One simulator's line of `bench run --json`; scores are 0-100. */
@@ -32,6 +33,8 @@ export interface RunReport {
   sims: SimReport[];
   /** Per simulator whose judge verdicts could not be read for some items (their scores missing). */
   judgeGaps: JudgeGaps[];
+  /** A pairwise judge's answers by side (null: another kind of run). */
+  pairwiseSides: PairwiseSides | null;
   /** What its simulators' calls cost, and its judge's (null: not recorded), as the run says. */
   usage: BenchRun['usage'];
   judgeUsage: BenchRun['judgeUsage'];
@@ -60,7 +63,10 @@ export function runReport(
   items: readonly BenchItem[],
   scores: readonly ItemScore[],
   failedBySim: ReadonlyMap<string, number>,
-  judgeGaps: readonly JudgeGaps[] = [],
+  judged: { judgeGaps: readonly JudgeGaps[]; pairwiseSides: PairwiseSides | null } = {
+    judgeGaps: [],
+    pairwiseSides: null,
+  },
 ): RunReport {
   const selector = overallSelector(run);
   const byTask = aggregate(scores, items, { bootstrap: BOOTSTRAP, seed: 0 });
@@ -103,7 +109,8 @@ export function runReport(
         failed: failedBySim.get(sim) ?? 0,
       };
     }),
-    judgeGaps: [...judgeGaps],
+    judgeGaps: [...judged.judgeGaps],
+    pairwiseSides: judged.pairwiseSides,
     usage: run.usage,
     judgeUsage: run.judgeUsage,
   };

@@ -1,4 +1,11 @@
-import type { JudgeGaps, LeaderboardCell, ScoreSelector, SimFailures } from '@terrarium/schema';
+import {
+  pairwiseSidesText,
+  type JudgeGaps,
+  type LeaderboardCell,
+  type PairwiseSides,
+  type ScoreSelector,
+  type SimFailures,
+} from '@terrarium/schema';
 import { formatCount, formatScore100, plural } from '../../app/format';
 import type { BenchCell } from '../../app/url-state';
 import { formatHalfWidth } from './format-bench';
@@ -142,6 +149,21 @@ function FailuresNote({
   );
 }
 
+/**
+ * What a pairwise judge answered by side, under its win shares: balanced sides make an even split
+ * the mark of a judge that reads the responses, and an uneven one a warning that the shares
+ * follow the position instead.
+ */
+function PairwiseSidesNote({ sides }: { sides: PairwiseSides }) {
+  const said = pairwiseSidesText(sides);
+  if (said === null) return null;
+  return (
+    <p className={said.preference ? 'note' : 'muted'} data-testid="pairwise-sides">
+      {said.text}
+    </p>
+  );
+}
+
 function ComputingNote() {
   return (
     <p className="muted leaderboard-partial" data-testid="leaderboard-computing">
@@ -165,6 +187,7 @@ export function LeaderboardTable({
   computing = false,
   failures = [],
   judgeGaps = [],
+  pairwiseSides = null,
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
@@ -175,10 +198,17 @@ export function LeaderboardTable({
   computing?: boolean;
   failures?: readonly SimFailures[];
   judgeGaps?: readonly JudgeGaps[];
+  /** Shown under a pairwise score's shares. */
+  pairwiseSides?: PairwiseSides | null;
 }) {
   const grid = leaderboardGrid(cells, score, sims);
   const failuresNote = (
-    <FailuresNote failures={failures} judgeGaps={judgeGaps} scoredSims={grid.sims} />
+    <>
+      <FailuresNote failures={failures} judgeGaps={judgeGaps} scoredSims={grid.sims} />
+      {pairwiseSides !== null &&
+        score.source === 'judge' &&
+        score.metric.startsWith('pairwise:') && <PairwiseSidesNote sides={pairwiseSides} />}
+    </>
   );
   if (grid.sims.length === 0) {
     return (

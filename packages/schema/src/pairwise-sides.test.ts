@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { pairwiseSidesText, sidePreferenceP } from './pairwise-sides';
+
+describe('a pairwise judge’s answers by side', () => {
+  it('gives the exact two-sided sign test', () => {
+    // 10 of 10 one way: 2 × 2^-10.
+    expect(sidePreferenceP({ a: 10, b: 0 })).toBeCloseTo(2 / 1024, 12);
+    // 7 of 10: 2 × (120 + 45 + 10 + 1) / 1024.
+    expect(sidePreferenceP({ a: 3, b: 7 })).toBeCloseTo(352 / 1024, 12);
+    expect(sidePreferenceP({ a: 5, b: 5 })).toBe(1);
+    expect(sidePreferenceP({ a: 0, b: 0 })).toBeNull();
+    // Large runs stay numbers: 2 × 2^-1046 (no overflow to NaN or Infinity on the way).
+    expect(sidePreferenceP({ a: 1046, b: 0 })).toBeCloseTo(2 * 2 ** -1046, 320);
+    expect(sidePreferenceP({ a: 50_000, b: 50_000 })).toBeCloseTo(1, 12);
+  });
+
+  it('says when the answers follow the side, and when they do not', () => {
+    const always = pairwiseSidesText({
+      first: 'replay',
+      judgings: 194,
+      firstAsA: 97,
+      a: 194,
+      b: 0,
+      tie: 0,
+      unparsed: 0,
+    });
+    expect(always).toEqual({
+      text: 'The pairwise judge answered A in 194 of 194 judgings, B in 0, a tie in 0; replay was response A in 97 of them. Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p < 0.001) says it prefers response A whatever it holds, and its win shares say little about the simulators.',
+      preference: true,
+    });
+    expect(
+      pairwiseSidesText({
+        first: 'replay',
+        judgings: 12,
+        firstAsA: 6,
+        a: 5,
+        b: 5,
+        tie: 1,
+        unparsed: 1,
+      }),
+    ).toEqual({
+      text: 'The pairwise judge answered A in 5 of 12 judgings, B in 5, a tie in 1, nothing readable in 1; replay was response A in 6 of them. No preference for a side shows (sign test p = 1.0).',
+      preference: false,
+    });
+    expect(
+      pairwiseSidesText({ first: 'x', judgings: 0, firstAsA: 0, a: 0, b: 0, tie: 0, unparsed: 0 }),
+    ).toBeNull();
+  });
+});

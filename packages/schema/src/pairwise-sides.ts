@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * What a pairwise judge answered over a run's judgings asked with balanced sides (each simulator
+ * shown as response A on about half of them), and who was response A.
+ */
+export const PairwiseSides = z.object({
+  /** The run's first simulator, compared with each other one. */
+  first: z.string(),
+  judgings: z.number().int().nonnegative(),
+  /** Judgings in which `first`'s prediction was response A. */
+  firstAsA: z.number().int().nonnegative(),
+  a: z.number().int().nonnegative(),
+  b: z.number().int().nonnegative(),
+  tie: z.number().int().nonnegative(),
+  /** Answers that named neither (a failed request, an answer that could not be read). */
+  unparsed: z.number().int().nonnegative(),
+});
+export type PairwiseSides = z.infer<typeof PairwiseSides>;
+
+/** Below this, a side preference is reported as one. */
+const SIDE_PREFERENCE_ALPHA = 0.01;
+
+/**
+ * The two-sided exact sign test of the A answers against the B answers (ties left out): how likely
+ * a judge with no preference for a side gives a split at least this uneven. Null without any.
+ */
+export function sidePreferenceP(sides: Pick<PairwiseSides, 'a' | 'b'>): number | null {
+  const n = sides.a + sides.b;
+  if (n === 0) return null;
+  const k = Math.max(sides.a, sides.b);
+  // Binomial(n, 1/2) tail in log space: C(n, i) / 2^n for i >= k, summed from the largest term.
+  const logFactorial = [0];
+  for (let i = 1; i <= n; i++) logFactorial.push((logFactorial[i - 1] ?? 0) + Math.log(i));
+  const logTerm = (i: number) =>
+    (logFactorial[n] ?? 0) - (logFactorial[i] ?? 0) - (logFactorial[n - i] ?? 0) - n * Math.LN2;
+  let tail = 0;
+  for (let i = k; i <= n; i++) tail += Math.exp(logTerm(i));
+  return Math.min(1, 2 * tail);
+}
+
+function pText(p: number): string {
+  return p < 0.001 ? 'p < 0.001' : `p = ${p.toPrecision(2)}`;
+}
+
+/**
+ * One paragraph on what the judge answered by side, for the run page and the CLI alike; null when
+ * no judging was asked with balanced sides. `preference`: the split is too uneven for a judge
+ * that reads the responses, so its win shares say little about the simulators.
+ */
+export function pairwiseSidesText(
+  sides: PairwiseSides,
+): { text: string; preference: boolean } | null {
+  if (sides.judgings === 0) return null;
+  const unread = sides.unparsed === 0 ? '' : `, nothing readable in ${sides.unparsed}`;
+  const counts =
+    `The pairwise judge answered A in ${sides.a} of ${sides.judgings} judgings, B in ${sides.b}, ` +
+    `a tie in ${sides.tie}${unread}; ${sides.first} was response A in ${sides.firstAsA} of them.`;
+  const p = sidePreferenceP(sides);
+  if (p === null) return { text: counts, preference: false };
+  if (p < SIDE_PREFERENCE_ALPHA) {
+    const side = sides.a > sides.b ? 'A' : 'B';
+    return {
+      text: `${counts} Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test ${pText(p)}) says it prefers response ${side} whatever it holds, and its win shares say little about the simulators.`,
+      preference: true,
+    };
+  }
+  return {
+    text: `${counts} No preference for a side shows (sign test ${pText(p)}).`,
+    preference: false,
+  };
+}
