@@ -461,10 +461,10 @@ test('a pairwise judge started from the form judges the pairs from the run page 
     await expect(page.getByRole('button', { name: /^Judge the pairs|^Retrying/ })).toHaveCount(0);
     // The judge answered A whatever A held: its even shares are its doing, and the page says so.
     await page.getByLabel('Score', { exact: true }).selectOption('judge:pairwise:retrieval');
-    await expect(page.getByTestId('pairwise-sides')).toHaveText(
+    await expect(page.getByTestId('judge-sides')).toHaveText(
       /^The pairwise judge answered A in 12 of 12 judgings, B in 0, a tie in 0; replay was response A in \d+ of them\. .* says it prefers response A whatever it holds/,
     );
-    await expect(page.getByTestId('pairwise-sides')).toHaveClass('note');
+    await expect(page.getByTestId('judge-sides')).toHaveClass('note');
   } finally {
     await new Promise<void>((resolve) => {
       judge.close(() => resolve());

@@ -71,7 +71,7 @@ export type BenchStore = Pick<
   | 'runFailures'
   | 'runJudgeGaps'
   | 'pairsNotAsked'
-  | 'pairwiseSides'
+  | 'judgeSides'
   | 'listScores'
   | 'addScores'
   | 'recordPredictions'
@@ -840,25 +840,32 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
       return row === undefined ? 0 : intColumn(row, 'pairs');
     },
 
-    async pairwiseSides(runId, first) {
-      const sides = { first, judgings: 0, firstAsA: 0, a: 0, b: 0, tie: 0, unparsed: 0 };
+    async judgeSides(runId, mode, subject) {
+      const sides = { mode, subject, judgings: 0, subjectAsA: 0, a: 0, b: 0, tie: 0, unparsed: 0 };
       if (!ID_PATTERN.test(runId)) return sides;
-      // A pair's detail lists the judge's letters and, judging by judging, whose prediction was A.
+      // A Turing verdict's detail says where the real observation was (one side for all its
+      // judgings); a pair's lists, judging by judging, whose prediction was A.
+      const subjectAsA =
+        mode === 'turing'
+          ? `s.detail->>'realIs' = 'A'`
+          : `s.detail->'shownAsA'->>(p.n - 1)::int = $2`;
+      const which =
+        mode === 'turing'
+          ? `s.metric = 'turing-fooled' AND s.detail ? 'realIs'`
+          : `s.sim = $2 AND s.metric LIKE 'pairwise:%' AND s.detail ? 'shownAsA'`;
       const rows = await executor.query(
-        `SELECT p.pick, s.detail->'shownAsA'->>(p.n - 1)::int = $2 AS first_as_a,
-           count(*)::int AS judgings
+        `SELECT p.pick, ${subjectAsA} AS subject_as_a, count(*)::int AS judgings
          FROM run_scores s
          CROSS JOIN LATERAL jsonb_array_elements_text(s.detail->'picks') WITH ORDINALITY AS p(pick, n)
-         WHERE s.run_id = $1::bigint AND s.sim = $2 AND s.source = 'judge'
-           AND s.metric LIKE 'pairwise:%' AND s.detail ? 'shownAsA'
+         WHERE s.run_id = $1::bigint AND s.source = 'judge' AND ${which}
          GROUP BY 1, 2`,
-        [runId, first],
+        mode === 'turing' ? [runId] : [runId, subject],
       );
       for (const row of rows) {
         const judgings = intColumn(row, 'judgings');
         const pick = textColumn(row, 'pick');
         sides.judgings += judgings;
-        if (row['first_as_a'] === true) sides.firstAsA += judgings;
+        if (row['subject_as_a'] === true) sides.subjectAsA += judgings;
         if (pick === 'A') sides.a += judgings;
         else if (pick === 'B') sides.b += judgings;
         else if (pick === 'tie') sides.tie += judgings;

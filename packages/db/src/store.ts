@@ -17,7 +17,7 @@ import type {
   RunPrediction,
   SimFailures,
   JudgeGaps,
-  PairwiseSides,
+  JudgeSides,
   ScoreSlice,
   ScoreSource,
   ImportError,
@@ -223,10 +223,10 @@ export interface Store
    */
   pairsNotAsked(runId: string, first: string, others: readonly string[]): Promise<number>;
   /**
-   * What a pairwise judge answered, by side, over the judgings of `first`'s pairs that record
-   * their sides (those asked with balanced sides).
+   * What a Turing judge (over every simulator) or a pairwise judge (over `subject`'s pairs, the
+   * run's first simulator) answered, by side, over the judgings that record their sides.
    */
-  pairwiseSides(runId: string, first: string): Promise<PairwiseSides>;
+  judgeSides(runId: string, mode: JudgeSides['mode'], subject: string): Promise<JudgeSides>;
   listScores(runId: string, filter: ScoreFilter): Promise<Page<ItemScore>>;
   /**
    * Adds judge or human scores later. A score replaces the one with the same (item, sim, source,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PairwiseSides } from './pairwise-sides';
+import { JudgeSides } from './judge-sides';
 import { BenchManifest, BenchRun, LeaderboardCell, ScoreSource } from './bench';
 import { Domain, Observation } from './trajectory';
 
@@ -56,8 +56,8 @@ export const Leaderboard = z.object({
    * CLI): `judgeGaps` and `pairsNotAsked` shrink as its verdicts arrive.
    */
   askingJudge: z.boolean(),
-  /** A pairwise judge's answers by side (null: another kind of run); `pairwiseSidesText` says them. */
-  pairwiseSides: PairwiseSides.nullable(),
+  /** A Turing or pairwise judge's answers by side (null: another run); `judgeSidesText` says them. */
+  judgeSides: JudgeSides.nullable(),
   /**
    * Where the cells' 95% intervals stand: `ready` (in the cells; none where a cell has too few
    * items or none were asked for), `computing` (the run has ended and its bootstrap runs in the

@@ -4,7 +4,7 @@ export * from './views';
 export * from './simulation';
 export * from './bench';
 export * from './bench-views';
-export * from './pairwise-sides';
+export * from './judge-sides';
 export * from './rule-set-scores';
 export * from './accounts';
 export * from './api-error';

@@ -96,11 +96,11 @@ describe('terrarium bench', () => {
       'status',
       'sims',
       'judgeGaps',
-      'pairwiseSides',
+      'judgeSides',
       'usage',
       'judgeUsage',
     ]);
-    expect([output['judgeGaps'], output['pairwiseSides']]).toEqual([[], null]);
+    expect([output['judgeGaps'], output['judgeSides']]).toEqual([[], null]);
     // Replay and retrieval are local: free, and no judge was asked.
     expect(output['usage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
     expect(output['judgeUsage']).toEqual({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
@@ -517,7 +517,7 @@ describe('the `bench run` table', () => {
       status: 'done',
       sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
       judgeGaps: [],
-      pairwiseSides: null,
+      judgeSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });
@@ -548,7 +548,7 @@ describe('the `bench run` table', () => {
           example: 'no JSON object with scores found',
         },
       ],
-      pairwiseSides: null,
+      judgeSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: {
         inputTokens: 412_000,
@@ -646,7 +646,7 @@ describe('the oracle in the CLI tables', () => {
       status: 'done',
       sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
       judgeGaps: [],
-      pairwiseSides: null,
+      judgeSides: null,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     });

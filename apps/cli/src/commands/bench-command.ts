@@ -7,7 +7,7 @@ import {
   JudgeConfig,
   oracleNote,
   overallSelector,
-  pairwiseSidesText,
+  judgeSidesText,
   parseSampling,
   scoreKey,
   SimSpec,
@@ -19,7 +19,7 @@ import {
   type BenchSummary,
   type Leaderboard,
   type LeaderboardCell,
-  type PairwiseSides,
+  type JudgeSides,
 } from '@terrarium/schema';
 import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
@@ -440,11 +440,11 @@ async function followAndReport(
     return { ...(await client.report(run.id)), ended: run };
   });
   if (options.json) {
-    const { bench, judgeGaps, pairwiseSides, usage, judgeUsage } = result;
+    const { bench, judgeGaps, judgeSides, usage, judgeUsage } = result;
     const sims = result.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
     const { run, status } = result;
     process.stdout.write(
-      `${JSON.stringify({ bench, run, status, sims, judgeGaps, pairwiseSides, usage, judgeUsage })}\n`,
+      `${JSON.stringify({ bench, run, status, sims, judgeGaps, judgeSides, usage, judgeUsage })}\n`,
     );
   } else {
     process.stdout.write(reportTable(result));
@@ -802,8 +802,8 @@ function costLine(report: RunReport): string {
 }
 
 /** What a pairwise judge answered by side, as the run page says it (a warning when it prefers one). */
-function sidesNote(sides: PairwiseSides | null): string[] {
-  const said = sides === null ? null : pairwiseSidesText(sides);
+function sidesNote(sides: JudgeSides | null): string[] {
+  const said = sides === null ? null : judgeSidesText(sides);
   return said === null ? [] : [`${said.preference ? 'warning' : 'note'}: ${said.text}`];
 }
 
@@ -828,7 +828,7 @@ export function reportTable(report: RunReport): string {
       (gap) =>
         `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
     ),
-    ...sidesNote(report.pairwiseSides),
+    ...sidesNote(report.judgeSides),
     costLine(report),
     '',
   ].join('\n');

@@ -291,10 +291,11 @@ describe('bench service on tau2 retail', () => {
       'status',
       'sims',
       'judgeGaps',
+      'judgeSides',
       'usage',
       'judgeUsage',
     ]);
-    expect(result.judgeGaps).toEqual([]);
+    expect([result.judgeGaps, result.judgeSides]).toEqual([[], null]);
     // Replay and retrieval are local (free), and no judge was asked.
     expect([result.usage, result.judgeUsage]).toEqual([
       { inputTokens: 0, outputTokens: 0, costUsd: 0 },

@@ -41,7 +41,7 @@ import {
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { askAfterOthers, askingJudgeAgain } from './judge-asking';
-import { pairsNotAsked, pairwiseSides } from './judge-owed';
+import { pairsNotAsked, judgeSides } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
 
@@ -275,7 +275,7 @@ export async function leaderboard(
     run.failed === 0 ? Promise.resolve([]) : ctx.store.runFailures(run.id),
     run.judge === null ? Promise.resolve([]) : ctx.store.runJudgeGaps(run.id),
     pairsNotAsked(ctx.store, run),
-    pairwiseSides(ctx.store, run),
+    judgeSides(ctx.store, run),
   ]);
   return {
     run,
@@ -284,7 +284,7 @@ export async function leaderboard(
     judgeGaps,
     pairsNotAsked: notAsked,
     askingJudge: askingJudgeAgain(ctx.store, run.id),
-    pairwiseSides: sides,
+    judgeSides: sides,
   };
 }
 
@@ -444,7 +444,7 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
   const judgeGaps = data.run.judge === null ? [] : await ctx.store.runJudgeGaps(runId);
   return runReport(data.run, [...data.items.values()], data.scores, failed, {
     judgeGaps,
-    pairwiseSides: await pairwiseSides(ctx.store, data.run),
+    judgeSides: await judgeSides(ctx.store, data.run),
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Store } from '@terrarium/db';
-import { missingVerdictCount, type BenchRun, type PairwiseSides } from '@terrarium/schema';
+import { missingVerdictCount, type BenchRun, type JudgeSides } from '@terrarium/schema';
 
 /**
  * Verdicts the run's judge owes (`missingVerdictCount`): those it did not give and a pairwise
@@ -22,10 +22,11 @@ export function pairsNotAsked(store: Store, run: BenchRun): Promise<number> {
     : Promise.resolve(0);
 }
 
-/** A pairwise judge's answers by side (`Leaderboard.pairwiseSides`); null for any other run. */
-export async function pairwiseSides(store: Store, run: BenchRun): Promise<PairwiseSides | null> {
+/** A Turing or pairwise judge's answers by side (`Leaderboard.judgeSides`); null for others. */
+export async function judgeSides(store: Store, run: BenchRun): Promise<JudgeSides | null> {
   const [first] = run.sims;
+  if (run.judge?.mode === 'turing') return store.judgeSides(run.id, 'turing', 'real');
   return run.judge?.mode === 'pairwise' && first !== undefined
-    ? store.pairwiseSides(run.id, first)
+    ? store.judgeSides(run.id, 'pairwise', first)
     : null;
 }

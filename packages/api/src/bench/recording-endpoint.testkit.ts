@@ -1,7 +1,7 @@
 /// <reference types="node" />
 // Test support only: an OpenAI-compatible server on 127.0.0.1 that records every request body.
-// Model `wm` answers as a world model in the official tag, `pair…` as a pairwise judge picking A;
-// any other model answers as a scoring judge.
+// Model `wm` answers as a world model in the official tag, `pair…` as a pairwise judge picking A,
+// `turing…` as a Turing judge taking A for the real one; any other model as a scoring judge.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 
@@ -25,6 +25,7 @@ export const JUDGE_VERDICT =
   '"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 3, "quality": 3}}\n```\n</final_evaluation>';
 
 export const PAIRWISE_VERDICT = '{"closer": "A", "reasoning": "A keeps the ids"}';
+export const TURING_VERDICT = '{"reasoning": "A reads like a log", "real": "A"}';
 
 export interface RecordingEndpoint {
   /** Base URL, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -84,7 +85,9 @@ export async function startRecordingEndpoint(
       ? WORLD_MODEL_REPLY
       : body.model.startsWith('pair')
         ? PAIRWISE_VERDICT
-        : JUDGE_VERDICT;
+        : body.model.startsWith('turing')
+          ? TURING_VERDICT
+          : JUDGE_VERDICT;
     if (body.stream === true) {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = { id: 'x', object: 'chat.completion.chunk', model: body.model };

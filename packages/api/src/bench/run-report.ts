@@ -7,7 +7,7 @@ import {
   type ItemScore,
   type JudgeGaps,
   type LeaderboardCell,
-  type PairwiseSides,
+  type JudgeSides,
 } from '@terrarium/schema';
 
 /** One simulator's line of `bench run --json`; scores are 0-100. */
@@ -33,8 +33,8 @@ export interface RunReport {
   sims: SimReport[];
   /** Per simulator whose judge verdicts could not be read for some items (their scores missing). */
   judgeGaps: JudgeGaps[];
-  /** A pairwise judge's answers by side (null: another kind of run). */
-  pairwiseSides: PairwiseSides | null;
+  /** A Turing or pairwise judge's answers by side (null: another kind of run). */
+  judgeSides: JudgeSides | null;
   /** What its simulators' calls cost, and its judge's (null: not recorded), as the run says. */
   usage: BenchRun['usage'];
   judgeUsage: BenchRun['judgeUsage'];
@@ -63,9 +63,9 @@ export function runReport(
   items: readonly BenchItem[],
   scores: readonly ItemScore[],
   failedBySim: ReadonlyMap<string, number>,
-  judged: { judgeGaps: readonly JudgeGaps[]; pairwiseSides: PairwiseSides | null } = {
+  judged: { judgeGaps: readonly JudgeGaps[]; judgeSides: JudgeSides | null } = {
     judgeGaps: [],
-    pairwiseSides: null,
+    judgeSides: null,
   },
 ): RunReport {
   const selector = overallSelector(run);
@@ -110,7 +110,7 @@ export function runReport(
       };
     }),
     judgeGaps: [...judged.judgeGaps],
-    pairwiseSides: judged.pairwiseSides,
+    judgeSides: judged.judgeSides,
     usage: run.usage,
     judgeUsage: run.judgeUsage,
   };

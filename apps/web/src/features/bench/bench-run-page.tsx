@@ -190,7 +190,7 @@ export function BenchRunPage({
           computing={board.data.intervals === 'computing'}
           failures={board.data.failures}
           judgeGaps={board.data.judgeGaps}
-          pairwiseSides={board.data.pairwiseSides}
+          judgeSides={board.data.judgeSides}
         />
       )}
       {cell !== null && (

@@ -177,7 +177,16 @@ describe('LeaderboardTable', () => {
         mean: 50,
       }),
     ];
-    const sides = { first: 'replay', judgings: 24, firstAsA: 12, a: 24, b: 0, tie: 0, unparsed: 0 };
+    const sides = {
+      mode: 'pairwise' as const,
+      subject: 'replay',
+      judgings: 24,
+      subjectAsA: 12,
+      a: 24,
+      b: 0,
+      tie: 0,
+      unparsed: 0,
+    };
     const table = (score: ScoreSelector) => (
       <LeaderboardTable
         cells={pairCells}
@@ -185,18 +194,18 @@ describe('LeaderboardTable', () => {
         sims={['replay', 'retrieval']}
         selected={null}
         onSelect={() => undefined}
-        pairwiseSides={sides}
+        judgeSides={sides}
       />
     );
     const { rerender } = render(table({ source: 'judge', metric: 'pairwise:retrieval' }));
-    const note = screen.getByTestId('pairwise-sides');
+    const note = screen.getByTestId('judge-sides');
     expect(note.className).toBe('note');
     expect(note.textContent).toBe(
       'The pairwise judge answered A in 24 of 24 judgings, B in 0, a tie in 0; replay was response A in 12 of them. Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p < 0.001) says it prefers response A whatever it holds, and its win shares say little about the simulators.',
     );
     // Beside another score, the judge's sides are not what the table shows.
     rerender(table({ source: 'rule', metric: 'content' }));
-    expect(screen.queryByTestId('pairwise-sides')).toBeNull();
+    expect(screen.queryByTestId('judge-sides')).toBeNull();
   });
 });
 

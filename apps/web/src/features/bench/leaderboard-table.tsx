@@ -1,8 +1,8 @@
 import {
-  pairwiseSidesText,
+  judgeSidesText,
   type JudgeGaps,
   type LeaderboardCell,
-  type PairwiseSides,
+  type JudgeSides,
   type ScoreSelector,
   type SimFailures,
 } from '@terrarium/schema';
@@ -149,16 +149,24 @@ function FailuresNote({
   );
 }
 
+/** Scores a judge gives by naming a side, A or B: Turing's fooled share, pairwise win shares. */
+function judgedBySide(score: ScoreSelector): boolean {
+  return (
+    score.source === 'judge' &&
+    (score.metric === 'turing-fooled' || score.metric.startsWith('pairwise:'))
+  );
+}
+
 /**
- * What a pairwise judge answered by side, under its win shares: balanced sides make an even split
- * the mark of a judge that reads the responses, and an uneven one a warning that the shares
+ * What a Turing or pairwise judge answered by side, under its shares: balanced sides make an even
+ * split the mark of a judge that reads the responses, and an uneven one a warning that the shares
  * follow the position instead.
  */
-function PairwiseSidesNote({ sides }: { sides: PairwiseSides }) {
-  const said = pairwiseSidesText(sides);
+function JudgeSidesNote({ sides }: { sides: JudgeSides }) {
+  const said = judgeSidesText(sides);
   if (said === null) return null;
   return (
-    <p className={said.preference ? 'note' : 'muted'} data-testid="pairwise-sides">
+    <p className={said.preference ? 'note' : 'muted'} data-testid="judge-sides">
       {said.text}
     </p>
   );
@@ -187,7 +195,7 @@ export function LeaderboardTable({
   computing = false,
   failures = [],
   judgeGaps = [],
-  pairwiseSides = null,
+  judgeSides = null,
 }: {
   cells: readonly LeaderboardCell[];
   score: ScoreSelector;
@@ -198,16 +206,14 @@ export function LeaderboardTable({
   computing?: boolean;
   failures?: readonly SimFailures[];
   judgeGaps?: readonly JudgeGaps[];
-  /** Shown under a pairwise score's shares. */
-  pairwiseSides?: PairwiseSides | null;
+  /** Shown under a Turing or pairwise score's shares. */
+  judgeSides?: JudgeSides | null;
 }) {
   const grid = leaderboardGrid(cells, score, sims);
   const failuresNote = (
     <>
       <FailuresNote failures={failures} judgeGaps={judgeGaps} scoredSims={grid.sims} />
-      {pairwiseSides !== null &&
-        score.source === 'judge' &&
-        score.metric.startsWith('pairwise:') && <PairwiseSidesNote sides={pairwiseSides} />}
+      {judgeSides !== null && judgedBySide(score) && <JudgeSidesNote sides={judgeSides} />}
     </>
   );
   if (grid.sims.length === 0) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pairwiseSidesText, sidePreferenceP } from './pairwise-sides';
+import { judgeSidesText, sidePreferenceP } from './judge-sides';
 
-describe('a pairwise judge’s answers by side', () => {
+describe('a judge’s answers by side', () => {
   it('gives the exact two-sided sign test', () => {
     // 10 of 10 one way: 2 × 2^-10.
     expect(sidePreferenceP({ a: 10, b: 0 })).toBeCloseTo(2 / 1024, 12);
@@ -14,36 +14,45 @@ describe('a pairwise judge’s answers by side', () => {
     expect(sidePreferenceP({ a: 50_000, b: 50_000 })).toBeCloseTo(1, 12);
   });
 
-  it('says when the answers follow the side, and when they do not', () => {
-    const always = pairwiseSidesText({
-      first: 'replay',
+  it('says when a pairwise judge’s answers follow the side, and when they do not', () => {
+    const pairwise = {
+      mode: 'pairwise' as const,
+      subject: 'replay',
       judgings: 194,
-      firstAsA: 97,
+      subjectAsA: 97,
       a: 194,
       b: 0,
       tie: 0,
       unparsed: 0,
-    });
-    expect(always).toEqual({
+    };
+    expect(judgeSidesText(pairwise)).toEqual({
       text: 'The pairwise judge answered A in 194 of 194 judgings, B in 0, a tie in 0; replay was response A in 97 of them. Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p < 0.001) says it prefers response A whatever it holds, and its win shares say little about the simulators.',
       preference: true,
     });
     expect(
-      pairwiseSidesText({
-        first: 'replay',
-        judgings: 12,
-        firstAsA: 6,
-        a: 5,
-        b: 5,
-        tie: 1,
-        unparsed: 1,
-      }),
+      judgeSidesText({ ...pairwise, judgings: 12, subjectAsA: 6, a: 5, b: 5, tie: 1, unparsed: 1 }),
     ).toEqual({
       text: 'The pairwise judge answered A in 5 of 12 judgings, B in 5, a tie in 1, nothing readable in 1; replay was response A in 6 of them. No preference for a side shows (sign test p = 1.0).',
       preference: false,
     });
+    expect(judgeSidesText({ ...pairwise, judgings: 0, subjectAsA: 0, a: 0 })).toBeNull();
+  });
+
+  it('says the same of a Turing judge, whose sides hold the real observation', () => {
     expect(
-      pairwiseSidesText({ first: 'x', judgings: 0, firstAsA: 0, a: 0, b: 0, tie: 0, unparsed: 0 }),
-    ).toBeNull();
+      judgeSidesText({
+        mode: 'turing',
+        subject: 'real',
+        judgings: 12,
+        subjectAsA: 5,
+        a: 1,
+        b: 11,
+        tie: 0,
+        unparsed: 0,
+      }),
+    ).toEqual({
+      text: 'The Turing judge answered A in 1 of 12 judgings, B in 11; the real observation was response A in 5 of them. The real observation held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p = 0.0063) says it prefers response B whatever it holds, and its fooled shares say little about the simulators.',
+      preference: true,
+    });
   });
 });

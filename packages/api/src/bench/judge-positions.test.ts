@@ -1,5 +1,5 @@
-import { pairwiseOrder } from '@terrarium/bench';
-import { pairwiseSidesText, type BenchRun } from '@terrarium/schema';
+import { pairwiseOrder, turingOrder } from '@terrarium/bench';
+import { judgeSidesText, type BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, report, startRun, watchRun } from './bench-service';
@@ -14,7 +14,7 @@ function between(prompt: string, tag: string): string {
   return prompt.slice(prompt.indexOf(`<${tag}>`) + tag.length + 2, prompt.indexOf(`</${tag}>`));
 }
 
-describe('a pairwise judge that always prefers response A (tau2 retail, a real endpoint over HTTP)', () => {
+describe('a Turing or pairwise judge that always answers A (tau2 retail, a real endpoint over HTTP)', () => {
   let ctx: ApiContext;
   let close: () => Promise<void>;
   let endpoint: RecordingEndpoint;
@@ -91,17 +91,18 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
     ]);
     // An even split that is not the simulators' doing: the answers by side say so.
     const sides = {
-      first: 'replay',
+      mode: 'pairwise' as const,
+      subject: 'replay',
       judgings: 2 * ITEMS,
-      firstAsA: ITEMS,
+      subjectAsA: ITEMS,
       a: 2 * ITEMS,
       b: 0,
       tie: 0,
       unparsed: 0,
     };
-    expect(board.pairwiseSides).toEqual(sides);
-    expect((await report(ctx, board.run.id)).pairwiseSides).toEqual(sides);
-    expect(pairwiseSidesText(sides)?.preference).toBe(true);
+    expect(board.judgeSides).toEqual(sides);
+    expect((await report(ctx, board.run.id)).judgeSides).toEqual(sides);
+    expect(judgeSidesText(sides)?.preference).toBe(true);
   }, 180_000);
 
   it('asks as many pairs at once as the judge’s endpoint takes, and each pair once however often it is asked for', async () => {
@@ -139,10 +140,42 @@ describe('a pairwise judge that always prefers response A (tau2 retail, a real e
     expect(replayFirst).toBeLessThan(ITEMS);
     expect(replay?.mean).toBeCloseTo((100 * replayFirst) / ITEMS, 12);
     expect(retrieval?.mean).toBeCloseTo((100 * (ITEMS - replayFirst)) / ITEMS, 12);
-    expect(board.pairwiseSides).toEqual({
-      first: 'replay',
+    expect(board.judgeSides).toEqual({
+      mode: 'pairwise' as const,
+      subject: 'replay',
       judgings: ITEMS,
-      firstAsA: replayFirst,
+      subjectAsA: replayFirst,
+      a: ITEMS,
+      b: 0,
+      tie: 0,
+      unparsed: 0,
+    });
+  }, 180_000);
+
+  it('puts the real observation on the side a seeded hash gives it in Turing mode, and says the judge answered by side', async () => {
+    const started = await startRun(ctx, {
+      bench: 'pairs',
+      sims: ['replay'],
+      judge: { spec: `openai:${endpoint.url}#turing`, temperature: 0, repeats: 1, mode: 'turing' },
+      mode: { kind: 'open' },
+      split: 'test',
+    });
+    for await (const _ of watchRun(ctx, started.id, undefined));
+    const board = await leaderboard(ctx, started.id, 0);
+    const items = (await ctx.store.listPredictions(started.id, { offset: 0, limit: 100 })).rows;
+    const realAtA = items.filter((row) => turingOrder(row.itemId, 0) === 'A').length;
+    expect(realAtA).toBeGreaterThan(0);
+    expect(realAtA).toBeLessThan(ITEMS);
+    // Taking A for the real one, the judge is fooled exactly where the real one was B.
+    const fooled = board.cells.find(
+      (cell) => cell.metric === 'turing-fooled' && cell.task === 'overall',
+    );
+    expect(fooled?.mean).toBeCloseTo((100 * (ITEMS - realAtA)) / ITEMS, 12);
+    expect(board.judgeSides).toEqual({
+      mode: 'turing',
+      subject: 'real',
+      judgings: ITEMS,
+      subjectAsA: realAtA,
       a: ITEMS,
       b: 0,
       tie: 0,

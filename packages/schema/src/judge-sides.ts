@@ -1,22 +1,24 @@
 import { z } from 'zod';
 
 /**
- * What a pairwise judge answered over a run's judgings asked with balanced sides (each simulator
- * shown as response A on about half of them), and who was response A.
+ * What a Turing or pairwise judge answered, by side, over a run's judgings whose sides were
+ * balanced (the real observation, or each simulator, shown as response A on about half of them),
+ * and how often the side's `subject` was response A.
  */
-export const PairwiseSides = z.object({
-  /** The run's first simulator, compared with each other one. */
-  first: z.string(),
+export const JudgeSides = z.object({
+  mode: z.enum(['turing', 'pairwise']),
+  /** Turing mode: `real` (the real observation); pairwise: the run's first simulator. */
+  subject: z.string(),
   judgings: z.number().int().nonnegative(),
-  /** Judgings in which `first`'s prediction was response A. */
-  firstAsA: z.number().int().nonnegative(),
+  /** Judgings in which the subject was response A. */
+  subjectAsA: z.number().int().nonnegative(),
   a: z.number().int().nonnegative(),
   b: z.number().int().nonnegative(),
   tie: z.number().int().nonnegative(),
   /** Answers that named neither (a failed request, an answer that could not be read). */
   unparsed: z.number().int().nonnegative(),
 });
-export type PairwiseSides = z.infer<typeof PairwiseSides>;
+export type JudgeSides = z.infer<typeof JudgeSides>;
 
 /** Below this, a side preference is reported as one. */
 const SIDE_PREFERENCE_ALPHA = 0.01;
@@ -25,11 +27,11 @@ const SIDE_PREFERENCE_ALPHA = 0.01;
  * The two-sided exact sign test of the A answers against the B answers (ties left out): how likely
  * a judge with no preference for a side gives a split at least this uneven. Null without any.
  */
-export function sidePreferenceP(sides: Pick<PairwiseSides, 'a' | 'b'>): number | null {
+export function sidePreferenceP(sides: Pick<JudgeSides, 'a' | 'b'>): number | null {
   const n = sides.a + sides.b;
   if (n === 0) return null;
   const k = Math.max(sides.a, sides.b);
-  // Binomial(n, 1/2) tail in log space: C(n, i) / 2^n for i >= k, summed from the largest term.
+  // Binomial(n, 1/2) tail in log space: C(n, i) / 2^n for i >= k.
   const logFactorial = [0];
   for (let i = 1; i <= n; i++) logFactorial.push((logFactorial[i - 1] ?? 0) + Math.log(i));
   const logTerm = (i: number) =>
@@ -46,22 +48,28 @@ function pText(p: number): string {
 /**
  * One paragraph on what the judge answered by side, for the run page and the CLI alike; null when
  * no judging was asked with balanced sides. `preference`: the split is too uneven for a judge
- * that reads the responses, so its win shares say little about the simulators.
+ * that reads the responses, so its shares say little about the simulators.
  */
-export function pairwiseSidesText(
-  sides: PairwiseSides,
-): { text: string; preference: boolean } | null {
+export function judgeSidesText(sides: JudgeSides): { text: string; preference: boolean } | null {
   if (sides.judgings === 0) return null;
   const unread = sides.unparsed === 0 ? '' : `, nothing readable in ${sides.unparsed}`;
+  const tie = sides.mode === 'pairwise' ? `, a tie in ${sides.tie}` : '';
+  const subject = sides.mode === 'turing' ? 'the real observation' : sides.subject;
   const counts =
-    `The pairwise judge answered A in ${sides.a} of ${sides.judgings} judgings, B in ${sides.b}, ` +
-    `a tie in ${sides.tie}${unread}; ${sides.first} was response A in ${sides.firstAsA} of them.`;
+    `The ${sides.mode === 'turing' ? 'Turing' : 'pairwise'} judge answered A in ${sides.a} of ` +
+    `${sides.judgings} judgings, B in ${sides.b}${tie}${unread}; ${subject} was response A in ` +
+    `${sides.subjectAsA} of them.`;
   const p = sidePreferenceP(sides);
   if (p === null) return { text: counts, preference: false };
   if (p < SIDE_PREFERENCE_ALPHA) {
     const side = sides.a > sides.b ? 'A' : 'B';
+    const held =
+      sides.mode === 'turing'
+        ? 'The real observation held each side about as often'
+        : 'Each simulator held each side about as often';
+    const shares = sides.mode === 'turing' ? 'fooled shares' : 'win shares';
     return {
-      text: `${counts} Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test ${pText(p)}) says it prefers response ${side} whatever it holds, and its win shares say little about the simulators.`,
+      text: `${counts} ${held}, so a judge that reads the responses answers A about as often as B: this split (sign test ${pText(p)}) says it prefers response ${side} whatever it holds, and its ${shares} say little about the simulators.`,
       preference: true,
     };
   }
