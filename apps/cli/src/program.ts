@@ -336,7 +336,10 @@ export function buildProgram(): Command {
     .option('--judge-repeats <k>', 'judgings per item (1-10)', parsePositive, 1)
     .option('--judge-temperature <t>', "the judge's sampling temperature (0-2)", parseNumber, 0)
     .addOption(
-      new Option('--judge-mode <mode>', 'score: 5 dimensions; turing: which is real; pairwise')
+      new Option(
+        '--judge-mode <mode>',
+        'score: 5 dimensions; turing: which is real; pairwise: the first --sim against each other one',
+      )
         .choices(['score', 'turing', 'pairwise'])
         .default('score'),
     )

@@ -843,11 +843,12 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
     async judgeSides(runId, mode, subject) {
       const sides = { mode, subject, judgings: 0, subjectAsA: 0, a: 0, b: 0, tie: 0, unparsed: 0 };
       if (!ID_PATTERN.test(runId)) return sides;
-      // A Turing verdict's detail says where the real observation was (one side for all its
-      // judgings); a pair's lists, judging by judging, whose prediction was A.
+      // A Turing verdict's detail says, judging by judging, where the real observation was (one
+      // side for all, before sides were swapped between judgings); a pair's, whose prediction was A.
       const subjectAsA =
         mode === 'turing'
-          ? `s.detail->>'realIs' = 'A'`
+          ? `CASE jsonb_typeof(s.detail->'realIs') WHEN 'array'
+               THEN s.detail->'realIs'->>(p.n - 1)::int ELSE s.detail->>'realIs' END = 'A'`
           : `s.detail->'shownAsA'->>(p.n - 1)::int = $2`;
       const which =
         mode === 'turing'

@@ -89,7 +89,10 @@ export interface BenchClient {
   runs(bench?: string): Promise<BenchRun[]>;
   /** The run's results as JSON lines (`RunResult`), read as they stream. */
   results(runId: string): AsyncIterable<string>;
-  /** Pairwise judging once the run is done (it needs every simulator's prediction). */
+  /**
+   * Pairwise judging of the pairs never asked, once the run is done (it needs every simulator's
+   * prediction); pairs asked in vain are a retry's to ask again.
+   */
   judgePairwise(runId: string): Promise<{ judged: number }>;
   /** Verdicts the run's judge owes now (`missingVerdictCount`), read without intervals. */
   owedVerdicts(runId: string): Promise<number>;
@@ -152,7 +155,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
         yield JSON.stringify(result);
       }
     },
-    judgePairwise: (runId) => judgePairwise({ store }, runId),
+    judgePairwise: (runId) => judgePairwise({ store }, runId, { pairs: 'not-asked' }),
     owedVerdicts: async (runId) => owedOn(await leaderboard({ store }, runId, 0)),
     async close() {
       if (workers !== null) await (await workers).stop();
@@ -324,7 +327,7 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
     results: (runId) =>
       downloadLines(url, token, `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}`),
-    judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId })),
+    judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId, pairs: 'not-asked' })),
     owedVerdicts: async (runId) =>
       owedOn(await call(trpc.bench.leaderboard.query({ runId, bootstrap: 0 }))),
     async close() {},

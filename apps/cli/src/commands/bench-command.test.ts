@@ -412,7 +412,7 @@ describe('terrarium bench', () => {
       );
       expect(still.stderr).toMatch(
         new RegExp(
-          `^terrarium: run ${runId}: asked again, the judge still gave no verdict \\(replay judge:overall 194 of 194\\); first error: \\(judge request failed: `,
+          `^terrarium: run ${runId}: asked again, verdicts are still missing \\(replay judge:overall 194 of 194\\); first error: \\(judge request failed: `,
           'm',
         ),
       );
@@ -530,6 +530,36 @@ describe('the `bench run` table', () => {
     expect(table.split('\n')[4]).toMatch(
       /^note: onnx:models\/terrarium-wm-tiny: Trained here on 4 of 5 tasks/,
     );
+  });
+
+  it('gives a pairwise judge’s win shares under the table, and what it answered by side', () => {
+    const table = reportTable({
+      bench: 'demo',
+      benchVersion: 1,
+      run: '7',
+      status: 'done',
+      sims: [
+        { ...simLine('replay'), byMetric: { 'judge:pairwise:retrieval': 50 } },
+        { ...simLine('retrieval'), byMetric: { 'judge:pairwise:replay': 50 } },
+      ],
+      judgeGaps: [],
+      judgeSides: {
+        mode: 'pairwise',
+        subject: 'replay',
+        judgings: 24,
+        subjectAsA: 12,
+        a: 24,
+        b: 0,
+        tie: 0,
+        unparsed: 0,
+      },
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      judgeUsage: { inputTokens: 24, outputTokens: 24, costUsd: null },
+    });
+    expect(table.split('\n').slice(5, 7)).toEqual([
+      "pairwise: replay (oracle) 50.0 vs retrieval 50.0 (the judge's win shares, 0-100, a tie counting half)",
+      'warning: The pairwise judge answered A in 24 of 24 judgings, B in 0, a tie in 0; replay was response A in 12 of them. Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p < 0.001) says it prefers response A whatever it holds, and its win shares say little about the simulators.',
+    ]);
   });
 
   it('says under the table when the judge’s verdicts could not be read', () => {

@@ -610,7 +610,7 @@ export async function runBenchRetry(
       .map((each) => `${each.sim} judge:${each.metric} ${each.unreadable} of ${each.asked}`)
       .join(', ');
     process.stderr.write(
-      `terrarium: run ${report.run}: asked again, the judge still gave no verdict (${missing}); first error: ${gap.example}\n`,
+      `terrarium: run ${report.run}: asked again, verdicts are still missing (${missing}); first error: ${gap.example}\n`,
     );
     process.exitCode = 1;
   }
@@ -801,7 +801,24 @@ function costLine(report: RunReport): string {
   return spent ? `${simulators}; judge ${usageText(judgeUsage, 'judging')}` : simulators;
 }
 
-/** What a pairwise judge answered by side, as the run page says it (a warning when it prefers one). */
+/**
+ * A pairwise judge's verdicts, which the table's overall (a content score) does not show: the
+ * first simulator's win share against each other one and that one's against it.
+ */
+function pairwiseLines(sims: readonly SimReport[]): string[] {
+  const [first, ...others] = sims;
+  if (first === undefined) return [];
+  return others.flatMap((other) => {
+    const mine = first.byMetric[`judge:pairwise:${other.sim}`];
+    if (mine === undefined) return [];
+    const theirs = other.byMetric[`judge:pairwise:${first.sim}`] ?? null;
+    return [
+      `pairwise: ${simLabel(first.sim)} ${fixed(mine)} vs ${simLabel(other.sim)} ${fixed(theirs)} (the judge's win shares, 0-100, a tie counting half)`,
+    ];
+  });
+}
+
+/** What a Turing or pairwise judge answered by side, as the run page says it (a warning when it prefers one). */
 function sidesNote(sides: JudgeSides | null): string[] {
   const said = sides === null ? null : judgeSidesText(sides);
   return said === null ? [] : [`${said.preference ? 'warning' : 'note'}: ${said.text}`];
@@ -828,6 +845,7 @@ export function reportTable(report: RunReport): string {
       (gap) =>
         `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
     ),
+    ...pairwiseLines(report.sims),
     ...sidesNote(report.judgeSides),
     costLine(report),
     '',

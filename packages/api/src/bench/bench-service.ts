@@ -449,17 +449,25 @@ export async function report(ctx: ServiceContext, runId: string): Promise<RunRep
 }
 
 /**
+ * Which pairs a pairwise judging asks about: `missing` (the default), those with no verdict read
+ * (never asked, or the judge's answer could not be read); `not-asked`, those never asked (as a
+ * followed run ends: one asked in vain waits for a retry rather than being paid for twice); `all`,
+ * every pair anew, replacing the verdicts.
+ */
+export type PairsToJudge = 'missing' | 'not-asked' | 'all';
+
+/**
  * Pairwise judging of a finished run: for each item, the first simulator against each other one
  * (which prediction is closer to the real observation?). It needs both predictions, so it runs
- * after the run rather than per unit. Scores are stored with source `judge`. Pairs with a verdict
- * are kept (a resumed or retried run pays only for its new pairs and those the judge could not
- * answer); `again` judges every pair anew, replacing the verdicts. A pair's cost is counted on the
- * other simulator's unit, so the results' lines sum to the run's judge total.
+ * after the run rather than per unit. Scores are stored with source `judge`. The pairs `pairs`
+ * does not name are kept (a resumed or retried run pays only for its new pairs and those the
+ * judge could not answer). A pair's cost is counted on the other simulator's unit, so the
+ * results' lines sum to the run's judge total.
  */
 export function judgePairwise(
   ctx: ServiceContext,
   runId: string,
-  options: { again?: boolean } = {},
+  options: { pairs?: PairsToJudge } = {},
 ): Promise<{ judged: number; kept: number }> {
   // `bench run` judges the pairs as its run ends; a retry from the run page at that moment waits
   // for it and finds its verdicts, rather than asking for the same pairs.
@@ -470,7 +478,7 @@ export function judgePairwise(
 export async function judgePairs(
   ctx: ServiceContext,
   runId: string,
-  options: { again?: boolean } = {},
+  options: { pairs?: PairsToJudge } = {},
 ): Promise<{ judged: number; kept: number }> {
   const data = await runData(ctx.store, runId);
   const { run } = data;
@@ -502,10 +510,15 @@ export async function judgePairs(
     ctx.store.listPredictions(runId, { offset, limit }),
   );
   const byUnit = new Map(predictions.map((p) => [`${p.sim}\u0000${p.itemId}`, p]));
-  // `first`'s score of a pair is `pairwise:<other>`; null when no verdict could be read.
-  const verdicts = new Set(
+  // `first`'s score of a pair is `pairwise:<other>`; null when no verdict could be read. The pairs
+  // kept: with a verdict read, or (`not-asked`) asked at all.
+  const which = options.pairs ?? 'missing';
+  const keep = new Set(
     data.scores.flatMap((score) =>
-      score.source === 'judge' && score.sim === first && score.value !== null
+      which !== 'all' &&
+      score.source === 'judge' &&
+      score.sim === first &&
+      (score.value !== null || which === 'not-asked')
         ? [`${score.metric}\u0000${score.itemId}`]
         : [],
     ),
@@ -518,7 +531,7 @@ export async function judgePairs(
     for (const other of others) {
       const b = byUnit.get(`${other}\u0000${item.id}`)?.observation;
       if (b === undefined || b === null) continue;
-      if (options.again !== true && verdicts.has(`pairwise:${other}\u0000${item.id}`)) kept++;
+      if (keep.has(`pairwise:${other}\u0000${item.id}`)) kept++;
       else pairs.push({ item, a, other, b });
     }
   }

@@ -236,9 +236,16 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       'retrieval {"inputTokens":0,"outputTokens":0,"costUsd":0}': ITEMS - 5,
     });
 
-    // Asked again (as a resumed or retried run is), only the 7 pairs with no verdict are judged.
+    // The end of a followed run (`bench run`, after a `bench retry`) asks only pairs never asked:
+    // those asked in vain are a retry's, not paid for a second time on the way.
     endpoint.refuseWith(null);
     const before = endpoint.bodies.length;
+    expect(await judgePairwise(ctx, started.id, { pairs: 'not-asked' })).toEqual({
+      judged: 0,
+      kept: ITEMS,
+    });
+    expect(endpoint.bodies.length).toBe(before);
+    // Asked again (as a resumed or retried run is), only the 7 pairs with no verdict are judged.
     expect(await judgePairwise(ctx, started.id)).toEqual({ judged: ITEMS - 5, kept: 5 });
     expect(endpoint.bodies.length - before).toBe(ITEMS - 5);
     const filled = await leaderboard(ctx, started.id, 0);
@@ -250,7 +257,7 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
       unpriced: { units: ITEMS, knownUsd: 0 },
     });
     // Every pair again, on request: replaced, and paid for once more.
-    expect(await judgePairwise(ctx, started.id, { again: true })).toEqual({
+    expect(await judgePairwise(ctx, started.id, { pairs: 'all' })).toEqual({
       judged: ITEMS,
       kept: 0,
     });

@@ -152,6 +152,36 @@ describe('a Turing or pairwise judge that always answers A (tau2 retail, a real 
     });
   }, 180_000);
 
+  it('leaves a pair missing when one of its two judgings failed, and a retry asks it both ways again', async () => {
+    const run = await pairwiseRun(2);
+    const before = endpoint.bodies.length;
+    // 13 judgings answered, then refused: some pairs have one side's answer only.
+    endpoint.refuseWith('the judge is busy', 13);
+    await judgePairwise(ctx, run.id);
+    endpoint.refuseWith(null);
+    expect(endpoint.bodies.length - before).toBe(2 * ITEMS);
+    const shares = async () =>
+      (
+        await ctx.store.listScores(run.id, {
+          sim: 'replay',
+          source: 'judge',
+          metric: 'pairwise:retrieval',
+          offset: 0,
+          limit: 100,
+        })
+      ).rows.map((score) => score.value);
+    // Always A, asked both ways: a pair is even, or missing; never the one side's 0 or 1.
+    const partial = await shares();
+    const missing = partial.filter((value) => value === null).length;
+    expect(partial.filter((value) => value !== null && value !== 0.5)).toEqual([]);
+    // 11 refused judgings leave between 6 (both of a pair) and 11 pairs without a verdict.
+    expect(missing).toBeGreaterThanOrEqual(6);
+    expect(missing).toBeLessThanOrEqual(11);
+    await retryFailedUnits(ctx, run.id);
+    expect(endpoint.bodies.length - before).toBe(2 * ITEMS + 2 * missing);
+    expect(await shares()).toEqual(Array(ITEMS).fill(0.5));
+  }, 180_000);
+
   it('puts the real observation on the side a seeded hash gives it in Turing mode, and says the judge answered by side', async () => {
     const started = await startRun(ctx, {
       bench: 'pairs',

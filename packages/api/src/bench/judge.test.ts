@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { buildBench } from '@terrarium/bench';
+import { buildBench, turingOrder } from '@terrarium/bench';
 import { readTrajectories } from '@terrarium/formats';
 import type { BenchItem, JudgeConfig } from '@terrarium/schema';
 import { createReadStream } from 'node:fs';
@@ -165,9 +165,15 @@ describe('judge', () => {
       content: 'x',
       callId: null,
     });
-    // One pick of each letter: whichever side the real response was on, the judge was fooled once.
+    // The real response swaps sides between the two judgings, so answering A then B is right
+    // both times when it started at A, and fooled both times when it started at B.
+    const realFirst = turingOrder(item.id, 0);
     expect(score?.metric).toBe('turing-fooled');
-    expect(score?.value).toBe(0.5);
+    expect(score?.value).toBe(realFirst === 'A' ? 0 : 1);
+    expect(score?.detail).toMatchObject({
+      realIs: [realFirst, realFirst === 'A' ? 'B' : 'A'],
+      picks: ['A', 'B'],
+    });
   });
 
   it('refuses a judge that is not an endpoint or not on the allowlist', () => {

@@ -207,9 +207,17 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
         return judged(officialJudgeScores(item.id, sim, answers));
       }
       if (config.mode === 'turing') {
-        const realIs = turingOrder(item.id, ORDER_SEED);
-        const [a, b] = realIs === 'A' ? [item.real, predicted] : [predicted, item.real];
-        const answers = await ask(turingPrompt(item, a, b), usage, signal);
+        const realIs = Array.from({ length: config.repeats }, (_, judging) =>
+          turingOrder(item.id, ORDER_SEED, judging),
+        );
+        const answers = await ask(
+          (judging) =>
+            realIs[judging] === 'A'
+              ? turingPrompt(item, item.real, predicted)
+              : turingPrompt(item, predicted, item.real),
+          usage,
+          signal,
+        );
         return judged([turingItemScore(item.id, sim, answers, realIs)]);
       }
       if (config.mode === 'pairwise') return judged([]);

@@ -101,12 +101,16 @@ export const benchRouter = createRouter({
     }),
   /**
    * Pairwise judging of a finished run (first simulator against each other one): the pairs with
-   * no verdict yet, or every pair again with `again`.
+   * no verdict yet, only those never asked, or every pair again (`PairsToJudge`).
    */
   judgePairwise: researcherProcedure
-    .input(z.object({ runId, again: z.boolean().optional() }))
+    .input(z.object({ runId, pairs: z.enum(['missing', 'not-asked', 'all']).optional() }))
     .mutation(({ ctx, input }) =>
-      service.judgePairwise(ctx, input.runId, input.again === true ? { again: true } : {}),
+      service.judgePairwise(
+        ctx,
+        input.runId,
+        input.pairs === undefined ? {} : { pairs: input.pairs },
+      ),
     ),
   cancelRun: researcherProcedure
     .input(z.object({ runId }))

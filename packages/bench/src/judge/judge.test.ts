@@ -94,15 +94,23 @@ describe('judge scores', () => {
     expect(scores.at(-1)?.detail).toMatchObject({ unparsed: [{ answer: '{"format": 4' }] });
   });
 
-  it('scores Turing mode as the share of judgings fooled', () => {
-    expect(turingItemScore('i', 'sim', ['{"real": "A"}', '{"real": "B"}', '??'], 'A').value).toBe(
+  it('scores Turing mode as the share of judgings fooled, by the side the real one was on', () => {
+    // Real at A, then at B: the judge took A both times, so it was fooled once.
+    const both = turingItemScore('i', 'sim', ['{"real": "A"}', '{"real": "A"}'], ['A', 'B']);
+    expect([both.value, both.detail]).toEqual([
       0.5,
-    );
-    expect(turingItemScore('i', 'sim', ['??'], 'A').value).toBeNull();
+      { realIs: ['A', 'B'], picks: ['A', 'A'], unparsed: [] },
+    ]);
+    // A judging that named no side leaves the verdict missing: the other alone leans to its side.
+    expect(turingItemScore('i', 'sim', ['{"real": "A"}', '??'], ['A', 'B']).value).toBeNull();
+    expect(turingItemScore('i', 'sim', ['??'], ['A']).value).toBeNull();
     const positions = items.slice(0, 200).map((item) => turingOrder(item.id, 1));
     const realAtA = positions.filter((position) => position === 'A').length;
     expect(realAtA).toBeGreaterThan(70);
     expect(realAtA).toBeLessThan(130);
+    for (const item of items.slice(0, 20)) {
+      expect(turingOrder(item.id, 1, 1)).not.toBe(turingOrder(item.id, 1, 0));
+    }
   });
 
   it('scores pairwise mode as win shares with ties counting half, by the side each was shown on', () => {
@@ -110,19 +118,27 @@ describe('judge scores', () => {
       'i',
       'x',
       'y',
-      ['{"closer": "A"}', '{"closer": "tie"}', '{"closer": "A"}', '??'],
+      ['{"closer": "A"}', '{"closer": "tie"}', '{"closer": "A"}', '{"closer": "B"}'],
       ['A', 'A', 'B', 'B'],
     );
-    // x won judging 0 (shown as A), tied judging 1, lost judging 2 (shown as B, the judge took A).
+    // x won judging 0 (shown as A), tied 1, lost 2 (shown as B, the judge took A), won 3.
     expect([a?.metric, a?.value, b?.metric, b?.value]).toEqual([
       'pairwise:y',
-      0.5,
+      0.625,
       'pairwise:x',
-      0.5,
+      0.375,
     ]);
     expect(a?.detail).toEqual({
-      picks: ['A', 'tie', 'A', 'unparsed'],
+      picks: ['A', 'tie', 'A', 'B'],
       shownAsA: ['x', 'x', 'y', 'y'],
+      unparsed: [],
+    });
+    // One judging without a side: no share from the others, which lean to the sides they had.
+    const partial = pairwiseItemScores('i', 'x', 'y', ['{"closer": "A"}', '??'], ['A', 'B']);
+    expect(partial.map((score) => score.value)).toEqual([null, null]);
+    expect(partial[0]?.detail).toEqual({
+      picks: ['A', 'unparsed'],
+      shownAsA: ['x', 'y'],
       unparsed: ['??'],
     });
   });

@@ -71,34 +71,46 @@ export function judgeItemScores(
 }
 
 /**
- * Where the real response goes in a Turing prompt for an item: A or B, by a seeded hash, so a
- * rerun asks the same question and positions balance over a bench.
+ * Where the real response goes in judging `judging` of a Turing prompt for an item: A or B. The
+ * first judging's side comes from a seeded hash, so a rerun asks the same question and sides
+ * balance over a bench; each further judging swaps sides, so with an even k each item is asked
+ * both ways.
  */
-export function turingOrder(itemId: string, seed: number): Choice {
-  return unitFromText(canonicalJson(['turing', seed, itemId])) < 0.5 ? 'A' : 'B';
+export function turingOrder(itemId: string, seed: number, judging = 0): Choice {
+  const first = unitFromText(canonicalJson(['turing', seed, itemId])) < 0.5;
+  return first === (judging % 2 === 0) ? 'A' : 'B';
 }
 
 /**
- * Turing mode over k judgings: the share in which the judge took the simulated response for the
- * real one (1: indistinguishable or better at passing), null when no answer named one.
+ * The share of a side-balanced verdict (Turing, pairwise): its sides were chosen to balance over
+ * all k judgings, so a share from some of them would lean to the sides those were asked on. It
+ * needs every judging to name a side; null (missing, asked again by a retry) otherwise.
+ */
+function balancedShare(picks: readonly unknown[], wins: number): number | null {
+  return picks.length === 0 || picks.includes(null) ? null : wins / picks.length;
+}
+
+/**
+ * Turing mode over k judgings, the real response shown at `realIs[j]` in judging j: the share in
+ * which the judge took the simulated response for the real one (1: indistinguishable or better at
+ * passing), null unless every answer named one.
  */
 export function turingItemScore(
   itemId: string,
   sim: string,
   answers: readonly string[],
-  realIs: Choice,
+  realIs: readonly Choice[],
 ): ItemScore {
   const picks = answers.map(parseTuringAnswer);
-  const named = picks.filter((pick): pick is Choice => pick !== null);
-  const fooled = named.filter((pick) => pick !== realIs).length;
+  const fooled = picks.filter((pick, judging) => pick !== null && pick !== realIs[judging]).length;
   return {
     itemId,
     sim,
     source: 'judge',
     metric: TURING_METRIC,
-    value: named.length === 0 ? null : fooled / named.length,
+    value: balancedShare(picks, fooled),
     detail: {
-      realIs,
+      realIs: [...realIs],
       picks: picks.map((pick) => pick ?? 'unparsed'),
       unparsed: answers
         .filter((_, i) => picks[i] === null)
@@ -127,7 +139,8 @@ export function pairwiseOrder(
 /**
  * Pairwise mode over k judgings of the pair (simA, simB), simA shown at `simAShownAs[j]` in
  * judging j: for each simulator, metric `pairwise:<other>` = its win share (a tie counts half), null
- * when no answer named one. The detail keeps the judge's letters with the sides they were asked in.
+ * unless every answer named one. The detail keeps the judge's letters with the sides they were
+ * asked on.
  */
 export function pairwiseItemScores(
   itemId: string,
@@ -137,14 +150,11 @@ export function pairwiseItemScores(
   simAShownAs: readonly Choice[],
 ): ItemScore[] {
   const picks = answers.map(parsePairwiseAnswer);
-  let named = 0;
-  let winsA = 0;
-  picks.forEach((pick, judging) => {
-    if (pick === null) return;
-    named++;
-    if (pick === 'tie') winsA += 0.5;
-    else if (pick === simAShownAs[judging]) winsA += 1;
-  });
+  const winsA = picks.reduce<number>(
+    (sum, pick, judging) =>
+      sum + (pick === 'tie' ? 0.5 : pick !== null && pick === simAShownAs[judging] ? 1 : 0),
+    0,
+  );
   const detail: JsonValue = {
     picks: picks.map((pick) => pick ?? 'unparsed'),
     shownAsA: simAShownAs.map((side) => (side === 'A' ? simA : simB)),
@@ -152,15 +162,16 @@ export function pairwiseItemScores(
       .filter((_, i) => picks[i] === null)
       .map((answer) => answer.slice(0, MAX_RAW_ANSWER)),
   };
-  const share = (wins: number) => (named === 0 ? null : wins / named);
+  const shareA = balancedShare(picks, winsA);
+  const shareB = shareA === null ? null : 1 - shareA;
   return [
-    { itemId, sim: simA, source: 'judge', metric: `pairwise:${simB}`, value: share(winsA), detail },
+    { itemId, sim: simA, source: 'judge', metric: `pairwise:${simB}`, value: shareA, detail },
     {
       itemId,
       sim: simB,
       source: 'judge',
       metric: `pairwise:${simA}`,
-      value: share(named - winsA),
+      value: shareB,
       detail,
     },
   ];
