@@ -384,8 +384,17 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
     );
     expect(missing).toBeGreaterThan(0);
     expect(missing).toBeLessThan(12);
-    for (const answer of held.splice(0)) answer();
+    // Stopped from the other tab: the verdicts given stay, the rest is missing again, and its
+    // requests held in flight are dropped unanswered.
+    await other.getByRole('button', { name: 'Stop asking' }).click();
+    const askAgain = `Ask the judge again (${missing} verdicts missing)`;
+    for (const tab of [other, page]) {
+      await expect(tab.getByRole('button', { name: askAgain })).toBeEnabled({ timeout: 10_000 });
+    }
+    held.splice(0);
     holdAfter = Infinity;
+    const beforeAgain = asked;
+    await page.getByRole('button', { name: askAgain }).click();
     // The 12 stored predictions are judged, not predicted again; the note and the button go.
     await expect(page.locator('[data-judge-metric="overall"]')).toHaveCount(0, {
       timeout: 60_000,
@@ -394,12 +403,15 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
     await expect(other.getByRole('button', { name: /^Ask the judge again|^Asking/ })).toHaveCount(
       0,
     );
-    expect(asked).toBe(48);
+    // Only what was still missing was asked for, twice each (k = 2).
+    expect(asked - beforeAgain).toBe(2 * missing);
     await expect(
       page.locator('[data-testid="leaderboard-cell"][data-task="overall"]').getByTestId('cell-n'),
     ).toHaveText('n=12');
+    // Answered calls only: the 18 before the stop and those after; the dropped ones spent nothing known.
+    const answered = 18 + 2 * missing;
     await expect(page.getByTestId('run-usage')).toHaveText(
-      '0 in / 0 out simulator tokens · $0.00 · judge 24 in / 24 out tokens · cost not priced',
+      `0 in / 0 out simulator tokens · $0.00 · judge ${answered} in / ${answered} out tokens · cost not priced`,
     );
     // The Benches list says the same run's judge and cost.
     await page.goto('/benches');

@@ -104,6 +104,7 @@ export {
   deleteRun,
   resumeRun,
   retryFailedUnits,
+  stopJudge,
   type DeletedBench,
   type DeletedRun,
 } from './bench/run-lifecycle';

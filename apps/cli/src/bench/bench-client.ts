@@ -23,6 +23,7 @@ import {
   sftExport,
   startBenchWorkers,
   startRun,
+  stopJudge,
   watchRun,
   type AppRouter,
   type BenchImportResult,
@@ -80,6 +81,8 @@ export interface BenchClient {
   /** Predicts the failed units of an ended run again and follows it to its end, as `run` does. */
   retryFailed(runId: string, onProgress: (run: BenchRun) => void): Promise<BenchRun>;
   cancel(runId: string): Promise<BenchRun>;
+  /** Stops an asking of the run's judge under way in the process that holds the store. */
+  stopJudge(runId: string): Promise<{ stopped: boolean; missing: number }>;
   deleteRun(runId: string): Promise<DeletedRun>;
   deleteBench(name: string, version: number): Promise<DeletedBench>;
   report(runId: string): Promise<RunReport>;
@@ -145,6 +148,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
       return follow(await retryFailedUnits({ store, benchRunner: runner }, runId), onProgress);
     },
     cancel: (runId) => cancelRun({ store }, runId),
+    stopJudge: (runId) => stopJudge({ store }, runId),
     deleteRun: (runId) => deleteRun({ store }, runId),
     deleteBench: (name, version) => deleteBench({ store }, { name, version }),
     report: (runId) => report({ store }, runId),
@@ -319,6 +323,7 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     retryFailed: async (runId, onProgress) =>
       follow(await call(trpc.bench.retryFailed.mutate({ runId })), onProgress),
     cancel: (runId) => call(trpc.bench.cancelRun.mutate({ runId })),
+    stopJudge: (runId) => call(trpc.bench.stopJudge.mutate({ runId })),
     deleteRun: (runId) => call(trpc.bench.deleteRun.mutate({ runId })),
     deleteBench: (name, version) => call(trpc.bench.delete.mutate({ name, version })),
     report: (runId) => call(trpc.bench.report.query({ runId })),

@@ -432,6 +432,12 @@ describe('terrarium bench', () => {
         expect(endpoint.bodies.map((body) => body.model)).toEqual(
           Array.from({ length: RETAIL_ITEMS }, () => 'judge'),
         );
+        // Nothing goes on in the run any more: neither the run nor its judge to stop.
+        const cancel = await cli('bench', 'cancel', runId);
+        expect([cancel.code, cancel.stdout]).toEqual([
+          0,
+          `run ${runId} was already done; nothing to cancel\n`,
+        ]);
       } finally {
         await endpoint.close();
       }

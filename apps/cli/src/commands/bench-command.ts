@@ -672,18 +672,28 @@ export function judgeProgressEnd(runId: string, owed: number, stillOwed: number)
   return `run ${runId}: the judge gave ${Math.max(0, owed - stillOwed)} of the ${verdicts(owed)} asked for\n`;
 }
 
+/**
+ * `bench cancel RUN`: a queued or running run canceled, and an asking of its judge under way (a
+ * retry, the pairs judged as it ended) stopped, keeping what the judge gave.
+ */
 export async function runBenchCancel(
   runId: string,
   options: GlobalOptions & { json?: boolean },
 ): Promise<void> {
-  const run = await withBenchClient({ ...options, workers: 0 }, (client) => client.cancel(runId));
+  const { run, judge } = await withBenchClient({ ...options, workers: 0 }, async (client) => ({
+    run: await client.cancel(runId),
+    judge: await client.stopJudge(runId),
+  }));
+  const retry = `"terrarium bench retry ${run.id}" asks again`;
   print(
     options.json,
-    run,
-    run.status === 'canceled'
-      ? `run ${run.id} canceled (${formatUnits(run.done + run.failed)} of ${formatUnits(run.total)} units recorded); ` +
+    { ...run, stoppedJudge: judge.stopped },
+    judge.stopped
+      ? `run ${run.id}: stopped asking its judge; ${verdicts(judge.missing)} still missing (${retry})\n`
+      : run.status === 'canceled'
+        ? `run ${run.id} canceled (${formatUnits(run.done + run.failed)} of ${formatUnits(run.total)} units recorded); ` +
           `"terrarium bench resume ${run.id}" takes it up again\n`
-      : `run ${run.id} was already ${run.status}; nothing to cancel\n`,
+        : `run ${run.id} was already ${run.status}; nothing to cancel\n`,
   );
 }
 

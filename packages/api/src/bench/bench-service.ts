@@ -30,7 +30,7 @@ import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { allBenchItems, readAll } from './read-all';
-import { createJudge, type Judge } from './judge';
+import { createJudge, JudgingStopped, type Judge } from './judge';
 import { priceOf, pricingFromEnv } from './pricing';
 import { runReport, type RunReport } from './run-report';
 import {
@@ -471,7 +471,7 @@ export function judgePairwise(
 ): Promise<{ judged: number; kept: number }> {
   // `bench run` judges the pairs as its run ends; a retry from the run page at that moment waits
   // for it and finds its verdicts, rather than asking for the same pairs.
-  return askAfterOthers(ctx.store, runId, () => judgePairs(ctx, runId, options));
+  return askAfterOthers(ctx.store, runId, (signal) => judgePairs(ctx, runId, options, signal));
 }
 
 /** `judgePairwise` without waiting for other askings: for one that is already counted as one. */
@@ -479,6 +479,7 @@ export async function judgePairs(
   ctx: ServiceContext,
   runId: string,
   options: { pairs?: PairsToJudge } = {},
+  signal?: AbortSignal,
 ): Promise<{ judged: number; kept: number }> {
   const data = await runData(ctx.store, runId);
   const { run } = data;
@@ -538,19 +539,37 @@ export async function judgePairs(
   // Several pairs at once, as a run judges its units: the judge's endpoint pool bounds what
   // reaches it; one at a time left it idle between answers.
   let next = 0;
+  let judged = 0;
   async function lane(): Promise<void> {
     for (let pair = pairs[next++]; pair !== undefined; pair = pairs[next++]) {
       const { item, a, other, b } = pair;
-      const { scores, usage } = await judge.pairwise(
-        item,
-        { sim: first, predicted: a },
-        { sim: other, predicted: b },
-      );
+      let judgedPair;
+      try {
+        judgedPair = await judge.pairwise(
+          item,
+          { sim: first, predicted: a },
+          { sim: other, predicted: b },
+          signal,
+        );
+      } catch (error) {
+        // Stopped between a pair's judgings: what the answered ones spent is still counted.
+        if (error instanceof JudgingStopped && error.answered > 0) {
+          await ctx.store.addScores(runId, [], { itemId: item.id, sim: other, usage: error.usage });
+        }
+        throw error;
+      }
+      const { scores, usage } = judgedPair;
       await ctx.store.addScores(runId, scores, { itemId: item.id, sim: other, usage });
+      judged++;
     }
   }
-  await Promise.all(Array.from({ length: Math.min(PAIR_LANES, pairs.length) }, lane));
-  return { judged: pairs.length, kept };
+  try {
+    await Promise.all(Array.from({ length: Math.min(PAIR_LANES, pairs.length) }, lane));
+  } catch (error) {
+    // Stopped by the user: the pairs judged so far are stored, the rest stay owed.
+    if (signal?.aborted !== true) throw error;
+  }
+  return { judged, kept };
 }
 
 // Pairs judged at once: a few more than the judge's endpoint takes, so it always has one queued.

@@ -4,6 +4,7 @@ import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { judgePairs } from './bench-service';
 import { readAll } from './read-all';
 import { isFinishedRun } from './run-leaderboard';
+import { JudgingStopped } from './judge';
 import { joinAsking } from './judge-asking';
 import { inlineRunDeps } from './run-deps';
 
@@ -18,10 +19,10 @@ const LANES = 16;
  * totals. Verdicts that were read are kept. A pairwise judge is asked for its missing pairs.
  */
 export function judgeGapsAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
-  return joinAsking(ctx.store, run.id, () => askAgain(ctx, run));
+  return joinAsking(ctx.store, run.id, (signal) => askAgain(ctx, run, signal));
 }
 
-async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
+async function askAgain(ctx: ServiceContext, run: BenchRun, signal: AbortSignal): Promise<void> {
   if (run.judge === null) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: `runId: run ${run.id} has no judge` });
   }
@@ -32,7 +33,7 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
     });
   }
   if (run.judge.mode === 'pairwise') {
-    await judgePairs(ctx, run.id);
+    await judgePairs(ctx, run.id, {}, signal);
     return;
   }
   const units = await unitsWithoutVerdict(ctx, run.id);
@@ -46,7 +47,7 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
   }
   let next = 0;
   async function lane(): Promise<void> {
-    for (let unit = units[next++]; unit !== undefined; unit = units[next++]) {
+    for (let unit = units[next++]; unit !== undefined && !signal.aborted; unit = units[next++]) {
       const item = items.get(unit.itemId);
       const [prediction] = (
         await ctx.store.listPredictions(run.id, {
@@ -58,7 +59,17 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
       ).rows;
       // A unit without an item or an observation has nothing to judge (no verdict was asked).
       if (item === undefined || prediction?.observation == null) continue;
-      const { scores, judgeUsage } = await deps.score(item, unit.sim, prediction.observation, run);
+      let scored;
+      try {
+        scored = await deps.score(item, unit.sim, prediction.observation, run, signal);
+      } catch (error) {
+        // Stopped between a unit's judgings: what the answered ones spent is still counted.
+        if (error instanceof JudgingStopped && error.answered > 0) {
+          await ctx.store.addScores(run.id, [], { ...unit, usage: error.usage });
+        }
+        throw error;
+      }
+      const { scores, judgeUsage } = scored;
       const verdicts = scores.filter((score) => score.source === 'judge');
       await ctx.store.addScores(
         run.id,
@@ -70,6 +81,8 @@ async function askAgain(ctx: ServiceContext, run: BenchRun): Promise<void> {
   try {
     await Promise.all(Array.from({ length: Math.min(LANES, units.length) }, lane));
   } catch (error) {
+    // Stopped by the user: the verdicts given so far are stored, the rest stay missing.
+    if (signal.aborted) return;
     throw simulatorTrpcError(error);
   }
 }

@@ -1,22 +1,55 @@
 import type { Store } from '@terrarium/db';
 
+/** A run whose judge this process is asking: until when, and how to stop it. */
+interface Asking {
+  settled: Promise<void>;
+  controller: AbortController;
+}
+
 // A run's status stays `done` while its judge is asked again, so nothing in the store stops a
 // second retry (another tab, a second CLI): it joins the asking under way instead of paying for
 // the same verdicts twice. Per process: the server is where retries are asked.
-const asking = new WeakMap<Store, Map<string, Promise<void>>>();
+const asking = new WeakMap<Store, Map<string, Asking>>();
 
-/** `ask()` for `runId`, unless this process is already asking its judge: then that asking. */
-export function joinAsking(store: Store, runId: string, ask: () => Promise<void>): Promise<void> {
+function runsOf(store: Store): Map<string, Asking> {
   let runs = asking.get(store);
   if (runs === undefined) {
     runs = new Map();
     asking.set(store, runs);
   }
-  const going = runs.get(runId);
-  if (going !== undefined) return going;
-  const started = ask().finally(() => runs.delete(runId));
-  runs.set(runId, started);
+  return runs;
+}
+
+/** Counts `ask` as the asking of `runId`'s judge until it settles; `signal` stops it. */
+function register<T>(
+  runs: Map<string, Asking>,
+  runId: string,
+  ask: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const started = ask(controller.signal);
+  const settled = started.then(
+    () => undefined,
+    () => undefined,
+  );
+  const entry = { settled, controller };
+  runs.set(runId, entry);
+  void settled.then(() => {
+    if (runs.get(runId) === entry) runs.delete(runId);
+  });
   return started;
+}
+
+/** `ask()` for `runId`, unless this process is already asking its judge: then that asking. */
+export function joinAsking(
+  store: Store,
+  runId: string,
+  ask: (signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const runs = runsOf(store);
+  const going = runs.get(runId);
+  if (going !== undefined) return going.settled;
+  return register(runs, runId, ask);
 }
 
 /**
@@ -27,26 +60,13 @@ export function joinAsking(store: Store, runId: string, ask: () => Promise<void>
 export async function askAfterOthers<T>(
   store: Store,
   runId: string,
-  ask: () => Promise<T>,
+  ask: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  let runs = asking.get(store);
-  if (runs === undefined) {
-    runs = new Map();
-    asking.set(store, runs);
-  }
+  const runs = runsOf(store);
   for (let going = runs.get(runId); going !== undefined; going = runs.get(runId)) {
-    await going.catch(() => undefined);
+    await going.settled;
   }
-  const started = ask();
-  const settled = started.then(
-    () => undefined,
-    () => undefined,
-  );
-  runs.set(runId, settled);
-  void settled.then(() => {
-    if (runs.get(runId) === settled) runs.delete(runId);
-  });
-  return started;
+  return register(runs, runId, ask);
 }
 
 /**
@@ -55,4 +75,16 @@ export async function askAfterOthers<T>(
  */
 export function askingJudgeAgain(store: Store, runId: string): boolean {
   return asking.get(store)?.has(runId) ?? false;
+}
+
+/**
+ * Stops the asking of `runId`'s judge under way in this process, if any, once the requests in
+ * flight are dropped: the verdicts given so far stay, the rest stay missing. False: none was.
+ */
+export async function stopAsking(store: Store, runId: string): Promise<boolean> {
+  const going = asking.get(store)?.get(runId);
+  if (going === undefined) return false;
+  going.controller.abort(new Error('stopped by the user'));
+  await going.settled;
+  return true;
 }

@@ -5,7 +5,7 @@ import { closedPort } from '../testing/closed-port';
 import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, startRun, watchRun } from './bench-service';
 import { askingJudgeAgain } from './judge-asking';
-import { deleteRun, retryFailedUnits } from './run-lifecycle';
+import { deleteRun, retryFailedUnits, stopJudge } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -141,6 +141,32 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     await expect(retryFailedUnits(ctx, run.id)).rejects.toThrow(
       `run ${run.id}'s failed units cannot be retried: none failed and every judge verdict was read`,
     );
+  }, 120_000);
+
+  it('stops asking the judge when told to, keeping what it gave and what is still missing', async () => {
+    const held = await startRecordingEndpoint({ holdAfter: ITEMS });
+    try {
+      held.refuseWith('the judge is busy', 5);
+      const run = await runWithJudge('judge', held.url);
+      held.refuseWith(null);
+      const retry = retryFailedUnits(ctx, run.id);
+      await vi.waitFor(() => expect(held.bodies.length).toBeGreaterThan(ITEMS));
+      expect(await stopJudge(ctx, run.id)).toEqual({ stopped: true, missing: ITEMS - 5 });
+      // The retry ends without an error: what it asked for is still missing, and nothing more is
+      // asked, even once the held requests could be answered.
+      expect((await retry).status).toBe('done');
+      const asked = held.bodies.length;
+      held.release();
+      const board = await leaderboard(ctx, run.id, 0);
+      expect([board.judgeGaps[0]?.unreadable, board.askingJudge]).toEqual([ITEMS - 5, false]);
+      expect(held.bodies.length).toBe(asked);
+      expect(asked).toBeLessThan(2 * ITEMS - 5);
+      // With nothing under way, there is nothing to stop.
+      expect(await stopJudge(ctx, run.id)).toEqual({ stopped: false, missing: ITEMS - 5 });
+    } finally {
+      held.release();
+      await held.close();
+    }
   }, 120_000);
 
   it('joins a second retry to the asking under way, and keeps the run from being deleted meanwhile', async () => {

@@ -3,7 +3,7 @@ import { judgeSidesText, type BenchRun } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiContext } from '../trpc';
 import { judgePairwise, leaderboard, report, startRun, watchRun } from './bench-service';
-import { retryFailedUnits } from './run-lifecycle';
+import { retryFailedUnits, stopJudge } from './run-lifecycle';
 import { startRecordingEndpoint, type RecordingEndpoint } from './recording-endpoint.testkit';
 import { openRetailBench } from './retail-bench.testkit';
 
@@ -150,6 +150,22 @@ describe('a Turing or pairwise judge that always answers A (tau2 retail, a real 
       tie: 0,
       unparsed: 0,
     });
+  }, 180_000);
+
+  it('stops judging the pairs when told to, and asks for no more', async () => {
+    const held = await startRecordingEndpoint({ holdAfter: 0 });
+    try {
+      const run = await pairwiseRun(1, held.url);
+      const judging = judgePairwise(ctx, run.id);
+      await vi.waitFor(() => expect(held.bodies.length).toBe(4));
+      expect(await stopJudge(ctx, run.id)).toEqual({ stopped: true, missing: ITEMS });
+      expect(await judging).toEqual({ judged: 0, kept: 0 });
+      held.release();
+      expect(held.bodies).toHaveLength(4);
+    } finally {
+      held.release();
+      await held.close();
+    }
   }, 180_000);
 
   it('leaves a pair missing when one of its two judgings failed, and a retry asks it both ways again', async () => {

@@ -58,11 +58,15 @@ export interface Judge {
     predicted: Observation,
     signal?: AbortSignal,
   ): Promise<Judged>;
-  /** Pairwise mode: which of two simulators' predictions is closer to the real observation. */
+  /**
+   * Pairwise mode: which of two simulators' predictions is closer to the real observation. An
+   * aborted `signal` ends the judging with its reason.
+   */
   pairwise(
     item: BenchItem,
     a: { sim: string; predicted: Observation },
     b: { sim: string; predicted: Observation },
+    signal?: AbortSignal,
   ): Promise<Judged>;
 }
 
@@ -74,8 +78,11 @@ class JudgingUsage {
   private inputTokens = 0;
   private outputTokens = 0;
   private costUsd: number | null = 0;
+  /** Calls answered. */
+  answered = 0;
 
   add(result: ChatResult): void {
+    this.answered++;
     this.inputTokens += result.usage?.inputTokens ?? 0;
     this.outputTokens += result.usage?.outputTokens ?? 0;
     this.costUsd =
@@ -92,6 +99,29 @@ class JudgingUsage {
 }
 
 type JudgeMessages = ReturnType<typeof judgePrompt>;
+
+/**
+ * A judging stopped by its signal (a canceled run, a user stopping a retry) after some of its calls
+ * were answered: what those spent, so that it is counted though no verdict is stored.
+ */
+export class JudgingStopped extends Error {
+  constructor(
+    readonly usage: UnitUsage,
+    /** Calls answered before the stop (0: nothing was spent). */
+    readonly answered: number,
+    reason: unknown,
+  ) {
+    super(`judging stopped: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'JudgingStopped';
+  }
+}
+
+/** Throws `JudgingStopped` with what the judging spent so far once `signal` is aborted. */
+function stopIfAborted(signal: AbortSignal | undefined, usage: JudgingUsage): void {
+  if (signal?.aborted === true) {
+    throw new JudgingStopped(usage.total(), usage.answered, signal.reason);
+  }
+}
 
 // Judge answers are short JSON; a thinking judge needs room for its reasoning before it.
 const JUDGE_MAX_TOKENS = 4096;
@@ -140,7 +170,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
   ): Promise<string[]> {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
-      signal?.throwIfAborted();
+      stopIfAborted(signal, usage);
       try {
         const result = await pool.complete({
           ...(signal === undefined ? {} : { signal }),
@@ -154,7 +184,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
         usage.add(result);
         answers.push(result.content);
       } catch (error) {
-        signal?.throwIfAborted();
+        stopIfAborted(signal, usage);
         answers.push(
           `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
         );
@@ -172,7 +202,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
     const answers: string[] = [];
     for (let judging = 0; judging < config.repeats; judging++) {
       for (let attempt = 0; attempt < OFFICIAL_ATTEMPTS; attempt++) {
-        signal?.throwIfAborted();
+        stopIfAborted(signal, usage);
         try {
           const result = await pool.complete({
             ...(signal === undefined ? {} : { signal }),
@@ -185,7 +215,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
           answers.push(result.content);
           if (parseVerdict(result.content).ok) break;
         } catch (error) {
-          signal?.throwIfAborted();
+          stopIfAborted(signal, usage);
           answers.push(
             `(judge request failed: ${error instanceof Error ? error.message : String(error)})`,
           );
@@ -228,7 +258,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
       );
       return judged(judgeItemScores(item.id, sim, answers));
     },
-    async pairwise(item, a, b) {
+    async pairwise(item, a, b, signal) {
       const usage = new JudgingUsage();
       const shownAs = Array.from({ length: config.repeats }, (_, judging) =>
         pairwiseOrder(item.id, a.sim, b.sim, judging, ORDER_SEED),
@@ -240,7 +270,7 @@ export function createJudge(config: JudgeConfig, options: JudgeOptions): Judge {
             ? pairwisePrompt(item, a.predicted, b.predicted, rubric)
             : pairwisePrompt(item, b.predicted, a.predicted, rubric),
         usage,
-        undefined,
+        signal,
       );
       return {
         scores: pairwiseItemScores(item.id, a.sim, b.sim, answers, shownAs),

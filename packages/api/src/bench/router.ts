@@ -115,6 +115,10 @@ export const benchRouter = createRouter({
   cancelRun: researcherProcedure
     .input(z.object({ runId }))
     .mutation(({ ctx, input }) => lifecycle.cancelRun(ctx, input.runId)),
+  /** Stops the asking of a run's judge under way; what it gave stays (`lifecycle.stopJudge`). */
+  stopJudge: researcherProcedure
+    .input(z.object({ runId }))
+    .mutation(({ ctx, input }) => lifecycle.stopJudge(ctx, input.runId)),
   /** A canceled run taken up where it stopped (its unrecorded units queued again). */
   resumeRun: researcherProcedure
     .input(z.object({ runId }))

@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { ServiceContext } from '../trpc';
 import { getRun, requireBench, runnerFor } from './bench-service';
 import { judgeGapsAgain } from './judge-again';
-import { askingJudgeAgain } from './judge-asking';
+import { askingJudgeAgain, stopAsking } from './judge-asking';
 import { owedVerdicts } from './judge-owed';
 import { isFinishedRun } from './run-leaderboard';
 
@@ -12,6 +12,20 @@ export async function cancelRun(ctx: ServiceContext, runId: string): Promise<Ben
   await getRun(ctx, runId);
   await ctx.store.setBenchRunStatus(runId, 'canceled', null, ['queued', 'running']);
   return getRun(ctx, runId);
+}
+
+/**
+ * Stops the asking of a run's judge under way (a retry asking for its missing verdicts, the pairs
+ * judged at the end of a run), once its requests in flight are dropped: the verdicts given so far
+ * stay, the others stay missing for a later retry. `stopped` is false when none was under way.
+ */
+export async function stopJudge(
+  ctx: ServiceContext,
+  runId: string,
+): Promise<{ stopped: boolean; missing: number }> {
+  const run = await getRun(ctx, runId);
+  const stopped = await stopAsking(ctx.store, run.id);
+  return { stopped, missing: await owedVerdicts(ctx.store, await getRun(ctx, runId)) };
 }
 
 /**

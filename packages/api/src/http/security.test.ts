@@ -47,6 +47,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'bench.startRun': 'researcher',
   'bench.judgePairwise': 'researcher',
   'bench.cancelRun': 'researcher',
+  'bench.stopJudge': 'researcher',
   'bench.resumeRun': 'researcher',
   'bench.retryFailed': 'researcher',
   'bench.deleteRun': 'researcher',

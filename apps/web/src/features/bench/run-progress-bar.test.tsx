@@ -143,5 +143,9 @@ describe('RunProgressBar', () => {
     renderBar(benchRun({ status: 'done', done: 400, total: 400, judge }), 5, true);
     const asking = screen.getByRole('button', { name: 'Asking the judge… (5 verdicts missing)' });
     expect(asking.hasAttribute('disabled')).toBe(true);
+    // It can be stopped from here, as `bench cancel` stops it.
+    expect(screen.getByRole('button', { name: 'Stop asking' }).hasAttribute('disabled')).toBe(
+      false,
+    );
   });
 });

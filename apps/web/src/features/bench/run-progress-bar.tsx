@@ -43,6 +43,7 @@ export function RunProgressBar({
   const resume = useMutation(trpc.bench.resumeRun.mutationOptions({ onSuccess: onResumed }));
   const retry = useMutation(trpc.bench.retryFailed.mutationOptions({ onSuccess: onResumed }));
   const remove = useMutation(trpc.bench.deleteRun.mutationOptions({ onSuccess: onDeleted }));
+  const stopJudge = useMutation(trpc.bench.stopJudge.mutationOptions());
   const [confirming, setConfirming] = useState(false);
   const share = progressShare(run);
   const finished = isFinished(run.status);
@@ -127,6 +128,16 @@ export function RunProgressBar({
               : retry.isPending
                 ? 'Retrying…'
                 : retryLabel(run, missingVerdicts)}
+          </button>
+        )}
+        {finished && askingJudge && (
+          <button
+            type="button"
+            disabled={stopJudge.isPending}
+            title="Stops asking the judge once its requests in flight are dropped; the verdicts it gave stay, the others stay missing for a later retry"
+            onClick={() => stopJudge.mutate({ runId: run.id })}
+          >
+            {stopJudge.isPending ? 'Stopping…' : 'Stop asking'}
           </button>
         )}
         {finished && (
