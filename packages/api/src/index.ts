@@ -108,6 +108,7 @@ export {
   type DeletedBench,
   type DeletedRun,
 } from './bench/run-lifecycle';
+export { judgePairwise, type PairsToJudge } from './bench/pairwise-judging';
 export {
   benchItems,
   buildBenchFromDatasets,
@@ -115,7 +116,6 @@ export {
   getRun,
   leaderboard,
   listBenches,
-  judgePairwise,
   listRuns,
   report,
   requireBench,

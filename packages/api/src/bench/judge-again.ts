@@ -1,7 +1,7 @@
 import type { BenchItem, BenchRun, ItemScore } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
-import { judgePairs } from './bench-service';
+import { judgePairs } from './pairwise-judging';
 import { readAll } from './read-all';
 import { isFinishedRun } from './run-leaderboard';
 import { JudgingStopped } from './judge';

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { createRouter, researcherProcedure } from '../trpc';
 import * as files from './bench-files';
 import * as service from './bench-service';
+import { judgePairwise } from './pairwise-judging';
 import * as lifecycle from './run-lifecycle';
 import { promptFolderOfFiles } from './run-prompts';
 import type { PromptFolder } from '@terrarium/worlds';
@@ -106,11 +107,7 @@ export const benchRouter = createRouter({
   judgePairwise: researcherProcedure
     .input(z.object({ runId, pairs: z.enum(['missing', 'not-asked', 'all']).optional() }))
     .mutation(({ ctx, input }) =>
-      service.judgePairwise(
-        ctx,
-        input.runId,
-        input.pairs === undefined ? {} : { pairs: input.pairs },
-      ),
+      judgePairwise(ctx, input.runId, input.pairs === undefined ? {} : { pairs: input.pairs }),
     ),
   cancelRun: researcherProcedure
     .input(z.object({ runId }))
