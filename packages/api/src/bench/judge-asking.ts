@@ -2,6 +2,9 @@ import type { Store } from '@terrarium/db';
 
 /** A run whose judge this process is asking: until when, and how to stop it. */
 interface Asking {
+  /** Its outcome: a joiner is told of a failure as the one who started it is. */
+  outcome: Promise<void>;
+  /** Its end, whatever the outcome: what waits for it without asking. */
   settled: Promise<void>;
   controller: AbortController;
 }
@@ -28,11 +31,9 @@ function register<T>(
 ): Promise<T> {
   const controller = new AbortController();
   const started = ask(controller.signal);
-  const settled = started.then(
-    () => undefined,
-    () => undefined,
-  );
-  const entry = { settled, controller };
+  const outcome = started.then(() => undefined);
+  const settled = outcome.catch(() => undefined);
+  const entry = { outcome, settled, controller };
   runs.set(runId, entry);
   void settled.then(() => {
     if (runs.get(runId) === entry) runs.delete(runId);
@@ -48,7 +49,7 @@ export function joinAsking(
 ): Promise<void> {
   const runs = runsOf(store);
   const going = runs.get(runId);
-  if (going !== undefined) return going.settled;
+  if (going !== undefined) return going.outcome;
   return register(runs, runId, ask);
 }
 
