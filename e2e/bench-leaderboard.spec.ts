@@ -363,7 +363,7 @@ test('verdicts a judge refused are asked for again from the run page, on the sto
     // Every prediction was recorded; only the judge's verdicts are missing, and the page says so.
     await expect(page.getByTestId('run-counts')).toHaveText('12 done · 0 failed · 12 total');
     await expect(page.locator('[data-judge-metric="overall"]')).toContainText(
-      'the judge’s verdict could not be read for 12 of 12 items',
+      'the judge gave no verdict on 12 of 12 items',
     );
     expect(asked).toBe(24);
 

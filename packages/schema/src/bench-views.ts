@@ -22,19 +22,19 @@ export const SimFailures = z.object({
 export type SimFailures = z.infer<typeof SimFailures>;
 
 /**
- * A simulator's items whose judge verdict could not be read (no judging parsed): their judge
- * scores are missing, so a judge that never answers in the expected form shows here, not as a
- * run that went well.
+ * A simulator's items on which the judge gave no verdict (a request failed, or no judging's answer
+ * could be read): their judge scores are missing, so a judge that never answers in the expected
+ * form shows here, not as a run that went well.
  */
 export const JudgeGaps = z.object({
   sim: z.string(),
   /** The judge metric whose value is missing: `overall` (score mode) or `turing-fooled`. */
   metric: z.string(),
-  /** Items whose verdict could not be read. */
+  /** Items without a verdict (named for the unreadable answers; a failed request counts too). */
   unreadable: z.number().int().positive(),
   /** Out of this many items the judge was asked about. */
   asked: z.number().int().positive(),
-  /** The first such item's parse error (by item id), as an example of why. */
+  /** The first such item's error (by item id): the request's failure or the parse error. */
   example: z.string(),
 });
 export type JudgeGaps = z.infer<typeof JudgeGaps>;
@@ -44,7 +44,7 @@ export const Leaderboard = z.object({
   cells: z.array(LeaderboardCell),
   /** Per simulator with failed predictions, how many and an example of why. */
   failures: z.array(SimFailures),
-  /** Per simulator whose judge verdicts could not be read for some items. */
+  /** Per simulator on some of whose items the judge gave no verdict. */
   judgeGaps: z.array(JudgeGaps),
   /**
    * A pairwise judge's pairs not asked about yet (it judges after the run: `bench run` asks at

@@ -31,7 +31,7 @@ export interface RunReport {
   run: string;
   status: BenchRun['status'];
   sims: SimReport[];
-  /** Per simulator whose judge verdicts could not be read for some items (their scores missing). */
+  /** Per simulator on some of whose items the judge gave no verdict (their scores missing). */
   judgeGaps: JudgeGaps[];
   /** A Turing or pairwise judge's answers by side (null: another kind of run). */
   judgeSides: JudgeSides | null;

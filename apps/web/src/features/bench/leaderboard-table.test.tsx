@@ -137,7 +137,7 @@ describe('LeaderboardTable', () => {
     ]);
   });
 
-  it('says when the judge’s verdicts could not be read, though no prediction failed', () => {
+  it('says when the judge gave no verdict, though no prediction failed', () => {
     render(
       <LeaderboardTable
         cells={cells}
@@ -157,7 +157,7 @@ describe('LeaderboardTable', () => {
       />,
     );
     expect(screen.getByTestId('leaderboard-failures').textContent).toBe(
-      'retrieval: the judge’s verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing. First error: no JSON object with scores found',
+      'retrieval: the judge gave no verdict on 255 of 255 items (judge:overall), whose judge scores are missing. First error: no JSON object with scores found',
     );
   });
   it('says under a pairwise score what the judge answered by side, as a warning when it prefers one', () => {

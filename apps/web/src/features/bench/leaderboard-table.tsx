@@ -115,8 +115,9 @@ function PartialNote({ partial }: { partial: PartialProgress }) {
 /**
  * Failed predictions are never scored, so no cell counts them: said here, per simulator, with an
  * example of why; a simulator with nothing scored would otherwise be absent from the table. So are
- * verdicts the judge gave in a form that could not be read: their judge scores are missing, and a
- * judge that never answers as asked would otherwise look like a run that went well.
+ * verdicts the judge did not give (a request that failed, an answer that could not be read; the
+ * first error says which): their judge scores are missing, and a judge that never answers as
+ * asked would otherwise look like a run that went well.
  */
 function FailuresNote({
   failures,
@@ -140,7 +141,7 @@ function FailuresNote({
       ))}
       {judgeGaps.map((gap) => (
         <li key={`${gap.sim} ${gap.metric}`} data-sim={gap.sim} data-judge-metric={gap.metric}>
-          <span className="mono">{gap.sim}</span>: the judge’s verdict could not be read for{' '}
+          <span className="mono">{gap.sim}</span>: the judge gave no verdict on{' '}
           {formatCount(gap.unreadable)} of {plural(gap.asked, 'item')} (judge:{gap.metric}), whose
           judge scores are missing. First error: <span className="mono">{gap.example}</span>
         </li>
