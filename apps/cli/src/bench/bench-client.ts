@@ -60,6 +60,8 @@ async function* fileLines(file: string): AsyncGenerator<string> {
  * running server (which owns an embedded folder). One interface, so each command is written once.
  */
 export interface BenchClient {
+  /** The server that runs the benches (its URL), or null when this process does. */
+  readonly server: string | null;
   list(): Promise<BenchSummary[]>;
   build(input: BuildBenchInput): Promise<BenchManifest>;
   /** AgentWorldBench JSONL files as one bench; a local store reads them line by line. */
@@ -123,6 +125,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     return last;
   }
   return {
+    server: null,
     list: () => listBenches({ store }),
     build: (input) => buildBenchFromDatasets({ store }, input),
     importFiles: (input) =>
@@ -296,6 +299,7 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     }
   }
   return {
+    server: url,
     list: () => call(trpc.bench.list.query()),
     build: (input) => call(trpc.bench.build.mutate(input)),
     importFiles: (input) => uploadBenchFiles(url, token, input),

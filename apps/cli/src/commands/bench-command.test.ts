@@ -2,9 +2,10 @@ import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { BenchRun, LeaderboardCell, RunResult } from '@terrarium/schema';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { serveTerrarium } from '@terrarium/server';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectOneLineFailure } from '../testing/cli-failure';
-import { runCli } from '../testing/run-cli';
+import { exitOf, runCli, startCli } from '../testing/run-cli';
 import type { SimReport } from '@terrarium/api';
 import {
   judgeProgress,
@@ -400,7 +401,7 @@ describe('terrarium bench', () => {
       expect(run.code).toBe(0);
       const runId = /run (\d+) \(done\)/.exec(run.stdout)?.[1] ?? '';
       expect(run.stdout).toContain(
-        `note: replay: the judge's verdict could not be read for 194 of 194 items (judge:overall), whose judge scores are missing ("terrarium bench retry ${runId}" asks again)`,
+        `note: replay: the judge gave no verdict on 194 of 194 items (judge:overall), whose judge scores are missing ("terrarium bench retry ${runId}" asks again)`,
       );
       // Still down: the retry says so and fails, rather than printing the same table as a success.
       const still = await cli('bench', 'retry', runId);
@@ -443,6 +444,84 @@ describe('terrarium bench', () => {
       }
     },
   );
+
+  /** `bench run` of a held endpoint, interrupted by Ctrl-C once it has asked for a prediction. */
+  async function interruptedRun(
+    endpointUrl: string,
+    asked: () => number,
+  ): Promise<{ code: number | null; runId: string; stdout: string; stderr: string }> {
+    const child = startCli([
+      'bench',
+      'run',
+      '--bench',
+      'r',
+      '--sim',
+      `openai:${endpointUrl}#wm`,
+      '--data-dir',
+      dataDir,
+    ]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await vi.waitFor(() => expect(asked()).toBeGreaterThan(0), { timeout: 60_000 });
+    await vi.waitFor(() => expect(stderr).toMatch(/^run \d+: 0\/194 units/), { timeout: 10_000 });
+    child.kill('SIGINT');
+    const code = await exitOf(child);
+    return { code, runId: /^run (\d+):/.exec(stderr)?.[1] ?? '', stdout, stderr };
+  }
+
+  it('cancels a run it runs itself on Ctrl-C, and says how to take it up', SLOW, async () => {
+    // Every prediction is held: the run is going when the user presses Ctrl-C.
+    const held = await startRecordingEndpoint({ holdAfter: 0 });
+    try {
+      const { code, runId, stdout, stderr } = await interruptedRun(
+        held.url,
+        () => held.bodies.length,
+      );
+      // Before, the process died mid-unit and left the run `running` in the folder.
+      expect(stderr.split('\n').slice(1)).toEqual([
+        `terrarium: run ${runId} canceled (0 of 194 units recorded); "terrarium bench resume ${runId}" takes it up again`,
+        `terrarium: run ${runId} ended canceled (0 of 194 units recorded)`,
+        '',
+      ]);
+      expect(code).toBe(1);
+      expect(stdout).toContain(`run ${runId} (canceled)`);
+      const runs = await cli('bench', 'runs', '--json');
+      expect(
+        BenchRun.array()
+          .parse(JSON.parse(runs.stdout))
+          .find((run) => run.id === runId)?.status,
+      ).toBe('canceled');
+    } finally {
+      held.release();
+      await held.close();
+    }
+  });
+
+  it('leaves a run to the server on Ctrl-C, and says how to stop it', SLOW, async () => {
+    const held = await startRecordingEndpoint({ holdAfter: 0 });
+    // The folder's own server: the CLI goes through it, and its workers run the bench.
+    const served = await serveTerrarium({ dataDir, port: 0, env: {} });
+    try {
+      const { code, runId, stderr } = await interruptedRun(held.url, () => held.bodies.length);
+      expect(code).toBe(130);
+      expect(stderr.split('\n').slice(1)).toEqual([
+        `terrarium: stopped following run ${runId}; it goes on in the server at ${served.url} ("terrarium bench cancel ${runId}" stops it)`,
+        '',
+      ]);
+      // Before, the CLI exited without a word; the run went on all the same.
+      expect((await served.store.getBenchRun(runId))?.status).toBe('running');
+      const canceled = await cli('bench', 'cancel', runId);
+      expect(canceled.stdout).toBe(
+        `run ${runId} canceled (0 of 194 units recorded); "terrarium bench resume ${runId}" takes it up again\n`,
+      );
+    } finally {
+      held.release();
+      await held.close();
+      await served.close();
+    }
+  });
 });
 
 /** One simulator's line of a report, the same numbers for each. */
@@ -568,7 +647,7 @@ describe('the `bench run` table', () => {
     ]);
   });
 
-  it('says under the table when the judge’s verdicts could not be read', () => {
+  it('says under the table when the judge gave no verdict', () => {
     const table = reportTable({
       bench: 'demo',
       benchVersion: 1,
@@ -595,7 +674,7 @@ describe('the `bench run` table', () => {
     });
     expect(table.split('\n').slice(2, 5)).toEqual([
       'retrieval      3        -  50.0       0',
-      'note: retrieval: the judge\'s verdict could not be read for 255 of 255 items (judge:overall), whose judge scores are missing ("terrarium bench retry 7" asks again); first error: no JSON object with scores found',
+      'note: retrieval: the judge gave no verdict on 255 of 255 items (judge:overall), whose judge scores are missing ("terrarium bench retry 7" asks again); first error: no JSON object with scores found',
       // What the run cost, as its page says it.
       'cost: simulators 0 in / 0 out tokens · $0.00; judge 412,000 in / 61,250 out tokens · cost not priced',
     ]);

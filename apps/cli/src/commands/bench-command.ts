@@ -431,13 +431,29 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
 async function followAndReport(
   options: GlobalOptions & { workers?: number; json?: boolean },
   start: (client: BenchClient, onProgress: (run: BenchRun) => void) => Promise<BenchRun>,
+  knownRunId: string | null = null,
 ): Promise<RunReport> {
   const bar = progressBar();
   const result = await withBenchClient(options, async (client) => {
-    const run = await start(client, (progress) => bar.update(progress));
-    bar.stop();
-    if (run.status === 'done' && run.judge?.mode === 'pairwise') await client.judgePairwise(run.id);
-    return { ...(await client.report(run.id)), ended: run };
+    let runId = knownRunId;
+    const interrupted = () => {
+      bar.stop();
+      void interrupt(client, runId);
+    };
+    process.once('SIGINT', interrupted);
+    try {
+      const run = await start(client, (progress) => {
+        runId = progress.id;
+        bar.update(progress);
+      });
+      bar.stop();
+      if (run.status === 'done' && run.judge?.mode === 'pairwise') {
+        await client.judgePairwise(run.id);
+      }
+      return { ...(await client.report(run.id)), ended: run };
+    } finally {
+      process.off('SIGINT', interrupted);
+    }
   });
   if (options.json) {
     const { bench, judgeGaps, judgeSides, usage, judgeUsage } = result;
@@ -459,6 +475,40 @@ async function followAndReport(
     process.exitCode = 1;
   }
   return result;
+}
+
+/**
+ * Ctrl-C while a run is followed. A server's run is its job: it goes on, and the line says how to
+ * stop it. A run in this process is canceled as `bench cancel` does (an asking of its judge
+ * stopped too) rather than cut off mid-unit: the follow then ends as for any canceled run, with
+ * its report, and `bench resume` or `bench retry` takes it up.
+ */
+async function interrupt(client: BenchClient, runId: string | null): Promise<void> {
+  if (client.server !== null || runId === null) {
+    process.stderr.write(
+      runId === null
+        ? 'terrarium: interrupted before the run started\n'
+        : `terrarium: stopped following run ${runId}; it goes on in the server at ${client.server} ` +
+            `("terrarium bench cancel ${runId}" stops it)\n`,
+    );
+    process.exit(130);
+  }
+  const run = await client.cancel(runId);
+  process.stderr.write(`terrarium: ${cancelText(run, await client.stopJudge(runId))}`);
+}
+
+/** What `bench cancel` did: a run canceled, an asking of its judge stopped, or neither. */
+function cancelText(run: BenchRun, judge: { stopped: boolean; missing: number }): string {
+  if (judge.stopped) {
+    return `run ${run.id}: stopped asking its judge; ${verdicts(judge.missing)} still missing ("terrarium bench retry ${run.id}" asks again)\n`;
+  }
+  if (run.status === 'canceled') {
+    return (
+      `run ${run.id} canceled (${formatUnits(run.done + run.failed)} of ${formatUnits(run.total)} units recorded); ` +
+      `"terrarium bench resume ${run.id}" takes it up again\n`
+    );
+  }
+  return `run ${run.id} was already ${run.status}; nothing to cancel\n`;
 }
 
 export interface BenchLeaderboardOptions extends GlobalOptions {
@@ -571,7 +621,7 @@ export async function runBenchResume(
   runId: string,
   options: GlobalOptions & { workers?: number; json?: boolean },
 ): Promise<void> {
-  await followAndReport(options, (client, onProgress) => client.resume(runId, onProgress));
+  await followAndReport(options, (client, onProgress) => client.resume(runId, onProgress), runId);
 }
 
 /**
@@ -584,24 +634,28 @@ export async function runBenchRetry(
   options: GlobalOptions & { workers?: number; json?: boolean },
 ): Promise<void> {
   let judged = '';
-  const report = await followAndReport(options, async (client, onProgress) => {
-    // The judge is asked inside the retry's request, which says nothing until it ends: the
-    // verdicts still owed, read meanwhile, show it going.
-    const owed = await client.owedVerdicts(runId);
-    const progress = judgeProgress(runId, owed, (line) => process.stderr.write(line));
-    const polling =
-      owed === 0
-        ? null
-        : pollEvery(POLL_MS, async () => progress(await client.owedVerdicts(runId)));
-    const ended = await client
-      .retryFailed(runId, (run) => {
-        polling?.stop();
-        onProgress(run);
-      })
-      .finally(() => polling?.stop());
-    if (owed > 0) judged = judgeProgressEnd(runId, owed, await client.owedVerdicts(runId));
-    return ended;
-  });
+  const report = await followAndReport(
+    options,
+    async (client, onProgress) => {
+      // The judge is asked inside the retry's request, which says nothing until it ends: the
+      // verdicts still owed, read meanwhile, show it going.
+      const owed = await client.owedVerdicts(runId);
+      const progress = judgeProgress(runId, owed, (line) => process.stderr.write(line));
+      const polling =
+        owed === 0
+          ? null
+          : pollEvery(POLL_MS, async () => progress(await client.owedVerdicts(runId)));
+      const ended = await client
+        .retryFailed(runId, (run) => {
+          polling?.stop();
+          onProgress(run);
+        })
+        .finally(() => polling?.stop());
+      if (owed > 0) judged = judgeProgressEnd(runId, owed, await client.owedVerdicts(runId));
+      return ended;
+    },
+    runId,
+  );
   process.stderr.write(judged);
   // Asked again and still without a verdict: the retry did not do what it was for.
   const [gap] = report.judgeGaps;
@@ -684,17 +738,7 @@ export async function runBenchCancel(
     run: await client.cancel(runId),
     judge: await client.stopJudge(runId),
   }));
-  const retry = `"terrarium bench retry ${run.id}" asks again`;
-  print(
-    options.json,
-    { ...run, stoppedJudge: judge.stopped },
-    judge.stopped
-      ? `run ${run.id}: stopped asking its judge; ${verdicts(judge.missing)} still missing (${retry})\n`
-      : run.status === 'canceled'
-        ? `run ${run.id} canceled (${formatUnits(run.done + run.failed)} of ${formatUnits(run.total)} units recorded); ` +
-          `"terrarium bench resume ${run.id}" takes it up again\n`
-        : `run ${run.id} was already ${run.status}; nothing to cancel\n`,
-  );
+  print(options.json, { ...run, stoppedJudge: judge.stopped }, cancelText(run, judge));
 }
 
 export interface BenchDeleteOptions extends GlobalOptions {
@@ -853,7 +897,7 @@ export function reportTable(report: RunReport): string {
     ...failedNote(report),
     ...report.judgeGaps.map(
       (gap) =>
-        `note: ${gap.sim}: the judge's verdict could not be read for ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
+        `note: ${gap.sim}: the judge gave no verdict on ${formatUnits(gap.unreadable)} of ${formatUnits(gap.asked)} items (judge:${gap.metric}), whose judge scores are missing ("terrarium bench retry ${report.run}" asks again); first error: ${gap.example}`,
     ),
     ...pairwiseLines(report.sims),
     ...sidesNote(report.judgeSides),
