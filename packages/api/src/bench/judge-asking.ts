@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Store } from '@terrarium/db';
 
 /** A run whose judge this process is asking: until when, and how to stop it. */
@@ -30,6 +31,8 @@ function register<T>(
   ask: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
+  // Each request in flight listens for the stop: more than Node's default 10 is no leak here.
+  setMaxListeners(0, controller.signal);
   const started = ask(controller.signal);
   const outcome = started.then(() => undefined);
   const settled = outcome.catch(() => undefined);
