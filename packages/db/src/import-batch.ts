@@ -1,4 +1,4 @@
-import type { ImportError, Trajectory } from '@terrarium/schema';
+import type { ImportError, ImportReport, Trajectory } from '@terrarium/schema';
 import { unlockBatch } from './batch-lock';
 import { CopyWriter, patchBigint } from './copy-binary';
 import type { Queryable, SqlExecutor, SqlSession } from './executor';
@@ -12,7 +12,7 @@ import {
 } from './import-rows';
 import { toJsonPayload } from './json-payload';
 import { lexemesOfBinary, sortLexemes, tsvectorBinary } from './search-vector';
-import type { ImportBatch, ImportGroup } from './store';
+import { ImportJobNotRunning, type ImportBatch, type ImportGroup } from './store';
 import { intColumn, textColumn } from './row';
 
 // ~1,000 rows per statement (stack-notes "Storage speed"), and a byte cap so a window of
@@ -319,20 +319,34 @@ export class SqlImportBatch implements ImportBatch {
         };
   }
 
-  async commit(): Promise<string | null> {
+  async commit(job?: { id: string; report: ImportReport }): Promise<string | null> {
     this.assertOpen();
     this.settled = true;
     try {
-      // The batch's rows become visible to every read in this one statement.
-      await this.context.executor.query(
-        `UPDATE import_batches SET status = 'complete', completed_at = now(),
+      // The batch's rows become visible to every read in this one statement. A job's batch only
+      // while the job still runs, which the same statement marks done: a cancel committed first
+      // leaves nothing to claim, and one that comes after finds the job done (its UPDATE waits
+      // for this row on PostgreSQL and then no longer matches), so the two cannot both win.
+      const committed = await this.context.executor.query(
+        `WITH claimed AS (
+           UPDATE import_jobs SET status = 'done', report = $3::jsonb, error = NULL,
+             updated_at = now(), finished_at = now()
+           WHERE $2::bigint IS NOT NULL AND id = $2::bigint AND status = 'running'
+           RETURNING id)
+         UPDATE import_batches SET status = 'complete', completed_at = now(),
            trajectory_count = (SELECT count(*) FROM trajectories WHERE batch_id = $1::bigint),
            step_count = (SELECT coalesce(sum(step_count), 0) FROM trajectories WHERE batch_id = $1::bigint),
            transition_count = (SELECT coalesce(sum(transition_count), 0) FROM trajectories WHERE batch_id = $1::bigint),
            quarantined_count = (SELECT count(*) FROM quarantine WHERE batch_id = $1::bigint)
-         WHERE id = $1::bigint AND status = 'importing'`,
-        [this.batchId],
+         WHERE id = $1::bigint AND status = 'importing'
+           AND ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM claimed))
+         RETURNING id`,
+        [this.batchId, job?.id ?? null, job === undefined ? null : toJsonPayload(job.report)],
       );
+      if (job !== undefined && committed.length === 0) {
+        await deleteUnfinishedBatch(this.context.executor, this.batchId);
+        throw new ImportJobNotRunning(job.id);
+      }
       // The rows are in from here on: a failure of the upkeep below is said, not taken for the
       // import's (a full disk reported "import failed" for a dataset stored whole).
       try {

@@ -21,6 +21,7 @@ import type {
   ScoreSlice,
   ScoreSource,
   ImportError,
+  ImportReport,
   QuarantinedRecord,
   StepMarker,
   StepWindow,
@@ -30,6 +31,17 @@ import type {
   TrajectorySummary,
   UnitUsage,
 } from '@terrarium/schema';
+
+/**
+ * An import job's batch was not committed because the job had stopped running (canceled by the
+ * user) before the commit: nothing of it was made visible.
+ */
+export class ImportJobNotRunning extends Error {
+  constructor(readonly jobId: string) {
+    super(`import job ${jobId} is no longer running: its batch was not committed`);
+    this.name = 'ImportJobNotRunning';
+  }
+}
 
 /** What a judging of scores added later cost, counted on one unit of the run. */
 export interface JudgedUnit {
@@ -78,8 +90,12 @@ export interface ImportBatch {
    * Makes the batch's rows visible, all at once. Resolves to null, or, when the rows are stored but
    * the upkeep after it failed (merging the search indexes, the planner's statistics: a disk that
    * filled up then), to a sentence saying so: the import is whole, searches may be slow.
+   *
+   * With `job`, the batch is the job's and commits only if the job is still running, marking it
+   * done with `report` in the same statement: a cancel and the commit cannot both win. Rejects
+   * with `ImportJobNotRunning` (nothing made visible) when the job was canceled first.
    */
-  commit(): Promise<string | null>;
+  commit(job?: { id: string; report: ImportReport }): Promise<string | null>;
   abort(): Promise<void>;
   /**
    * Lets go of the batch without finishing it, as a crash would: its rows stay invisible, for an

@@ -175,4 +175,65 @@ describe('an import job killed with SIGKILL mid-file', () => {
       await store.close();
     }
   }, 300_000);
+
+  it('keeps nothing when canceled after its last group is stored, just before its commit', async () => {
+    const { size } = await stat(replica);
+    const records: unknown = JSON.parse(await readFile(SOURCE, 'utf8'));
+    const total = COPIES * (Array.isArray(records) ? records.length : 0);
+    const store = await openMemoryStore();
+    try {
+      const job = await store.createImportJob({
+        dataset: 'late-cancel',
+        format: null,
+        files: [{ name: 'tau-bench-airline-x3.json', path: replica, size }],
+        ownsFiles: false,
+      });
+      let canceledAt = 0;
+      const outcome = await runImportJob(store, job.id, {
+        onStored: (checkpoint) => {
+          // As the Import page's Cancel does (`imports.cancel`): the job's status, in the store,
+          // once every trajectory is stored and the commit is next.
+          if (checkpoint.report.trajectories < total) return;
+          canceledAt = checkpoint.report.trajectories;
+          void store.finishImportJob(job.id, 'canceled', {}, ['queued', 'running']);
+        },
+      });
+      expect(canceledAt).toBe(total);
+      // Before, the commit went ahead: the job read "canceled; nothing was kept" over a dataset
+      // of every trajectory.
+      expect(outcome).toEqual({ status: 'canceled', report: null, error: null });
+      expect(await store.getImportJob(job.id)).toMatchObject({ status: 'canceled' });
+      expect(await store.getDatasetByName('late-cancel')).toBeNull();
+      expect(await store.listDatasets()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+
+  it('stays done when canceled once committed: a cancel and a commit cannot both win', async () => {
+    const { size } = await stat(replica);
+    const store = await openMemoryStore();
+    try {
+      const job = await store.createImportJob({
+        dataset: 'done-first',
+        format: null,
+        files: [{ name: 'tau-bench-airline-x3.json', path: replica, size }],
+        ownsFiles: false,
+      });
+      const outcome = await runImportJob(store, job.id);
+      expect(outcome.status).toBe('done');
+      expect(await store.finishImportJob(job.id, 'canceled', {}, ['queued', 'running'])).toBe(
+        false,
+      );
+      expect(await store.getImportJob(job.id)).toMatchObject({
+        status: 'done',
+        report: outcome.report,
+      });
+      expect((await store.getDatasetByName('done-first'))?.trajectories).toBe(
+        outcome.report?.trajectories,
+      );
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
 });

@@ -1,6 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { ImportBatch, ImportJobRecord, Store } from '@terrarium/db';
+import {
+  ImportJobNotRunning,
+  type ImportBatch,
+  type ImportJobRecord,
+  type Store,
+} from '@terrarium/db';
 import { ImportReport, SourceFormat } from '@terrarium/schema';
 import { ImportCheckpoint } from './import-protocol';
 import {
@@ -127,13 +132,16 @@ export async function runImportJob(
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.onStored === undefined ? {} : { onStored: options.onStored }),
     });
-    const report = await settleImport(batch, job.dataset, final);
-    await store.finishImportJob(jobId, 'done', { report }, ['running']);
+    const report = await settleImport(batch, job.dataset, final, jobId);
+    // Marked done by the commit (or, with nothing to commit, here); the report again with any
+    // warning of the upkeep after the commit.
+    await store.finishImportJob(jobId, 'done', { report }, ['running', 'done']);
     await deleteOwnedFiles(job);
     return { status: 'done', report, error: null };
   } catch (error) {
-    const reason = stop.signal.reason;
-    if (stop.signal.aborted && !(reason instanceof Canceled)) {
+    // Canceled while reading, or just before the commit (which then made nothing visible).
+    const canceled = error instanceof ImportJobNotRunning || stop.signal.reason instanceof Canceled;
+    if (stop.signal.aborted && !canceled) {
       // Stopping, not failing: the rows so far stay, invisible, for the resume.
       await batch.abandon();
       return { status: 'interrupted', report: null, error: null };
@@ -142,7 +150,7 @@ export async function runImportJob(
       // An uncommitted batch is discarded on the next open anyway.
     });
     await deleteOwnedFiles(job);
-    if (reason instanceof Canceled) {
+    if (canceled) {
       await store.finishImportJob(jobId, 'canceled', {}, ['running', 'canceled']);
       return { status: 'canceled', report: null, error: null };
     }

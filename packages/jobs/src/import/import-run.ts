@@ -112,11 +112,14 @@ export function reportOf(
 /**
  * Ends a batch whose files were all read: takes out what the dataset already held, then commits
  * what is left, or discards the batch when nothing is. Returns the report of what was stored.
+ * A job's batch commits only while the job runs, marking it done with the report
+ * (`ImportBatch.commit`: rejects with `ImportJobNotRunning` when a cancel came first).
  */
 export async function settleImport(
   batch: ImportBatch,
   dataset: string,
   final: ImportCheckpoint,
+  jobId?: string,
 ): Promise<ImportReport> {
   const skipped = final.report.trajectories > 0 ? await batch.dropRepeated() : NONE_SKIPPED;
   const report = reportOf(dataset, final, skipped);
@@ -124,7 +127,7 @@ export async function settleImport(
     await batch.abort();
     return report;
   }
-  const upkeep = await batch.commit();
+  const upkeep = await batch.commit(jobId === undefined ? undefined : { id: jobId, report });
   return upkeep === null
     ? report
     : { ...report, warnings: [...(report.warnings ?? []), { file: '*', reason: upkeep }] };
