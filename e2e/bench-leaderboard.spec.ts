@@ -450,7 +450,17 @@ test('a pairwise judge started from the form judges the pairs from the run page 
     const { runForm } = await newRunForm(page, request, 'judge-pairs');
     await runForm.getByRole('checkbox', { name: /^Replay/ }).check();
     await runForm.getByLabel('Judge spec').fill(`openai:${judgeUrl}#pair`);
+    // Before anything is asked, the form says what a k would not do (as `bench run` does).
+    await runForm.getByLabel('Judgings per item').fill('3');
+    await expect(runForm.getByTestId('judge-repeats-note')).toHaveText(
+      '3 judgings at temperature 0 send the judge the same prompt 3 times: a server that decodes greedily answers alike, so the spread reads 0 at 3 times the cost; raise the temperature for judgings that can differ.',
+    );
     await runForm.getByLabel('Judge mode').selectOption('pairwise');
+    await expect(runForm.getByTestId('judge-repeats-note')).toHaveText(
+      'With an odd k (3), each item is asked one way round 2 times and the other 1: an even k balances the sides within every item.',
+    );
+    await runForm.getByLabel('Judgings per item').fill('1');
+    await expect(runForm.getByTestId('judge-repeats-note')).toHaveCount(0);
     // One simulator is not a pair: the form says so and starts nothing.
     await runForm.getByRole('button', { name: 'Start run' }).click();
     await expect(runForm.getByRole('alert')).toHaveText(

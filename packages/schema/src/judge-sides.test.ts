@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeSidesText, sidePreferenceP } from './judge-sides';
+import { judgeRepeatsNote, judgeSidesText, sidePreferenceP } from './judge-sides';
 
 describe('a judge’s answers by side', () => {
   it('gives the exact two-sided sign test', () => {
@@ -54,5 +54,27 @@ describe('a judge’s answers by side', () => {
       text: 'The Turing judge answered A in 1 of 12 judgings, B in 11; the real observation was response A in 5 of them. The real observation held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p = 0.0063) says it prefers response B whatever it holds, and its fooled shares say little about the simulators.',
       preference: true,
     });
+  });
+});
+
+describe('what k judgings per item will not do, said before a run', () => {
+  it('says that a score judge at temperature 0 is asked the same prompt k times', () => {
+    expect(judgeRepeatsNote({ mode: 'score', repeats: 3, temperature: 0 })).toBe(
+      '3 judgings at temperature 0 send the judge the same prompt 3 times: a server that decodes greedily answers alike, so the spread reads 0 at 3 times the cost; raise the temperature for judgings that can differ',
+    );
+    expect(judgeRepeatsNote({ mode: 'score', repeats: 3, temperature: 0.7 })).toBeNull();
+    expect(judgeRepeatsNote({ mode: 'score', repeats: 1, temperature: 0 })).toBeNull();
+  });
+
+  it('says that an odd k cannot ask a side-swapping judge each way equally', () => {
+    expect(judgeRepeatsNote({ mode: 'pairwise', repeats: 3, temperature: 0 })).toBe(
+      'with an odd k (3), each item is asked one way round 2 times and the other 1: an even k balances the sides within every item',
+    );
+    expect(judgeRepeatsNote({ mode: 'turing', repeats: 5, temperature: 1 })).toContain(
+      'one way round 3 times and the other 2',
+    );
+    // Sides swap in turn, so the repeats differ whatever the temperature.
+    expect(judgeRepeatsNote({ mode: 'turing', repeats: 2, temperature: 0 })).toBeNull();
+    expect(judgeRepeatsNote({ mode: 'pairwise', repeats: 1, temperature: 0 })).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { JudgeConfig } from './bench';
 
 /**
  * What a Turing or pairwise judge answered, by side, over a run's judgings whose sides were
@@ -77,4 +78,25 @@ export function judgeSidesText(sides: JudgeSides): { text: string; preference: b
     text: `${counts} No preference for a side shows (sign test ${pText(p)}).`,
     preference: false,
   };
+}
+
+/**
+ * What a judge's k judgings per item will not do, said before a run starts (null: nothing to say).
+ * Score mode asks the same prompt each time, so at temperature 0 a server that decodes greedily
+ * gives the same answer k times and the spread reads 0 at k times the cost. Turing and pairwise
+ * judgings swap the sides in turn, so an odd k asks one side once more than the other.
+ */
+export function judgeRepeatsNote(
+  judge: Pick<JudgeConfig, 'mode' | 'repeats' | 'temperature'>,
+): string | null {
+  const k = judge.repeats;
+  if (k < 2) return null;
+  if (judge.mode === 'score') {
+    return judge.temperature === 0
+      ? `${k} judgings at temperature 0 send the judge the same prompt ${k} times: a server that decodes greedily answers alike, so the spread reads 0 at ${k} times the cost; raise the temperature for judgings that can differ`
+      : null;
+  }
+  return k % 2 === 1
+    ? `with an odd k (${k}), each item is asked one way round ${(k + 1) / 2} times and the other ${(k - 1) / 2}: an even k balances the sides within every item`
+    : null;
 }

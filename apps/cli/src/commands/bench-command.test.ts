@@ -335,6 +335,13 @@ describe('terrarium bench', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
+    // Said before anything is asked, as the start form says it: k greedy judgings cost k times one.
+    const judge = ['--judge', 'openai:http://127.0.0.1:8000/v1#judge', '--judge-repeats', '3'];
+    const same = await cli('bench', 'run', '--bench', 'nope', '--sim', 'replay', ...judge);
+    expect(same.stderr).toBe(
+      'note: 3 judgings at temperature 0 send the judge the same prompt 3 times: a server that decodes greedily answers alike, so the spread reads 0 at 3 times the cost; raise the temperature for judgings that can differ\n' +
+        'terrarium: bench: no bench "nope" (benches: copy, r)\n',
+    );
   });
 
   it(

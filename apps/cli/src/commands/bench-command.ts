@@ -7,6 +7,7 @@ import {
   JudgeConfig,
   oracleNote,
   overallSelector,
+  judgeRepeatsNote,
   judgeSidesText,
   parseSampling,
   scoreKey,
@@ -405,6 +406,8 @@ export async function runBenchRun(options: BenchRunOptions): Promise<void> {
           : `--judge ${options.judge ?? ''}: expected openai:URL#MODEL`,
     );
   }
+  const repeatsNote = judge === null ? null : judgeRepeatsNote(judge.data);
+  if (repeatsNote !== null) process.stderr.write(`note: ${repeatsNote}\n`);
   const prompts = await promptsOption(options.prompts);
   await followAndReport(options, (client, onProgress) =>
     client.run(

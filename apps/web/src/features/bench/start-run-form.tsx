@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BenchSplit, JudgeConfig } from '@terrarium/schema';
+import { judgeRepeatsNote, type BenchSplit, type JudgeConfig } from '@terrarium/schema';
 import { useState } from 'react';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -128,6 +128,11 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
               onChange={(event) => setJudgeTemperature(event.target.value)}
             />
           </label>
+          <RepeatsNote
+            mode={judgeMode}
+            repeats={Number(judgeRepeats)}
+            temperature={Number(judgeTemperature)}
+          />
         </>
       )}
       <button
@@ -162,6 +167,17 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
         </p>
       )}
     </div>
+  );
+}
+
+/** What the judge's k will not do, as `bench run` says it; nothing while a field does not parse. */
+function RepeatsNote(judge: Pick<JudgeConfig, 'mode' | 'repeats' | 'temperature'>) {
+  const valid = Number.isSafeInteger(judge.repeats) && Number.isFinite(judge.temperature);
+  const note = valid ? judgeRepeatsNote(judge) : null;
+  return note === null ? null : (
+    <p className="muted" role="note" data-testid="judge-repeats-note">
+      {note.charAt(0).toUpperCase() + note.slice(1)}.
+    </p>
   );
 }
 
