@@ -70,6 +70,14 @@ test('a slow endpoint shows how far it has come, and Stop keeps its steps and en
     const trajectoryId = await trajectoryIdOf(request, datasetId, SIMULATION);
     const sims = encodeURIComponent(['replay', slow].join(','));
     await page.goto(`/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=${sims}`);
+    // Only the link names the endpoint: replay, which the server offers, runs as the page opens,
+    // and the endpoint waits for Run.
+    await expect(page.getByTestId('compare-held-sims')).toContainText(slow);
+    await expect(
+      page.locator('.run-status li[data-sim="replay"]').getByTestId('run-done'),
+    ).toHaveText('4 transitions simulated');
+    expect(received).toBe(0);
+    await page.getByTestId('compare-run').click();
 
     const slowLine = page.locator(`.run-status li[data-sim="${slow}"]`);
     await expect(slowLine).toHaveAttribute('data-status', 'running');
@@ -123,6 +131,8 @@ test('seven runs stream four at a time, so the page keeps connections for its ot
     await page.goto(
       `/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=${encodeURIComponent(sims.join(','))}`,
     );
+    await expect(page.getByTestId('compare-held-sims')).toBeVisible();
+    await page.getByTestId('compare-run').click();
     const line = (sim: string) => page.locator(`.run-status li[data-sim="${sim}"]`);
     for (const sim of sims.slice(0, 4))
       await expect(line(sim).getByTestId('run-progress')).toHaveText('0 / 4');
@@ -147,6 +157,61 @@ test('seven runs stream four at a time, so the page keeps connections for its ot
   } finally {
     // Stop listening first, then drop every connection: a client's retry accepted after the held
     // answers were dropped would otherwise keep close() waiting.
+    const closed = new Promise((resolve) => endpoint.close(resolve));
+    endpoint.closeAllConnections();
+    await closed;
+  }
+});
+
+test('a link from another site sends the trajectory to no endpoint it names until the user runs it', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  // walk 41: a page elsewhere sent a signed-in browser to a Compare link naming its own endpoint,
+  // and the page, opening, posted the whole trajectory (task, personal details) there.
+  let received = 0;
+  const endpoint = createServer((incoming, response) => {
+    incoming.resume();
+    received += 1;
+    answerChatCompletion(response, 'exfil', '{}');
+  });
+  const exfil = `openai:${await listenOnLoopback(endpoint)}#exfil`;
+  const report = await importThroughApi(request, TAU2_RETAIL, `${DATASET}-link`);
+  expect(report.trajectories).toBe(40);
+  const datasetId = await datasetIdByName(request, `${DATASET}-link`);
+  const trajectoryId = await trajectoryIdOf(request, datasetId, SIMULATION);
+  const link = new URL(
+    `/datasets/${datasetId}/trajectories/${trajectoryId}/compare?sims=${encodeURIComponent(['replay', exfil].join(','))}`,
+    baseURL,
+  ).href;
+  // Another site (`localhost`, not the workbench's 127.0.0.1) that sends its visitor there.
+  const attacker = createServer((incoming, response) => {
+    incoming.resume();
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(`<!doctype html><script>location.href = ${JSON.stringify(link)};</script>`);
+  });
+  const attackerUrl = (await listenOnLoopback(attacker)).replace('127.0.0.1', 'localhost');
+  try {
+    await page.goto(attackerUrl);
+    await expect(page).toHaveURL(link);
+    await expect(page.getByTestId('compare-held-sims')).toHaveText(
+      `This link names a simulator this server does not offer, so it waits for Run: ${exfil}. Running an endpoint’s simulator sends it this trajectory.`,
+    );
+    // Replay ran as the page opened; the endpoint, started with it before, would have been asked.
+    await expect(
+      page.locator('.run-status li[data-sim="replay"]').getByTestId('run-done'),
+    ).toHaveText('4 transitions simulated');
+    expect(received).toBe(0);
+    // The user's own Run sends it, and the note goes.
+    await page.getByTestId('compare-run').click();
+    await expect(
+      page.locator(`.run-status li[data-sim="${exfil}"]`).getByTestId('run-done'),
+    ).toHaveText('4 transitions simulated');
+    expect(received).toBe(4);
+    await expect(page.getByTestId('compare-held-sims')).toHaveCount(0);
+  } finally {
+    await new Promise((resolve) => attacker.close(resolve));
     const closed = new Promise((resolve) => endpoint.close(resolve));
     endpoint.closeAllConnections();
     await closed;

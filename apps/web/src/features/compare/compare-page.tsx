@@ -30,6 +30,7 @@ import type { BenchItemRef } from '../../app/url-state';
 import { ItemRerun } from '../bench/item-rerun';
 import { MAX_SIMULATED_STEPS, useSimulationRuns } from './use-simulation-runs';
 import { WorstSteps } from './worst-steps';
+import { linkedSimsToRun } from './linked-sims';
 import './compare.css';
 import { ModelSplitNote } from '../models/model-split-note';
 
@@ -110,7 +111,8 @@ function StepComparison({
 /**
  * A trajectory's transitions with each chosen simulator's prediction beside the real observation.
  * Simulators and step live in the URL (`?sims=replay,retrieval&step=N`): a link reopens the same
- * comparison, and the simulators it names run as the page opens.
+ * comparison, and the simulators it names run as the page opens, those this server offers (or the
+ * linked bench run used) at once, any other once the user presses Run (`linkedSimsToRun`).
  */
 export function ComparePage({
   datasetId,
@@ -137,11 +139,27 @@ export function ComparePage({
   const [maxSteps, setMaxSteps] = useState(DEFAULT_MAX_STEPS);
   const { runs, run, stop } = useSimulationRuns(trajectoryId);
 
-  const openingRun = useRef({ sims, maxSteps });
+  const benchRun = useQuery({
+    ...trpc.bench.run.queryOptions({ runId: bench?.runId ?? '' }),
+    enabled: bench !== undefined,
+  });
+  // The link's simulators run as the page opens once it is known which may (`linkedSimsToRun`).
+  const openingRun = useRef<{ sims: string[]; maxSteps: number } | null>({ sims, maxSteps });
+  const [heldSims, setHeldSims] = useState<string[]>([]);
+  const trustKnown = !available.isPending && (bench === undefined || !benchRun.isPending);
   useEffect(() => {
-    const { sims: linked, maxSteps: limit } = openingRun.current;
-    if (linked.length > 0) run(linked, limit);
-  }, [run]);
+    const opening = openingRun.current;
+    if (opening === null || !trustKnown) return;
+    openingRun.current = null;
+    const trusted = new Set([
+      ...(available.data ?? []).map((sim) => sim.spec),
+      BUNDLED_BROWSER_SIM.spec,
+      ...(benchRun.data?.sims ?? []),
+    ]);
+    const { run: now, held } = linkedSimsToRun(opening.sims, trusted);
+    setHeldSims(held);
+    if (now.length > 0) run(now, opening.maxSteps);
+  }, [run, trustKnown, available.data, benchRun.data]);
 
   const results = useMemo(() => {
     const done: SimulationResult[] = [];
@@ -262,6 +280,19 @@ export function ComparePage({
         </button>
         <RunStatus sims={sims} runs={runs} onStop={stop} />
       </div>
+      {heldSims.some((sim) => sims.includes(sim) && !runs.has(sim)) && (
+        <p className="note" role="note" data-testid="compare-held-sims">
+          This link names {heldSims.length === 1 ? 'a simulator' : 'simulators'} this server does
+          not offer, so {heldSims.length === 1 ? 'it waits' : 'they wait'} for Run:{' '}
+          {heldSims.map((sim, index) => (
+            <span key={sim}>
+              {index > 0 && ', '}
+              <span className="mono">{sim}</span>
+            </span>
+          ))}
+          . Running an endpoint&rsquo;s simulator sends it this trajectory.
+        </p>
+      )}
       {summaries.length > 0 && <SummaryTable summaries={summaries} stopped={stopped} />}
       {rows.length > 0 && (
         <>
