@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createLoginLimiter, DEFAULT_LOGIN_LIMITS, type LoginAdmission } from './login-limiter';
+import {
+  createLoginLimiter,
+  DEFAULT_LOGIN_LIMITS,
+  loginSource,
+  type LoginAdmission,
+} from './login-limiter';
 
 function clock(start = 1_000_000) {
   const time = { now: start };
@@ -92,5 +97,18 @@ describe('the login limiter', () => {
       admitted(admission).finish(false);
     }
     expect(waits).toEqual([2, 4, 8, 16, 32, 60, 60]);
+  });
+});
+
+describe('the source a login counts against', () => {
+  it('is one for every loopback address, and the /64 of an IPv6 client', () => {
+    expect(
+      ['127.0.0.1', '127.0.0.61', '127.255.0.9', '::1', '::ffff:127.0.0.2'].map(loginSource),
+    ).toEqual(['loopback', 'loopback', 'loopback', 'loopback', 'loopback']);
+    expect(loginSource('192.168.1.20')).toBe('192.168.1.20');
+    expect(loginSource('::ffff:10.0.0.3')).toBe('10.0.0.3');
+    expect(loginSource('2001:db8:0:12:aaaa::1')).toBe('2001:db8:0:12::/64');
+    expect(loginSource('2001:DB8:0:12:bbbb:1:2:3')).toBe('2001:db8:0:12::/64');
+    expect(loginSource('fe80::1')).toBe('fe80:0:0:0::/64');
   });
 });

@@ -12,6 +12,31 @@
  *   never locks its owner out. Behind a reverse proxy every client has the proxy's address, and
  *   these limits then apply to all of them together.
  */
+/**
+ * The source a login counts against, from the client's address. Every address of 127.0.0.0/8 (and
+ * ::1) reaches a server bound to loopback, so a local program could take a fresh one for each
+ * guess (walk 41: 60 guesses from 127.0.0.2-61, none held back): they are one source. An IPv6
+ * client usually holds a whole /64, so it is that prefix.
+ */
+export function loginSource(address: string): string {
+  const bare = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
+  if (bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare)) return 'loopback';
+  if (!bare.includes(':')) return bare;
+  // Expand `::` to the zero groups it stands for, then keep the first four of eight.
+  const [head = '', tail] = bare.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [
+    ...left,
+    ...Array.from({ length: 8 - left.length - right.length }, () => '0'),
+    ...right,
+  ];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 export interface LoginLimits {
   maxInFlight: number;
   /** Sources waiting at most; beyond, a login is refused at once. */

@@ -7,6 +7,7 @@ import {
   researcherProcedure,
   type Principal,
 } from '../trpc';
+import { loginSource } from './login-limiter';
 import { secretHash } from './secret';
 import { endSession, LOCAL_OWNER_ID, logIn } from './sessions';
 import {
@@ -70,7 +71,7 @@ export const authRouter = createRouter({
       });
     }
     const admitted = ctx.logins
-      ? await ctx.logins.admit(input.name, ctx.clientAddress ?? 'unknown')
+      ? await ctx.logins.admit(input.name, loginSource(ctx.clientAddress ?? 'unknown'))
       : null;
     if (admitted !== null && !admitted.ok) {
       ctx.setHeader?.('retry-after', String(admitted.retryAfterSeconds));

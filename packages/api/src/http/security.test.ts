@@ -192,7 +192,14 @@ const OpenAIErrorBody = z.object({
 
 function rawRequest(
   url: string,
-  options: { method?: string; path: string; headers: Record<string, string>; body?: string },
+  options: {
+    method?: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string;
+    /** The client's own address (any of 127.0.0.0/8 reaches a loopback server). */
+    localAddress?: string;
+  },
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
@@ -203,6 +210,7 @@ function rawRequest(
         path: options.path,
         method: options.method ?? 'GET',
         headers: options.headers,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
       },
       (response) => {
         const parts: Buffer[] = [];
@@ -435,6 +443,23 @@ describe('one gate: every procedure and route as every kind of caller', () => {
       body: JSON.stringify({ name: 'rosa', password: 'correct horse battery' }),
     });
     expect(right.status).toBe(200);
+  });
+
+  it('counts every loopback address as one source of guesses', async () => {
+    // walk 41: a local program took a fresh address of 127.0.0.0/8 for each guess, and none of 60
+    // was held back. Five failures are free; the sixth waits, whatever address it comes from.
+    const statuses: number[] = [];
+    for (let n = 2; n <= 7; n++) {
+      const { status } = await rawRequest(server.url, {
+        method: 'POST',
+        path: '/trpc/auth.login',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify({ name: 'maya', password: `guess ${n}` }),
+        localAddress: `127.0.0.${n}`,
+      });
+      statuses.push(status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   it('sets the session cookie HttpOnly and SameSite=Strict', async () => {
