@@ -165,6 +165,8 @@ async function gradeAll(page: Page, keys: (item: number) => number[]): Promise<s
     .getByRole('navigation', { name: 'Main' })
     .getByRole('link', { name: 'Labeling' })
     .click();
+  // A blind queue does not tell its labelers whose predictions they grade.
+  await expect(page.getByRole('row', { name: /airline blind/ })).toContainText('hidden (blind)');
   await page.getByRole('link', { name: 'airline blind' }).click();
   const seen: string[] = [];
   for (let n = 0; n < 3; n++) {

@@ -85,6 +85,24 @@ export async function workableQueues(store: Store, principal: Principal): Promis
   return (await store.listLabelQueues()).filter((queue) => mayWork(principal, queue));
 }
 
+/** A queue as its caller may see it: a blind one keeps its simulator and run from labelers. */
+export type LabelQueueView = Omit<LabelQueue, 'sim' | 'runId' | 'selection'> & {
+  sim: string | null;
+  runId: string | null;
+  selection: unknown;
+};
+
+/**
+ * What `labels.queues` and `labels.queue` answer. Items of a blind queue are shown without their
+ * simulator (`itemView`); the queue said it all the same (walk 41: a labeler read `sim: replay`,
+ * the oracle, and any grade is biased by knowing that), so to a labeler its simulator, run and
+ * sampling are null.
+ */
+export function queueView(principal: Principal, queue: LabelQueue): LabelQueueView {
+  if (!queue.blind || isResearcher(principal)) return queue;
+  return { ...queue, sim: null, runId: null, selection: null };
+}
+
 export async function createQueue(
   store: Store,
   principal: Principal,

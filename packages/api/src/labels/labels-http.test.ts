@@ -220,6 +220,22 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
         })
       ).status,
     ).toBe(403);
+    // Nor does the queue itself say whose predictions they grade (walk 41: `sim` named the oracle);
+    // a researcher still reads it.
+    const seen = await session('bo').query('labels.queue', { queueId: blindQueue });
+    expect([at(seen.data, 'sim'), at(seen.data, 'runId'), at(seen.data, 'selection')]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    const listed = await session('bo').query('labels.queues', {});
+    const inList = Array.isArray(listed.data)
+      ? listed.data.find((queue) => at(queue, 'id') === blindQueue)
+      : undefined;
+    expect([at(inList, 'sim'), at(inList, 'runId')]).toEqual([null, null]);
+    expect(
+      at((await session('res').query('labels.queue', { queueId: blindQueue })).data, 'sim'),
+    ).toBe('retrieval');
 
     // Outside blind mode the same view carries the other labels.
     const open = await newQueue('open', false);

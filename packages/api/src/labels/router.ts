@@ -42,12 +42,19 @@ export const labelsRouter = createRouter({
     .input(z.object({ queueId }))
     .mutation(({ ctx, input }) => service.deleteQueue(ctx.store, input.queueId)),
 
-  queues: labelerProcedure.query(({ ctx }) => service.workableQueues(ctx.store, ctx.principal)),
+  queues: labelerProcedure.query(async ({ ctx }) =>
+    (await service.workableQueues(ctx.store, ctx.principal)).map((queue) =>
+      service.queueView(ctx.principal, queue),
+    ),
+  ),
 
   queue: labelerProcedure
     .input(z.object({ queueId }))
-    .query(({ ctx, input }) =>
-      service.requireWorkableQueue(ctx.store, ctx.principal, input.queueId),
+    .query(async ({ ctx, input }) =>
+      service.queueView(
+        ctx.principal,
+        await service.requireWorkableQueue(ctx.store, ctx.principal, input.queueId),
+      ),
     ),
 
   /** Where every item stands: label counts and who holds a lease until when. */

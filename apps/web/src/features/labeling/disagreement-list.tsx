@@ -31,7 +31,11 @@ export function DisagreementList({ queueId }: { queueId: string }) {
       },
     }),
   );
-  const run = queue.data;
+  // Adjudication is researchers' work: they see the queue's run and simulator.
+  const run =
+    queue.data?.runId != null && queue.data.sim !== null
+      ? { runId: queue.data.runId, sim: queue.data.sim }
+      : null;
   return (
     <section className="panel panel-body" aria-label="Disagreements">
       <h2>Disagreements to adjudicate</h2>

@@ -55,22 +55,30 @@ export function LabelingPage() {
                   <Link to={{ page: 'label-queue', queueId: queue.id }}>{queue.name}</Link>
                 </td>
                 <td>
-                  {researcher ? (
-                    <Link
-                      to={{
-                        page: 'bench-run',
-                        runId: queue.runId,
-                        score: null,
-                        cell: null,
-                        item: null,
-                      }}
-                    >
-                      run {queue.runId}
-                    </Link>
+                  {queue.runId === null || queue.sim === null ? (
+                    <span className="muted" title="A blind queue keeps its simulator from labelers">
+                      hidden (blind)
+                    </span>
+                  ) : researcher ? (
+                    <>
+                      <Link
+                        to={{
+                          page: 'bench-run',
+                          runId: queue.runId,
+                          score: null,
+                          cell: null,
+                          item: null,
+                        }}
+                      >
+                        run {queue.runId}
+                      </Link>{' '}
+                      · <span className="mono">{queue.sim}</span>
+                    </>
                   ) : (
-                    `run ${queue.runId}`
-                  )}{' '}
-                  · <span className="mono">{queue.sim}</span>
+                    <>
+                      run {queue.runId} · <span className="mono">{queue.sim}</span>
+                    </>
+                  )}
                 </td>
                 <td>
                   {queue.labelers === null ? (
