@@ -28,6 +28,7 @@ import {
   INTERNAL_ERROR_MESSAGE,
   type ApiContext,
   type Principal,
+  isResearcher,
 } from '../trpc';
 import { setCookie } from './cookies';
 import { MAX_JSON_BODY_BYTES } from './read-json-body';
@@ -208,7 +209,7 @@ export function createApiRequestHandler({
             ...(importJobs === undefined ? {} : { importJobs }),
             ...(spoolDir === undefined ? {} : { spoolDir }),
             // Where the data lives is nobody else's business: only callers who may read it learn it.
-            dataDir: admission.principal.kind === 'anonymous' ? undefined : dataDir,
+            dataDir: isResearcher(admission.principal) ? dataDir : undefined,
           });
     })();
     answer.catch((error: unknown) => {

@@ -235,7 +235,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ dataDir: '/srv/terrarium-data' });
     await server.addUser('lena', 'labeler');
     await server.addUser('rosa', 'researcher');
     // Browser requests: the session cookie plus the same-origin Origin a browser sends.
@@ -244,6 +244,21 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     headersOf.program = server.authHeaders;
   }, 120_000);
   afterAll(() => server.close());
+
+  /** The data folder `/api/health` names to `caller`, null when it names none. */
+  async function dataDirOf(caller: Caller): Promise<unknown> {
+    const response = await fetch(`${server.url}/api/health`, { headers: headersOf[caller] });
+    const body: unknown = await response.json();
+    return typeof body === 'object' && body !== null && 'dataDir' in body ? body.dataDir : null;
+  }
+
+  it('names the data folder in the health report only to those who may read the data', async () => {
+    // walk 41: a labeler, refused /api/datasets, read the folder's absolute path here.
+    expect(await dataDirOf('anonymous')).toBeNull();
+    expect(await dataDirOf('labeler')).toBeNull();
+    expect(await dataDirOf('researcher')).toBe('/srv/terrarium-data');
+    expect(await dataDirOf('program')).toBe('/srv/terrarium-data');
+  });
 
   it('has a policy entry for every procedure of appRouter, and no stale ones', () => {
     const procedures = [...PROCEDURES.keys()].toSorted();

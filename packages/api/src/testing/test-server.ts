@@ -40,6 +40,8 @@ export interface TestServerOptions {
   prompts?: PromptFolder;
   /** The environment server behind `/v1/envs` and `/v1/tasks` (default: the server's own). */
   env?: EnvService;
+  /** The data folder `/api/health` names to those who may read it. */
+  dataDir?: string;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.benchRunner === undefined ? {} : { benchRunner: options.benchRunner }),
     ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
   });
   const server = createServer((request, response) => {
     if (answer(request, response)) return;
