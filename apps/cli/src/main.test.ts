@@ -86,6 +86,15 @@ describe('terrarium CLI', () => {
     ).toEqual([['gpt-4.1_retail_defautl_gpt-4.1_1trials', 40, 299]]);
     const table = await runCli(['datasets', '--data-dir', dataDir]);
     expect(table.stdout.split('\n')[0]).toMatch(/^name +trajectories +transitions/);
+
+    // A reader that stops early (`| head -1`, `| true`): the command ends quietly (walk 40: an
+    // EPIPE stack trace), with the exit code it would have had.
+    const piped = startCli(['datasets', '--data-dir', dataDir]);
+    piped.stdout?.destroy();
+    let stderr = '';
+    piped.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    expect(await exitOf(piped)).toBe(0);
+    expect(stderr).toBe('');
   });
 
   it('exits 2 when records were quarantined and 1 when nothing was imported', SLOW, async () => {

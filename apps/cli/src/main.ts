@@ -1,6 +1,13 @@
 import { buildProgram } from './program';
 import { CliError } from './cli-error';
 
+// A reader that stops early (`terrarium datasets | head -1`) closes the pipe: what is left to
+// print has nowhere to go, and the command ends quietly as a shell tool does, not with a stack.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
