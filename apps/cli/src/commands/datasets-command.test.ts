@@ -20,6 +20,13 @@ describe('terrarium datasets delete', () => {
     for (const dataset of ['imported-twice', 'kept']) {
       await importFiles(store, paths.map(readDataFile), { dataset });
     }
+    // A first import into `arriving` waits in the queue: the dataset shows once it is whole.
+    await store.createImportJob({
+      dataset: 'arriving',
+      format: null,
+      files: [{ name: 'retail.json', path: TAU2_RETAIL, size: 1 }],
+      ownsFiles: false,
+    });
     await store.close();
   }, 120_000);
 
@@ -33,6 +40,12 @@ describe('terrarium datasets delete', () => {
     const unknown = await cli('datasets', 'delete', 'nope', '--yes');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('terrarium: no dataset nope (datasets: imported-twice, kept)\n');
+    // walk 40 B8: a dataset being imported read as a name that does not exist.
+    const arriving = await cli('datasets', 'delete', 'arriving', '--yes');
+    expect([arriving.code, arriving.stderr]).toEqual([
+      1,
+      'terrarium: dataset arriving is still being imported (0 trajectories stored so far): it appears when the import ends (Ctrl-C where it runs, or Cancel on the Import page, keeps nothing of it)\n',
+    ]);
   }, 60_000);
 
   it('deletes the dataset named, and only it', async () => {

@@ -83,6 +83,17 @@ export async function runDatasetsDelete(
       datasets.find((found) => found.name === nameOrId) ??
       datasets.find((found) => found.id === nameOrId);
     if (dataset === undefined) {
+      // A first import into a name shows the dataset only once it is whole: said as such, not as
+      // a name that does not exist (walk 40 B8).
+      const importing = (await importJobsOn(target)).find(
+        (job) => job.dataset === nameOrId && (job.status === 'queued' || job.status === 'running'),
+      );
+      if (importing !== undefined) {
+        throw new CliError(
+          `dataset ${nameOrId} is still being imported (${importing.trajectories} trajectories stored so far): ` +
+            'it appears when the import ends (Ctrl-C where it runs, or Cancel on the Import page, keeps nothing of it)',
+        );
+      }
       const names = datasets.map((found) => found.name).join(', ');
       throw new CliError(
         `no dataset ${nameOrId} (${names === '' ? 'there are none' : `datasets: ${names}`})`,
@@ -103,6 +114,21 @@ export async function runDatasetsDelete(
       ? `${JSON.stringify(result)}\n`
       : `deleted dataset ${result.deleted} (${result.trajectories} trajectories)\n`,
   );
+}
+
+/** The newest import jobs of the store, wherever it is. */
+async function importJobsOn(
+  target: DataTarget,
+): Promise<{ dataset: string; status: string; trajectories: number }[]> {
+  if (target.kind === 'store') return target.store.listImportJobs(200);
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
+  });
+  try {
+    return await trpc.imports.list.query({ limit: 200 });
+  } catch (error) {
+    throw serverFailure(error, target.url);
+  }
 }
 
 async function deleteOn(target: DataTarget, datasetId: string): Promise<DeletedDataset> {
