@@ -19,7 +19,7 @@ import {
 } from '@terrarium/curriculum';
 import type { StepEnvRequest as StepBody } from '@terrarium/curriculum';
 import { sendError, sendJson } from './json-response';
-import { BodyError } from './read-json-body';
+import { BodyError, MAX_JSON_BODY_BYTES } from './read-json-body';
 import { CustomRule } from '@terrarium/rubrics';
 import { sharedCustomRuleRunner } from '../rulesets/sandbox-runner';
 import { fieldIssues } from '../trpc';
@@ -27,8 +27,12 @@ import { storeEnvPersistence } from './env-routes-persistence';
 import { loadToolWorlds, toolWorldFilesIn, type ToolWorldFiles } from './env-routes-tool-worlds';
 import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
 
-/** Step and create bodies are small; a trainer sending more is broken. */
-const MAX_ENV_BODY_BYTES = 1024 * 1024;
+/**
+ * The body limit of each request `respondToEnv` answers: the server's one limit for every transport
+ * (`maxBodyBytes`), as tRPC, /api and the other /v1 routes have (walk 41: these said 1 MiB, and a
+ * declared length over 64 MiB was refused in the others' words).
+ */
+const bodyLimits = new WeakMap<IncomingMessage, number>();
 
 const SESSION_ROUTE = /^\/v1\/envs\/([A-Za-z0-9-]{1,64})(?:\/(step|state|fork|evaluate))?$/;
 
@@ -126,12 +130,13 @@ function readBody(request: IncomingMessage, textIsAction = false): Promise<unkno
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
+    const limit = bodyLimits.get(request) ?? MAX_JSON_BODY_BYTES;
     request.on('data', (part: Buffer) => {
       size += part.length;
-      if (size > MAX_ENV_BODY_BYTES) {
+      if (size > limit) {
         request.removeAllListeners('data');
         request.resume();
-        reject(new BodyError(`the request body exceeds ${MAX_ENV_BODY_BYTES} bytes`, 413));
+        reject(new BodyError(`the request body exceeds ${limit} bytes`, 413));
         return;
       }
       parts.push(part);
@@ -209,7 +214,9 @@ export async function respondToEnv(
   env: EnvService,
   /** Where `POST /v1/tasks/generate` reads datasets from. */
   store?: Store,
+  maxBodyBytes = MAX_JSON_BODY_BYTES,
 ): Promise<void> {
+  bodyLimits.set(request, maxBodyBytes);
   try {
     if (!readyServices.has(env)) {
       await env.ready;
