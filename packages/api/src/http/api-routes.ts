@@ -76,6 +76,22 @@ export interface ApiHandlerOptions {
 export const MAX_REQUEST_BODY_BYTES = MAX_JSON_BODY_BYTES;
 /** `POST /api/import` streams; this only bounds what one upload may declare. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024 * 1024;
+/**
+ * What a caller who is not signed in may send to tRPC: its public procedures (who am I, log in or
+ * out) take a few hundred bytes, a batch of them a few kilobytes.
+ */
+export const MAX_ANONYMOUS_BODY_BYTES = 64 * 1024;
+
+/** A body whose declared length is within the anonymous limit (a GET or HEAD has none). */
+function withinAnonymousLimit(request: IncomingMessage): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return true;
+  const length = request.headers['content-length'];
+  // No length and no chunks: no body at all. A chunked one could be any size (a browser's fetch
+  // always declares its length).
+  if (length === undefined) return request.headers['transfer-encoding'] === undefined;
+  const declared = Number(length);
+  return Number.isFinite(declared) && declared <= MAX_ANONYMOUS_BODY_BYTES;
+}
 
 /**
  * Answers a request when it belongs to the API (`/trpc/…`, `/api/…`, the OpenAI-compatible `/v1/…`)
@@ -176,6 +192,16 @@ export function createApiRequestHandler({
         request.resume();
         return refuse(response, admission.status, admission.message);
       }
+      if (isTrpc && admission.principal.kind === 'anonymous' && !withinAnonymousLimit(request)) {
+        // Read and parsed before any procedure checks its caller: a stranger's 64 MB bodies
+        // held the server's memory (walk 41: +390 MB for three logins that could never succeed).
+        request.resume();
+        return refuse(
+          response,
+          413,
+          `a caller who is not signed in may send at most ${MAX_ANONYMOUS_BODY_BYTES} bytes`,
+        );
+      }
       if (isTrpc) {
         principals.set(request, {
           principal: admission.principal,
@@ -199,7 +225,9 @@ export function createApiRequestHandler({
         request.resume();
         return refuse(response, 413, `the request body exceeds ${limit} bytes`);
       }
-      if (isEnvPath(url.pathname)) return respondToEnv(request, response, url, envService, store);
+      if (isEnvPath(url.pathname)) {
+        return respondToEnv(request, response, url, envService, store, maxBodyBytes);
+      }
       if (isRewardPath(url.pathname)) return respondToReward(request, response, url, rewards);
       return openAI
         ? respondToOpenAI(request, response, url, store, prompts)

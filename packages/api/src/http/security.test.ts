@@ -148,6 +148,13 @@ function trpcCode(body: unknown): string | null {
   return typeof code === 'string' ? code : null;
 }
 
+/** The message of an error body, `{"error": {"message": …}}`; null when it has none. */
+function errorMessage(body: unknown): string | null {
+  const error = isRecord(body) ? body['error'] : undefined;
+  const message = isRecord(error) ? error['message'] : undefined;
+  return typeof message === 'string' ? message : null;
+}
+
 /** The code of the stream's error event; null when it ends (or stalls past the timeout) without. */
 async function subscriptionCode(response: Response): Promise<string | null> {
   const reader = response.body?.getReader();
@@ -460,6 +467,34 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(right.status).toBe(200);
   });
 
+  it('reads at most 64 KiB from a caller who is not signed in', async () => {
+    // walk 41: three anonymous 60 MB logins were read and parsed (+390 MB held) before any check.
+    const expected = {
+      status: 413,
+      message: 'a caller who is not signed in may send at most 65536 bytes',
+    };
+    const big = await fetch(`${server.url}/trpc/auth.login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ name: 'rosa', password: 'x'.repeat(100_000) }),
+    });
+    expect({ status: big.status, message: errorMessage(await big.json()) }).toEqual(expected);
+    // A body of no declared length could be any size.
+    const chunked = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/trpc/auth.login',
+      headers: {
+        'content-type': 'application/json',
+        origin: server.url,
+        'transfer-encoding': 'chunked',
+      },
+      body: JSON.stringify({ name: 'rosa', password: 'short' }),
+    });
+    expect({ status: chunked.status, message: errorMessage(JSON.parse(chunked.body)) }).toEqual(
+      expected,
+    );
+  });
+
   it('counts every loopback address as one source of guesses', async () => {
     // walk 41: a local program took a fresh address of 127.0.0.0/8 for each guess, and none of 60
     // was held back. Five failures are free; the sixth waits, whatever address it comes from.
@@ -597,7 +632,14 @@ describe('errors and body limits', () => {
 
   it('answers 413 on every transport past the one body limit', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(2000) });
-    for (const path of ['/trpc/bench.build', '/api/simulate', '/v1/chat/completions']) {
+    for (const path of [
+      '/trpc/bench.build',
+      '/api/simulate',
+      '/v1/chat/completions',
+      '/v1/reward',
+      '/v1/envs',
+      '/v1/tasks',
+    ]) {
       const response = await fetch(`${server.url}${path}`, {
         method: 'POST',
         headers: { ...server.authHeaders, 'content-type': 'application/json' },
@@ -608,6 +650,23 @@ describe('errors and body limits', () => {
       expect(JSON.stringify(await response.json())).toContain(
         'the request body exceeds 1000 bytes',
       );
+    }
+  });
+
+  it('reads a body under the one limit on the environment routes too', async () => {
+    // walk 41: /v1/envs and /v1/tasks refused 1 MiB and more, where every other route takes 64 MiB.
+    const normal = await startTestServer();
+    try {
+      const response = await fetch(`${normal.url}/v1/tasks`, {
+        method: 'POST',
+        headers: { ...normal.authHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) }),
+      });
+      // Read whole, then refused for what it says, not for its size.
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('bad task');
+    } finally {
+      await normal.close();
     }
   });
 
