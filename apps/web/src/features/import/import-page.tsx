@@ -14,6 +14,7 @@ import { ImportJobRow } from './import-job-row';
 import { isActive } from './import-job-status';
 import { dataFilesOf, defaultDatasetName, uploadForImport, uploadName } from './import-request';
 import { UploadRow, type Upload } from './upload-row';
+import { ServerSilentNote } from './server-silent-note';
 
 /** How often the page asks for the imports' progress while one runs. */
 const POLL_MS = 1000;
@@ -279,6 +280,14 @@ export function ImportPage() {
               : `Import ${files.length === 1 ? '1 file' : `${files.length} files`}`}
         </button>
       </form>
+      <ServerSilentNote
+        silent={jobs.isError}
+        importing={
+          uploads.filter((upload) => upload.status === 'importing').length +
+          otherJobs.filter(isActive).length
+        }
+        lastAnswerAt={jobs.dataUpdatedAt}
+      />
       {uploads.length > 0 && (
         <section className="uploads" aria-label="Imports">
           {uploads.map((upload) => (
