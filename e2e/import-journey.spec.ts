@@ -175,3 +175,28 @@ test('a folder of SWE-agent runs keeps its run folders, and the list tells the r
     await expect(rows.filter({ hasText: settings })).toHaveCount(1);
   }
 });
+
+test('an import whose server stops answering says so, and its row follows it once it answers again', async ({
+  page,
+}) => {
+  // The server "goes away" for the page's polls of the import list (walk 40: the row read
+  // "importing: 51% stored" with an active Cancel for as long as the server was down).
+  let silent = true;
+  await page.route('**/trpc/imports.list**', (route) =>
+    silent ? route.abort('connectionrefused') : route.fallback(),
+  );
+  await page.goto('/import');
+  await page.getByTestId('import-files').setInputFiles(MALFORMED_JSONL);
+  await page.getByLabel('Dataset name').fill('journey-silent');
+  await page.getByRole('button', { name: 'Import 1 file' }).click();
+  const upload = page.getByTestId('upload');
+  await expect(upload).toHaveAttribute('data-status', 'importing');
+  await expect(page.getByTestId('server-silent')).toContainText(
+    'the figures below are its last. If it stopped, start it again: an import it held goes on from its last stored part.',
+  );
+  // Back: the next poll brings the job's end, and the note goes.
+  silent = false;
+  await expect(upload).toHaveAttribute('data-status', 'done');
+  await expect(page.getByTestId('server-silent')).toHaveCount(0);
+  await expect(upload.getByTestId('report-trajectories')).toHaveText('2');
+});
