@@ -501,6 +501,27 @@ function readReal(bytes: Uint8Array, fileName: string, size = 4096): Promise<Imp
   return collect(readTrajectories(chunked(bytes, [size]), { fileName }));
 }
 
+/** One OpenAI-messages JSONL line. */
+function chatLine(id: number): string {
+  return JSON.stringify({
+    id: `t${id}`,
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ],
+  });
+}
+
+/** `body` read with the default adapters and openai-messages forced, as `--format` does. */
+function readForced(body: string): Promise<ImportEvent[]> {
+  return collect(
+    readTrajectories(chunked(utf8(body), [4096]), {
+      fileName: 'chat.jsonl',
+      format: 'openai-messages',
+    }),
+  );
+}
+
 describe('readTrajectories on the real files', () => {
   const RETAIL = sharedDataPath('tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json');
 
@@ -525,6 +546,50 @@ describe('readTrajectories on the real files', () => {
     ];
     const { seen, wanted } = await readWhole(expected);
     expect(seen).toEqual(wanted);
+  });
+
+  it('takes a file whose first records all fail in a forced format for another format, in one error', async () => {
+    // walk 40: the tau-bench airline array (53,013 lines) forced as openai-messages gave 53,013
+    // quarantined "records", one per line.
+    const path = sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
+    const events = await collect(
+      readTrajectories(chunked(new Uint8Array(readFileSync(path)), [65536]), {
+        fileName: 'gpt-4o-airline.json',
+        format: 'openai-messages',
+      }),
+    );
+    expect(events).toEqual([
+      { type: 'format', format: 'openai-messages' },
+      {
+        type: 'fatal',
+        error: {
+          file: 'gpt-4o-airline.json',
+          line: null,
+          byteOffset: null,
+          reason:
+            'not openai-messages: its first 20 records all failed as openai-messages (the first, line 1: invalid JSON: Unexpected end of JSON input); left to detection, it reads as tau-bench-v1',
+        },
+      },
+    ]);
+  });
+
+  it('keeps a forced format whose file has bad records among good ones, or fewer than the probe', async () => {
+    const text = [
+      'not json',
+      ...Array.from({ length: 25 }, (_, n) => chatLine(n)),
+      '{"broken',
+    ].join('\n');
+    const events = await readForced(text);
+    expect(events.filter((event) => event.type === 'trajectory')).toHaveLength(25);
+    expect(errorsOf(events).map((error) => error.line)).toEqual([1, 27]);
+    // The failure held back comes before the first trajectory, as it stands in the file.
+    expect(events.slice(0, 3).map((event) => event.type)).toEqual([
+      'format',
+      'quarantine',
+      'trajectory',
+    ]);
+    // Three bad lines are three bad records: too few to call the file another format.
+    expect(errorsOf(await readForced('a\nb\nc\n')).map((error) => error.line)).toEqual([1, 2, 3]);
   });
 
   it('keeps the simulations before the cut of a truncated tau2 file and quarantines the cut one', async () => {

@@ -59,7 +59,13 @@ export async function* readEvents(
       maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
     };
     const splitter = createSplitter(adapter.layout, limits, bom);
-    const converter = new RecordConverter(file, adapter, options.resumeAfter ?? -1);
+    // A format the user named is taken on their word: if its first records all fail, the file is
+    // most likely another format, which would otherwise be quarantined record by record.
+    const forced =
+      options.format === undefined
+        ? null
+        : { detected: chooseAdapter(probe, adapters)?.format ?? null };
+    const converter = new RecordConverter(file, adapter, options.resumeAfter ?? -1, forced);
     let events = converter.eventsFor(splitter.push(body));
     for (const event of events) yield event;
     while (!ended && !converter.stopped) {
@@ -71,12 +77,21 @@ export async function* readEvents(
       events = converter.eventsFor(splitter.push(next.value));
       for (const event of events) yield event;
     }
-    if (!converter.stopped) for (const event of converter.eventsFor(splitter.end())) yield event;
+    if (!converter.stopped) {
+      for (const event of converter.eventsFor(splitter.end())) yield event;
+      for (const event of converter.finish()) yield event;
+    }
   } finally {
     // The consumer stopped early (or the file was unreadable): let the source close its file.
     if (!ended) await source.return?.();
   }
 }
+
+/**
+ * Records of a forced format that may all fail before the file is taken for another format (walk
+ * 40: an array of 53,013 lines read as JSONL gave 53,013 quarantined records).
+ */
+export const FORCED_FORMAT_PROBE_RECORDS = 20;
 
 /** Turns split items into events: parses records, hands them to the adapter, catches what fails. */
 class RecordConverter {
@@ -85,15 +100,80 @@ class RecordConverter {
   private readonly header: Record<string, unknown> = {};
   /** A fatal event was emitted: nothing more is read. */
   stopped = false;
+  /**
+   * With a forced format, until a record converts: its failures, held back. Null once one has
+   * (or without a forced format): failures are quarantined as they come.
+   */
+  private held: ImportEvent[] | null;
 
   constructor(
     private readonly file: string,
     private readonly adapter: FormatAdapter,
     /** Items starting at or before this offset were imported already (`ReadOptions.resumeAfter`). */
     private readonly resumeAfter: number,
-  ) {}
+    /** The format was named by the user; `detected` is what the file reads as without it. */
+    private readonly forced: { detected: string | null } | null = null,
+  ) {
+    this.held = forced === null ? null : [];
+  }
 
   eventsFor(items: SplitItem[]): ImportEvent[] {
+    const events = this.eventsOf(items);
+    if (this.held === null) return events;
+    if (this.stopped) {
+      // Unreadable past this point: what failed before it is quarantined as ever.
+      const held = this.held;
+      this.held = null;
+      return [...held, ...events];
+    }
+    const out: ImportEvent[] = [];
+    for (const event of events) {
+      if (this.held === null) {
+        out.push(event);
+      } else if (event.type === 'quarantine') {
+        this.held.push(event);
+        if (this.held.length >= FORCED_FORMAT_PROBE_RECORDS) return [this.notThisFormat(this.held)];
+      } else {
+        // A record read as the format: the file is one, and its failures are its own.
+        if (event.type === 'trajectory') {
+          out.push(...this.held);
+          this.held = null;
+        }
+        out.push(event);
+      }
+    }
+    return out;
+  }
+
+  /** The failures still held when the file ends with fewer records than the probe: as they are. */
+  finish(): ImportEvent[] {
+    const held = this.held ?? [];
+    this.held = null;
+    return held;
+  }
+
+  private notThisFormat(failures: ImportEvent[]): ImportEvent {
+    this.stopped = true;
+    this.held = null;
+    const [first] = failures;
+    const example =
+      first?.type === 'quarantine'
+        ? ` (the first, line ${first.error.line ?? '?'}: ${first.error.reason})`
+        : '';
+    const detected = this.forced?.detected;
+    const hint =
+      detected === null || detected === undefined || detected === this.adapter.format
+        ? ''
+        : `; left to detection, it reads as ${detected}`;
+    return fatal({
+      file: this.file,
+      line: null,
+      byteOffset: null,
+      reason: `not ${this.adapter.format}: its first ${FORCED_FORMAT_PROBE_RECORDS} records all failed as ${this.adapter.format}${example}${hint}`,
+    });
+  }
+
+  private eventsOf(items: SplitItem[]): ImportEvent[] {
     const events: ImportEvent[] = [];
     for (const item of items) {
       if (item.byteOffset <= this.resumeAfter && item.kind !== 'header') {
