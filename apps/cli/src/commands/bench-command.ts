@@ -107,7 +107,7 @@ export function benchTable(benches: BenchSummary[]): string {
         `${bench.name} v${bench.version}  ${bench.itemCount} items` +
         (bench.splits.dev > 0 ? ` (test ${bench.splits.test}, dev ${bench.splits.dev})` : '') +
         `  ${bench.sampling.kind}  ` +
-        `from ${bench.sources.join(', ')}  ${bench.runs} runs\n`,
+        `from ${bench.sources.join(', ')}  ${bench.runs} ${bench.runs === 1 ? 'run' : 'runs'}\n`,
     )
     .join('');
 }
@@ -794,7 +794,7 @@ export async function runBenchDelete(
     if (options.yes !== true) {
       throw new CliError(
         `this deletes bench ${bench.name} v${bench.version}: ${formatUnits(bench.itemCount)} items and ` +
-          `${bench.runs} runs with their scores (the datasets it was built from stay); add --yes to delete it`,
+          `${bench.runs} ${bench.runs === 1 ? 'run' : 'runs'} with their scores (the datasets it was built from stay); add --yes to delete it`,
       );
     }
     return client.deleteBench(bench.name, bench.version);
@@ -802,7 +802,7 @@ export async function runBenchDelete(
   print(
     options.json,
     deleted,
-    `deleted bench ${deleted.name} v${deleted.version} (${formatUnits(deleted.items)} items, ${deleted.runs} runs)\n`,
+    `deleted bench ${deleted.name} v${deleted.version} (${formatUnits(deleted.items)} items, ${deleted.runs} ${deleted.runs === 1 ? 'run' : 'runs'})\n`,
   );
 }
 

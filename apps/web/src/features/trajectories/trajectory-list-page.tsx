@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { formatCount } from '../../app/format';
+import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
@@ -53,7 +53,7 @@ export function TrajectoryListPage({
       <div className="page-header">
         <h1>{title}</h1>
         <span className="count" data-testid="trajectory-total">
-          {paged.total === null ? '' : `${formatCount(paged.total)} trajectories`}
+          {paged.total === null ? '' : plural(paged.total, 'trajectory', 'trajectories')}
         </span>
         {paged.total !== null && paged.total > 0 && paged.order !== 'id' && (
           <span className="muted" data-testid="trajectory-order">
