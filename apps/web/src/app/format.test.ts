@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDelta, formatScore, formatScore100 } from './format';
+import { formatDelta, formatReward, formatScore, formatScore100 } from './format';
 
 describe('scores', () => {
   it('shows every score on 0-100 with one decimal, whatever scale it arrives on', () => {
@@ -21,5 +21,20 @@ describe('scores', () => {
     expect(formatDelta(-1)).toBe('−1.0');
     expect(formatDelta(-0.04)).toBe('0.0');
     expect(formatDelta(null)).toBe('—');
+  });
+});
+
+describe('rewards', () => {
+  it('shows a recorded reward with the decimals it has, three at most', () => {
+    // walk 40: InterCode's 0.67 read "0.670".
+    expect([0.67, 0.39, 1, 0, 0.123456, -0.5, null].map(formatReward)).toEqual([
+      '0.67',
+      '0.39',
+      '1',
+      '0',
+      '0.123',
+      '-0.5',
+      '—',
+    ]);
   });
 });

@@ -20,7 +20,8 @@ export function outcomeLabel(outcome: Outcome): OutcomeLabel {
 
 export function formatReward(reward: number | null): string {
   if (reward === null) return '—';
-  return Number.isInteger(reward) ? String(reward) : reward.toFixed(3);
+  // At most three decimals, and none the data does not have: 0.67 stays 0.67, not 0.670.
+  return String(Number(reward.toFixed(3)));
 }
 
 /**
