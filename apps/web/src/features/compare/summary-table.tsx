@@ -33,9 +33,24 @@ export function SummaryTable({
                 {metricLabel(id)}
               </th>
             ))}
-            <th scope="col">Cache hits</th>
-            <th scope="col">Mean latency</th>
-            <th scope="col">Tokens in / out</th>
+            <th
+              scope="col"
+              title="Share of predictions answered from a recorded transition with the same history and action (replay, or a cache in front of a model), among the predictions that say; a miss found none"
+            >
+              Cache hits
+            </th>
+            <th
+              scope="col"
+              title="Mean time from asking for a prediction to having it, over the predictions that came back"
+            >
+              Mean latency
+            </th>
+            <th
+              scope="col"
+              title="Prompt and completion tokens the simulator's model reported, over every prediction (none for replay and retrieval)"
+            >
+              Tokens in / out
+            </th>
           </tr>
         </thead>
         <tbody>

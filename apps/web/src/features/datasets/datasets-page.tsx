@@ -66,7 +66,12 @@ export function DatasetsPage() {
               </th>
               <th>Domains</th>
               <th>Formats</th>
-              <th className="num">Quarantined</th>
+              <th
+                className="num"
+                title="Records of the imported files that could not be read or converted: kept apart with the file, line and reason (the count opens them), never half-imported"
+              >
+                Quarantined
+              </th>
               <th>Created</th>
               <th />
             </tr>
