@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createServer } from 'node:http';
 import { openStore, readServerInfo, removeServerInfo, writeServerInfo } from '@terrarium/db';
 import { DatasetSummary } from '@terrarium/schema';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { exitOf, runCli, startCli, waitForServeUrl } from './testing/run-cli';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { seededDataDir } from '@terrarium/db/test-store';
@@ -33,6 +33,22 @@ function chatRecord(id: string): string {
       { role: 'assistant', content: 'Two.' },
     ],
   });
+}
+
+/** The status of the newest import job into `dataset` in an `imports.list` answer, or null. */
+function statusOfJob(answer: unknown, dataset: string): string | null {
+  const result = isObject(answer) ? answer['result'] : undefined;
+  const jobs = isObject(result) ? result['data'] : undefined;
+  if (!Array.isArray(jobs)) return null;
+  const job: unknown = jobs.find(
+    (found: unknown) => isObject(found) && found['dataset'] === dataset,
+  );
+  const status = isObject(job) ? job['status'] : undefined;
+  return typeof status === 'string' ? status : null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 async function tempDir(label: string): Promise<string> {
@@ -190,6 +206,40 @@ describe('terrarium CLI', () => {
       expect(
         DatasetSummary.array()
           .parse(JSON.parse(listed.stdout))
+          .map((d) => d.name),
+      ).toEqual(['airline']);
+
+      // Ctrl-C while the server imports an upload: said, and nothing of the file is kept (walk
+      // 40: pnpm's "exit code 130" was all the user read). 50,000 chat records, seconds of work.
+      const big = path.join(await tempDir('big'), 'big.jsonl');
+      await writeFile(
+        big,
+        `${Array.from({ length: 50_000 }, (_, n) => chatRecord(`big-${n}`)).join('\n')}\n`,
+      );
+      const importing = startCli(['import', big, '--dataset', 'big'], {
+        TERRARIUM_DATA_DIR: dataDir,
+      });
+      let stderr = '';
+      importing.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      // The status of the server's import job into `big`, as its Import page reads it.
+      const bigJob = async () => {
+        const answer = await fetch(`${url}/trpc/imports.list`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return statusOfJob(await answer.json(), 'big');
+      };
+      await vi.waitFor(async () => expect(await bigJob()).toBe('running'), {
+        timeout: 60_000,
+        interval: 100,
+      });
+      importing.kill('SIGINT');
+      expect(await exitOf(importing)).toBe(130);
+      expect(stderr).toBe('terrarium: import interrupted: the server keeps nothing of big.jsonl\n');
+      await vi.waitFor(async () => expect(await bigJob()).toBe('canceled'), { timeout: 30_000 });
+      const after = await runCli(['datasets', '--json', '--data-dir', dataDir]);
+      expect(
+        DatasetSummary.array()
+          .parse(JSON.parse(after.stdout))
           .map((d) => d.name),
       ).toEqual(['airline']);
     } finally {

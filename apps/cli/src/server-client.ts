@@ -2,13 +2,15 @@ import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import type { DataFile } from '@terrarium/api';
+import type { AppRouter } from '@terrarium/api';
 import {
   apiErrorMessage,
   DatasetSummary,
   ImportReport,
+  type ImportJobView,
   type SourceFormat,
 } from '@terrarium/schema';
-import { TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { CliError } from './cli-error';
 
 function servedDataDir(health: unknown): string | null {
@@ -50,6 +52,18 @@ export async function serverStatus(
 /** `Authorization: Bearer <token>`: how every CLI request proves it comes from this user. */
 export function authHeaders(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
+}
+
+/** The server's newest import jobs (`imports.list`), as its Import page reads them. */
+export async function fetchImportJobs(serverUrl: string, token: string): Promise<ImportJobView[]> {
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
+  });
+  try {
+    return await trpc.imports.list.query({ limit: 200 });
+  } catch (error) {
+    throw serverFailure(error, serverUrl);
+  }
 }
 
 export async function fetchDatasets(serverUrl: string, token: string): Promise<DatasetSummary[]> {

@@ -3,7 +3,7 @@ import type { DatasetSummary } from '@terrarium/schema';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
-import { authHeaders, fetchDatasets, serverFailure } from '../server-client';
+import { authHeaders, fetchDatasets, fetchImportJobs, serverFailure } from '../server-client';
 
 export interface DatasetsCommandOptions extends GlobalOptions {
   json?: boolean;
@@ -120,15 +120,9 @@ export async function runDatasetsDelete(
 async function importJobsOn(
   target: DataTarget,
 ): Promise<{ dataset: string; status: string; trajectories: number }[]> {
-  if (target.kind === 'store') return target.store.listImportJobs(200);
-  const trpc = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
-  });
-  try {
-    return await trpc.imports.list.query({ limit: 200 });
-  } catch (error) {
-    throw serverFailure(error, target.url);
-  }
+  return target.kind === 'store'
+    ? target.store.listImportJobs(200)
+    : fetchImportJobs(target.url, target.token);
 }
 
 async function deleteOn(target: DataTarget, datasetId: string): Promise<DeletedDataset> {

@@ -16,7 +16,7 @@ import {
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { byteProgress, type ProgressSink } from '../progress';
-import { uploadFile } from '../server-client';
+import { fetchImportJobs, uploadFile } from '../server-client';
 
 export interface ImportCommandOptions extends GlobalOptions {
   format?: string;
@@ -102,27 +102,99 @@ async function importInto(
     // The server commits each upload as its own batch; a failed file is listed, the others stay.
     const reports: ImportReport[] = [];
     let trajectoriesSoFar = 0;
-    for (const file of files) {
-      let sent = 0;
-      const report = await uploadFile(target.url, file, {
-        dataset,
-        format,
-        token: target.token,
-        onBytes: (byteLength) => {
-          sent += byteLength;
-          // The bar counts bytes sent; once a file is all sent, the server is still importing it.
-          const status =
-            sent < file.size ? file.name : `${file.name}: sent, the server imports it…`;
-          progress.advance(byteLength, { file: status, trajectories: trajectoriesSoFar });
-        },
-      }).catch((error: unknown) => failedFileReport(dataset, file, error));
-      trajectoriesSoFar += report.trajectories;
-      reports.push(report);
+    let current = '';
+    // The upload is the import: a client gone before the answer cancels its file on the server.
+    const interrupted = () => {
+      progress.stop();
+      const before = reports.filter((report) => report.trajectories > 0).length;
+      process.stderr.write(
+        `terrarium: import interrupted: the server keeps nothing of ${current}` +
+          (before === 0
+            ? ''
+            : `; the ${before === 1 ? 'file' : `${before} files`} before it stay imported`) +
+          '\n',
+      );
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupted);
+    try {
+      for (const file of files) {
+        current = file.name;
+        let sent = 0;
+        let stored = 0;
+        const show = (byteLength: number) =>
+          progress.advance(byteLength, {
+            // Once a file is all sent, the server is still importing it: its job says how far.
+            file: sent < file.size ? file.name : `${file.name}: sent, the server imports it…`,
+            trajectories: trajectoriesSoFar + stored,
+          });
+        const following = followServerImport(target, dataset, file.name, (trajectories) => {
+          stored = trajectories;
+          show(0);
+        });
+        const report = await uploadFile(target.url, file, {
+          dataset,
+          format,
+          token: target.token,
+          onBytes: (byteLength) => {
+            sent += byteLength;
+            show(byteLength);
+          },
+        })
+          .catch((error: unknown) => failedFileReport(dataset, file, error))
+          .finally(() => following.stop());
+        trajectoriesSoFar += report.trajectories;
+        reports.push(report);
+      }
+    } finally {
+      process.off('SIGINT', interrupted);
     }
     return mergeReports(dataset, reports);
   }
 
   return importAsJob(target.store, files, { dataset, format, progress });
+}
+
+/** How often an upload's import job is read for the trajectories it has stored. */
+const FOLLOW_MS = 1000;
+
+/**
+ * Reads, while `fileName` uploads into `dataset`, the trajectories its import job on the server has
+ * stored so far (the job the upload created: the newest running one of that dataset and file).
+ */
+function followServerImport(
+  target: { url: string; token: string },
+  dataset: string,
+  fileName: string,
+  onStored: (trajectories: number) => void,
+): { stop(): void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const next = () => {
+    timer = setTimeout(() => {
+      fetchImportJobs(target.url, target.token)
+        .then((jobs) => {
+          const job = jobs.find(
+            (found) =>
+              found.status === 'running' &&
+              found.dataset === dataset &&
+              found.files[0]?.name === fileName,
+          );
+          if (job !== undefined && !stopped) onStored(job.trajectories);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) next();
+        });
+    }, FOLLOW_MS);
+  };
+  next();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**
