@@ -52,7 +52,7 @@ function callName(call: Record<string, unknown>, path: string): string {
   if (isRecord(call.function) && typeof call.function.name === 'string') return call.function.name;
   if (call.function_name !== undefined)
     return expectString(call.function_name, `${path}.function_name`);
-  throw new RecordError(`${path}.function_name`, 'expected a string (or name), got undefined');
+  throw new RecordError(`${path}.function_name`, 'missing (expected a string, or name)');
 }
 
 function joinText(parts: (string | null)[]): string | null {

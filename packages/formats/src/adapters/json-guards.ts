@@ -50,7 +50,13 @@ export function describeType(value: unknown): string {
 }
 
 function mismatch(path: string, expected: string, value: unknown): RecordError {
-  return new RecordError(path, `expected ${expected}, got ${describeType(value)}`);
+  // An absent field is said as such ("got undefined" is JavaScript's word for it, not the file's).
+  return new RecordError(
+    path,
+    value === undefined
+      ? `missing (expected ${expected})`
+      : `expected ${expected}, got ${describeType(value)}`,
+  );
 }
 
 export function expectObject(value: unknown, path: string): Record<string, unknown> {

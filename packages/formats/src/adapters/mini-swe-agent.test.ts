@@ -165,7 +165,7 @@ describe('mini-swe-agent detection and errors', () => {
           file: 'bad.traj.json',
           line: 1,
           byteOffset: 0,
-          reason: 'messages[1].role: expected a string, got undefined',
+          reason: 'messages[1].role: missing (expected a string)',
         },
         excerpt: text,
       },
@@ -178,6 +178,6 @@ describe('mini-swe-agent detection and errors', () => {
         { messages: [{ role: 'user', content: 'a' }, { content: 'b' }] },
         context,
       ),
-    ).toThrowError('messages[1].role: expected a string, got undefined');
+    ).toThrowError('messages[1].role: missing (expected a string)');
   });
 });

@@ -50,7 +50,7 @@ describe('broken records name the field that is wrong', () => {
     expect(errorOf(tauBenchV1Adapter, { task_id: 1, reward: 1, info: {}, traj, trial: 0 })).toEqual(
       {
         field: 'traj[4].tool_calls[0].function.name',
-        problem: 'expected a string, got undefined',
+        problem: 'missing (expected a string)',
       },
     );
   });
@@ -62,7 +62,7 @@ describe('broken records name the field that is wrong', () => {
     });
     expect(errorOf(tauBenchV1Adapter, { task_id: 3, reward: 0 })).toEqual({
       field: 'traj',
-      problem: 'expected an array, got undefined',
+      problem: 'missing (expected an array)',
     });
   });
 
@@ -92,7 +92,7 @@ describe('broken records name the field that is wrong', () => {
     };
     expect(errorOf(tau2BenchAdapter, record)).toEqual({
       field: 'messages[0].role',
-      problem: 'expected a string, got undefined',
+      problem: 'missing (expected a string)',
     });
     expect(
       errorOf(tau2BenchAdapter, {
@@ -147,7 +147,7 @@ describe('broken records name the field that is wrong', () => {
     };
     expect(errorOf(interCodeHumanSqlAdapter, record)).toEqual({
       field: 'trajectory[0].action',
-      problem: 'expected a string, got undefined',
+      problem: 'missing (expected a string)',
     });
   });
 
@@ -219,7 +219,7 @@ describe('broken records name the field that is wrong', () => {
       }),
     ).toEqual({
       field: 'steps[0].tool_calls[0].function_name',
-      problem: 'expected a string (or name), got undefined',
+      problem: 'missing (expected a string, or name)',
     });
     const step = {
       step_id: 1,
@@ -286,7 +286,7 @@ describe('a broken record in a real import', () => {
       file: 'chat.jsonl',
       line: 2,
       byteOffset: JSON.stringify(good).length + 1,
-      reason: 'messages[0].tool_calls[0].function.name: expected a string, got undefined',
+      reason: 'messages[0].tool_calls[0].function.name: missing (expected a string)',
     });
   });
 });
