@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { sharedDataPath, TAU2_RETAIL } from './support/api';
+import { importThroughApi, sharedDataPath, TAU2_RETAIL } from './support/api';
 import { readTau2Simulations } from './support/tau2';
 
 const MALFORMED_JSONL = resolve(import.meta.dirname, 'fixtures/openai-messages-one-bad-line.jsonl');
@@ -199,4 +199,21 @@ test('an import whose server stops answering says so, and its row follows it onc
   await expect(upload).toHaveAttribute('data-status', 'done');
   await expect(page.getByTestId('server-silent')).toHaveCount(0);
   await expect(upload.getByTestId('report-trajectories')).toHaveText('2');
+});
+
+test('older imports are a click away when a folder pushed them out of the list', async ({
+  page,
+  request,
+}) => {
+  // walk 40: one folder of 30 files pushed earlier imports, and their reasons, out of the 50 shown.
+  const oldest = 'history-oldest';
+  await importThroughApi(request, MALFORMED_JSONL, oldest);
+  for (let n = 0; n < 50; n++) await importThroughApi(request, MALFORMED_JSONL, `history-${n}`);
+  await page.goto('/import');
+  const history = page.getByRole('region', { name: 'Other imports' });
+  await expect(history.getByTestId('import-job')).toHaveCount(50);
+  await expect(history.getByRole('article', { name: `Import into ${oldest}` })).toHaveCount(0);
+  await history.getByRole('button', { name: 'Show 50 older imports' }).click();
+  await expect(history.getByRole('article', { name: `Import into ${oldest}` })).toBeVisible();
+  expect(await history.getByTestId('import-job').count()).toBeGreaterThan(50);
 });

@@ -8,7 +8,9 @@ const JobId = z.object({ jobId: z.string().min(1).max(40) });
 /** Imports as jobs: the Import page polls `list` while any runs, and cancels with `cancel`. */
 export const importsRouter = createRouter({
   list: researcherProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }).default({ limit: 50 }))
+    .input(
+      z.object({ limit: z.number().int().min(1).max(1000).default(50) }).default({ limit: 50 }),
+    )
     .query(async ({ ctx, input }) =>
       (await ctx.store.listImportJobs(input.limit)).map(importJobView),
     ),

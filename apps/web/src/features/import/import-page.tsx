@@ -56,6 +56,10 @@ function withJobOutcomes(uploads: readonly Upload[], jobs: readonly ImportJobVie
   });
 }
 
+/** Imports listed at first, and added by each "older" click, up to what `imports.list` gives. */
+const HISTORY_PAGE = 50;
+const MAX_HISTORY = 1000;
+
 export function ImportPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -70,8 +74,11 @@ export function ImportPage() {
   const [format, setFormat] = useState<SourceFormat | null>(null);
   const [sentUploads, setUploads] = useState<Upload[]>([]);
   const uploadAborts = useRef(new Map<number, AbortController>());
+  // The newest imports first; a folder's import is one per file, so older ones are a click away.
+  const [historyLimit, setHistoryLimit] = useState(HISTORY_PAGE);
   const jobs = useQuery({
-    ...trpc.imports.list.queryOptions({ limit: 50 }),
+    ...trpc.imports.list.queryOptions({ limit: historyLimit }),
+    placeholderData: (previous) => previous,
     refetchInterval: (query) => {
       const list = query.state.data ?? [];
       const waiting = withJobOutcomes(sentUploads, list).some(
@@ -324,6 +331,17 @@ export function ImportPage() {
               {job.status === 'done' && openDataset(job.dataset, job.trajectories)}
             </ImportJobRow>
           ))}
+          {(jobs.data?.length ?? 0) >= historyLimit && historyLimit < MAX_HISTORY && (
+            <button
+              type="button"
+              data-testid="older-imports"
+              onClick={() =>
+                setHistoryLimit((limit) => Math.min(MAX_HISTORY, limit + HISTORY_PAGE))
+              }
+            >
+              Show {HISTORY_PAGE} older imports
+            </button>
+          )}
         </section>
       )}
     </div>
