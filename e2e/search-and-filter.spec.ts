@@ -66,3 +66,29 @@ test('full-text search and the outcome filter give the counts the real file hold
   await expect(page.getByRole('searchbox', { name: 'Search trajectories' })).toHaveValue(TOOL);
   await expect(total).toHaveText(`${callingAndSucceeding.length} trajectories`);
 });
+
+test('a search result opens at its step with the matched word shown and marked, not in a closed node', async ({
+  page,
+  request,
+}) => {
+  // walk 40: "thermostat" opened the right step, with the word inside a collapsed JSON node.
+  const WORD = 'thermostat';
+  const holding = readTau2Simulations(TAU2_RETAIL).filter((simulation) =>
+    JSON.stringify(simulation.messages).toLowerCase().includes(WORD),
+  );
+  expect(holding).toHaveLength(3);
+  await importThroughApi(request, TAU2_RETAIL, DATASET);
+  const datasetId = await datasetIdByName(request, DATASET);
+  await page.goto(`/datasets/${datasetId}`);
+  await page.getByRole('searchbox', { name: 'Search trajectories' }).fill(WORD);
+  await expect(page.getByTestId('trajectory-total')).toHaveText(`${holding.length} trajectories`);
+  await page.getByTestId('trajectory-row').first().getByTestId('trajectory-name').click();
+  // The link carries the word, so a reload or a shared link marks it too.
+  await expect(page).toHaveURL(/[?&]mark=Thermostat/);
+  const marked = page.getByTestId('observation').locator('mark');
+  await expect(marked.first()).toBeVisible();
+  for (const text of await marked.allTextContents()) expect(text.toLowerCase()).toBe(WORD);
+  // The next step keeps the word marked where it shows.
+  await page.keyboard.press('j');
+  await expect(page).toHaveURL(/[?&]mark=Thermostat/);
+});

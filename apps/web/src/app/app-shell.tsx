@@ -61,6 +61,9 @@ const ModelsPage = lazy(() =>
 
 // What a labeler may open; the server refuses them the rest, which would otherwise show as a
 // page of controls that each fail ("this needs the researcher role") or load nothing.
+/** A replay opened by no search: nothing marked (one array, so the page's props stay equal). */
+const NO_MARKS: readonly string[] = [];
+
 const LABELER_PAGES: ReadonlySet<Route['page']> = new Set([
   'datasets',
   'labeling',
@@ -102,6 +105,7 @@ function PageFor({ route, labeler }: { route: Route; labeler: boolean }) {
           datasetId={route.datasetId}
           trajectoryId={route.trajectoryId}
           step={route.step}
+          marks={route.marks ?? NO_MARKS}
         />
       );
     case 'compare':

@@ -13,6 +13,28 @@ describe('url state', () => {
     expect(roundTrip(route)).toEqual(route);
   });
 
+  it('carries the words a search matched on a replay link, a few short ones at most', () => {
+    const route: Route = {
+      page: 'replay',
+      datasetId: '3',
+      trajectoryId: '262',
+      step: 11,
+      marks: ['Thermostat', 'a&b'],
+    };
+    expect(formatRoute(route)).toBe(
+      '/datasets/3/trajectories/262?step=12&mark=Thermostat&mark=a%26b',
+    );
+    expect(roundTrip(route)).toEqual(route);
+    const many = Array.from({ length: 12 }, (_, n) => `&mark=w${n}`).join('');
+    const parsed = parseRoute(
+      '/datasets/3/trajectories/262',
+      `?step=1${many}&mark=${'x'.repeat(101)}`,
+    );
+    expect(parsed.page === 'replay' ? parsed.marks : null).toEqual(
+      Array.from({ length: 8 }, (_, n) => `w${n}`),
+    );
+  });
+
   it('round-trips a filtered trajectory list', () => {
     const route: Route = {
       page: 'trajectories',

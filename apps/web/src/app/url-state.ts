@@ -36,7 +36,14 @@ export type Route =
   | { page: 'datasets' }
   | { page: 'quarantine'; datasetId: string }
   | { page: 'trajectories'; datasetId: string | null; query: ListQuery }
-  | { page: 'replay'; datasetId: string; trajectoryId: string; step: number }
+  | {
+      page: 'replay';
+      datasetId: string;
+      trajectoryId: string;
+      step: number;
+      /** Words a search matched, shown marked (`?mark=`), with the JSON holding them opened. */
+      marks?: readonly string[] | undefined;
+    }
   | {
       page: 'compare';
       datasetId: string;
@@ -158,6 +165,16 @@ function parseBenchItemRef(params: URLSearchParams): { bench?: BenchItemRef } {
   return runId && itemId ? { bench: { runId, itemId } } : {};
 }
 
+/** Marks are words: a few, each short (a crafted link cannot make the page search for much). */
+const MAX_MARKS = 8;
+const MAX_MARK_LENGTH = 100;
+
+function parseMarks(params: URLSearchParams): string[] {
+  return [...new Set(params.getAll('mark').map((mark) => mark.trim()))]
+    .filter((mark) => mark !== '' && mark.length <= MAX_MARK_LENGTH)
+    .slice(0, MAX_MARKS);
+}
+
 function parseStep(params: URLSearchParams): number {
   const oneBasedStep = parseCount(params.get('step'));
   return oneBasedStep === null || oneBasedStep < 1 ? 0 : oneBasedStep - 1;
@@ -254,7 +271,14 @@ export function parseRoute(pathname: string, search: string): Route {
       return { page: 'quarantine', datasetId };
     }
     if (third === 'trajectories' && trajectoryId !== undefined) {
-      return { page: 'replay', datasetId, trajectoryId, step: parseStep(params) };
+      const marks = parseMarks(params);
+      return {
+        page: 'replay',
+        datasetId,
+        trajectoryId,
+        step: parseStep(params),
+        ...(marks.length === 0 ? {} : { marks }),
+      };
     }
   }
   return { page: 'not-found', path: pathname };
@@ -278,7 +302,8 @@ export function formatRoute(route: Route): string {
     case 'replay':
       return (
         `/datasets/${encodeURIComponent(route.datasetId)}` +
-        `/trajectories/${encodeURIComponent(route.trajectoryId)}?step=${route.step + 1}`
+        `/trajectories/${encodeURIComponent(route.trajectoryId)}?step=${route.step + 1}` +
+        (route.marks ?? []).map((mark) => `&mark=${encodeURIComponent(mark)}`).join('')
       );
     case 'compare': {
       // Commas are kept readable (`sims=replay,retrieval`); each spec's own characters are escaped.

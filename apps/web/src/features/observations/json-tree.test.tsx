@@ -45,4 +45,43 @@ describe('JsonTree', () => {
     expect(screen.getByText('"<b onclick="x()">bold</b>"')).toBeTruthy();
     expect(container.querySelector('b')).toBeNull();
   });
+
+  it('opens the nodes that hold a searched word, down to it, and marks it whatever its case', () => {
+    // An order as tau2 retail's get_order_details returns it: the match sits two levels down.
+    const order = {
+      order_id: '#W1267569',
+      items: [
+        { name: 'Gaming Mouse', item_id: '7420906769', options: { color: 'white' } },
+        { name: 'Smart Thermostat', item_id: '4983901480', options: { color: 'black' } },
+      ],
+      payment_history: [{ transaction_type: 'payment', amount: 3016.46 }],
+    };
+    const { container } = render(<JsonTree value={order} marks={['thermostat']} />);
+    expect([...container.querySelectorAll('mark')].map((mark) => mark.textContent)).toEqual([
+      'Thermostat',
+    ]);
+    expect(screen.getByText(/Smart/).textContent).toBe('"Smart Thermostat"');
+    // What holds no match stays closed, as without a search.
+    expect(screen.queryByText('"Gaming Mouse"')).toBeNull();
+    expect(screen.queryByText('"payment"')).toBeNull();
+    expect(screen.getByRole('button', { name: /^options/ }).getAttribute('aria-expanded')).toBe(
+      'false',
+    );
+  });
+
+  it('marks a word in keys and numbers too, and marks nothing without words', () => {
+    const { container } = render(
+      <JsonTree
+        value={{ outer: { user_id: 'mia_li_3668', zip: 94110 } }}
+        marks={['USER', '9411']}
+      />,
+    );
+    expect([...container.querySelectorAll('mark')].map((mark) => mark.textContent)).toEqual([
+      'user',
+    ]);
+    cleanup();
+    const plain = render(<JsonTree value={{ outer: { user_id: 'mia' } }} />);
+    expect(plain.container.querySelectorAll('mark')).toHaveLength(0);
+    expect(screen.queryByText('"mia"')).toBeNull();
+  });
 });

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { isPlainObject } from './json-value';
 
 /** Children of a big array or object are grouped so that expanding it renders at most this many. */
@@ -15,8 +15,78 @@ function entriesOf(value: unknown): Entry[] | null {
   return null;
 }
 
-function Primitive({ value }: { value: unknown }) {
-  if (typeof value === 'string') return <span className="json-string">"{value}"</span>;
+/** What the tree marks: words a search matched, found whatever their case. */
+interface Marks {
+  words: readonly string[];
+  /** Whether a node's key or anything under it holds a word: such a node opens by itself. */
+  holds(key: string | null, value: unknown): boolean;
+}
+
+const NO_MARKS: Marks = { words: [], holds: () => false };
+
+function marksOf(words: readonly string[]): Marks {
+  if (words.length === 0) return NO_MARKS;
+  const lower = words.map((word) => word.toLowerCase());
+  const inText = (text: string) => {
+    const folded = text.toLowerCase();
+    return lower.some((word) => folded.includes(word));
+  };
+  // Per value, once: a deep tree is asked about each of its nodes as they open.
+  const seen = new WeakMap<object, boolean>();
+  const holdsValue = (value: unknown): boolean => {
+    if (typeof value === 'string') return inText(value);
+    if (typeof value === 'number' || typeof value === 'boolean') return inText(String(value));
+    if (typeof value !== 'object' || value === null) return false;
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    const entries = entriesOf(value) ?? [];
+    const found = entries.some(([key, child]) => inText(key) || holdsValue(child));
+    seen.set(value, found);
+    return found;
+  };
+  return {
+    words,
+    holds: (key, value) => (key !== null && inText(key)) || holdsValue(value),
+  };
+}
+
+/** `text` with each occurrence of a marked word in a `<mark>` (text nodes only: never markup). */
+function Marked({ text, words }: { text: string; words: readonly string[] }) {
+  if (words.length === 0) return <>{text}</>;
+  const folded = text.toLowerCase();
+  const lower = words.map((word) => word.toLowerCase());
+  const parts: ReactNode[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let next = -1;
+    let length = 0;
+    for (const word of lower) {
+      const found = folded.indexOf(word, at);
+      if (
+        found !== -1 &&
+        (next === -1 || found < next || (found === next && word.length > length))
+      ) {
+        next = found;
+        length = word.length;
+      }
+    }
+    if (next === -1) break;
+    if (next > at) parts.push(text.slice(at, next));
+    parts.push(<mark key={next}>{text.slice(next, next + length)}</mark>);
+    at = next + length;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return <>{parts}</>;
+}
+
+function Primitive({ value, marks }: { value: unknown; marks: Marks }) {
+  if (typeof value === 'string') {
+    return (
+      <span className="json-string">
+        "<Marked text={value} words={marks.words} />"
+      </span>
+    );
+  }
   if (typeof value === 'number') return <span className="json-number">{String(value)}</span>;
   if (typeof value === 'boolean') return <span className="json-boolean">{String(value)}</span>;
   if (value === null) return <span className="json-null">null</span>;
@@ -46,17 +116,25 @@ function Children({
   entries,
   depth,
   expandDepth,
+  marks,
 }: {
   entries: Entry[];
   depth: number;
   expandDepth: number;
+  marks: Marks;
 }) {
   if (entries.length <= JSON_CHUNK_SIZE) {
     return (
       <ul className="json-children">
         {entries.map(([key, child]) => (
           <li key={key}>
-            <JsonNode name={key} value={child} depth={depth} expandDepth={expandDepth} />
+            <JsonNode
+              name={key}
+              value={child}
+              depth={depth}
+              expandDepth={expandDepth}
+              marks={marks}
+            />
           </li>
         ))}
       </ul>
@@ -75,6 +153,7 @@ function Children({
             entries={chunk}
             depth={depth}
             expandDepth={expandDepth}
+            marks={marks}
           />
         </li>
       ))}
@@ -87,13 +166,15 @@ function JsonChunk({
   entries,
   depth,
   expandDepth,
+  marks,
 }: {
   first: number;
   entries: Entry[];
   depth: number;
   expandDepth: number;
+  marks: Marks;
 }) {
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(() => entries.some(([key, child]) => marks.holds(key, child)));
   return (
     <>
       <Toggle open={open} onToggle={() => setOpen(!open)}>
@@ -101,7 +182,7 @@ function JsonChunk({
           [{first} … {first + entries.length - 1}]
         </span>
       </Toggle>
-      {open && <Children entries={entries} depth={depth} expandDepth={expandDepth} />}
+      {open && <Children entries={entries} depth={depth} expandDepth={expandDepth} marks={marks} />}
     </>
   );
 }
@@ -111,20 +192,27 @@ function JsonNode({
   value,
   depth,
   expandDepth,
+  marks,
 }: {
   name: string | null;
   value: unknown;
   depth: number;
   expandDepth: number;
+  marks: Marks;
 }) {
-  const [open, setOpen] = useState(depth < expandDepth);
+  const [open, setOpen] = useState(() => depth < expandDepth || marks.holds(null, value));
   const entries = entriesOf(value);
-  const label = name === null ? null : <span className="json-key">{name}: </span>;
+  const label =
+    name === null ? null : (
+      <span className="json-key">
+        <Marked text={name} words={marks.words} />:{' '}
+      </span>
+    );
   if (entries === null) {
     return (
       <span className="json-leaf">
         {label}
-        <Primitive value={value} />
+        <Primitive value={value} marks={marks} />
       </span>
     );
   }
@@ -145,19 +233,33 @@ function JsonNode({
         {label}
         <span className="json-bracket">{brackets}</span> <span className="json-size">{size}</span>
       </Toggle>
-      {open && <Children entries={entries} depth={depth + 1} expandDepth={expandDepth} />}
+      {open && (
+        <Children entries={entries} depth={depth + 1} expandDepth={expandDepth} marks={marks} />
+      )}
     </>
   );
 }
 
 /**
  * A collapsible JSON tree that renders a node's children only once it is expanded; arrays and
- * objects with more than 100 children open into groups of 100.
+ * objects with more than 100 children open into groups of 100. With `marks` (words a search
+ * matched), the nodes that hold one open by themselves, down to it, and each is marked.
  */
-export function JsonTree({ value, expandDepth = 1 }: { value: unknown; expandDepth?: number }) {
+export function JsonTree({
+  value,
+  expandDepth = 1,
+  marks = NO_WORDS,
+}: {
+  value: unknown;
+  expandDepth?: number;
+  marks?: readonly string[];
+}) {
+  const marked = useMemo(() => marksOf(marks), [marks]);
   return (
     <div className="json-tree">
-      <JsonNode name={null} value={value} depth={0} expandDepth={expandDepth} />
+      <JsonNode name={null} value={value} depth={0} expandDepth={expandDepth} marks={marked} />
     </div>
   );
 }
+
+const NO_WORDS: readonly string[] = [];

@@ -7,7 +7,10 @@ import { JsonTree } from './json-tree';
 import { parseJson } from './json-value';
 import { PlainText } from './plain-text';
 
-function JsonObservation({ content }: { content: string }) {
+/** Nothing to mark: one array, so a memo keyed on it holds. */
+const NO_MARKS: readonly string[] = [];
+
+function JsonObservation({ content, marks }: { content: string; marks: readonly string[] }) {
   const parsed = useMemo(() => parseJson(content), [content]);
   if (!parsed.ok) {
     return (
@@ -17,13 +20,19 @@ function JsonObservation({ content }: { content: string }) {
       </>
     );
   }
-  return <JsonTree value={parsed.value} expandDepth={2} />;
+  return <JsonTree value={parsed.value} expandDepth={2} marks={marks} />;
 }
 
-function ObservationBody({ observation }: { observation: Observation }) {
+function ObservationBody({
+  observation,
+  marks,
+}: {
+  observation: Observation;
+  marks: readonly string[];
+}) {
   switch (observation.kind) {
     case 'json':
-      return <JsonObservation content={observation.content} />;
+      return <JsonObservation content={observation.content} marks={marks} />;
     case 'terminal':
       return <AnsiText content={observation.content} />;
     case 'html':
@@ -36,7 +45,14 @@ function ObservationBody({ observation }: { observation: Observation }) {
 }
 
 /** The environment's response, rendered by kind; never as markup in the app's own DOM. */
-export function ObservationView({ observation }: { observation: Observation | null }) {
+export function ObservationView({
+  observation,
+  marks = NO_MARKS,
+}: {
+  observation: Observation | null;
+  /** Words a search matched: a JSON observation opens where they are and marks them. */
+  marks?: readonly string[];
+}) {
   if (observation === null) {
     return (
       <section className="panel observation" data-testid="observation" data-kind="none">
@@ -65,7 +81,7 @@ export function ObservationView({ observation }: { observation: Observation | nu
         {observation.content === '' ? (
           <p className="muted">(empty output)</p>
         ) : (
-          <ObservationBody observation={observation} />
+          <ObservationBody observation={observation} marks={marks} />
         )}
       </div>
     </section>

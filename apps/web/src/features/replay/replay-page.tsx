@@ -29,10 +29,13 @@ export function ReplayPage({
   datasetId,
   trajectoryId,
   step,
+  marks,
 }: {
   datasetId: string;
   trajectoryId: string;
   step: number;
+  /** Words a search matched: kept in the URL from step to step, marked where they show. */
+  marks: readonly string[];
 }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.trajectories.get.queryOptions({ trajectoryId }));
@@ -58,14 +61,14 @@ export function ReplayPage({
   }, [index]);
   const goTo = (target: number) => {
     latestIndex.current = target;
-    navigate({ page: 'replay', datasetId, trajectoryId, step: target }, 'replace');
+    navigate({ page: 'replay', datasetId, trajectoryId, step: target, marks }, 'replace');
   };
 
   useEffect(() => {
     if (detail.data && step !== index) {
-      navigate({ page: 'replay', datasetId, trajectoryId, step: index }, 'replace');
+      navigate({ page: 'replay', datasetId, trajectoryId, step: index, marks }, 'replace');
     }
-  }, [detail.data, step, index, datasetId, trajectoryId]);
+  }, [detail.data, step, index, datasetId, trajectoryId, marks]);
 
   const togglePlaying = useReplayStore((state) => state.togglePlaying);
   const onCommand = (command: ReplayCommand) => {
@@ -118,7 +121,7 @@ export function ReplayPage({
             <div className="replay-main">
               <QueryStatus label="steps" isPending={false} error={current.error} />
               {current.step ? (
-                <StepView key={current.step.index} step={current.step} />
+                <StepView key={current.step.index} step={current.step} marks={marks} />
               ) : (
                 total > 0 && <p className="status">Loading step {index + 1}…</p>
               )}

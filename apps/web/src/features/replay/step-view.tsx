@@ -7,6 +7,9 @@ import { PlainText } from '../observations/plain-text';
 import { ActionView } from './action-view';
 import { simulatedStepLabel } from './fork-origin';
 
+/** Nothing to mark: one array, so a memo keyed on it holds. */
+const NO_MARKS: readonly string[] = [];
+
 function Timing({ step }: { step: Step }) {
   if (!step.timing) return null;
   const parts: string[] = [];
@@ -15,7 +18,7 @@ function Timing({ step }: { step: Step }) {
   return parts.length === 0 ? null : <span className="muted">{parts.join(' · ')}</span>;
 }
 
-export function StepView({ step }: { step: Step }) {
+export function StepView({ step, marks = NO_MARKS }: { step: Step; marks?: readonly string[] }) {
   const metadataKeys = Object.keys(step.metadata).length;
   const simulated = simulatedStepLabel(step.metadata);
   return (
@@ -47,7 +50,7 @@ export function StepView({ step }: { step: Step }) {
           <PlainText content={step.reasoning} className="reasoning-text" />
         </Collapsible>
       )}
-      <ObservationView observation={step.observation} />
+      <ObservationView observation={step.observation} marks={marks} />
       {metadataKeys > 0 && (
         <Collapsible title="Step metadata" summary={plural(metadataKeys, 'key')} className="panel">
           <JsonTree value={step.metadata} />

@@ -56,11 +56,13 @@ describe('search snippets in the trajectory list', () => {
       taskId: null,
       trial: null,
     };
+    // The words it matched travel with it, to be marked where the step shows them.
     expect(replayRoute({ ...row, match })).toEqual({
       page: 'replay',
       datasetId: '2',
       trajectoryId: '7',
       step: 3,
+      marks: ['mia_li_3668'],
     });
     expect(replayRoute(row)).toEqual({
       page: 'replay',

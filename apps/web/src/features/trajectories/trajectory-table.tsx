@@ -13,10 +13,16 @@ import { usePagedTrajectories } from './use-paged-trajectories';
 
 const ROW_HEIGHT = 30;
 
-/** The replay, at the step a search matched when the list is a search's. */
+/** The replay, at the step a search matched when the list is a search's, the words it matched marked. */
 export function replayRoute(row: TrajectorySummary): Route {
   const step = row.match?.step ?? 0;
-  return { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step };
+  const route: Route = { page: 'replay', datasetId: row.datasetId, trajectoryId: row.id, step };
+  if (row.match === undefined || row.match.step === null) return route;
+  const { text, highlights } = row.match;
+  const marks = [...new Set(highlights.map(([start, end]) => text.slice(start, end)))].filter(
+    (mark) => mark.trim() !== '',
+  );
+  return marks.length === 0 ? route : { ...route, marks };
 }
 
 /** Dataset names by id, given when the list spans datasets ("All trajectories"). */
