@@ -75,7 +75,12 @@ export function ObservationView({
         {observation.callId !== null && (
           <span className="muted mono">answers {observation.callId}</span>
         )}
-        <span className="muted spacer-left">{formatCount(observation.content.length)} chars</span>
+        <span
+          className="muted spacer-left"
+          title="Characters as recorded, control sequences included: a terminal's \r overwrites and colour codes take none of the space shown"
+        >
+          {formatCount(observation.content.length)} chars
+        </span>
       </header>
       <div className="panel-body">
         {observation.content === '' ? (

@@ -23,10 +23,11 @@ function pickOption<T extends string>(options: readonly T[], value: string): T |
 
 /**
  * What search reads (migration 001's terrarium_search_excerpt): indexing whole multi-KB outputs
- * would slow every import, so long texts are indexed by their head and tail.
+ * would slow every import, so long texts are indexed by their head and tail. Its words are the
+ * `simple` configuration's: lower-cased, not stemmed (walk 40 saw "flight" miss "flights").
  */
 export const SEARCH_SCOPE =
-  'Search reads each action and observation whole up to 5,120 characters, and of a longer one its first 4,096 and last 1,024: words in the middle of a long output are not found.';
+  'Search finds words as written, whatever their case (flight does not find flights), and reads each action and observation whole up to 5,120 characters, and of a longer one its first 4,096 and last 1,024: words in the middle of a long output are not found.';
 
 /** Search box and filters. Edits are kept locally and applied after a pause in typing. */
 export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFiltersProps) {
