@@ -25,6 +25,7 @@ import {
 import { SingleBar } from 'cli-progress';
 import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
 import { CliError } from '../cli-error';
+import { pollEvery } from '../poll-every';
 import { connect, dataDirFor, disconnect, programTokenFor, type GlobalOptions } from '../connect';
 import { writeOutputFile, type OutputStream } from '../output-path';
 
@@ -675,28 +676,6 @@ export async function runBenchRetry(
 
 /** How often a retry reads the verdicts its judge still owes. */
 const POLL_MS = 1000;
-
-/** Runs `read` every `ms` until stopped, one at a time (a slow read is not overlapped). */
-function pollEvery(ms: number, read: () => Promise<void>): { stop(): void } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const next = () => {
-    timer = setTimeout(() => {
-      read()
-        .catch(() => undefined)
-        .finally(() => {
-          if (!stopped) next();
-        });
-    }, ms);
-  };
-  next();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
-}
 
 /**
  * Lines for a judge asked again for `owed` verdicts: one at the start, then one as the verdicts

@@ -16,6 +16,7 @@ import {
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { byteProgress, type ProgressSink } from '../progress';
+import { pollEvery } from '../poll-every';
 import { fetchImportJobs, uploadFile } from '../server-client';
 
 export interface ImportCommandOptions extends GlobalOptions {
@@ -169,30 +170,19 @@ function followServerImport(
   onStored: (trajectories: number) => void,
 ): { stop(): void } {
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const next = () => {
-    timer = setTimeout(() => {
-      fetchImportJobs(target.url, target.token)
-        .then((jobs) => {
-          const job = jobs.find(
-            (found) =>
-              found.status === 'running' &&
-              found.dataset === dataset &&
-              found.files[0]?.name === fileName,
-          );
-          if (job !== undefined && !stopped) onStored(job.trajectories);
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          if (!stopped) next();
-        });
-    }, FOLLOW_MS);
-  };
-  next();
+  const polling = pollEvery(FOLLOW_MS, async () => {
+    const job = (await fetchImportJobs(target.url, target.token)).find(
+      (found) =>
+        found.status === 'running' &&
+        found.dataset === dataset &&
+        found.files[0]?.name === fileName,
+    );
+    if (job !== undefined && !stopped) onStored(job.trajectories);
+  });
   return {
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      polling.stop();
     },
   };
 }
