@@ -86,6 +86,10 @@ export const authRouter = createRouter({
     if (result === null) {
       throw new TRPCError({ code: 'UNAUTHORIZED', message: 'wrong name or password' });
     }
+    // The browser's previous session (another account's, or this one's) ends here, not at its
+    // expiry: its cookie is replaced, and a copy of it (walk 41) would otherwise still let in.
+    const previous = ctx.cookies.current;
+    if (previous !== null) await endSession(ctx.store, previous);
     ctx.cookies.set(result.session.token, result.session.expiresAt);
     return result.principal;
   }),

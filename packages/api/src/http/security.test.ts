@@ -512,6 +512,24 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
+  it('ends the browser’s previous session when it logs in again', async () => {
+    // walk 41: after a login as another account, the old cookie still let its holder in.
+    const before = await server.login('lena');
+    const again = await fetch(`${server.url}/trpc/auth.login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url, cookie: before },
+      body: JSON.stringify({ name: 'rosa', password: 'correct horse battery' }),
+    });
+    expect(again.status).toBe(200);
+    const whoami = async (cookie: string) => {
+      const response = await fetch(`${server.url}/trpc/auth.whoami`, { headers: { cookie } });
+      return JSON.stringify(await response.json());
+    };
+    expect(await whoami(before)).toContain('"kind":"anonymous"');
+    const [after] = again.headers.getSetCookie();
+    expect(await whoami((after ?? '').split(';')[0] ?? '')).toContain('"name":"rosa"');
+  });
+
   it('sets the session cookie HttpOnly and SameSite=Strict', async () => {
     const response = await fetch(`${server.url}/trpc/auth.login`, {
       method: 'POST',
