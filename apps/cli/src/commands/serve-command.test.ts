@@ -132,3 +132,29 @@ describe('what terrarium serve prints so that people get in', () => {
     },
   );
 });
+
+describe('terrarium serve --allowed-host', () => {
+  it('refuses a pattern, which the Host check would compare whole and never match', async () => {
+    // walk 41: `--allowed-host '*.wild.test'` was taken as a literal name, without a word.
+    const dataDir = await mkdtemp(join(tmpdir(), 'serve-allowed-'));
+    try {
+      const refused = await runCli([
+        'serve',
+        '--port',
+        '0',
+        '--allowed-host',
+        'lab.example',
+        '--allowed-host',
+        '*.wild.test',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect([refused.code, refused.stderr]).toEqual([
+        1,
+        'terrarium: --allowed-host *.wild.test: expected one host name or address, as the Host header carries it without its port (no wildcards: repeat --allowed-host for each name)\n',
+      ]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

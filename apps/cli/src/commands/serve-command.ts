@@ -85,6 +85,14 @@ async function accessLines(served: ServedTerrarium, host: string): Promise<strin
 /** Serves until SIGINT or SIGTERM, then closes the server, the store and the folder's server info. */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
   const host = options.host ?? DEFAULT_HOST;
+  for (const name of options.allowedHost ?? []) {
+    // Compared whole with the Host header: a pattern would match nothing, silently (walk 41).
+    if (!/^(?:\[[0-9a-fA-F:.]+\](?::\d+)?|[0-9a-fA-F:.]+|[A-Za-z0-9.-]+(?::\d+)?)$/.test(name)) {
+      throw new CliError(
+        `--allowed-host ${name}: expected one host name or address, as the Host header carries it without its port (no wildcards: repeat --allowed-host for each name)`,
+      );
+    }
+  }
   const port = options.port ?? DEFAULT_PORT;
   const prompts = await promptsOption(options.prompts);
   const serve = () =>
