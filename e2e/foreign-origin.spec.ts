@@ -159,6 +159,8 @@ test.describe('a foreign origin cannot drive the server', () => {
   let attackerPort: number;
   const calls: string[] = [];
   const answered: AnsweredRequest[] = [];
+  /** The Cookie headers the attacker's server was sent. */
+  const received: string[] = [];
 
   test.beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'terrarium-e2e-origin-'));
@@ -172,6 +174,8 @@ test.describe('a foreign origin cannot drive the server', () => {
     });
     const target = server.url;
     attacker = createServer((request, response) => {
+      // Browsers send a host's cookies to each of its ports: this server receives ours.
+      if (request.headers.cookie !== undefined) received.push(request.headers.cookie);
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end(attackPage(target));
       request.resume();
@@ -229,6 +233,44 @@ test.describe('a foreign origin cannot drive the server', () => {
       expect(await store.listBenchRuns()).toEqual([]);
     });
   }
+
+  test('the session cookie a page on another port receives opens nothing there', async ({
+    page,
+  }) => {
+    // walk 41, S2: the victim opened Terrarium by its link, then a page another program serves on
+    // 127.0.0.1. The browser sent that program Terrarium's session cookie, and the program
+    // replayed it (any header it likes: it is not a browser) to add itself a researcher account.
+    await page.goto(localOwnerLink(server.url, e2eToken()));
+    received.length = 0;
+    await page.goto(`http://127.0.0.1:${attackerPort}/`);
+    const stolen = received
+      .flatMap((header) => header.split(';'))
+      .map((pair) => pair.trim())
+      .find((pair) => pair.startsWith('terrarium_session='));
+    expect(stolen, 'the premise: the other port was sent the cookie').toMatch(
+      /^terrarium_session=[\w-]{43}$/,
+    );
+    calls.length = 0;
+    const replay = async (path: string, body?: string) =>
+      (
+        await fetch(`${server.url}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { cookie: stolen ?? '', origin: server.url, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body }),
+        })
+      ).status;
+    expect([
+      await replay('/api/datasets'),
+      await replay('/trpc/auth.whoami'),
+      ...(await Promise.all(TARGETS.map((t) => replay(t.path, t.body)))),
+    ]).toEqual([401, 200, ...TARGETS.map(() => 401)]);
+    const whoami = await fetch(`${server.url}/trpc/auth.whoami`, {
+      headers: { cookie: stolen ?? '' },
+    });
+    expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
+    expect(calls, 'store calls that only a route makes').toEqual([]);
+    expect(await store.listUsers()).toEqual([]);
+  });
 
   test('a DNS-rebinding page naming its own host is refused on every route', async () => {
     // This browser resolves the attacker's name to our address, as a rebinding DNS server makes

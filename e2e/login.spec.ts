@@ -4,6 +4,7 @@ import type { Store } from '../packages/db/src/index';
 import { openStore } from '../packages/db/src/index';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
 import { localOwnerLink } from '../packages/api/src/http/request-gate';
+import { statusFromPage } from './support/page-fetch';
 import { e2eToken } from './support/token';
 
 // Each server here is a store of its own: none of the served store's cookie (global-setup.ts).
@@ -61,11 +62,15 @@ test.describe('login, roles and logout in the browser', () => {
     expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
       ['terrarium_session', true, 'Strict'],
     ]);
-    expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(200);
+    // The page's requests carry the session's proof, which only this origin can read, beside the
+    // cookie; the cookie alone, which the browser sends to every port of the host, opens nothing.
+    const cookieAlone = () => page.evaluate(async () => (await fetch('/api/datasets')).status);
+    expect([await statusFromPage(page, '/api/datasets'), await cookieAlone()]).toEqual([200, 401]);
 
     await page.getByRole('button', { name: 'Log out' }).click();
     await expect(page.getByRole('form', { name: 'Log in' })).toBeVisible();
-    expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(401);
+    expect(await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'))).toBeNull();
+    expect(await statusFromPage(page, '/api/datasets')).toBe(401);
   });
 
   test('a researcher adds a labeler on the Labeling page, who then logs in', async ({ page }) => {
@@ -90,8 +95,7 @@ test.describe('login, roles and logout in the browser', () => {
     // A labeler manages no accounts: the panel is not offered, and the server refuses the list.
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Labeling');
     await expect(page.getByRole('region', { name: 'Accounts' })).toHaveCount(0);
-    const list = await page.evaluate(() => fetch('/trpc/auth.users.list').then((r) => r.status));
-    expect(list).toBe(403);
+    expect(await statusFromPage(page, '/trpc/auth.users.list')).toBe(403);
   });
 
   test('a labeler changes her password; a researcher sets her a new one when she forgets it', async ({
@@ -154,7 +158,7 @@ test.describe('login, roles and logout in the browser', () => {
     await expect(page.getByTestId('labeling-refused')).toContainText(
       'no label queue 999: it is not one of your queues, or it no longer exists.',
     );
-    expect(await page.evaluate(() => fetch('/api/datasets').then((r) => r.status))).toBe(403);
+    expect(await statusFromPage(page, '/api/datasets')).toBe(403);
     // A researcher's page is said to be one, not shown with controls that would each fail.
     for (const path of ['/labeling/1/agreement', '/benches', '/rule-sets', '/datasets/1']) {
       await page.goto(`${server.url}${path}`);
@@ -162,10 +166,7 @@ test.describe('login, roles and logout in the browser', () => {
         'You are logged in as a labeler: this page is a researcher’s.',
       );
     }
-    const labelQueues = await page.evaluate(() =>
-      fetch('/trpc/labels.queues').then((r) => r.status),
-    );
-    expect(labelQueues).toBe(200);
+    expect(await statusFromPage(page, '/trpc/labels.queues')).toBe(200);
   });
 });
 

@@ -81,7 +81,12 @@ describe('a loopback server and its pages', () => {
       headers: { 'sec-fetch-dest': 'document' },
       redirect: 'manual',
     });
-    expect([page.status, page.headers.get('location')]).toEqual([303, '/']);
+    // The session's proof in the fragment: the page keeps it, and sends it beside the cookie.
+    const location = page.headers.get('location') ?? '';
+    expect([page.status, location.replace(/=[\w-]{43}$/, '=…')]).toEqual([
+      303,
+      '/#session-proof=…',
+    ]);
     const [cookie] = page.headers.getSetCookie();
     expect(cookie).toMatch(
       /^terrarium_session=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
@@ -96,7 +101,13 @@ describe('a loopback server and its pages', () => {
     expect(framed.headers.getSetCookie()).toEqual([]);
 
     const pair = cookie?.split(';')[0] ?? '';
-    const datasets = await fetch(`${server.url}/api/datasets`, { headers: { cookie: pair } });
+    const proof = location.slice(location.lastIndexOf('=') + 1);
+    expect((await fetch(`${server.url}/api/datasets`, { headers: { cookie: pair } })).status).toBe(
+      401,
+    );
+    const datasets = await fetch(`${server.url}/api/datasets`, {
+      headers: { cookie: pair, 'x-terrarium-session-proof': proof },
+    });
     expect(datasets.status).toBe(200);
     expect(await datasets.json()).toEqual([]);
   });

@@ -26,8 +26,11 @@ export const ANONYMOUS_PRINCIPAL: Principal = { kind: 'anonymous' };
  * where logging in makes no sense.
  */
 export interface SessionCookies {
-  /** Sets the HttpOnly session cookie for `token`, valid until `expiresAt`. */
-  set(token: string, expiresAt: Date): void;
+  /**
+   * Sets the HttpOnly session cookie for `token`, valid until `expiresAt`, and returns the session
+   * proof the page must send beside it (sessions.ts: a cookie alone opens nothing).
+   */
+  set(token: string, expiresAt: Date): string;
   clear(): void;
   /** The session token the request carried, if any (logout deletes it server-side). */
   readonly current: string | null;

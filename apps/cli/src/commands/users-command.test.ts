@@ -108,9 +108,12 @@ describe('terrarium users', () => {
         headers: { 'content-type': 'application/json', origin: url },
         body: JSON.stringify({ name: 'lin', password: 'another long password' }),
       });
-      expect(await login.json()).toMatchObject({
-        result: { data: { kind: 'user', name: 'lin', role: 'labeler' } },
+      const answer: unknown = await login.json();
+      expect(answer).toMatchObject({
+        result: { data: { principal: { kind: 'user', name: 'lin', role: 'labeler' } } },
       });
+      // What the page sends beside its cookie (a cookie alone reaches every port of the host).
+      const proof = JSON.stringify(answer).match(/"sessionProof":"([\w-]+)"/)?.[1] ?? '';
       // Made a researcher through the server, lin's open session has the role at its next request.
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       const makeLin = (role: string) =>
@@ -120,7 +123,9 @@ describe('terrarium users', () => {
         0,
         'lin is now a researcher (was a labeler); it applies at their next request\n',
       ]);
-      const whoami = await fetch(`${url}/trpc/auth.whoami`, { headers: { cookie, origin: url } });
+      const whoami = await fetch(`${url}/trpc/auth.whoami`, {
+        headers: { cookie, 'x-terrarium-session-proof': proof, origin: url },
+      });
       expect(await whoami.json()).toMatchObject({
         result: { data: { kind: 'user', name: 'lin', role: 'researcher' } },
       });

@@ -8,6 +8,7 @@ import {
   TRPCClientError,
 } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
+import { sessionHeaders, withSessionProof } from './session-proof';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -17,16 +18,17 @@ export function createApiClient() {
       splitLink({
         condition: (operation) => operation.type === 'subscription',
         // Subscriptions (a bench run's progress) stream as server-sent events on one long request.
-        true: httpSubscriptionLink({ url: '/trpc' }),
+        // EventSource sends no headers of a page's choosing, so the proof goes in its URL.
+        true: httpSubscriptionLink({ url: () => withSessionProof('/trpc') }),
         false: splitLink({
           // A query's input travels in its URL, and a long one (a rule set being checked as it is
           // typed) passed the server's header limit: 431, and the editor waited forever.
           condition: (operation) =>
             operation.type === 'query' && JSON.stringify(operation.input ?? null).length > 2_000,
-          true: httpLink({ url: '/trpc', methodOverride: 'POST' }),
+          true: httpLink({ url: '/trpc', methodOverride: 'POST', headers: sessionHeaders }),
           // Unbatched: a batch answers only when its slowest query does, and the first step of a
           // replay must not wait for the timeline markers of 10,000 steps.
-          false: httpLink({ url: '/trpc' }),
+          false: httpLink({ url: '/trpc', headers: sessionHeaders }),
         }),
       }),
     ],

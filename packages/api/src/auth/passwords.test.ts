@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_PASSWORD, type TestServer } from '../testing/test-server';
+import {
+  startTestServer,
+  TEST_PASSWORD,
+  type PageHeaders,
+  type TestServer,
+} from '../testing/test-server';
 
 /**
- * Passwords after an account exists, over real HTTP with session cookies: a researcher gives a
+ * Passwords after an account exists, over real HTTP with browser sessions: a researcher gives a
  * labeler who forgot theirs a new one, and anyone changes their own. Whoever knew the old password
  * is logged out; the session that made the change is not.
  */
@@ -15,10 +20,10 @@ describe('auth.users.setPassword and auth.changePassword', () => {
   }, 120_000);
   afterAll(() => server.close());
 
-  async function call(path: string, cookie: string, input: unknown) {
+  async function call(path: string, page: PageHeaders, input: unknown) {
     const response = await fetch(`${server.url}/trpc/${path}`, {
       method: 'POST',
-      headers: { cookie, origin: server.url, 'content-type': 'application/json' },
+      headers: { ...page, 'content-type': 'application/json' },
       body: JSON.stringify(input),
     });
     const body: unknown = await response.json();
@@ -30,10 +35,8 @@ describe('auth.users.setPassword and auth.changePassword', () => {
   }
 
   /** Whether the session still counts: `auth.whoami` names its account. */
-  async function whoIs(cookie: string): Promise<string> {
-    const response = await fetch(`${server.url}/trpc/auth.whoami`, {
-      headers: { cookie, origin: server.url },
-    });
+  async function whoIs(page: PageHeaders): Promise<string> {
+    const response = await fetch(`${server.url}/trpc/auth.whoami`, { headers: page });
     const text = await response.text();
     return text.match(/"name":"([^"]+)"/)?.[1] ?? 'nobody';
   }

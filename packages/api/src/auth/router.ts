@@ -90,8 +90,9 @@ export const authRouter = createRouter({
     // expiry: its cookie is replaced, and a copy of it (walk 41) would otherwise still let in.
     const previous = ctx.cookies.current;
     if (previous !== null) await endSession(ctx.store, previous);
-    ctx.cookies.set(result.session.token, result.session.expiresAt);
-    return result.principal;
+    const sessionProof = ctx.cookies.set(result.session.token, result.session.expiresAt);
+    // The page keeps the proof and sends it with every request (sessions.ts).
+    return { principal: result.principal, sessionProof };
   }),
 
   logout: publicProcedure.mutation(async ({ ctx }) => {

@@ -1,10 +1,11 @@
+import { createHmac } from 'node:crypto';
 import type { Store } from '@terrarium/db';
 import type { Principal } from '../trpc';
 import { verifyPassword, unknownUserHash } from './password';
 import { newSecret, secretHash } from './secret';
 
 export const SESSION_COOKIE = 'terrarium_session';
-/** A login lasts a week; the local owner's cookie is re-issued by every page load anyway. */
+/** A login lasts a week; the owner's link starts a new one whenever it is opened. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
@@ -18,6 +19,29 @@ export const LOCAL_OWNER: Principal = {
   name: 'owner',
   role: 'researcher',
 };
+
+/**
+ * Where a page sends its session proof: this header on every request, or (for what a page cannot
+ * give headers to: server-sent events, a download link) this query parameter of a GET.
+ */
+export const SESSION_PROOF_HEADER = 'x-terrarium-session-proof';
+export const SESSION_PROOF_PARAMETER = 'session_proof';
+/** The fragment of the owner's link's redirect that hands the page its proof (`#session-proof=…`). */
+export const SESSION_PROOF_FRAGMENT = 'session-proof';
+
+/**
+ * The second half of a browser session, beside its cookie: an HMAC of the cookie's value under the
+ * program token. Browsers send a cookie to every port of its host, so a page another program serves
+ * on 127.0.0.1 receives this server's cookie, and can set one of its own here (cookie tossing). The
+ * proof lives where only this origin's pages can read it (localStorage is scoped by port) and is
+ * sent as a header, so a cookie without it opens nothing. Derived, not stored: no migration, and a
+ * new program token ends every browser session with the old one.
+ */
+export function sessionProof(programToken: string, sessionToken: string): string {
+  return createHmac('sha256', programToken)
+    .update(`terrarium session proof\n${sessionToken}`, 'utf8')
+    .digest('base64url');
+}
 
 export interface IssuedSession {
   /** The cookie value; only its hash is stored. */

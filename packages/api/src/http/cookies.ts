@@ -1,15 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The value of cookie `name` in the request, or null. */
-export function readCookie(request: IncomingMessage, name: string): string | null {
+/**
+ * Every value of cookie `name` in the request, in the order sent. More than one arrives when a
+ * page of another port of this host set its own under a narrower Path (browsers send it first).
+ */
+export function readCookies(request: IncomingMessage, name: string): string[] {
   const header = request.headers.cookie;
-  if (header === undefined) return null;
+  if (header === undefined) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
     if (at < 0) continue;
-    if (part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
   }
-  return null;
+  return values;
 }
 
 /**

@@ -1,9 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
-import { principalOfSession, SESSION_COOKIE, startSession } from '../auth/sessions';
+import {
+  principalOfSession,
+  SESSION_COOKIE,
+  SESSION_PROOF_FRAGMENT,
+  SESSION_PROOF_HEADER,
+  SESSION_PROOF_PARAMETER,
+  sessionProof,
+  startSession,
+} from '../auth/sessions';
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
-import { readCookie, setCookie } from './cookies';
+import { readCookies, setCookie } from './cookies';
 import { QUERY_TOKEN_ROUTES } from './route-policy';
 
 export interface GateOptions {
@@ -121,8 +129,18 @@ export function createRequestGate(options: GateOptions) {
       }
       return { ok: true, principal: { kind: 'program' }, sessionToken: null };
     }
-    const sessionToken = readCookie(request, SESSION_COOKIE);
-    if (sessionToken === null) {
+    // A cookie reaches every port of this host (walk 41, S2): without the proof only this origin's
+    // pages hold, it is a stranger's, or a copy another local page took; it opens nothing. Of
+    // several (one tossed in by such a page), the one the proof matches is the page's own.
+    const proof = proofOf(request);
+    const sessionToken =
+      proof === null
+        ? undefined
+        : readCookies(request, SESSION_COOKIE).find((value) =>
+            sameSecret(proof, sessionProof(options.token, value)),
+          );
+    // No cookie, or none proven: anonymous, and no session of this caller's to end at a logout.
+    if (sessionToken === undefined) {
       return { ok: true, principal: { kind: 'anonymous' }, sessionToken: null };
     }
     const principal = await principalOfSession(options.store, sessionToken, {
@@ -146,7 +164,8 @@ export function createRequestGate(options: GateOptions) {
   /**
    * For page loads on a loopback server with no accounts: the link `serve` prints
    * (`/?token=<program token>`, any page) gives the browser a local-owner session, then sends it
-   * on to the same page without the token (out of the address bar and history). Only the link
+   * on to the same page without the token (out of the address bar and history), the session's
+   * proof in the fragment (`#session-proof=…`: never sent to a server; the page keeps it). Only the link
    * does: any other user of a shared machine can reach loopback too, but cannot read the token
    * (mode 0600, and `serve` prints it to its own user). A link that cannot log in (a wrong token,
    * accounts exist now, a server off loopback) is sent on too, marked `#owner-link-refused` for
@@ -164,15 +183,17 @@ export function createRequestGate(options: GateOptions) {
       options.localOwner &&
       sameSecret(offered, options.token) &&
       (await options.store.countUsers()) === 0;
+    let fragment = OWNER_LINK_REFUSED;
     if (accepted) {
       const session = await startSession(options.store, null, now());
       setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
+      fragment = `${SESSION_PROOF_FRAGMENT}=${sessionProof(options.token, session.token)}`;
     }
     url.searchParams.delete(PAGE_TOKEN_PARAMETER);
     // One leading slash: `//host/…` would send the browser to another site.
     const path = `/${url.pathname.replace(/^\/+/, '')}`;
     response.writeHead(303, {
-      location: `${path}${url.search}${accepted ? '' : `#${OWNER_LINK_REFUSED}`}`,
+      location: `${path}${url.search}#${fragment}`,
       'cache-control': 'no-store',
     });
     response.end();
@@ -183,6 +204,14 @@ export function createRequestGate(options: GateOptions) {
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
+
+/** The session proof: its header, or on a GET (events, downloads) its query parameter. */
+function proofOf(request: IncomingMessage): string | null {
+  const header = oneHeader(request, SESSION_PROOF_HEADER);
+  if (header !== undefined) return header;
+  if (!SAFE_METHODS.has(request.method ?? 'GET')) return null;
+  return new URL(request.url ?? '/', 'http://localhost').searchParams.get(SESSION_PROOF_PARAMETER);
+}
 
 function tokenInQuery(request: IncomingMessage): string | null {
   const url = new URL(request.url ?? '/', 'http://localhost');

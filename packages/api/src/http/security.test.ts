@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter } from '../router';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
+import { SESSION_PROOF_HEADER } from '../auth/sessions';
 import { localOwnerLink } from './request-gate';
 import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
 
@@ -245,9 +246,9 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     server = await startTestServer({ dataDir: '/srv/terrarium-data' });
     await server.addUser('lena', 'labeler');
     await server.addUser('rosa', 'researcher');
-    // Browser requests: the session cookie plus the same-origin Origin a browser sends.
-    headersOf.labeler = { cookie: await server.login('lena'), origin: server.url };
-    headersOf.researcher = { cookie: await server.login('rosa'), origin: server.url };
+    // Browser requests: the session cookie, its proof and the same-origin Origin a page sends.
+    headersOf.labeler = await server.login('lena');
+    headersOf.researcher = await server.login('rosa');
     headersOf.program = server.authHeaders;
   }, 120_000);
   afterAll(() => server.close());
@@ -387,14 +388,13 @@ describe('one gate: every procedure and route as every kind of caller', () => {
 
   it('lets a removed account and a logged-out session do nothing', async () => {
     await server.addUser('gone', 'researcher');
-    const cookie = await server.login('gone');
-    const asGone = { cookie, origin: server.url };
+    const asGone = await server.login('gone');
     expect((await fetch(`${server.url}/api/datasets`, { headers: asGone })).status).toBe(200);
     await server.store.removeUser('gone');
     expect((await fetch(`${server.url}/api/datasets`, { headers: asGone })).status).toBe(401);
 
     await server.addUser('leaving', 'labeler');
-    const leaving = { cookie: await server.login('leaving'), origin: server.url };
+    const leaving = await server.login('leaving');
     const logout = await fetch(`${server.url}/trpc/auth.logout`, {
       method: 'POST',
       headers: { ...leaving, 'content-type': 'application/json' },
@@ -405,7 +405,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: leaving });
     expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
     // The web app's client posts no body at all to a procedure without input.
-    const again = { cookie: await server.login('leaving'), origin: server.url };
+    const again = await server.login('leaving');
     const bodiless = await fetch(`${server.url}/trpc/auth.logout`, {
       method: 'POST',
       headers: { ...again, 'content-type': 'application/json' },
@@ -512,22 +512,82 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
+  it('opens nothing to a session cookie without its proof, as another local port receives it', async () => {
+    // walk 41, S2: browsers send a cookie to every port of its host, so a page another program
+    // serves on 127.0.0.1 read `terrarium_session` and used it to add a researcher account.
+    const page = await server.login('rosa');
+    const { cookie } = page;
+    const proof = page[SESSION_PROOF_HEADER] ?? '';
+    const addAccount = (headers: Record<string, string>) =>
+      fetch(`${server.url}/trpc/auth.users.add`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'intruder', role: 'researcher', password: 'intruder-pass-1' }),
+      }).then((response) => response.status);
+    const datasets = (headers: Record<string, string>, query = '') =>
+      fetch(`${server.url}/api/datasets${query}`, { headers }).then((response) => response.status);
+    // The stolen cookie, replayed with a same-origin Origin (a program can send any header).
+    expect(await addAccount({ cookie, origin: server.url })).toBe(401);
+    expect(await datasets({ cookie })).toBe(401);
+    // A wrong proof, or the proof of another session, is no better.
+    expect(await datasets({ cookie, [SESSION_PROOF_HEADER]: `${proof.slice(1)}A` })).toBe(401);
+    const other = await server.login('lena');
+    expect(
+      await datasets({ cookie, [SESSION_PROOF_HEADER]: other[SESSION_PROOF_HEADER] ?? '' }),
+    ).toBe(401);
+    // The proof goes in the query only where a page cannot set headers (events, downloads): GETs.
+    expect(await datasets({ cookie }, `?session_proof=${proof}`)).toBe(200);
+    const postWithQueryProof = await fetch(
+      `${server.url}/trpc/auth.logout?session_proof=${proof}`,
+      {
+        method: 'POST',
+        headers: { cookie, origin: server.url, 'content-type': 'application/json' },
+        body: '{}',
+      },
+    );
+    expect([postWithQueryProof.status, await whoIs(page)]).toEqual([200, 'rosa']);
+    expect(await server.store.listUsers()).not.toContainEqual(
+      expect.objectContaining({ name: 'intruder' }),
+    );
+
+    // Cookie tossing: a page of another port sets its own session cookie (a labeler's it logged
+    // in as) on a narrower path, which the browser then sends first. The page's own session,
+    // named by its proof, still answers; the tossed one alone is nobody.
+    const tossed = other.cookie;
+    expect(await whoIs({ ...page, cookie: `${tossed}; ${cookie}` })).toBe('rosa');
+    expect(await whoIs({ cookie: `${tossed}; ${cookie}`, origin: server.url })).toBe('nobody');
+  });
+
+  /** Who `auth.whoami` says the caller is: an account's name, or nobody. */
+  async function whoIs(headers: Record<string, string>): Promise<string> {
+    const response = await fetch(`${server.url}/trpc/auth.whoami`, { headers });
+    return (await response.text()).match(/"name":"([^"]+)"/)?.[1] ?? 'nobody';
+  }
+
   it('ends the browser’s previous session when it logs in again', async () => {
     // walk 41: after a login as another account, the old cookie still let its holder in.
     const before = await server.login('lena');
     const again = await fetch(`${server.url}/trpc/auth.login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: server.url, cookie: before },
+      headers: { ...before, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'rosa', password: 'correct horse battery' }),
     });
     expect(again.status).toBe(200);
-    const whoami = async (cookie: string) => {
-      const response = await fetch(`${server.url}/trpc/auth.whoami`, { headers: { cookie } });
+    const whoami = async (headers: Record<string, string>) => {
+      const response = await fetch(`${server.url}/trpc/auth.whoami`, { headers });
       return JSON.stringify(await response.json());
     };
     expect(await whoami(before)).toContain('"kind":"anonymous"');
     const [after] = again.headers.getSetCookie();
-    expect(await whoami((after ?? '').split(';')[0] ?? '')).toContain('"name":"rosa"');
+    const answer = z
+      .object({ result: z.object({ data: z.object({ sessionProof: z.string() }) }) })
+      .parse(await again.json());
+    expect(
+      await whoami({
+        cookie: (after ?? '').split(';')[0] ?? '',
+        [SESSION_PROOF_HEADER]: answer.result.data.sessionProof,
+      }),
+    ).toContain('"name":"rosa"');
   });
 
   it('sets the session cookie HttpOnly and SameSite=Strict', async () => {
@@ -613,8 +673,12 @@ describe('one gate: every procedure and route as every kind of caller', () => {
         headers: { cookie: headersOf.researcher.cookie ?? '', origin: 'http://localhost:9' },
       },
       {
-        name: 'cookie without any origin',
-        headers: { cookie: headersOf.researcher.cookie ?? '', 'content-type': 'text/plain' },
+        name: 'cookie and proof without any origin',
+        headers: {
+          cookie: headersOf.researcher.cookie ?? '',
+          [SESSION_PROOF_HEADER]: headersOf.researcher[SESSION_PROOF_HEADER] ?? '',
+          'content-type': 'text/plain',
+        },
       },
     ];
     for (const attack of attacks) {
@@ -846,19 +910,27 @@ describe('the local owner on loopback', () => {
         .on('error', reject)
         .end();
     });
-    expect(location).toBe('/evil.example/');
+    expect(location?.replace(/#session-proof=[\w-]{43}$/, '')).toBe('/evil.example/');
     // The link opens any page; the token leaves the address bar on the way.
     const link = localOwnerLink(`${server.url}/datasets/3/compare?step=2`, TEST_TOKEN);
     expect(link).toBe(`${server.url}/datasets/3/compare?step=2&token=${TEST_TOKEN}`);
     const page = await fetch(link, { headers: document, redirect: 'manual' });
-    expect([page.status, page.headers.get('location')]).toEqual([
+    // The session's proof rides in the fragment, which no server is sent; the page keeps it.
+    const sentTo = page.headers.get('location') ?? '';
+    expect([page.status, sentTo.replace(/=[\w-]{43}$/, '=…')]).toEqual([
       303,
-      '/datasets/3/compare?step=2',
+      '/datasets/3/compare?step=2#session-proof=…',
     ]);
     const [cookie] = page.headers.getSetCookie();
     const pair = cookie?.split(';')[0] ?? '';
     expect(pair).toMatch(/^terrarium_session=/);
-    const asOwner = { cookie: pair, origin: server.url };
+    const proof = sentTo.slice(sentTo.lastIndexOf('=') + 1);
+    const asOwner = { cookie: pair, [SESSION_PROOF_HEADER]: proof, origin: server.url };
+    // The cookie alone, as any page on another port of 127.0.0.1 receives it, opens nothing.
+    const cookieAlone = await fetch(`${server.url}/api/datasets`, {
+      headers: { cookie: pair, origin: server.url },
+    });
+    expect(cookieAlone.status).toBe(401);
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: asOwner });
     expect(await whoami.json()).toEqual({
       result: {

@@ -83,10 +83,10 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     server = await startTestServer({ store });
     program = caller(server, server.authHeaders);
     await server.addUser('res', 'researcher');
-    sessions.set('res', caller(server, { cookie: await server.login('res') }));
+    sessions.set('res', caller(server, await server.login('res')));
     for (const name of LABELERS) {
       await server.addUser(name, 'labeler');
-      sessions.set(name, caller(server, { cookie: await server.login(name) }));
+      sessions.set(name, caller(server, await server.login(name)));
     }
   }, 240_000);
   afterAll(async () => {
@@ -255,7 +255,7 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
   it('gives an item back to the queue when its labeler logs out, not when its lease expires', async () => {
     const queueId = await newQueue('logout');
     await server.addUser('fay', 'labeler');
-    const fay = caller(server, { cookie: await server.login('fay') });
+    const fay = caller(server, await server.login('fay'));
     const leased = await fay.mutate('labels.next', { queueId });
     const ordinal = num(at(leased.data, 'lease', 'ordinal'));
     expect((await fay.mutate('auth.logout', {})).status).toBe(200);

@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
+import { z } from 'zod';
 import type { EnvService } from '@terrarium/curriculum';
 import type { PromptFolder } from '@terrarium/worlds';
 import type { Store, UserRole } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { addUser } from '../auth/users';
-import { SESSION_COOKIE } from '../auth/sessions';
+import { SESSION_COOKIE, SESSION_PROOF_HEADER } from '../auth/sessions';
 import type { BenchRunner } from '../bench/bench-service';
 import { createApiRequestHandler } from '../http/api-routes';
 
@@ -21,11 +22,17 @@ export interface TestServer {
   authHeaders: Record<string, string>;
   /** Creates an account directly in the store. */
   addUser(name: string, role: UserRole, password?: string): Promise<void>;
-  /** Logs in over HTTP (`auth.login`) and returns the `cookie` header value of the session. */
-  login(name: string, password?: string): Promise<string>;
+  /**
+   * Logs in over HTTP (`auth.login`) and returns the headers the page then sends with each
+   * request: the session `cookie`, its proof, and the same-origin `origin`.
+   */
+  login(name: string, password?: string): Promise<PageHeaders>;
   /** Closes the server, and the store when the helper opened it. */
   close(): Promise<void>;
 }
+
+/** What a signed-in page of this server sends: `cookie`, the session proof, `origin`. */
+export type PageHeaders = Record<string, string> & { cookie: string };
 
 export interface TestServerOptions {
   /** Default: a fresh in-memory store, closed by `close()`. */
@@ -94,11 +101,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         body: JSON.stringify({ name, password }),
       });
       if (response.status !== 200) throw new Error(`login of ${name}: ${response.status}`);
-      for (const cookie of response.headers.getSetCookie()) {
-        const [pair] = cookie.split(';');
-        if (pair?.startsWith(`${SESSION_COOKIE}=`)) return pair;
-      }
-      throw new Error(`login of ${name} set no session cookie`);
+      const cookie = response.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0] ?? '')
+        .find((pair) => pair.startsWith(`${SESSION_COOKIE}=`));
+      if (cookie === undefined) throw new Error(`login of ${name} set no session cookie`);
+      return { cookie, [SESSION_PROOF_HEADER]: await proofIn(response), origin: url };
     },
     async close() {
       await new Promise<void>((resolve, reject) => {
@@ -108,4 +116,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (ownStore) await store.close();
     },
   };
+}
+
+const LoginAnswer = z.object({
+  result: z.object({ data: z.object({ sessionProof: z.string() }) }),
+});
+
+/** The session proof of a login's answer. */
+async function proofIn(response: Response): Promise<string> {
+  return LoginAnswer.parse(await response.json()).result.data.sessionProof;
 }

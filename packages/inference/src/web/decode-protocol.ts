@@ -23,7 +23,12 @@ const Provider = z.enum(['webgpu', 'wasm']);
 
 /** A folder the server serves (`base` ends with `/`), or files the user picked (Blobs clone into a worker). */
 export const ModelSourceMessage = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('url'), base: z.string().min(1) }),
+  z.object({
+    kind: z.literal('url'),
+    base: z.string().min(1),
+    /** Sent with each file's request: the page's session proof (a worker has no localStorage). */
+    headers: z.record(z.string(), z.string()).optional(),
+  }),
   z.object({
     kind: z.literal('blobs'),
     label: z.string(),

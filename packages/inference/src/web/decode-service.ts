@@ -60,9 +60,10 @@ async function readServedFiles(
   base: string,
   variant: ModelVariant,
   fetchFile: typeof fetch,
+  headers: Record<string, string>,
 ): Promise<ModelFiles> {
   const get = async (file: string): Promise<Response | null> => {
-    const response = await fetchFile(`${base}${file}`);
+    const response = await fetchFile(`${base}${file}`, { headers });
     if (response.status === 404) return null;
     if (!response.ok)
       throw new Error(`GET ${base}${file}: ${response.status} ${response.statusText}`);
@@ -103,7 +104,9 @@ async function readModelFiles(
   variant: ModelVariant,
   fetchFile: typeof fetch,
 ): Promise<ModelFiles> {
-  if (source.kind === 'url') return readServedFiles(source.base, variant, fetchFile);
+  if (source.kind === 'url') {
+    return readServedFiles(source.base, variant, fetchFile, source.headers ?? {});
+  }
   const config: unknown = JSON.parse(await source.config.text());
   const bytes = declaresByteTokenizer(config);
   const quantized = source.model instanceof File && source.model.name.includes('quantized');

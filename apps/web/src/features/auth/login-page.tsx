@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { keepSessionProof } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
@@ -46,8 +47,10 @@ export function LoginPage() {
   const [linkRefused] = useState(() => window.location.hash === '#owner-link-refused');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
-      onSuccess: (principal) =>
-        resetForPrincipal(queryClient, trpc.auth.whoami.queryKey(), principal),
+      onSuccess: ({ principal, sessionProof }) => {
+        keepSessionProof(sessionProof);
+        resetForPrincipal(queryClient, trpc.auth.whoami.queryKey(), principal);
+      },
     }),
   );
   const submit = (event: FormEvent) => {

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { forgetSessionProof } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { ChangePasswordButton } from './change-password';
 import { resetForPrincipal } from './reset-session';
@@ -10,8 +11,10 @@ export function UserMenu() {
   const whoami = useQuery(trpc.auth.whoami.queryOptions(undefined, { staleTime: Infinity }));
   const logout = useMutation(
     trpc.auth.logout.mutationOptions({
-      onSuccess: () =>
-        resetForPrincipal(queryClient, trpc.auth.whoami.queryKey(), { kind: 'anonymous' }),
+      onSuccess: () => {
+        forgetSessionProof();
+        resetForPrincipal(queryClient, trpc.auth.whoami.queryKey(), { kind: 'anonymous' });
+      },
     }),
   );
   const principal = whoami.data;

@@ -10,6 +10,7 @@ import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
+import { withSessionProof } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import type { BenchCell } from '../../app/url-state';
 import { CellDrilldown } from './cell-drilldown';
@@ -135,7 +136,8 @@ export function BenchRunPage({
                 Compare with another run…
               </Link>
               <a
-                href={`${RUN_RESULTS_PATH}?run=${encodeURIComponent(run.id)}`}
+                // A download is a navigation: no headers, so the session's proof rides in the URL.
+                href={withSessionProof(`${RUN_RESULTS_PATH}?run=${encodeURIComponent(run.id)}`)}
                 download
                 title="A line per item and simulator: the action, the real and the predicted observation, every score (0-1, keyed source:metric). `terrarium bench results` writes the same."
               >

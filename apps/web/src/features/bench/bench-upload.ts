@@ -1,4 +1,5 @@
 import { apiErrorMessage, BenchImportResponse } from '@terrarium/schema';
+import { sendSessionProof } from '../../app/session-proof';
 
 export type BenchUploadOutcome =
   { ok: true; result: BenchImportResponse } | { ok: false; error: string };
@@ -55,6 +56,7 @@ export function uploadBench(
     const request = new XMLHttpRequest();
     request.open('POST', benchImportUrl(name, files));
     request.setRequestHeader('Content-Type', 'application/x-ndjson');
+    sendSessionProof(request);
     request.upload.addEventListener('progress', (event) => onProgress(event.loaded));
     request.addEventListener('load', () =>
       resolve(readBenchUploadResponse(request.status, request.responseText)),

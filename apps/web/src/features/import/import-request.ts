@@ -5,6 +5,7 @@ import {
   type ImportReport,
   type SourceFormat,
 } from '@terrarium/schema';
+import { sendSessionProof } from '../../app/session-proof';
 
 export type ImportOutcome =
   { ok: true; report: ImportReport; exitCode: number | null } | { ok: false; error: string };
@@ -98,6 +99,7 @@ export function uploadForImport(
     const request = new XMLHttpRequest();
     request.open('POST', importUrl(uploadName(file), dataset, format, true));
     request.setRequestHeader('Content-Type', 'application/octet-stream');
+    sendSessionProof(request);
     request.upload.addEventListener('progress', (event) => onProgress(event.loaded));
     request.addEventListener('load', () =>
       resolve(readUploadAnswer(request.status, request.responseText)),

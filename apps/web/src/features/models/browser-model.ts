@@ -24,6 +24,7 @@ import {
   type Transition,
   type WorldModel,
 } from '@terrarium/worlds';
+import { sessionHeaders } from '../../app/session-proof';
 import { decodeWorkerClient } from './decode-worker';
 import { tokenizerProblem, type ModelFiles } from './pick-model-files';
 
@@ -77,7 +78,9 @@ function threadsForThisPage(): number {
 
 /** What the worker is sent: a served folder's URL, or the picked files themselves (Blobs clone). */
 async function sourceMessage(source: ModelSource): Promise<ModelSourceMessage> {
-  if (source.kind === 'served') return { kind: 'url', base: modelBaseUrl(source.name) };
+  if (source.kind === 'served') {
+    return { kind: 'url', base: modelBaseUrl(source.name), headers: sessionHeaders() };
+  }
   const { files } = source;
   // Checked here, before the worker loads anything: the picker names the missing file.
   const problem = tokenizerProblem(JSON.parse(await files.config.text()), files.tokenizer !== null);

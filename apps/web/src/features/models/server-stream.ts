@@ -7,6 +7,7 @@ import {
   type SimContext,
   type Transition,
 } from '@terrarium/worlds';
+import { sessionHeaders } from '../../app/session-proof';
 import { chatStreamEvents, SseDataParser, type ChatStreamUsage } from './chat-stream';
 
 export interface ServerStreamRequest {
@@ -48,7 +49,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
   const messages = renderMessages(template, request.context, [...request.history], request.action);
   const response = await fetch('/v1/chat/completions', {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...sessionHeaders() },
     body: JSON.stringify({
       model: request.model,
       messages,
