@@ -69,6 +69,16 @@ export const Leaderboard = z.object({
 export type Leaderboard = z.infer<typeof Leaderboard>;
 
 /**
+ * A run as the lists of runs show it (the Benches page, `bench runs`): with the verdicts its judge
+ * owes once it has ended (`missingVerdictCount`; 0 while it runs, and for a run without a judge),
+ * so a run with holes in its judge's columns does not read as complete there either.
+ */
+export const BenchRunListing = BenchRun.extend({
+  missingVerdicts: z.number().int().nonnegative(),
+});
+export type BenchRunListing = z.infer<typeof BenchRunListing>;
+
+/**
  * Verdicts a run's judge owes: those it was asked for and did not give (its gaps) and a pairwise
  * judge's pairs not asked yet. A pair's verdict is one judging stored on both of its simulators,
  * so a pairwise gap is counted on the first simulator only.

@@ -42,6 +42,7 @@ import {
   RUN_RESULTS_PATH,
   type BenchManifest,
   type BenchRun,
+  type BenchRunListing,
   type BenchSummary,
   type Leaderboard,
 } from '@terrarium/schema';
@@ -91,7 +92,7 @@ export interface BenchClient {
   /** Every cell of the run's leaderboard with its 95% interval (`intervals` says if they are ready). */
   leaderboard(runId: string): Promise<Leaderboard>;
   /** Newest first; only the runs of one bench when named. */
-  runs(bench?: string): Promise<BenchRun[]>;
+  runs(bench?: string): Promise<BenchRunListing[]>;
   /** The run's results as JSON lines (`RunResult`), read as they stream. */
   results(runId: string): AsyncIterable<string>;
   /**

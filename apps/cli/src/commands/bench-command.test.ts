@@ -805,10 +805,21 @@ describe('the oracle in the CLI tables', () => {
     );
   });
 
-  it('marks replay in `bench runs`', () => {
+  it('marks replay in `bench runs`, and says how many verdicts a judged run lacks', () => {
     const run = demoRun({ sims: ['replay', 'retrieval'], status: 'done', total: 388, done: 388 });
-    expect(runsTable([run])).toBe(
-      'run 7  demo v1 test  done 388/388  replay (oracle), retrieval  2026-12-05T10:00:00.000Z\n',
+    expect(
+      runsTable([
+        { ...run, missingVerdicts: 0 },
+        { ...run, id: '8', missingVerdicts: 1 },
+        { ...run, id: '9', failed: 2, missingVerdicts: 1204 },
+      ]),
+    ).toBe(
+      [
+        'run 7  demo v1 test  done 388/388  replay (oracle), retrieval  2026-12-05T10:00:00.000Z',
+        'run 8  demo v1 test  done 388/388 (1 verdict missing)  replay (oracle), retrieval  2026-12-05T10:00:00.000Z',
+        'run 9  demo v1 test  done 388/388 (2 failed) (1,204 verdicts missing)  replay (oracle), retrieval  2026-12-05T10:00:00.000Z',
+        '',
+      ].join('\n'),
     );
   });
 });

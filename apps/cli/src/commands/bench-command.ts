@@ -16,6 +16,7 @@ import {
   usageText,
   type BenchManifest,
   type BenchRun,
+  type BenchRunListing,
   type BenchRunMode,
   type BenchSummary,
   type Leaderboard,
@@ -254,7 +255,7 @@ export async function runBenchRuns(
 }
 
 /** A line per run, newest first: what `bench results RUN` needs, the run's id, comes first. */
-export function runsTable(runs: readonly BenchRun[]): string {
+export function runsTable(runs: readonly BenchRunListing[]): string {
   if (runs.length === 0) return 'No bench runs yet. Start one with `terrarium bench run`.\n';
   return runs
     .map(
@@ -263,6 +264,9 @@ export function runsTable(runs: readonly BenchRun[]): string {
         (run.mode.kind === 'closed' ? ` closed:${run.mode.steps}` : '') +
         `  ${run.status} ${run.done}/${run.total}` +
         (run.failed > 0 ? ` (${run.failed} failed)` : '') +
+        (run.missingVerdicts > 0
+          ? ` (${formatUnits(run.missingVerdicts)} ${run.missingVerdicts === 1 ? 'verdict' : 'verdicts'} missing)`
+          : '') +
         `  ${run.sims.map(simLabel).join(', ')}  ${run.createdAt}\n`,
     )
     .join('');

@@ -8,6 +8,7 @@ import {
   type BenchItem,
   type BenchManifest,
   type BenchRun,
+  type BenchRunListing,
   type BenchRunMode,
   type BenchSplit,
   type BenchSummary,
@@ -40,7 +41,7 @@ import {
 } from './run-leaderboard';
 import { predictBenchItem } from './item-prediction';
 import { askingJudgeAgain } from './judge-asking';
-import { pairsNotAsked, judgeSides } from './judge-owed';
+import { owedVerdicts, pairsNotAsked, judgeSides } from './judge-owed';
 import { inlineRunDeps } from './run-deps';
 import { runPromptsOf } from './run-prompts';
 
@@ -172,8 +173,18 @@ export async function buildBenchFromDatasets(
   return (await ctx.store.createBench(manifest, built.items)).manifest;
 }
 
-export async function listRuns(ctx: ServiceContext, bench?: string): Promise<BenchRun[]> {
-  return ctx.store.listBenchRuns(bench);
+export async function listRuns(ctx: ServiceContext, bench?: string): Promise<BenchRunListing[]> {
+  const runs = await ctx.store.listBenchRuns(bench);
+  return Promise.all(
+    // Owed once a run has ended (the run page's retry offers to ask for them); 0 while it runs.
+    runs.map(async (run) => ({
+      ...run,
+      missingVerdicts:
+        run.status === 'queued' || run.status === 'running'
+          ? 0
+          : await owedVerdicts(ctx.store, run),
+    })),
+  );
 }
 
 export async function getRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQueue, deleteQueue } from '../labels/label-service';
 import { closedPort } from '../testing/closed-port';
 import { PROGRAM_PRINCIPAL, type ApiContext } from '../trpc';
-import { leaderboard, startRun, watchRun } from './bench-service';
+import { leaderboard, listRuns, startRun, watchRun } from './bench-service';
 import { judgePairwise } from './pairwise-judging';
 import { askingJudgeAgain } from './judge-asking';
 import { deleteRun, retryFailedUnits, stopJudge } from './run-lifecycle';
@@ -28,6 +28,11 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     let last = started;
     for await (const run of watchRun(ctx, started.id, undefined)) last = run;
     return last;
+  }
+
+  /** What `bench.runs` says the run's judge owes. */
+  async function verdictsMissingInList(runId: string): Promise<number | undefined> {
+    return (await listRuns(ctx, 'judged')).find((listed) => listed.id === runId)?.missingVerdicts;
   }
 
   /** Each of the run's results lines holds one judge call (1 token in, 1 out, no price set). */
@@ -116,6 +121,8 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     ).toEqual([['replay', 'overall', ITEMS - 5, ITEMS]]);
     expect(board.judgeGaps[0]?.example).toMatch(/^\(judge request failed: .*the judge is busy/);
     expect(run.judgeUsage).toMatchObject({ inputTokens: 5, outputTokens: 5 });
+    // The lists of runs (Benches page, `bench runs`) say the same as the run page.
+    expect(await verdictsMissingInList(run.id)).toBe(ITEMS - 5);
 
     endpoint.refuseWith(null);
     const before = endpoint.bodies.length;
@@ -125,6 +132,7 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     expect(endpoint.bodies.length - before).toBe(ITEMS - 5);
     const filled = await leaderboard(ctx, run.id, 0);
     expect(filled.judgeGaps).toEqual([]);
+    expect(await verdictsMissingInList(run.id)).toBe(0);
     expect(
       filled.cells.find(
         (cell) => cell.source === 'judge' && cell.metric === 'overall' && cell.task === 'overall',
@@ -230,12 +238,14 @@ describe('a judge whose verdicts cannot be read (tau2 retail, a real endpoint ov
     const unjudged = await leaderboard(ctx, started.id, 0);
     expect([unjudged.pairsNotAsked, unjudged.judgeGaps]).toEqual([ITEMS, []]);
     expect(missingVerdictCount(ended, unjudged.judgeGaps, unjudged.pairsNotAsked)).toBe(ITEMS);
+    expect(await verdictsMissingInList(started.id)).toBe(ITEMS);
     // The judge answers 5 pairs, then refuses (HTTP 400, not retried) until told otherwise.
     endpoint.refuseWith('the judge is busy', 5);
     expect(await judgePairwise(ctx, started.id)).toEqual({ judged: ITEMS, kept: 0 });
     const board = await leaderboard(ctx, started.id, 0);
     // 7 pairs without a verdict, listed on both simulators, owed once.
     expect(missingVerdictCount(ended, board.judgeGaps, board.pairsNotAsked)).toBe(ITEMS - 5);
+    expect(await verdictsMissingInList(started.id)).toBe(ITEMS - 5);
     expect(
       board.judgeGaps.map(({ sim, metric, unreadable, asked }) => [sim, metric, unreadable, asked]),
     ).toEqual([

@@ -1,6 +1,7 @@
 import {
   scoreGridUnits,
   type BenchRun,
+  type BenchRunListing,
   type CellDelta,
   type CellItem,
   type LeaderboardCell,
@@ -29,6 +30,11 @@ export function benchRun(overrides: Partial<BenchRun> = {}): BenchRun {
     prompts: null,
     ...overrides,
   };
+}
+
+/** A run as the lists of runs get it: owing no verdicts unless told. */
+export function listedRun(overrides: Partial<BenchRunListing> = {}): BenchRunListing {
+  return { ...benchRun(overrides), missingVerdicts: overrides.missingVerdicts ?? 0 };
 }
 
 export function leaderboardCell(overrides: Partial<LeaderboardCell> = {}): LeaderboardCell {

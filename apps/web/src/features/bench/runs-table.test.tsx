@@ -1,7 +1,7 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import type { JudgeConfig } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { benchRun } from './bench.fixture';
+import { listedRun } from './bench.fixture';
 import { RunsTable } from './runs-table';
 
 afterEach(cleanup);
@@ -11,8 +11,8 @@ describe('RunsTable', () => {
     render(
       <RunsTable
         runs={[
-          benchRun({ id: 'run-1', status: 'done', done: 1933, failed: 159, total: 2092 }),
-          benchRun({ id: 'run-2', status: 'running', done: 40, failed: 0, total: 200 }),
+          listedRun({ id: 'run-1', status: 'done', done: 1933, failed: 159, total: 2092 }),
+          listedRun({ id: 'run-2', status: 'running', done: 40, failed: 0, total: 200 }),
         ]}
       />,
     );
@@ -28,7 +28,7 @@ describe('RunsTable', () => {
     ]);
   });
 
-  it('names each run’s judge and what its simulator and judge calls cost together', () => {
+  it('names each run’s judge, the verdicts it owes, and what its simulator and judge calls cost together', () => {
     const judge: JudgeConfig = {
       spec: 'openai:http://127.0.0.1:4828/v1#judge',
       temperature: 0,
@@ -38,16 +38,17 @@ describe('RunsTable', () => {
     render(
       <RunsTable
         runs={[
-          benchRun({ id: 'local', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } }),
-          benchRun({
+          listedRun({ id: 'local', usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } }),
+          listedRun({
             id: 'judged',
             judge,
             usage: { inputTokens: 88_700, outputTokens: 8870, costUsd: 0.25 },
             judgeUsage: { inputTokens: 3_738_274, outputTokens: 83_680, costUsd: 10.182485 },
           }),
-          benchRun({
+          listedRun({
             id: 'partly-priced',
             judge,
+            missingVerdicts: 1,
             usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
             judgeUsage: {
               inputTokens: 1_000,
@@ -56,10 +57,11 @@ describe('RunsTable', () => {
               unpriced: { units: 21, knownUsd: 0.6355 },
             },
           }),
-          benchRun({ id: 'old', judge, judgeUsage: null }),
-          benchRun({
+          listedRun({ id: 'old', judge, judgeUsage: null }),
+          listedRun({
             id: 'unpriced-simulator',
             judge,
+            missingVerdicts: 1204,
             usage: { inputTokens: 5_000, outputTokens: 700, costUsd: null },
             judgeUsage: { inputTokens: 6_600, outputTokens: 1_320, costUsd: 0.132 },
           }),
@@ -69,9 +71,13 @@ describe('RunsTable', () => {
     expect(screen.getAllByTestId('run-judge').map((cell) => cell.textContent)).toEqual([
       '—',
       'score · k=3',
+      'score · k=3 · 1 verdict missing',
       'score · k=3',
-      'score · k=3',
-      'score · k=3',
+      'score · k=3 · 1,204 verdicts missing',
+    ]);
+    expect(screen.getAllByTestId('run-verdicts-missing').map((cell) => cell.className)).toEqual([
+      'status-error',
+      'status-error',
     ]);
     const costs = screen.getAllByTestId('run-cost');
     expect(costs.map((cell) => cell.textContent)).toEqual([

@@ -1,5 +1,5 @@
-import type { BenchRun } from '@terrarium/schema';
-import { formatCount } from '../../app/format';
+import type { BenchRun, BenchRunListing } from '@terrarium/schema';
+import { formatCount, plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { judgeLabel, modeLabel, runCostText, runUsageText } from './format-bench';
 
@@ -31,7 +31,7 @@ export function RunCounts({
 }
 
 /** A bench's runs, newest first as the server lists them; each opens its leaderboard. */
-export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
+export function RunsTable({ runs }: { runs: readonly BenchRunListing[] }) {
   if (runs.length === 0) return <p className="muted">No runs yet.</p>;
   return (
     <table className="data-table" data-testid="bench-runs">
@@ -90,6 +90,18 @@ export function RunsTable({ runs }: { runs: readonly BenchRun[] }) {
               title={run.judge === null ? undefined : judgeLabel(run.judge)}
             >
               {run.judge === null ? '—' : `${run.judge.mode} · k=${run.judge.repeats}`}
+              {run.missingVerdicts > 0 && (
+                <>
+                  {' · '}
+                  <span
+                    className="status-error"
+                    data-testid="run-verdicts-missing"
+                    title="Verdicts the judge did not give: its columns are missing them. Open the run to ask it again."
+                  >
+                    {plural(run.missingVerdicts, 'verdict')} missing
+                  </span>
+                </>
+              )}
             </td>
             <td>
               <span className={`run-status run-status-${run.status}`}>{run.status}</span>
