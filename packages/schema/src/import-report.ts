@@ -27,12 +27,33 @@ export const ImportError = z.object({
 });
 export type ImportError = z.infer<typeof ImportError>;
 
-/** A file that was read but gives nothing to learn from (e.g. 0 transitions), and why. */
+/**
+ * Something an import kept but the user should know: a file that was read but gives nothing to
+ * learn from (e.g. 0 transitions), or a record that imported with a value kept as it was (tool-call
+ * arguments that are not JSON), and why.
+ */
 export const ImportWarning = z.object({
   file: z.string(),
+  /** 1-based line where the record the warning is about starts; absent for the file as a whole. */
+  line: z.number().int().optional(),
   reason: z.string(),
 });
 export type ImportWarning = z.infer<typeof ImportWarning>;
+
+/**
+ * Where a warning is about, as the CLI prints it and the Import page lists it: `file.jsonl:7`, or
+ * the file alone; null for file `*`, the import as a whole.
+ */
+export function warningPlace(warning: ImportWarning): string | null {
+  if (warning.file === '*') return null;
+  return warning.line === undefined ? warning.file : `${warning.file}:${warning.line}`;
+}
+
+/** A warning in one line: `file.jsonl:7: messages[3]…: not valid JSON (kept as text)`. */
+export function warningText(warning: ImportWarning): string {
+  const place = warningPlace(warning);
+  return place === null ? warning.reason : `${place}: ${warning.reason}`;
+}
 
 /** What `terrarium import --json` prints and what the UI shows after an upload. */
 export const ImportReport = z.object({

@@ -9,6 +9,7 @@ import {
   someNames,
   stoppedFilesNote,
   SOURCE_FORMATS,
+  warningText,
   SourceFormat,
   type ImportReport,
   type ImportWarning,
@@ -438,8 +439,5 @@ function printSummary(report: ImportReport, target: DataTarget): void {
     );
   }
   for (const warning of report.warnings ?? [])
-    // `*`: about the import as a whole, not one file.
-    process.stderr.write(
-      `warning: ${warning.file === '*' ? '' : `${warning.file}: `}${warning.reason}\n`,
-    );
+    process.stderr.write(`warning: ${warningText(warning)}\n`);
 }

@@ -7,6 +7,7 @@ const REPORT = {
   quarantined: 0,
   errors: [],
   unlistedErrors: 0,
+  unlistedWarnings: 0,
   stoppedFiles: 0,
   warnings: [],
   formats: [],

@@ -86,6 +86,13 @@ export function reportOf(
 ): ImportReport {
   const { report } = checkpoint;
   const warnings = [...report.warnings];
+  if (report.unlistedWarnings > 0) {
+    const count = report.unlistedWarnings;
+    warnings.push({
+      file: '*',
+      reason: `${count} more ${count === 1 ? 'warning' : 'warnings'} not listed`,
+    });
+  }
   const errors = [...report.errors];
   if (report.unlistedErrors > 0) {
     errors.push({

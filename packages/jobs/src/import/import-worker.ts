@@ -1,10 +1,16 @@
 import { parentPort } from 'node:worker_threads';
 import { GroupEncoder, type EncodedGroup, type EncodeItem } from '@terrarium/db/encode';
 import { readTrajectories, TransitionTally, type ImportEvent } from '@terrarium/formats';
-import { countTransitions, type ImportError, type SourceFormat } from '@terrarium/schema';
+import {
+  countTransitions,
+  type ImportError,
+  type ImportWarning,
+  type SourceFormat,
+} from '@terrarium/schema';
 import {
   ImporterMessage,
   MAX_LISTED_ERRORS,
+  MAX_LISTED_WARNINGS,
   type ImportCheckpoint,
   type WorkerMessage,
 } from './import-protocol';
@@ -97,6 +103,7 @@ class WorkerImport {
         unlistedErrors: 0,
         stoppedFiles: 0,
         warnings: [],
+        unlistedWarnings: 0,
         formats: [],
       },
       fileTally: null,
@@ -157,6 +164,7 @@ class WorkerImport {
     // Drain what the importing thread sends for this file after the reader stopped early.
     await this.skipRestOf(file);
     const reason = this.tally.zeroTransitionReason(this.fileFormat);
+    // Listed whatever the count of record warnings: one per file, and it says the file is useless.
     if (reason !== null) this.state.report.warnings.push({ file: name, reason });
     // The file is done: a resumed import starts with the next one.
     this.flush({
@@ -217,6 +225,12 @@ class WorkerImport {
           trajectory: event.trajectory,
           ...(event.sourceBytes === undefined ? {} : { sourceBytes: event.sourceBytes }),
         });
+        this.lastRecord = event.byteOffset;
+        return;
+      case 'warning':
+        // After its record's trajectories (same offset: no cut), so it is stored with them.
+        this.cutBefore(event.byteOffset, file);
+        this.addRecordWarning(event.warning);
         this.lastRecord = event.byteOffset;
         return;
       case 'quarantine':
@@ -280,6 +294,13 @@ class WorkerImport {
   private addError(error: ImportError): void {
     if (this.state.report.errors.length < MAX_LISTED_ERRORS) this.state.report.errors.push(error);
     else this.state.report.unlistedErrors++;
+  }
+
+  /** A record's warning; those past MAX_LISTED_WARNINGS are counted, not listed. */
+  private addRecordWarning(warning: ImportWarning): void {
+    if (this.state.report.warnings.length < MAX_LISTED_WARNINGS) {
+      this.state.report.warnings.push(warning);
+    } else this.state.report.unlistedWarnings++;
   }
 }
 
