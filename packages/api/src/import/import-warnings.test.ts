@@ -57,6 +57,37 @@ describe('importFiles warns about recognized files that give 0 transitions', () 
     },
   );
   it(
+    'judges each file on its own: one after a file with transitions is warned about too',
+    { timeout: 120_000 },
+    async () => {
+      const messages: unknown = JSON.parse(
+        readFileSync(`${FORMATS_FIXTURES}mini-swe-agent/github_issue.traj.json`, 'utf8'),
+      );
+      const cut = Array.isArray(messages) ? messages.slice(0, 3) : [];
+      const terminus = readFileSync(
+        `${FORMATS_FIXTURES}atif-terminus2-raw.trajectory.json`,
+        'utf8',
+      );
+      // The order of the test above, reversed: the ATIF file's 3 transitions came first, and were
+      // counted as the cut run's, which then had no warning.
+      const report = await importFiles(
+        store,
+        [
+          textFile('trajectory.json', terminus),
+          textFile('cut.traj.json', JSON.stringify(cut, null, 2)),
+        ],
+        { dataset: 'warned-second' },
+      );
+      expect(report.warnings).toEqual([
+        {
+          file: 'cut.traj.json',
+          reason:
+            'recognized as mini-swe-agent but yields 0 transitions: none of 1 action has an observation',
+        },
+      ]);
+    },
+  );
+  it(
     'keeps ATIF links through the store; the linked session id finds the subagent run',
     { timeout: 120_000 },
     async () => {

@@ -127,6 +127,12 @@ class WorkerImport {
     const resumeAfter = this.state.file === file ? this.state.after : -1;
     if (this.state.file !== file) {
       this.state = { ...this.state, file, after: -1, bytesInFile: 0, fileTally: null };
+    }
+    // Each file is judged on its own (its 0-transitions warning, its format). Only a file resumed
+    // midway keeps what its checkpoint restored: the end of the file before already moved the
+    // checkpoint to this one, so `state.file` alone does not tell a new file (a second file's
+    // warning was lost to the first one's transitions).
+    if (resumeAfter < 0) {
       this.tally = new TransitionTally();
       this.fileFormat = null;
     }
