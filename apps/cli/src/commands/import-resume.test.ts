@@ -9,6 +9,7 @@ const REPORT = {
   unlistedErrors: 0,
   unlistedWarnings: 0,
   stoppedFiles: 0,
+  unknownFormatFiles: 0,
   warnings: [],
   formats: [],
 };

@@ -30,8 +30,13 @@ export const ImportCheckpoint = z.object({
     quarantined: z.number().int(),
     errors: z.array(ImportError),
     unlistedErrors: z.number().int(),
-    /** Files whose reading stopped on an error (checkpoints written before it have none). */
+    /**
+     * Files whose reading stopped on an error after their format was known (checkpoints written
+     * before it have none; those before `unknownFormatFiles` counted files in no format here too).
+     */
     stoppedFiles: z.number().int().nonnegative().default(0),
+    /** Files in no known format: not read at all (checkpoints written before it have none). */
+    unknownFormatFiles: z.number().int().nonnegative().default(0),
     warnings: z.array(ImportWarning),
     /** Warnings past MAX_LISTED_WARNINGS (checkpoints written before it have none). */
     unlistedWarnings: z.number().int().nonnegative().default(0),

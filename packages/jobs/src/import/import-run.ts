@@ -112,6 +112,7 @@ export function reportOf(
     errors,
     ...(warnings.length === 0 ? {} : { warnings }),
     ...(skipped.trajectories === 0 ? {} : { alreadyStored: skipped.trajectories }),
+    ...(report.unknownFormatFiles === 0 ? {} : { unknownFormatFiles: report.unknownFormatFiles }),
     ...(report.stoppedFiles === 0 ? {} : { stoppedFiles: report.stoppedFiles }),
   };
 }

@@ -86,8 +86,10 @@ class WorkerImport {
   /** Where the last record handed to a group starts. */
   private lastRecord = -1;
 
-  /** Whether the current file's reading stopped on an error. */
+  /** Whether the current file's reading stopped on an error once its format was known. */
   private stopped = false;
+  /** Whether the current file is in no known format (the reader gave up before naming one). */
+  private unknownFormat = false;
 
   constructor(private readonly start: Extract<ImporterMessage, { kind: 'start' }>) {
     this.state = start.resume ?? {
@@ -102,6 +104,7 @@ class WorkerImport {
         errors: [],
         unlistedErrors: 0,
         stoppedFiles: 0,
+        unknownFormatFiles: 0,
         warnings: [],
         unlistedWarnings: 0,
         formats: [],
@@ -139,6 +142,7 @@ class WorkerImport {
     this.state.bytesInFile = 0;
     this.lastRecord = resumeAfter;
     this.stopped = false;
+    this.unknownFormat = false;
     const events = readTrajectories(this.chunksOf(file), {
       fileName: name,
       ...(this.start.format === null ? {} : { format: this.start.format }),
@@ -167,6 +171,7 @@ class WorkerImport {
       await events.return(undefined);
     }
     if (this.stopped) this.state.report.stoppedFiles++;
+    else if (this.unknownFormat) this.state.report.unknownFormatFiles++;
     // Drain what the importing thread sends for this file after the reader stopped early.
     await this.skipRestOf(file);
     const reason = this.tally.zeroTransitionReason(this.fileFormat);
@@ -248,7 +253,10 @@ class WorkerImport {
         return;
       case 'fatal':
         this.addError(event.error);
-        this.stopped = true;
+        // The reader names the format before any record: a file it gave up on before that is in
+        // no known format (binary, empty, none claimed it), not one that stopped midway.
+        if (this.fileFormat === null) this.unknownFormat = true;
+        else this.stopped = true;
         return;
     }
   }
