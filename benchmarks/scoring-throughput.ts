@@ -72,7 +72,8 @@ async function readSources(): Promise<BenchSource[]> {
     for (const file of files) {
       for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
         if (event.type === 'trajectory') sources.push({ dataset, trajectory: event.trajectory });
-        else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+        else if (event.type === 'quarantine' || event.type === 'fatal')
+          throw new Error(`${file}: ${event.error.reason}`);
       }
     }
   }

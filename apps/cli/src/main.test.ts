@@ -15,6 +15,11 @@ const TAU2_RETAIL = sharedDataPath(
 const TAU2_AIRLINE = sharedDataPath(
   'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
 );
+const ALL_PREDS = sharedDataPath(
+  'swe-agent/tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/all_preds.jsonl',
+);
+const KNOWN_FORMATS =
+  'agentworldbench, atif, intercode, intercode-human-sql, mini-swe-agent, openai-messages, openhands, sharegpt, swe-agent, tau-bench-v1, tau2-bench';
 const SLOW = { timeout: 240_000 };
 
 function chatRecord(id: string): string {
@@ -147,6 +152,7 @@ describe('terrarium CLI', () => {
       format: null,
       trajectories: 0,
       errors: [{ file: 'mystery.dat' }],
+      unknownFormatFiles: 1,
     });
     const listed = await runCli(['datasets', '--json', '--data-dir', dataDir]);
     expect(
@@ -155,18 +161,36 @@ describe('terrarium CLI', () => {
         .map((d) => d.name),
     ).toEqual(['chat']);
 
-    // A folder: the summary counts the file not read beside the record quarantined.
+    // A folder: the summary counts the file not read beside the record quarantined, and says it
+    // is in no known format (walk: "1 file could not be read to its end", of a CSV nothing of
+    // which was read).
     const folder = await runCli(['import', samples, '--dataset', 'both', '--data-dir', dataDir]);
     expect(folder.code).toBe(2);
     expect(folder.stdout).toBe(
       [
         'Imported 2 trajectories, 2 transitions (openai-messages) into dataset "both".',
         '1 bad record quarantined.',
-        '1 file could not be read to its end (named below).',
+        '1 file is in no known format (named below).',
         '',
       ].join('\n'),
     );
-    expect(folder.stderr).toContain('mystery.dat: ');
+    expect(folder.stderr).toContain(
+      `mystery.dat: unknown format: it matches none of the known formats (${KNOWN_FORMATS})\n`,
+    );
+
+    // A real JSON file in no known format (SWE-agent's predictions): the reason names the keys
+    // of its first record.
+    const preds = await runCli(['import', ALL_PREDS, '--data-dir', dataDir]);
+    expect(preds.code).toBe(1);
+    expect([preds.stdout, preds.stderr]).toEqual([
+      [
+        'Imported 0 trajectories, 0 transitions into dataset "all_preds".',
+        '1 file is in no known format (named below).',
+        'Nothing was imported.',
+        '',
+      ].join('\n'),
+      `all_preds.jsonl: unknown format: it matches none of the known formats (${KNOWN_FORMATS}); its first record has the keys model_name_or_path, instance_id, model_patch\n`,
+    ]);
   });
 
   it('rejects an unknown --format naming the option', SLOW, async () => {

@@ -37,7 +37,8 @@ export async function readDataset(dataset: string): Promise<Trajectory[]> {
   for (const file of files) {
     for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
       if (event.type === 'trajectory') trajectories.push(event.trajectory);
-      else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+      else if (event.type === 'quarantine' || event.type === 'fatal')
+        throw new Error(`${file}: ${event.error.reason}`);
     }
   }
   return trajectories;

@@ -33,6 +33,23 @@ export interface RecordContext {
   header: Record<string, unknown>;
   /** The record's source text (lazily decoded), for digits `JSON.parse` rounds (ids above 2^53). */
   text?: () => string;
+  /**
+   * Where `convert` says what it kept although it does not read as the format says (see
+   * `RecordNote`). The reader turns each into a warning naming the file and line, once the record
+   * converted; a record quarantined says nothing more.
+   */
+  readonly notes: RecordNote[];
+}
+
+/**
+ * A value a record holds that was kept as it is although it does not read as its format says (tool
+ * call arguments that are not JSON): unlike a `RecordError` the record imports, but silently keeping
+ * it would hide that the file is damaged there (walk: a truncated `arguments` string imported without
+ * a word). `field` is a path like `RecordError.field`.
+ */
+export interface RecordNote {
+  field: string;
+  problem: string;
 }
 
 /** What the reader knows about a file before choosing a format: its name and first bytes as text. */

@@ -1,4 +1,4 @@
-import type { ImportError, SourceFormat, Trajectory } from '@terrarium/schema';
+import type { ImportError, ImportWarning, SourceFormat, Trajectory } from '@terrarium/schema';
 
 export interface ReadOptions {
   fileName: string;
@@ -25,6 +25,12 @@ export type ImportEvent =
    * whole (a store keeps those bytes instead of serializing the record again).
    */
   | { type: 'trajectory'; trajectory: Trajectory; byteOffset: number; sourceBytes?: Uint8Array }
+  /**
+   * A record that imported with something kept as it was that its format does not allow (tool-call
+   * arguments that are not JSON): after that record's trajectories, one per thing noted.
+   * `byteOffset`: where the record starts.
+   */
+  | { type: 'warning'; warning: ImportWarning; byteOffset: number }
   /** A bad record: skipped, the rest of the file goes on. `excerpt` holds its first bytes. */
   | { type: 'quarantine'; error: ImportError; excerpt: string }
   /** The file cannot be read at all (unknown format, binary, not UTF-8 from the start…). */

@@ -14,6 +14,7 @@ const context: RecordContext = {
   ordinal: 0,
   key: null,
   header: {},
+  notes: [],
 };
 
 function reasonFor(trajectories: Trajectory[], format: Trajectory['sourceFormat']): string | null {

@@ -27,12 +27,33 @@ export const ImportError = z.object({
 });
 export type ImportError = z.infer<typeof ImportError>;
 
-/** A file that was read but gives nothing to learn from (e.g. 0 transitions), and why. */
+/**
+ * Something an import kept but the user should know: a file that was read but gives nothing to
+ * learn from (e.g. 0 transitions), or a record that imported with a value kept as it was (tool-call
+ * arguments that are not JSON), and why.
+ */
 export const ImportWarning = z.object({
   file: z.string(),
+  /** 1-based line where the record the warning is about starts; absent for the file as a whole. */
+  line: z.number().int().optional(),
   reason: z.string(),
 });
 export type ImportWarning = z.infer<typeof ImportWarning>;
+
+/**
+ * Where a warning is about, as the CLI prints it and the Import page lists it: `file.jsonl:7`, or
+ * the file alone; null for file `*`, the import as a whole.
+ */
+export function warningPlace(warning: ImportWarning): string | null {
+  if (warning.file === '*') return null;
+  return warning.line === undefined ? warning.file : `${warning.file}:${warning.line}`;
+}
+
+/** A warning in one line: `file.jsonl:7: messages[3]…: not valid JSON (kept as text)`. */
+export function warningText(warning: ImportWarning): string {
+  const place = warningPlace(warning);
+  return place === null ? warning.reason : `${place}: ${warning.reason}`;
+}
 
 /** What `terrarium import --json` prints and what the UI shows after an upload. */
 export const ImportReport = z.object({
@@ -50,20 +71,42 @@ export const ImportReport = z.object({
    */
   alreadyStored: z.number().int().positive().optional(),
   /**
-   * Files whose reading stopped on an error before their end (not trajectories, unreadable, cut
-   * off): each is named in `errors`, and what it held before the error is imported. Absent when none.
+   * Files in no known format (a CSV, a config, a binary or empty file): nothing of them was read as
+   * data, and each is named in `errors` with the reason (for JSON, the keys of its first record).
+   * Absent when none.
+   */
+  unknownFormatFiles: z.number().int().positive().optional(),
+  /**
+   * Files whose reading stopped on an error after their format was known (unreadable past a point,
+   * not the format named with --format): each is named in `errors`, and what it held before the
+   * error is imported. Absent when none.
    */
   stoppedFiles: z.number().int().positive().optional(),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
 
-/** "2 files could not be read to their end", the import's summary of `stoppedFiles`; null when none. */
-export function stoppedFilesNote(report: ImportReport): string | null {
-  const count = report.stoppedFiles;
-  if (count === undefined) return null;
-  return count === 1
-    ? '1 file could not be read to its end'
-    : `${count} files could not be read to their end`;
+/**
+ * The import's summary of the files it did not read whole, as the CLI and the Import page both say
+ * it: "1 file is in no known format, 2 files could not be read to their end"; null when none. A file
+ * in no known format is not said to have stopped: nothing of it was read as data (walk: a CSV was
+ * "1 file could not be read to its end").
+ */
+export function unreadFilesNote(report: ImportReport): string | null {
+  const unknown = report.unknownFormatFiles ?? 0;
+  const stopped = report.stoppedFiles ?? 0;
+  const parts = [
+    unknown === 0
+      ? ''
+      : unknown === 1
+        ? '1 file is in no known format'
+        : `${unknown} files are in no known format`,
+    stopped === 0
+      ? ''
+      : stopped === 1
+        ? '1 file could not be read to its end'
+        : `${stopped} files could not be read to their end`,
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? null : parts.join(', ');
 }
 
 /**

@@ -7,9 +7,10 @@ import {
   alreadyStoredNote,
   importExitCode,
   someNames,
-  stoppedFilesNote,
   SOURCE_FORMATS,
   SourceFormat,
+  unreadFilesNote,
+  warningText,
   type ImportReport,
   type ImportWarning,
 } from '@terrarium/schema';
@@ -331,8 +332,15 @@ export function mergeReports(dataset: string, reports: ImportReport[]): ImportRe
     errors: reports.flatMap((report) => report.errors),
     ...withWarnings(reports.flatMap((report) => report.warnings ?? [])),
     ...withAlreadyStored(reports.reduce((sum, report) => sum + (report.alreadyStored ?? 0), 0)),
+    ...withUnknownFormatFiles(
+      reports.reduce((sum, report) => sum + (report.unknownFormatFiles ?? 0), 0),
+    ),
     ...withStoppedFiles(reports.reduce((sum, report) => sum + (report.stoppedFiles ?? 0), 0)),
   };
+}
+
+function withUnknownFormatFiles(count: number): Pick<ImportReport, 'unknownFormatFiles'> {
+  return count === 0 ? {} : { unknownFormatFiles: count };
 }
 
 function withStoppedFiles(count: number): Pick<ImportReport, 'stoppedFiles'> {
@@ -400,6 +408,7 @@ export function toJsonOutput(report: ImportReport) {
     })),
     ...withWarnings(report.warnings ?? []),
     ...withAlreadyStored(report.alreadyStored ?? 0),
+    ...withUnknownFormatFiles(report.unknownFormatFiles ?? 0),
     ...withStoppedFiles(report.stoppedFiles ?? 0),
   };
 }
@@ -417,8 +426,8 @@ function printSummary(report: ImportReport, target: DataTarget): void {
       `${report.quarantined} bad ${report.quarantined === 1 ? 'record' : 'records'} quarantined.`,
     );
   }
-  const stopped = stoppedFilesNote(report);
-  if (stopped !== null) lines.push(`${stopped} (named below).`);
+  const unread = unreadFilesNote(report);
+  if (unread !== null) lines.push(`${unread} (named below).`);
   const repeated = alreadyStoredNote(report);
   if (repeated !== null) lines.push(repeated);
   else if (report.trajectories === 0) lines.push('Nothing was imported.');
@@ -438,8 +447,5 @@ function printSummary(report: ImportReport, target: DataTarget): void {
     );
   }
   for (const warning of report.warnings ?? [])
-    // `*`: about the import as a whole, not one file.
-    process.stderr.write(
-      `warning: ${warning.file === '*' ? '' : `${warning.file}: `}${warning.reason}\n`,
-    );
+    process.stderr.write(`warning: ${warningText(warning)}\n`);
 }

@@ -7,7 +7,9 @@ const REPORT = {
   quarantined: 0,
   errors: [],
   unlistedErrors: 0,
+  unlistedWarnings: 0,
   stoppedFiles: 0,
+  unknownFormatFiles: 0,
   warnings: [],
   formats: [],
 };

@@ -59,3 +59,41 @@ describe('terrarium import: what a folder holds besides trajectories', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ dataset: 'run', trajectories: 1 });
   });
 });
+
+describe('terrarium import: tool-call arguments that are not JSON', () => {
+  it(
+    'imports the record and prints a warning naming file, line and field, also in --json',
+    { timeout: 120_000 },
+    async () => {
+      const folder = await mkdtemp(path.join(tmpdir(), 'terrarium-args-'));
+      // The fixture's first line (parallel weather calls), its Paris call cut off as a stream that
+      // stopped early leaves it, after a line left whole.
+      const [weather = ''] = (await readFile(`${FIXTURES}openai-messages.jsonl`, 'utf8')).split(
+        '\n',
+      );
+      const whole = String.raw`"arguments": "{\"city\": \"Paris\", \"unit\": \"celsius\"}"`;
+      expect(weather.split(whole)).toHaveLength(2);
+      const cut = weather.replace(whole, String.raw`"arguments": "{\"city\": \"Paris\""`);
+      const file = path.join(folder, 'weather.jsonl');
+      await writeFile(file, `${weather}\n${cut}\n`);
+      const dataDir = await seededDataDir('args-data');
+      const reason = 'messages[2].tool_calls[0].function.arguments: not valid JSON (kept as text)';
+
+      const json = await runCli(['import', file, '--json', '--data-dir', dataDir]);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual({
+        dataset: 'weather',
+        format: 'openai-messages',
+        trajectories: 2,
+        transitions: 4,
+        quarantined: 0,
+        errors: [],
+        warnings: [{ file: 'weather.jsonl', line: 2, reason }],
+      });
+
+      const text = await runCli(['import', file, '--dataset', 'again', '--data-dir', dataDir]);
+      expect(text.code).toBe(0);
+      expect(text.stderr).toBe(`warning: weather.jsonl:2: ${reason}\n`);
+    },
+  );
+});

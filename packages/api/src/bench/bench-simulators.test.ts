@@ -32,7 +32,8 @@ async function benchOf(file: string, dataset: string) {
   const sources: BenchSource[] = [];
   for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
     if (event.type === 'trajectory') sources.push({ dataset, trajectory: event.trajectory });
-    else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+    else if (event.type === 'quarantine' || event.type === 'fatal')
+      throw new Error(`${file}: ${event.error.reason}`);
   }
   return buildBench({
     trajectories: sources,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
-import { alreadyStoredNote, importExitCode, stoppedFilesNote } from '@terrarium/schema';
+import { alreadyStoredNote, importExitCode, unreadFilesNote } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   INTERCODE_SQL,
@@ -121,7 +121,7 @@ describe('importFiles', () => {
   });
 
   it(
-    'quarantines a bad line, keeps the good ones, and counts the files whose reading stopped',
+    'quarantines a bad line, keeps the good ones, and counts the files in no known format',
     SLOW,
     async () => {
       const retail = await readFile(TAU2_RETAIL, 'utf8');
@@ -139,10 +139,11 @@ describe('importFiles', () => {
         trajectories: 40,
         transitions: 270,
         quarantined: 2,
-        stoppedFiles: 1,
+        unknownFormatFiles: 1,
       });
-      // A file cut off loses only its last record, quarantined; a file not read at all is the one
-      // whose reading stopped.
+      expect(report.stoppedFiles).toBeUndefined();
+      // A file cut off loses only its last record, quarantined; a binary file is read not at all:
+      // it is in no known format, not a file whose reading stopped midway.
       expect(report.errors.map((error) => [error.file, error.line, error.reason])).toEqual([
         [
           'chat.jsonl',
@@ -152,7 +153,7 @@ describe('importFiles', () => {
         ['notes.bin', null, 'binary file: NUL byte at byte offset 0'],
         ['cut.json', 17382, 'truncated: the file ends inside this record'],
       ]);
-      expect(stoppedFilesNote(report)).toBe('1 file could not be read to its end');
+      expect(unreadFilesNote(report)).toBe('1 file is in no known format');
       expect(importExitCode(report)).toBe(2);
       const dataset = await datasetNamed('mixed');
       expect(dataset).toMatchObject({ trajectories: 40, quarantined: 2 });
@@ -164,6 +165,34 @@ describe('importFiles', () => {
     },
   );
 
+  it(
+    'tells a file in no known format from one whose reading stopped after its format was known',
+    SLOW,
+    async () => {
+      // The real tau-bench airline array forced as openai-messages: its first 20 records fail, so
+      // reading stops there; the binary file is in no format at all, forced or not.
+      const report = await importFiles(
+        store,
+        [
+          textFile('notes.bin', '\u0000\u0001\u0002 not a trajectory format'),
+          ...(await realFiles(TAU_BENCH_AIRLINE)),
+        ],
+        { dataset: 'forced', format: 'openai-messages' },
+      );
+      expect(report).toMatchObject({ trajectories: 0, unknownFormatFiles: 1, stoppedFiles: 1 });
+      expect(report.errors.map((error) => [error.file, error.reason])).toEqual([
+        ['notes.bin', 'binary file: NUL byte at byte offset 0'],
+        [
+          'gpt-4o-airline.json',
+          'not openai-messages: its first 20 records all failed as openai-messages (the first, line 1: invalid JSON: Unexpected end of JSON input); left to detection, it reads as tau-bench-v1',
+        ],
+      ]);
+      expect(unreadFilesNote(report)).toBe(
+        '1 file is in no known format, 1 file could not be read to its end',
+      );
+    },
+  );
+
   it('writes nothing when no trajectory could be read', SLOW, async () => {
     const report = await importFiles(store, [textFile('random.txt', 'hello world\n')], {
       dataset: 'nothing',
@@ -171,7 +200,7 @@ describe('importFiles', () => {
     expect(report.trajectories).toBe(0);
     expect(report.format).toBeNull();
     expect(report.errors).toHaveLength(1);
-    expect(report.stoppedFiles).toBe(1);
+    expect([report.unknownFormatFiles, report.stoppedFiles]).toEqual([1, undefined]);
     expect(importExitCode(report)).toBe(1);
     expect(await datasetNamed('nothing')).toBeUndefined();
   });

@@ -38,6 +38,9 @@ const imported: Trajectory[] = [];
 for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
   if (event.type === 'format') format = event.format;
   else if (event.type === 'trajectory') imported.push(event.trajectory);
+  // A warning counts too: what the export writes must read back as it was meant.
+  else if (event.type === 'warning')
+    problems.push(`${event.warning.line ?? '?'}: ${event.warning.reason}`);
   else problems.push(`${event.error.line ?? '?'}: ${event.error.reason}`);
 }
 

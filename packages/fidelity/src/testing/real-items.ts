@@ -45,7 +45,8 @@ export async function loadItems(dataset: string): Promise<ScoringItem[]> {
   for (const file of files) {
     for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
       if (event.type === 'trajectory') items.push(...scoringItems(event.trajectory));
-      else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+      else if (event.type === 'quarantine' || event.type === 'fatal')
+        throw new Error(`${file}: ${event.error.reason}`);
     }
   }
   return items;

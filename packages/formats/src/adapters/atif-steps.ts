@@ -1,5 +1,5 @@
 import type { Action, JsonValue, TrajectoryLink } from '@terrarium/schema';
-import { RecordError } from '../adapter';
+import { RecordError, type RecordNote } from '../adapter';
 import {
   contentText,
   expectObject,
@@ -80,6 +80,9 @@ export class AtifStepReader {
   /** Results that answer no action (kept in the step's metadata, not as observations). */
   unansweredResults = 0;
 
+  /** `notes`: the record's (`RecordContext.notes`), told of arguments kept as text. */
+  constructor(private readonly notes: RecordNote[]) {}
+
   addLink(link: PendingLink): void {
     this.links.push(link);
   }
@@ -111,9 +114,18 @@ export class AtifStepReader {
       const call = expectObject(raw, path);
       const callId = optionalId(call.tool_call_id ?? call.id, `${path}.tool_call_id`);
       const name = callName(call, path);
-      const rawArguments =
-        call.arguments ?? (isRecord(call.function) ? call.function.arguments : undefined);
-      const args = parseArguments(rawArguments, `${path}.arguments`);
+      // ATIF writes `arguments`; OpenAI-style writers nest them in `function`: a note names which.
+      const nested = call.arguments === undefined || call.arguments === null;
+      const rawArguments = nested
+        ? isRecord(call.function)
+          ? call.function.arguments
+          : undefined
+        : call.arguments;
+      const args = parseArguments(
+        rawArguments,
+        `${path}.${nested ? 'function.arguments' : 'arguments'}`,
+        this.notes,
+      );
       if (callId !== null && this.callsById.has(callId)) {
         this.duplicateCalls++;
         duplicatesHere++;

@@ -23,6 +23,7 @@ const context: RecordContext = {
   ordinal: 0,
   key: null,
   header: {},
+  notes: [],
 };
 
 describe('ATIF written by Terminus-2 with raw content', () => {

@@ -41,7 +41,7 @@ function convertDocument(
   const agent = root.agent === undefined ? {} : expectObject(root.agent, 'agent');
   let systemPrompt: string | null = null;
   let task: string | null = null;
-  const reader = new AtifStepReader();
+  const reader = new AtifStepReader(context.notes);
   expectArray(root.steps, 'steps').forEach((raw, i) => {
     const at = `steps[${i}]`;
     const step = expectObject(raw, at);

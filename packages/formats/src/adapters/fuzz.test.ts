@@ -62,6 +62,7 @@ const context: RecordContext = {
   ordinal: 0,
   key: '0',
   header: {},
+  notes: [],
 };
 
 describe('adapters on arbitrary JSON', () => {

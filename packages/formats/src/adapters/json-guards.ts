@@ -1,5 +1,5 @@
 import type { JsonValue, Metadata } from '@terrarium/schema';
-import { RecordError } from '../adapter';
+import { RecordError, type RecordNote } from '../adapter';
 
 /** Records arrive as `unknown`; these guards narrow them and name the field path when they do not fit. */
 
@@ -152,16 +152,29 @@ export function contentText(value: unknown, path: string): string | null {
   throw mismatch(path, 'a string, a list of parts or null', value);
 }
 
-/** Parses a JSON-encoded argument string; text that is not JSON is kept verbatim (see ToolCallAction). */
-export function parseArguments(value: unknown, path: string): JsonValue {
+/** What an import says of tool-call arguments kept as text because they are not JSON. */
+const ARGUMENTS_NOT_JSON = 'not valid JSON (kept as text)';
+
+/**
+ * Parses a JSON-encoded argument string, the one place every format that writes tool-call
+ * arguments as a string reads them. Text that is not JSON is kept verbatim (see ToolCallAction),
+ * never lost, and noted in `notes`: a model's cut-off or malformed call is worth seeing, but the
+ * import should say it found one rather than store it without a word.
+ */
+export function parseArguments(value: unknown, path: string, notes: RecordNote[]): JsonValue {
   if (typeof value !== 'string') return toJsonValue(value ?? {}, path);
   if (value.trim() === '') return {};
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(value);
-    return toJsonValue(parsed, path);
+    parsed = JSON.parse(value);
   } catch {
+    notes.push({ field: path, problem: ARGUMENTS_NOT_JSON });
     return value;
   }
+  if (isJsonValue(parsed)) return parsed;
+  // JSON.parse reads 1e999 as Infinity, which stored data cannot hold: the text is kept instead.
+  notes.push({ field: path, problem: 'holds a number out of range (kept as text)' });
+  return value;
 }
 
 /** The base name of a path given with either separator. */

@@ -119,6 +119,7 @@ describe('mini-swe-agent detection and errors', () => {
     ordinal: 0,
     key: null,
     header: {},
+    notes: [],
   };
 
   it('claims .traj.json documents by trajectory_format and bare lists by their markers', () => {

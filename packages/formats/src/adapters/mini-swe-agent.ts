@@ -1,5 +1,5 @@
 import type { Action, JsonValue } from '@terrarium/schema';
-import { RecordError, type FormatAdapter } from '../adapter';
+import { RecordError, type FormatAdapter, type RecordNote } from '../adapter';
 import {
   baseName,
   contentText,
@@ -35,6 +35,7 @@ function actionsOf(
   message: Record<string, unknown>,
   text: string,
   at: string,
+  notes: RecordNote[],
 ): { action: Action; callId: string | null }[] {
   const extra = isRecord(message.extra) ? message.extra : null;
   const toolCalls = optionalArray(message.tool_calls, `${at}.tool_calls`);
@@ -44,7 +45,7 @@ function actionsOf(
       const call = expectObject(raw, path);
       const fn = expectObject(call.function, `${path}.function`);
       const name = expectString(fn.name, `${path}.function.name`);
-      const args: JsonValue = parseArguments(fn.arguments, `${path}.function.arguments`);
+      const args: JsonValue = parseArguments(fn.arguments, `${path}.function.arguments`, notes);
       const callId = optionalId(call.id, `${path}.id`);
       if (isRecord(args) && typeof args.command === 'string') {
         return { action: { type: 'command', command: args.command, interpreter: 'bash' }, callId };
@@ -132,7 +133,7 @@ export const miniSweAgentAdapter: FormatAdapter = {
       }
       if (role === 'assistant') {
         pending = [];
-        const actions = actionsOf(message, text, at);
+        const actions = actionsOf(message, text, at, context.notes);
         if (actions.length === 0) {
           steps.push(messageStep('agent', text));
           return;

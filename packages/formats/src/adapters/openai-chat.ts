@@ -1,5 +1,5 @@
 import type { Actor } from '@terrarium/schema';
-import { RecordError } from '../adapter';
+import { RecordError, type RecordNote } from '../adapter';
 import type { ChatEntry, ChatToolCall } from './chat-steps';
 import {
   contentText,
@@ -16,10 +16,12 @@ import { timingAt } from './trajectory-builder';
  * OpenAI chat-completions messages (used by tau-bench v1 and OpenAI-messages JSONL) as chat entries:
  * `tool_calls[].function.{name, arguments}` with arguments as a JSON string, results in `role: tool`
  * messages carrying `tool_call_id`; the legacy `function_call` / `role: function` pair is read too.
+ * Arguments that are not JSON are kept as text and noted in `notes`.
  */
 export function chatEntriesFromOpenAiMessages(
   messages: readonly unknown[],
   path: string,
+  notes: RecordNote[],
 ): ChatEntry[] {
   const entries: ChatEntry[] = [];
   messages.forEach((raw, i) => {
@@ -54,7 +56,7 @@ export function chatEntriesFromOpenAiMessages(
         return {
           callId: optionalId(call.id, `${callPath}.id`),
           name: expectString(fn.name, `${callPath}.function.name`),
-          arguments: parseArguments(fn.arguments, `${callPath}.function.arguments`),
+          arguments: parseArguments(fn.arguments, `${callPath}.function.arguments`, notes),
           actor,
         };
       },
@@ -64,7 +66,7 @@ export function chatEntriesFromOpenAiMessages(
       toolCalls.push({
         callId: null,
         name: expectString(fn.name, `${at}.function_call.name`),
-        arguments: parseArguments(fn.arguments, `${at}.function_call.arguments`),
+        arguments: parseArguments(fn.arguments, `${at}.function_call.arguments`, notes),
         actor,
       });
     }

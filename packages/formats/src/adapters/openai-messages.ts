@@ -34,7 +34,7 @@ export const openAiMessagesAdapter: FormatAdapter = {
       : expectObject(record, '');
     const path = isArray(record) ? '' : 'messages';
     const messages = expectArray(root.messages, path);
-    const chat = stepsFromChat(chatEntriesFromOpenAiMessages(messages, path));
+    const chat = stepsFromChat(chatEntriesFromOpenAiMessages(messages, path, context.notes));
     const tools = root.tools ?? root.functions;
     const id = optionalId(root.id, 'id');
     return [

@@ -84,6 +84,7 @@ describe('older OpenHands output without source, id or cause', () => {
       ordinal: 0,
       key: null,
       header: {},
+      notes: [],
     });
     expect(
       trajectory?.steps.map((step) => [step.observation?.content ?? null, step.metadata.exitCode]),

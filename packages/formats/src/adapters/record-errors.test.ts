@@ -19,6 +19,7 @@ const context: RecordContext = {
   ordinal: 0,
   key: '0',
   header: {},
+  notes: [],
 };
 
 /** The field and problem named by the RecordError a broken record raises. */

@@ -1,4 +1,4 @@
-import { RecordError, type FormatAdapter, type RecordContext } from '../adapter';
+import { RecordError, type FormatAdapter, type RecordContext, type RecordNote } from '../adapter';
 import type { Trajectory } from '@terrarium/schema';
 import { stepsFromChat, type ChatEntry, type ChatToolCall } from './chat-steps';
 import {
@@ -18,7 +18,7 @@ const USER_ROLES = new Set(['human', 'user']);
 const AGENT_ROLES = new Set(['gpt', 'assistant', 'model', 'chatgpt', 'bing', 'bard']);
 
 /** A `function_call` value: JSON `{name, arguments}`, or a list of them for parallel calls. */
-function functionCalls(value: string, path: string): ChatToolCall[] {
+function functionCalls(value: string, path: string, notes: RecordNote[]): ChatToolCall[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -29,16 +29,19 @@ function functionCalls(value: string, path: string): ChatToolCall[] {
   return calls.map((raw, i) => {
     const at = isArray(parsed) ? `${path}[${i}]` : path;
     const call = expectObject(raw, at);
+    // Some writers name the arguments `parameters`: a note names the field the file has.
+    const key =
+      call.arguments === undefined || call.arguments === null ? 'parameters' : 'arguments';
     return {
       callId: optionalId(call.id, `${at}.id`),
       name: expectString(call.name, `${at}.name`),
-      arguments: parseArguments(call.arguments ?? call.parameters ?? {}, `${at}.arguments`),
+      arguments: parseArguments(call[key] ?? {}, `${at}.${key}`, notes),
       actor: 'agent',
     };
   });
 }
 
-function chatEntries(conversations: unknown[]): ChatEntry[] {
+function chatEntries(conversations: unknown[], notes: RecordNote[]): ChatEntry[] {
   return conversations.map((raw, i): ChatEntry => {
     const at = `conversations[${i}]`;
     const turn = expectObject(raw, at);
@@ -50,7 +53,7 @@ function chatEntries(conversations: unknown[]): ChatEntry[] {
         kind: 'turn',
         actor: 'agent',
         text: null,
-        toolCalls: functionCalls(value, `${at}.value`),
+        toolCalls: functionCalls(value, `${at}.value`, notes),
         reasoning: null,
         timing: null,
         metadata: {},
@@ -83,7 +86,9 @@ function chatEntries(conversations: unknown[]): ChatEntry[] {
 
 function convertShareGpt(record: unknown, context: RecordContext, position: string): Trajectory[] {
   const root = expectObject(record, '');
-  const chat = stepsFromChat(chatEntries(expectArray(root.conversations, 'conversations')));
+  const chat = stepsFromChat(
+    chatEntries(expectArray(root.conversations, 'conversations'), context.notes),
+  );
   const system = optionalString(root.system, 'system');
   const id = optionalId(root.id, 'id');
   return [

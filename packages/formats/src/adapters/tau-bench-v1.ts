@@ -33,7 +33,7 @@ export const tauBenchV1Adapter: FormatAdapter = {
       ? optionalString(info.task.instruction, 'info.task.instruction')
       : null;
     const chat = stepsFromChat(
-      chatEntriesFromOpenAiMessages(expectArray(root.traj, 'traj'), 'traj'),
+      chatEntriesFromOpenAiMessages(expectArray(root.traj, 'traj'), 'traj', context.notes),
     );
     const fileMatch = FILE_NAME.exec(baseName(context.file));
     return [

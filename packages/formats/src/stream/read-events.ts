@@ -1,4 +1,4 @@
-import type { ImportError } from '@terrarium/schema';
+import type { ImportError, Trajectory } from '@terrarium/schema';
 import { RecordError, type FormatAdapter, type RecordContext } from '../adapter';
 import type { ImportEvent, ReadOptions } from '../read';
 import { chooseAdapter, knownFormats } from './choose-adapter';
@@ -245,21 +245,33 @@ class RecordConverter {
       key: item.key,
       header: this.header,
       text: () => new TextDecoder().decode(item.bytes),
+      notes: [],
     };
+    let trajectories: Trajectory[];
     try {
-      // One copy per record, shared by its trajectories: the splitter reuses its buffer.
-      let recordBytes: Uint8Array | undefined;
-      for (const trajectory of this.adapter.convert(parsed.value, context)) {
-        if (trajectory.source.record === parsed.value) recordBytes ??= item.bytes.slice();
-        events.push({
-          type: 'trajectory',
-          trajectory,
-          byteOffset: item.byteOffset,
-          ...(trajectory.source.record === parsed.value ? { sourceBytes: recordBytes } : {}),
-        });
-      }
+      trajectories = this.adapter.convert(parsed.value, context);
     } catch (error) {
+      // Quarantined whole: what the adapter noted before it failed is not imported, so not said.
       events.push(this.quarantine(item, this.convertFailure(error), item.bytes));
+      return;
+    }
+    // One copy per record, shared by its trajectories: the splitter reuses its buffer.
+    let recordBytes: Uint8Array | undefined;
+    for (const trajectory of trajectories) {
+      if (trajectory.source.record === parsed.value) recordBytes ??= item.bytes.slice();
+      events.push({
+        type: 'trajectory',
+        trajectory,
+        byteOffset: item.byteOffset,
+        ...(trajectory.source.record === parsed.value ? { sourceBytes: recordBytes } : {}),
+      });
+    }
+    for (const note of context.notes) {
+      events.push({
+        type: 'warning',
+        warning: { file: this.file, line: item.line, reason: `${note.field}: ${note.problem}` },
+        byteOffset: item.byteOffset,
+      });
     }
   }
 

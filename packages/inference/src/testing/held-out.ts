@@ -73,7 +73,7 @@ export async function keyedTrajectories(file: string): Promise<KeyedTrajectory[]
         task: taskKey(file, event.trajectory),
         trajectory: event.trajectory,
       });
-    } else if (event.type !== 'format') {
+    } else if (event.type === 'quarantine' || event.type === 'fatal') {
       throw new Error(`${file}: ${event.error.reason}`);
     }
   }

@@ -8,6 +8,11 @@ import { z } from 'zod';
 
 /** Errors listed in a report beyond this are counted in one closing entry instead. */
 export const MAX_LISTED_ERRORS = 1000;
+/**
+ * Warnings likewise: a file whose every record has arguments that are not JSON would otherwise
+ * list as many warnings as records in its report.
+ */
+export const MAX_LISTED_WARNINGS = 1000;
 
 /** Where an interrupted import continues, and what it had found before; stored after every group. */
 export const ImportCheckpoint = z.object({
@@ -25,9 +30,16 @@ export const ImportCheckpoint = z.object({
     quarantined: z.number().int(),
     errors: z.array(ImportError),
     unlistedErrors: z.number().int(),
-    /** Files whose reading stopped on an error (checkpoints written before it have none). */
+    /**
+     * Files whose reading stopped on an error after their format was known (checkpoints written
+     * before it have none; those before `unknownFormatFiles` counted files in no format here too).
+     */
     stoppedFiles: z.number().int().nonnegative().default(0),
+    /** Files in no known format: not read at all (checkpoints written before it have none). */
+    unknownFormatFiles: z.number().int().nonnegative().default(0),
     warnings: z.array(ImportWarning),
+    /** Warnings past MAX_LISTED_WARNINGS (checkpoints written before it have none). */
+    unlistedWarnings: z.number().int().nonnegative().default(0),
     formats: z.array(SourceFormat),
   }),
   /** The current file's tally and format (for its 0-transitions warning), null between files. */

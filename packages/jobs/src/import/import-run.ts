@@ -86,6 +86,13 @@ export function reportOf(
 ): ImportReport {
   const { report } = checkpoint;
   const warnings = [...report.warnings];
+  if (report.unlistedWarnings > 0) {
+    const count = report.unlistedWarnings;
+    warnings.push({
+      file: '*',
+      reason: `${count} more ${count === 1 ? 'warning' : 'warnings'} not listed`,
+    });
+  }
   const errors = [...report.errors];
   if (report.unlistedErrors > 0) {
     errors.push({
@@ -105,6 +112,7 @@ export function reportOf(
     errors,
     ...(warnings.length === 0 ? {} : { warnings }),
     ...(skipped.trajectories === 0 ? {} : { alreadyStored: skipped.trajectories }),
+    ...(report.unknownFormatFiles === 0 ? {} : { unknownFormatFiles: report.unknownFormatFiles }),
     ...(report.stoppedFiles === 0 ? {} : { stoppedFiles: report.stoppedFiles }),
   };
 }

@@ -1,10 +1,16 @@
 import { parentPort } from 'node:worker_threads';
 import { GroupEncoder, type EncodedGroup, type EncodeItem } from '@terrarium/db/encode';
 import { readTrajectories, TransitionTally, type ImportEvent } from '@terrarium/formats';
-import { countTransitions, type ImportError, type SourceFormat } from '@terrarium/schema';
+import {
+  countTransitions,
+  type ImportError,
+  type ImportWarning,
+  type SourceFormat,
+} from '@terrarium/schema';
 import {
   ImporterMessage,
   MAX_LISTED_ERRORS,
+  MAX_LISTED_WARNINGS,
   type ImportCheckpoint,
   type WorkerMessage,
 } from './import-protocol';
@@ -80,8 +86,10 @@ class WorkerImport {
   /** Where the last record handed to a group starts. */
   private lastRecord = -1;
 
-  /** Whether the current file's reading stopped on an error. */
+  /** Whether the current file's reading stopped on an error once its format was known. */
   private stopped = false;
+  /** Whether the current file is in no known format (the reader gave up before naming one). */
+  private unknownFormat = false;
 
   constructor(private readonly start: Extract<ImporterMessage, { kind: 'start' }>) {
     this.state = start.resume ?? {
@@ -96,7 +104,9 @@ class WorkerImport {
         errors: [],
         unlistedErrors: 0,
         stoppedFiles: 0,
+        unknownFormatFiles: 0,
         warnings: [],
+        unlistedWarnings: 0,
         formats: [],
       },
       fileTally: null,
@@ -120,12 +130,19 @@ class WorkerImport {
     const resumeAfter = this.state.file === file ? this.state.after : -1;
     if (this.state.file !== file) {
       this.state = { ...this.state, file, after: -1, bytesInFile: 0, fileTally: null };
+    }
+    // Each file is judged on its own (its 0-transitions warning, its format). Only a file resumed
+    // midway keeps what its checkpoint restored: the end of the file before already moved the
+    // checkpoint to this one, so `state.file` alone does not tell a new file (a second file's
+    // warning was lost to the first one's transitions).
+    if (resumeAfter < 0) {
       this.tally = new TransitionTally();
       this.fileFormat = null;
     }
     this.state.bytesInFile = 0;
     this.lastRecord = resumeAfter;
     this.stopped = false;
+    this.unknownFormat = false;
     const events = readTrajectories(this.chunksOf(file), {
       fileName: name,
       ...(this.start.format === null ? {} : { format: this.start.format }),
@@ -154,9 +171,11 @@ class WorkerImport {
       await events.return(undefined);
     }
     if (this.stopped) this.state.report.stoppedFiles++;
+    else if (this.unknownFormat) this.state.report.unknownFormatFiles++;
     // Drain what the importing thread sends for this file after the reader stopped early.
     await this.skipRestOf(file);
     const reason = this.tally.zeroTransitionReason(this.fileFormat);
+    // Listed whatever the count of record warnings: one per file, and it says the file is useless.
     if (reason !== null) this.state.report.warnings.push({ file: name, reason });
     // The file is done: a resumed import starts with the next one.
     this.flush({
@@ -219,6 +238,12 @@ class WorkerImport {
         });
         this.lastRecord = event.byteOffset;
         return;
+      case 'warning':
+        // After its record's trajectories (same offset: no cut), so it is stored with them.
+        this.cutBefore(event.byteOffset, file);
+        this.addRecordWarning(event.warning);
+        this.lastRecord = event.byteOffset;
+        return;
       case 'quarantine':
         this.cutBefore(event.error.byteOffset, file);
         this.state.report.quarantined++;
@@ -228,7 +253,10 @@ class WorkerImport {
         return;
       case 'fatal':
         this.addError(event.error);
-        this.stopped = true;
+        // The reader names the format before any record: a file it gave up on before that is in
+        // no known format (binary, empty, none claimed it), not one that stopped midway.
+        if (this.fileFormat === null) this.unknownFormat = true;
+        else this.stopped = true;
         return;
     }
   }
@@ -280,6 +308,13 @@ class WorkerImport {
   private addError(error: ImportError): void {
     if (this.state.report.errors.length < MAX_LISTED_ERRORS) this.state.report.errors.push(error);
     else this.state.report.unlistedErrors++;
+  }
+
+  /** A record's warning; those past MAX_LISTED_WARNINGS are counted, not listed. */
+  private addRecordWarning(warning: ImportWarning): void {
+    if (this.state.report.warnings.length < MAX_LISTED_WARNINGS) {
+      this.state.report.warnings.push(warning);
+    } else this.state.report.unlistedWarnings++;
   }
 }
 

@@ -25,7 +25,8 @@ export async function loadTrajectories(file: string): Promise<Trajectory[]> {
   const trajectories: Trajectory[] = [];
   for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
     if (event.type === 'trajectory') trajectories.push(event.trajectory);
-    else if (event.type !== 'format') throw new Error(`${file}: ${event.error.reason}`);
+    else if (event.type === 'quarantine' || event.type === 'fatal')
+      throw new Error(`${file}: ${event.error.reason}`);
   }
   return trajectories;
 }

@@ -1,4 +1,4 @@
-import { alreadyStoredNote, stoppedFilesNote, type ImportReport } from '@terrarium/schema';
+import { alreadyStoredNote, unreadFilesNote, type ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 
 /** How an import ended, in the user's words (the CLI's exit codes stay in the CLI). */
@@ -20,7 +20,7 @@ export function importVerdict(report: ImportReport): ImportVerdict {
     report.quarantined > 0
       ? `${plural(report.quarantined, 'record was', 'records were')} set aside as unreadable`
       : '',
-    stoppedFilesNote(report) ?? '',
+    unreadFilesNote(report) ?? '',
   ].filter((text) => text !== '');
   const repeated = alreadyStoredNote(report);
   if (report.trajectories === 0 && repeated !== null) {

@@ -30,6 +30,35 @@ describe('ImportReportView', () => {
     );
   });
 
+  it('names the line of a record whose tool-call arguments were kept as text', () => {
+    render(
+      <ImportReportView
+        report={{
+          dataset: 'd',
+          format: 'openai-messages',
+          trajectories: 2,
+          transitions: 4,
+          quarantined: 0,
+          errors: [],
+          warnings: [
+            {
+              file: 'weather.jsonl',
+              line: 2,
+              reason: 'messages[2].tool_calls[0].function.arguments: not valid JSON (kept as text)',
+            },
+            { file: '*', reason: '3 more warnings not listed' },
+          ],
+        }}
+      />,
+    );
+    expect(
+      Array.from(screen.getByTestId('import-warnings').children, (item) => item.textContent),
+    ).toEqual([
+      'weather.jsonl:2: messages[2].tool_calls[0].function.arguments: not valid JSON (kept as text)',
+      '3 more warnings not listed',
+    ]);
+  });
+
   it('shows no warning list when there is none', () => {
     render(
       <ImportReportView

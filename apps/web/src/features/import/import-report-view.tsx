@@ -1,4 +1,4 @@
-import type { ImportReport } from '@terrarium/schema';
+import { warningPlace, type ImportReport } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 import { TRANSITIONS_TITLE } from '../../app/count-titles';
 
@@ -19,17 +19,19 @@ export function ImportReportView({ report }: { report: ImportReport }) {
       </dl>
       {(report.warnings ?? []).length > 0 && (
         <ul className="import-warnings" data-testid="import-warnings">
-          {(report.warnings ?? []).map((warning, position) => (
-            <li key={position}>
-              {/* `*`: about the import as a whole, not one file. */}
-              {warning.file !== '*' && (
-                <>
-                  <span className="mono">{warning.file}</span>:{' '}
-                </>
-              )}
-              {warning.reason}
-            </li>
-          ))}
+          {(report.warnings ?? []).map((warning, position) => {
+            const place = warningPlace(warning);
+            return (
+              <li key={position}>
+                {place !== null && (
+                  <>
+                    <span className="mono">{place}</span>:{' '}
+                  </>
+                )}
+                {warning.reason}
+              </li>
+            );
+          })}
         </ul>
       )}
       {report.errors.length > 0 && (

@@ -32,6 +32,14 @@ function finished(result: ImportReport): Upload {
 
 const BAD_LINE = { file: 'runs.jsonl', line: 2, byteOffset: 40, reason: 'not JSON' };
 const UNREADABLE = { file: 'notes.bin', line: null, byteOffset: null, reason: 'no format' };
+/** As the import reports SWE-agent's real `all_preds.jsonl`, which holds patches, not runs. */
+const NO_FORMAT = {
+  file: 'all_preds.jsonl',
+  line: null,
+  byteOffset: null,
+  reason:
+    'unknown format: it matches none of the known formats (agentworldbench, atif, intercode, intercode-human-sql, mini-swe-agent, openai-messages, openhands, sharegpt, swe-agent, tau-bench-v1, tau2-bench); its first record has the keys model_name_or_path, instance_id, model_patch',
+};
 
 describe('importVerdict', () => {
   it('says imported, imported with problems, or nothing imported, in words', () => {
@@ -60,6 +68,23 @@ describe('importVerdict', () => {
       label: 'nothing imported',
       detail: 'Nothing could be imported from this file: 1 file could not be read to its end.',
     });
+    // A file in no known format beside one cut off and a bad record: each said for what it is.
+    expect(
+      importVerdict(
+        report({
+          trajectories: 2,
+          quarantined: 1,
+          errors: [BAD_LINE, NO_FORMAT, UNREADABLE],
+          unknownFormatFiles: 1,
+          stoppedFiles: 1,
+        }),
+      ),
+    ).toEqual({
+      tone: 'partial',
+      label: 'imported with problems',
+      detail:
+        '2 trajectories were imported; 1 record was set aside as unreadable, 1 file is in no known format, 1 file could not be read to its end (listed below).',
+    });
     // A file imported again: nothing new, and nothing wrong either.
     expect(importVerdict(report({ alreadyStored: 40 }))).toEqual({
       tone: 'done',
@@ -85,6 +110,23 @@ describe('UploadRow', () => {
       'Nothing could be imported from this file: 1 file could not be read to its end.',
     );
     expect(container.textContent).not.toMatch(/exit code/i);
+  });
+
+  it('says a file is in no known format, with the reason the CLI gives, not that it stopped', () => {
+    render(
+      <UploadRow
+        upload={finished(report({ format: null, errors: [NO_FORMAT], unknownFormatFiles: 1 }))}
+      />,
+    );
+    expect(screen.getByRole('alert').textContent).toBe(
+      'Nothing could be imported from this file: 1 file is in no known format.',
+    );
+    expect(
+      Array.from(
+        screen.getByTestId('import-errors').querySelectorAll('tbody td'),
+        (cell) => cell.textContent,
+      ),
+    ).toEqual(['all_preds.jsonl', '—', NO_FORMAT.reason]);
   });
 
   it('marks a partial import as such', () => {

@@ -11,6 +11,7 @@ export function headOf(file: string): string {
 export interface ReadResult {
   format: string | null;
   trajectories: Trajectory[];
+  /** `line: reason` of each quarantined record, unreadable file, and warning. */
   problems: string[];
 }
 
@@ -20,6 +21,8 @@ export async function readFile(file: string): Promise<ReadResult> {
   for await (const event of readTrajectories(createReadStream(file), { fileName: file })) {
     if (event.type === 'format') result.format = event.format;
     else if (event.type === 'trajectory') result.trajectories.push(event.trajectory);
+    else if (event.type === 'warning')
+      result.problems.push(`${event.warning.line ?? '?'}: ${event.warning.reason}`);
     else result.problems.push(`${event.error.line ?? '?'}: ${event.error.reason}`);
   }
   return result;
