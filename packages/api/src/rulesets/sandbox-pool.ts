@@ -103,7 +103,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         const stuck = slot.job;
         finish(slot);
         replace(slot);
-        stuck?.reject(new SandboxError(`timed out after ${job.request.limits.timeoutMs} ms`));
+        const { timeoutMs } = job.request.limits;
+        // Past the interpreter's own check (run-in-quickjs.ts): say when it really ended.
+        const stoppedAt = (timeoutMs + graceMs).toLocaleString('en-US');
+        stuck?.reject(
+          new SandboxError(
+            `timed out after ${timeoutMs} ms (the sandbox was stopped at ${stoppedAt} ms, the rule still running)`,
+          ),
+        );
         pump();
       }, job.request.limits.timeoutMs + graceMs);
       // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a worker thread, not a window

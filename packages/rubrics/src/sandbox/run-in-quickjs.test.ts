@@ -21,6 +21,12 @@ beforeAll(async () => {
   quickjs = await getQuickJS();
 });
 
+/** A clock that gives these readings in turn, then keeps giving the last. */
+function clock(readings: readonly number[]): () => number {
+  let next = 0;
+  return () => readings[Math.min(next++, readings.length - 1)] ?? 0;
+}
+
 async function run(source: string, language: 'javascript' | 'typescript' = 'javascript') {
   return runInQuickJs(quickjs, await transpileCustomRule({ source, language }), INPUT, LIMITS);
 }
@@ -108,6 +114,28 @@ describe('custom rules in QuickJS', () => {
     const failure = run(source);
     await expect(failure).rejects.toBeInstanceOf(CustomRuleError);
     await expect(failure).rejects.toThrow(message);
+  });
+
+  it('says when a rule that overran its limit was really stopped', async () => {
+    // QuickJS asks the clock only between steps; a clock that reads 1,043 ms at the first ask
+    // stands in for a rule whose steps were long calls (walk 41: ~1 s each at a 1 ms limit).
+    const compiled = await transpileCustomRule({
+      source: 'function score() { for (;;) {} }',
+      language: 'javascript',
+    });
+    const stopped = (limits: { timeoutMs: number; memoryMb: number }, readings: number[]) => {
+      try {
+        runInQuickJs(quickjs, compiled, INPUT, limits, { now: clock(readings) });
+        return 'not stopped';
+      } catch (error) {
+        return error instanceof CustomRuleError ? error.message : String(error);
+      }
+    };
+    expect(stopped({ timeoutMs: 1, memoryMb: 16 }, [0, 1043])).toBe(
+      "timed out after 1 ms (stopped only after 1,043 ms: the limit is checked between the rule's steps, and one of them ran long, such as a large String.repeat or allocation near the memory limit)",
+    );
+    // Within twice the limit (a loaded machine), the limit alone is the honest figure.
+    expect(stopped({ timeoutMs: 1000, memoryMb: 16 }, [0, 1900])).toBe('timed out after 1000 ms');
   });
 
   it('keeps running rules after many stack overflows, in a new module when one is spent', async () => {

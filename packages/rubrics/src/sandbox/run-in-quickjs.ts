@@ -51,11 +51,25 @@ ${compiled}
  */
 const FILLING_MEMORY_SHARE = 0.5;
 
+/**
+ * QuickJS consults its interrupt handler only every few thousand interpreter steps, so a step that
+ * is one long call into a built-in (`"x".repeat(1e6)` takes ~6 ms here) can carry a rule far past
+ * its limit: walk 41 saw "timed out after 1 ms" on rules that each ran about a second. When the
+ * overrun is that large, the message says when the rule was really stopped.
+ */
+function overrunNote(limits: SandboxLimits, stoppedAfterMs: number | null): string {
+  if (stoppedAfterMs === null) return '';
+  const overrun = stoppedAfterMs - limits.timeoutMs;
+  if (overrun < 100 || stoppedAfterMs < 2 * limits.timeoutMs) return '';
+  return ` (stopped only after ${Math.round(stoppedAfterMs).toLocaleString('en-US')} ms: the limit is checked between the rule's steps, and one of them ran long, such as a large String.repeat or allocation near the memory limit)`;
+}
+
 function describeError(
   error: unknown,
   limits: SandboxLimits,
   timedOut: boolean,
   memoryUsedBytes: number | null,
+  stoppedAfterMs: number | null,
 ): string {
   const name =
     typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
@@ -65,10 +79,11 @@ function describeError(
       : String(error);
   if (timedOut || /interrupted/i.test(message)) {
     const limitBytes = limits.memoryMb * 1024 * 1024;
+    const overrun = overrunNote(limits, stoppedAfterMs);
     if (memoryUsedBytes === null || memoryUsedBytes < FILLING_MEMORY_SHARE * limitBytes)
-      return `timed out after ${limits.timeoutMs} ms`;
+      return `timed out after ${limits.timeoutMs} ms${overrun}`;
     const usedMb = (memoryUsedBytes / 1024 / 1024).toFixed(1);
-    return `timed out after ${limits.timeoutMs} ms with ${usedMb} of its ${limits.memoryMb} MB of memory in use: it may be filling memory`;
+    return `timed out after ${limits.timeoutMs} ms${overrun} with ${usedMb} of its ${limits.memoryMb} MB of memory in use: it may be filling memory`;
   }
   if (/out of memory/i.test(message)) return `exceeded the memory limit of ${limits.memoryMb} MB`;
   if (/stack overflow|call stack size/i.test(message)) return 'stack overflow (recursion too deep)';
@@ -120,15 +135,21 @@ export function runInQuickJs(
   const runtime = quickjs.newRuntime();
   let timedOut = false;
   let memoryUsedBytes: number | null = null;
+  let stoppedAfterMs: number | null = null;
   try {
     runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
     runtime.setMaxStackSize(limits.stackBytes ?? DEFAULT_STACK_BYTES);
-    const deadline = now() + limits.timeoutMs;
+    const started = now();
+    const deadline = started + limits.timeoutMs;
     const context = runtime.newContext();
     runtime.setInterruptHandler(() => {
-      timedOut = now() > deadline;
-      // Counted now: once the error unwinds the rule's frames, reference counting frees what it held.
-      if (timedOut) memoryUsedBytes = memoryInUse(context);
+      const at = now();
+      timedOut = at > deadline;
+      if (timedOut) {
+        stoppedAfterMs = at - started;
+        // Counted now: once the error unwinds the rule's frames, reference counting frees what it held.
+        memoryUsedBytes = memoryInUse(context);
+      }
       return timedOut;
     });
     try {
@@ -139,7 +160,9 @@ export function runInQuickJs(
       if (result.error) {
         const error: unknown = context.dump(result.error);
         result.error.dispose();
-        throw new CustomRuleError(describeError(error, limits, timedOut, memoryUsedBytes));
+        throw new CustomRuleError(
+          describeError(error, limits, timedOut, memoryUsedBytes, stoppedAfterMs),
+        );
       }
       const text: unknown = context.dump(result.value);
       result.value.dispose();
@@ -159,7 +182,9 @@ export function runInQuickJs(
   } catch (error) {
     if (error instanceof CustomRuleError) throw error;
     // The runtime itself failed (e.g. allocation outside a JS call); still the rule's fault.
-    throw new CustomRuleError(describeError(error, limits, timedOut, memoryUsedBytes));
+    throw new CustomRuleError(
+      describeError(error, limits, timedOut, memoryUsedBytes, stoppedAfterMs),
+    );
   } finally {
     try {
       runtime.dispose();
