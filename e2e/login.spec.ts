@@ -67,10 +67,60 @@ test.describe('login, roles and logout in the browser', () => {
     const cookieAlone = () => page.evaluate(async () => (await fetch('/api/datasets')).status);
     expect([await statusFromPage(page, '/api/datasets'), await cookieAlone()]).toEqual([200, 401]);
 
+    // A second tab of the same browser, open on another page when the first logs out.
+    const other = await page.context().newPage();
+    await other.goto(`${server.url}/benches`);
+    await expect(other.locator('.user-menu')).toContainText('rosa (researcher)');
+
     await page.getByRole('button', { name: 'Log out' }).click();
     await expect(page.getByRole('form', { name: 'Log in' })).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'))).toBeNull();
+    // walk 42: the other tab kept its header and showed "log in first" over its stale page. Its
+    // next request (its page's own poll, or the page the user moves to) is refused, and it shows
+    // the login page without a reload.
+    await other.evaluate(() => {
+      window.history.pushState(null, '', '/');
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await expect(other.getByRole('form', { name: 'Log in' })).toBeVisible();
+    await expect(other.locator('.user-menu')).toHaveCount(0);
+    await other.close();
     expect(await statusFromPage(page, '/api/datasets')).toBe(401);
+  });
+
+  test('a page on another port cannot log this browser in as an account of its own', async ({
+    page,
+  }) => {
+    await page.goto(server.url);
+    await logIn(page, 'rosa', 'rosa-password-1');
+    await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
+    const rosasProof = await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'));
+    // walk 42: a program on another port logged in as an account it holds (lena), set that
+    // session's cookie on 127.0.0.1 (browsers let any port do so) and sent the browser here with
+    // the session's proof in the fragment the owner's link uses. The page took it: it worked as
+    // lena from then on.
+    const login = await fetch(`${server.url}/trpc/auth.login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ name: 'lena', password: 'lena-password-1' }),
+    });
+    const lenasCookie = /^terrarium_session=([\w-]+)/.exec(
+      login.headers.getSetCookie()[0] ?? '',
+    )?.[1];
+    const lenasProof = /"sessionProof":"([\w-]+)"/.exec(await login.text())?.[1];
+    expect([lenasCookie, lenasProof].map((value) => value?.length)).toEqual([43, 43]);
+    await page
+      .context()
+      .addCookies([{ name: 'terrarium_session', value: lenasCookie ?? '', url: server.url }]);
+    await page.goto(`${server.url}/labeling#session-proof=${lenasProof ?? ''}`);
+    // Not lena: the fragment is kept only when it is a local owner's (the owner's link). Rosa's
+    // cookie was replaced (a denial of service any such page can do), so the page asks for a login.
+    await expect(page.getByRole('form', { name: 'Log in' })).toBeVisible();
+    await expect(page).toHaveURL(`${server.url}/labeling`);
+    expect(await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'))).toBe(
+      rosasProof,
+    );
+    await expect(page.locator('.user-menu')).toHaveCount(0);
   });
 
   test('a researcher adds a labeler on the Labeling page, who then logs in', async ({ page }) => {

@@ -112,6 +112,20 @@ describe('a loopback server and its pages', () => {
     expect(await datasets.json()).toEqual([]);
   });
 
+  it('gives model files to signed-in callers only, however the request is dressed', async () => {
+    // walk 42: with `Accept: text/html` (as a link opened in the browser sends) the page-load
+    // branch answered first and served the weights to anyone.
+    const file = `${server.url}/models/terrarium-wm-tiny/config.json`;
+    const statusOf = async (headers: Record<string, string>) =>
+      (await fetch(file, { headers })).status;
+    expect([
+      await statusOf({}),
+      await statusOf({ accept: 'text/html' }),
+      await statusOf({ 'sec-fetch-dest': 'document', accept: 'text/html' }),
+      await statusOf({ authorization: 'Bearer serve-security-token-0123' }),
+    ]).toEqual([401, 401, 401, 200]);
+  });
+
   it('names its loopback URL when bound to every address, and the others for other machines', async () => {
     const wide = await startServer({
       store,

@@ -107,10 +107,12 @@ export async function startServer({
     }
     setSecurityHeaders(response);
     if (answerApi(request, response)) return;
-    const opened = isPageLoad(request)
-      ? answerApi.openPage(request, response)
-      : isModelFileRequest(request)
-        ? refuseAnonymous(request, response)
+    // Model files first: a request for one that looks like a page load (`Accept: text/html`, a
+    // link opened) was served to anyone (walk 42).
+    const opened = isModelFileRequest(request)
+      ? refuseAnonymous(request, response)
+      : isPageLoad(request)
+        ? answerApi.openPage(request, response)
         : Promise.resolve(false);
     opened
       .then((answered) => (answered ? undefined : serveWebApp(request, response, webDist)))

@@ -1,30 +1,55 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  adoptOwnerLinkProof,
   forgetSessionProof,
   keepSessionProof,
   sessionHeaders,
-  takeSessionProofFromLocation,
   withSessionProof,
 } from './session-proof';
 
+/** `auth.whoami` as the server answers it for this principal (e2e drives the real server). */
+function answerWhoami(principal: Record<string, string>): void {
+  vi.stubGlobal('fetch', () =>
+    Promise.resolve(new Response(JSON.stringify({ result: { data: principal } }))),
+  );
+}
+const OWNER = { kind: 'user', userId: 'local-owner', name: 'owner', role: 'researcher' };
+
 describe('the page’s session proof', () => {
   afterEach(() => {
+    vi.unstubAllGlobals();
     forgetSessionProof();
     window.history.replaceState(null, '', '/');
   });
 
-  it('takes the proof the owner’s link lands with, and takes it out of the address bar', () => {
+  it('keeps the proof the owner’s link lands with, and takes it out of the address bar', async () => {
+    answerWhoami(OWNER);
     window.history.replaceState(null, '', '/datasets/3/compare?step=2#session-proof=abc_-9');
-    takeSessionProofFromLocation();
+    await adoptOwnerLinkProof();
     expect(window.location.pathname + window.location.search + window.location.hash).toBe(
       '/datasets/3/compare?step=2',
     );
     expect(sessionHeaders()).toEqual({ 'x-terrarium-session-proof': 'abc_-9' });
   });
 
-  it('leaves any other fragment alone, the login page’s “link refused” among them', () => {
+  it('drops a fragment’s proof that is not the local owner’s, keeping the page’s own', async () => {
+    // walk 42: a page on another port sent the browser here with its own account's proof.
+    keepSessionProof('rosas-proof');
+    answerWhoami({ kind: 'user', userId: '2', name: 'lena', role: 'labeler' });
+    window.history.replaceState(null, '', '/labeling#session-proof=lenas-proof');
+    await adoptOwnerLinkProof();
+    expect(window.location.hash).toBe('');
+    expect(sessionHeaders()).toEqual({ 'x-terrarium-session-proof': 'rosas-proof' });
+    // An ended session (an old history entry) reads anonymous: dropped too.
+    answerWhoami({ kind: 'anonymous' });
+    window.history.replaceState(null, '', '/#session-proof=ended');
+    await adoptOwnerLinkProof();
+    expect(sessionHeaders()).toEqual({ 'x-terrarium-session-proof': 'rosas-proof' });
+  });
+
+  it('leaves any other fragment alone, the login page’s “link refused” among them', async () => {
     window.history.replaceState(null, '', '/#owner-link-refused');
-    takeSessionProofFromLocation();
+    await adoptOwnerLinkProof();
     expect(window.location.hash).toBe('#owner-link-refused');
     expect(sessionHeaders()).toEqual({});
   });

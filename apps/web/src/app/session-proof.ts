@@ -9,6 +9,8 @@ const STORAGE_KEY = 'terrarium.sessionProof';
 const HEADER = 'x-terrarium-session-proof';
 const PARAMETER = 'session_proof';
 const FRAGMENT_PREFIX = '#session-proof=';
+/** The local owner's principal id (packages/api/src/auth/sessions.ts). */
+const LOCAL_OWNER_ID = 'local-owner';
 
 function storage(): Storage | null {
   // Absent in a worker, and storage can be disabled: then the page simply is not logged in.
@@ -33,14 +35,37 @@ export function forgetSessionProof(): void {
 }
 
 /**
- * The owner's link lands on `…#session-proof=…` (request-gate.ts): keep the proof and take it out
- * of the address bar and history before anything renders.
+ * The owner's link lands on `…#session-proof=…` (request-gate.ts): take the proof out of the address
+ * bar, then keep it only if it is what the owner's link hands over, a session of the local owner.
+ * Any page can send a browser to `…#session-proof=…`: a program on another port of this host that
+ * logged in with an account of its own could set that account's cookie here and send its proof
+ * along, and the browser would work as that account (walk 42). A local-owner session needs the
+ * program token, which such a program does not have. A proof the fragment brings that is not
+ * kept leaves the page's own as it was (an old history entry, too). Resolves once settled.
  */
-export function takeSessionProofFromLocation(): void {
+export async function adoptOwnerLinkProof(): Promise<void> {
   const { hash, pathname, search } = window.location;
   if (!hash.startsWith(FRAGMENT_PREFIX)) return;
-  keepSessionProof(decodeURIComponent(hash.slice(FRAGMENT_PREFIX.length)));
   window.history.replaceState(window.history.state, '', `${pathname}${search}`);
+  const offered = decodeURIComponent(hash.slice(FRAGMENT_PREFIX.length));
+  if (await isLocalOwnerProof(offered)) keepSessionProof(offered);
+}
+
+async function isLocalOwnerProof(proof: string): Promise<boolean> {
+  try {
+    const response = await fetch('/trpc/auth.whoami', { headers: { [HEADER]: proof } });
+    if (!response.ok) return false;
+    const body: unknown = await response.json();
+    const principal = field(field(body, 'result'), 'data');
+    return field(principal, 'kind') === 'user' && field(principal, 'userId') === LOCAL_OWNER_ID;
+  } catch {
+    // No answer: the page starts without it, and the login page says how to get in.
+    return false;
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
 }
 
 /** Headers for fetch, XMLHttpRequest and the tRPC links. */

@@ -1,5 +1,5 @@
 import type { AppRouter } from '@terrarium/api';
-import { QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import {
   createTRPCClient,
   httpLink,
@@ -35,17 +35,33 @@ export function createApiClient() {
   });
 }
 
-/** A 4xx from the server: the request was refused, and asking again changes nothing. */
-export function isRefusal(error: unknown): boolean {
-  if (!(error instanceof TRPCClientError)) return false;
+/** The HTTP status of a tRPC call's failure, or null when the server gave none. */
+function httpStatusOf(error: unknown): number | null {
+  if (!(error instanceof TRPCClientError)) return null;
   const data: unknown = error.data;
-  if (typeof data !== 'object' || data === null || !('httpStatus' in data)) return false;
-  const status = data.httpStatus;
-  return typeof status === 'number' && status >= 400 && status < 500;
+  if (typeof data !== 'object' || data === null || !('httpStatus' in data)) return null;
+  return typeof data.httpStatus === 'number' ? data.httpStatus : null;
 }
 
+/** A 4xx from the server: the request was refused, and asking again changes nothing. */
+export function isRefusal(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== null && status >= 400 && status < 500;
+}
+
+/** `auth.whoami`'s query key (the tRPC client's own shape: path, then input and type). */
+const WHOAMI_KEY = [['auth', 'whoami']];
+
 export function createQueryClient(): QueryClient {
-  return new QueryClient({
+  // A 401: this page's session ended under it (a logout in another tab, the first account made,
+  // a week gone). Asking who is calling again lets the auth gate show the login page, instead of
+  // "log in first" over stale data while the page polls on (walk 42).
+  const recheckLogin = (error: unknown) => {
+    if (httpStatusOf(error) === 401) void client.invalidateQueries({ queryKey: WHOAMI_KEY });
+  };
+  const client: QueryClient = new QueryClient({
+    queryCache: new QueryCache({ onError: recheckLogin }),
+    mutationCache: new MutationCache({ onError: recheckLogin }),
     defaultOptions: {
       queries: {
         // Stored trajectories do not change under the viewer; imports invalidate what they touch.
@@ -58,4 +74,5 @@ export function createQueryClient(): QueryClient {
       },
     },
   });
+  return client;
 }

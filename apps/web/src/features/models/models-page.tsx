@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { QueryStatus } from '../../app/query-status';
+import { withSessionProof } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { modelBaseUrl, modelFolderOfSpec } from './browser-model';
 import { EndpointHealthCell } from './endpoint-health-cell';
@@ -17,7 +18,8 @@ function SimulatorStatus({ spec }: { spec: string }) {
     return (
       <span>
         local model · server (onnxruntime-node) and browser:{' '}
-        <a className="mono" href={`${modelBaseUrl(folder)}config.json`}>
+        {/* A link opened is a navigation: no headers, so the session's proof rides in the URL. */}
+        <a className="mono" href={withSessionProof(`${modelBaseUrl(folder)}config.json`)}>
           {modelBaseUrl(folder)}
         </a>
       </span>
