@@ -1,3 +1,15 @@
+/**
+ * A browser session's proof travels beside its cookie (packages/api/src/auth/sessions.ts): this
+ * header on every request, this query parameter on a GET where a browser sends no headers (events,
+ * a download), and this fragment of the owner's link's redirect that hands it to the page.
+ */
+export const SESSION_PROOF_HEADER = 'x-terrarium-session-proof';
+export const SESSION_PROOF_PARAMETER = 'session_proof';
+export const SESSION_PROOF_FRAGMENT = 'session-proof';
+
+/** The id of the local owner's principal: a fixed word, never an account's number. */
+export const LOCAL_OWNER_ID = 'local-owner';
+
 /** Password lengths an account accepts: checked by the server, said by the page before a refusal. */
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;

@@ -1,16 +1,18 @@
+import {
+  LOCAL_OWNER_ID,
+  SESSION_PROOF_FRAGMENT,
+  SESSION_PROOF_HEADER,
+  SESSION_PROOF_PARAMETER,
+} from '@terrarium/schema';
+
 /**
  * The page's half of its session. The cookie alone opens nothing: browsers send it to every port
  * of this host, so a page another program serves on 127.0.0.1 receives it too. The server also
  * asks for the session's proof, which only this origin's pages can read (localStorage is scoped by
- * scheme, host and port), so every request this app makes carries it. Names match
- * packages/api/src/auth/sessions.ts.
+ * scheme, host and port), so every request this app makes carries it.
  */
 const STORAGE_KEY = 'terrarium.sessionProof';
-const HEADER = 'x-terrarium-session-proof';
-const PARAMETER = 'session_proof';
-const FRAGMENT_PREFIX = '#session-proof=';
-/** The local owner's principal id (packages/api/src/auth/sessions.ts). */
-const LOCAL_OWNER_ID = 'local-owner';
+const FRAGMENT_PREFIX = `#${SESSION_PROOF_FRAGMENT}=`;
 
 function storage(): Storage | null {
   // Absent in a worker, and storage can be disabled: then the page simply is not logged in.
@@ -53,7 +55,9 @@ export async function adoptOwnerLinkProof(): Promise<void> {
 
 async function isLocalOwnerProof(proof: string): Promise<boolean> {
   try {
-    const response = await fetch('/trpc/auth.whoami', { headers: { [HEADER]: proof } });
+    const response = await fetch('/trpc/auth.whoami', {
+      headers: { [SESSION_PROOF_HEADER]: proof },
+    });
     if (!response.ok) return false;
     const body: unknown = await response.json();
     const principal = field(field(body, 'result'), 'data');
@@ -71,7 +75,7 @@ function field(value: unknown, key: string): unknown {
 /** Headers for fetch, XMLHttpRequest and the tRPC links. */
 export function sessionHeaders(): Record<string, string> {
   const proof = sessionProof();
-  return proof === null ? {} : { [HEADER]: proof };
+  return proof === null ? {} : { [SESSION_PROOF_HEADER]: proof };
 }
 
 /** The same headers on an upload's XMLHttpRequest (opened, not yet sent). */
@@ -85,5 +89,5 @@ export function sendSessionProof(request: XMLHttpRequest): void {
 export function withSessionProof(url: string): string {
   const proof = sessionProof();
   if (proof === null) return url;
-  return `${url}${url.includes('?') ? '&' : '?'}${PARAMETER}=${encodeURIComponent(proof)}`;
+  return `${url}${url.includes('?') ? '&' : '?'}${SESSION_PROOF_PARAMETER}=${encodeURIComponent(proof)}`;
 }

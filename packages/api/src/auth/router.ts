@@ -9,7 +9,8 @@ import {
 } from '../trpc';
 import { loginSource } from './login-limiter';
 import { secretHash } from './secret';
-import { endSession, LOCAL_OWNER_ID, logIn } from './sessions';
+import { LOCAL_OWNER_ID } from '@terrarium/schema';
+import { endSession, logIn } from './sessions';
 import {
   AccountRefusal,
   addAccount,

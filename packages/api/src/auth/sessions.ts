@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Store } from '@terrarium/db';
+import { LOCAL_OWNER_ID } from '@terrarium/schema';
+
 import type { Principal } from '../trpc';
 import { verifyPassword, unknownUserHash } from './password';
 import { newSecret, secretHash } from './secret';
@@ -12,22 +14,12 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * The person at the keyboard of a loopback server that has no accounts yet. Not a row in `users`:
  * its id is a fixed word, never a number, so it cannot collide with an account id.
  */
-export const LOCAL_OWNER_ID = 'local-owner';
 export const LOCAL_OWNER: Principal = {
   kind: 'user',
   userId: LOCAL_OWNER_ID,
   name: 'owner',
   role: 'researcher',
 };
-
-/**
- * Where a page sends its session proof: this header on every request, or (for what a page cannot
- * give headers to: server-sent events, a download link) this query parameter of a GET.
- */
-export const SESSION_PROOF_HEADER = 'x-terrarium-session-proof';
-export const SESSION_PROOF_PARAMETER = 'session_proof';
-/** The fragment of the owner's link's redirect that hands the page its proof (`#session-proof=…`). */
-export const SESSION_PROOF_FRAGMENT = 'session-proof';
 
 /**
  * The second half of a browser session, beside its cookie: an HMAC of the cookie's value under the

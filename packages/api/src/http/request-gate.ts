@@ -1,14 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import {
-  principalOfSession,
-  SESSION_COOKIE,
   SESSION_PROOF_FRAGMENT,
   SESSION_PROOF_HEADER,
   SESSION_PROOF_PARAMETER,
-  sessionProof,
-  startSession,
-} from '../auth/sessions';
+} from '@terrarium/schema';
+import { principalOfSession, SESSION_COOKIE, sessionProof, startSession } from '../auth/sessions';
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
 import { readCookies, setCookie } from './cookies';

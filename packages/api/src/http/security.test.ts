@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appRouter } from '../router';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../testing/test-server';
-import { SESSION_PROOF_HEADER } from '../auth/sessions';
+import { SESSION_PROOF_HEADER } from '@terrarium/schema';
 import { localOwnerLink } from './request-gate';
 import { HTTP_ROUTE_POLICIES, type Access } from './route-policy';
 

@@ -5,7 +5,8 @@ import type { PromptFolder } from '@terrarium/worlds';
 import type { Store, UserRole } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { addUser } from '../auth/users';
-import { SESSION_COOKIE, SESSION_PROOF_HEADER } from '../auth/sessions';
+import { SESSION_PROOF_HEADER } from '@terrarium/schema';
+import { SESSION_COOKIE } from '../auth/sessions';
 import type { BenchRunner } from '../bench/bench-service';
 import { createApiRequestHandler } from '../http/api-routes';
 

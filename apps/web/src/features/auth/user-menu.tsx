@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { LOCAL_OWNER_ID } from '@terrarium/schema';
 import { forgetSessionProof } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { ChangePasswordButton } from './change-password';
@@ -18,7 +19,7 @@ export function UserMenu() {
     }),
   );
   const principal = whoami.data;
-  if (principal?.kind !== 'user' || principal.userId === 'local-owner') return null;
+  if (principal?.kind !== 'user' || principal.userId === LOCAL_OWNER_ID) return null;
   return (
     <div className="user-menu">
       <span title={`role: ${principal.role}`}>
