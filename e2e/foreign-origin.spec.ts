@@ -11,6 +11,7 @@ import {
   type RunningServer,
 } from '../apps/server/src/start-server';
 import { localOwnerLink } from '../packages/api/src/http/request-gate';
+import { sessionCookieName } from '../packages/api/src/auth/sessions';
 import { e2eToken } from './support/token';
 
 // The servers here are stores of their own: none of the served store's cookie (global-setup.ts).
@@ -199,7 +200,7 @@ test.describe('a foreign origin cannot drive the server', () => {
       await page.goto(localOwnerLink(server.url, e2eToken()));
       const cookies = await page.context().cookies(server.url);
       expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
-        ['terrarium_session', true, 'Strict'],
+        [sessionCookieName(e2eToken()), true, 'Strict'],
       ]);
       calls.length = 0;
       // What the server itself answered each attack: proof that they reached it and were refused
@@ -246,9 +247,9 @@ test.describe('a foreign origin cannot drive the server', () => {
     const stolen = received
       .flatMap((header) => header.split(';'))
       .map((pair) => pair.trim())
-      .find((pair) => pair.startsWith('terrarium_session='));
+      .find((pair) => pair.startsWith(`${sessionCookieName(e2eToken())}=`));
     expect(stolen, 'the premise: the other port was sent the cookie').toMatch(
-      /^terrarium_session=[\w-]{43}$/,
+      /^terrarium_session_[\w-]{12}=[\w-]{43}$/,
     );
     calls.length = 0;
     const replay = async (path: string, body?: string) =>

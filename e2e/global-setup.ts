@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { request, type FullConfig } from '@playwright/test';
 import { e2eToken } from './support/token';
+import { sessionCookieName } from '../packages/api/src/auth/sessions';
 
 /**
  * Opens the link `serve` prints, as its user would: the served store's browser session for every
@@ -23,7 +24,7 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   const proof = /#session-proof=([\w-]+)$/.exec(page.headers()['location'] ?? '')?.[1];
   if (proof === undefined) throw new Error("the owner's link gave no session proof");
   const state = await context.storageState();
-  if (!state.cookies.some((cookie) => cookie.name === 'terrarium_session')) {
+  if (!state.cookies.some((cookie) => cookie.name === sessionCookieName(e2eToken()))) {
     throw new Error("the owner's link gave no session cookie");
   }
   const origin = new URL(baseURL).origin;

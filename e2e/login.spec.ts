@@ -4,6 +4,7 @@ import type { Store } from '../packages/db/src/index';
 import { openStore } from '../packages/db/src/index';
 import { startServer, type RunningServer } from '../apps/server/src/start-server';
 import { localOwnerLink } from '../packages/api/src/http/request-gate';
+import { sessionCookieName } from '../packages/api/src/auth/sessions';
 import { statusFromPage } from './support/page-fetch';
 import { e2eToken } from './support/token';
 
@@ -60,7 +61,7 @@ test.describe('login, roles and logout in the browser', () => {
     await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
     const cookies = await page.context().cookies(server.url);
     expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
-      ['terrarium_session', true, 'Strict'],
+      [sessionCookieName(e2eToken()), true, 'Strict'],
     ]);
     // The page's requests carry the session's proof, which only this origin can read, beside the
     // cookie; the cookie alone, which the browser sends to every port of the host, opens nothing.
@@ -104,14 +105,15 @@ test.describe('login, roles and logout in the browser', () => {
       headers: { 'content-type': 'application/json', origin: server.url },
       body: JSON.stringify({ name: 'lena', password: 'lena-password-1' }),
     });
-    const lenasCookie = /^terrarium_session=([\w-]+)/.exec(
+    const cookieName = sessionCookieName(e2eToken());
+    const lenasCookie = new RegExp(`^${cookieName}=([\\w-]+)`).exec(
       login.headers.getSetCookie()[0] ?? '',
     )?.[1];
     const lenasProof = /"sessionProof":"([\w-]+)"/.exec(await login.text())?.[1];
     expect([lenasCookie, lenasProof].map((value) => value?.length)).toEqual([43, 43]);
     await page
       .context()
-      .addCookies([{ name: 'terrarium_session', value: lenasCookie ?? '', url: server.url }]);
+      .addCookies([{ name: cookieName, value: lenasCookie ?? '', url: server.url }]);
     await page.goto(`${server.url}/labeling#session-proof=${lenasProof ?? ''}`);
     // Not lena: the fragment is kept only when it is a local owner's (the owner's link). Rosa's
     // cookie was replaced (a denial of service any such page can do), so the page asks for a login.
@@ -276,5 +278,54 @@ test.describe('the first account, made from the page', () => {
     await login.getByLabel('Password').fill('rosa-password-1');
     await login.getByRole('button', { name: 'Log in' }).click();
     await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
+  });
+});
+
+/** Two users of one machine, each with a server of their own on 127.0.0.1, in one browser. */
+test.describe('two servers on one host', () => {
+  let stores: Store[] = [];
+  let servers: RunningServer[] = [];
+  const tokens = ['first-servers-token-4a1f9c27d0', 'second-servers-token-8be03d55a2'];
+
+  test.beforeAll(async () => {
+    stores = await Promise.all(tokens.map(() => openStore({ memory: true })));
+    servers = await Promise.all(
+      tokens.map((token, at) => {
+        const store = stores[at];
+        if (store === undefined) throw new Error('no store');
+        return startServer({ store, token });
+      }),
+    );
+  });
+  test.afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  test("opening one server's link keeps the other's page logged in", async ({ context }) => {
+    // Walk 42: browsers keep cookies per host, not per port. Both servers set one cookie name, so
+    // opening the second server's link replaced the first's cookie, and the first's page fell
+    // back to its login page at its next request.
+    const [first, second] = servers;
+    const [firstToken, secondToken] = tokens;
+    if (!first || !second || !firstToken || !secondToken) throw new Error('no servers');
+    const firstPage = await context.newPage();
+    await firstPage.goto(localOwnerLink(`${first.url}/benches`, firstToken));
+    await expect(firstPage.getByRole('heading', { name: 'Benches', level: 1 })).toBeVisible();
+    const secondPage = await context.newPage();
+    await secondPage.goto(localOwnerLink(`${second.url}/benches`, secondToken));
+    await expect(secondPage.getByRole('heading', { name: 'Benches', level: 1 })).toBeVisible();
+
+    expect([
+      await statusFromPage(firstPage, '/api/datasets'),
+      await statusFromPage(secondPage, '/api/datasets'),
+    ]).toEqual([200, 200]);
+    await firstPage.reload();
+    await expect(firstPage.getByRole('heading', { name: 'Benches', level: 1 })).toBeVisible();
+    await expect(firstPage.getByRole('form', { name: 'Log in' })).toHaveCount(0);
+    const names = (await context.cookies(first.url)).map((cookie) => cookie.name).toSorted();
+    expect(names).toEqual(
+      [sessionCookieName(firstToken), sessionCookieName(secondToken)].toSorted(),
+    );
   });
 });

@@ -19,7 +19,7 @@ export {
   UserExistsError,
   type StoredUser,
 } from './auth/users';
-export { LOCAL_OWNER, SESSION_COOKIE } from './auth/sessions';
+export { LOCAL_OWNER, sessionCookieName } from './auth/sessions';
 export { fileSystemReason, isErrnoException } from './file-system-reason';
 export {
   HTTP_ROUTE_POLICIES,

@@ -6,7 +6,19 @@ import type { Principal } from '../trpc';
 import { verifyPassword, unknownUserHash } from './password';
 import { newSecret, secretHash } from './secret';
 
-export const SESSION_COOKIE = 'terrarium_session';
+/**
+ * The session cookie's name on the server with this program token. Browsers keep cookies per host,
+ * not per port: under one fixed name, two servers on 127.0.0.1 (two data folders, two users of a
+ * shared machine) overwrote each other's cookie at every login, each logging the other's page out.
+ * A name of its own per token keeps them apart; a truncated HMAC, so it gives nothing of the token.
+ */
+export function sessionCookieName(programToken: string): string {
+  const tag = createHmac('sha256', programToken)
+    .update('terrarium session cookie name', 'utf8')
+    .digest('base64url')
+    .slice(0, 12);
+  return `terrarium_session_${tag}`;
+}
 /** A login lasts a week; the owner's link starts a new one whenever it is opened. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

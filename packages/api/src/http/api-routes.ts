@@ -22,7 +22,7 @@ import type { RewardService } from '../rulesets/reward-service';
 import { respondToSimulate } from './simulate-route';
 import { respondToRunResults } from './run-results-route';
 import { sendError, sendJson } from './json-response';
-import { SESSION_COOKIE, sessionProof } from '../auth/sessions';
+import { sessionProof } from '../auth/sessions';
 import {
   ANONYMOUS_PRINCIPAL,
   INTERNAL_ERROR_MESSAGE,
@@ -160,10 +160,10 @@ export function createApiRequestHandler({
         cookies: {
           current: admitted?.session ?? null,
           set: (value, expiresAt) => {
-            setCookie(res, SESSION_COOKIE, value, expiresAt);
+            setCookie(res, gate.cookieName, value, expiresAt);
             return sessionProof(token, value);
           },
-          clear: () => setCookie(res, SESSION_COOKIE, '', null),
+          clear: () => setCookie(res, gate.cookieName, '', null),
         },
       };
     },

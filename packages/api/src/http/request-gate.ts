@@ -5,7 +5,12 @@ import {
   SESSION_PROOF_HEADER,
   SESSION_PROOF_PARAMETER,
 } from '@terrarium/schema';
-import { principalOfSession, SESSION_COOKIE, sessionProof, startSession } from '../auth/sessions';
+import {
+  principalOfSession,
+  sessionCookieName,
+  sessionProof,
+  startSession,
+} from '../auth/sessions';
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
 import { readCookies, setCookie } from './cookies';
@@ -94,6 +99,7 @@ export function createRequestGate(options: GateOptions) {
     [...options.allowedHosts, ...(options.localOwner ? LOOPBACK_HOSTS : [])].map(normalHostName),
   );
   const now = options.now ?? (() => new Date());
+  const cookieName = sessionCookieName(options.token);
 
   /** Host check alone: every request, pages and assets included (a rebinding page reads GETs). */
   function checkHost(request: IncomingMessage): Admission | null {
@@ -133,7 +139,7 @@ export function createRequestGate(options: GateOptions) {
     const sessionToken =
       proof === null
         ? undefined
-        : readCookies(request, SESSION_COOKIE).find((value) =>
+        : readCookies(request, cookieName).find((value) =>
             sameSecret(proof, sessionProof(options.token, value)),
           );
     // No cookie, or none proven: anonymous, and no session of this caller's to end at a logout.
@@ -183,7 +189,7 @@ export function createRequestGate(options: GateOptions) {
     let fragment = OWNER_LINK_REFUSED;
     if (accepted) {
       const session = await startSession(options.store, null, now());
-      setCookie(response, SESSION_COOKIE, session.token, session.expiresAt);
+      setCookie(response, cookieName, session.token, session.expiresAt);
       fragment = `${SESSION_PROOF_FRAGMENT}=${sessionProof(options.token, session.token)}`;
     }
     url.searchParams.delete(PAGE_TOKEN_PARAMETER);
@@ -197,7 +203,7 @@ export function createRequestGate(options: GateOptions) {
     return true;
   }
 
-  return { checkHost, checkOrigin, admit, offerLocalOwnerSession };
+  return { cookieName, checkHost, checkOrigin, admit, offerLocalOwnerSession };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;

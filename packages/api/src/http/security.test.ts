@@ -401,7 +401,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
       body: '{}',
     });
     expect(logout.status).toBe(200);
-    expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session=; Max-Age=0; /);
+    expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session_[\w-]{12}=; Max-Age=0; /);
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: leaving });
     expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
     // The web app's client posts no body at all to a procedure without input.
@@ -598,7 +598,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     });
     const [cookie] = response.headers.getSetCookie();
     expect(cookie).toMatch(
-      /^terrarium_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
+      /^terrarium_session_[\w-]{12}=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
     );
   });
 
@@ -923,7 +923,7 @@ describe('the local owner on loopback', () => {
     ]);
     const [cookie] = page.headers.getSetCookie();
     const pair = cookie?.split(';')[0] ?? '';
-    expect(pair).toMatch(/^terrarium_session=/);
+    expect(pair).toMatch(/^terrarium_session_[\w-]{12}=/);
     const proof = sentTo.slice(sentTo.lastIndexOf('=') + 1);
     const asOwner = { cookie: pair, [SESSION_PROOF_HEADER]: proof, origin: server.url };
     // The cookie alone, as any page on another port of 127.0.0.1 receives it, opens nothing.

@@ -6,7 +6,7 @@ import type { Store, UserRole } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { addUser } from '../auth/users';
 import { SESSION_PROOF_HEADER } from '@terrarium/schema';
-import { SESSION_COOKIE } from '../auth/sessions';
+import { sessionCookieName } from '../auth/sessions';
 import type { BenchRunner } from '../bench/bench-service';
 import { createApiRequestHandler } from '../http/api-routes';
 
@@ -105,7 +105,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const cookie = response.headers
         .getSetCookie()
         .map((line) => line.split(';')[0] ?? '')
-        .find((pair) => pair.startsWith(`${SESSION_COOKIE}=`));
+        .find((pair) => pair.startsWith(`${sessionCookieName(token)}=`));
       if (cookie === undefined) throw new Error(`login of ${name} set no session cookie`);
       return { cookie, [SESSION_PROOF_HEADER]: await proofIn(response), origin: url };
     },
