@@ -76,17 +76,18 @@ test.describe('login, roles and logout in the browser', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await expect(page.getByRole('form', { name: 'Log in' })).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'))).toBeNull();
-    // walk 42: the other tab kept its header and showed "log in first" over its stale page. Its
-    // next request (its page's own poll, or the page the user moves to) is refused, and it shows
-    // the login page without a reload.
-    await other.evaluate(() => {
-      window.history.pushState(null, '', '/');
-      window.dispatchEvent(new PopStateEvent('popstate'));
-    });
+    // walk 42: the other tab showed "log in first" over its stale page until a request of its own
+    // was refused. It follows the logout at once, with no request or reload of its own.
     await expect(other.getByRole('form', { name: 'Log in' })).toBeVisible();
     await expect(other.locator('.user-menu')).toHaveCount(0);
-    await other.close();
     expect(await statusFromPage(page, '/api/datasets')).toBe(401);
+    // And the login: logging in in one tab logs the other in. (Logging in there too, as a user
+    // would when both show the form, started a second session that replaced the first's cookie.)
+    await logIn(other, 'rosa', 'rosa-password-1');
+    await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
+    await expect(page.getByRole('form', { name: 'Log in' })).toHaveCount(0);
+    await other.close();
+    expect(await statusFromPage(page, '/api/datasets')).toBe(200);
   });
 
   test('a page on another port cannot log this browser in as an account of its own', async ({
@@ -252,6 +253,8 @@ test.describe('the first account, made from the page', () => {
     await expect(page.getByTestId('owner-link-refused')).toHaveText(
       'That link did not log you in: its token is not this server’s (each data folder has its own; use the link this server printed).',
     );
+    // Out of the address bar, so that a reload or a bookmark does not repeat it.
+    await expect(page).toHaveURL(`${server.url}/labeling`);
     await page.goto(localOwnerLink(`${server.url}/labeling`, e2eToken()));
     await expect(page).toHaveURL(`${server.url}/labeling`);
     const accounts = page.getByRole('region', { name: 'Accounts' });

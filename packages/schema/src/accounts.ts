@@ -6,6 +6,8 @@
 export const SESSION_PROOF_HEADER = 'x-terrarium-session-proof';
 export const SESSION_PROOF_PARAMETER = 'session_proof';
 export const SESSION_PROOF_FRAGMENT = 'session-proof';
+/** The fragment the owner's link is sent on with when it could not log in (the login page says why). */
+export const OWNER_LINK_REFUSED_FRAGMENT = 'owner-link-refused';
 
 /** The id of the local owner's principal: a fixed word, never an account's number. */
 export const LOCAL_OWNER_ID = 'local-owner';

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  adoptOwnerLinkProof,
+  readOwnerLinkFragment,
   forgetSessionProof,
   keepSessionProof,
+  onSessionProofChange,
+  ownerLinkWasRefused,
   sessionHeaders,
   withSessionProof,
 } from './session-proof';
@@ -12,6 +14,10 @@ function answerWhoami(principal: Record<string, string>): void {
   vi.stubGlobal('fetch', () =>
     Promise.resolve(new Response(JSON.stringify({ result: { data: principal } }))),
   );
+}
+/** What a change of localStorage in another tab of this origin fires here. */
+function fromOtherTab(key: string | null): void {
+  window.dispatchEvent(new StorageEvent('storage', { key, newValue: 'x' }));
 }
 const OWNER = { kind: 'user', userId: 'local-owner', name: 'owner', role: 'researcher' };
 
@@ -25,7 +31,7 @@ describe('the page’s session proof', () => {
   it('keeps the proof the owner’s link lands with, and takes it out of the address bar', async () => {
     answerWhoami(OWNER);
     window.history.replaceState(null, '', '/datasets/3/compare?step=2#session-proof=abc_-9');
-    await adoptOwnerLinkProof();
+    await readOwnerLinkFragment();
     expect(window.location.pathname + window.location.search + window.location.hash).toBe(
       '/datasets/3/compare?step=2',
     );
@@ -37,21 +43,44 @@ describe('the page’s session proof', () => {
     keepSessionProof('rosas-proof');
     answerWhoami({ kind: 'user', userId: '2', name: 'lena', role: 'labeler' });
     window.history.replaceState(null, '', '/labeling#session-proof=lenas-proof');
-    await adoptOwnerLinkProof();
+    await readOwnerLinkFragment();
     expect(window.location.hash).toBe('');
     expect(sessionHeaders()).toEqual({ 'x-terrarium-session-proof': 'rosas-proof' });
     // An ended session (an old history entry) reads anonymous: dropped too.
     answerWhoami({ kind: 'anonymous' });
     window.history.replaceState(null, '', '/#session-proof=ended');
-    await adoptOwnerLinkProof();
+    await readOwnerLinkFragment();
     expect(sessionHeaders()).toEqual({ 'x-terrarium-session-proof': 'rosas-proof' });
   });
 
-  it('leaves any other fragment alone, the login page’s “link refused” among them', async () => {
-    window.history.replaceState(null, '', '/#owner-link-refused');
-    await adoptOwnerLinkProof();
-    expect(window.location.hash).toBe('#owner-link-refused');
+  it('takes the “link refused” fragment out of the address bar and remembers it for the login page', async () => {
+    // A reload, or a bookmark of the page, showed the refusal again (walk 42).
+    window.history.replaceState(null, '', '/labeling#owner-link-refused');
+    expect(ownerLinkWasRefused()).toBe(false);
+    await readOwnerLinkFragment();
+    expect([window.location.pathname, window.location.hash, ownerLinkWasRefused()]).toEqual([
+      '/labeling',
+      '',
+      true,
+    ]);
     expect(sessionHeaders()).toEqual({});
+  });
+
+  it('leaves any other fragment alone', async () => {
+    window.history.replaceState(null, '', '/datasets#step-4');
+    await readOwnerLinkFragment();
+    expect(window.location.hash).toBe('#step-4');
+  });
+
+  it('tells the page when another tab logs in or out, and nothing else', () => {
+    const heard: string[] = [];
+    const stop = onSessionProofChange(() => heard.push('changed'));
+    fromOtherTab('terrarium.sessionProof');
+    fromOtherTab('terrarium.labelDrafts');
+    fromOtherTab(null);
+    stop();
+    fromOtherTab('terrarium.sessionProof');
+    expect(heard).toEqual(['changed', 'changed']);
   });
 
   it('puts the proof in a URL for what sends no headers, and forgets it at logout', () => {

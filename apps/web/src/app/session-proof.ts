@@ -1,5 +1,6 @@
 import {
   LOCAL_OWNER_ID,
+  OWNER_LINK_REFUSED_FRAGMENT,
   SESSION_PROOF_FRAGMENT,
   SESSION_PROOF_HEADER,
   SESSION_PROOF_PARAMETER,
@@ -36,6 +37,8 @@ export function forgetSessionProof(): void {
   storage()?.removeItem(STORAGE_KEY);
 }
 
+let ownerLinkRefused = false;
+
 /**
  * The owner's link lands on `…#session-proof=…` (request-gate.ts): take the proof out of the address
  * bar, then keep it only if it is what the owner's link hands over, a session of the local owner.
@@ -43,14 +46,38 @@ export function forgetSessionProof(): void {
  * logged in with an account of its own could set that account's cookie here and send its proof
  * along, and the browser would work as that account (walk 42). A local-owner session needs the
  * program token, which such a program does not have. A proof the fragment brings that is not
- * kept leaves the page's own as it was (an old history entry, too). Resolves once settled.
+ * kept leaves the page's own as it was (an old history entry, too). A link that could not log in
+ * lands on `…#owner-link-refused`: taken out of the address bar as well (a reload or a bookmark
+ * would repeat the message), and remembered for the login page. Resolves once settled.
  */
-export async function adoptOwnerLinkProof(): Promise<void> {
+export async function readOwnerLinkFragment(): Promise<void> {
   const { hash, pathname, search } = window.location;
-  if (!hash.startsWith(FRAGMENT_PREFIX)) return;
+  const refused = hash === `#${OWNER_LINK_REFUSED_FRAGMENT}`;
+  if (!refused && !hash.startsWith(FRAGMENT_PREFIX)) return;
   window.history.replaceState(window.history.state, '', `${pathname}${search}`);
+  ownerLinkRefused = refused;
+  if (refused) return;
   const offered = decodeURIComponent(hash.slice(FRAGMENT_PREFIX.length));
   if (await isLocalOwnerProof(offered)) keepSessionProof(offered);
+}
+
+/** The page was opened by an owner's link that could not log in (read once, at start). */
+export function ownerLinkWasRefused(): boolean {
+  return ownerLinkRefused;
+}
+
+/**
+ * Calls `listener` when another tab of this origin logs in or out: the proof in localStorage
+ * changed under this page, so what it shows belongs to a session it no longer sends. Returns the
+ * unsubscribe.
+ */
+export function onSessionProofChange(listener: () => void): () => void {
+  const onStorage = (event: StorageEvent) => {
+    // A null key: the whole storage was cleared.
+    if (event.key === STORAGE_KEY || event.key === null) listener();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
 }
 
 async function isLocalOwnerProof(proof: string): Promise<boolean> {

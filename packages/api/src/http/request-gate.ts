@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import {
+  OWNER_LINK_REFUSED_FRAGMENT,
   SESSION_PROOF_FRAGMENT,
   SESSION_PROOF_HEADER,
   SESSION_PROOF_PARAMETER,
@@ -37,8 +38,6 @@ export type Admission =
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The query parameter of the link that logs the local owner's browser in (`/?token=…`). */
 export const PAGE_TOKEN_PARAMETER = 'token';
-/** The fragment a link that could not log in is sent on with (the login page explains it). */
-export const OWNER_LINK_REFUSED = 'owner-link-refused';
 
 /** The link `serve` prints for its own user: the page at `url`, logged in as the local owner. */
 export function localOwnerLink(url: string, token: string): string {
@@ -186,7 +185,7 @@ export function createRequestGate(options: GateOptions) {
       options.localOwner &&
       sameSecret(offered, options.token) &&
       (await options.store.countUsers()) === 0;
-    let fragment = OWNER_LINK_REFUSED;
+    let fragment = OWNER_LINK_REFUSED_FRAGMENT;
     if (accepted) {
       const session = await startSession(options.store, null, now());
       setCookie(response, cookieName, session.token, session.expiresAt);

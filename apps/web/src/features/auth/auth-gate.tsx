@@ -1,7 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, type ReactNode } from 'react';
+import { onSessionProofChange } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { LoginPage } from './login-page';
+import { resetForOtherTab } from './reset-session';
 import './auth.css';
 
 /**
@@ -11,6 +13,12 @@ import './auth.css';
  */
 export function AuthGate({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // Tabs follow each other's login and logout.
+  useEffect(
+    () => onSessionProofChange(() => resetForOtherTab(queryClient, trpc.auth.whoami.queryKey())),
+    [queryClient, trpc],
+  );
   const whoami = useQuery(trpc.auth.whoami.queryOptions(undefined, { staleTime: Infinity }));
   if (whoami.isPending) return <p className="status">Loading…</p>;
   if (whoami.isError) {
