@@ -605,7 +605,7 @@ test('an output that runs in circles is stopped in the worker, and the page says
   await playground.getByRole('button', { name: 'Predict' }).click();
   const outcome = playground.getByTestId('playground-outcome');
   await expect(outcome).toBeVisible({ timeout: 60_000 });
-  await expect(outcome).toContainText('finish: cycle');
+  await expect(outcome).toContainText('stopped at: repetition');
   await expect(outcome).toContainText('stopped where the output began repeating itself');
   const decode: unknown = await page.evaluate(() => Reflect.get(window, 'terrariumLastDecode'));
   const tokens: unknown = Reflect.get(Object(decode), 'tokens');

@@ -17,6 +17,7 @@ import { ModelSourcePicker } from './model-source-picker';
 import { providerFallbackNotice } from './provider-fallback';
 import { actionFromText, historyFromText } from './playground-input';
 import { streamFromServer } from './server-stream';
+import { finishInWords } from './finish-words';
 
 type Where = 'browser' | 'server';
 
@@ -518,7 +519,10 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
         </strong>{' '}
         tokens/s
       </span>
-      <span>finish: {outcome.finishReason ?? '–'}</span>
+      <span title={`finish reason: ${outcome.finishReason ?? 'none'}`}>
+        stopped at:{' '}
+        {outcome.finishReason === null ? '–' : finishInWords(outcome.finishReason, outcome.where)}
+      </span>
       <span className="muted">{outcome.detail}</span>
       {outcome.fallback !== null && (
         <p className="note" role="status" data-testid="provider-fallback">
