@@ -116,9 +116,11 @@ test('a bench built from real trajectories ranks replay above retrieval, down to
   // The run's results download: a line per item and simulator, whose mean is the cell's.
   const [download] = await Promise.all([
     page.waitForEvent('download'),
-    page.getByRole('link', { name: 'Download results (JSONL)' }).click(),
+    page.getByRole('button', { name: 'Download results (JSONL)' }).click(),
   ]);
   expect(download.suggestedFilename()).toMatch(/^terrarium-run-\d+-results\.jsonl$/);
+  // By a one-time link: what the browser's download list keeps opens nothing (walk 42).
+  expect(new URL(download.url()).search).toMatch(/^\?run=\d+&download_code=[\w-]{32}$/);
   const results = (await readFile(await download.path(), 'utf8')).trimEnd().split('\n');
   expect(results).toHaveLength(ITEMS * 2);
   const exact = results

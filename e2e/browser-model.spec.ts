@@ -642,3 +642,25 @@ test('Stop ends a decode in the worker and the page can predict again', async ({
   await expect(playground.getByTestId('playground-outcome')).toBeVisible({ timeout: 60_000 });
   expect(stoppedAt?.length ?? 0).toBeGreaterThan(0);
 });
+
+test('the Models page opens a served model’s config in a tab by a one-time link', async ({
+  page,
+}) => {
+  // walk 42: the link carried the session's proof, which the browser then kept in its history.
+  await page.goto('/models');
+  const [tab] = await Promise.all([
+    page.waitForEvent('popup'),
+    page
+      .getByTestId('models-list')
+      .getByRole('button', { name: '/models/terrarium-wm-tiny/' })
+      .click(),
+  ]);
+  await tab.waitForLoadState();
+  expect(new URL(tab.url()).search).toMatch(/^\?download_code=[\w-]{32}$/);
+  const config: unknown = JSON.parse(await tab.locator('body').innerText());
+  expect(Reflect.get(Object(config), 'model_type')).toBe('gpt2');
+  // Used up: the same address again opens nothing.
+  const again = await tab.reload();
+  expect(again?.status()).toBe(401);
+  await tab.close();
+});

@@ -1,9 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { availableSimulators, parseSimSpec } from '@terrarium/api';
-
-/** Where the browser finds a served model folder: `/models/<folder name>/<file>`. */
-export const MODEL_URL_PREFIX = '/models/';
+import { MODEL_URL_PREFIX } from '@terrarium/schema';
 
 /**
  * The files of a model folder the browser needs (the transformers.js / Optimum layout). Nothing

@@ -9,9 +9,9 @@ import {
   type PromptFolder,
 } from '@terrarium/api';
 import type { Store } from '@terrarium/db';
+import { MODEL_URL_PREFIX } from '@terrarium/schema';
 import { boundHostNames, isLoopbackAddress, isWildcardAddress } from './bind-address';
 import { setSecurityHeaders } from './security-headers';
-import { MODEL_URL_PREFIX } from './model-files';
 import { serveWebApp } from './static-files';
 
 export const DEFAULT_HOST = '127.0.0.1';

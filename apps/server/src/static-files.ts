@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { findModelFile, MODEL_URL_PREFIX, servedModelFolders } from './model-files';
+import { MODEL_URL_PREFIX } from '@terrarium/schema';
+import { findModelFile, servedModelFolders } from './model-files';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

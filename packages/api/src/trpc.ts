@@ -6,6 +6,7 @@ import type { PromptFolder } from '@terrarium/worlds';
 import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
 import { SimulatorError } from './simulate/simulator-error';
 import type { LoginLimiter } from './auth/login-limiter';
+import type { DownloadLinks } from './auth/download-links';
 
 export type Role = 'researcher' | 'labeler';
 
@@ -67,6 +68,8 @@ export interface ApiContext extends ServiceContext {
   setHeader?: (name: string, value: string) => void;
   /** The server's JSON body limit, named when a body exceeds it (tRPC's own message names none). */
   maxBodyBytes?: number;
+  /** One-time links for what a page opens by navigating (absent for in-process callers). */
+  downloadLinks?: DownloadLinks;
 }
 
 export interface FieldIssue {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Action, Actor, Observation } from './trajectory';
 
+/** Where the browser finds a served model folder: `/models/<folder name>/<file>`. */
+export const MODEL_URL_PREFIX = '/models/';
+
 /**
  * A simulator named the way the CLI and the API take it:
  * `replay`, `retrieval`, `onnx:PATH` (a local model folder), `openai:URL#MODEL`.

@@ -83,13 +83,10 @@ describe('the page’s session proof', () => {
     expect(heard).toEqual(['changed', 'changed']);
   });
 
-  it('puts the proof in a URL for what sends no headers, and forgets it at logout', () => {
+  it('puts the proof in the event stream’s URL, and forgets it at logout', () => {
     expect(withSessionProof('/trpc')).toBe('/trpc');
     keepSessionProof('p+q/r');
     expect(withSessionProof('/trpc')).toBe('/trpc?session_proof=p%2Bq%2Fr');
-    expect(withSessionProof('/api/bench/results?run=7')).toBe(
-      '/api/bench/results?run=7&session_proof=p%2Bq%2Fr',
-    );
     forgetSessionProof();
     expect(sessionHeaders()).toEqual({});
   });

@@ -112,7 +112,11 @@ export function sendSessionProof(request: XMLHttpRequest): void {
   }
 }
 
-/** `url` with the proof as a query parameter: for what takes no headers (events, a download). */
+/**
+ * `url` with the proof as a query parameter: for an event stream alone (EventSource sends no
+ * headers), whose URL the browser keeps nowhere. What the page navigates to takes a one-time link
+ * instead (one-time-link.tsx); the server reads the query's proof on event streams only.
+ */
 export function withSessionProof(url: string): string {
   const proof = sessionProof();
   if (proof === null) return url;

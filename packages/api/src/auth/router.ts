@@ -9,7 +9,8 @@ import {
 } from '../trpc';
 import { loginSource } from './login-limiter';
 import { secretHash } from './secret';
-import { LOCAL_OWNER_ID } from '@terrarium/schema';
+import { DOWNLOAD_CODE_PARAMETER, LOCAL_OWNER_ID } from '@terrarium/schema';
+import { takesDownloadLink } from './download-links';
 import { endSession, logIn } from './sessions';
 import {
   AccountRefusal,
@@ -45,6 +46,14 @@ async function refusing<T>(change: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** A path of this server with its query (`/api/bench/results?run=7`), never another site. */
+const DownloadPath = z
+  .string()
+  .max(2_000)
+  .regex(/^\/(?!\/)/, {
+    message: 'expected a path of this server, such as /api/bench/results?run=7',
+  });
 
 const LoginInput = z.object({
   name: z.string().min(1).max(64),
@@ -105,6 +114,32 @@ export const authRouter = createRouter({
     ctx.cookies?.clear();
     return { ok: true };
   }),
+
+  /**
+   * A one-time link to `path` for the page to navigate to (a download, a model file in a tab),
+   * where the browser sends no headers: the link opens it once, within a minute, as this session
+   * (download-links.ts). Programs send their token instead.
+   */
+  downloadLink: labelerProcedure
+    .input(z.object({ path: DownloadPath }))
+    .mutation(({ ctx, input }) => {
+      const session = ctx.cookies?.current ?? null;
+      if (session === null || ctx.downloadLinks === undefined) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'one-time links are for a logged-in browser; a program sends its token',
+        });
+      }
+      const url = new URL(input.path, 'http://localhost');
+      if (!takesDownloadLink(url.pathname)) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: `${url.pathname} is not opened by a link (downloads and model files are)`,
+        });
+      }
+      url.searchParams.set(DOWNLOAD_CODE_PARAMETER, ctx.downloadLinks.issue(session, url.pathname));
+      return { url: `${url.pathname}${url.search}` };
+    }),
 
   /** One's own password (accounts only: the local owner and programs have none). */
   changePassword: labelerProcedure

@@ -157,6 +157,7 @@ export function createApiRequestHandler({
         clientAddress: req.socket.remoteAddress ?? 'unknown',
         setHeader: (name, value) => res.setHeader(name, value),
         maxBodyBytes,
+        downloadLinks: gate.downloadLinks,
         cookies: {
           current: admitted?.session ?? null,
           set: (value, expiresAt) => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import {
+  DOWNLOAD_CODE_PARAMETER,
   OWNER_LINK_REFUSED_FRAGMENT,
   SESSION_PROOF_FRAGMENT,
   SESSION_PROOF_HEADER,
@@ -12,6 +13,7 @@ import {
   sessionProof,
   startSession,
 } from '../auth/sessions';
+import { createDownloadLinks } from '../auth/download-links';
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
 import { readCookies, setCookie } from './cookies';
@@ -99,6 +101,7 @@ export function createRequestGate(options: GateOptions) {
   );
   const now = options.now ?? (() => new Date());
   const cookieName = sessionCookieName(options.token);
+  const downloadLinks = createDownloadLinks(() => now().getTime());
 
   /** Host check alone: every request, pages and assets included (a rebinding page reads GETs). */
   function checkHost(request: IncomingMessage): Admission | null {
@@ -131,6 +134,8 @@ export function createRequestGate(options: GateOptions) {
       }
       return { ok: true, principal: { kind: 'program' }, sessionToken: null };
     }
+    const downloadCode = downloadCodeOf(request);
+    if (downloadCode !== null) return admitDownload(request, downloadCode);
     // A cookie reaches every port of this host (walk 41, S2): without the proof only this origin's
     // pages hold, it is a stranger's, or a copy another local page took; it opens nothing. Of
     // several (one tossed in by such a page), the one the proof matches is the page's own.
@@ -159,6 +164,28 @@ export function createRequestGate(options: GateOptions) {
       oneHeader(request, 'sec-fetch-site') !== 'same-origin'
     ) {
       return { ok: false, status: 403, message: 'a browser request without an Origin is refused' };
+    }
+    return { ok: true, principal, sessionToken };
+  }
+
+  /** A one-time link (download-links.ts): the session it was issued to, for its path, once. */
+  async function admitDownload(request: IncomingMessage, code: string): Promise<Admission> {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const sessionToken = downloadLinks.redeem(code, path);
+    const principal =
+      sessionToken === null
+        ? null
+        : await principalOfSession(options.store, sessionToken, {
+            localOwnerAllowed: options.localOwner,
+            now: now(),
+          });
+    if (principal === null) {
+      return {
+        ok: false,
+        status: 401,
+        message:
+          'this link was for one download, within a minute, while you were logged in: start it again from the page',
+      };
     }
     return { ok: true, principal, sessionToken };
   }
@@ -202,7 +229,7 @@ export function createRequestGate(options: GateOptions) {
     return true;
   }
 
-  return { cookieName, checkHost, checkOrigin, admit, offerLocalOwnerSession };
+  return { cookieName, downloadLinks, checkHost, checkOrigin, admit, offerLocalOwnerSession };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
@@ -211,8 +238,23 @@ export type RequestGate = ReturnType<typeof createRequestGate>;
 function proofOf(request: IncomingMessage): string | null {
   const header = oneHeader(request, SESSION_PROOF_HEADER);
   if (header !== undefined) return header;
-  if (!SAFE_METHODS.has(request.method ?? 'GET')) return null;
+  // In the query only for an event stream, which EventSource opens with no headers of the page's
+  // choosing: its URL goes into no history or download list. Whatever a page navigates to (a
+  // download, a file in a tab) takes a one-time link instead.
+  if (request.method !== 'GET' || !acceptsEventStream(request)) return null;
   return new URL(request.url ?? '/', 'http://localhost').searchParams.get(SESSION_PROOF_PARAMETER);
+}
+
+function acceptsEventStream(request: IncomingMessage): boolean {
+  return (oneHeader(request, 'accept') ?? '').split(',').some((type) => {
+    return type.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+  });
+}
+
+/** A one-time link's code: only on a GET, the way a browser follows a link. */
+function downloadCodeOf(request: IncomingMessage): string | null {
+  if (request.method !== 'GET') return null;
+  return new URL(request.url ?? '/', 'http://localhost').searchParams.get(DOWNLOAD_CODE_PARAMETER);
 }
 
 function tokenInQuery(request: IncomingMessage): string | null {

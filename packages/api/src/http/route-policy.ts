@@ -1,3 +1,4 @@
+import { RUN_RESULTS_PATH } from '@terrarium/schema';
 import type { Principal } from '../trpc';
 
 /** Who may call an HTTP route: anyone, any logged-in user or program, or researchers/programs. */
@@ -20,7 +21,7 @@ export const HTTP_ROUTE_POLICIES: readonly RoutePolicy[] = [
   { path: '/api/datasets', access: 'researcher' },
   { path: '/api/import', access: 'researcher' },
   { path: '/api/bench/import', access: 'researcher' },
-  { path: '/api/bench/results', access: 'researcher' },
+  { path: RUN_RESULTS_PATH, access: 'researcher' },
   { path: '/api/simulate', access: 'researcher' },
   { path: '/v1/models', access: 'researcher' },
   { path: '/v1/chat/completions', access: 'researcher' },

@@ -16,6 +16,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'auth.entry': 'public',
   'auth.login': 'public',
   'auth.logout': 'public',
+  'auth.downloadLink': 'labeler',
   'auth.changePassword': 'labeler',
   'auth.users.list': 'researcher',
   'auth.users.add': 'researcher',
@@ -535,8 +536,13 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     expect(
       await datasets({ cookie, [SESSION_PROOF_HEADER]: other[SESSION_PROOF_HEADER] ?? '' }),
     ).toBe(401);
-    // The proof goes in the query only where a page cannot set headers (events, downloads): GETs.
-    expect(await datasets({ cookie }, `?session_proof=${proof}`)).toBe(200);
+    // The proof goes in the query only of an event stream (EventSource sets no headers); a URL a
+    // page navigates to would keep it in the browser's history and download list (walk 42).
+    expect(await datasets({ cookie }, `?session_proof=${proof}`)).toBe(401);
+    const asEventStream = await fetch(`${server.url}/trpc/auth.whoami?session_proof=${proof}`, {
+      headers: { cookie, accept: 'text/event-stream' },
+    });
+    expect((await asEventStream.text()).match(/"name":"([^"]+)"/)?.[1]).toBe('rosa');
     const postWithQueryProof = await fetch(
       `${server.url}/trpc/auth.logout?session_proof=${proof}`,
       {
@@ -556,6 +562,60 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     const tossed = other.cookie;
     expect(await whoIs({ ...page, cookie: `${tossed}; ${cookie}` })).toBe('rosa');
     expect(await whoIs({ cookie: `${tossed}; ${cookie}`, origin: server.url })).toBe('nobody');
+  });
+
+  it('opens a download by a one-time link: once, for its path, as the session that asked', async () => {
+    // walk 42: the results download carried the session's proof in its URL, which the browser's
+    // download list kept ("Copy link address" handed it on), and a download with an ended
+    // session failed with no word.
+    const rosa = await server.login('rosa');
+    const linkFor = async (headers: Record<string, string>, path: string) => {
+      const response = await fetch(`${server.url}/trpc/auth.downloadLink`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ path }),
+      });
+      const url = /"url":"([^"]+)"/.exec(await response.text())?.[1] ?? null;
+      return { status: response.status, url };
+    };
+    const follow = async (url: string) => {
+      const response = await fetch(`${server.url}${url}`);
+      const message = /"message":"([^"]*)"/.exec(await response.text())?.[1] ?? '';
+      return `${response.status} ${message}`;
+    };
+    const link = await linkFor(rosa, '/api/bench/results?run=424242');
+    expect(link.status).toBe(200);
+    expect(link.url).toMatch(/^\/api\/bench\/results\?run=424242&download_code=[\w-]{32}$/);
+    const url = link.url ?? '';
+    // No cookie, no proof: the code alone opens the path, as rosa (the route ran: no such run).
+    expect(await follow(url)).toMatch(/^404 /);
+    const usedUp =
+      '401 this link was for one download, within a minute, while you were logged in: start it again from the page';
+    expect(await follow(url)).toBe(usedUp);
+    // A code opens only the path it was issued for.
+    const other = await linkFor(rosa, '/api/bench/results?run=1');
+    const code = new URL(other.url ?? '', server.url).searchParams.get('download_code') ?? '';
+    expect(await follow(`/api/datasets?download_code=${code}`)).toBe(usedUp);
+    // A link outlives no logout.
+    const beforeLogout = await linkFor(rosa, '/api/bench/results?run=424242');
+    await fetch(`${server.url}/trpc/auth.logout`, {
+      method: 'POST',
+      headers: { ...rosa, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(await follow(beforeLogout.url ?? '')).toBe(usedUp);
+    // The route's own access still holds: a labeler's link to a run's results is refused there.
+    const lenas = await linkFor(await server.login('lena'), '/api/bench/results?run=424242');
+    expect(await follow(lenas.url ?? '')).toMatch(/^403 /);
+    // Only what a page opens by navigating, only for a logged-in browser.
+    const rosaAgain = await server.login('rosa');
+    expect((await linkFor(rosaAgain, '/api/datasets')).status).toBe(400);
+    expect((await linkFor(rosaAgain, '//evil.example/x')).status).toBe(400);
+    expect((await linkFor(server.authHeaders, '/api/bench/results?run=1')).status).toBe(400);
+    expect(
+      (await linkFor({ cookie: rosaAgain.cookie, origin: server.url }, '/api/bench/results?run=1'))
+        .status,
+    ).toBe(401);
   });
 
   /** Who `auth.whoami` says the caller is: an account's name, or nobody. */

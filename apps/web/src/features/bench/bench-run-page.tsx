@@ -10,7 +10,7 @@ import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
-import { withSessionProof } from '../../app/session-proof';
+import { OneTimeLink } from '../../app/one-time-link';
 import { useTRPC } from '../../app/trpc';
 import type { BenchCell } from '../../app/url-state';
 import { CellDrilldown } from './cell-drilldown';
@@ -135,14 +135,13 @@ export function BenchRunPage({
               <Link to={{ page: 'bench-compare', runId, otherRunId: null, score: chosenScore }}>
                 Compare with another run…
               </Link>
-              <a
-                // A download is a navigation: no headers, so the session's proof rides in the URL.
-                href={withSessionProof(`${RUN_RESULTS_PATH}?run=${encodeURIComponent(run.id)}`)}
-                download
+              <OneTimeLink
+                path={`${RUN_RESULTS_PATH}?run=${encodeURIComponent(run.id)}`}
+                opens="download"
                 title="A line per item and simulator: the action, the real and the predicted observation, every score (0-1, keyed source:metric). `terrarium bench results` writes the same."
               >
                 Download results (JSONL)
-              </a>
+              </OneTimeLink>
             </div>
           </div>
           <RunProgressBar

@@ -16,7 +16,7 @@ import {
   type RemoteModel,
   type WebExecutionProvider,
 } from '@terrarium/inference/web';
-import type { Action, Domain } from '@terrarium/schema';
+import { MODEL_URL_PREFIX, type Action, type Domain } from '@terrarium/schema';
 import {
   answeredCallId,
   predictedKind,
@@ -33,7 +33,7 @@ export const BUNDLED_MODEL_NAME = 'terrarium-wm-tiny';
 
 /** `/models/<folder name>/`: where the server serves a listed model folder's files. */
 export function modelBaseUrl(folderName: string): string {
-  return `/models/${encodeURIComponent(folderName)}/`;
+  return `${MODEL_URL_PREFIX}${encodeURIComponent(folderName)}/`;
 }
 
 /** The folder name of an `onnx:PATH` spec (the server serves it under that name), or null. */

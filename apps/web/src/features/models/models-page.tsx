@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { QueryStatus } from '../../app/query-status';
-import { withSessionProof } from '../../app/session-proof';
+import { OneTimeLink } from '../../app/one-time-link';
 import { useTRPC } from '../../app/trpc';
 import { modelBaseUrl, modelFolderOfSpec } from './browser-model';
 import { EndpointHealthCell } from './endpoint-health-cell';
@@ -18,10 +18,13 @@ function SimulatorStatus({ spec }: { spec: string }) {
     return (
       <span>
         local model · server (onnxruntime-node) and browser:{' '}
-        {/* A link opened is a navigation: no headers, so the session's proof rides in the URL. */}
-        <a className="mono" href={withSessionProof(`${modelBaseUrl(folder)}config.json`)}>
-          {modelBaseUrl(folder)}
-        </a>
+        <OneTimeLink
+          path={`${modelBaseUrl(folder)}config.json`}
+          opens="tab"
+          title="Its config.json"
+        >
+          <span className="mono">{modelBaseUrl(folder)}</span>
+        </OneTimeLink>
       </span>
     );
   }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createDownloadLinks, DOWNLOAD_LINK_TTL_MS, takesDownloadLink } from './download-links';
+
+describe('one-time download links', () => {
+  it('open their path once, within a minute', () => {
+    let now = 1_000;
+    const links = createDownloadLinks(() => now);
+    const code = links.issue('session-a', '/api/bench/results');
+    expect(links.redeem(code, '/api/bench/results')).toBe('session-a');
+    expect(links.redeem(code, '/api/bench/results')).toBeNull();
+
+    const late = links.issue('session-a', '/api/bench/results');
+    now += DOWNLOAD_LINK_TTL_MS;
+    expect(links.redeem(late, '/api/bench/results')).toBeNull();
+  });
+
+  it('are used up by a try on another path', () => {
+    const links = createDownloadLinks(() => 0);
+    const code = links.issue('session-a', '/models/tiny/config.json');
+    expect(links.redeem(code, '/models/tiny/tokenizer.json')).toBeNull();
+    expect(links.redeem(code, '/models/tiny/config.json')).toBeNull();
+  });
+
+  it('keep at most a thousand waiting, the oldest making room', () => {
+    const links = createDownloadLinks(() => 0);
+    const first = links.issue('s', '/api/bench/results');
+    const rest = Array.from({ length: 1_000 }, () => links.issue('s', '/api/bench/results'));
+    expect(links.redeem(first, '/api/bench/results')).toBeNull();
+    expect(rest.every((code) => links.redeem(code, '/api/bench/results') === 's')).toBe(true);
+  });
+
+  it('are given for downloads and model files only', () => {
+    expect(
+      ['/api/bench/results', '/models/tiny/config.json', '/api/datasets', '/trpc/auth.whoami'].map(
+        takesDownloadLink,
+      ),
+    ).toEqual([true, true, false, false]);
+  });
+});
