@@ -26,7 +26,25 @@ export function tokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
       `${TOKEN_ENV} repeats too few characters to be a secret: use a random one (openssl rand -hex 32)`,
     );
   }
+  if (isRun(token)) {
+    throw new TokenError(
+      `${TOKEN_ENV} runs through the alphabet or the digits: use a random one (openssl rand -hex 32)`,
+    );
+  }
   return token;
+}
+
+/**
+ * `abcdefghijklmnop`, `0123456789012345`: three in four neighbouring characters one apart (or
+ * equal). A random hex token of 16 characters has such a run once in two million draws (a
+ * binomial tail: 12 of 15 pairs, each one apart with probability 3/16); a longer one, never.
+ */
+function isRun(token: string): boolean {
+  let steps = 0;
+  for (let at = 1; at < token.length; at += 1) {
+    if (Math.abs(token.charCodeAt(at) - token.charCodeAt(at - 1)) <= 1) steps += 1;
+  }
+  return steps >= 0.75 * (token.length - 1);
 }
 
 /** The token file of a data folder, or null when there is none yet. */

@@ -21,6 +21,12 @@ describe('the program token', () => {
       'configured-token-0123',
     );
     await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: 'short' })).rejects.toThrow(TokenError);
+    // A run through the alphabet or the digits has enough distinct characters, and is no secret.
+    for (const run of ['abcdefghijklmnop', '0123456789012345', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ']) {
+      await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: run })).rejects.toThrow(
+        'TERRARIUM_TOKEN runs through the alphabet or the digits: use a random one (openssl rand -hex 32)',
+      );
+    }
     await expect(ensureProgramToken(dir, { TERRARIUM_TOKEN: 'a'.repeat(32) })).rejects.toThrow(
       'TERRARIUM_TOKEN repeats too few characters to be a secret: use a random one (openssl rand -hex 32)',
     );
