@@ -1,6 +1,6 @@
 import type { Actor, Trajectory } from '@terrarium/schema';
 import { TRAJECTORY_LINKS_KEY } from '@terrarium/schema';
-import { RecordError, type FormatAdapter, type RecordContext } from '../adapter';
+import { RecordError, type FormatAdapter, type RecordContext, type RecordNote } from '../adapter';
 import { AtifStepReader } from './atif-steps';
 import {
   contentText,
@@ -92,8 +92,15 @@ function convertDocument(
     subagents.forEach((raw, i) => {
       const path = `subagent_trajectories[${i}]`;
       const sub = expectObject(raw, path);
+      // The run's notes name their fields from the outer document, as its errors do.
+      const notes: RecordNote[] = [];
       try {
-        const converted = convertDocument(sub, sub, context, `${fallbackId}#subagent-${i}`);
+        const converted = convertDocument(
+          sub,
+          sub,
+          { ...context, notes },
+          `${fallbackId}#subagent-${i}`,
+        );
         const first = converted[0];
         if (first !== undefined) {
           reader.addLink({ kind: 'subagent', sessionId: first.externalId, path: null, step: null });
@@ -103,6 +110,8 @@ function convertDocument(
         if (error instanceof RecordError)
           throw new RecordError(`${path}.${error.field}`, error.problem);
         throw error;
+      } finally {
+        for (const note of notes) context.notes.push({ ...note, field: `${path}.${note.field}` });
       }
     });
   }

@@ -264,4 +264,23 @@ describe('tool-call arguments that are not JSON', () => {
       [{ type: 'tool_call', name: 'mul', arguments: '{"x": 1e999}', callId: 'a' }],
     ]);
   });
+
+  it('are named from the outer document inside an embedded ATIF subagent run', async () => {
+    // The helper's B7 work: a subagent run's warning named `steps[1]…`, a step of the main run.
+    const text = readFileSync(`${FIXTURES}atif-v1-7-copied-context.trajectory.json`, 'utf8');
+    const document: unknown = JSON.parse(text);
+    if (!isRecord(document) || !isArray(document.subagent_trajectories)) {
+      throw new Error('the fixture has no subagent_trajectories');
+    }
+    const summary = document.subagent_trajectories[0];
+    if (!isRecord(summary) || !isArray(summary.steps)) throw new Error('no subagent steps');
+    summary.steps[1] = {
+      ...Object(summary.steps[1]),
+      tool_calls: [{ tool_call_id: 'c1', function_name: 'bash', arguments: '{"cmd": ls' }],
+    };
+    const events = await read('copied.trajectory.json', JSON.stringify(document));
+    expect(warningsOf(events).map((warning) => warning.reason)).toEqual([
+      'subagent_trajectories[0].steps[1].tool_calls[0].arguments: not valid JSON (kept as text)',
+    ]);
+  });
 });
