@@ -655,7 +655,8 @@ test('the Models page opens a served model’s config in a tab by a one-time lin
       .getByRole('button', { name: '/models/terrarium-wm-tiny/' })
       .click(),
   ]);
-  await tab.waitForLoadState();
+  // The tab opens at the click (popup blockers), and goes to the link once it has come back.
+  await tab.waitForURL(/\/config\.json\?/);
   expect(new URL(tab.url()).search).toMatch(/^\?download_code=[\w-]{32}$/);
   const config: unknown = JSON.parse(await tab.locator('body').innerText());
   expect(Reflect.get(Object(config), 'model_type')).toBe('gpt2');

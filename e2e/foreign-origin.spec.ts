@@ -200,7 +200,7 @@ test.describe('a foreign origin cannot drive the server', () => {
       await page.goto(localOwnerLink(server.url, e2eToken()));
       const cookies = await page.context().cookies(server.url);
       expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
-        [sessionCookieName(e2eToken()), true, 'Strict'],
+        [sessionCookieName(Number(new URL(server.url).port)), true, 'Strict'],
       ]);
       calls.length = 0;
       // What the server itself answered each attack: proof that they reached it and were refused
@@ -247,9 +247,9 @@ test.describe('a foreign origin cannot drive the server', () => {
     const stolen = received
       .flatMap((header) => header.split(';'))
       .map((pair) => pair.trim())
-      .find((pair) => pair.startsWith(`${sessionCookieName(e2eToken())}=`));
+      .find((pair) => pair.startsWith(`${sessionCookieName(Number(new URL(server.url).port))}=`));
     expect(stolen, 'the premise: the other port was sent the cookie').toMatch(
-      /^terrarium_session_[\w-]{12}=[\w-]{43}$/,
+      /^terrarium_session_\d+=[\w-]{43}$/,
     );
     calls.length = 0;
     const replay = async (path: string, body?: string) =>

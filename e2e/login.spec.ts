@@ -61,7 +61,7 @@ test.describe('login, roles and logout in the browser', () => {
     await expect(page.locator('.user-menu')).toContainText('rosa (researcher)');
     const cookies = await page.context().cookies(server.url);
     expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
-      [sessionCookieName(e2eToken()), true, 'Strict'],
+      [sessionCookieName(Number(new URL(server.url).port)), true, 'Strict'],
     ]);
     // The page's requests carry the session's proof, which only this origin can read, beside the
     // cookie; the cookie alone, which the browser sends to every port of the host, opens nothing.
@@ -69,8 +69,10 @@ test.describe('login, roles and logout in the browser', () => {
     expect([await statusFromPage(page, '/api/datasets'), await cookieAlone()]).toEqual([200, 401]);
 
     // A second tab of the same browser, open on another page when the first logs out.
+    // On a page that asks the server nothing by itself (Benches polls), so only the other tab's
+    // logout can change it.
     const other = await page.context().newPage();
-    await other.goto(`${server.url}/benches`);
+    await other.goto(`${server.url}/labeling`);
     await expect(other.locator('.user-menu')).toContainText('rosa (researcher)');
 
     await page.getByRole('button', { name: 'Log out' }).click();
@@ -78,7 +80,7 @@ test.describe('login, roles and logout in the browser', () => {
     expect(await page.evaluate(() => localStorage.getItem('terrarium.sessionProof'))).toBeNull();
     // walk 42: the other tab showed "log in first" over its stale page until a request of its own
     // was refused. It follows the logout at once, with no request or reload of its own.
-    await expect(other.getByRole('form', { name: 'Log in' })).toBeVisible();
+    await expect(other.getByRole('form', { name: 'Log in' })).toBeVisible({ timeout: 3_000 });
     await expect(other.locator('.user-menu')).toHaveCount(0);
     expect(await statusFromPage(page, '/api/datasets')).toBe(401);
     // And the login: logging in in one tab logs the other in. (Logging in there too, as a user
@@ -106,7 +108,7 @@ test.describe('login, roles and logout in the browser', () => {
       headers: { 'content-type': 'application/json', origin: server.url },
       body: JSON.stringify({ name: 'lena', password: 'lena-password-1' }),
     });
-    const cookieName = sessionCookieName(e2eToken());
+    const cookieName = sessionCookieName(Number(new URL(server.url).port));
     const lenasCookie = new RegExp(`^${cookieName}=([\\w-]+)`).exec(
       login.headers.getSetCookie()[0] ?? '',
     )?.[1];
@@ -328,7 +330,7 @@ test.describe('two servers on one host', () => {
     await expect(firstPage.getByRole('form', { name: 'Log in' })).toHaveCount(0);
     const names = (await context.cookies(first.url)).map((cookie) => cookie.name).toSorted();
     expect(names).toEqual(
-      [sessionCookieName(firstToken), sessionCookieName(secondToken)].toSorted(),
+      [first.url, second.url].map((url) => sessionCookieName(Number(new URL(url).port))).toSorted(),
     );
   });
 });

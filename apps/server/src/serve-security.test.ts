@@ -95,7 +95,7 @@ describe('a loopback server and its pages', () => {
     ]);
     const [cookie] = page.headers.getSetCookie();
     expect(cookie).toMatch(
-      /^terrarium_session_[\w-]{12}=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
+      /^terrarium_session_\d+=[\w-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
     );
     const asset = await fetch(localOwnerLink(`${server.url}/assets/x.js`, token), {
       headers: { 'sec-fetch-dest': 'script' },

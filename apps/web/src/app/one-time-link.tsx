@@ -23,9 +23,25 @@ export function OneTimeLink({
   children: ReactNode;
 }) {
   const trpc = useTRPC();
-  const link = useMutation(
-    trpc.auth.downloadLink.mutationOptions({ onSuccess: ({ url }) => follow(url, opens) }),
-  );
+  const link = useMutation(trpc.auth.downloadLink.mutationOptions());
+  const open = () => {
+    // A tab opened at the click itself: one opened once the link has come back is no longer the
+    // user's doing to a popup blocker.
+    const tab = opens === 'tab' ? window.open('', '_blank') : null;
+    link.mutate(
+      { path },
+      {
+        onSuccess: ({ url }) => {
+          if (tab === null) download(url);
+          else {
+            tab.opener = null;
+            tab.location.href = url;
+          }
+        },
+        onError: () => tab?.close(),
+      },
+    );
+  };
   return (
     <>
       <button
@@ -33,7 +49,7 @@ export function OneTimeLink({
         className="link-button"
         title={title}
         disabled={link.isPending}
-        onClick={() => link.mutate({ path })}
+        onClick={open}
       >
         {children}
       </button>
@@ -46,13 +62,9 @@ export function OneTimeLink({
   );
 }
 
-function follow(url: string, opens: 'download' | 'tab'): void {
+function download(url: string): void {
   const anchor = document.createElement('a');
   anchor.href = url;
-  if (opens === 'download') anchor.download = '';
-  else {
-    anchor.target = '_blank';
-    anchor.rel = 'noopener';
-  }
+  anchor.download = '';
   anchor.click();
 }

@@ -61,9 +61,14 @@ export async function readOwnerLinkFragment(): Promise<void> {
   if (await isLocalOwnerProof(offered)) keepSessionProof(offered);
 }
 
-/** The page was opened by an owner's link that could not log in (read once, at start). */
-export function ownerLinkWasRefused(): boolean {
-  return ownerLinkRefused;
+/**
+ * Whether the page was opened by an owner's link that could not log in; said once (the login page
+ * reads it as it opens), so a later logout in this page load does not repeat it.
+ */
+export function takeOwnerLinkRefusal(): boolean {
+  const refused = ownerLinkRefused;
+  ownerLinkRefused = false;
+  return refused;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import { loginSource } from './login-limiter';
 import { secretHash } from './secret';
 import { DOWNLOAD_CODE_PARAMETER, LOCAL_OWNER_ID } from '@terrarium/schema';
-import { takesDownloadLink } from './download-links';
+import { downloadTarget, takesDownloadLink } from './download-links';
 import { endSession, logIn } from './sessions';
 import {
   AccountRefusal,
@@ -131,13 +131,15 @@ export const authRouter = createRouter({
         });
       }
       const url = new URL(input.path, 'http://localhost');
-      if (!takesDownloadLink(url.pathname)) {
+      // `/\host/…` parses as another host: only a path of this server is taken.
+      if (url.origin !== 'http://localhost' || !takesDownloadLink(url.pathname)) {
         throw new TRPCError({
           code: 'BAD_REQUEST',
           message: `${url.pathname} is not opened by a link (downloads and model files are)`,
         });
       }
-      url.searchParams.set(DOWNLOAD_CODE_PARAMETER, ctx.downloadLinks.issue(session, url.pathname));
+      const code = ctx.downloadLinks.issue(session, downloadTarget(url));
+      url.searchParams.set(DOWNLOAD_CODE_PARAMETER, code);
       return { url: `${url.pathname}${url.search}` };
     }),
 

@@ -7,17 +7,14 @@ import { verifyPassword, unknownUserHash } from './password';
 import { newSecret, secretHash } from './secret';
 
 /**
- * The session cookie's name on the server with this program token. Browsers keep cookies per host,
+ * The session cookie's name on the server listening on `port`. Browsers keep cookies per host,
  * not per port: under one fixed name, two servers on 127.0.0.1 (two data folders, two users of a
  * shared machine) overwrote each other's cookie at every login, each logging the other's page out.
- * A name of its own per token keeps them apart; a truncated HMAC, so it gives nothing of the token.
+ * The port tells them apart and gives nothing away (a name derived from the program token would
+ * let any page on another port, which is sent the name, test guesses of the token offline).
  */
-export function sessionCookieName(programToken: string): string {
-  const tag = createHmac('sha256', programToken)
-    .update('terrarium session cookie name', 'utf8')
-    .digest('base64url')
-    .slice(0, 12);
-  return `terrarium_session_${tag}`;
+export function sessionCookieName(port: number | undefined): string {
+  return port === undefined ? 'terrarium_session' : `terrarium_session_${port}`;
 }
 /** A login lasts a week; the owner's link starts a new one whenever it is opened. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -39,11 +36,12 @@ export const LOCAL_OWNER: Principal = {
  * on 127.0.0.1 receives this server's cookie, and can set one of its own here (cookie tossing). The
  * proof lives where only this origin's pages can read it (localStorage is scoped by port) and is
  * sent as a header, so a cookie without it opens nothing. Derived, not stored: no migration, and a
- * new program token ends every browser session with the old one.
+ * new program token ends every browser session with the old one. `v2`: proofs made before downloads
+ * took one-time links went into download URLs the browser keeps; they open nothing now.
  */
 export function sessionProof(programToken: string, sessionToken: string): string {
   return createHmac('sha256', programToken)
-    .update(`terrarium session proof\n${sessionToken}`, 'utf8')
+    .update(`terrarium session proof v2\n${sessionToken}`, 'utf8')
     .digest('base64url');
 }
 

@@ -32,7 +32,7 @@ import {
 } from '../trpc';
 import { setCookie } from './cookies';
 import { MAX_JSON_BODY_BYTES } from './read-json-body';
-import { createRequestGate } from './request-gate';
+import { cookieNameOf, createRequestGate } from './request-gate';
 import { refusal, routeAccess } from './route-policy';
 import { createLoginLimiter } from '../auth/login-limiter';
 
@@ -161,10 +161,10 @@ export function createApiRequestHandler({
         cookies: {
           current: admitted?.session ?? null,
           set: (value, expiresAt) => {
-            setCookie(res, gate.cookieName, value, expiresAt);
+            setCookie(res, cookieNameOf(req), value, expiresAt);
             return sessionProof(token, value);
           },
-          clear: () => setCookie(res, gate.cookieName, '', null),
+          clear: () => setCookie(res, cookieNameOf(req), '', null),
         },
       };
     },

@@ -13,7 +13,7 @@ import {
   sessionProof,
   startSession,
 } from '../auth/sessions';
-import { createDownloadLinks } from '../auth/download-links';
+import { createDownloadLinks, downloadTarget } from '../auth/download-links';
 import { sameSecret } from '../auth/secret';
 import type { Principal } from '../trpc';
 import { readCookies, setCookie } from './cookies';
@@ -48,6 +48,11 @@ export function localOwnerLink(url: string, token: string): string {
   return link.toString();
 }
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1', '[::1]'];
+
+/** The session cookie's name for the port the request came in on (sessions.ts). */
+export function cookieNameOf(request: IncomingMessage): string {
+  return sessionCookieName(request.socket.localPort);
+}
 
 /** `example.test:4317` → `example.test`, `[::1]:80` → `[::1]`; lower case. */
 export function hostName(hostHeader: string): string {
@@ -100,7 +105,6 @@ export function createRequestGate(options: GateOptions) {
     [...options.allowedHosts, ...(options.localOwner ? LOOPBACK_HOSTS : [])].map(normalHostName),
   );
   const now = options.now ?? (() => new Date());
-  const cookieName = sessionCookieName(options.token);
   const downloadLinks = createDownloadLinks(() => now().getTime());
 
   /** Host check alone: every request, pages and assets included (a rebinding page reads GETs). */
@@ -143,7 +147,7 @@ export function createRequestGate(options: GateOptions) {
     const sessionToken =
       proof === null
         ? undefined
-        : readCookies(request, cookieName).find((value) =>
+        : readCookies(request, cookieNameOf(request)).find((value) =>
             sameSecret(proof, sessionProof(options.token, value)),
           );
     // No cookie, or none proven: anonymous, and no session of this caller's to end at a logout.
@@ -170,8 +174,8 @@ export function createRequestGate(options: GateOptions) {
 
   /** A one-time link (download-links.ts): the session it was issued to, for its path, once. */
   async function admitDownload(request: IncomingMessage, code: string): Promise<Admission> {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const sessionToken = downloadLinks.redeem(code, path);
+    const target = downloadTarget(new URL(request.url ?? '/', 'http://localhost'));
+    const sessionToken = downloadLinks.redeem(code, target);
     const principal =
       sessionToken === null
         ? null
@@ -215,7 +219,7 @@ export function createRequestGate(options: GateOptions) {
     let fragment = OWNER_LINK_REFUSED_FRAGMENT;
     if (accepted) {
       const session = await startSession(options.store, null, now());
-      setCookie(response, cookieName, session.token, session.expiresAt);
+      setCookie(response, cookieNameOf(request), session.token, session.expiresAt);
       fragment = `${SESSION_PROOF_FRAGMENT}=${sessionProof(options.token, session.token)}`;
     }
     url.searchParams.delete(PAGE_TOKEN_PARAMETER);
@@ -229,20 +233,21 @@ export function createRequestGate(options: GateOptions) {
     return true;
   }
 
-  return { cookieName, downloadLinks, checkHost, checkOrigin, admit, offerLocalOwnerSession };
+  return { downloadLinks, checkHost, checkOrigin, admit, offerLocalOwnerSession };
 }
 
 export type RequestGate = ReturnType<typeof createRequestGate>;
 
-/** The session proof: its header, or on a GET (events, downloads) its query parameter. */
+/** The session proof: its header, or on a tRPC event stream (live progress) its query parameter. */
 function proofOf(request: IncomingMessage): string | null {
   const header = oneHeader(request, SESSION_PROOF_HEADER);
   if (header !== undefined) return header;
-  // In the query only for an event stream, which EventSource opens with no headers of the page's
-  // choosing: its URL goes into no history or download list. Whatever a page navigates to (a
+  // In the query only for a tRPC subscription's event stream, which EventSource opens with no
+  // headers of the page's choosing: its URL goes into no history or download list. Whatever a page navigates to (a
   // download, a file in a tab) takes a one-time link instead.
   if (request.method !== 'GET' || !acceptsEventStream(request)) return null;
-  return new URL(request.url ?? '/', 'http://localhost').searchParams.get(SESSION_PROOF_PARAMETER);
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  return url.pathname.startsWith('/trpc/') ? url.searchParams.get(SESSION_PROOF_PARAMETER) : null;
 }
 
 function acceptsEventStream(request: IncomingMessage): boolean {

@@ -402,7 +402,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
       body: '{}',
     });
     expect(logout.status).toBe(200);
-    expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session_[\w-]{12}=; Max-Age=0; /);
+    expect(logout.headers.getSetCookie()[0]).toMatch(/^terrarium_session_\d+=; Max-Age=0; /);
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, { headers: leaving });
     expect(await whoami.json()).toEqual({ result: { data: { kind: 'anonymous' } } });
     // The web app's client posts no body at all to a procedure without input.
@@ -543,6 +543,9 @@ describe('one gate: every procedure and route as every kind of caller', () => {
       headers: { cookie, accept: 'text/event-stream' },
     });
     expect((await asEventStream.text()).match(/"name":"([^"]+)"/)?.[1]).toBe('rosa');
+    expect(await datasets({ cookie, accept: 'text/event-stream' }, `?session_proof=${proof}`)).toBe(
+      401,
+    );
     const postWithQueryProof = await fetch(
       `${server.url}/trpc/auth.logout?session_proof=${proof}`,
       {
@@ -596,6 +599,9 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     const other = await linkFor(rosa, '/api/bench/results?run=1');
     const code = new URL(other.url ?? '', server.url).searchParams.get('download_code') ?? '';
     expect(await follow(`/api/datasets?download_code=${code}`)).toBe(usedUp);
+    // …and only its query: a code for run 1 is no code for run 2.
+    const forRunOne = await linkFor(rosa, '/api/bench/results?run=1');
+    expect(await follow((forRunOne.url ?? '').replace('run=1', 'run=2'))).toBe(usedUp);
     // A link outlives no logout.
     const beforeLogout = await linkFor(rosa, '/api/bench/results?run=424242');
     await fetch(`${server.url}/trpc/auth.logout`, {
@@ -611,6 +617,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     const rosaAgain = await server.login('rosa');
     expect((await linkFor(rosaAgain, '/api/datasets')).status).toBe(400);
     expect((await linkFor(rosaAgain, '//evil.example/x')).status).toBe(400);
+    expect((await linkFor(rosaAgain, '/\\evil.example/models/x/config.json')).status).toBe(400);
     expect((await linkFor(server.authHeaders, '/api/bench/results?run=1')).status).toBe(400);
     expect(
       (await linkFor({ cookie: rosaAgain.cookie, origin: server.url }, '/api/bench/results?run=1'))
@@ -658,7 +665,7 @@ describe('one gate: every procedure and route as every kind of caller', () => {
     });
     const [cookie] = response.headers.getSetCookie();
     expect(cookie).toMatch(
-      /^terrarium_session_[\w-]{12}=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
+      /^terrarium_session_\d+=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/,
     );
   });
 
@@ -983,7 +990,7 @@ describe('the local owner on loopback', () => {
     ]);
     const [cookie] = page.headers.getSetCookie();
     const pair = cookie?.split(';')[0] ?? '';
-    expect(pair).toMatch(/^terrarium_session_[\w-]{12}=/);
+    expect(pair).toMatch(/^terrarium_session_\d+=/);
     const proof = sentTo.slice(sentTo.lastIndexOf('=') + 1);
     const asOwner = { cookie: pair, [SESSION_PROOF_HEADER]: proof, origin: server.url };
     // The cookie alone, as any page on another port of 127.0.0.1 receives it, opens nothing.

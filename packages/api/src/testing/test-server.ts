@@ -105,7 +105,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const cookie = response.headers
         .getSetCookie()
         .map((line) => line.split(';')[0] ?? '')
-        .find((pair) => pair.startsWith(`${sessionCookieName(token)}=`));
+        .find((pair) => pair.startsWith(`${sessionCookieName(address.port)}=`));
       if (cookie === undefined) throw new Error(`login of ${name} set no session cookie`);
       return { cookie, [SESSION_PROOF_HEADER]: await proofIn(response), origin: url };
     },

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, type ReactNode } from 'react';
-import { onSessionProofChange } from '../../app/session-proof';
+import { onSessionProofChange, takeOwnerLinkRefusal } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { LoginPage } from './login-page';
 import { resetForOtherTab } from './reset-session';
@@ -15,11 +15,13 @@ export function AuthGate({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   // Tabs follow each other's login and logout.
-  useEffect(
-    () => onSessionProofChange(() => resetForOtherTab(queryClient, trpc.auth.whoami.queryKey())),
-    [queryClient, trpc],
-  );
+  useEffect(() => onSessionProofChange(() => resetForOtherTab(queryClient)), [queryClient]);
   const whoami = useQuery(trpc.auth.whoami.queryOptions(undefined, { staleTime: Infinity }));
+  const signedIn = whoami.data !== undefined && whoami.data.kind !== 'anonymous';
+  // An owner's link refused while signed in has nothing left to explain at a later logout.
+  useEffect(() => {
+    if (signedIn) takeOwnerLinkRefusal();
+  }, [signedIn]);
   if (whoami.isPending) return <p className="status">Loading…</p>;
   if (whoami.isError) {
     return (

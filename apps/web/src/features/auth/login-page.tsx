@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { keepSessionProof, ownerLinkWasRefused } from '../../app/session-proof';
+import { keepSessionProof, takeOwnerLinkRefusal } from '../../app/session-proof';
 import { useTRPC } from '../../app/trpc';
 import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
@@ -43,8 +43,8 @@ export function LoginPage() {
   const [name, setName] = useState(made ?? '');
   const [password, setPassword] = useState('');
   const entry = useQuery(trpc.auth.entry.queryOptions());
-  // The server sent a link that could not log in here (request-gate.ts).
-  const linkRefused = ownerLinkWasRefused();
+  // Read once: the server sent a link that could not log in here (request-gate.ts).
+  const [linkRefused] = useState(takeOwnerLinkRefusal);
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: ({ principal, sessionProof }) => {

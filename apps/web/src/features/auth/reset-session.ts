@@ -10,22 +10,17 @@ export function resetForPrincipal(
   whoamiKey: QueryKey,
   principal: unknown,
 ): void {
-  dropAllBut(queryClient, whoamiKey);
+  const whoami = JSON.stringify(whoamiKey);
+  queryClient.removeQueries({ predicate: (query) => JSON.stringify(query.queryKey) !== whoami });
   queryClient.setQueryData(whoamiKey, principal);
 }
 
 /**
  * After a login or logout in another tab: this page now sends that tab's proof (it is read at each
- * request), so drop what it fetched as the previous caller and ask the server who is calling now.
- * Without it the tab showed its login page, or stale data, until a refused request; logging in
- * there too replaced the other tab's session, which then showed its login page in turn.
+ * request), so what it fetched as the previous caller is reset (pages still showing refetch as the
+ * new one, or give way to the login page). Without it the tab showed its login page, or stale data,
+ * until a request of its own was refused; logging in there too replaced the other tab's session.
  */
-export function resetForOtherTab(queryClient: QueryClient, whoamiKey: QueryKey): void {
-  dropAllBut(queryClient, whoamiKey);
-  void queryClient.invalidateQueries({ queryKey: whoamiKey });
-}
-
-function dropAllBut(queryClient: QueryClient, kept: QueryKey): void {
-  const key = JSON.stringify(kept);
-  queryClient.removeQueries({ predicate: (query) => JSON.stringify(query.queryKey) !== key });
+export function resetForOtherTab(queryClient: QueryClient): void {
+  void queryClient.resetQueries();
 }

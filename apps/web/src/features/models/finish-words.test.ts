@@ -1,27 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { finishInWords } from './finish-words';
+import { finishInWords, serverFinish } from './finish-words';
+
+/** The provenance `/v1/chat/completions` sends in `terrarium.provenance` for a local model. */
+const LOCAL_MODEL = { kind: 'model', detail: { finishReason: 'cycle' } };
 
 describe('how a prediction ended, in words', () => {
-  it('reads the same for a model that wrote its end of text in the browser and on the server', () => {
-    expect([finishInWords('eos', 'browser'), finishInWords('stop', 'server')]).toEqual([
-      'end of text',
-      'end of text',
-    ]);
-    expect([finishInWords('length', 'browser'), finishInWords('length', 'server')]).toEqual([
-      'the token budget',
-      'the token budget',
-    ]);
+  it('reads one local model’s decode the same in the browser and on the server', () => {
+    // The server says `stop` in OpenAI's words; its provenance keeps the decoder's reason.
+    const onServer = serverFinish('onnx:models/terrarium-wm-tiny', LOCAL_MODEL, 'stop');
+    expect(finishInWords(onServer)).toBe('repetition');
+    expect(finishInWords({ vocabulary: 'decoder', reason: 'cycle' })).toBe('repetition');
+    expect(
+      finishInWords(serverFinish('onnx:models/tiny', { detail: { finishReason: 'eos' } }, 'stop')),
+    ).toBe('end of text');
   });
 
-  it('tells the browser decoder’s own stops apart, and passes an unknown reason through', () => {
-    expect(
-      ['stop', 'context', 'cycle', 'reference'].map((reason) => finishInWords(reason, 'browser')),
-    ).toEqual([
-      'a stop sequence',
-      'a full context',
-      'repetition',
-      'the first neighbor’s answer, whole',
-    ]);
-    expect(finishInWords('tool_calls', 'server')).toBe('tool_calls');
+  it('takes OpenAI’s words from an endpoint, and from a local model that gave no reason', () => {
+    const upstream = { kind: 'model', detail: { finishReason: 'length' } };
+    expect(serverFinish('openai:http://127.0.0.1:8000/v1#qwen', upstream, 'length')).toEqual({
+      vocabulary: 'openai',
+      reason: 'length',
+    });
+    expect(finishInWords(serverFinish('onnx:models/tiny', null, 'stop'))).toBe('end of text');
+    expect(finishInWords({ vocabulary: 'openai', reason: 'tool_calls' })).toBe('tool_calls');
   });
 });

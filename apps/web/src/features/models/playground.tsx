@@ -17,7 +17,7 @@ import { ModelSourcePicker } from './model-source-picker';
 import { providerFallbackNotice } from './provider-fallback';
 import { actionFromText, historyFromText } from './playground-input';
 import { streamFromServer } from './server-stream';
-import { finishInWords } from './finish-words';
+import { finishInWords, serverFinish, type Finish } from './finish-words';
 
 type Where = 'browser' | 'server';
 
@@ -35,7 +35,7 @@ interface Outcome {
   tokens: number[] | null;
   pieces: number;
   tokensPerSecond: number | null;
-  finishReason: string | null;
+  finish: Finish;
   detail: string;
   /** Set when WebGPU was asked for and the run fell back to wasm. */
   fallback: string | null;
@@ -185,7 +185,7 @@ export function Playground({
             prompt: decode.prompt,
             pieces: decode.tokens.length,
             tokensPerSecond: decode.tokensPerSecond,
-            finishReason: decode.finishReason,
+            finish: { vocabulary: 'decoder', reason: decode.finishReason },
             detail: `${decode.model} (${decode.variant}, prompt format ${PROMPT_FORMAT_VERSION}), onnxruntime-web ${decode.executionProvider}${
               decode.executionProvider === 'wasm' ? `, ${decode.wasmThreads} thread(s)` : ''
             } in a Web Worker, prompt ${decode.promptTokens} tokens${
@@ -234,7 +234,7 @@ export function Playground({
                 : { dataset: datasetName(neighborsFrom), shown: result.neighbors },
             pieces: result.pieces,
             tokensPerSecond: generated !== null && seconds > 0 ? generated / seconds : null,
-            finishReason: result.finishReason,
+            finish: serverFinish(serverSim, result.provenance, result.finishReason),
             detail: `POST /v1/chat/completions, ${result.pieces} streamed piece(s)${
               result.usage === null
                 ? ''
@@ -519,9 +519,8 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
         </strong>{' '}
         tokens/s
       </span>
-      <span title={`finish reason: ${outcome.finishReason ?? 'none'}`}>
-        stopped at:{' '}
-        {outcome.finishReason === null ? '–' : finishInWords(outcome.finishReason, outcome.where)}
+      <span title={`finish reason: ${outcome.finish.reason}`}>
+        stopped at: {finishInWords(outcome.finish)}
       </span>
       <span className="muted">{outcome.detail}</span>
       {outcome.fallback !== null && (

@@ -31,7 +31,8 @@ export interface ServerStreamRequest {
 export interface ServerStreamResult {
   text: string;
   reasoning: string;
-  finishReason: string | null;
+  /** OpenAI's `finish_reason` (a stream that ends without one is an error). */
+  finishReason: string;
   usage: ChatStreamUsage | null;
   provenance: unknown;
   /** The neighbors a local model's prompt showed, when asked for (null: none were reported). */
@@ -67,7 +68,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
     const body: unknown = await response.json().catch(() => null);
     throw new Error(apiErrorMessage(body) ?? `the server answered ${response.status}`);
   }
-  const result: ServerStreamResult = {
+  const result: Omit<ServerStreamResult, 'finishReason'> & { finishReason: string | null } = {
     text: '',
     reasoning: '',
     finishReason: null,
@@ -101,6 +102,7 @@ export async function streamFromServer(request: ServerStreamRequest): Promise<Se
   }
   for (const data of parser.push(decoder.decode())) apply(data);
   for (const data of parser.end()) apply(data);
-  if (result.finishReason === null) throw new Error('the stream ended before the prediction did');
-  return result;
+  const { finishReason } = result;
+  if (finishReason === null) throw new Error('the stream ended before the prediction did');
+  return { ...result, finishReason };
 }
