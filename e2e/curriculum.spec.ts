@@ -107,7 +107,7 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(rows).toHaveCount(4);
 });
 
-test('a long curriculum run can be canceled from the page', async ({ page }) => {
+test('a long curriculum run can be canceled from the page, and resumed there', async ({ page }) => {
   await page.goto('/curriculum');
   await page.getByLabel('Generations').fill('200');
   await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
@@ -115,6 +115,22 @@ test('a long curriculum run can be canceled from the page', async ({ page }) => 
   await page.getByRole('button', { name: 'Cancel run' }).click();
   await expect(page.locator('.curriculum-run-status')).toHaveText('canceled');
   await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);
+  // walk 43: with the server up, a canceled run was a dead end (the CLI left it to the server).
+  const status = page.locator('.curriculum-status');
+  const doneBefore = Number(
+    /generation (\d+) of 200/.exec((await status.textContent()) ?? '')?.[1],
+  );
+  await page.getByRole('button', { name: 'Resume run' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText(/queued|running/);
+  await expect(page.getByRole('button', { name: 'Resume run' })).toHaveCount(0);
+  // It goes on from where it stopped: more generations than before the cancel, none played twice.
+  await expect
+    .poll(async () =>
+      Number(/generation (\d+) of 200/.exec((await status.textContent()) ?? '')?.[1]),
+    )
+    .toBeGreaterThan(doneBefore);
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  await expect(page.locator('.curriculum-run-status')).toHaveText('canceled');
 });
 
 /**

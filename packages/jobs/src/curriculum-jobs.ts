@@ -39,6 +39,11 @@ export interface CurriculumJobs {
   cancel(runId: string): Promise<boolean>;
   /** Enqueues every queued or running run without a waiting job (after a crash or restart). */
   resume(): Promise<string[]>;
+  /**
+   * Queues a canceled or failed run again; it goes on from its last finished generation. False
+   * when the run is not canceled or failed (done, or still going).
+   */
+  continueRun(runId: string): Promise<boolean>;
   /** Takes no new runs; a run in progress stops at its next rollout and stays resumable. */
   stop(): Promise<void>;
 }
@@ -110,6 +115,14 @@ export async function startCurriculumJobs(
       return run;
     },
     cancel: (runId) => store.setCurriculumRunStatus(runId, 'canceled', null, ['queued', 'running']),
+    async continueRun(runId) {
+      const queued = await store.setCurriculumRunStatus(runId, 'queued', null, [
+        'canceled',
+        'failed',
+      ]);
+      if (queued) await enqueue(runId);
+      return queued;
+    },
     async resume() {
       const unfinished = (await store.listCurriculumRuns()).filter(
         (run) => run.status === 'queued' || run.status === 'running',

@@ -214,6 +214,21 @@ describe('terrarium curriculum run', () => {
         );
         const refused = await runCli(args(join(exportDir, 'none.jsonl'), '999'));
         expect(refused.stderr).toMatch(/the server at \S+ refused: runId: no curriculum run 999/);
+        // `resume` goes through the server too (it refused: "a server owns …"); a done run is
+        // the server's to refuse.
+        const resumeDone = await runCli([
+          'curriculum',
+          'resume',
+          '--run',
+          builtinRun,
+          '--data-dir',
+          dataDir,
+        ]);
+        expect(resumeDone.stderr).toMatch(
+          new RegExp(
+            `the server at \\S+ refused: run ${builtinRun} is done: only a canceled or failed run goes on`,
+          ),
+        );
       } finally {
         serve.kill('SIGTERM');
       }
@@ -366,7 +381,7 @@ describe('terrarium curriculum run', () => {
         expect(before).toEqual(whole.slice(0, before.length));
         expect(after).toEqual(whole.slice(before.length + missing));
         const again = await runCli(['curriculum', 'resume', '--run', '1', '--data-dir', killedDir]);
-        expect(again.stderr).toContain('run 1 is done; only a queued or running run resumes');
+        expect(again.stderr).toContain('run 1 is done; nothing is left to play');
       } finally {
         await rm(killedDir, { recursive: true, force: true });
         await rm(throughDir, { recursive: true, force: true });

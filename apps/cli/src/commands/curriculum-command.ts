@@ -102,7 +102,7 @@ export function registerCurriculumCommand(program: Command): void {
   curriculum
     .command('resume')
     .description(
-      'Continue a stored run from its last finished generation (after a crash or Ctrl-C).',
+      'Continue a stored run from its last finished generation (after a crash, Ctrl-C, a cancel or a failure); with a server on the data folder, its workers play it.',
     )
     .requiredOption('--run <id>', 'the run id `curriculum run` printed')
     .option('--json', 'print one line per generation')
@@ -257,14 +257,24 @@ async function playOnServer(
     }),
   );
   if (!options.json) process.stdout.write(`run ${run.id} queued on ${url}\n`);
-  const print = printer(options.json, run.id);
-  let printed = 0;
-  for (;;) {
-    const current = await call(trpc.curriculum.get.query({ runId: run.id }));
-    for (const stats of current.generations.slice(printed)) print(stats);
-    printed = current.generations.length;
+  await followOnServer(trpc, url, run.id, options.json, 0);
+}
+
+/** Prints the server's run's generations after the first `printed` as they come, to its end. */
+async function followOnServer(
+  trpc: Client,
+  url: string,
+  runId: string,
+  json: boolean | undefined,
+  printed: number,
+): Promise<void> {
+  const print = printer(json, runId);
+  for (let shown = printed; ;) {
+    const current = await refusedBy(url, trpc.curriculum.get.query({ runId }));
+    for (const stats of current.generations.slice(shown)) print(stats);
+    shown = current.generations.length;
     if (current.run.status === 'failed')
-      throw new CliError(current.run.error ?? `run ${run.id} failed`);
+      throw new CliError(current.run.error ?? `run ${runId} failed`);
     if (current.run.status === 'done' || current.run.status === 'canceled') return;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
@@ -299,14 +309,37 @@ export async function runCurriculumCommand(options: CurriculumRunOptions): Promi
 export async function resumeCurriculumCommand(options: CurriculumResumeOptions): Promise<void> {
   const target = await connect(options);
   try {
-    if (target.kind === 'server')
-      throw new CliError(
-        `a server owns ${target.dataDir}: it resumes unfinished runs itself at start`,
+    if (target.kind === 'server') {
+      // The server's workers go on with it (walk 43: this refused, and nothing else could).
+      const trpc = trpcClient(target);
+      const before = await refusedBy(target.url, trpc.curriculum.get.query({ runId: options.run }));
+      if (before.run.status === 'queued' || before.run.status === 'running') {
+        if (!options.json)
+          process.stdout.write(`run ${before.run.id} is ${before.run.status} on ${target.url}\n`);
+      } else {
+        await refusedBy(target.url, trpc.curriculum.resume.mutate({ runId: options.run }));
+        if (!options.json)
+          process.stdout.write(
+            `run ${before.run.id} queued again on ${target.url} after generation ${before.run.generationsDone} of ${before.run.generationsTotal}\n`,
+          );
+      }
+      await followOnServer(
+        trpc,
+        target.url,
+        before.run.id,
+        options.json,
+        before.generations.length,
       );
-    const run = await target.store.getCurriculumRun(options.run);
-    if (run === null) throw new CliError(`no curriculum run ${options.run}`);
-    if (run.status !== 'queued' && run.status !== 'running')
-      throw new CliError(`run ${run.id} is ${run.status}; only a queued or running run resumes`);
+      return;
+    }
+    const found = await target.store.getCurriculumRun(options.run);
+    if (found === null) throw new CliError(`no curriculum run ${options.run}`);
+    // A canceled or failed run goes on too; a finished one has nothing left.
+    if (found.status === 'done')
+      throw new CliError(`run ${found.id} is done; nothing is left to play`);
+    if (found.status === 'canceled' || found.status === 'failed')
+      await target.store.setCurriculumRunStatus(found.id, 'queued', null, [found.status]);
+    const run = found;
     if (!options.json)
       process.stdout.write(
         `resuming run ${run.id} after generation ${run.generationsDone} of ${run.generationsTotal}\n`,

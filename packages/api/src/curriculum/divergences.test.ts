@@ -171,7 +171,15 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
         principal: PROGRAM_PRINCIPAL,
         curriculumJobs: jobs,
       });
-      const run = await api.curriculum.start({ dataset: 'icb', sim: 'retrieval', generations: 1 });
+      // Picked by id, as the page picks it; the run keeps the name (walk 43: a run that kept the
+      // id could not be exported once the dataset was deleted and imported again).
+      const [icb] = await store.listDatasets();
+      const run = await api.curriculum.start({
+        dataset: icb?.id ?? 'icb',
+        sim: 'retrieval',
+        generations: 1,
+      });
+      expect(run.dataset).toBe('icb');
       for (;;) {
         const detail = await api.curriculum.get({ runId: run.id });
         if (detail.run.status === 'done') break;

@@ -1,7 +1,10 @@
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { createJobQueue, type CurriculumJobs, type JobQueue } from '@terrarium/jobs';
+import { sharedDataPath } from '@terrarium/schema/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectDataFiles, readDataFile } from '../import/collect-files';
+import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
 import { PROGRAM_PRINCIPAL } from '../trpc';
 import { startCurriculumWorkers } from './curriculum-workers';
@@ -115,6 +118,38 @@ describe('curriculum runs as jobs through the router', () => {
     const detail = await finished(run.id);
     expect(detail.run.status).toBe('canceled');
     expect(detail.run.generationsDone).toBeLessThan(200);
+  }, 60_000);
+
+  it('goes on with a canceled run from its last finished generation, and only with such a run', async () => {
+    const run = await api().curriculum.start({ dataset: 'builtin', generations: 3 });
+    expect(await api().curriculum.cancel({ runId: run.id })).toEqual({ canceled: true });
+    const canceled = await finished(run.id);
+    expect(canceled.run.status).toBe('canceled');
+    const resumed = await api().curriculum.resume({ runId: run.id });
+    expect(resumed.status).toBe('queued');
+    const done = await finished(run.id);
+    expect([done.run.status, done.run.generationsDone]).toEqual(['done', 3]);
+    expect(done.generations.map((generation) => generation.generation)).toEqual([1, 2, 3]);
+    await expect(api().curriculum.resume({ runId: run.id })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `run ${run.id} is done: only a canceled or failed run goes on`,
+    });
+  }, 60_000);
+
+  it('says why a dataset gives no seed task', async () => {
+    // The real tau-bench airline runs (shipped in demo/data): tool calls, no terminal to rebuild.
+    const files = (
+      await collectDataFiles([
+        sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json'),
+      ])
+    ).map(readDataFile);
+    await importFiles(store, files, { dataset: 'airline' });
+    // walk 43: "no task of 3 passes its gates (100 rejected)" gave neither the name nor a reason.
+    await expect(api().curriculum.start({ dataset: 'airline' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        'no task of airline passes its gates (200 rejected; most often: a tool trajectory has no terminal world)',
+    });
   }, 60_000);
 
   it('refuses what the run could not do, before queueing it', async () => {

@@ -21,6 +21,7 @@ import {
 } from './curriculum-deps';
 import { generationDivergences, generationRollouts } from './generation-rollouts';
 import { exportCurriculumTasks } from './task-export';
+import { findDataset } from '../simulate/find-trajectory';
 
 export const CurriculumRunInput = z.object({
   /** Dataset id or name, or `builtin` for the scratch tasks (the demo). */
@@ -58,12 +59,40 @@ async function seedsOrError(store: Store, dataset: string) {
     throw simulatorTrpcError(error);
   });
   if (seeds.tasks.length === 0) {
+    const reason = commonestReason(seeds.rejected.map((rejected) => rejected.reason));
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `no task of ${dataset} passes its gates (${seeds.rejected.length} rejected)`,
+      message: `no task of ${dataset} passes its gates (${seeds.rejected.length} rejected${
+        reason === null ? '' : `; most often: ${reason}`
+      })`,
     });
   }
   return seeds;
+}
+
+/** The reason given most often (walk 43: "100 rejected" said nothing of why). */
+function commonestReason(reasons: readonly string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  let commonest: string | null = null;
+  for (const [reason, count] of counts) {
+    if (commonest === null || count > (counts.get(commonest) ?? 0)) commonest = reason;
+  }
+  return commonest;
+}
+
+/**
+ * A run names its seed dataset by name, as the CLI gives it: the page picked by id, which a
+ * delete and re-import of the same data changes, and a run so started could never be exported
+ * again (walk 43); the run list showed the bare id.
+ */
+async function seedDatasetName(store: Store, dataset: string): Promise<string> {
+  if (dataset === BUILTIN_DATASET) return dataset;
+  try {
+    return (await findDataset(store, dataset)).name;
+  } catch (error) {
+    throw simulatorTrpcError(error);
+  }
 }
 
 function settingsOf(run: CurriculumRunRecord) {
@@ -107,7 +136,8 @@ export const curriculumRouter = createRouter({
         code: 'PRECONDITION_FAILED',
         message: 'this server runs no curriculum workers',
       });
-    const { dataset, generations, ...settings } = input;
+    const { dataset: picked, generations, ...settings } = input;
+    const dataset = await seedDatasetName(ctx.store, picked);
     try {
       await curriculumPolicy(settings.policy);
       if (settings.sim !== null) checkCurriculumSim(settings.sim, dataset);
@@ -179,6 +209,28 @@ export const curriculumRouter = createRouter({
       },
     ),
   ),
+
+  /**
+   * Goes on with a canceled or failed run from its last finished generation (walk 43: with a
+   * server up, nothing could: the CLI's `resume` leaves runs to the server, which resumed only
+   * unfinished ones at its start).
+   */
+  resume: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
+    const jobs = ctx.curriculumJobs;
+    if (jobs === undefined)
+      throw new TRPCError({
+        code: 'PRECONDITION_FAILED',
+        message: 'this server runs no curriculum workers',
+      });
+    const run = await runOrError(ctx.store, input.runId);
+    if (!(await jobs.continueRun(run.id))) {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `run ${run.id} is ${run.status}: only a canceled or failed run goes on`,
+      });
+    }
+    return summaryOf(await runOrError(ctx.store, run.id));
+  }),
 
   cancel: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     const jobs = ctx.curriculumJobs;

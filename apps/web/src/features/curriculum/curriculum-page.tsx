@@ -19,6 +19,9 @@ import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
 import { GenerationRollouts } from './generation-rollouts';
 
+/** The domains whose trajectories seed a curriculum: a terminal world is rebuilt from them. */
+const SEED_DOMAINS: ReadonlySet<string> = new Set(['terminal', 'swe']);
+
 /** The policy select's entry for a spec typed by hand (an endpoint, another model folder). */
 const OTHER_POLICY = 'other';
 
@@ -136,6 +139,15 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
     }),
   );
   const cancel = useMutation(trpc.curriculum.cancel.mutationOptions());
+  // A canceled or failed run goes on from its last finished generation (walk 43: a dead end).
+  const resume = useMutation(
+    trpc.curriculum.resume.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.curriculum.get.queryKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.curriculum.list.queryKey() });
+      },
+    }),
+  );
   const detail = useQuery({
     ...trpc.curriculum.get.queryOptions({ runId: runId ?? '' }),
     enabled: runId !== null,
@@ -187,11 +199,14 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             onChange={(event) => setDataset(event.target.value)}
           >
             <option value="builtin">builtin (demo)</option>
-            {(datasets.data ?? []).map((entry) => (
-              <option key={entry.id} value={entry.id}>
-                {entry.name}
-              </option>
-            ))}
+            {/* By name, as the CLI names it; only data a terminal world can be rebuilt from. */}
+            {(datasets.data ?? [])
+              .filter((entry) => entry.domains.some((domain) => SEED_DOMAINS.has(domain)))
+              .map((entry) => (
+                <option key={entry.id} value={entry.name}>
+                  {entry.name}
+                </option>
+              ))}
           </select>
         </label>{' '}
         <label>
@@ -291,6 +306,21 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             >
               Cancel run
             </button>
+          ) : null}
+          {data.run.status === 'canceled' || data.run.status === 'failed' ? (
+            <button
+              type="button"
+              disabled={resume.isPending}
+              onClick={() => resume.mutate({ runId: data.run.id })}
+              title="Goes on from the last finished generation"
+            >
+              Resume run
+            </button>
+          ) : null}
+          {resume.isError ? (
+            <span className="status status-error" role="alert">
+              {resume.error.message}
+            </span>
           ) : null}
         </p>
       ) : null}
