@@ -13,6 +13,9 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   test.setTimeout(120_000);
   const files = readdirSync(SWE_AGENT).filter((name) => name.endsWith('.traj'));
   expect(files).toHaveLength(22);
+  // Another dataset with shell steps, made first: the page opens on it, not on worlds-swe.
+  for (const file of files.slice(0, 2))
+    await importThroughApi(request, join(SWE_AGENT, file), 'worlds-a');
   for (const file of files) await importThroughApi(request, join(SWE_AGENT, file), 'worlds-swe');
   // Tool calls are no shell steps: a tau2 dataset is not offered.
   await importThroughApi(request, TAU2_RETAIL, 'worlds-tool');
@@ -24,6 +27,7 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   await expect(select.locator('option', { hasText: 'worlds-tool' })).toHaveCount(0);
 
   await select.selectOption({ label: 'worlds-swe' });
+  const sweId = await select.inputValue();
   // The figures packages/api's worlds router test measures on the same 22 trajectories.
   await expect(page.getByTestId('worlds-summary')).toHaveText(
     '22 worlds, 219 transitions replayed: 15 exact, 187 fallback, 17 mismatch (13 harness steps left out).',
@@ -56,4 +60,10 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   await where.getByRole('link', { name }).click();
   await expect(page.getByTestId('step-counter')).toContainText(`Step ${stepText} / `);
   await expect(page.getByTestId('step-action')).toHaveAttribute('data-action-type', 'command');
+
+  // A link that names the dataset as the CLI does opens it, named so in the picker (walk 43: it
+  // showed these worlds under another dataset's name).
+  await page.goto('/worlds?dataset=worlds-swe');
+  await expect(select).toHaveValue(sweId);
+  await expect(page.getByTestId('worlds-summary')).toContainText('62 worlds', { timeout: 60_000 });
 });

@@ -89,7 +89,8 @@ export function toolOfAction(action: string): string {
 function inScope(rule: Rule, item: RewardItem, tool: string): boolean {
   const scope = rule.scope;
   if (scope === undefined) return true;
-  if (scope.domains !== undefined && !scope.domains.includes(item.domain ?? '')) return false;
+  if (scope.domains !== undefined && !scope.domains.some((domain) => domain === item.domain))
+    return false;
   if (scope.tools !== undefined && !scope.tools.includes(tool)) return false;
   return true;
 }

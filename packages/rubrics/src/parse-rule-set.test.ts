@@ -57,6 +57,18 @@ describe('parseRuleSet', () => {
     });
   });
 
+  it('refuses a scope naming a domain items never have, naming the field', () => {
+    // walk 43: `tooll` was taken, and the rule was out of scope for every item, silently.
+    const scoped = YAML_SET.replace(
+      '    type: content\n',
+      '    type: content\n    scope:\n      domains: [tooll]\n',
+    );
+    const parsed = parseRuleSet(scoped);
+    expect(!parsed.ok && parsed.issues.map((issue) => [issue.field, issue.line])).toEqual([
+      ['rules.0.scope.domains.0', 6],
+    ]);
+  });
+
   it('refuses a pattern that is no regular expression, naming the field and why', () => {
     const parsed = parseRuleSet(`name: my-regex
 rules:

@@ -1,4 +1,5 @@
 import { CONTENT_CLASSES, RULE_METRIC_IDS } from '@terrarium/fidelity';
+import { Domain } from '@terrarium/schema';
 import { z } from 'zod';
 
 const Id = z
@@ -9,11 +10,9 @@ const Id = z
 /** Where a rule applies; an item outside the scope gets no score from it (not a 0). */
 export const RuleScope = z
   .strictObject({
-    domains: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe('Item domains (`tool`, `terminal`…).'),
+    // One of the domains items have: a typo (`tooll`) left the rule out of scope of every item
+    // without a word (walk 43).
+    domains: z.array(Domain).min(1).optional().describe('Item domains (`tool`, `terminal`…).'),
     tools: z
       .array(z.string().min(1))
       .min(1)

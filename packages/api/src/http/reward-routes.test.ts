@@ -183,6 +183,19 @@ describe('POST /v1/reward over HTTP', () => {
     expect(ErrorBody.parse(await missing.json()).error.issues).toEqual([
       { field: 'ruleSet.version', message: 'no version 7 of exact-only' },
     ]);
+    // A built-in rule set has no versions to pin (walk 43: it was called unknown, and listed).
+    const builtInPinned = await post('/v1/reward', {
+      ruleSet: { name: 'default-tool', version: 1 },
+      items: [body],
+    });
+    expect(builtInPinned.status).toBe(404);
+    expect(ErrorBody.parse(await builtInPinned.json()).error.issues).toEqual([
+      {
+        field: 'ruleSet.version',
+        message:
+          'default-tool is built in and has no versions: leave out the version, or save it as a rule set of your own (the Rule sets page) and pin one of its versions',
+      },
+    ]);
     // An unknown name lists the names there are, stored and built in.
     const unknown = await post('/v1/reward', { ruleSet: { name: 'default-sql' }, items: [body] });
     expect(unknown.status).toBe(404);

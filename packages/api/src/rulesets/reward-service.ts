@@ -112,6 +112,11 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
           const what = `no version ${version} of ${name}`;
           throw new RewardRequestError(what, [{ field: 'ruleSet.version', message: what }], 404);
         }
+        // walk 43: "no rule set default-tool (rule sets: …, default-tool, …)" named it as known.
+        if (version !== undefined && defaultRuleSetByName(name) !== null) {
+          const what = `${name} is built in and has no versions: leave out the version, or save it as a rule set of your own (the Rule sets page) and pin one of its versions`;
+          throw new RewardRequestError(what, [{ field: 'ruleSet.version', message: what }], 404);
+        }
         // Named with every name there is, stored or built in, as an unknown dataset is.
         const saved = (await store.listRuleSets()).map((entry) => entry.name);
         const known = [...new Set([...saved, ...DEFAULT_RULE_SET_NAMES])].join(', ');

@@ -93,11 +93,15 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
   const [family, setFamily] = useState<string | null>(null);
   // Worlds replay shell commands: only datasets with shell steps are offered (and one a link
   // names), and the page opens on the first of them rather than on an empty choice.
-  const offered = (datasets.data ?? []).filter(
-    (dataset) =>
-      dataset.id === chosen || dataset.domains.some((domain) => SHELL_DOMAINS.has(domain)),
+  // A link may name the dataset as the CLI does (walk 43: `?dataset=intercode-bash` showed its
+  // worlds under another dataset's name in the picker).
+  const linked = (datasets.data ?? []).find(
+    (dataset) => dataset.id === chosen || dataset.name === chosen,
   );
-  const datasetId = chosen ?? offered[0]?.id ?? null;
+  const offered = (datasets.data ?? []).filter(
+    (dataset) => dataset === linked || dataset.domains.some((domain) => SHELL_DOMAINS.has(domain)),
+  );
+  const datasetId = linked?.id ?? chosen ?? offered[0]?.id ?? null;
   const report = useQuery({
     ...trpc.worlds.sufficiency.queryOptions({
       dataset: datasetId ?? '',
