@@ -20,6 +20,7 @@ export * from './backends/circuit-breaker';
 export * from './openai/allowlist';
 export * from './openai/clock';
 export * from './openai/errors';
+export { networkFailure } from './openai/network-failure';
 export type { ChatRequest } from './openai/chat-protocol';
 export * from './openai/endpoint-pool';
 export * from './openai/transport';

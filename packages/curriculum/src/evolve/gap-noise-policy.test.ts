@@ -274,6 +274,20 @@ describe('a policy behind an OpenAI-compatible endpoint', () => {
     });
   });
 
+  it('names the endpoint and why when nothing answers there', async () => {
+    // A port nothing listens on: the connection is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const address = closed.address();
+    if (address === null || typeof address === 'string') throw new Error('a TCP address');
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const nowhere = `http://127.0.0.1:${address.port}/v1`;
+    const policy = openAIPolicy({ baseUrl: nowhere, model: 'stub', fetch });
+    await expect(rollout(tail, policy, createWorld, 0)).rejects.toThrow(
+      `policy endpoint ${nowhere}/chat/completions could not be reached: nothing accepted the connection`,
+    );
+  });
+
   it('refuses an endpoint outside the allowlist', () => {
     expect(() => openAIPolicy({ baseUrl: 'http://example.org/v1', model: 'm', fetch })).toThrow(
       HostNotAllowedError,

@@ -1,4 +1,4 @@
-import { assertAllowedHost, chatCompletionsUrl } from '@terrarium/worlds';
+import { assertAllowedHost, chatCompletionsUrl, networkFailure } from '@terrarium/worlds';
 import { z } from 'zod';
 import { moveFromText, moveFromToolCall, type AgentMove } from '../tasks/episode';
 import type { Policy } from './policy';
@@ -125,24 +125,32 @@ export function openAIPolicy(options: OpenAIPolicyOptions): Policy {
             });
           started = true;
           pendingCall = null;
-          const response = await options.fetch(url, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              ...(options.apiKey === undefined
-                ? {}
-                : { authorization: `Bearer ${options.apiKey}` }),
-            },
-            body: JSON.stringify({
-              model: options.model,
-              messages,
-              tools: toolsFor(kind),
-              tool_choice: 'auto',
-              temperature: options.temperature ?? 0,
-              seed,
-              ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
-            }),
-          });
+          const response = await options
+            .fetch(url, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                ...(options.apiKey === undefined
+                  ? {}
+                  : { authorization: `Bearer ${options.apiKey}` }),
+              },
+              body: JSON.stringify({
+                model: options.model,
+                messages,
+                tools: toolsFor(kind),
+                tool_choice: 'auto',
+                temperature: options.temperature ?? 0,
+                seed,
+                ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+              }),
+            })
+            .catch((error: unknown) => {
+              if (error instanceof Error && error.name === 'AbortError') throw error;
+              // walk 43: a run failed with "fetch failed", naming neither the endpoint nor why.
+              throw new PolicyEndpointError(
+                `policy endpoint ${url} could not be reached: ${networkFailure(error)}`,
+              );
+            });
           if (!response.ok)
             throw new PolicyEndpointError(
               `policy endpoint ${url} answered ${response.status}: ${(await response.text()).slice(0, 200)}`,

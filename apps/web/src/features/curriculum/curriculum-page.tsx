@@ -461,9 +461,10 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
               {(data.run.settings?.policy ?? 'scripted') === 'scripted' ? (
                 <p className="note" data-testid="scripted-gap-note">
                   The scripted policy plays each task&apos;s reference actions whatever the answers
-                  say, so its simulated pass rate barely depends on {data.run.settings?.sim}: read
-                  the divergent steps (how often its answers differed from the world&apos;s), or
-                  play a policy that reads the answers, to judge the simulator.
+                  say, so its simulated pass rate moves with {data.run.settings?.sim} only where a
+                  task&apos;s answer is read off the screen, never where the world&apos;s state is
+                  checked: read the divergent steps (how often its answers differed from the
+                  world&apos;s), or play a policy that reads the answers, to judge the simulator.
                 </p>
               ) : null}
               <GapChart generations={stats} />
