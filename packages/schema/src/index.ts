@@ -9,3 +9,4 @@ export * from './rule-set-scores';
 export * from './accounts';
 export * from './api-error';
 export * from './usage-text';
+export * from './dataset-text';

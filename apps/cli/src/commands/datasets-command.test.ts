@@ -20,6 +20,19 @@ describe('terrarium datasets delete', () => {
     for (const dataset of ['imported-twice', 'kept']) {
       await importFiles(store, paths.map(readDataFile), { dataset });
     }
+    // A curriculum run seeded from `kept` (its tasks are rebuilt from the dataset's data).
+    await store.createCurriculumRun({
+      dataset: 'kept',
+      settings: {
+        policy: 'scripted',
+        sim: null,
+        scheduler: 'lineage',
+        probes: 8,
+        maxDepth: 15,
+        seed: 0,
+      },
+      generations: 1,
+    });
     // A first import into `arriving` waits in the queue: the dataset shows once it is whole.
     await store.createImportJob({
       dataset: 'arriving',
@@ -36,6 +49,13 @@ describe('terrarium datasets delete', () => {
     expect(asked.stderr).toBe(
       'terrarium: this deletes dataset imported-twice: 40 trajectories with their steps and ' +
         'search index (benches built from it keep their items); add --yes to delete it\n',
+    );
+    // walk 43: the curriculum runs that rebuild their tasks from it were not mentioned.
+    const seeding = await cli('datasets', 'delete', 'kept');
+    expect(seeding.stderr).toBe(
+      'terrarium: this deletes dataset kept: 40 trajectories with their steps and search index ' +
+        '(benches built from it keep their items); curriculum run #1 was seeded from it: it cannot ' +
+        'export its tasks until the dataset is imported again under this name; add --yes to delete it\n',
     );
     const unknown = await cli('datasets', 'delete', 'nope', '--yes');
     expect(unknown.code).toBe(1);

@@ -1,5 +1,5 @@
 import { deleteDataset, type AppRouter, type DeletedDataset } from '@terrarium/api';
-import type { DatasetSummary } from '@terrarium/schema';
+import { seededRunsNote, type DatasetSummary } from '@terrarium/schema';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
@@ -100,9 +100,12 @@ export async function runDatasetsDelete(
       );
     }
     if (options.yes !== true) {
+      const seeded = await curriculumRunsSeededBy(target, dataset.name);
       throw new CliError(
         `this deletes dataset ${dataset.name}: ${dataset.trajectories} trajectories with their ` +
-          'steps and search index (benches built from it keep their items); add --yes to delete it',
+          'steps and search index (benches built from it keep their items); ' +
+          (seeded.length === 0 ? '' : `${seededRunsNote(seeded)}; `) +
+          'add --yes to delete it',
       );
     }
     result = await deleteOn(target, dataset.id);
@@ -114,6 +117,21 @@ export async function runDatasetsDelete(
       ? `${JSON.stringify(result)}\n`
       : `deleted dataset ${result.deleted} (${result.trajectories} trajectories)\n`,
   );
+}
+
+/** The curriculum runs seeded from dataset `name` (their tasks are rebuilt from its data). */
+async function curriculumRunsSeededBy(target: DataTarget, name: string): Promise<string[]> {
+  const runs =
+    target.kind === 'store'
+      ? await target.store.listCurriculumRuns()
+      : await createTRPCClient<AppRouter>({
+          links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
+        })
+          .curriculum.list.query()
+          .catch((error: unknown) => {
+            throw serverFailure(error, target.url);
+          });
+  return runs.filter((run) => run.dataset === name).map((run) => run.id);
 }
 
 /** The newest import jobs of the store, wherever it is. */

@@ -32,4 +32,27 @@ describe('DeleteDatasetButton', () => {
     );
     await waitFor(() => expect(screen.getByRole('button', { name: 'Delete' })).toBeTruthy());
   });
+
+  it('names the curriculum runs seeded from it, which cannot export once it is gone', async () => {
+    // walk 43: a run's export failed after the delete, and nothing had said it would.
+    const api = fakeApiClient((call) =>
+      call.path === 'curriculum.list'
+        ? [
+            { id: '2', dataset: 'retail' },
+            { id: '3', dataset: 'airline' },
+          ]
+        : [],
+    );
+    renderWithApi(
+      <DeleteDatasetButton dataset={{ id: '7', name: 'retail', trajectories: 80 }} />,
+      api.client,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    const confirm = screen.getByRole('group', { name: 'Delete dataset retail' });
+    await waitFor(() =>
+      expect(confirm.textContent).toContain(
+        'Benches built from it keep their items. Curriculum run #2 was seeded from it: it cannot export its tasks until the dataset is imported again under this name.',
+      ),
+    );
+  });
 });

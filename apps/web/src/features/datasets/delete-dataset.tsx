@@ -1,4 +1,5 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { seededRunsNote } from '@terrarium/schema';
 import { ConfirmDelete } from '../../app/confirm-delete';
 import { plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
@@ -15,11 +16,16 @@ export function DeleteDatasetButton({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const remove = useMutation(trpc.datasets.delete.mutationOptions());
+  const runs = useQuery(trpc.curriculum.list.queryOptions());
+  const seeded = (runs.data ?? []).filter((run) => run.dataset === dataset.name);
+  const note = seededRunsNote(seeded.map((run) => run.id));
   return (
     <ConfirmDelete
       what="dataset"
       name={dataset.name}
-      question={`Delete ${dataset.name} and its ${plural(dataset.trajectories, 'trajectory', 'trajectories')}? Benches built from it keep their items.`}
+      question={`Delete ${dataset.name} and its ${plural(dataset.trajectories, 'trajectory', 'trajectories')}? Benches built from it keep their items.${
+        note === '' ? '' : ` ${note.charAt(0).toUpperCase()}${note.slice(1)}.`
+      }`}
       pending={remove.isPending}
       error={remove.error}
       onConfirm={(done) =>
