@@ -110,8 +110,11 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
 test('a long curriculum run can be canceled from the page, and resumed there', async ({ page }) => {
   await page.goto('/curriculum');
   await page.getByLabel('Generations').fill('200');
+  // The scheduler is the page's to choose too (walk 43: only `--scheduler band` offered it).
+  await page.getByLabel('Scheduler').selectOption('band');
   await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
   await expect(page.locator('.curriculum-run-status')).toHaveText(/queued|running/);
+  await expect(page.locator('.curriculum-status')).toContainText('(scripted, band scheduler)');
   await page.getByRole('button', { name: 'Cancel run' }).click();
   await expect(page.locator('.curriculum-run-status')).toHaveText('canceled');
   await expect(page.getByRole('button', { name: 'Cancel run' })).toHaveCount(0);

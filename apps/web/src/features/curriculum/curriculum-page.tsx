@@ -114,6 +114,7 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
   const queryClient = useQueryClient();
   const datasets = useQuery(trpc.datasets.list.queryOptions());
   const [dataset, setDataset] = useState('builtin');
+  const [scheduler, setScheduler] = useState<'lineage' | 'band'>('lineage');
   const [generations, setGenerations] = useState(8);
   const policies = useQuery(trpc.curriculum.policies.queryOptions());
   const [policyChoice, setPolicyChoice] = useState('scripted');
@@ -188,6 +189,7 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             generations,
             policy: policy === '' ? 'scripted' : policy,
             sim: sim.trim() === '' ? null : sim.trim(),
+            scheduler,
           });
         }}
       >
@@ -196,7 +198,11 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
           <select
             aria-label="Seed tasks"
             value={dataset}
-            onChange={(event) => setDataset(event.target.value)}
+            onChange={(event) => {
+              setDataset(event.target.value);
+              // The refusal was about the seed before (walk 43: it stayed on screen).
+              start.reset();
+            }}
           >
             <option value="builtin">builtin (demo)</option>
             {/* By name, as the CLI names it; only data a terminal world can be rebuilt from. */}
@@ -248,6 +254,27 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
           </>
         ) : null}
         <label>
+          Scheduler{' '}
+          <select
+            aria-label="Scheduler"
+            value={scheduler}
+            onChange={(event) => {
+              const value = event.target.value;
+              if (value === 'lineage' || value === 'band') setScheduler(value);
+            }}
+          >
+            <option
+              value="lineage"
+              title="Moves a lineage on once more than 6 of its 8 probes pass"
+            >
+              lineage (on past 6 of 8)
+            </option>
+            <option value="band" title="Keeps each lineage's success between 0.3 and 0.7">
+              band (success 0.3-0.7)
+            </option>
+          </select>
+        </label>{' '}
+        <label>
           Simulator{' '}
           <input
             aria-label="Simulator"
@@ -294,7 +321,8 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
       {data ? (
         <p className="curriculum-status" aria-live="polite">
           Run #{data.run.id} ({data.run.settings?.policy ?? '?'}
-          {data.run.settings?.sim ? ` vs ${data.run.settings.sim}` : ''}):{' '}
+          {data.run.settings?.sim ? ` vs ${data.run.settings.sim}` : ''}
+          {data.run.settings?.scheduler === 'band' ? ', band scheduler' : ''}):{' '}
           <strong className="curriculum-run-status">{data.run.status}</strong>, generation{' '}
           {data.run.generationsDone} of {data.run.generationsTotal}
           {data.run.error ? ` (${data.run.error})` : ''}{' '}
