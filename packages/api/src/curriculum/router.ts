@@ -8,7 +8,7 @@ import {
   scriptedRunOptions,
 } from '@terrarium/curriculum';
 import type { CurriculumRunRecord, Store } from '@terrarium/db';
-import { CurriculumRunSettings } from '@terrarium/jobs';
+import { CurriculumRunSettings, type CurriculumJobs } from '@terrarium/jobs';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
@@ -108,6 +108,16 @@ function withReach<L extends Parameters<typeof lineageReach>[0]>(
   return lineages.map((lineage) => ({ ...lineage, reach: lineageReach(lineage, generations) }));
 }
 
+/** The server's curriculum workers; runs are refused where none run. */
+function workersOrError(jobs: CurriculumJobs | undefined): CurriculumJobs {
+  if (jobs === undefined)
+    throw new TRPCError({
+      code: 'PRECONDITION_FAILED',
+      message: 'this server runs no curriculum workers',
+    });
+  return jobs;
+}
+
 function summaryOf(run: CurriculumRunRecord) {
   return { ...run, settings: settingsOf(run) };
 }
@@ -130,12 +140,7 @@ export const curriculumRouter = createRouter({
 
   /** Queues a run: it is played by the server's workers, streams progress, resumes after a crash. */
   start: researcherProcedure.input(CurriculumStartInput).mutation(async ({ ctx, input }) => {
-    const jobs = ctx.curriculumJobs;
-    if (jobs === undefined)
-      throw new TRPCError({
-        code: 'PRECONDITION_FAILED',
-        message: 'this server runs no curriculum workers',
-      });
+    const jobs = workersOrError(ctx.curriculumJobs);
     const { dataset: picked, generations, ...settings } = input;
     const dataset = await seedDatasetName(ctx.store, picked);
     try {
@@ -216,12 +221,7 @@ export const curriculumRouter = createRouter({
    * unfinished ones at its start).
    */
   resume: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
-    const jobs = ctx.curriculumJobs;
-    if (jobs === undefined)
-      throw new TRPCError({
-        code: 'PRECONDITION_FAILED',
-        message: 'this server runs no curriculum workers',
-      });
+    const jobs = workersOrError(ctx.curriculumJobs);
     const run = await runOrError(ctx.store, input.runId);
     if (!(await jobs.continueRun(run.id))) {
       throw new TRPCError({
@@ -233,12 +233,7 @@ export const curriculumRouter = createRouter({
   }),
 
   cancel: researcherProcedure.input(RunId).mutation(async ({ ctx, input }) => {
-    const jobs = ctx.curriculumJobs;
-    if (jobs === undefined)
-      throw new TRPCError({
-        code: 'PRECONDITION_FAILED',
-        message: 'this server runs no curriculum workers',
-      });
+    const jobs = workersOrError(ctx.curriculumJobs);
     return { canceled: await jobs.cancel(input.runId) };
   }),
 });
