@@ -23,10 +23,22 @@ describe('one-time download links', () => {
 
   it('keep at most a thousand waiting, the oldest making room', () => {
     const links = createDownloadLinks(() => 0);
-    const first = links.issue('s', '/api/bench/results');
-    const rest = Array.from({ length: 1_000 }, () => links.issue('s', '/api/bench/results'));
+    const first = links.issue('s0', '/api/bench/results');
+    const rest = Array.from({ length: 1_000 }, (_, at) =>
+      links.issue(`s${(at % 100) + 1}`, '/api/bench/results'),
+    );
     expect(links.redeem(first, '/api/bench/results')).toBeNull();
-    expect(rest.every((code) => links.redeem(code, '/api/bench/results') === 's')).toBe(true);
+    expect(rest.every((code) => links.redeem(code, '/api/bench/results') !== null)).toBe(true);
+  });
+
+  it('keep sixteen waiting per session, so one session cannot push out another’s', () => {
+    // The reviewer: any labeler could fill the server-wide room and void other users' links.
+    const links = createDownloadLinks(() => 0);
+    const others = links.issue('rosa', '/api/bench/results');
+    const many = Array.from({ length: 2_000 }, () => links.issue('mallory', '/api/bench/results'));
+    expect(links.redeem(others, '/api/bench/results')).toBe('rosa');
+    const kept = many.filter((code) => links.redeem(code, '/api/bench/results') !== null);
+    expect(kept).toEqual(many.slice(-16));
   });
 
   it('are given for downloads and model files only', () => {

@@ -5,6 +5,11 @@ import { DOWNLOAD_CODE_PARAMETER, MODEL_URL_PREFIX, RUN_RESULTS_PATH } from '@te
 export const DOWNLOAD_LINK_TTL_MS = 60_000;
 /** Links waiting to be followed, server-wide; the oldest make room (each is a minute's anyway). */
 const MAX_WAITING = 1_000;
+/**
+ * Links waiting per session: a session that asks for more gives up its own oldest, so one
+ * account cannot push other users' pending links out of the server-wide room.
+ */
+const MAX_WAITING_PER_SESSION = 16;
 
 /**
  * One-time links for what a page opens by navigating (a download, a model's config in a tab),
@@ -38,8 +43,17 @@ export function createDownloadLinks(now: () => number = Date.now): DownloadLinks
   return {
     issue(sessionToken, target) {
       const at = now();
+      let own = [...waiting].filter(([, link]) => link.sessionToken === sessionToken).length;
       for (const [code, link] of waiting) {
-        if (link.expiresAt <= at || waiting.size >= MAX_WAITING) waiting.delete(code);
+        const mine = link.sessionToken === sessionToken;
+        if (
+          link.expiresAt <= at ||
+          waiting.size >= MAX_WAITING ||
+          (mine && own >= MAX_WAITING_PER_SESSION)
+        ) {
+          waiting.delete(code);
+          if (mine) own -= 1;
+        }
       }
       const code = randomBytes(24).toString('base64url');
       waiting.set(code, { sessionToken, target, expiresAt: at + DOWNLOAD_LINK_TTL_MS });
