@@ -332,14 +332,12 @@ export async function resumeCurriculumCommand(options: CurriculumResumeOptions):
       );
       return;
     }
-    const found = await target.store.getCurriculumRun(options.run);
-    if (found === null) throw new CliError(`no curriculum run ${options.run}`);
+    const run = await target.store.getCurriculumRun(options.run);
+    if (run === null) throw new CliError(`no curriculum run ${options.run}`);
     // A canceled or failed run goes on too; a finished one has nothing left.
-    if (found.status === 'done')
-      throw new CliError(`run ${found.id} is done; nothing is left to play`);
-    if (found.status === 'canceled' || found.status === 'failed')
-      await target.store.setCurriculumRunStatus(found.id, 'queued', null, [found.status]);
-    const run = found;
+    if (run.status === 'done') throw new CliError(`run ${run.id} is done; nothing is left to play`);
+    if (run.status === 'canceled' || run.status === 'failed')
+      await target.store.setCurriculumRunStatus(run.id, 'queued', null, [run.status]);
     if (!options.json)
       process.stdout.write(
         `resuming run ${run.id} after generation ${run.generationsDone} of ${run.generationsTotal}\n`,
