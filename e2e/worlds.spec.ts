@@ -66,4 +66,13 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   await page.goto('/worlds?dataset=worlds-swe');
   await expect(select).toHaveValue(sweId);
   await expect(page.getByTestId('worlds-summary')).toContainText('62 worlds', { timeout: 60_000 });
+
+  // A link to a dataset of tool calls says why nothing is replayed (walk 43 saw "200 worlds, 0
+  // transitions replayed"), and replays nothing.
+  await page.goto('/worlds?dataset=worlds-tool');
+  await expect(page.getByTestId('worlds-not-shell')).toHaveText(
+    "worlds-tool holds tool trajectories, with no shell commands to replay. Its trajectories become tool worlds, which answer from the recorded responses over the benchmark's database (see Tool worlds in the README); this page measures terminal and SWE-agent worlds.",
+  );
+  await expect(page.getByTestId('worlds-summary')).toHaveCount(0);
+  await expect(page.getByTestId('worlds-progress')).toHaveCount(0);
 });

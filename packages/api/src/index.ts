@@ -184,3 +184,4 @@ export {
 export { exportCurriculumTasks } from './curriculum/task-export';
 export type { RolloutDivergence, TaskDivergences } from '@terrarium/curriculum';
 export type { GenerationStatsRecord as CurriculumGenerationStats } from '@terrarium/curriculum';
+export type { WorldsReport } from './worlds/measure-worlds';

@@ -15,6 +15,7 @@ export { CowFs } from './terminal/cow-fs';
 export { mayMutate, parseLine } from './terminal/shell-words';
 export {
   measureSufficiency,
+  replaySufficiency,
   trimReport,
   shellCommandOf,
   isHarnessReply,

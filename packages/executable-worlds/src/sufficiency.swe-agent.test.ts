@@ -1,6 +1,6 @@
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { describe, expect, it } from 'vitest';
-import { measureSufficiency } from './sufficiency';
+import { measureSufficiency, replaySufficiency } from './sufficiency';
 import { buildTerminalWorld } from './terminal/terminal-world';
 import { readSharedTrajectories, readTrajectoryFile } from './testing/read-files';
 
@@ -49,4 +49,26 @@ describe('sufficiency on the real SWE-agent trajectories', () => {
       cat: { transitions: 3, exact: 3, fallback: 0, mismatch: 0 },
     });
   }, 120_000);
+
+  it('replays world by world, pausing before each command, to the same report', async () => {
+    const trajectories = await readSharedTrajectories('swe-agent', '.traj');
+    let pauses = 0;
+    const replay = replaySufficiency(trajectories, {
+      dataset: 'swe-agent',
+      pause: async () => {
+        pauses += 1;
+        await Promise.resolve();
+      },
+    });
+    const worlds: string[] = [];
+    let next = await replay.next();
+    while (next.done !== true) {
+      worlds.push(next.value.id);
+      next = await replay.next();
+    }
+    expect(next.value).toEqual(await measureSufficiency(trajectories, { dataset: 'swe-agent' }));
+    expect(worlds).toEqual(trajectories.map((trajectory) => trajectory.externalId));
+    // Once per replayed command: the 219 transitions, not the 13 harness steps left out.
+    expect(pauses).toBe(219);
+  });
 });

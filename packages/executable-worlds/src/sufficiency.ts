@@ -54,8 +54,11 @@ export interface SufficiencyOptions {
    */
   pool?: boolean;
   fallback?: WorldModel;
-  /** Called after each trajectory, for progress output. */
-  onTrajectory?: (result: TrajectorySufficiency) => void;
+  /**
+   * Awaited before each replayed command: a caller on a shared thread (a server) lets its other
+   * work run there, since one world's replay can take a second.
+   */
+  pause?: () => Promise<void>;
 }
 
 function zero(): Counts {
@@ -120,6 +123,22 @@ export async function measureSufficiency(
   trajectories: readonly Trajectory[],
   options: SufficiencyOptions,
 ): Promise<SufficiencyReport> {
+  const replay = replaySufficiency(trajectories, options);
+  for (;;) {
+    const next = await replay.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * `measureSufficiency` one world at a time: yields each trajectory's result as its replay ends
+ * and returns the whole report. A caller can show progress, stop early, or let other work run
+ * between worlds (a dataset of thousands takes seconds of one thread).
+ */
+export async function* replaySufficiency(
+  trajectories: readonly Trajectory[],
+  options: SufficiencyOptions,
+): AsyncGenerator<TrajectorySufficiency, SufficiencyReport, undefined> {
   const pool = options.pool ?? true;
   const workspaces = new Map<string, Workspace>();
   if (pool) {
@@ -161,6 +180,7 @@ export async function measureSufficiency(
         report.skipped++;
         continue;
       }
+      if (options.pause !== undefined) await options.pause();
       const stepped = await world.step({ ...step.action, command });
       const expected = step.observation.content;
       const actual = stepped.observation.content;
@@ -184,7 +204,7 @@ export async function measureSufficiency(
       }
     }
     report.trajectories.push(result);
-    options.onTrajectory?.(result);
+    yield result;
   }
   return report;
 }

@@ -100,6 +100,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'rulesets.scoreRun': 'researcher',
   'rulesets.scoreRunStatus': 'researcher',
   'worlds.sufficiency': 'researcher',
+  'worlds.sufficiencyEvents': 'researcher',
   'curriculum.resume': 'researcher',
   'curriculum.run': 'researcher',
   'curriculum.start': 'researcher',

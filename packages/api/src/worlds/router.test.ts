@@ -64,6 +64,43 @@ describe('worlds router', () => {
     expect(expected.length).toBeGreaterThan(1);
   }, 120_000);
 
+  it('streams progress world by world, then the report; the same request again is answered from memory', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const input = { dataset: 'swe', maxMismatches: 7 };
+    const progress: number[] = [];
+    const of = new Set<number>();
+    const reports: number[] = [];
+    for await (const event of await api.worlds.sufficiencyEvents(input)) {
+      if (event.type === 'progress') {
+        of.add(event.of);
+        progress.push(event.done);
+      } else reports.push(event.report.worlds);
+    }
+    expect([...of]).toEqual([22]);
+    // The first event comes before any world is loaded; how many follow depends on the clock.
+    expect(progress[0]).toBe(0);
+    expect(progress).toEqual(progress.toSorted((a, b) => a - b));
+    expect(progress.every((done) => done < 22)).toBe(true);
+    expect(reports).toEqual([22]);
+    const again: string[] = [];
+    for await (const event of await api.worlds.sufficiencyEvents(input)) again.push(event.type);
+    expect(again).toEqual(['report']);
+  }, 120_000);
+
+  it('measures again once the dataset changed', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const before = await api.worlds
+      .sufficiency({ dataset: 'swe-changing', maxMismatches: 0 })
+      .catch((error: unknown) => error);
+    expect(before).toMatchObject({ code: 'NOT_FOUND' });
+    const files = (await collectDataFiles([SWE_AGENT])).map(readDataFile);
+    await importFiles(store, files.slice(0, 2), { dataset: 'swe-changing' });
+    const first = await api.worlds.sufficiency({ dataset: 'swe-changing', maxMismatches: 0 });
+    await importFiles(store, files.slice(2, 4), { dataset: 'swe-changing' });
+    const second = await api.worlds.sufficiency({ dataset: 'swe-changing', maxMismatches: 0 });
+    expect([first.worlds, second.worlds]).toEqual([2, 4]);
+  }, 120_000);
+
   it('refuses an anonymous caller and names an unknown dataset', async () => {
     const anonymous = appRouter.createCaller({ store, principal: ANONYMOUS_PRINCIPAL });
     await expect(anonymous.worlds.sufficiency({ dataset: 'swe' })).rejects.toMatchObject({

@@ -1,8 +1,7 @@
-import { measureSufficiency, trimReport } from '@terrarium/executable-worlds';
+import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { findDataset } from '../simulate/find-trajectory';
-import { listDatasetTrajectories, loadDataset } from '../simulate/load-trajectories';
 import { createRouter, researcherProcedure, simulatorTrpcError } from '../trpc';
+import { measureWorlds, measureWorldsReport } from './measure-worlds';
 
 export const SufficiencyInput = z.object({
   /** Dataset id or name. */
@@ -17,37 +16,26 @@ export const SufficiencyInput = z.object({
   outcome: z.enum(['mismatch', 'fallback']).optional(),
 });
 
-/** Thin: loads the dataset, the reconstruction and replay live in @terrarium/executable-worlds. */
+/** Thin: the reconstruction and replay live in @terrarium/executable-worlds. */
 export const worldsRouter = createRouter({
-  sufficiency: researcherProcedure.input(SufficiencyInput).query(async ({ ctx, input }) => {
-    const dataset = await findDataset(ctx.store, input.dataset).catch((error: unknown) => {
+  sufficiency: researcherProcedure.input(SufficiencyInput).query(async ({ ctx, input, signal }) => {
+    const report = await measureWorldsReport(ctx.store, input, signal).catch((error: unknown) => {
       throw simulatorTrpcError(error);
     });
-    const trajectories = await loadDataset(ctx.store, dataset.id);
-    const report = await measureSufficiency(trajectories, {
-      dataset: dataset.name,
-      pool: input.pool,
-    });
-    const trimmed = trimReport(report, {
-      maxMismatches: input.maxMismatches,
-      maxChars: 4000,
-      ...(input.perFamily === undefined ? {} : { perFamily: input.perFamily }),
-      ...(input.outcome === undefined ? {} : { outcome: input.outcome }),
-    });
-    // Loaded trajectories carry their store id (the replay's), so the report's `id` is that; the
-    // page names each mismatch's trajectory by the id its file gave it.
-    const names = new Map(
-      (await listDatasetTrajectories(ctx.store, dataset.id)).map((summary) => [
-        summary.id,
-        summary.externalId,
-      ]),
-    );
-    return {
-      ...trimmed,
-      trajectories: trimmed.trajectories.map((trajectory) => ({
-        ...trajectory,
-        name: names.get(trajectory.id) ?? trajectory.id,
-      })),
-    };
+    if (report === null)
+      throw new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'the request was closed' });
+    return report;
+  }),
+  /** `sufficiency` with its progress: `progress` events (worlds replayed of all), then `report`. */
+  sufficiencyEvents: researcherProcedure.input(SufficiencyInput).subscription(async function* ({
+    ctx,
+    input,
+    signal,
+  }) {
+    try {
+      yield* measureWorlds(ctx.store, input, signal);
+    } catch (error) {
+      throw simulatorTrpcError(error);
+    }
   }),
 });

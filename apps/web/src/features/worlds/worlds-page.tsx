@@ -10,6 +10,7 @@ import { diffText } from '../compare/text-diff';
 import '../compare/compare.css';
 import './worlds.css';
 import { invisibleDifference } from './invisible-difference';
+import { useWorldsReport } from './use-worlds-report';
 import { TRANSITIONS_TITLE } from '../../app/count-titles';
 
 /** Mismatches listed at most, for all families or for the one chosen. */
@@ -102,21 +103,23 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
     (dataset) => dataset === linked || dataset.domains.some((domain) => SHELL_DOMAINS.has(domain)),
   );
   const datasetId = linked?.id ?? chosen ?? offered[0]?.id ?? null;
-  const report = useQuery({
-    ...trpc.worlds.sufficiency.queryOptions({
+  const current = offered.find((dataset) => dataset.id === datasetId);
+  // A dataset of tool calls (tau-bench) has no shell commands to replay: the page says so rather
+  // than replaying nothing and reporting "0 transitions replayed".
+  const shell =
+    current === undefined || current.domains.some((domain) => SHELL_DOMAINS.has(domain));
+  const { query: report, progress } = useWorldsReport(
+    {
       dataset: datasetId ?? '',
       maxMismatches: MISMATCHES_FETCHED,
       perFamily: MISMATCHES_SHOWN,
       outcome: 'mismatch',
-    }),
-    enabled: datasetId !== null,
-    // Every transition is replayed to measure it: kept until the dataset changes (below).
-    staleTime: Infinity,
-  });
+    },
+    datasetId !== null && shell,
+  );
   const data = report.data;
   // An import or a delete since the measure (from the CLI, say) changes the dataset's trajectory
   // count: the figures are measured again rather than shown as if current.
-  const current = offered.find((dataset) => dataset.id === datasetId);
   const outdated =
     data !== undefined && current !== undefined && current.trajectories !== data.worlds;
   const { refetch, isFetching } = report;
@@ -165,11 +168,30 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
           trajectories: import some on the Import page (the demo's are in demo/data/swe-agent).
         </p>
       )}
-      <QueryStatus
-        label="worlds"
-        isPending={datasetId !== null && report.isPending}
-        error={report.error}
-      />
+      {current !== undefined && !shell && (
+        <p className="note" data-testid="worlds-not-shell">
+          {current.name} holds {current.domains.join(' and ')} trajectories, with no shell commands
+          to replay. Its trajectories become tool worlds, which answer from the recorded responses
+          over the benchmark's database (see Tool worlds in the README); this page measures terminal
+          and SWE-agent worlds.
+        </p>
+      )}
+      {report.isFetching && (
+        <p className="status" data-testid="worlds-progress">
+          {progress === null || progress.done === 0 ? (
+            <>
+              Loading {formatCount(current?.trajectories ?? 0)} trajectories of{' '}
+              {current?.name ?? 'the dataset'}…
+            </>
+          ) : (
+            <>
+              Replaying worlds: {formatCount(progress.done)} of {formatCount(progress.of)}…{' '}
+              <progress value={progress.done} max={progress.of} />
+            </>
+          )}
+        </p>
+      )}
+      <QueryStatus label="worlds" isPending={false} error={report.error} />
       {data && (
         <>
           {outdated && (

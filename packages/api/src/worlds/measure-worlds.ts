@@ -1,0 +1,138 @@
+import type { Store } from '@terrarium/db';
+import {
+  replaySufficiency,
+  trimReport,
+  type SufficiencyReport,
+  type TrimOptions,
+} from '@terrarium/executable-worlds';
+import type { DatasetSummary } from '@terrarium/schema';
+import { findDataset } from '../simulate/find-trajectory';
+import { listDatasetTrajectories, loadListed } from '../simulate/load-trajectories';
+
+export interface WorldsInput extends Omit<TrimOptions, 'maxChars'> {
+  dataset: string;
+  pool: boolean;
+}
+
+/** A report as the API sends it: each trajectory also named by the id its file gave it. */
+export type WorldsReport = Omit<SufficiencyReport, 'trajectories'> & {
+  trajectories: (SufficiencyReport['trajectories'][number] & { name: string })[];
+};
+
+export type WorldsEvent =
+  /** `done` of `of` worlds replayed so far. */
+  { type: 'progress'; done: number; of: number } | { type: 'report'; report: WorldsReport };
+
+/** Longest recorded or replayed text sent per mismatch. */
+const MAX_CHARS = 4000;
+/** Replay runs on the server's one thread: it lets requests in at least this often. */
+const YIELD_AFTER_MS = 20;
+/** Progress events at most this often. */
+const PROGRESS_EVERY_MS = 200;
+/** Reports kept per store: a few datasets switched between on the Worlds page. */
+const CACHED_REPORTS = 4;
+
+/**
+ * Reports already measured, per store, keyed by dataset, its size and the request: replaying
+ * takes seconds (just-bash runs every command), while the answer changes only when the dataset
+ * does. An import adds trajectories and steps, a delete removes them, so the counts key it.
+ */
+const cache = new WeakMap<Store, Map<string, WorldsReport>>();
+
+function cacheKey(dataset: DatasetSummary, input: WorldsInput): string {
+  return JSON.stringify([
+    dataset.id,
+    dataset.trajectories,
+    dataset.steps,
+    input.pool,
+    input.maxMismatches,
+    input.perFamily ?? null,
+    input.outcome ?? null,
+  ]);
+}
+
+function remember(store: Store, key: string, report: WorldsReport): void {
+  const reports = cache.get(store) ?? new Map<string, WorldsReport>();
+  reports.delete(key);
+  reports.set(key, report);
+  for (const oldest of reports.keys()) {
+    if (reports.size <= CACHED_REPORTS) break;
+    reports.delete(oldest);
+  }
+  cache.set(store, reports);
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Rebuilds the dataset's terminal worlds and replays them, reporting progress as it goes and
+ * letting the server's other requests run between worlds; a report already measured for the same
+ * dataset contents is answered at once. Stops early (without a report) when `signal` aborts.
+ */
+export async function* measureWorlds(
+  store: Store,
+  input: WorldsInput,
+  signal?: AbortSignal,
+): AsyncGenerator<WorldsEvent, void, undefined> {
+  const dataset = await findDataset(store, input.dataset);
+  const key = cacheKey(dataset, input);
+  const cached = cache.get(store)?.get(key);
+  if (cached !== undefined) {
+    remember(store, key, cached);
+    yield { type: 'report', report: cached };
+    return;
+  }
+  const summaries = await listDatasetTrajectories(store, dataset.id);
+  yield { type: 'progress', done: 0, of: summaries.length };
+  const trajectories = await loadListed(store, summaries);
+  let yielded = performance.now();
+  const pause = async (): Promise<void> => {
+    if (performance.now() - yielded < YIELD_AFTER_MS) return;
+    await nextTurn();
+    yielded = performance.now();
+  };
+  const replay = replaySufficiency(trajectories, {
+    dataset: dataset.name,
+    pool: input.pool,
+    pause,
+  });
+  let done = 0;
+  let reported = performance.now();
+  for (;;) {
+    const next = await replay.next();
+    if (next.done === true) {
+      const trimmed = trimReport(next.value, { ...input, maxChars: MAX_CHARS });
+      // Loaded trajectories carry their store id (the replay's), so the report's `id` is that;
+      // the page names each mismatch's trajectory by the id its file gave it.
+      const names = new Map(summaries.map((summary) => [summary.id, summary.externalId]));
+      const report = {
+        ...trimmed,
+        trajectories: trimmed.trajectories.map((trajectory) => ({
+          ...trajectory,
+          name: names.get(trajectory.id) ?? trajectory.id,
+        })),
+      };
+      remember(store, key, report);
+      yield { type: 'report', report };
+      return;
+    }
+    done += 1;
+    if (signal?.aborted === true) return;
+    const now = performance.now();
+    if (now - reported >= PROGRESS_EVERY_MS) {
+      reported = now;
+      yield { type: 'progress', done, of: trajectories.length };
+    }
+  }
+}
+
+/** The report alone, for a caller that waits for it whole (the CLI, programs). */
+export async function measureWorldsReport(
+  store: Store,
+  input: WorldsInput,
+  signal?: AbortSignal,
+): Promise<WorldsReport | null> {
+  for await (const event of measureWorlds(store, input, signal))
+    if (event.type === 'report') return event.report;
+  return null;
+}
