@@ -16,6 +16,7 @@ export {
 } from './rule-set';
 export {
   parseRuleSet,
+  locateRuleSetField,
   validateRuleSet,
   formatRuleSetIssues,
   type RuleSetIssue,

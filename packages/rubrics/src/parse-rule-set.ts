@@ -37,6 +37,21 @@ export function parseRuleSet(text: string): RuleSetParse {
   });
 }
 
+/**
+ * Where the field at `path` is in a rule set's text (1-based), for issues found after parsing (a
+ * custom rule the sandbox refused); 0:0 if the text does not parse.
+ */
+export function locateRuleSetField(
+  text: string,
+  path: readonly PropertyKey[],
+): { line: number; column: number } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) return { line: 0, column: 0 };
+  const position = lineCounter.linePos(offsetOf(doc, path));
+  return { line: position.line, column: position.col };
+}
+
 /** Validates an already parsed value (an inline rule set in a request); positions are 0 there. */
 export function validateRuleSet(
   value: unknown,

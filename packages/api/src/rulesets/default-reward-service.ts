@@ -1,6 +1,6 @@
 import type { Store } from '@terrarium/db';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
-import { sharedCustomRuleRunner } from './sandbox-runner';
+import { sharedCustomRuleChecker, sharedCustomRuleRunner } from './sandbox-runner';
 import {
   createRewardService,
   DEFAULT_REWARD_TIME_LIMIT_MS,
@@ -22,6 +22,7 @@ export function createDefaultRewardService(
     ...(judgeSpec === undefined || judgeSpec === '' ? {} : { judgeSpec }),
     allowlist: endpointAllowlistFromEnv(env),
     runCustom: sharedCustomRuleRunner(),
+    checkCustom: sharedCustomRuleChecker(),
     timeLimitMs: Number.isFinite(limit) && limit > 0 ? limit : DEFAULT_REWARD_TIME_LIMIT_MS,
   });
 }

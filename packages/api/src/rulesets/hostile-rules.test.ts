@@ -96,6 +96,38 @@ describe('custom rules in the sandbox worker pool, over HTTP', () => {
     ]);
   });
 
+  it(
+    'refuses a rule set whose custom rule can score nothing, naming the rule',
+    { timeout: 30_000 },
+    async () => {
+      // walk 43: `function nope(){}` answered 200 with every item scored 0, so a typo gave a whole
+      // training run reward 0.
+      const refusals = [];
+      for (const source of [
+        'function nope() {}',
+        'function score( {',
+        'throw new Error("setup")',
+      ]) {
+        const response = await reward(source, 'javascript', 5_000);
+        refusals.push([response.status, await response.json()]);
+      }
+      const noScore =
+        'the rule defines no function score(item) (write `function score(item) { … }` or `export function score`)';
+      expect(refusals[0]).toEqual([
+        400,
+        {
+          error: {
+            message: `ruleSet.rules.0.source: ${noScore}`,
+            issues: [{ field: 'ruleSet.rules.0.source', message: noScore }],
+          },
+        },
+      ]);
+      expect(refusals.map(([status]) => status)).toEqual([400, 400, 400]);
+      expect(JSON.stringify(refusals[1])).toContain('ruleSet.rules.0.source: does not compile');
+      expect(JSON.stringify(refusals[2])).toContain('ruleSet.rules.0.source: Error: setup');
+    },
+  );
+
   it('answers health while a rule loops forever', { timeout: 30_000 }, async () => {
     let rewardDone = false;
     const pending = reward('function score() { for (;;) {} }').then((response) => {

@@ -19,6 +19,7 @@ import {
 } from '@terrarium/rubrics';
 import { createEndpointPool, type EndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { endpointClient } from '../simulate/server-transport';
+import { customRuleIssues, type CheckCustomRule } from './custom-rule-check';
 import { API_KEY_HINT, endpointApiKey, parseSimSpec } from '../simulate/sim-spec';
 
 /** Which rule set scores a request: a stored (or default) one by name, or one sent inline. */
@@ -58,6 +59,8 @@ export interface RewardServiceOptions {
   fetch?: typeof fetch;
   /** Runs custom rules off the event loop (a sandbox worker pool). Without it they score 0 with an error. */
   runCustom?: (rule: CustomRule, input: CustomRuleInput) => Promise<CustomRuleResult>;
+  /** Checks an inline rule set's custom rules before it scores (a stored one was checked when saved). */
+  checkCustom?: CheckCustomRule;
   /** Whole-request limit; a batch still running then is answered 504. */
   timeLimitMs?: number;
   /** Judge or custom-rule items in flight per request. */
@@ -139,6 +142,10 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
     if ('inline' in choice) {
       const parsed = validateRuleSet(choice.inline);
       if (!parsed.ok) throw issuesToError(parsed.issues);
+      if (options.checkCustom !== undefined) {
+        const issues = await customRuleIssues(parsed.ruleSet, options.checkCustom);
+        if (issues.length > 0) throw issuesToError(issues);
+      }
       return { compiled: compileRuleSet(parsed.ruleSet), version: null };
     }
     return fromStore(choice.name, choice.version);

@@ -95,6 +95,40 @@ describe('rulesets router', () => {
     expect(validated.ok ? [] : validated.issues.map((i) => [i.field, i.line])).toEqual([
       ['rules', 2],
     ]);
+    // A custom rule that can score nothing is refused where it is written, as the editor shows it.
+    const noScore = [
+      'name: custom-typo',
+      'rules:',
+      '  - id: exact',
+      '    type: metric',
+      '    metric: exact-match',
+      '  - id: mine',
+      '    type: custom',
+      '    source: |',
+      '      function scor(item) { return 1 }',
+      '',
+    ].join('\n');
+    const checked = await as(RESEARCHER).rulesets.validate({ document: noScore });
+    expect(checked).toEqual({
+      ok: false,
+      issues: [
+        {
+          field: 'rules.1.source',
+          message:
+            'the rule defines no function score(item) (write `function score(item) { … }` or `export function score`)',
+          line: 8,
+          column: 13,
+        },
+      ],
+    });
+    await expect(
+      as(RESEARCHER).rulesets.save({ document: noScore, message: 'typo' }),
+    ).rejects.toThrow(/^rules\.1\.source \(8:13\): the rule defines no function score\(item\)/);
+    const fixed = noScore.replace('scor(item)', 'score(item)');
+    expect(await as(RESEARCHER).rulesets.validate({ document: fixed })).toEqual({
+      ok: true,
+      issues: [],
+    });
   });
 
   it(

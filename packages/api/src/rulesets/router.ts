@@ -1,7 +1,7 @@
-import { MAX_PREVIEW_ITEMS, parseRuleSet, ruleSetJsonSchema } from '@terrarium/rubrics';
+import { MAX_PREVIEW_ITEMS, ruleSetJsonSchema } from '@terrarium/rubrics';
 import { z } from 'zod';
 import { createRouter, labelerProcedure, researcherProcedure, type Principal } from '../trpc';
-import { sharedCustomRuleRunner } from './sandbox-runner';
+import { sharedCustomRuleChecker, sharedCustomRuleRunner } from './sandbox-runner';
 import * as service from './rule-set-service';
 import { runScoringStatus, startRunScoring } from './score-run-service';
 
@@ -63,8 +63,8 @@ export const rulesetsRouter = createRouter({
     .input(z.object({ name, version: version.optional() }))
     .query(({ ctx, input }) => service.getVersion(ctx, input.name, input.version)),
   /** Server-side check of a draft: the same issues (field, line, column) the save would refuse. */
-  validate: researcherProcedure.input(z.object({ document })).query(({ input }) => {
-    const parsed = parseRuleSet(input.document);
+  validate: researcherProcedure.input(z.object({ document })).query(async ({ input }) => {
+    const parsed = await service.checkDocument(input.document, sharedCustomRuleChecker());
     return parsed.ok
       ? { ok: true as const, issues: [] }
       : { ok: false as const, issues: parsed.issues };
@@ -72,7 +72,11 @@ export const rulesetsRouter = createRouter({
   save: researcherProcedure
     .input(z.object({ document, message: z.string().min(1).max(2000) }))
     .mutation(({ ctx, input }) =>
-      service.saveVersion(ctx, { ...input, author: authorOf(ctx.principal) }),
+      service.saveVersion(
+        ctx,
+        { ...input, author: authorOf(ctx.principal) },
+        sharedCustomRuleChecker(),
+      ),
     ),
   diff: researcherProcedure
     .input(z.object({ name, from: version, to: version }))
@@ -80,7 +84,12 @@ export const rulesetsRouter = createRouter({
   preview: researcherProcedure
     .input(z.object({ document, source: PreviewSource, sample: PreviewSample }))
     .mutation(({ ctx, input }) =>
-      service.previewDraft(ctx, input, { runCustom: sharedCustomRuleRunner() }),
+      service.previewDraft(
+        ctx,
+        input,
+        { runCustom: sharedCustomRuleRunner() },
+        sharedCustomRuleChecker(),
+      ),
     ),
   /**
    * Scores every prediction of an ended bench run with a saved version, in the background; the

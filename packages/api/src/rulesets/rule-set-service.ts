@@ -6,6 +6,7 @@ import {
   defaultRuleSetByName,
   diffLines,
   diffRuleSets,
+  locateRuleSetField,
   parseRuleSet,
   rewardItemOf,
   ruleSetYaml,
@@ -16,9 +17,11 @@ import {
   type RewardItem,
   type RuleSet,
   type RuleSetIssue,
+  type RuleSetParse,
 } from '@terrarium/rubrics';
 import { simToGrade } from '@terrarium/schema';
 import type { ServiceContext } from '../trpc';
+import { customRuleIssues, type CheckCustomRule } from './custom-rule-check';
 
 export interface RuleSetVersionView {
   name: string;
@@ -111,12 +114,29 @@ export async function getVersion(
   };
 }
 
-/** Parses (YAML or JSON) and stores the next version; the name comes from the document. */
+/**
+ * Parses a rule set (YAML or JSON) and checks its custom rules in the sandbox: the issues a save
+ * refuses, each with its field and position.
+ */
+export async function checkDocument(
+  document: string,
+  check: CheckCustomRule,
+): Promise<RuleSetParse> {
+  const parsed = parseRuleSet(document);
+  if (!parsed.ok) return parsed;
+  const issues = await customRuleIssues(parsed.ruleSet, check, (path) =>
+    locateRuleSetField(document, path),
+  );
+  return issues.length === 0 ? parsed : { ok: false, issues };
+}
+
+/** Checks (`checkDocument`) and stores the next version; the name comes from the document. */
 export async function saveVersion(
   ctx: ServiceContext,
   input: { document: string; message: string; author: string },
+  check: CheckCustomRule,
 ): Promise<RuleSetVersionView> {
-  const parsed = parseRuleSet(input.document);
+  const parsed = await checkDocument(input.document, check);
   if (!parsed.ok) throw badRequest(parsed.issues);
   const stored = await ctx.store.saveRuleSetVersion({
     name: parsed.ruleSet.name,
@@ -266,8 +286,10 @@ export async function previewDraft(
   ctx: ServiceContext,
   input: { document: string; source: PreviewSource; sample: PreviewSample },
   evaluate: EvaluateOptions = {},
+  check?: CheckCustomRule,
 ) {
-  const parsed = parseRuleSet(input.document);
+  const parsed =
+    check === undefined ? parseRuleSet(input.document) : await checkDocument(input.document, check);
   if (!parsed.ok) return { ok: false as const, issues: parsed.issues };
   const draft = compileRuleSet(parsed.ruleSet);
   let saved: CompiledRuleSet | null = null;

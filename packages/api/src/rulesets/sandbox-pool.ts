@@ -5,6 +5,8 @@ import { SandboxReply, type SandboxRequest } from './sandbox-protocol';
 
 export interface SandboxPool {
   run(rule: CustomRule, input: CustomRuleInput): Promise<CustomRuleResult>;
+  /** Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`. */
+  check(rule: CustomRule): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -118,24 +120,29 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
   }
 
-  return {
-    run(rule, input) {
-      if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
-      while (slots.length < size) slots.push(spawn());
-      return new Promise<CustomRuleResult>((resolve, reject) => {
-        queue.push({
-          request: {
-            id: nextId++,
-            source: rule.source,
-            language: rule.language,
-            input: { ...input, history: [...input.history] },
-            limits: { timeoutMs: rule.timeoutMs, memoryMb: rule.memoryMb },
-          },
-          resolve,
-          reject,
-        });
-        pump();
+  function submit(rule: CustomRule, input: CustomRuleInput | null): Promise<CustomRuleResult> {
+    if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
+    while (slots.length < size) slots.push(spawn());
+    return new Promise<CustomRuleResult>((resolve, reject) => {
+      queue.push({
+        request: {
+          id: nextId++,
+          source: rule.source,
+          language: rule.language,
+          input: input === null ? null : { ...input, history: [...input.history] },
+          limits: { timeoutMs: rule.timeoutMs, memoryMb: rule.memoryMb },
+        },
+        resolve,
+        reject,
       });
+      pump();
+    });
+  }
+
+  return {
+    run: submit,
+    async check(rule) {
+      await submit(rule, null);
     },
     async close() {
       closed = true;

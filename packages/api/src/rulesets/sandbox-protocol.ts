@@ -1,19 +1,22 @@
 import type { CustomRuleResult } from '@terrarium/rubrics';
 import { z } from 'zod';
 
-/** What the pool sends a sandbox worker: one rule on one item, with its limits. */
+/** What the pool sends a sandbox worker: one rule on one item (or none: a check), with its limits. */
 export const SandboxRequest = z.object({
   id: z.number().int(),
   source: z.string(),
   language: z.enum(['javascript', 'typescript']),
-  input: z.object({
-    prediction: z.string(),
-    reference: z.string(),
-    history: z.array(z.object({ action: z.string(), observation: z.string() })),
-    action: z.string(),
-    domain: z.string().nullable(),
-    tool: z.string(),
-  }),
+  /** Null: check the rule (it compiles, its top level runs, it defines `score`) without scoring. */
+  input: z
+    .object({
+      prediction: z.string(),
+      reference: z.string(),
+      history: z.array(z.object({ action: z.string(), observation: z.string() })),
+      action: z.string(),
+      domain: z.string().nullable(),
+      tool: z.string(),
+    })
+    .nullable(),
   limits: z.object({
     timeoutMs: z.number().int().positive(),
     memoryMb: z.number().int().positive(),

@@ -31,6 +31,19 @@ async function run(source: string, language: 'javascript' | 'typescript' = 'java
   return runInQuickJs(quickjs, await transpileCustomRule({ source, language }), INPUT, LIMITS);
 }
 
+/** Checks a rule without an item (a 200 ms limit, as a rule set's own default). */
+async function check(source: string) {
+  return runInQuickJs(
+    quickjs,
+    await transpileCustomRule({ source, language: 'javascript' }),
+    null,
+    {
+      timeoutMs: 200,
+      memoryMb: 16,
+    },
+  );
+}
+
 describe('custom rules in QuickJS', () => {
   it('runs JavaScript and TypeScript rules on the item', async () => {
     expect(
@@ -108,12 +121,27 @@ describe('custom rules in QuickJS', () => {
       'function score() { return { score: 1 / 0, detail: "ratio" } }',
       'TypeError: score(item) returned Infinity, not a number in [0, 1]',
     ],
-    ['no score function', 'const x = 1', 'TypeError: the rule defines no function score(item)'],
+    ['no score function', 'const x = 1', 'the rule defines no function score(item)'],
     ['a syntax error', 'function score( {', /does not compile/],
   ])('%s ends in a clear error', async (_name, source, message) => {
     const failure = run(source);
     await expect(failure).rejects.toBeInstanceOf(CustomRuleError);
     await expect(failure).rejects.toThrow(message);
+  });
+
+  it('checks a rule without an item: its top level runs and it must define score', async () => {
+    // score is not called: one that would throw on any item still passes the check.
+    expect(await check('function score(item) { return item.nothing.here }')).toEqual({
+      score: null,
+    });
+    expect(await check('export default function (item) { return 1 }')).toEqual({ score: null });
+    await expect(check('function nope() {}')).rejects.toThrow(
+      /^the rule defines no function score\(item\) \(write `function score\(item\) \{ … \}` or `export function score`\)$/,
+    );
+    await expect(check('const score = 1')).rejects.toThrow('no function score(item)');
+    await expect(check('for (;;) {} function score() { return 1 }')).rejects.toThrow(
+      'timed out after 200 ms',
+    );
   });
 
   it('says when a rule that overran its limit was really stopped', async () => {

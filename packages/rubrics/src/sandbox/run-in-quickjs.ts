@@ -20,20 +20,28 @@ export class CustomRuleError extends Error {
 
 const DEFAULT_STACK_BYTES = 512 * 1024;
 
+/** Why a rule cannot score anything, whatever the item. */
+export const NO_SCORE_FUNCTION =
+  'the rule defines no function score(item) (write `function score(item) { … }` or `export function score`)';
+
 const RuleOutput = z.union([
   z.number(),
   z.null(),
   z.strictObject({ score: z.number().nullable(), detail: z.string().optional() }),
 ]);
 
-/** The code the sandbox runs: the rule (CommonJS after esbuild), then one call of its `score`. */
-function harness(compiled: string): string {
+/**
+ * The code the sandbox runs: the rule (CommonJS after esbuild), then one call of its `score`. A
+ * check (no item) stops before the call: the rule's top level ran and it has a `score` to call.
+ */
+function harness(compiled: string, check: boolean): string {
   return `var module = { exports: {} }; var exports = module.exports;
 ${compiled}
 ;(function () {
   var fn = module.exports.score || module.exports.default ||
     (typeof score === 'function' ? score : undefined);
-  if (typeof fn !== 'function') throw new TypeError('the rule defines no function score(item)');
+  if (typeof fn !== 'function') throw new TypeError(${JSON.stringify(NO_SCORE_FUNCTION)});
+  if (${String(check)}) return 'null';
   var out = fn(JSON.parse(__TERRARIUM_ITEM__));
   // JSON has no NaN or Infinity: stringified they would read as null, "does not apply".
   var value = out !== null && typeof out === 'object' ? out.score : out;
@@ -86,6 +94,8 @@ function describeError(
     return `timed out after ${limits.timeoutMs} ms${overrun} with ${usedMb} of its ${limits.memoryMb} MB of memory in use: it may be filling memory`;
   }
   if (/out of memory/i.test(message)) return `exceeded the memory limit of ${limits.memoryMb} MB`;
+  // The harness's own refusal: no error class to name.
+  if (message === NO_SCORE_FUNCTION) return message;
   if (/stack overflow|call stack size/i.test(message)) return 'stack overflow (recursion too deep)';
   const host =
     /^'(require|process|fetch|XMLHttpRequest|WebSocket|Deno|Bun|setTimeout|setInterval)' is not defined/.exec(
@@ -128,7 +138,8 @@ export interface RunOptions {
 export function runInQuickJs(
   quickjs: QuickJSWASMModule,
   compiled: string,
-  input: CustomRuleInput,
+  /** Null checks the rule without scoring: its top level runs and it must define `score`. */
+  input: CustomRuleInput | null,
   limits: SandboxLimits,
   { now = Date.now, onTeardownFailure }: RunOptions = {},
 ): CustomRuleResult {
@@ -156,7 +167,7 @@ export function runInQuickJs(
       const item = context.newString(JSON.stringify(input));
       context.setProp(context.global, '__TERRARIUM_ITEM__', item);
       item.dispose();
-      const result = context.evalCode(harness(compiled), 'custom-rule.js');
+      const result = context.evalCode(harness(compiled, input === null), 'custom-rule.js');
       if (result.error) {
         const error: unknown = context.dump(result.error);
         result.error.dispose();
@@ -214,7 +225,7 @@ export class QuickJsSandbox {
 
   async run(
     compiled: string,
-    input: CustomRuleInput,
+    input: CustomRuleInput | null,
     limits: SandboxLimits,
   ): Promise<CustomRuleResult> {
     if (this.module === null) {

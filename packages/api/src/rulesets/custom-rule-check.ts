@@ -1,0 +1,47 @@
+import type { RuleSet, RuleSetIssue } from '@terrarium/rubrics';
+import type { CustomRule } from '@terrarium/rubrics';
+
+/** Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`. */
+export type CheckCustomRule = (rule: CustomRule) => Promise<void>;
+
+type Place = (path: readonly PropertyKey[]) => { line: number; column: number };
+
+/** Rules that passed, so a trainer sending one inline rule set per request checks it once. */
+const passed = new Set<string>();
+const MAX_PASSED = 256;
+
+function keyOf(rule: CustomRule): string {
+  return JSON.stringify([rule.language, rule.timeoutMs, rule.memoryMb, rule.source]);
+}
+
+/**
+ * The custom rules of a rule set that could score nothing, as issues on their `source` (walk 43:
+ * `function nope(){}` was accepted and every item then scored 0 with a 200 answer, so a typo gave
+ * a whole training run reward 0). Each rule is compiled and its top level run in the sandbox,
+ * without an item: a rule whose `score` fails on some items is still accepted, and says so there.
+ */
+export async function customRuleIssues(
+  ruleSet: RuleSet,
+  check: CheckCustomRule,
+  place: Place = () => ({ line: 0, column: 0 }),
+): Promise<RuleSetIssue[]> {
+  const checks = ruleSet.rules.map(async (rule, index): Promise<RuleSetIssue | null> => {
+    if (rule.type !== 'custom') return null;
+    const key = keyOf(rule);
+    if (passed.has(key)) return null;
+    try {
+      await check(rule);
+    } catch (error) {
+      const path = ['rules', index, 'source'];
+      return {
+        field: path.join('.'),
+        message: error instanceof Error ? error.message : String(error),
+        ...place(path),
+      };
+    }
+    if (passed.size >= MAX_PASSED) passed.clear();
+    passed.add(key);
+    return null;
+  });
+  return (await Promise.all(checks)).filter((issue) => issue !== null);
+}
