@@ -31,6 +31,15 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 30_000 });
   const rows = page.locator('.curriculum-generations tbody tr');
   await expect(rows).toHaveCount(4);
+  await expect(page.locator('.curriculum-generations thead th')).toHaveText([
+    'Generation',
+    'Tasks',
+    'Pass rate',
+    'Partially solved',
+    'Rollouts',
+    'Mutations kept / refused',
+    'Mean tier',
+  ]);
   // Mean tier per generation: every lineage passes above 6/8 and moves on once per generation.
   await expect(rows.locator('td:last-child')).toHaveText(['0.00', '1.00', '2.00', '3.00']);
   // Each generation both lineages advance, each keeping one harder variant; generation 2's
@@ -153,6 +162,21 @@ test('a simulator’s divergent steps open with their content score and the diff
   await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 360_000 });
   const row = page.locator('.curriculum-generations tbody tr');
   await expect(row).toHaveCount(1);
+  // The pass rate is the executable side of the gap: one column, beside the simulated one (walk
+  // 43 saw "Pass rate" and "Executable" as two equal columns).
+  await expect(page.locator('.curriculum-generations thead th')).toHaveText([
+    'Generation',
+    'Tasks',
+    'Pass rate (executable)',
+    'Simulated',
+    'Partially solved',
+    'Divergent steps',
+    'Rollouts',
+    'Mutations kept / refused',
+    'Mean tier',
+  ]);
+  await expect(row.locator('td').nth(2)).toHaveText('100.0%');
+  await expect(row.locator('td').nth(3)).toHaveText('100.0%');
   // Both modes pass whatever the model answers: the page says so rather than let 100% read as
   // a simulator good enough to train in.
   await expect(page.getByTestId('scripted-gap-note')).toContainText(

@@ -397,20 +397,29 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
               </LineChart>
             </ResponsiveContainer>
           </figure>
+          {/* In a run with a simulator the pass rate is the executable side of the gap: one
+              column under one name (walk 43 saw "Pass rate" and "Executable" side by side, equal). */}
           <table className="curriculum-generations">
             <thead>
               <tr>
                 <th>Generation</th>
                 <th className="num">Tasks</th>
-                <th className="num">Pass rate</th>
-                <th className="num">Partially solved</th>
+                <th
+                  className="num"
+                  title="Rollouts whose task's verifier passed, in the executable world"
+                >
+                  {withGap ? 'Pass rate (executable)' : 'Pass rate'}
+                </th>
                 {withGap ? (
-                  <>
-                    <th className="num">Simulated</th>
-                    <th className="num">Executable</th>
-                    <th className="num">Divergent steps</th>
-                  </>
+                  <th
+                    className="num"
+                    title="The same rollouts' actions answered by the simulator instead of the world, graded by the same verifier"
+                  >
+                    Simulated
+                  </th>
                 ) : null}
+                <th className="num">Partially solved</th>
+                {withGap ? <th className="num">Divergent steps</th> : null}
                 <th>Rollouts</th>
                 <th
                   className="num"
@@ -427,36 +436,33 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
                   <td>{generation.generation}</td>
                   <td className="num">{generation.tasks}</td>
                   <td className="num">{formatPercent(generation.passRate)}</td>
+                  {withGap ? (
+                    <td className="num">
+                      {generation.gap ? formatPercent(generation.gap.passRateSimulated) : '–'}
+                    </td>
+                  ) : null}
                   <td className="num">{formatPercent(generation.partialGroups)}</td>
                   {withGap ? (
-                    <>
-                      <td className="num">
-                        {generation.gap ? formatPercent(generation.gap.passRateSimulated) : '–'}
-                      </td>
-                      <td className="num">
-                        {generation.gap ? formatPercent(generation.gap.passRateExecutable) : '–'}
-                      </td>
-                      <td className="num">
-                        {generation.gap ? (
-                          <button
-                            type="button"
-                            aria-pressed={divergenceGeneration === generation.generation}
-                            title="The steps where the simulator answered differently, with their content score and diff"
-                            onClick={() =>
-                              setDivergenceGeneration(
-                                divergenceGeneration === generation.generation
-                                  ? null
-                                  : generation.generation,
-                              )
-                            }
-                          >
-                            {generation.gap.divergentSteps} / {generation.gap.steps}
-                          </button>
-                        ) : (
-                          '–'
-                        )}
-                      </td>
-                    </>
+                    <td className="num">
+                      {generation.gap ? (
+                        <button
+                          type="button"
+                          aria-pressed={divergenceGeneration === generation.generation}
+                          title="The steps where the simulator answered differently, with their content score and diff"
+                          onClick={() =>
+                            setDivergenceGeneration(
+                              divergenceGeneration === generation.generation
+                                ? null
+                                : generation.generation,
+                            )
+                          }
+                        >
+                          {generation.gap.divergentSteps} / {generation.gap.steps}
+                        </button>
+                      ) : (
+                        '–'
+                      )}
+                    </td>
                   ) : null}
                   <td>
                     <GenerationRollouts runId={data.run.id} generation={generation.generation} />
