@@ -5,3 +5,20 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/** A command's flag for each API field it fills; '' for a positional argument. */
+export type FieldFlags = Readonly<Record<string, string>>;
+
+/**
+ * A service's refusal in the command's words. Services name the API's field (`runId: no curriculum
+ * run 99`), where the user typed a flag (`--run`) or an argument (walk 43). A field the command
+ * does not fill stays as it is.
+ */
+export function inCliWords(message: string, fields: FieldFlags): string {
+  const named = /^([A-Za-z]\w*)((?:\.\w+)*): ([\s\S]*)$/.exec(message);
+  if (named === null) return message;
+  const [, field = '', subpath = '', reason = ''] = named;
+  const flag = fields[field];
+  if (flag === undefined) return message;
+  return flag === '' && subpath === '' ? reason : `${flag || field}${subpath}: ${reason}`;
+}

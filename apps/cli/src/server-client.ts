@@ -11,7 +11,7 @@ import {
   type SourceFormat,
 } from '@terrarium/schema';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import { CliError } from './cli-error';
+import { CliError, inCliWords, type FieldFlags } from './cli-error';
 
 function servedDataDir(health: unknown): string | null {
   if (typeof health !== 'object' || health === null) return null;
@@ -153,10 +153,15 @@ function parseJson(text: string): unknown {
  * that never got an answer (the server stopped, the connection dropped) is said to be that, with
  * `after` telling what happens to the work meanwhile. Anything else is not a server failure.
  */
-export function serverFailure(error: unknown, url: string, after = ''): unknown {
+export function serverFailure(
+  error: unknown,
+  url: string,
+  after = '',
+  fields: FieldFlags = {},
+): unknown {
   if (!(error instanceof TRPCClientError)) return error;
   // tRPC gives a refusal its `data` (code, HTTP status); a call with no answer has none.
   if (error.data === undefined || error.data === null)
     return new CliError(`lost the connection to the server at ${url} (${error.message})${after}`);
-  return new CliError(`the server at ${url} refused: ${error.message}`);
+  return new CliError(`the server at ${url} refused: ${inCliWords(error.message, fields)}`);
 }

@@ -47,7 +47,7 @@ import {
   type Leaderboard,
 } from '@terrarium/schema';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import { CliError } from '../cli-error';
+import { CliError, type FieldFlags } from '../cli-error';
 import { serverFailure } from '../server-client';
 
 /** A file's lines (LF or CRLF) as they are read, so a large bench file is never held whole. */
@@ -273,6 +273,9 @@ async function* downloadLines(url: string, token: string, route: string): AsyncG
   }
 }
 
+/** The bench procedures' fields in the bench commands' words: a run is their argument. */
+export const BENCH_FLAGS: FieldFlags = { runId: '' };
+
 /** Goes through a running `terrarium serve`; its workers run the bench. */
 export function remoteBenchClient(url: string, token: string): BenchClient {
   const trpc = createTRPCClient<AppRouter>({
@@ -280,7 +283,7 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
   });
   const call = <T>(promise: Promise<T>) =>
     promise.catch((error: unknown) => {
-      throw serverFailure(error, url);
+      throw serverFailure(error, url, '', BENCH_FLAGS);
     });
   async function follow(started: BenchRun, onProgress: (run: BenchRun) => void) {
     onProgress(started);

@@ -205,7 +205,8 @@ describe('terrarium bench', () => {
     const unknown = path.join(dataDir, 'unknown-run.jsonl');
     const refused = await cli('bench', 'results', '999999', '--out', unknown);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe('terrarium: runId: no bench run 999999\n');
+    // The run is the command's argument: no API field name before the reason.
+    expect(refused.stderr).toBe('terrarium: no bench run 999999\n');
     await expect(stat(unknown)).rejects.toThrow(/ENOENT/);
   });
 

@@ -24,8 +24,13 @@ import {
   type JudgeSides,
 } from '@terrarium/schema';
 import { SingleBar } from 'cli-progress';
-import { localBenchClient, remoteBenchClient, type BenchClient } from '../bench/bench-client';
-import { CliError } from '../cli-error';
+import {
+  BENCH_FLAGS,
+  localBenchClient,
+  remoteBenchClient,
+  type BenchClient,
+} from '../bench/bench-client';
+import { CliError, inCliWords } from '../cli-error';
 import { pollEvery } from '../poll-every';
 import { connect, dataDirFor, disconnect, programTokenFor, type GlobalOptions } from '../connect';
 import { writeOutputFile, type OutputStream } from '../output-path';
@@ -45,7 +50,8 @@ async function withBenchClient<T>(
   } catch (error) {
     // In this process the service refuses bad input (an unknown bench or dataset, an empty split)
     // with a TRPCError whose message names the field: the user's to act on, not a crash.
-    if (error instanceof Error && error.name === 'TRPCError') throw new CliError(error.message);
+    if (error instanceof Error && error.name === 'TRPCError')
+      throw new CliError(inCliWords(error.message, BENCH_FLAGS));
     throw error;
   } finally {
     await client.close();

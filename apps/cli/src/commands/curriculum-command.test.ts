@@ -203,7 +203,8 @@ describe('terrarium curriculum run', () => {
         `exported 8 task(s) to ${join(exportDir, 'direct.jsonl')} as jsonl\n`,
       ]);
       const missing = await runCli(args(join(exportDir, 'none.jsonl'), '999'));
-      expect(missing.stderr).toContain('runId: no curriculum run 999');
+      // Named by the flag the user typed (walk 43: `runId: …`).
+      expect(missing.stderr).toBe('terrarium: --run: no curriculum run 999\n');
       const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
       try {
         await waitForServeUrl(serve);
@@ -213,7 +214,9 @@ describe('terrarium curriculum run', () => {
           readFileSync(join(exportDir, 'direct.jsonl'), 'utf8'),
         );
         const refused = await runCli(args(join(exportDir, 'none.jsonl'), '999'));
-        expect(refused.stderr).toMatch(/the server at \S+ refused: runId: no curriculum run 999/);
+        expect(refused.stderr).toMatch(
+          /^terrarium: the server at \S+ refused: --run: no curriculum run 999\n$/,
+        );
         // `resume` goes through the server too (it refused: "a server owns …"); a done run is
         // the server's to refuse.
         const resumeDone = await runCli([

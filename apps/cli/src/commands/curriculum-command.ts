@@ -18,7 +18,7 @@ import type { CurriculumRunRecord, Store } from '@terrarium/db';
 import { CurriculumRunSettings, executeCurriculumRun } from '@terrarium/jobs';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CliError } from '../cli-error';
+import { CliError, inCliWords, type FieldFlags } from '../cli-error';
 import { serverFailure } from '../server-client';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { exportSummary, writeTaskExport } from './task-files';
@@ -187,8 +187,24 @@ function settingsFrom(options: CurriculumRunOptions): CurriculumRunSettings {
   });
 }
 
+/** The curriculum procedures' fields, as this command's flags. */
+const CURRICULUM_FLAGS: FieldFlags = {
+  runId: '--run',
+  dataset: '--dataset',
+  policy: '--policy',
+  sim: '--sim',
+  generations: '--generations',
+  probes: '--probes',
+  scheduler: '--scheduler',
+  maxDepth: '--max-depth',
+  seed: '--seed',
+  format: '--format',
+};
+
 function cliErrorOf(error: unknown): unknown {
-  return error instanceof SimulatorError ? new CliError(error.message) : error;
+  return error instanceof SimulatorError
+    ? new CliError(inCliWords(error.message, CURRICULUM_FLAGS))
+    : error;
 }
 
 async function playHere(
@@ -232,7 +248,7 @@ function trpcClient(target: Extract<DataTarget, { kind: 'server' }>): Client {
 /** A refusal by the server, said as the CLI says its own errors. */
 function refusedBy<T>(url: string, promise: Promise<T>): Promise<T> {
   return promise.catch((error: unknown) => {
-    throw serverFailure(error, url);
+    throw serverFailure(error, url, '', CURRICULUM_FLAGS);
   });
 }
 

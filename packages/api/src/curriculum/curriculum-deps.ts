@@ -97,7 +97,7 @@ async function onnxPolicy(
   if (!options.anyOnnxPath && !availablePolicies().some((policy) => policy.spec === spec))
     throw new SimulatorError(
       'policy',
-      `${spec} is not a configured policy folder; the server loads only those curriculum.policies lists (add it to TERRARIUM_POLICIES)`,
+      `${spec} is not a configured policy folder; the server loads only the policy folders the Curriculum page offers (add it to TERRARIUM_POLICIES)`,
     );
   const { decoder, role } = await loadedModelFolder(folder, 'policy');
   if (role.role !== 'policy')

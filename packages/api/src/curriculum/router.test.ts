@@ -158,7 +158,7 @@ describe('curriculum runs as jobs through the router', () => {
     ).rejects.toMatchObject({
       code: 'BAD_REQUEST',
       message:
-        'policy: onnx:/x is not a configured policy folder; the server loads only those curriculum.policies lists (add it to TERRARIUM_POLICIES)',
+        'policy: onnx:/x is not a configured policy folder; the server loads only the policy folders the Curriculum page offers (add it to TERRARIUM_POLICIES)',
     });
     await expect(
       api().curriculum.start({ dataset: 'builtin', policy: 'random' }),

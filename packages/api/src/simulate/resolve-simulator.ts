@@ -284,7 +284,7 @@ function unlistedOnnx(
   if (options.anyOnnxPath || availableSimulators().some((sim) => sim.spec === spec)) return null;
   return new SimulatorError(
     field,
-    `${spec} is not a configured model folder; the server loads only those listed by simulate.available (add it to TERRARIUM_SIMULATORS)`,
+    `${spec} is not a configured model folder; the server loads only the model folders the Models page lists (add it to TERRARIUM_SIMULATORS)`,
   );
 }
 

@@ -101,6 +101,18 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
       'world-model',
       { reason: 'key-not-in-state' },
     ]);
+
+    // A call without the argument that selects the record is refused in the benchmark's words,
+    // as its write tools refuse one (walk 43 got "missing-argument: no recorded response…").
+    for (const args of [{}, { user_id: 123 }]) {
+      const missing = await world.step({ ...userDetails(''), arguments: args, callId: 'c1' });
+      expect(missing).toEqual({
+        observation: { kind: 'text', content: 'Error: missing argument user_id', callId: 'c1' },
+        exitCode: null,
+        provenance: 'executed',
+        detail: { table: 'users', missingArgument: 'user_id' },
+      });
+    }
   });
 
   it('marks records an unmodelled write names as stale; snapshot and fork keep that state', async () => {

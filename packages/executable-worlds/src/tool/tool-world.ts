@@ -194,7 +194,19 @@ class StateToolWorld implements ToolWorld {
       typeof args === 'object' && args !== null && !Array.isArray(args)
         ? args[mapping.argument]
         : undefined;
-    if (typeof selected !== 'string') return this.fallbackFor(action, 'missing-argument');
+    // The benchmark's own refusal, as its write tools give it (walk 43: `get_user_details {}` got
+    // "missing-argument: no recorded response and no world model configured").
+    if (typeof selected !== 'string')
+      return {
+        observation: {
+          kind: 'text',
+          content: `Error: missing argument ${mapping.argument}`,
+          callId: action.callId,
+        },
+        exitCode: null,
+        provenance: 'executed',
+        detail: { table: mapping.table, missingArgument: mapping.argument },
+      };
     if (this.now.stale.has(`${mapping.table}/${selected}`))
       return this.fallbackFor(action, 'changed-by-unmodelled-write');
     const content = executeRead(
