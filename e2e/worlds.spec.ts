@@ -68,11 +68,18 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   await expect(page.getByTestId('worlds-summary')).toContainText('62 worlds', { timeout: 60_000 });
 
   // A link to a dataset of tool calls says why nothing is replayed (walk 43 saw "200 worlds, 0
-  // transitions replayed"), and replays nothing.
+  // transitions replayed"), and replays nothing, whether it names the dataset or gives its id.
+  const toolNote =
+    'worlds-tool has no shell commands to replay: its tool calls become tool worlds, which answer from the recorded responses over the benchmark\'s database (the README\'s "Executable worlds" section tells how to run them). This page measures worlds rebuilt from terminal and SWE-agent trajectories.';
   await page.goto('/worlds?dataset=worlds-tool');
-  await expect(page.getByTestId('worlds-not-shell')).toHaveText(
-    "worlds-tool holds tool trajectories, with no shell commands to replay. Its trajectories become tool worlds, which answer from the recorded responses over the benchmark's database (see Tool worlds in the README); this page measures terminal and SWE-agent worlds.",
-  );
-  await expect(page.getByTestId('worlds-summary')).toHaveCount(0);
+  await expect(page.getByTestId('worlds-not-shell')).toHaveText(toolNote);
+  const toolId = await select.inputValue();
+  await page.goto(`/worlds?dataset=${toolId}`);
+  await expect(page.getByTestId('worlds-not-shell')).toHaveText(toolNote);
   await expect(page.getByTestId('worlds-progress')).toHaveCount(0);
+  await expect(page.getByTestId('worlds-summary')).toHaveCount(0);
+  await page.goto('/worlds?dataset=no-such-dataset');
+  await expect(page.getByTestId('worlds-unknown')).toHaveText(
+    'No dataset no-such-dataset: choose one above.',
+  );
 });

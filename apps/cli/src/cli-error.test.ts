@@ -13,6 +13,7 @@ describe('inCliWords', () => {
     expect(inCliWords('benchRun: no bench run 9', flags)).toBe('no bench run 9');
     expect(inCliWords('dataset: no dataset "x"', flags)).toBe('dataset: no dataset "x"');
     expect(inCliWords('no field here', flags)).toBe('no field here');
+    expect(inCliWords('constructor: not a flag', flags)).toBe('constructor: not a flag');
     expect(inCliWords('runId: two\nlines', flags)).toBe('--run: two\nlines');
   });
 });

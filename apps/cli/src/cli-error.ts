@@ -18,7 +18,8 @@ export function inCliWords(message: string, fields: FieldFlags): string {
   const named = /^([A-Za-z]\w*)((?:\.\w+)*): ([\s\S]*)$/.exec(message);
   if (named === null) return message;
   const [, field = '', subpath = '', reason = ''] = named;
-  const flag = fields[field];
+  // Own keys only: a field named `constructor` must not find Object's.
+  const flag = Object.hasOwn(fields, field) ? fields[field] : undefined;
   if (flag === undefined) return message;
   return flag === '' && subpath === '' ? reason : `${flag || field}${subpath}: ${reason}`;
 }

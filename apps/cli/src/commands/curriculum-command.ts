@@ -199,6 +199,7 @@ const CURRICULUM_FLAGS: FieldFlags = {
   maxDepth: '--max-depth',
   seed: '--seed',
   format: '--format',
+  tasks: '--tasks',
 };
 
 function cliErrorOf(error: unknown): unknown {

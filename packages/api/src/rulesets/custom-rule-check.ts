@@ -1,7 +1,11 @@
 import type { RuleSet, RuleSetIssue } from '@terrarium/rubrics';
 import type { CustomRule } from '@terrarium/rubrics';
+import { SandboxError } from './sandbox-pool';
 
-/** Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`. */
+/**
+ * Rejects unless the rule compiles, its top level runs and it defines `score`: with a
+ * `SandboxError` whose fault is the rule's, saying why, or with any other error for the server's.
+ */
 export type CheckCustomRule = (rule: CustomRule) => Promise<void>;
 
 type Place = (path: readonly PropertyKey[]) => { line: number; column: number };
@@ -32,12 +36,11 @@ export async function customRuleIssues(
     try {
       await check(rule);
     } catch (error) {
+      // A lost worker or a closed pool is the server's failure, not the rule's: not an issue on
+      // its source (a trainer would not retry a 400).
+      if (!(error instanceof SandboxError) || error.fault !== 'rule') throw error;
       const path = ['rules', index, 'source'];
-      return {
-        field: path.join('.'),
-        message: error instanceof Error ? error.message : String(error),
-        ...place(path),
-      };
+      return { field: path.join('.'), message: error.message, ...place(path) };
     }
     if (passed.size >= MAX_PASSED) passed.clear();
     passed.add(key);

@@ -213,7 +213,6 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
   return {
     resolve,
     async score(choice, items) {
-      const { compiled, version } = await resolve(choice);
       const controller = new AbortController();
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {
@@ -223,6 +222,9 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
         }, timeLimitMs);
       });
       try {
+        // The time limit covers resolving too: an inline rule set's custom rules are checked in
+        // the sandbox pool first, behind other requests' rules.
+        const { compiled, version } = await Promise.race([resolve(choice), timeout]);
         const results = await Promise.race([scoreAll(compiled, items, controller.signal), timeout]);
         return { ruleSet: { name: compiled.ruleSet.name, version }, results };
       } finally {

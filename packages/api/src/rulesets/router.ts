@@ -8,6 +8,8 @@ import { runScoringStatus, startRunScoring } from './score-run-service';
 const name = z.string().min(1).max(64);
 const version = z.number().int().positive();
 const document = z.string().min(1).max(1_000_000);
+/** A custom rule's top level, checked as a draft is typed, runs at most this long. */
+const VALIDATE_TIME_LIMIT_MS = 1_000;
 
 const HistoryTurn = z.strictObject({ action: z.string(), observation: z.string() });
 const PreviewItemInput = z.strictObject({
@@ -64,7 +66,12 @@ export const rulesetsRouter = createRouter({
     .query(({ ctx, input }) => service.getVersion(ctx, input.name, input.version)),
   /** Server-side check of a draft: the same issues (field, line, column) the save would refuse. */
   validate: researcherProcedure.input(z.object({ document })).query(async ({ input }) => {
-    const parsed = await service.checkDocument(input.document, sharedCustomRuleChecker());
+    // Asked as the draft is typed: a rule's top level gets at most a second here, so a draft that
+    // loops holds a sandbox worker (shared with /v1/reward) briefly; saving checks it in full.
+    const check = sharedCustomRuleChecker();
+    const parsed = await service.checkDocument(input.document, (rule) =>
+      check({ ...rule, timeoutMs: Math.min(rule.timeoutMs, VALIDATE_TIME_LIMIT_MS) }),
+    );
     return parsed.ok
       ? { ok: true as const, issues: [] }
       : { ok: false as const, issues: parsed.issues };

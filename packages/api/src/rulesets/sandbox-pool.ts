@@ -33,9 +33,19 @@ const WORKER_URL = siblingModule(import.meta.url, 'sandbox-worker');
 // The V8 heap of a worker: QuickJS's own memory is limited per rule; this bounds what is left.
 const WORKER_HEAP_MB = 256;
 
-/** A custom rule failed in the sandbox (time, memory, an error of its own); the server is fine. */
+/**
+ * A custom rule did not give a score. `fault` says whose: the rule's (time, memory, an error of its
+ * own; the server is fine) or the sandbox's (a worker lost, the pool closed), which is not the
+ * rule author's to fix.
+ */
 export class SandboxError extends Error {
   override name = 'SandboxError';
+  constructor(
+    message: string,
+    readonly fault: 'rule' | 'sandbox' = 'rule',
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -61,14 +71,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (!reply.success || job === null || reply.data.id !== job.request.id) return;
       finish(slot);
       if (reply.data.ok) job.resolve(reply.data.result);
-      else job.reject(new SandboxError(reply.data.message));
+      else job.reject(new SandboxError(reply.data.message, reply.data.fault));
       pump();
     });
     const lost = (why: string) => {
       const job = slot.job;
       finish(slot);
       replace(slot);
-      job?.reject(new SandboxError(why));
+      job?.reject(new SandboxError(why, 'sandbox'));
       pump();
     };
     worker.on('error', (error) => lost(`the sandbox worker failed: ${error.message}`));
@@ -121,7 +131,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   function submit(rule: CustomRule, input: CustomRuleInput | null): Promise<CustomRuleResult> {
-    if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
+    if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
     while (slots.length < size) slots.push(spawn());
     return new Promise<CustomRuleResult>((resolve, reject) => {
       queue.push({
@@ -146,11 +156,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new SandboxError('the sandbox pool is closed'));
+      for (const job of queue.splice(0))
+        job.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
       const all = slots.splice(0);
       for (const slot of all) {
         if (slot.watchdog !== null) clearTimeout(slot.watchdog);
-        slot.job?.reject(new SandboxError('the sandbox pool is closed'));
+        slot.job?.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
       }
       await Promise.all(all.map((slot) => slot.worker.terminate()));
     },

@@ -24,8 +24,10 @@ export const SandboxRequest = z.object({
 });
 export type SandboxRequest = z.infer<typeof SandboxRequest>;
 
+/** `fault`: the rule's own (it failed, timed out, defines no score) or the sandbox's. */
 export type SandboxReply =
-  { id: number; ok: true; result: CustomRuleResult } | { id: number; ok: false; message: string };
+  | { id: number; ok: true; result: CustomRuleResult }
+  | { id: number; ok: false; message: string; fault: 'rule' | 'sandbox' };
 
 export const SandboxReply = z.union([
   z.object({
@@ -33,5 +35,10 @@ export const SandboxReply = z.union([
     ok: z.literal(true),
     result: z.object({ score: z.number().nullable(), detail: z.string().optional() }),
   }),
-  z.object({ id: z.number().int(), ok: z.literal(false), message: z.string() }),
+  z.object({
+    id: z.number().int(),
+    ok: z.literal(false),
+    message: z.string(),
+    fault: z.enum(['rule', 'sandbox']),
+  }),
 ]);

@@ -35,14 +35,15 @@ port.on('message', async (message: unknown) => {
     const result = await sandbox.run(code, request.input, request.limits);
     reply = { id: request.id, ok: true, result };
   } catch (error) {
-    reply = {
-      id: request.id,
-      ok: false,
-      message:
-        error instanceof CustomRuleError
-          ? error.message
-          : `sandbox failure: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    reply =
+      error instanceof CustomRuleError
+        ? { id: request.id, ok: false, message: error.message, fault: 'rule' }
+        : {
+            id: request.id,
+            ok: false,
+            message: `sandbox failure: ${error instanceof Error ? error.message : String(error)}`,
+            fault: 'sandbox',
+          };
   }
   port.postMessage(reply);
 });

@@ -48,9 +48,12 @@ export async function loadDataset(store: Store, datasetId: string): Promise<Traj
 export async function loadListed(
   store: Store,
   summaries: readonly TrajectorySummary[],
+  /** Stops loading (what was loaded is returned) once aborted. */
+  signal?: AbortSignal,
 ): Promise<Trajectory[]> {
   const trajectories: Trajectory[] = [];
   for (const summary of summaries) {
+    if (signal?.aborted === true) break;
     const detail = await store.getTrajectory(summary.id);
     if (detail !== null) trajectories.push(await loadTrajectory(store, detail));
   }

@@ -33,26 +33,20 @@ const PROGRESS_EVERY_MS = 200;
 const CACHED_REPORTS = 4;
 
 /**
- * Reports already measured, per store, keyed by dataset, its size and the request: replaying
- * takes seconds (just-bash runs every command), while the answer changes only when the dataset
- * does. An import adds trajectories and steps, a delete removes them, so the counts key it.
+ * Reports already measured, whole (before trimming), per store, keyed by dataset, its size and the
+ * pooling: replaying takes seconds (just-bash runs every command), while the answer changes only
+ * when the dataset does. Its counts key it because a dataset only grows (an import appends
+ * trajectories; nothing deletes or edits one in place, and a deleted dataset's id is never given
+ * again): a way to change a dataset in place would need a version in this key.
  */
-const cache = new WeakMap<Store, Map<string, WorldsReport>>();
+const cache = new WeakMap<Store, Map<string, SufficiencyReport>>();
 
-function cacheKey(dataset: DatasetSummary, input: WorldsInput): string {
-  return JSON.stringify([
-    dataset.id,
-    dataset.trajectories,
-    dataset.steps,
-    input.pool,
-    input.maxMismatches,
-    input.perFamily ?? null,
-    input.outcome ?? null,
-  ]);
+function cacheKey(dataset: DatasetSummary, pool: boolean): string {
+  return JSON.stringify([dataset.id, dataset.trajectories, dataset.steps, pool]);
 }
 
-function remember(store: Store, key: string, report: WorldsReport): void {
-  const reports = cache.get(store) ?? new Map<string, WorldsReport>();
+function remember(store: Store, key: string, report: SufficiencyReport): void {
+  const reports = cache.get(store) ?? new Map<string, SufficiencyReport>();
   reports.delete(key);
   reports.set(key, report);
   for (const oldest of reports.keys()) {
@@ -60,6 +54,28 @@ function remember(store: Store, key: string, report: WorldsReport): void {
     reports.delete(oldest);
   }
   cache.set(store, reports);
+}
+
+/** The report as one request asked for it, each trajectory also named by its file's id. */
+function answer(
+  report: SufficiencyReport,
+  input: WorldsInput,
+  names: ReadonlyMap<string, string>,
+): WorldsReport {
+  const trimmed = trimReport(report, { ...input, maxChars: MAX_CHARS });
+  // Loaded trajectories carry their store id (the replay's), so the report's `id` is that; the
+  // page names each mismatch's trajectory by the id its file gave it.
+  return {
+    ...trimmed,
+    trajectories: trimmed.trajectories.map((trajectory) => ({
+      ...trajectory,
+      name: names.get(trajectory.id) ?? trajectory.id,
+    })),
+  };
+}
+
+class Stopped extends Error {
+  override name = 'Stopped';
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -75,18 +91,25 @@ export async function* measureWorlds(
   signal?: AbortSignal,
 ): AsyncGenerator<WorldsEvent, void, undefined> {
   const dataset = await findDataset(store, input.dataset);
-  const key = cacheKey(dataset, input);
+  const key = cacheKey(dataset, input.pool);
+  const summaries = await listDatasetTrajectories(store, dataset.id);
+  const names = new Map(summaries.map((summary) => [summary.id, summary.externalId]));
   const cached = cache.get(store)?.get(key);
   if (cached !== undefined) {
     remember(store, key, cached);
-    yield { type: 'report', report: cached };
+    yield { type: 'report', report: answer(cached, input, names) };
     return;
   }
-  const summaries = await listDatasetTrajectories(store, dataset.id);
   yield { type: 'progress', done: 0, of: summaries.length };
-  const trajectories = await loadListed(store, summaries);
+  // Read afresh at each call: the caller may leave at any await.
+  const left = (): boolean => signal?.aborted === true;
+  const trajectories = await loadListed(store, summaries, signal);
+  // Part of the dataset loaded: nothing to measure, and nothing to keep.
+  if (left()) return;
   let yielded = performance.now();
   const pause = async (): Promise<void> => {
+    // A page left or another dataset chosen: the replay stops at its next command.
+    if (left()) throw new Stopped();
     if (performance.now() - yielded < YIELD_AFTER_MS) return;
     await nextTurn();
     yielded = performance.now();
@@ -98,31 +121,25 @@ export async function* measureWorlds(
   });
   let done = 0;
   let reported = performance.now();
-  for (;;) {
-    const next = await replay.next();
-    if (next.done === true) {
-      const trimmed = trimReport(next.value, { ...input, maxChars: MAX_CHARS });
-      // Loaded trajectories carry their store id (the replay's), so the report's `id` is that;
-      // the page names each mismatch's trajectory by the id its file gave it.
-      const names = new Map(summaries.map((summary) => [summary.id, summary.externalId]));
-      const report = {
-        ...trimmed,
-        trajectories: trimmed.trajectories.map((trajectory) => ({
-          ...trajectory,
-          name: names.get(trajectory.id) ?? trajectory.id,
-        })),
-      };
-      remember(store, key, report);
-      yield { type: 'report', report };
-      return;
+  try {
+    for (;;) {
+      const next = await replay.next();
+      if (next.done === true) {
+        remember(store, key, next.value);
+        yield { type: 'report', report: answer(next.value, input, names) };
+        return;
+      }
+      done += 1;
+      const now = performance.now();
+      // Not after the last world: its report comes next.
+      if (now - reported >= PROGRESS_EVERY_MS && done < trajectories.length) {
+        reported = now;
+        yield { type: 'progress', done, of: trajectories.length };
+      }
     }
-    done += 1;
-    if (signal?.aborted === true) return;
-    const now = performance.now();
-    if (now - reported >= PROGRESS_EVERY_MS) {
-      reported = now;
-      yield { type: 'progress', done, of: trajectories.length };
-    }
+  } catch (error) {
+    if (error instanceof Stopped || left()) return;
+    throw error;
   }
 }
 

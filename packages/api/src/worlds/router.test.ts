@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
+import { measureWorlds } from './measure-worlds';
 import { ANONYMOUS_PRINCIPAL, PROGRAM_PRINCIPAL } from '../trpc';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
@@ -66,7 +67,8 @@ describe('worlds router', () => {
 
   it('streams progress world by world, then the report; the same request again is answered from memory', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
-    const input = { dataset: 'swe', maxMismatches: 7 };
+    // Not pooled: the first test measured the pooled report, and it is kept.
+    const input = { dataset: 'swe', pool: false, maxMismatches: 7 };
     const progress: number[] = [];
     const of = new Set<number>();
     const reports: number[] = [];
@@ -80,11 +82,38 @@ describe('worlds router', () => {
     // The first event comes before any world is loaded; how many follow depends on the clock.
     expect(progress[0]).toBe(0);
     expect(progress).toEqual(progress.toSorted((a, b) => a - b));
+    // Never the last world's: the report follows it.
     expect(progress.every((done) => done < 22)).toBe(true);
     expect(reports).toEqual([22]);
     const again: string[] = [];
     for await (const event of await api.worlds.sufficiencyEvents(input)) again.push(event.type);
     expect(again).toEqual(['report']);
+    // The whole report is kept, so a request trimmed otherwise is answered from it too.
+    const trimmed = [];
+    for await (const event of await api.worlds.sufficiencyEvents({ ...input, maxMismatches: 2 }))
+      trimmed.push(
+        event.type === 'report'
+          ? event.report.trajectories.flatMap((trajectory) => trajectory.mismatches).length
+          : event.type,
+      );
+    expect(trimmed).toEqual([2]);
+  }, 120_000);
+
+  it('stops when its caller leaves, and keeps nothing half measured', async () => {
+    const files = (await collectDataFiles([SWE_AGENT])).map(readDataFile);
+    await importFiles(store, files.slice(0, 3), { dataset: 'swe-leaving' });
+    const input = { dataset: 'swe-leaving', pool: true, maxMismatches: 0 };
+    const leaving = new AbortController();
+    const seen: string[] = [];
+    for await (const event of measureWorlds(store, input, leaving.signal)) {
+      seen.push(event.type);
+      leaving.abort();
+    }
+    expect(seen).toEqual(['progress']);
+    const after: string[] = [];
+    for await (const event of measureWorlds(store, input)) after.push(event.type);
+    expect(after[0]).toBe('progress');
+    expect(after.at(-1)).toBe('report');
   }, 120_000);
 
   it('measures again once the dataset changed', async () => {

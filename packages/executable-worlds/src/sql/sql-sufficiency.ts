@@ -23,6 +23,19 @@ export function sqlFamily(command: string): string {
 }
 
 /**
+ * Steps of the benchmark harness, not of the database: InterCode's `submit` ends the episode, and
+ * an action it could not read as SQL (a model writing "Output: …" as its action) is answered with
+ * the harness's format reminder and never reaches MySQL. Left out of the counts, as the bash
+ * worlds leave out theirs (walk 43 saw them as 22 OUTPUT and 2 SUBMIT mismatches).
+ */
+export function isSqlHarnessStep(command: string, observation: string): boolean {
+  return (
+    /^\s*submit\s*;?\s*$/i.test(command) ||
+    observation.startsWith('Format your SQL command as follows:')
+  );
+}
+
+/**
  * Replays InterCode SQL episodes on their Spider database and counts recorded results reproduced
  * byte for byte. A trajectory whose database is unknown counts its transitions as fallbacks.
  */
@@ -60,8 +73,12 @@ export async function measureSqlSufficiency(
     };
     for (const step of trajectory.steps) {
       if (step.action.type !== 'command' || step.observation === null) continue;
-      const family = sqlFamily(step.action.command);
       const expected = step.observation.content;
+      if (isSqlHarnessStep(step.action.command, expected)) {
+        report.skipped++;
+        continue;
+      }
+      const family = sqlFamily(step.action.command);
       const actual = world === null ? '' : (await world.step(step.action)).observation.content;
       const outcome = world === null ? 'fallback' : actual === expected ? 'exact' : 'mismatch';
       for (const counts of [result, report, (report.byCommand[family] ??= zero())]) {

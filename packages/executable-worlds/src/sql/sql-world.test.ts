@@ -2,6 +2,7 @@ import type { Action } from '@terrarium/schema';
 import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
 import { parseMysqlDump } from './mysql-dump';
+import { isSqlHarnessStep } from './sql-sufficiency';
 import { createSqlWorld } from './sql-world';
 
 // A dump in mysqldump's shape, written for this test.
@@ -63,5 +64,16 @@ describe('SQL world (sql.js) answering as InterCode MySQL did', () => {
     world.restore(snapshot);
     expect(world.query('SELECT Name FROM Item WHERE Item_ID = 1').rows).toEqual([['Tea']]);
     expect(world.tables()).toEqual(['Item']);
+  });
+});
+
+describe('SQL harness steps', () => {
+  it("are InterCode's submit and its replies to actions it could not read as SQL", () => {
+    const reminder = 'Format your SQL command as follows:\n```SQL\nYour SQL code here\n```\n';
+    expect(isSqlHarnessStep('submit;', 'anything')).toBe(true);
+    expect(isSqlHarnessStep('  SUBMIT ', 'anything')).toBe(true);
+    expect(isSqlHarnessStep("Output: [('cat', 12.0)] Reward: 1", reminder)).toBe(true);
+    expect(isSqlHarnessStep('SELECT submit FROM t', "[('x',)]")).toBe(false);
+    expect(isSqlHarnessStep('DESC country;', "[('Code', b'char(3)')]")).toBe(false);
   });
 });

@@ -104,15 +104,29 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
 
     // A call without the argument that selects the record is refused in the benchmark's words,
     // as its write tools refuse one (walk 43 got "missing-argument: no recorded response…").
-    for (const args of [{}, { user_id: 123 }]) {
-      const missing = await world.step({ ...userDetails(''), arguments: args, callId: 'c1' });
-      expect(missing).toEqual({
-        observation: { kind: 'text', content: 'Error: missing argument user_id', callId: 'c1' },
-        exitCode: null,
-        provenance: 'executed',
-        detail: { table: 'users', missingArgument: 'user_id' },
-      });
-    }
+    const missing = await world.step({
+      type: 'tool_call',
+      name: 'get_user_details',
+      arguments: {},
+      callId: 'c1',
+    });
+    expect(missing).toEqual({
+      observation: { kind: 'text', content: 'Error: missing argument user_id', callId: 'c1' },
+      exitCode: null,
+      provenance: 'executed',
+      detail: { table: 'users', missingArgument: 'user_id' },
+    });
+    // One that is there but no key is looked up and found nowhere, as an unknown key is.
+    const numeric = await world.step({
+      type: 'tool_call',
+      name: 'get_user_details',
+      arguments: { user_id: 123 },
+      callId: null,
+    });
+    expect([numeric.provenance, numeric.detail]).toEqual([
+      'world-model',
+      { reason: 'key-not-in-state' },
+    ]);
   });
 
   it('marks records an unmodelled write names as stale; snapshot and fork keep that state', async () => {

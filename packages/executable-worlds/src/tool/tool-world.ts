@@ -196,7 +196,7 @@ class StateToolWorld implements ToolWorld {
         : undefined;
     // The benchmark's own refusal, as its write tools give it (walk 43: `get_user_details {}` got
     // "missing-argument: no recorded response and no world model configured").
-    if (typeof selected !== 'string')
+    if (selected === undefined)
       return {
         observation: {
           kind: 'text',
@@ -207,6 +207,8 @@ class StateToolWorld implements ToolWorld {
         provenance: 'executed',
         detail: { table: mapping.table, missingArgument: mapping.argument },
       };
+    // Present but not a key (`{"user_id": 123}`): the benchmark looks it up and finds no record.
+    if (typeof selected !== 'string') return this.notFoundFor(action, mapping.table, selected);
     if (this.now.stale.has(`${mapping.table}/${selected}`))
       return this.fallbackFor(action, 'changed-by-unmodelled-write');
     const content = executeRead(
@@ -215,21 +217,28 @@ class StateToolWorld implements ToolWorld {
       args,
       this.options.format,
     );
-    const missing = this.options.notFound?.[mapping.table];
-    if (content === null && missing !== undefined) {
-      return {
-        observation: { kind: 'text', content: `Error: ${missing}`, callId: action.callId },
-        exitCode: null,
-        provenance: 'executed',
-        detail: { table: mapping.table, key: selected, missing: true },
-      };
-    }
-    if (content === null) return this.fallbackFor(action, 'key-not-in-state');
+    if (content === null) return this.notFoundFor(action, mapping.table, selected);
     return {
       observation: { kind: 'text', content, callId: action.callId },
       exitCode: null,
       provenance: 'executed',
       detail: { table: mapping.table, key: selected },
+    };
+  }
+
+  /** No record under `key`: the benchmark's not-found message where it has one, else a fallback. */
+  private async notFoundFor(
+    action: Extract<Action, { type: 'tool_call' }>,
+    table: string,
+    key: JsonValue,
+  ): Promise<WorldStepResult> {
+    const missing = this.options.notFound?.[table];
+    if (missing === undefined) return this.fallbackFor(action, 'key-not-in-state');
+    return {
+      observation: { kind: 'text', content: `Error: ${missing}`, callId: action.callId },
+      exitCode: null,
+      provenance: 'executed',
+      detail: { table, key: typeof key === 'string' ? key : JSON.stringify(key), missing: true },
     };
   }
 

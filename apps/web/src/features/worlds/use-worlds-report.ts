@@ -33,11 +33,23 @@ export function useWorldsReport(request: WorldsRequest, enabled: boolean) {
         setProgress(null);
         const subscription = client.worlds.sufficiencyEvents.subscribe(request, {
           onData: (event) => {
-            if (event.type === 'progress') setProgress({ done: event.done, of: event.of });
-            // Settled before the stream ends: its end would otherwise read as a missing report.
-            else resolve(event.report);
+            if (event.type === 'progress') {
+              setProgress({ done: event.done, of: event.of });
+              return;
+            }
+            // Settled before the stream is closed: its end would otherwise read as no report.
+            resolve(event.report);
+            subscription.unsubscribe();
           },
           onError: reject,
+          // The event stream reconnects by itself after an error it deems passing (a server
+          // error, a lost connection), and would replay the dataset again and again: the page
+          // shows the error instead, as a query would.
+          onConnectionStateChange: (state) => {
+            if (state.state !== 'connecting' || state.error === null) return;
+            subscription.unsubscribe();
+            reject(state.error);
+          },
           onComplete: () => reject(new Error('the server ended the replay without a report')),
         });
         signal.addEventListener('abort', () => {

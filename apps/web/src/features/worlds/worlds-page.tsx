@@ -106,8 +106,7 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
   const current = offered.find((dataset) => dataset.id === datasetId);
   // A dataset of tool calls (tau-bench) has no shell commands to replay: the page says so rather
   // than replaying nothing and reporting "0 transitions replayed".
-  const shell =
-    current === undefined || current.domains.some((domain) => SHELL_DOMAINS.has(domain));
+  const shell = current?.domains.some((domain) => SHELL_DOMAINS.has(domain)) ?? false;
   const { query: report, progress } = useWorldsReport(
     {
       dataset: datasetId ?? '',
@@ -115,9 +114,10 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
       perFamily: MISMATCHES_SHOWN,
       outcome: 'mismatch',
     },
-    datasetId !== null && shell,
+    // Only once the dataset is known to have shell steps: a tool dataset is never replayed.
+    shell,
   );
-  const data = report.data;
+  const data = shell ? report.data : undefined;
   // An import or a delete since the measure (from the CLI, say) changes the dataset's trajectory
   // count: the figures are measured again rather than shown as if current.
   const outdated =
@@ -168,20 +168,27 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
           trajectories: import some on the Import page (the demo's are in demo/data/swe-agent).
         </p>
       )}
+      {datasets.data !== undefined && chosen !== null && linked === undefined && (
+        <p className="note" data-testid="worlds-unknown">
+          No dataset {chosen}: choose one above.
+        </p>
+      )}
       {current !== undefined && !shell && (
         <p className="note" data-testid="worlds-not-shell">
-          {current.name} holds {current.domains.join(' and ')} trajectories, with no shell commands
-          to replay. Its trajectories become tool worlds, which answer from the recorded responses
-          over the benchmark's database (see Tool worlds in the README); this page measures terminal
-          and SWE-agent worlds.
+          {current.name} has no shell commands to replay
+          {current.domains.includes('tool')
+            ? ': its tool calls become tool worlds, which answer from the recorded responses over the benchmark\'s database (the README\'s "Executable worlds" section tells how to run them)'
+            : ''}
+          . This page measures worlds rebuilt from terminal and SWE-agent trajectories.
         </p>
       )}
       {report.isFetching && (
         <p className="status" data-testid="worlds-progress">
-          {progress === null || progress.done === 0 ? (
+          {progress === null ? (
+            <>Measuring {current?.name ?? 'the dataset'}…</>
+          ) : progress.done === 0 ? (
             <>
-              Loading {formatCount(current?.trajectories ?? 0)} trajectories of{' '}
-              {current?.name ?? 'the dataset'}…
+              Loading {formatCount(progress.of)} trajectories of {current?.name ?? 'the dataset'}…
             </>
           ) : (
             <>
