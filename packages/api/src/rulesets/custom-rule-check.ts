@@ -1,5 +1,4 @@
-import type { RuleSet, RuleSetIssue } from '@terrarium/rubrics';
-import type { CustomRule } from '@terrarium/rubrics';
+import type { CustomRule, RuleSet, RuleSetIssue } from '@terrarium/rubrics';
 import { SandboxError } from './sandbox-pool';
 
 /**
