@@ -264,6 +264,23 @@ test('a rubric edit in Monaco, blind keyboard grading by two labelers, agreement
     'title',
     'Rule set default-tool, version 1: its score of each prediction, from its rules (judge criteria left out).',
   );
+  // Back on the rule set after a reload, the form still knows that version 1 scored this run and
+  // links to it (walk 43: it offered only "Score every prediction" again).
+  await rhea.goBack();
+  await rhea.reload();
+  await rhea.getByLabel('Rule set', { exact: true }).selectOption('default-tool');
+  await expect(rhea.getByTestId('score-run-scored')).toHaveText(
+    `default-tool@v1 already scored run ${runId}: open it on the leaderboard`,
+  );
+  await expect(rhea.getByTestId('score-run-status')).toHaveCount(0);
+  await rhea
+    .getByTestId('score-run-scored')
+    .getByRole('link', { name: 'open it on the leaderboard' })
+    .click();
+  await expect(rhea.getByTestId('leaderboard')).toHaveAttribute(
+    'data-score',
+    'rule:default-tool@v1',
+  );
   const board = await program('bench.leaderboard', { runId, bootstrap: 0 }, true);
   const cells = isRecord(board) && Array.isArray(board['cells']) ? board['cells'] : [];
   const overallOf = (metric: string) =>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { ruleSetVersionName } from '@terrarium/schema';
 import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
 import { previewableRuns } from './preview-query';
@@ -32,6 +33,19 @@ export function ScoreRunForm({ name }: { name: string }) {
     staleTime: 0,
   });
   const progress = status.data;
+  // The run's leaderboard (the run page's own query, so usually cached) says whether this version
+  // already scored it: after a reload the job's status is gone, and the page offered only to score
+  // it again (walk 43).
+  const board = useQuery({
+    ...trpc.bench.leaderboard.queryOptions({ runId: run?.id ?? '' }),
+    enabled: run !== null && picked !== null,
+  });
+  const metric = picked === null ? null : ruleSetVersionName({ name, version: picked });
+  const scoredBefore =
+    progress === undefined &&
+    run !== null &&
+    board.data?.run.id === run.id &&
+    board.data.cells.some((cell) => cell.source === 'rule' && cell.metric === metric);
   const doneJob = progress?.status === 'done' ? progress.id : null;
   // The run's views read the new metric once the job is done.
   useEffect(() => {
@@ -91,6 +105,22 @@ export function ScoreRunForm({ name }: { name: string }) {
         >
           Open {progress.metric} on run {progress.runId}&apos;s leaderboard
         </Link>
+      )}
+      {scoredBefore && run !== null && metric !== null && (
+        <span className="status" data-testid="score-run-scored">
+          {metric} already scored run {run.id}:{' '}
+          <Link
+            to={{
+              page: 'bench-run',
+              runId: run.id,
+              score: { source: 'rule', metric },
+              cell: null,
+              item: null,
+            }}
+          >
+            open it on the leaderboard
+          </Link>
+        </span>
       )}
       {start.error && <span className="status status-error">{start.error.message}</span>}
       {runs.isSuccess && finished.length === 0 && (
