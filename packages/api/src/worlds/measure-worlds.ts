@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Store } from '@terrarium/db';
 import {
   replaySufficiency,
@@ -77,8 +78,6 @@ function answer(
 class Stopped extends Error {
   override name = 'Stopped';
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Rebuilds the dataset's terminal worlds and replays them, reporting progress as it goes and
