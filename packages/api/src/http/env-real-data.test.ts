@@ -314,6 +314,18 @@ describe.skipIf(!sharedDataAvailable('intercode'))(
           throw new Error(`no summing task among ${report.accepted.join(', ')}`);
         const id = sum.id;
         expect(id).toBe(`ic-fs4.${sum.provenance.trajectory}`);
+        // The world is described by the file's own trajectory id, not the store's (walk 43 saw
+        // "reconstructed from 440").
+        const Worlds = z.object({
+          worlds: z.array(z.object({ id: z.string(), description: z.string() })),
+        });
+        const worlds = Worlds.parse((await server.call('GET', '/v1/worlds')).json).worlds;
+        expect(worlds.find((world) => world.id === `ic-fs4:${sum.provenance.trajectory}`)).toEqual({
+          id: `ic-fs4:${sum.provenance.trajectory}`,
+          description: expect.stringMatching(
+            /^reconstructed from ic-fs4 trajectory ic_bash_multiturn_gpt-4_10_turns_fs_4\.json#\d+$/,
+          ),
+        });
         const opened = Opened.parse((await server.call('POST', '/v1/envs', { task: id })).json);
         expect(
           Stepped.parse(

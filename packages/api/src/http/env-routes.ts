@@ -12,6 +12,7 @@ import {
   StepEnvRequest,
   stepBodyExtras,
   Task,
+  worldParamsProblem,
   type CodeRunner,
   type EnvService,
   type SessionError,
@@ -267,10 +268,11 @@ async function route(
     // Only the first `limit` are read; tasks and worlds are keyed by store id (a dataset may hold
     // one source id twice), and each rejection also names the trajectory by its source id.
     const listed = (await listDatasetTrajectories(store, dataset.id)).slice(0, body.data.limit);
+    const names = new Map(listed.map((summary) => [summary.id, summary.externalId]));
     const report = await addTrajectoryTasks(env, await loadListed(store, listed), dataset.name, {
       dataset: dataset.id,
+      sourceIds: names,
     });
-    const names = new Map(listed.map((summary) => [summary.id, summary.externalId]));
     return sendJson(response, 200, {
       accepted: report.accepted,
       rejected: report.rejected.map((entry) => ({
@@ -404,9 +406,17 @@ async function respondToTasks(
   if (request.method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
   const body = Task.safeParse(await readBody(request));
   if (!body.success) return sendError(response, 400, 'bad task', fieldIssues(body.error));
-  if (env.worlds.get(body.data.world.id) === undefined)
+  const world = env.worlds.get(body.data.world.id);
+  if (world === undefined)
     return sendError(response, 400, `no world ${body.data.world.id}`, [
       { field: 'world.id', message: 'unknown world' },
+    ]);
+  // Checked here, not first at a session: a task whose world would ignore its params is not the
+  // task its author wrote, and its gates would pass on the wrong world.
+  const wrong = worldParamsProblem(world, body.data.world.params);
+  if (wrong !== null)
+    return sendError(response, 400, `world.params.${wrong}`, [
+      { field: `world.params.${wrong.slice(0, wrong.indexOf(':'))}`, message: wrong },
     ]);
   const added = await env.tasks.add(body.data);
   // 409: the id is another task's; 422: well-formed, but the gates refused it (the report says

@@ -191,4 +191,40 @@ describe('tool worlds on the environment server (tau-bench airline, tau2 retail 
     );
     expect([done.reward, done.terminated]).toEqual([1, true]);
   });
+
+  it('refuses params a tool world would ignore, for a session and for a task', async () => {
+    // Walk 43: `params: {"x": 1}` opened an ordinary airline world; the caller got another
+    // world than the one asked for, without a word.
+    const session = await call('POST', '/v1/envs', {
+      world: 'tau-bench-airline',
+      params: { x: 1 },
+    });
+    expect([session.status, session.json]).toMatchObject([
+      400,
+      { error: { message: 'params.x: the world tau-bench-airline takes no parameters' } },
+    ]);
+    const task = await call('POST', '/v1/tasks', {
+      id: 'retail.with-params',
+      goal: 'Submit.',
+      world: { id: 'tau2-retail', params: { noise: 0.2 } },
+      verifier: { checks: [{ check: { kind: 'answer-equals', expected: 'done' } }] },
+      oracle: ['submit done'],
+      noop: ['submit'],
+      provenance: { source: 'tau2-bench/retail', trajectory: null, steps: [] },
+    });
+    expect([task.status, task.json]).toEqual([
+      400,
+      {
+        error: {
+          message: 'world.params.noise: the world tau2-retail takes no parameters',
+          issues: [
+            {
+              field: 'world.params.noise',
+              message: 'noise: the world tau2-retail takes no parameters',
+            },
+          ],
+        },
+      },
+    ]);
+  });
 });

@@ -162,11 +162,12 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
 export function trajectoryWorldEntry(
   trajectory: Trajectory,
   worldId: string,
+  description = `reconstructed from ${trajectory.externalId}`,
 ): WorldEntry & { create: () => TerminalWorld } {
   const workspace = reconstructWorkspace(trajectory);
   return {
     id: worldId,
-    description: `reconstructed from ${trajectory.externalId}`,
+    description,
     create: () => buildTerminalWorld(trajectory, { workspace }),
     // Where the agent started, with no files: the gate sees what the commands print over nothing.
     empty: () =>
@@ -188,8 +189,12 @@ export async function addTrajectoryTasks(
   trajectories: Trajectory[],
   /** Keeps ids of different datasets apart (their trajectories may share external ids). */
   namespace = 'traj',
-  /** The stored dataset the trajectories come from: with persistence, worlds are saved as recipes. */
-  origin?: { dataset: string },
+  /**
+   * The stored dataset the trajectories come from: with persistence, worlds are saved as recipes.
+   * `sourceIds` maps the trajectories' ids to the ids of the imported file, for the worlds'
+   * descriptions (a store id such as 440 means nothing to whoever lists the worlds).
+   */
+  origin?: { dataset: string; sourceIds?: ReadonlyMap<string, string> },
 ): Promise<TrajectoryTasksReport> {
   const report: TrajectoryTasksReport = { accepted: [], rejected: [] };
   for (const trajectory of trajectories) {
@@ -201,7 +206,12 @@ export async function addTrajectoryTasks(
       continue;
     }
     const worldId = `${namespace}:${trajectory.externalId}`;
-    const entry = trajectoryWorldEntry(trajectory, worldId);
+    const sourceId = origin?.sourceIds?.get(trajectory.externalId) ?? trajectory.externalId;
+    const entry = trajectoryWorldEntry(
+      trajectory,
+      worldId,
+      `reconstructed from ${namespace} trajectory ${sourceId}`,
+    );
     const build = entry.create;
     const generated = await taskFromTerminalTrajectory({
       trajectory,

@@ -3,7 +3,7 @@ import type { JsonValue, ToolSchema } from '@terrarium/schema';
 import { answerOf, applyMove, startEpisode, type AgentMove, type Episode } from '../tasks/episode';
 import type { Task } from '../tasks/task';
 import { evaluateVerifier, type Evaluation, type VerifierOptions } from '../tasks/verifier';
-import { toolsFor, type WorldCatalog } from '../worlds/world-catalog';
+import { toolsFor, worldParamsProblem, type WorldCatalog } from '../worlds/world-catalog';
 import { isTerminalWorld } from '../worlds/world-kinds';
 
 export interface SessionLimits {
@@ -156,7 +156,7 @@ export class SessionManager {
     const entry = this.options.worlds.get(worldId);
     if (entry === undefined) return { error: 'not-found', message: `no world ${worldId}` };
     const params = { ...task?.world.params, ...input.params };
-    const wrong = entry.checkParams?.(params) ?? null;
+    const wrong = worldParamsProblem(entry, params);
     if (wrong !== null) return { error: 'bad-request', message: `params.${wrong}` };
     const refused = this.admit();
     if (refused) return refused;

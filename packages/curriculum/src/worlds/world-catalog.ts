@@ -38,6 +38,20 @@ export function createWorldCatalog(
   };
 }
 
+/**
+ * What is wrong with `params` for this world (`files: …`), or null. A world without `checkParams`
+ * takes none: a parameter it would ignore is refused rather than giving a world other than the one
+ * asked for (walk 43: `params: {"x": 1}` on a tool world was accepted and ignored).
+ */
+export function worldParamsProblem(
+  entry: WorldEntry,
+  params: Record<string, JsonValue>,
+): string | null {
+  if (entry.checkParams !== undefined) return entry.checkParams(params);
+  const [name] = Object.keys(params);
+  return name === undefined ? null : `${name}: the world ${entry.id} takes no parameters`;
+}
+
 function numberParam(params: Record<string, JsonValue>, name: string, fallback: number): number {
   const value = params[name];
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
