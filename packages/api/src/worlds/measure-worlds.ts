@@ -6,7 +6,7 @@ import {
   type SufficiencyReport,
   type TrimOptions,
 } from '@terrarium/executable-worlds';
-import type { DatasetSummary } from '@terrarium/schema';
+import type { DatasetSummary, TrajectorySummary } from '@terrarium/schema';
 import { findDataset } from '../simulate/find-trajectory';
 import { listDatasetTrajectories, loadListed } from '../simulate/load-trajectories';
 
@@ -80,9 +80,120 @@ class Stopped extends Error {
 }
 
 /**
+ * A replay under way, shared by every caller that asks for the same dataset contents meanwhile
+ * (two tabs, the page and the CLI): the dataset is replayed once. It stops when its last caller
+ * leaves.
+ */
+interface Measurement {
+  /** Worlds replayed so far, of `of`. */
+  done: number;
+  readonly of: number;
+  /** The whole report; null when every caller left before it was done. */
+  readonly result: Promise<SufficiencyReport | null>;
+  /** Settles when `done` changes or the replay ends. */
+  changed(): Promise<void>;
+  join(): void;
+  leave(): void;
+}
+
+const running = new WeakMap<Store, Map<string, Measurement>>();
+
+function ignore(): void {}
+
+/** A promise and what settles it (Node 20 has no `Promise.withResolvers`). */
+function nextChange(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = ignore;
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/** Replays in progress on this store (what the tests check sharing with). */
+export function replaysInFlight(store: Store): number {
+  return running.get(store)?.size ?? 0;
+}
+
+function startMeasurement(
+  store: Store,
+  key: string,
+  dataset: DatasetSummary,
+  summaries: readonly TrajectorySummary[],
+  pool: boolean,
+): Measurement {
+  const stop = new AbortController();
+  let callers = 0;
+  let wake = nextChange();
+  const progressed = (): void => {
+    const woken = wake;
+    wake = nextChange();
+    woken.resolve();
+  };
+  const measurement: Measurement = {
+    done: 0,
+    of: summaries.length,
+    result: replayAll(),
+    changed: () => wake.promise,
+    join: () => {
+      callers += 1;
+    },
+    leave: () => {
+      callers -= 1;
+      if (callers > 0) return;
+      stop.abort();
+      // At once: a caller arriving now starts a replay of its own, not joins one that is stopping.
+      forget();
+    },
+  };
+  const inFlight = running.get(store) ?? new Map<string, Measurement>();
+  inFlight.set(key, measurement);
+  running.set(store, inFlight);
+  // Settled here too, so that a failure nobody waits for any more is not an unhandled rejection.
+  measurement.result.catch(() => undefined);
+  return measurement;
+
+  function forget(): void {
+    if (running.get(store)?.get(key) === measurement) running.get(store)?.delete(key);
+  }
+
+  async function replayAll(): Promise<SufficiencyReport | null> {
+    try {
+      const trajectories = await loadListed(store, summaries, stop.signal);
+      // Part of the dataset loaded: nothing to measure, and nothing to keep.
+      if (stop.signal.aborted) return null;
+      let yielded = performance.now();
+      const pause = async (): Promise<void> => {
+        // Every caller left: the replay stops at its next command.
+        if (stop.signal.aborted) throw new Stopped();
+        if (performance.now() - yielded < YIELD_AFTER_MS) return;
+        await nextTurn();
+        yielded = performance.now();
+      };
+      const replay = replaySufficiency(trajectories, { dataset: dataset.name, pool, pause });
+      for (;;) {
+        const next = await replay.next();
+        if (next.done === true) {
+          remember(store, key, next.value);
+          return next.value;
+        }
+        measurement.done += 1;
+        progressed();
+      }
+    } catch (error) {
+      if (error instanceof Stopped) return null;
+      throw error;
+    } finally {
+      forget();
+      progressed();
+    }
+  }
+}
+
+/**
  * Rebuilds the dataset's terminal worlds and replays them, reporting progress as it goes and
  * letting the server's other requests run between worlds; a report already measured for the same
- * dataset contents is answered at once. Stops early (without a report) when `signal` aborts.
+ * dataset contents is answered at once, and one being measured is shared. Stops early (without a
+ * report) when `signal` aborts; the replay itself stops when no caller is left.
  */
 export async function* measureWorlds(
   store: Store,
@@ -99,46 +210,51 @@ export async function* measureWorlds(
     yield { type: 'report', report: answer(cached, input, names) };
     return;
   }
-  yield { type: 'progress', done: 0, of: summaries.length };
-  // Read afresh at each call: the caller may leave at any await.
-  const left = (): boolean => signal?.aborted === true;
-  const trajectories = await loadListed(store, summaries, signal);
-  // Part of the dataset loaded: nothing to measure, and nothing to keep.
-  if (left()) return;
-  let yielded = performance.now();
-  const pause = async (): Promise<void> => {
-    // A page left or another dataset chosen: the replay stops at its next command.
-    if (left()) throw new Stopped();
-    if (performance.now() - yielded < YIELD_AFTER_MS) return;
-    await nextTurn();
-    yielded = performance.now();
+  if (signal?.aborted === true) return;
+  const measurement =
+    running.get(store)?.get(key) ?? startMeasurement(store, key, dataset, summaries, input.pool);
+  measurement.join();
+  let joined = true;
+  const leave = (): void => {
+    if (joined) measurement.leave();
+    joined = false;
   };
-  const replay = replaySufficiency(trajectories, {
-    dataset: dataset.name,
-    pool: input.pool,
-    pause,
+  // Left at once, even while this generator waits at a `yield` its caller never resumes.
+  const left = new Promise<'left'>((resolve) => {
+    signal?.addEventListener(
+      'abort',
+      () => {
+        leave();
+        resolve('left');
+      },
+      { once: true },
+    );
   });
-  let done = 0;
-  let reported = performance.now();
   try {
+    yield { type: 'progress', done: measurement.done, of: measurement.of };
+    let reported = performance.now();
     for (;;) {
-      const next = await replay.next();
-      if (next.done === true) {
-        remember(store, key, next.value);
-        yield { type: 'report', report: answer(next.value, input, names) };
+      const changed = measurement.changed();
+      const outcome = await Promise.race([
+        measurement.result.then((report) => ({ report })),
+        changed.then(() => 'progress' as const),
+        left,
+      ]);
+      if (outcome === 'left') return;
+      if (outcome !== 'progress') {
+        if (outcome.report === null) return;
+        yield { type: 'report', report: answer(outcome.report, input, names) };
         return;
       }
-      done += 1;
       const now = performance.now();
       // Not after the last world: its report comes next.
-      if (now - reported >= PROGRESS_EVERY_MS && done < trajectories.length) {
+      if (now - reported >= PROGRESS_EVERY_MS && measurement.done < measurement.of) {
         reported = now;
-        yield { type: 'progress', done, of: trajectories.length };
+        yield { type: 'progress', done: measurement.done, of: measurement.of };
       }
     }
-  } catch (error) {
-    if (error instanceof Stopped || left()) return;
-    throw error;
+  } finally {
+    leave();
   }
 }
 

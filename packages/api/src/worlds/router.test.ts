@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
 import { appRouter } from '../router';
-import { measureWorlds } from './measure-worlds';
+import { measureWorlds, replaysInFlight } from './measure-worlds';
 import { ANONYMOUS_PRINCIPAL, PROGRAM_PRINCIPAL } from '../trpc';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
@@ -114,6 +114,26 @@ describe('worlds router', () => {
     for await (const event of measureWorlds(store, input)) after.push(event.type);
     expect(after[0]).toBe('progress');
     expect(after.at(-1)).toBe('report');
+  }, 120_000);
+
+  it('shares one replay between callers that ask at once, and keeps it going while one waits', async () => {
+    const files = (await collectDataFiles([SWE_AGENT])).map(readDataFile);
+    await importFiles(store, files.slice(0, 4), { dataset: 'swe-shared' });
+    const input = { dataset: 'swe-shared', pool: true, maxMismatches: 0 };
+    const leaving = new AbortController();
+    const first = measureWorlds(store, input, leaving.signal);
+    const second = measureWorlds(store, input);
+    expect((await first.next()).value).toEqual({ type: 'progress', done: 0, of: 4 });
+    expect((await second.next()).value).toMatchObject({ type: 'progress', of: 4 });
+    expect(replaysInFlight(store)).toBe(1);
+    // The first caller leaves; the replay goes on for the second.
+    leaving.abort();
+    expect(await first.next()).toEqual({ done: true, value: undefined });
+    const rest: string[] = [];
+    for await (const event of second)
+      rest.push(event.type === 'report' ? `report of ${event.report.worlds}` : event.type);
+    expect(rest.at(-1)).toBe('report of 4');
+    expect(replaysInFlight(store)).toBe(0);
   }, 120_000);
 
   it('measures again once the dataset changed', async () => {
