@@ -44,6 +44,11 @@ test('"What if": edit an argument in Compare, fork with retrieval, replay the fo
 
   await args.fill(`{"user_id": "${EDITED_USER}"}`);
   await expect(editor.getByTestId('fork-error')).toHaveCount(0);
+  // Replay answers only recorded actions, and an edited action never was: not offered (walk 44
+  // forked with it and stored empty "simulated" observations).
+  await expect(editor.getByLabel('Fork simulator').locator('option[value="replay"]')).toHaveCount(
+    0,
+  );
   await editor.getByLabel('Fork simulator').selectOption('retrieval');
   await editor.getByLabel('Continue steps').fill(String(CONTINUE_STEPS));
   await editor.getByTestId('fork-submit').click();

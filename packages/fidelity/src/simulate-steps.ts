@@ -1,6 +1,7 @@
 import type { SimProvenance, SimulatedStep, Trajectory } from '@terrarium/schema';
 import {
   answeredCallId,
+  answeredOrThrow,
   predictionInputs,
   type PredictionInput,
   type PredictOptions,
@@ -46,7 +47,7 @@ function errorText(error: unknown): string {
  * sees the real history and the real action, and its prediction is scored against the real
  * observation with the rule metrics and the content-class score (key `content`). The one place a
  * simulated step is scored, so the server's Compare and the browser's agree. A failing step
- * (endpoint down, timeout) is kept with its error and no scores, and the run goes on; an aborted
+ * (endpoint down, timeout, a miss of replay or retrieval) is kept with its error and no scores, and the run goes on; an aborted
  * signal stops the run with the signal's reason.
  *
  * `modelFor` gives the model for each step (the browser's carries that step's retrieved
@@ -80,10 +81,14 @@ export async function simulateSteps(
     let simulated: SimulatedStep;
     try {
       model = modelFor(input);
-      const prediction = await model.predict(input.context, input.history, input.action, {
-        ...options.predictOptions,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      // A miss (replay with no recording, retrieval with nothing alike) fails the step: its
+      // empty text is not a prediction to score.
+      const prediction = answeredOrThrow(
+        await model.predict(input.context, input.history, input.action, {
+          ...options.predictOptions,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        }),
+      );
       const content = scoreClassified(
         prediction.observation.content,
         classifyObservation(real.content, history),

@@ -9,7 +9,12 @@ import type {
   JsonValue,
   RunPrediction,
 } from '@terrarium/schema';
-import type { Prediction, Provenance, Transition } from '@terrarium/worlds';
+import {
+  answeredOrThrow,
+  type Prediction,
+  type Provenance,
+  type Transition,
+} from '@terrarium/worlds';
 import type { BenchRunDeps } from './bench-run-deps';
 import type { ChunkJob } from './chunk-job';
 import type { EndpointLimits } from './endpoint-limits';
@@ -274,16 +279,19 @@ async function predictAndScore(
       run.mode.kind === 'closed' && deps.historyFor
         ? await deps.historyFor(run, sim, item)
         : item.history;
-    predicted = await simulator.predict(
-      {
-        domain: item.domain,
-        task: item.context.task,
-        systemPrompt: item.context.systemPrompt,
-        tools: item.context.tools,
-      },
-      history,
-      item.action,
-      { ...deps.predictOptions, signal },
+    // A miss of replay or retrieval fails the unit: left out of every mean, counted as failed.
+    predicted = answeredOrThrow(
+      await simulator.predict(
+        {
+          domain: item.domain,
+          task: item.context.task,
+          systemPrompt: item.context.systemPrompt,
+          tools: item.context.tools,
+        },
+        history,
+        item.action,
+        { ...deps.predictOptions, signal },
+      ),
     );
   } catch (error) {
     if (signal.aborted) return null;

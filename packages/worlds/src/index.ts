@@ -4,6 +4,7 @@ export { canonicalJson } from './canonical-json';
 export { cyrb53, hashText } from './hash';
 export { actionText, actionHead, actionKey, observationKey } from './action-text';
 export { predictedKind } from './observation-kind';
+export * from './unanswered';
 export { splitReasoning, type SplitReply } from './reasoning';
 export * from './prompt/template';
 export {

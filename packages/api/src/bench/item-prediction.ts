@@ -1,6 +1,6 @@
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, ItemScore, Observation, UnitUsage } from '@terrarium/schema';
-import type { Transition } from '@terrarium/worlds';
+import { answeredOrThrow, type Transition } from '@terrarium/worlds';
 
 export interface ItemPrediction {
   observation: Observation;
@@ -31,16 +31,19 @@ export async function predictBenchItem(
     run.mode.kind === 'closed' && deps.historyFor
       ? await deps.historyFor(run, sim, item)
       : item.history;
-  const predicted = await simulator.predict(
-    {
-      domain: item.domain,
-      task: item.context.task,
-      systemPrompt: item.context.systemPrompt,
-      tools: item.context.tools,
-    },
-    history,
-    item.action,
-    { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
+  // A miss of replay or retrieval is a failed prediction, as in a run.
+  const predicted = answeredOrThrow(
+    await simulator.predict(
+      {
+        domain: item.domain,
+        task: item.context.task,
+        systemPrompt: item.context.systemPrompt,
+        tools: item.context.tools,
+      },
+      history,
+      item.action,
+      { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
+    ),
   );
   const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run);
   const usage: UnitUsage = {

@@ -4,6 +4,7 @@ import type { Store } from '@terrarium/db';
 import type { PromptNeighbor } from '@terrarium/inference';
 import {
   createCacheThenModelWorldModel,
+  unansweredReason,
   type Prediction,
   type PredictOptions,
   type PromptFolder,
@@ -315,7 +316,7 @@ async function simulatorFor(
  * gets an OpenAI-style error naming why (and how to name a fallback).
  */
 function missError(body: ChatCompletionRequest, prediction: Prediction): SimulatorError | null {
-  const reason = missReason(prediction.provenance);
+  const reason = unansweredReason(prediction.provenance);
   if (reason === null) return null;
   const named = /\+(retrieval|openai:|onnx:)/.test(body.model);
   // Only fallbacks that can answer: retrieval misses where nothing recorded is like the action, so
@@ -329,29 +330,6 @@ function missError(body: ChatCompletionRequest, prediction: Prediction): Simulat
       (named ? '' : `; name a fallback for misses, e.g. "${fallbacks[0]}" or "${fallbacks[1]}"`),
     404,
   );
-}
-
-/**
- * Why a prediction holds no answer, or null when it holds one. Replay and retrieval report a miss
- * with a reason; cache-then-model reports `miss` for "not cached" even when its model answered,
- * so there the model's own provenance decides.
- */
-function missReason(provenance: Prediction['provenance']): string | null {
-  if (provenance.cache !== 'miss') return null;
-  const detail = provenance.detail ?? {};
-  if (provenance.backend === 'cache-then-model') {
-    const inner = detail['modelProvenance'];
-    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return null;
-    if (inner['cache'] !== 'miss') return null;
-    const innerDetail = inner['detail'];
-    const reason =
-      typeof innerDetail === 'object' && innerDetail !== null && !Array.isArray(innerDetail)
-        ? innerDetail['reason']
-        : undefined;
-    return typeof reason === 'string' ? reason : 'the fallback found no answer';
-  }
-  const reason = detail['reason'];
-  return `${typeof reason === 'string' ? reason : 'no recorded answer'} in the dataset`;
 }
 
 function predictOptionsOf(body: ChatCompletionRequest, signal: AbortSignal): PredictOptions {

@@ -193,34 +193,41 @@ describe('forkTrajectory', () => {
         arguments: { order_id: '#W4923227', payment_method_id: 'gift_card_0000000' },
         callId: null,
       },
-      sim: 'replay',
+      sim: 'retrieval',
     });
     expect(result.steps).toBe(14);
-    expect(result.simulated).toBe(1);
+    expect([result.simulated, result.failed]).toEqual([1, 0]);
     const window = await api.trajectories.steps({
       trajectoryId: result.trajectoryId,
       offset: 11,
       limit: 3,
     });
     expect(window.total).toBe(14);
-    // Replay has no recording of this call: an unmistakable miss, not the real answer.
-    expect(window.steps[0]?.observation?.content).toBe('');
     expect(window.steps[0]?.metadata['provenance']).toEqual({
-      backend: 'replay',
-      cache: 'miss',
+      backend: 'retrieval',
+      cache: null,
       model: null,
+    });
+    // Replay has no recording of an edited call: refused, rather than stored as an empty
+    // "simulated" observation (walk 44).
+    await expect(
+      api.simulate.fork({ trajectoryId: parent.id, step: 11, action: EDITED, sim: 'replay' }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message:
+        'sim: replay answers only actions the dataset recorded, and an edited action was not: fork with retrieval or a model',
     });
     await expect(
       api.simulate.fork({
         trajectoryId: parent.id,
         step: 4,
         action: EDITED,
-        sim: 'replay',
+        sim: 'retrieval',
         continueSteps: 51,
       }),
     ).rejects.toThrow(/continueSteps/);
     await expect(
-      api.simulate.fork({ trajectoryId: '999999', step: 4, action: EDITED, sim: 'replay' }),
+      api.simulate.fork({ trajectoryId: '999999', step: 4, action: EDITED, sim: 'retrieval' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 

@@ -3,6 +3,7 @@ import type { Store } from '@terrarium/db';
 import type { Action, JsonValue, Metadata, Step, Trajectory } from '@terrarium/schema';
 import {
   answeredCallId,
+  answeredOrThrow,
   simContextOf,
   transitionOf,
   type PromptFolder,
@@ -115,11 +116,14 @@ async function simulatedStep(
 ): Promise<{ step: Step; failed: boolean }> {
   const base = { ...template, reward: null, timing: null };
   try {
-    const prediction = await simulator.predict(
-      simContextOf(parent),
-      [...history],
-      template.action,
-      signal === undefined ? {} : { signal },
+    // A miss (replay cannot answer an edited action) is a failure, not an empty observation.
+    const prediction = answeredOrThrow(
+      await simulator.predict(
+        simContextOf(parent),
+        [...history],
+        template.action,
+        signal === undefined ? {} : { signal },
+      ),
     );
     const provenance: Metadata = { backend: prediction.provenance.backend };
     provenance['cache'] = prediction.provenance.cache;
@@ -208,6 +212,12 @@ export async function forkTrajectory(
   );
   if (!Number.isInteger(continueSteps) || continueSteps < 0) {
     throw new SimulatorError('continueSteps', 'expected a whole number of steps, 0 or more');
+  }
+  if (options.simulator === undefined && parseSimSpec(request.sim, 'sim').kind === 'replay') {
+    throw new SimulatorError(
+      'sim',
+      'replay answers only actions the dataset recorded, and an edited action was not: fork with retrieval or a model',
+    );
   }
   const datasets = await store.listDatasets();
   const parentDataset = datasets.find((dataset) => dataset.id === detail.datasetId);

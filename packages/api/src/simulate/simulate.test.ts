@@ -2,7 +2,14 @@ import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import type { TrajectoryDetail } from '@terrarium/schema';
 import { TRPCError } from '@trpc/server';
-import { DEFAULT_TEMPLATE, predictionInputs, renderMessages } from '@terrarium/worlds';
+import {
+  buildRetrievalIndex,
+  createReplayWorldModel,
+  createRetrievalWorldModel,
+  DEFAULT_TEMPLATE,
+  predictionInputs,
+  renderMessages,
+} from '@terrarium/worlds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDataFiles, readDataFile } from '../import/collect-files';
 import { importFiles } from '../import/import-files';
@@ -132,6 +139,32 @@ describe('simulate', () => {
     expect(result.steps[0]?.error).toMatch(/127\.0\.0\.1:9/);
     expect(result.steps[0]?.scores).toEqual({});
   }, 30_000);
+
+  it('fails, never scores, a step replay or retrieval has no answer for', async () => {
+    // Walk 44: a miss was counted as simulated and scored 0 ("retrieval 3 transitions simulated",
+    // "Content 0.0"). Replay over the other trajectories of the dataset has none of this one's
+    // histories; retrieval over nothing finds nothing alike.
+    // Loaded trajectories are named by store id.
+    const others = (await loadDataset(store, first.datasetId)).filter(
+      (trajectory) => trajectory.externalId !== first.id,
+    );
+    const replay = await simulateTrajectory(store, first.id, 'replay', {
+      simulator: createReplayWorldModel(others),
+    });
+    const retrieval = await simulateTrajectory(store, first.id, 'retrieval', {
+      simulator: createRetrievalWorldModel(buildRetrievalIndex([])),
+    });
+    expect([...replay.steps, ...retrieval.steps].map((step) => [step.error, step.scores])).toEqual([
+      ...Array.from({ length: 4 }, () => [
+        'replay: no recorded transition with this history and action in the dataset',
+        {},
+      ]),
+      ...Array.from({ length: 4 }, () => [
+        'retrieval: no recorded transition is like this action in the dataset',
+        {},
+      ]),
+    ]);
+  });
 
   it('never scores a failed prediction; a refused connection fails the rest of the steps at once', async () => {
     const page = await store.listTrajectories(

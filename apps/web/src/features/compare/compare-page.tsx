@@ -80,8 +80,9 @@ function StepComparison({
           trajectoryId={trajectoryId}
           step={row.step}
           action={row.base.action}
-          available={available}
-          defaultSim={sims[0] ?? 'retrieval'}
+          // Replay answers only recorded actions, and an edited action never was: not offered.
+          available={available.filter((option) => option.spec !== 'replay')}
+          defaultSim={sims.find((sim) => sim !== 'replay') ?? 'retrieval'}
           remainingSteps={stepCount === null ? null : stepCount - row.step - 1}
           onClose={() => setEditing(false)}
         />
