@@ -177,6 +177,21 @@ describe('startServer', () => {
     });
     expect(badFormat.status).toBe(400);
     expect(await badFormat.json()).toMatchObject({ error: { issues: [{ field: 'format' }] } });
+    // A NUL cannot be stored: the caller's error, as on tRPC, not a 500 from the insert.
+    const nul = await fetch(`${server.url}/api/import?dataset=%00&file=a.json`, {
+      method: 'POST',
+      headers: AUTH,
+      body: '{}',
+    });
+    expect([nul.status, await nul.json()]).toEqual([
+      400,
+      {
+        error: {
+          message: expect.any(String),
+          issues: [{ field: 'dataset', message: 'text may not contain a NUL character (\\u0000)' }],
+        },
+      },
+    ]);
   });
 
   it('answers tRPC input errors with 400 naming the field, and NOT_FOUND with 404', async () => {

@@ -1,4 +1,4 @@
-import { isTransition, type SourceFormat, type Trajectory } from '@terrarium/schema';
+import { isTransition, plural, type SourceFormat, type Trajectory } from '@terrarium/schema';
 
 /**
  * Counts what one file's trajectories hold, so an import can say why a file that was recognized
@@ -63,8 +63,4 @@ export interface TallyCounts {
   actions: number;
   messages: number;
   unansweredResults: number;
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
 }

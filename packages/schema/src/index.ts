@@ -9,4 +9,5 @@ export * from './rule-set-scores';
 export * from './accounts';
 export * from './api-error';
 export * from './usage-text';
+export * from './count-text';
 export * from './dataset-text';

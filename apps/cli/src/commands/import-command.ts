@@ -6,6 +6,7 @@ import { runImportJob, type ImportCheckpoint } from '@terrarium/jobs';
 import {
   alreadyStoredNote,
   importExitCode,
+  plural,
   someNames,
   SOURCE_FORMATS,
   SourceFormat,
@@ -419,7 +420,7 @@ function printSummary(report: ImportReport, target: DataTarget): void {
   const via = target.kind === 'server' ? ` through the server at ${target.url}` : '';
   const format = report.format ? ` (${report.format})` : '';
   const lines = [
-    `Imported ${report.trajectories} trajectories, ${report.transitions} transitions${format} into dataset "${report.dataset}"${via}.`,
+    `Imported ${plural(report.trajectories, 'trajectory', 'trajectories')}, ${plural(report.transitions, 'transition')}${format} into dataset "${report.dataset}"${via}.`,
   ];
   if (report.quarantined > 0) {
     lines.push(

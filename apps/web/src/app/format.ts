@@ -1,14 +1,6 @@
 import type { Outcome } from '@terrarium/schema';
 
-const integerFormat = new Intl.NumberFormat('en-US');
-
-export function formatCount(value: number): string {
-  return integerFormat.format(value);
-}
-
-export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
-}
+export { formatCount, plural } from '@terrarium/schema';
 
 export type OutcomeLabel = 'success' | 'failure' | 'unknown';
 

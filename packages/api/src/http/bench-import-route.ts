@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { importAgentWorldBench, type BenchImportFile } from '../bench/bench-files';
 import { fieldIssues, INTERNAL_ERROR_MESSAGE } from '../trpc';
 import { sendError, sendJson } from './json-response';
+import { storedQueryText } from './query-text';
 
 export const BENCH_IMPORT_PATH = '/api/bench/import';
 /**
@@ -14,8 +15,11 @@ export const MAX_BENCH_UPLOAD_BYTES = 1024 * 1024 * 1024;
 
 const BenchImportParams = z
   .object({
-    name: z.string().trim().min(1, 'required').max(200),
-    file: z.array(z.string().min(1).max(1000)).min(1, 'name at least one file').max(1000),
+    name: storedQueryText(200, { trim: true }),
+    file: z
+      .array(storedQueryText(1000, { trim: false }))
+      .min(1, 'name at least one file')
+      .max(1000),
     size: z.array(z.coerce.number().int().nonnegative()),
   })
   .refine(

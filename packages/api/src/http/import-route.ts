@@ -14,10 +14,11 @@ import { importJobView } from '../imports/import-jobs-view';
 import { INTERNAL_ERROR_MESSAGE } from '../trpc';
 import { fieldIssues } from '../trpc';
 import { sendError, sendJson } from './json-response';
+import { storedQueryText } from './query-text';
 
 export const ImportParams = z.object({
-  dataset: z.string().trim().min(1, 'required').max(200),
-  file: z.string().min(1, 'required').max(1000),
+  dataset: storedQueryText(200, { trim: true }),
+  file: storedQueryText(1000, { trim: false }),
   format: SourceFormat.optional(),
   /** `1`: answer 202 with the job as soon as the upload is stored; the import runs as a job. */
   background: z.enum(['0', '1']).optional(),

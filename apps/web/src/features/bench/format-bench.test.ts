@@ -6,6 +6,7 @@ import {
   isFinished,
   modeLabel,
   progressShare,
+  runCostText,
   samplingLabel,
 } from './format-bench';
 import { newerRun } from './run-progress';
@@ -25,6 +26,21 @@ describe('bench formatting', () => {
     // Otherwise one decimal, as every score; a bound that is 0 stays 0.0.
     expect(formatDeltaInterval(-1.23, 4.56)).toBe('[−1.2, +4.6]');
     expect(formatDeltaInterval(0, 0)).toBe('[0.0, 0.0]');
+  });
+
+  it('shows no judge cost beside a run that had no judge', () => {
+    const unpriced = { inputTokens: 900, outputTokens: 120, costUsd: null };
+    const none = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    // Walk 44: "simulators cost not priced · judge $0.00" for a run without a judge.
+    expect(runCostText({ usage: unpriced, judge: null, judgeUsage: none })).toBe('cost not priced');
+    // A judge's calls made after the run (asked again from the run page) still show.
+    expect(
+      runCostText({
+        usage: unpriced,
+        judge: null,
+        judgeUsage: { inputTokens: 50, outputTokens: 5, costUsd: 0.01 },
+      }),
+    ).toBe('simulators cost not priced · judge $0.01');
   });
 
   it('spells sampling and mode as the CLI does', () => {

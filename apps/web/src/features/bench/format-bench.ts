@@ -92,7 +92,14 @@ export function runCostText(run: Pick<BenchRun, 'usage' | 'judge' | 'judgeUsage'
   if (run.judge !== null && run.judgeUsage === null) {
     return `${costText(run.usage)} (judge not recorded)`;
   }
-  if (run.judgeUsage === null) return costText(run.usage);
+  // A run without a judge whose judge usage is all zeros (written with the run) has no judge
+  // cost to show: "judge $0.00" beside a run that had none read as if it had (walk 44).
+  const unjudged =
+    run.judge === null &&
+    run.judgeUsage !== null &&
+    run.judgeUsage.inputTokens + run.judgeUsage.outputTokens === 0 &&
+    run.judgeUsage.costUsd === 0;
+  if (run.judgeUsage === null || unjudged) return costText(run.usage);
   const total = addRunUsage(run.usage, run.judgeUsage);
   if (total.costUsd !== null) return formatUsd(total.costUsd);
   // Not all of it is known: each side in its own words, as the run page says them (a sum would

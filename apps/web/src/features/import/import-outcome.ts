@@ -1,5 +1,5 @@
 import { alreadyStoredNote, unreadFilesNote, type ImportReport } from '@terrarium/schema';
-import { formatCount } from '../../app/format';
+import { plural } from '../../app/format';
 
 /** How an import ended, in the user's words (the CLI's exit codes stay in the CLI). */
 export interface ImportVerdict {
@@ -8,10 +8,6 @@ export interface ImportVerdict {
   label: string;
   /** What to know beyond the badge, or null when everything read was imported. */
   detail: string | null;
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
 /** Reads a finished import's report: imported, imported with problems, or nothing imported. */
