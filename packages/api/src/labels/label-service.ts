@@ -14,7 +14,7 @@ import {
   type ParsedLabel,
   type QueueSelection,
 } from '@terrarium/labels';
-import type { BenchItem, ItemScore, Observation } from '@terrarium/schema';
+import type { BenchItem, BenchRunMode, ItemScore, Observation } from '@terrarium/schema';
 import { allBenchItems, readAll } from '../bench/read-all';
 import { getVersion } from '../rulesets/rule-set-service';
 import { isResearcher, type Principal } from '../trpc';
@@ -45,6 +45,11 @@ export interface LabelingItem {
   /** The caller's own label of this item, when reviewing. */
   ownLabel: StoredLabel | null;
   item: BenchItem;
+  /**
+   * The run's mode: closed loop, the simulator saw its own predictions for the last turns of the
+   * history instead of the recorded observations `item.history` holds.
+   */
+  mode: BenchRunMode;
   prediction: { observation: Observation | null; error: string | null };
   /** The caller's own progress: labels given in this queue, and items still open to them. */
   progress: { labeled: number; items: number };
@@ -310,6 +315,7 @@ async function itemView(
       labels.find((label) => label.ordinal === lease.ordinal && label.labelerId === labelerId) ??
       null,
     item,
+    mode: run.mode,
     prediction: {
       observation: prediction?.observation ?? null,
       error: prediction?.error ?? (prediction === undefined ? 'no prediction stored' : null),

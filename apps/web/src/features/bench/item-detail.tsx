@@ -1,4 +1,7 @@
 import type { CellItem } from '@terrarium/schema';
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../../app/trpc';
+import { ClosedLoopNote } from './closed-loop-note';
 import { formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
 import { formatLatency } from '../compare/format-run';
@@ -60,6 +63,13 @@ function ItemScores({ item }: { item: CellItem }) {
   );
 }
 
+/** The run's mode, read from the run page's own query (cached): closed loop is said on the item. */
+function RunModeNote({ runId }: { runId: string }) {
+  const trpc = useTRPC();
+  const run = useQuery(trpc.bench.run.queryOptions({ runId }));
+  return run.data === undefined ? null : <ClosedLoopNote mode={run.data.mode} />;
+}
+
 /** One prediction behind a cell: the real and predicted observations side by side, and the diff. */
 export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) {
   return (
@@ -83,6 +93,7 @@ export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) 
         </span>
       </header>
       <div className="panel-body">
+        {runId !== undefined && <RunModeNote runId={runId} />}
         <pre className="code item-action" data-testid="item-action">
           {item.action}
         </pre>

@@ -32,4 +32,16 @@ describe('LabelingItemView history', () => {
     );
     expect(history.querySelector('summary')).toBeNull();
   });
+
+  it('says when the simulator saw its own predictions instead of the recorded history', () => {
+    const history = Array.from({ length: 4 }, (_, index) => benchTurn(index + 1));
+    const item = benchItem({ history });
+    render(<LabelingItemView view={labelingItem({ item, mode: { kind: 'closed', steps: 3 } })} />);
+    expect(screen.getByTestId('closed-loop-note').textContent).toBe(
+      'Closed loop: for this prediction the simulator saw its own predictions in place of the recorded observations of the last 3 turns of the history; the history shown is the recorded one.',
+    );
+    cleanup();
+    render(<LabelingItemView view={labelingItem({ item })} />);
+    expect(screen.queryByTestId('closed-loop-note')).toBeNull();
+  });
 });

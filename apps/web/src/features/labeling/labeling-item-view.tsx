@@ -1,6 +1,7 @@
 import type { LabelingItem } from '@terrarium/api';
 import { actionText } from '@terrarium/fidelity';
 import { plural } from '../../app/format';
+import { ClosedLoopNote } from '../bench/closed-loop-note';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import '../compare/compare.css';
@@ -24,6 +25,7 @@ export function LabelingItemView({ view }: { view: LabelingItem }) {
       {item.context.task !== null && <p className="labeling-task">{item.context.task}</p>}
       <section aria-label="History" className="labeling-history">
         <h3>History ({plural(item.history.length, 'turn')})</h3>
+        <ClosedLoopNote mode={view.mode} />
         {older.length > 0 && (
           <details>
             <summary>{plural(older.length, 'earlier turn')}</summary>

@@ -34,6 +34,7 @@ export function labelingItem(overrides: Partial<LabelingItem> = {}): LabelingIte
     ordinal: 1,
     ownLabel: null,
     item: benchItem(),
+    mode: { kind: 'open' },
     prediction: { observation: null, error: null },
     progress: { labeled: 0, items: 3 },
     scores: null,
