@@ -28,6 +28,12 @@ describe('RunsTable', () => {
     ]);
   });
 
+  it('tags the oracle among a run’s simulators, as the leaderboard and the CLI do', () => {
+    render(<RunsTable runs={[listedRun({ id: 'run-1' })]} />);
+    const oracle = screen.getByTestId('oracle-tag');
+    expect(oracle.closest('td')?.textContent).toBe('replay oracle, retrieval');
+  });
+
   it('names each run’s judge, the verdicts it owes, and what its simulator and judge calls cost together', () => {
     const judge: JudgeConfig = {
       spec: 'openai:http://127.0.0.1:4828/v1#judge',

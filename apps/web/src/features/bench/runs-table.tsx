@@ -2,6 +2,7 @@ import type { BenchRun, BenchRunListing } from '@terrarium/schema';
 import { formatCount, plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { judgeLabel, modeLabel, runCostText, runUsageText } from './format-bench';
+import { SimName } from './sim-name';
 
 export function runLabel(run: BenchRun): string {
   return `${run.sims.join(', ')} · ${run.createdAt.slice(0, 16).replace('T', ' ')}`;
@@ -83,7 +84,14 @@ export function RunsTable({ runs }: { runs: readonly BenchRunListing[] }) {
               </Link>
             </td>
             <td>v{run.benchVersion}</td>
-            <td className="mono">{run.sims.join(', ')}</td>
+            <td className="mono">
+              {run.sims.map((sim, index) => (
+                <span key={sim}>
+                  {index > 0 && ', '}
+                  <SimName sim={sim} />
+                </span>
+              ))}
+            </td>
             <td>{modeLabel(run.mode)}</td>
             <td
               data-testid="run-judge"
