@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
 import { ZodError } from 'zod';
 import type { BenchRunner } from './bench/bench-service';
-import type { PromptFolder } from '@terrarium/worlds';
+import { UnansweredError, type PromptFolder } from '@terrarium/worlds';
 import type { CurriculumJobs, ImportJobs } from '@terrarium/jobs';
 import { SimulatorError } from './simulate/simulator-error';
 import type { LoginLimiter } from './auth/login-limiter';
@@ -135,6 +135,9 @@ export const createRouter = t.router;
 
 /** A SimulatorError (a bad spec, an unknown dataset: the caller's to fix) as its tRPC error. */
 export function simulatorTrpcError(error: unknown): unknown {
+  // Replay or retrieval with no answer for this input: a 404, as `/v1/chat/completions` says it.
+  if (error instanceof UnansweredError)
+    return new TRPCError({ code: 'NOT_FOUND', message: error.message, cause: error });
   if (!(error instanceof SimulatorError)) return error;
   const code =
     error.status === 404 ? 'NOT_FOUND' : error.status === 501 ? 'NOT_IMPLEMENTED' : 'BAD_REQUEST';

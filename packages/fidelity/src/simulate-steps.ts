@@ -1,8 +1,8 @@
 import type { SimProvenance, SimulatedStep, Trajectory } from '@terrarium/schema';
 import {
   answeredCallId,
-  answeredOrThrow,
   predictionInputs,
+  unansweredReason,
   type PredictionInput,
   type PredictOptions,
   type Prediction,
@@ -36,6 +36,17 @@ function defaultProvenance(prediction: Prediction | null, model: WorldModel | nu
     cache: prediction.provenance.cache,
     model: prediction.provenance.model ?? null,
   };
+}
+
+/** A prediction that holds no answer: failed like an error, with its own provenance kept. */
+class UnansweredStep extends Error {
+  override name = 'UnansweredStep';
+  constructor(
+    readonly provenance: SimProvenance,
+    reason: string,
+  ) {
+    super(`${provenance.backend}: ${reason}`);
+  }
 }
 
 function errorText(error: unknown): string {
@@ -81,14 +92,14 @@ export async function simulateSteps(
     let simulated: SimulatedStep;
     try {
       model = modelFor(input);
+      const prediction = await model.predict(input.context, input.history, input.action, {
+        ...options.predictOptions,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
       // A miss (replay with no recording, retrieval with nothing alike) fails the step: its
-      // empty text is not a prediction to score.
-      const prediction = answeredOrThrow(
-        await model.predict(input.context, input.history, input.action, {
-          ...options.predictOptions,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        }),
-      );
+      // empty text is not a prediction to score. Its provenance stays, so a hit rate counts it.
+      const missed = unansweredReason(prediction.provenance);
+      if (missed !== null) throw new UnansweredStep(provenance(prediction, model), missed);
       const content = scoreClassified(
         prediction.observation.content,
         classifyObservation(real.content, history),
@@ -112,7 +123,7 @@ export async function simulateSteps(
         ...base,
         predicted: { kind: 'text', content: '', callId: answeredCallId(input.action) },
         reasoning: null,
-        provenance: provenance(null, model),
+        provenance: error instanceof UnansweredStep ? error.provenance : provenance(null, model),
         latencyMs: 0,
         usage: { inputTokens: 0, outputTokens: 0 },
         scores: {},

@@ -179,7 +179,7 @@ describe('readTrajectories on bad input', () => {
         line: 2,
         byteOffset: 8,
         reason:
-          'record too large: 52428810 bytes, more than the limit of 33554432 bytes (maxRecordBytes)',
+          'record too large: 52,428,810 bytes, more than the 33,554,432 bytes one record may hold',
       },
     ]);
     const excerpt = quarantinesOf(events)[0]?.excerpt ?? '';
@@ -198,7 +198,7 @@ describe('readTrajectories on bad input', () => {
         file: 'input.jsonl',
         line: 1,
         byteOffset: 9,
-        reason: 'record too large: 508 bytes, more than the limit of 100 bytes (maxRecordBytes)',
+        reason: 'record too large: 508 bytes, more than the 100 bytes one record may hold',
       },
     ]);
   });
@@ -212,7 +212,7 @@ describe('readTrajectories on bad input', () => {
         file: 'input.jsonl',
         line: 2,
         byteOffset: 8,
-        reason: 'JSON nested deeper than 1000 levels (maxDepth)',
+        reason: 'JSON nested deeper than 1000 levels, the most one record may have',
       },
     ]);
     const elements = await read(`[1,\n${deep},\n3]`, jsonArray, { chunk: 1000 });
@@ -222,7 +222,7 @@ describe('readTrajectories on bad input', () => {
         file: 'input.jsonl',
         line: 2,
         byteOffset: 4,
-        reason: 'JSON nested deeper than 1000 levels (maxDepth)',
+        reason: 'JSON nested deeper than 1000 levels, the most one record may have',
       },
     ]);
   });

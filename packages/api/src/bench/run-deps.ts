@@ -2,7 +2,13 @@ import { classifyItem, scoreClassifiedItem, type ClassifiedItem } from '@terrari
 import type { Store } from '@terrarium/db';
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, JudgeConfig, Observation } from '@terrarium/schema';
-import { costOf, type Pricing, type PromptFolder, type Transition } from '@terrarium/worlds';
+import {
+  answeredOrThrow,
+  costOf,
+  type Pricing,
+  type PromptFolder,
+  type Transition,
+} from '@terrarium/worlds';
 import { priceOf, pricingFromEnv } from './pricing';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { LruCache } from '../simulate/lru';
@@ -48,7 +54,8 @@ async function closedLoopHistory(
   const cut = Math.max(0, item.history.length - steps);
   const history: Transition[] = item.history.slice(0, cut).map((turn) => ({ ...turn }));
   for (const turn of item.history.slice(cut)) {
-    const predicted = await model.predict(contextOf(item), history, turn.action);
+    // A miss on an earlier turn fails the unit: its empty text is no observation to go on from.
+    const predicted = answeredOrThrow(await model.predict(contextOf(item), history, turn.action));
     history.push({ action: turn.action, observation: predicted.observation });
   }
   return history;

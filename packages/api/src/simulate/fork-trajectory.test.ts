@@ -215,7 +215,7 @@ describe('forkTrajectory', () => {
     ).rejects.toMatchObject({
       code: 'BAD_REQUEST',
       message:
-        'sim: replay answers only actions the dataset recorded, and an edited action was not: fork with retrieval or a model',
+        'sim: replay answers only what its dataset recorded after the very same history, and a fork departs from it: fork with retrieval or a model',
     });
     await expect(
       api.simulate.fork({

@@ -216,7 +216,7 @@ export async function forkTrajectory(
   if (options.simulator === undefined && parseSimSpec(request.sim, 'sim').kind === 'replay') {
     throw new SimulatorError(
       'sim',
-      'replay answers only actions the dataset recorded, and an edited action was not: fork with retrieval or a model',
+      'replay answers only what its dataset recorded after the very same history, and a fork departs from it: fork with retrieval or a model',
     );
   }
   const datasets = await store.listDatasets();

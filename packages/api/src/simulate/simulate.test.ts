@@ -154,6 +154,8 @@ describe('simulate', () => {
     const retrieval = await simulateTrajectory(store, first.id, 'retrieval', {
       simulator: createRetrievalWorldModel(buildRetrievalIndex([])),
     });
+    // The miss keeps its provenance, so Compare's cache hit rate still counts it.
+    expect(replay.steps[0]?.provenance).toEqual({ backend: 'replay', cache: 'miss', model: null });
     expect([...replay.steps, ...retrieval.steps].map((step) => [step.error, step.scores])).toEqual([
       ...Array.from({ length: 4 }, () => [
         'replay: no recorded transition with this history and action in the dataset',

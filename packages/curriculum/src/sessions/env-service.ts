@@ -14,6 +14,7 @@ import { createTaskCatalog, type TaskCatalog } from '../tasks/task-catalog';
 import {
   createWorldCatalog,
   SCRATCH_WORLD,
+  worldParamsProblem,
   type WorldCatalog,
   type WorldEntry,
 } from '../worlds/world-catalog';
@@ -99,6 +100,10 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
     emptyWorld,
   );
   const restored: RestoreReport = { worlds: 0, tasks: 0, skipped: [] };
+  const worldParamsProblemOf = (task: Task): string | null => {
+    const entry = worlds.get(task.world.id);
+    return entry === undefined ? null : worldParamsProblem(entry, task.world.params);
+  };
   const sessions = new SessionManager({
     worlds,
     tasks,
@@ -150,8 +155,12 @@ export function createEnvService(options: EnvServiceOptions): EnvService {
       } else if (worlds.get(parsed.data.world.id) === undefined) {
         restored.skipped.push({ id, reason: `its world ${parsed.data.world.id} is gone` });
       } else {
-        tasks.restore(parsed.data);
-        restored.tasks++;
+        // Saved before worlds refused params they ignore: listed, it could never be opened.
+        const wrong = worldParamsProblemOf(parsed.data);
+        if (wrong === null) {
+          tasks.restore(parsed.data);
+          restored.tasks++;
+        } else restored.skipped.push({ id, reason: `world.params.${wrong}` });
       }
     }
   })();

@@ -335,7 +335,7 @@ export class JsonSplitter implements RecordSplitter {
     const end = close < 0 ? chunk.length : close;
     if (this.keyBytes.length + (end - from) > this.limits.maxRecordBytes) {
       this.keyBytes.clear();
-      return this.fail(chunk, from, 'a member name longer than maxRecordBytes', items);
+      return this.fail(chunk, from, 'a member name longer than one record may hold', items);
     }
     this.keyBytes.append(chunk, from, end);
     if (close < 0) return chunk.length;

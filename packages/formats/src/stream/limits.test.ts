@@ -38,14 +38,14 @@ describe('record limits', () => {
     }
     expect(describeItems(utf8(cases[0]?.[1] ?? ''), { kind: 'jsonl' }, 5)).toEqual([
       'record@1:0 {"a":1}',
-      `bad-record@2:8 record too large: 72 bytes, more than the limit of 40 bytes (maxRecordBytes) {"long":"${long}"}`,
-      'bad-record@3:81 JSON nested deeper than 3 levels (maxDepth) [[[[1]]]]',
+      `bad-record@2:8 record too large: 72 bytes, more than the 40 bytes one record may hold {"long":"${long}"}`,
+      'bad-record@3:81 JSON nested deeper than 3 levels, the most one record may have [[[[1]]]]',
       'record@4:91 [[[1]]]',
     ]);
     expect(describeItems(utf8(cases[1]?.[1] ?? ''), { kind: 'json-array' }, 5)).toEqual([
       'record@1:1 {"a":1}',
-      `bad-record@1:10 record too large: 74 bytes, more than the limit of 40 bytes (maxRecordBytes) {"long":"${long}"}`,
-      'bad-record@2:86 JSON nested deeper than 3 levels (maxDepth) [[[[1]]]]',
+      `bad-record@1:10 record too large: 74 bytes, more than the 40 bytes one record may hold {"long":"${long}"}`,
+      'bad-record@2:86 JSON nested deeper than 3 levels, the most one record may have [[[[1]]]]',
       'record@2:97 [[1]]',
     ]);
   });

@@ -1,3 +1,5 @@
+import { formatCount } from '@terrarium/schema';
+
 /** Limits that keep one hostile record from exhausting memory or the stack. */
 export interface RecordLimits {
   /** Largest record kept; larger ones are quarantined without being buffered whole. */
@@ -47,10 +49,11 @@ export interface RecordSplitter {
   end(): SplitItem[];
 }
 
+// In the user's words: the Import page and the CLI show these, and `maxRecordBytes` is ours.
 export function tooLargeReason(size: number, limit: number): string {
-  return `record too large: ${size} bytes, more than the limit of ${limit} bytes (maxRecordBytes)`;
+  return `record too large: ${formatCount(size)} bytes, more than the ${formatCount(limit)} bytes one record may hold`;
 }
 
 export function tooDeepReason(limit: number): string {
-  return `JSON nested deeper than ${limit} levels (maxDepth)`;
+  return `JSON nested deeper than ${limit} levels, the most one record may have`;
 }

@@ -11,8 +11,8 @@ export function ClosedLoopNote({ mode }: { mode: BenchRunMode }) {
   return (
     <p className="muted" data-testid="closed-loop-note">
       Closed loop: for this prediction the simulator saw its own predictions in place of the
-      recorded observations of the last {plural(mode.steps, 'turn')} of the history; the history
-      shown is the recorded one.
+      recorded observations of up to the last {plural(mode.steps, 'turn')} of the history; the
+      recorded ones are what is shown.
     </p>
   );
 }

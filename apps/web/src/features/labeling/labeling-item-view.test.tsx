@@ -38,7 +38,7 @@ describe('LabelingItemView history', () => {
     const item = benchItem({ history });
     render(<LabelingItemView view={labelingItem({ item, mode: { kind: 'closed', steps: 3 } })} />);
     expect(screen.getByTestId('closed-loop-note').textContent).toBe(
-      'Closed loop: for this prediction the simulator saw its own predictions in place of the recorded observations of the last 3 turns of the history; the history shown is the recorded one.',
+      'Closed loop: for this prediction the simulator saw its own predictions in place of the recorded observations of up to the last 3 turns of the history; the recorded ones are what is shown.',
     );
     cleanup();
     render(<LabelingItemView view={labelingItem({ item })} />);
