@@ -220,26 +220,24 @@ export async function* measureWorlds(
     joined = false;
   };
   // Left at once, even while this generator waits at a `yield` its caller never resumes.
+  let onAbort = ignore;
   const left = new Promise<'left'>((resolve) => {
-    signal?.addEventListener(
-      'abort',
-      () => {
-        leave();
-        resolve('left');
-      },
-      { once: true },
-    );
+    onAbort = () => {
+      leave();
+      resolve('left');
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
+  // Built once: a reaction per loop turn would pile up on a long replay.
+  const finished = measurement.result.then((report) => ({ report }));
+  // A failure after this caller left is nobody's to handle here (the race below rethrows it).
+  finished.catch(() => undefined);
   try {
     yield { type: 'progress', done: measurement.done, of: measurement.of };
     let reported = performance.now();
     for (;;) {
       const changed = measurement.changed();
-      const outcome = await Promise.race([
-        measurement.result.then((report) => ({ report })),
-        changed.then(() => 'progress' as const),
-        left,
-      ]);
+      const outcome = await Promise.race([finished, changed.then(() => 'progress' as const), left]);
       if (outcome === 'left') return;
       if (outcome !== 'progress') {
         if (outcome.report === null) return;
@@ -254,6 +252,8 @@ export async function* measureWorlds(
       }
     }
   } finally {
+    // The caller's signal may live on (a server's request): it keeps nothing of this replay.
+    signal?.removeEventListener('abort', onAbort);
     leave();
   }
 }
