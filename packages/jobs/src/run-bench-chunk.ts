@@ -11,6 +11,7 @@ import type {
 } from '@terrarium/schema';
 import {
   answeredOrThrow,
+  simContextOfItem,
   type Prediction,
   type Provenance,
   type Transition,
@@ -281,17 +282,10 @@ async function predictAndScore(
         : item.history;
     // A miss of replay or retrieval fails the unit: left out of every mean, counted as failed.
     predicted = answeredOrThrow(
-      await simulator.predict(
-        {
-          domain: item.domain,
-          task: item.context.task,
-          systemPrompt: item.context.systemPrompt,
-          tools: item.context.tools,
-        },
-        history,
-        item.action,
-        { ...deps.predictOptions, signal },
-      ),
+      await simulator.predict(simContextOfItem(item), history, item.action, {
+        ...deps.predictOptions,
+        signal,
+      }),
     );
   } catch (error) {
     if (signal.aborted) return null;

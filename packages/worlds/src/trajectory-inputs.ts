@@ -1,6 +1,7 @@
 import {
   isTransition,
   type Action,
+  type BenchItem,
   type Observation,
   type Step,
   type Trajectory,
@@ -25,6 +26,16 @@ export function simContextOf(trajectory: Trajectory): SimContext {
     task: trajectory.task,
     systemPrompt: trajectory.systemPrompt,
     tools: trajectory.tools,
+  };
+}
+
+/** What a simulator is told of a bench item's task: the same fields `simContextOf` reads. */
+export function simContextOfItem(item: Pick<BenchItem, 'domain' | 'context'>): SimContext {
+  return {
+    domain: item.domain,
+    task: item.context.task,
+    systemPrompt: item.context.systemPrompt,
+    tools: item.context.tools,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { BenchRunDeps } from '@terrarium/jobs';
 import type { BenchItem, BenchRun, ItemScore, Observation, UnitUsage } from '@terrarium/schema';
-import { answeredOrThrow, type Transition } from '@terrarium/worlds';
+import { answeredOrThrow, simContextOfItem, type Transition } from '@terrarium/worlds';
 
 export interface ItemPrediction {
   observation: Observation;
@@ -33,17 +33,10 @@ export async function predictBenchItem(
       : item.history;
   // A miss of replay or retrieval is a failed prediction, as in a run.
   const predicted = answeredOrThrow(
-    await simulator.predict(
-      {
-        domain: item.domain,
-        task: item.context.task,
-        systemPrompt: item.context.systemPrompt,
-        tools: item.context.tools,
-      },
-      history,
-      item.action,
-      { ...deps.predictOptions, ...(signal === undefined ? {} : { signal }) },
-    ),
+    await simulator.predict(simContextOfItem(item), history, item.action, {
+      ...deps.predictOptions,
+      ...(signal === undefined ? {} : { signal }),
+    }),
   );
   const { scores, judgeUsage } = await deps.score(item, sim, predicted.observation, run);
   const usage: UnitUsage = {

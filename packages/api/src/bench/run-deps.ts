@@ -5,6 +5,7 @@ import type { BenchItem, BenchRun, JudgeConfig, Observation } from '@terrarium/s
 import {
   answeredOrThrow,
   costOf,
+  simContextOfItem,
   type Pricing,
   type PromptFolder,
   type Transition,
@@ -55,19 +56,12 @@ async function closedLoopHistory(
   const history: Transition[] = item.history.slice(0, cut).map((turn) => ({ ...turn }));
   for (const turn of item.history.slice(cut)) {
     // A miss on an earlier turn fails the unit: its empty text is no observation to go on from.
-    const predicted = answeredOrThrow(await model.predict(contextOf(item), history, turn.action));
+    const predicted = answeredOrThrow(
+      await model.predict(simContextOfItem(item), history, turn.action),
+    );
     history.push({ action: turn.action, observation: predicted.observation });
   }
   return history;
-}
-
-function contextOf(item: BenchItem) {
-  return {
-    domain: item.domain,
-    task: item.context.task,
-    systemPrompt: item.context.systemPrompt,
-    tools: item.context.tools,
-  };
 }
 
 /** The real simulators and scoring behind bench runs, for the server's and `terrarium worker`'s workers. */
