@@ -3,11 +3,11 @@ import { countTransitions, type Step, type StepMarker, type Trajectory } from '@
 import { CopyWriter } from './copy-binary';
 import { toJsonPayload } from './json-payload';
 import {
-  actionSearchText,
   AsciiBytes,
   isPlainSearchText,
   LexemeTable,
   searchText,
+  stepSearchFields,
   tokenizeInto,
 } from './search-vector';
 
@@ -146,8 +146,8 @@ export class GroupEncoder {
     this.pageTable.reset();
     let complete = true;
     for (const step of steps) {
-      const content = step.observation?.content ?? null;
-      const text = searchText([actionSearchText(step.action), step.reasoning, content]);
+      const fields = stepSearchFields(step);
+      const text = searchText([fields.action, fields.reasoning, fields.content]);
       if (!isPlainSearchText(text)) {
         complete = false;
         vectors.push(null);
@@ -155,7 +155,7 @@ export class GroupEncoder {
           kind: 'step',
           action: toJsonPayload(step.action),
           reasoning: step.reasoning,
-          content,
+          content: fields.content,
         });
         continue;
       }

@@ -4,6 +4,7 @@ import type { SqlExecutor } from './executor';
 import { runMigrations } from './migrate';
 import { createPgExecutor } from './pg-executor';
 import { createPgliteExecutor } from './pglite-executor';
+import { reindexTerminalText } from './search-reindex';
 import { createSqlStore, deleteAbandonedImports, type SqlStoreHooks } from './sql-store';
 import type { Store, StoreOptions } from './store';
 
@@ -12,8 +13,8 @@ export const PGLITE_SUBDIR = 'pglite';
 
 /**
  * Opens the store: PostgreSQL when `databaseUrl` is set, else in-memory PGlite when `memory`, else
- * PGlite in the data folder (taken exclusively until `close()`). Migrates the schema, then deletes
- * imports that never committed.
+ * PGlite in the data folder (taken exclusively until `close()`). Migrates the schema, deletes
+ * imports that never committed, and re-indexes pages stored before search version 2.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) return openOnExecutor(await createPgExecutor(options.databaseUrl));
@@ -36,6 +37,7 @@ export async function openOnExecutor(
   try {
     await runMigrations(executor);
     await deleteAbandonedImports(executor);
+    await reindexTerminalText(executor);
   } catch (error) {
     await executor.close().catch(() => {});
     throw error;

@@ -1,4 +1,4 @@
-import type { Action, JsonValue } from '@terrarium/schema';
+import { terminalText, type Action, type JsonValue, type Step } from '@terrarium/schema';
 
 /**
  * Search vectors computed in JavaScript, equal to what the database computes with
@@ -543,6 +543,32 @@ export function searchText(fields: readonly (string | null)[]): string {
     .flatMap((field) => (field === null ? [] : [searchExcerpt(field)]))
     .join(' ')
     .replace(/[/.]/g, ' ');
+}
+
+/**
+ * The indexed text of an observation: what the viewer shows of it, escape sequences gone and
+ * overwrites (`\r`, `\b`, cursor moves) played, so a phrase read on screen is the phrase found
+ * (`\x1b[33mprivate argument` is indexed as `private argument`, not `33mprivate`). Snippets quote
+ * the same text. Index version 2 (search-index-upgrade.ts re-indexes steps stored before it).
+ */
+export function observationSearchText(content: string): string {
+  return terminalText(content);
+}
+
+/** A step's indexed fields (each excerpted and joined by `searchText`). */
+export interface StepSearchFields {
+  action: string;
+  reasoning: string | null;
+  content: string | null;
+}
+
+/** The fields search indexes for a step, and quotes in its snippets. */
+export function stepSearchFields(step: Step): StepSearchFields {
+  return {
+    action: actionSearchText(step.action),
+    reasoning: step.reasoning,
+    content: step.observation === null ? null : observationSearchText(step.observation.content),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TrajectorySummary } from '@terrarium/schema';
 import type { Queryable } from './executor';
 import { textColumn } from './row';
-import { actionSearchText, searchExcerpt } from './search-vector';
+import { searchExcerpt, stepSearchFields } from './search-vector';
 import { stepsOfPage } from './step-pages';
 
 /**
@@ -362,20 +362,21 @@ export async function readMatchSources(
         ],
       };
     }
-    const content = step.observation?.content ?? null;
+    const indexed = stepSearchFields(step);
     return {
       trajectoryId,
       step: idx,
       fields: [
-        { field: 'action', text: actionSearchText(step.action) },
-        { field: 'observation', text: content === null ? null : searchExcerpt(content) },
-        {
-          field: 'reasoning',
-          text: step.reasoning === null ? null : searchExcerpt(step.reasoning),
-        },
+        { field: 'action', text: indexed.action },
+        { field: 'observation', text: excerpt(indexed.content) },
+        { field: 'reasoning', text: excerpt(indexed.reasoning) },
       ],
     };
   });
+}
+
+function excerpt(value: string | null): string | null {
+  return value === null ? null : searchExcerpt(value);
 }
 
 /** A page of listed trajectories with where `search` matched each (no search: as they are). */

@@ -11,3 +11,4 @@ export * from './api-error';
 export * from './usage-text';
 export * from './count-text';
 export * from './dataset-text';
+export * from './terminal-text';

@@ -16,6 +16,7 @@ import { benchContexts } from './017-bench-contexts';
 import { unpricedUnits } from './018-unpriced-units';
 import { trajectoryExternalIds } from './019-trajectory-external-ids';
 import { judgeUsage } from './020-judge-usage';
+import { searchTerminalText } from './021-search-terminal-text';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   unpricedUnits,
   trajectoryExternalIds,
   judgeUsage,
+  searchTerminalText,
 ];
