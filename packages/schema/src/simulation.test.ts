@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oracleNote, simToGrade, trainingDataNote } from './simulation';
+import { oracleNote, retryableFailures, simToGrade, trainingDataNote } from './simulation';
 
 describe('the simulator to grade', () => {
   it('tells the replay oracle apart from simulators that model the environment', () => {
@@ -34,5 +34,25 @@ describe('the simulator to grade', () => {
       simToGrade(['replay']),
       simToGrade([]),
     ]).toEqual(['retrieval', 'retrieval', 'retrieval', 'replay', 'onnx:m.onnx', 'replay', null]);
+  });
+});
+
+describe('failures a retry could change', () => {
+  it('counts a model simulator’s failures, not the misses of replay or retrieval', () => {
+    const model = 'openai:http://127.0.0.1:8000/v1#wm';
+    expect(retryableFailures([])).toBe(0);
+    expect(
+      retryableFailures([
+        { sim: 'replay', failed: 3 },
+        { sim: 'retrieval', failed: 5 },
+      ]),
+    ).toBe(0);
+    expect(
+      retryableFailures([
+        { sim: 'retrieval', failed: 5 },
+        { sim: model, failed: 194 },
+        { sim: 'onnx:models/terrarium-wm-tiny', failed: 2 },
+      ]),
+    ).toBe(196);
   });
 });

@@ -42,6 +42,22 @@ export function trainingDataNote(sim: string): string | null {
     : null;
 }
 
+/**
+ * Whether `sim` answers only from the recorded transitions (replay, retrieval): its failed
+ * predictions are misses, which a retry finds missing again, so nothing offers a retry for them.
+ */
+export function answersFromRecordings(sim: string): boolean {
+  return sim === 'replay' || sim === 'retrieval';
+}
+
+/** How many of a run's failed predictions a retry could change: those of the model simulators. */
+export function retryableFailures(failures: readonly { sim: string; failed: number }[]): number {
+  return failures.reduce(
+    (sum, failure) => sum + (answersFromRecordings(failure.sim) ? 0 : failure.failed),
+    0,
+  );
+}
+
 /** Why `sim` is an oracle, or null when it is not one. */
 export function oracleNote(sim: string): string | null {
   return ORACLE_NOTES[sim] ?? null;

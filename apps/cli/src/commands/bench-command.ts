@@ -12,6 +12,7 @@ import {
   parseSampling,
   scoreKey,
   SimSpec,
+  retryableFailures,
   trainingDataNote,
   usageText,
   type BenchManifest,
@@ -828,9 +829,13 @@ function fixed(value: number | null): string {
 function failedNote(report: RunReport): string[] {
   const failed = report.sims.reduce((sum, sim) => sum + sim.failed, 0);
   if (failed === 0) return [];
+  const retry =
+    retryableFailures(report.sims) > 0
+      ? `, "terrarium bench retry ${report.run}" predicts them again`
+      : ' (misses of replay or retrieval, which a retry finds missing again)';
   return [
     `note: ${formatUnits(failed)} ${failed === 1 ? 'unit' : 'units'} failed and ${failed === 1 ? 'is' : 'are'} left out of the scores; ` +
-      `"terrarium bench results ${report.run}" gives each error, "terrarium bench retry ${report.run}" predicts them again`,
+      `"terrarium bench results ${report.run}" gives each error${retry}`,
   ];
 }
 

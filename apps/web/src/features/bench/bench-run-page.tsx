@@ -1,6 +1,7 @@
 import { keepPreviousData, useIsMutating, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   missingVerdictCount,
+  retryableFailures,
   overallSelector,
   RUN_RESULTS_PATH,
   type ScoreSelector,
@@ -146,6 +147,9 @@ export function BenchRunPage({
           </div>
           <RunProgressBar
             run={run}
+            retryable={
+              board.data === undefined ? run.failed : retryableFailures(board.data.failures)
+            }
             missingVerdicts={
               board.data === undefined
                 ? 0

@@ -133,7 +133,7 @@ describe('LeaderboardTable', () => {
       ),
     ).toEqual([
       `${down}: 194 predictions failed, left out of every mean (none of its predictions is scored). First error: ${refused}`,
-      'retrieval: 1 prediction failed, left out of every mean. First error: no neighbour for this tool',
+      'retrieval: 1 prediction failed, left out of every mean (misses: it answers only from the recordings, so a retry finds them missing again). First error: no neighbour for this tool',
     ]);
   });
 

@@ -1,4 +1,5 @@
 import {
+  answersFromRecordings,
   judgeSidesText,
   type JudgeGaps,
   type LeaderboardCell,
@@ -135,8 +136,10 @@ function FailuresNote({
         <li key={failure.sim} data-sim={failure.sim}>
           <span className="mono">{failure.sim}</span>:{' '}
           {plural(failure.failed, 'prediction', 'predictions')} failed, left out of every mean
-          {scoredSims.includes(failure.sim) ? '' : ' (none of its predictions is scored)'}. First
-          error: <span className="mono">{failure.example}</span>
+          {scoredSims.includes(failure.sim) ? '' : ' (none of its predictions is scored)'}
+          {answersFromRecordings(failure.sim) &&
+            ' (misses: it answers only from the recordings, so a retry finds them missing again)'}
+          . First error: <span className="mono">{failure.example}</span>
         </li>
       ))}
       {judgeGaps.map((gap) => (

@@ -8,10 +8,16 @@ import { RunProgressBar } from './run-progress-bar';
 
 afterEach(cleanup);
 
-function renderBar(run: BenchRun, missingVerdicts = 0, askingJudge = false) {
+function renderBar(
+  run: BenchRun,
+  missingVerdicts = 0,
+  askingJudge = false,
+  retryable = run.failed,
+) {
   return renderWithApi(
     <RunProgressBar
       run={run}
+      retryable={retryable}
       missingVerdicts={missingVerdicts}
       askingJudge={askingJudge}
       onChange={() => undefined}
@@ -94,6 +100,15 @@ describe('RunProgressBar', () => {
     expect(screen.getByRole('group', { name: 'Delete run run run-1' }).textContent).toBe(
       'Delete it with its 123 predictions and their scores? The bench stays. Delete run run-1 Cancel',
     );
+  });
+
+  it('offers no retry for misses of replay or retrieval, which a retry finds missing again', () => {
+    const missed = benchRun({ status: 'done', done: 397, failed: 3, total: 400 });
+    renderBar(missed, 0, false, 0);
+    expect(screen.queryByRole('button', { name: /^Retry/ })).toBeNull();
+    cleanup();
+    renderBar(missed, 0, false, 2);
+    expect(screen.getByRole('button', { name: 'Retry 3 failed units' })).toBeTruthy();
   });
 
   it('offers no resume for a run that finished, and no delete while it goes', () => {

@@ -20,6 +20,7 @@ import { RunCounts } from './runs-table';
  */
 export function RunProgressBar({
   run,
+  retryable,
   missingVerdicts,
   askingJudge,
   onChange,
@@ -28,6 +29,8 @@ export function RunProgressBar({
   streamError,
 }: {
   run: BenchRun;
+  /** Failed units a retry could change (`retryableFailures`): not misses of replay or retrieval. */
+  retryable: number;
   /** Verdicts the run's judge owes (`missingVerdictCount`): a retry asks for them. */
   missingVerdicts: number;
   /** The server is asking the run's judge again (this tab's retry or another's, or a CLI's). */
@@ -115,7 +118,7 @@ export function RunProgressBar({
             {resume.isPending ? 'Resuming…' : `Resume run (${formatCount(unrecorded)} units left)`}
           </button>
         )}
-        {finished && (run.failed > 0 || missingVerdicts > 0) && (
+        {finished && (retryable > 0 || missingVerdicts > 0) && (
           <button
             type="button"
             className={run.status === 'canceled' && unrecorded > 0 ? undefined : 'spacer-left'}
