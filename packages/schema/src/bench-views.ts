@@ -101,6 +101,13 @@ export const ScoreSelector = z.object({
 });
 export type ScoreSelector = z.infer<typeof ScoreSelector>;
 
+const FINISHED: ReadonlySet<BenchRun['status']> = new Set(['done', 'failed', 'canceled']);
+
+/** Whether a run has ended (done, failed or canceled): nothing more is predicted unless resumed. */
+export function isFinishedRun(run: Pick<BenchRun, 'status'>): boolean {
+  return FINISHED.has(run.status);
+}
+
 /**
  * A run's Overall: the judge's overall score when a judge scored the run (score mode), else the
  * content-class rule score (a Turing or pairwise judge gives no overall). Every surface opens a
@@ -264,3 +271,21 @@ export const RunComparison = z.object({
   regressed: z.array(ItemDelta),
 });
 export type RunComparison = z.infer<typeof RunComparison>;
+
+/**
+ * The score a run's page opens on: its Overall, except for an ended run whose judge gave no verdict
+ * at all (every request failed or none could be read). That page would open on empty cells and
+ * charts while the rule scores exist, so it opens on the content score; the failures note says why
+ * the judge's are missing. A running run keeps its Overall, as verdicts may still come.
+ */
+export function openingSelector(
+  run: Pick<BenchRun, 'judge' | 'status'>,
+  cells: readonly LeaderboardCell[],
+): ScoreSelector {
+  const overall = overallSelector(run);
+  if (overall.source !== 'judge' || !isFinishedRun(run)) return overall;
+  const judged = cells.some(
+    (cell) => cell.source === overall.source && cell.metric === overall.metric && cell.n > 0,
+  );
+  return judged ? overall : { source: 'rule', metric: 'content' };
+}

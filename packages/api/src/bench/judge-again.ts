@@ -3,7 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
 import { judgePairs } from './pairwise-judging';
 import { readAll } from './read-all';
-import { isFinishedRun } from './run-leaderboard';
+import { isFinishedRun } from '@terrarium/schema';
 import { JudgingStopped } from './judge';
 import { joinAsking } from './judge-asking';
 import { inlineRunDeps } from './run-deps';

@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunScoreTotals, Store } from '@terrarium/db';
 import { cellsFromAggregates, compareCodeUnits, type GroupAggregate } from '@terrarium/bench';
-import type { BenchRun, Leaderboard, LeaderboardCell } from '@terrarium/schema';
+import {
+  isFinishedRun,
+  type BenchRun,
+  type Leaderboard,
+  type LeaderboardCell,
+} from '@terrarium/schema';
 import { groupKey, readRunStrata, runIntervals, type IntervalOptions } from './run-intervals';
 
 /** Bootstrap resamples of the leaderboard the run page shows (the router's default). */
@@ -20,12 +25,6 @@ export const INTERVALS_WAIT_MS = 400;
 // A cache write refused because the scores changed meanwhile (re-judged) is computed again, a
 // few times at most.
 const ATTEMPTS = 3;
-
-const FINISHED: readonly BenchRun['status'][] = ['done', 'failed', 'canceled'];
-
-export function isFinishedRun(run: Pick<BenchRun, 'status'>): boolean {
-  return FINISHED.includes(run.status);
-}
 
 /** The store's totals grouped per (sim, source, metric), as packages/bench takes them. */
 export function groupAggregates(totals: RunScoreTotals): GroupAggregate[] {

@@ -6,7 +6,7 @@ import { getRun, requireBench, runnerFor } from './bench-service';
 import { judgeGapsAgain } from './judge-again';
 import { askingJudgeAgain, stopAsking } from './judge-asking';
 import { owedVerdicts } from './judge-owed';
-import { isFinishedRun } from './run-leaderboard';
+import { isFinishedRun } from '@terrarium/schema';
 
 export async function cancelRun(ctx: ServiceContext, runId: string): Promise<BenchRun> {
   await getRun(ctx, runId);

@@ -2,9 +2,11 @@ import { keepPreviousData, useIsMutating, useQuery, useQueryClient } from '@tans
 import {
   missingVerdictCount,
   retryableFailures,
+  openingSelector,
   overallSelector,
   RUN_RESULTS_PATH,
   type ScoreSelector,
+  isFinishedRun,
 } from '@terrarium/schema';
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
@@ -15,7 +17,6 @@ import { OneTimeLink } from '../../app/one-time-link';
 import { useTRPC } from '../../app/trpc';
 import type { BenchCell } from '../../app/url-state';
 import { CellDrilldown } from './cell-drilldown';
-import { isFinished } from './format-bench';
 import { LeaderboardTable } from './leaderboard-table';
 import { MetricSwitcher } from './metric-switcher';
 import { RunProgressBar } from './run-progress-bar';
@@ -73,7 +74,7 @@ export function BenchRunPage({
   const queryClient = useQueryClient();
   const progress = useRunProgress(runId);
   const run = progress.run;
-  const live = run !== null && !isFinished(run.status);
+  const live = run !== null && !isFinishedRun(run);
   // A retry asks the judge inside its request: the leaderboard shows its verdicts arriving.
   const retrying = useIsMutating({ mutationKey: trpc.bench.retryFailed.mutationKey() }) > 0;
   const board = useQuery({
@@ -89,7 +90,11 @@ export function BenchRunPage({
   const cells = board.data?.cells ?? [];
   const sims = run?.sims ?? [];
   // Until the run is read, the content score: a run without a judge opens on it anyway.
-  const score = chosenScore ?? overallSelector(board.data?.run ?? run ?? { judge: null });
+  const score =
+    chosenScore ??
+    (board.data === undefined
+      ? overallSelector(run ?? { judge: null })
+      : openingSelector(board.data.run, board.data.cells));
 
   const go = useCallback(
     (
@@ -185,7 +190,7 @@ export function BenchRunPage({
           onSelect={(next) => go({ cell: next, item: null }, 'push')}
           // The run as the leaderboard saw it, so n/N matches the cells shown.
           partial={
-            isFinished(board.data.run.status)
+            isFinishedRun(board.data.run)
               ? null
               : {
                   recorded: board.data.run.done + board.data.run.failed,

@@ -3,7 +3,6 @@ import { benchRun } from './bench.fixture';
 import {
   formatDeltaInterval,
   formatHalfWidth,
-  isFinished,
   modeLabel,
   progressShare,
   runCostText,
@@ -53,8 +52,6 @@ describe('bench formatting', () => {
   it('measures progress over done and failed units', () => {
     expect(progressShare({ done: 50, failed: 10, total: 120 })).toBe(0.5);
     expect(progressShare({ done: 0, failed: 0, total: 0 })).toBe(0);
-    expect(isFinished('canceled')).toBe(true);
-    expect(isFinished('queued')).toBe(false);
   });
 });
 

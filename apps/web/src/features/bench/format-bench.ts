@@ -6,7 +6,6 @@ import {
   usageText,
   type BenchRun,
   type BenchRunMode,
-  type BenchRunStatus,
   type JudgeConfig,
   type LeaderboardCell,
   type RunPrompts,
@@ -65,12 +64,6 @@ export function promptsLabel(prompts: RunPrompts | null): string {
   if (prompts === null) return 'Terrarium prompts';
   const count = prompts.files.length;
   return `prompt folder ${prompts.hash.slice(0, 12)} (${count} ${count === 1 ? 'file' : 'files'})`;
-}
-
-const FINISHED: ReadonlySet<BenchRunStatus> = new Set(['done', 'failed', 'canceled']);
-
-export function isFinished(status: BenchRunStatus): boolean {
-  return FINISHED.has(status);
 }
 
 /**

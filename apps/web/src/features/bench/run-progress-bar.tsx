@@ -1,17 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
-import type { BenchRun } from '@terrarium/schema';
+import { isFinishedRun, type BenchRun } from '@terrarium/schema';
 import { useState } from 'react';
 import { ConfirmDelete } from '../../app/confirm-delete';
 import { formatCount, plural } from '../../app/format';
 import { useTRPC } from '../../app/trpc';
-import {
-  isFinished,
-  judgeLabel,
-  modeLabel,
-  progressShare,
-  promptsLabel,
-  runUsageText,
-} from './format-bench';
+import { judgeLabel, modeLabel, progressShare, promptsLabel, runUsageText } from './format-bench';
 import { RunCounts } from './runs-table';
 
 /**
@@ -49,7 +42,7 @@ export function RunProgressBar({
   const stopJudge = useMutation(trpc.bench.stopJudge.mutationOptions());
   const [confirming, setConfirming] = useState(false);
   const share = progressShare(run);
-  const finished = isFinished(run.status);
+  const finished = isFinishedRun(run);
   const unrecorded = run.total - run.done - run.failed;
   return (
     <section className="panel run-progress" aria-label="Progress" data-testid="run-progress">

@@ -1,5 +1,4 @@
-import type { BenchRun } from '@terrarium/schema';
-import { isFinished } from './format-bench';
+import { isFinishedRun, type BenchRun } from '@terrarium/schema';
 
 /**
  * The newer of two snapshots of one run. The first load and the stream can answer in either
@@ -8,7 +7,7 @@ import { isFinished } from './format-bench';
  */
 export function newerRun(current: BenchRun | null, next: BenchRun): BenchRun {
   if (current === null || current.id !== next.id) return next;
-  if (isFinished(current.status) && !isFinished(next.status)) return current;
-  if (isFinished(next.status) && !isFinished(current.status)) return next;
+  if (isFinishedRun(current) && !isFinishedRun(next)) return current;
+  if (isFinishedRun(next) && !isFinishedRun(current)) return next;
   return next.done + next.failed >= current.done + current.failed ? next : current;
 }

@@ -1,10 +1,9 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import type { BenchRun } from '@terrarium/schema';
+import { isFinishedRun, type BenchRun } from '@terrarium/schema';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
 import { ELSEWHERE_REFRESH_MS } from './elsewhere-refresh';
-import { isFinished } from './format-bench';
 import { newerRun } from './run-progress';
 
 /**
@@ -21,7 +20,7 @@ export function useRunProgress(runId: string) {
     ...trpc.bench.run.queryOptions({ runId }),
     staleTime: 0,
     refetchInterval: (query) =>
-      query.state.data !== undefined && isFinished(query.state.data.status)
+      query.state.data !== undefined && isFinishedRun(query.state.data)
         ? ELSEWHERE_REFRESH_MS
         : false,
   });
@@ -32,7 +31,7 @@ export function useRunProgress(runId: string) {
       : streamed === null
         ? loaded.data
         : newerRun(loaded.data, streamed);
-  const live = loaded.data !== undefined && !isFinished(loaded.data.status);
+  const live = loaded.data !== undefined && !isFinishedRun(loaded.data);
   const subscription = useSubscription(
     trpc.bench.watchRun.subscriptionOptions(
       { runId },
@@ -43,7 +42,7 @@ export function useRunProgress(runId: string) {
     ),
   );
 
-  const finished = run !== null && isFinished(run.status);
+  const finished = run !== null && isFinishedRun(run);
   useEffect(() => {
     if (!finished || !live) return;
     // Scores written while the run went on: the leaderboard, charts and cell lists are now final.
