@@ -97,6 +97,18 @@ describe('search indexes terminal output as a terminal shows it', () => {
     expect(await matches(store, '21mprivate')).toEqual([]);
   });
 
+  it('opens at the step that holds the most of the words, and quotes the field that shows most', async () => {
+    executor = await createPgliteExecutor(undefined);
+    const store = await openOnExecutor(executor);
+    await importFiles(store);
+    // Step 1's reasoning says "attack" first; step 7's output says "[*] Performing hastads attack.".
+    // The snippet starts a little before the words, where the line above ends in "attack.".
+    expect(await matches(store, 'Performing hastads attack')).toEqual([
+      [7, 'observation', ['attack', 'Performing', 'hastads', 'attack'], false],
+    ]);
+    expect(await matches(store, 'attack')).toEqual([[1, 'reasoning', ['attack'], false]]);
+  });
+
   it('re-indexes pages stored before (migration 21), once, when the store opens', async () => {
     executor = await createPgliteExecutor(undefined);
     await runMigrations(

@@ -169,6 +169,8 @@ export function stepSearchCondition(
  */
 const SNIPPET_BEFORE = 24;
 const SNIPPET_AFTER = 120;
+/** About what a list's column shows of a snippet: where the terms should be. */
+const SNIPPET_SEEN = 48;
 
 /**
  * The words and phrases a search asks for (negated clauses and `or` left out), lower-cased, each
@@ -218,8 +220,68 @@ export function highlightRanges(text: string, terms: readonly string[][]): [numb
   return ranges;
 }
 
+/** Counts of the terms in a window of ranges, by their text lower-cased. */
+class TermWindow {
+  private readonly counts = new Map<string, number>();
+  constructor(
+    private readonly text: string,
+    private readonly ranges: readonly [number, number][],
+  ) {}
+  get distinct(): number {
+    return this.counts.size;
+  }
+  private term(at: number): string {
+    const [from, to] = this.ranges[at] ?? [0, 0];
+    return this.text.slice(from, to).toLowerCase();
+  }
+  add(at: number): void {
+    const term = this.term(at);
+    this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
+  }
+  remove(at: number): void {
+    const term = this.term(at);
+    const left = (this.counts.get(term) ?? 0) - 1;
+    if (left > 0) this.counts.set(term, left);
+    else this.counts.delete(term);
+  }
+}
+
 /**
- * An excerpt of `text` around its first highlighted range, with the ranges shifted into it; the
+ * The range to start a snippet at: where the most different terms come together within what a
+ * list's column shows of a snippet, and of such places the tightest, then the first
+ * (`hastads attack` starts at `Performing hastads attack`, not at an earlier `… attack.`).
+ */
+function richestRange(text: string, ranges: readonly [number, number][]): number {
+  const startOf = (at: number) => ranges[at]?.[0] ?? 0;
+  const endOf = (at: number) => ranges[at]?.[1] ?? 0;
+  // The most different terms any window of SNIPPET_SEEN characters holds.
+  let most = 0;
+  const seen = new TermWindow(text, ranges);
+  for (let first = 0, end = 0; first < ranges.length; first++) {
+    while (end < ranges.length && endOf(end) <= startOf(first) + SNIPPET_SEEN) seen.add(end++);
+    most = Math.max(most, seen.distinct);
+    seen.remove(first);
+  }
+  // The shortest run of ranges that holds that many.
+  let best = 0;
+  let bestSpan = Number.POSITIVE_INFINITY;
+  const window = new TermWindow(text, ranges);
+  for (let first = 0, last = 0; last < ranges.length; last++) {
+    window.add(last);
+    while (window.distinct >= most && first <= last) {
+      const span = endOf(last) - startOf(first);
+      if (span < bestSpan) {
+        best = first;
+        bestSpan = span;
+      }
+      window.remove(first++);
+    }
+  }
+  return best;
+}
+
+/**
+ * An excerpt of `text` around its highlighted range that starts the most terms (`richestRange`), with the ranges shifted into it; the
  * whole start of the text when nothing highlights (the index may match a word form the pattern
  * does not, e.g. inside a path it split).
  */
@@ -229,7 +291,7 @@ export function snippetOf(
 ): { text: string; highlights: [number, number][] } {
   const flat = text.replace(/\s+/g, ' ');
   const ranges = highlightRanges(flat, terms);
-  const first = ranges[0];
+  const first = ranges[richestRange(flat, ranges)];
   let start = first === undefined ? 0 : Math.max(0, first[0] - SNIPPET_BEFORE);
   // Begin at a word, not inside one (`…ase provide`), when a space comes before the match.
   if (first !== undefined && start > 0) {
@@ -262,7 +324,16 @@ export interface MatchSource {
 
 export type SearchMatchField = 'action' | 'observation' | 'reasoning' | 'task' | 'id';
 
-/** The first field of a matching step (or the task) that shows a term, as a snippet. */
+/** How many different terms a snippet highlights (`Attack` and `attack` are one). */
+function termsShown(snippet: { text: string; highlights: [number, number][] }): number {
+  return new Set(snippet.highlights.map(([from, to]) => snippet.text.slice(from, to).toLowerCase()))
+    .size;
+}
+
+/**
+ * The field of a matching step (or the task) that shows the most of the search's terms, the first
+ * of those, as a snippet.
+ */
 export function matchOf(
   source: MatchSource,
   terms: readonly string[][],
@@ -272,19 +343,23 @@ export function matchOf(
   text: string;
   highlights: [number, number][];
 } | null {
-  let fallback: { field: SearchMatchField; text: string } | null = null;
+  let best: { field: SearchMatchField; text: string; highlights: [number, number][] } | null = null;
+  let bestShown = -1;
   for (const { field, text } of source.fields) {
     if (text === null || text === '') continue;
-    fallback ??= { field, text };
     const snippet = snippetOf(text, terms);
-    if (snippet.highlights.length > 0) return { step: source.step, field, ...snippet };
+    const shown = termsShown(snippet);
+    if (shown > bestShown) {
+      best = { field, ...snippet };
+      bestShown = shown;
+    }
   }
-  if (fallback === null) return null;
-  return { step: source.step, field: fallback.field, ...snippetOf(fallback.text, terms) };
+  return best === null ? null : { step: source.step, ...best };
 }
 
 /**
- * Per trajectory of a listed page: its first step that matches any of the search's terms, with the
+ * Per trajectory of a listed page: its step that matches the most of the search's clauses (the
+ * first of those), with the
  * texts the index holds for it (an observation's indexed head and tail only, so a 50 MB output is
  * not read to make a snippet); trajectories no step matches come back with their task and id.
  * One query per page, on the same GIN index the listing's filter uses.
@@ -302,8 +377,12 @@ export async function readMatchSources(
     params.push(value);
     return `$${params.length}::tsquery`;
   };
-  const query = queries.map((clause) => param(clause.tsquery)).join(' || ');
+  const clauseParams = queries.map((clause) => param(clause.tsquery));
+  const query = clauseParams.join(' || ');
   const relaxed = queries.map((clause) => param(clause.relaxed)).join(' || ');
+  // The step that holds the most of the search's clauses, the first of those: `hastads attack`
+  // opens where both words are, not at an earlier step that only says `attack`.
+  const clausesHeld = clauseParams.map((clause) => `(v.vector @@ ${clause})::int`).join(' + ');
   const firstStep =
     queries.length === 0
       ? ''
@@ -312,7 +391,7 @@ export async function readMatchSources(
        FROM step_pages p CROSS JOIN LATERAL unnest(p.search) WITH ORDINALITY AS v(vector, ordinal)
        WHERE p.trajectory_id = t.id AND v.vector @@ (${query})
          ${queries.some((clause) => clause.hasNot) ? '' : `AND p.lexemes @@ (${relaxed})`}
-       ORDER BY p.first_idx, v.ordinal LIMIT 1) m ON true`;
+       ORDER BY ${clausesHeld} DESC, p.first_idx, v.ordinal LIMIT 1) m ON true`;
   const rows = await executor.query(
     `SELECT t.id::text AS trajectory_id, t.external_id, t.task
        ${firstStep === '' ? ', NULL::int AS first_idx, NULL::int AS idx' : ', m.first_idx, m.idx'}

@@ -343,9 +343,10 @@ export function describeStoreSuite(harness: StoreHarness): void {
       expect(await shown('/etc/passwd')).toEqual(
         [1, 2, 3, 4].map((n) => [`intercode-bash-${n}`, 1, 'action', ['etc/passwd']]),
       );
-      // The first step that matches any term: the user's message naming the order.
+      // The step that holds both clauses: the tool's error naming the order, not the user's
+      // message (step 0) that names it only.
       expect(await shown('"not found" W4003')).toEqual([
-        ['retail_task_3_trial_0', 0, 'action', ['W4003']],
+        ['retail_task_3_trial_0', 5, 'observation', ['W4003', 'not found']],
       ]);
       // No step matched, the id did.
       expect(await shown('retail_task_5_trial_0')).toEqual([
