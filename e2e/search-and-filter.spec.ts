@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { TAU2_RETAIL, datasetIdByName, importThroughApi } from './support/api';
+import { TAU2_RETAIL, datasetIdByName, importThroughApi, sharedDataPath } from './support/api';
 import { readTau2Simulations, simulationsCalling } from './support/tau2';
 
 const DATASET = 'search-and-filter-retail';
@@ -91,4 +91,26 @@ test('a search result opens at its step with the matched word shown and marked, 
   // The next step keeps the word marked where it shows.
   await page.keyboard.press('j');
   await expect(page).toHaveURL(/[?&]mark=Thermostat/);
+});
+
+test('a search result in terminal output opens scrolled to the words, marked', async ({
+  page,
+  request,
+}) => {
+  // walk 45: "Login incorrect" opened the right step, unmarked, below the fold of its output.
+  const file = sharedDataPath('swe-agent/trajectories/demonstrations/ctf/misc/networking_1.traj');
+  await importThroughApi(request, file, 'search-terminal-marks');
+  const datasetId = await datasetIdByName(request, 'search-terminal-marks');
+  await page.goto(`/datasets/${datasetId}`);
+  await page.getByRole('searchbox', { name: 'Search trajectories' }).fill('"Login incorrect"');
+  // The dataset holds this one trajectory: its snippet says the search has been applied.
+  const row = page.getByTestId('trajectory-row').first();
+  await expect(row.getByTestId('search-snippet').locator('mark')).toHaveText('Login incorrect');
+  await row.getByTestId('trajectory-name').click();
+  await expect(page).toHaveURL(/[?&]step=3&mark=Login%20incorrect/);
+  const observation = page.getByTestId('observation');
+  await expect(observation).toHaveAttribute('data-kind', 'terminal');
+  const marked = observation.locator('mark');
+  await expect(marked.first()).toHaveText('Login incorrect');
+  await expect(marked.first()).toBeInViewport();
 });

@@ -26,6 +26,22 @@ describe('AnsiText', () => {
     expect(spans[1]?.style.fontWeight).toBe('bold');
   });
 
+  it('marks the words a search matched, whatever their case, in coloured and plain runs', () => {
+    const { container } = render(
+      <AnsiText
+        content={`${ESC}[33;21mprivate argument is not set${ESC}[0m\nno Private Argument here`}
+        marks={['private argument']}
+      />,
+    );
+    expect(container.querySelector('pre')?.textContent).toBe(
+      'private argument is not set\nno Private Argument here',
+    );
+    expect([...container.querySelectorAll('mark')].map((mark) => mark.textContent)).toEqual([
+      'private argument',
+      'Private Argument',
+    ]);
+  });
+
   it('shows markup in the output as text and creates no element from it', () => {
     const payload = '<img src=x onerror=alert(1)><script>alert(2)</script>';
     const { container } = render(<AnsiText content={`${ESC}[33m${payload}${ESC}[0m`} />);

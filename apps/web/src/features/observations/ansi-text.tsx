@@ -1,17 +1,23 @@
 import { Fragment, useMemo } from 'react';
 import { ansiToLines, type AnsiLine } from './ansi-lines';
 import { LineBlocks } from './line-blocks';
+import { MarkedText } from './marked-text';
 import { VIRTUALIZE_ABOVE_LINES, VirtualLines } from './virtual-lines';
 
-function Segments({ line }: { line: AnsiLine }) {
+/** Nothing to mark. */
+const NO_MARKS: readonly string[] = [];
+
+function Segments({ line, marks }: { line: AnsiLine; marks: readonly string[] }) {
   return (
     <>
       {line.map((segment, position) =>
         Object.keys(segment.style).length === 0 ? (
-          <Fragment key={position}>{segment.text}</Fragment>
+          <Fragment key={position}>
+            <MarkedText text={segment.text} words={marks} />
+          </Fragment>
         ) : (
           <span key={position} style={segment.style}>
-            {segment.text}
+            <MarkedText text={segment.text} words={marks} />
           </span>
         ),
       )}
@@ -20,14 +26,21 @@ function Segments({ line }: { line: AnsiLine }) {
 }
 
 /** Terminal output with its ANSI colours, as React text nodes in styled spans (laid out as PlainText is). */
-export function AnsiText({ content }: { content: string }) {
+export function AnsiText({
+  content,
+  marks = NO_MARKS,
+}: {
+  content: string;
+  /** Words a search matched, marked where a coloured run of text holds them. */
+  marks?: readonly string[];
+}) {
   const lines = useMemo(() => ansiToLines(content), [content]);
   if (lines.length > VIRTUALIZE_ABOVE_LINES) {
     return (
       <VirtualLines
         className="terminal"
         count={lines.length}
-        renderLine={(index) => <Segments line={lines[index] ?? []} />}
+        renderLine={(index) => <Segments line={lines[index] ?? []} marks={marks} />}
       />
     );
   }
@@ -39,7 +52,7 @@ export function AnsiText({ content }: { content: string }) {
         lines.slice(start, end).map((line, offset) => (
           <Fragment key={start + offset}>
             {offset > 0 && '\n'}
-            <Segments line={line} />
+            <Segments line={line} marks={marks} />
           </Fragment>
         ))
       }

@@ -1,4 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
+import { MarkedText } from './marked-text';
 import { isPlainObject } from './json-value';
 
 /** Children of a big array or object are grouped so that expanding it renders at most this many. */
@@ -50,40 +51,11 @@ function marksOf(words: readonly string[]): Marks {
   };
 }
 
-/** `text` with each occurrence of a marked word in a `<mark>` (text nodes only: never markup). */
-function Marked({ text, words }: { text: string; words: readonly string[] }) {
-  if (words.length === 0) return <>{text}</>;
-  const folded = text.toLowerCase();
-  const lower = words.map((word) => word.toLowerCase());
-  const parts: ReactNode[] = [];
-  let at = 0;
-  while (at < text.length) {
-    let next = -1;
-    let length = 0;
-    for (const word of lower) {
-      const found = folded.indexOf(word, at);
-      if (
-        found !== -1 &&
-        (next === -1 || found < next || (found === next && word.length > length))
-      ) {
-        next = found;
-        length = word.length;
-      }
-    }
-    if (next === -1) break;
-    if (next > at) parts.push(text.slice(at, next));
-    parts.push(<mark key={next}>{text.slice(next, next + length)}</mark>);
-    at = next + length;
-  }
-  if (at < text.length) parts.push(text.slice(at));
-  return <>{parts}</>;
-}
-
 function Primitive({ value, marks }: { value: unknown; marks: Marks }) {
   if (typeof value === 'string') {
     return (
       <span className="json-string">
-        "<Marked text={value} words={marks.words} />"
+        "<MarkedText text={value} words={marks.words} />"
       </span>
     );
   }
@@ -205,7 +177,7 @@ function JsonNode({
   const label =
     name === null ? null : (
       <span className="json-key">
-        <Marked text={name} words={marks.words} />:{' '}
+        <MarkedText text={name} words={marks.words} />:{' '}
       </span>
     );
   if (entries === null) {

@@ -34,13 +34,15 @@ function ObservationBody({
     case 'json':
       return <JsonObservation content={observation.content} marks={marks} />;
     case 'terminal':
-      return <AnsiText content={observation.content} />;
+      return <AnsiText content={observation.content} marks={marks} />;
     case 'html':
       return <HtmlObservation content={observation.content} />;
     case 'error':
-      return <PlainText content={observation.content} className="observation-error-text" />;
+      return (
+        <PlainText content={observation.content} className="observation-error-text" marks={marks} />
+      );
     case 'text':
-      return <PlainText content={observation.content} />;
+      return <PlainText content={observation.content} marks={marks} />;
   }
 }
 
@@ -50,7 +52,7 @@ export function ObservationView({
   marks = NO_MARKS,
 }: {
   observation: Observation | null;
-  /** Words a search matched: a JSON observation opens where they are and marks them. */
+  /** Words a search matched, marked; a JSON observation opens where they are. */
   marks?: readonly string[];
 }) {
   if (observation === null) {

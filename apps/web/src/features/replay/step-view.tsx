@@ -1,7 +1,9 @@
 import type { Step } from '@terrarium/schema';
+import { useRef } from 'react';
 import { Collapsible } from '../../app/collapsible';
 import { formatReward, plural } from '../../app/format';
 import { JsonTree } from '../observations/json-tree';
+import { useScrollToFirstMark } from '../observations/marked-text';
 import { ObservationView } from '../observations/observation-view';
 import { PlainText } from '../observations/plain-text';
 import { ActionView } from './action-view';
@@ -19,10 +21,12 @@ function Timing({ step }: { step: Step }) {
 }
 
 export function StepView({ step, marks = NO_MARKS }: { step: Step; marks?: readonly string[] }) {
+  const view = useRef<HTMLElement>(null);
+  useScrollToFirstMark(view, marks);
   const metadataKeys = Object.keys(step.metadata).length;
   const simulated = simulatedStepLabel(step.metadata);
   return (
-    <article className="step-view" aria-label={`Step ${step.index + 1}`}>
+    <article className="step-view" aria-label={`Step ${step.index + 1}`} ref={view}>
       <div className="step-meta">
         <span className={`actor actor-${step.actor}`} data-testid="step-actor">
           {step.actor}
@@ -39,7 +43,7 @@ export function StepView({ step, marks = NO_MARKS }: { step: Step; marks?: reado
         )}
         <Timing step={step} />
       </div>
-      <ActionView action={step.action} />
+      <ActionView action={step.action} marks={marks} />
       {step.reasoning !== null && step.reasoning.trim() !== '' && (
         <Collapsible
           title="Reasoning"
@@ -47,7 +51,7 @@ export function StepView({ step, marks = NO_MARKS }: { step: Step; marks?: reado
           className="panel reasoning"
           testId="step-reasoning"
         >
-          <PlainText content={step.reasoning} className="reasoning-text" />
+          <PlainText content={step.reasoning} className="reasoning-text" marks={marks} />
         </Collapsible>
       )}
       <ObservationView observation={step.observation} marks={marks} />
