@@ -256,6 +256,15 @@ export const ItemDelta = z.object({
   itemId: z.string(),
   sim: z.string(),
   task: z.string(),
+  /**
+   * What tells the item apart where a list names it: the trajectory it was taken from (its id in
+   * its dataset; null for an item imported from a bench file) and its turn there.
+   */
+  trajectory: z.string().nullable(),
+  turnIndex: z.number().int().nonnegative(),
+  totalTurns: z.number().int().positive(),
+  /** The item's action as one line of text, its first 120 characters. */
+  action: z.string(),
   before: z.number().nullable(),
   after: z.number().nullable(),
   delta: z.number(),

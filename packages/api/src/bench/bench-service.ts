@@ -1,6 +1,14 @@
 import { TRPCError } from '@trpc/server';
 import type { BenchRef, Store } from '@terrarium/db';
-import { buildBench, compareCells, focusValues, itemDeltas, pairedDeltas } from '@terrarium/bench';
+import {
+  buildBench,
+  compareCells,
+  focusValues,
+  itemDeltas,
+  pairedDeltas,
+  placeDelta,
+  type ItemMove,
+} from '@terrarium/bench';
 import { watchRun as watchProgress } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
@@ -13,7 +21,6 @@ import {
   type BenchSplit,
   type BenchSummary,
   type CellItem,
-  type ItemDelta,
   type ItemScore,
   type JudgeConfig,
   type Leaderboard,
@@ -417,10 +424,15 @@ export async function compareRuns(
     const ref: BenchRef = { name: before.bench, version };
     for (const [itemId, task] of await ctx.store.benchItemTasks(ref)) taskOf.set(itemId, task);
   }
-  const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
-    ...delta,
-    task: taskOf.get(delta.itemId) ?? '',
-  });
+  // The listed items' places (trajectory and turn), from the runs' bench versions, newest first.
+  const listed = [...new Set([...moved.improved, ...moved.regressed].map((d) => d.itemId))];
+  const placeOf = new Map<string, BenchItem>();
+  for (const version of new Set([after.benchVersion, before.benchVersion])) {
+    const missing = listed.filter((itemId) => !placeOf.has(itemId));
+    const ref: BenchRef = { name: before.bench, version };
+    for (const item of await ctx.store.getBenchItemsByIds(ref, missing)) placeOf.set(item.id, item);
+  }
+  const placed = (delta: ItemMove) => placeDelta(delta, placeOf.get(delta.itemId));
   const sameItems = before.benchVersion === after.benchVersion && before.split === after.split;
   return {
     before,
@@ -436,8 +448,8 @@ export async function compareRuns(
           })
         : null,
     ),
-    improved: moved.improved.map(withTask),
-    regressed: moved.regressed.map(withTask),
+    improved: moved.improved.map(placed),
+    regressed: moved.regressed.map(placed),
   };
 }
 

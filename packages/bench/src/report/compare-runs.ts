@@ -7,13 +7,37 @@ import type {
   RunComparison as SchemaRunComparison,
   ScoreSource,
 } from '@terrarium/schema';
+import { actionText } from '@terrarium/fidelity';
 import { canonicalJson, compareCodeUnits } from '../hash';
 import { groupIntervals, leaderboard, type Interval, type LeaderboardOptions } from './leaderboard';
 
 /** The scores of one bench run, with the items they are about. */
 export interface RunScores {
   scores: readonly ItemScore[];
-  items: readonly Pick<BenchItem, 'id' | 'task'>[];
+  items: readonly (Pick<BenchItem, 'id'> & ItemPlace)[];
+}
+
+/** What names an item in a list of deltas: its task, trajectory, turn and action. */
+export type ItemPlace = Pick<BenchItem, 'task' | 'origin' | 'turnIndex' | 'totalTurns' | 'action'>;
+
+/** A delta as `itemDeltas` finds it, before its item's place is added. */
+export type ItemMove = Omit<
+  ItemDelta,
+  'task' | 'trajectory' | 'turnIndex' | 'totalTurns' | 'action'
+>;
+
+const ACTION_SHOWN = 120;
+
+/** A delta with its item's place (an item no bench holds any more: its task unknown, no name). */
+export function placeDelta(delta: ItemMove, item: ItemPlace | undefined): ItemDelta {
+  return {
+    ...delta,
+    task: item?.task ?? '',
+    trajectory: item?.origin.trajectory ?? null,
+    turnIndex: item?.turnIndex ?? 0,
+    totalTurns: item?.totalTurns ?? 1,
+    action: item === undefined ? '' : actionText(item.action).slice(0, ACTION_SHOWN),
+  };
 }
 
 /** Cells and items of two runs side by side (the schema's RunComparison without the runs). */
@@ -167,10 +191,10 @@ export function itemDeltas(
   before: Iterable<FocusValue>,
   after: Iterable<FocusValue>,
   top: number,
-): { improved: Omit<ItemDelta, 'task'>[]; regressed: Omit<ItemDelta, 'task'>[] } {
+): { improved: ItemMove[]; regressed: ItemMove[] } {
   const old = new Map<string, number>();
   for (const { sim, itemId, value } of before) old.set(`${sim}\0${itemId}`, value);
-  const deltas: Omit<ItemDelta, 'task'>[] = [];
+  const deltas: ItemMove[] = [];
   for (const { sim, itemId, value } of after) {
     const previous = old.get(`${sim}\0${itemId}`);
     if (previous === undefined) continue;
@@ -210,13 +234,11 @@ export function compareRuns(a: RunScores, b: RunScores, options: CompareOptions)
     pairedDeltas(focus, before, after, taskOf, options),
   );
   const moved = itemDeltas(before, after, options.top ?? 10);
-  const withTask = (delta: Omit<ItemDelta, 'task'>): ItemDelta => ({
-    ...delta,
-    task: taskOf.get(delta.itemId) ?? '',
-  });
+  const itemOf = new Map([...a.items, ...b.items].map((item) => [item.id, item]));
+  const placed = (delta: ItemMove) => placeDelta(delta, itemOf.get(delta.itemId));
   return {
     cells,
-    improved: moved.improved.map(withTask),
-    regressed: moved.regressed.map(withTask),
+    improved: moved.improved.map(placed),
+    regressed: moved.regressed.map(placed),
   };
 }

@@ -222,6 +222,19 @@ describe('leaderboard and compareRuns on real items', () => {
     expect(comparison.improved).toHaveLength(3);
     expect(comparison.improved[0]?.delta).toBe(100);
     expect(comparison.regressed).toEqual([]);
+    // Each listed item is named by where it was taken from, as its bench item says.
+    for (const moved of comparison.improved) {
+      const item = bench.find((candidate) => candidate.id === moved.itemId);
+      expect(item).toBeDefined();
+      expect(moved).toMatchObject({
+        task: item?.task,
+        trajectory: item?.origin.trajectory,
+        turnIndex: item?.turnIndex,
+        totalTurns: item?.totalTurns,
+      });
+      expect(moved.action.length).toBeGreaterThan(0);
+      expect(moved.action.length).toBeLessThanOrEqual(120);
+    }
   });
 
   it('calls a small change on every item significant where the two runs’ intervals overlap', () => {

@@ -275,8 +275,13 @@ function ItemDeltas({
             >
               {entry.task}
             </Link>{' '}
-            <span className="muted mono" title={entry.itemId}>
-              {entry.itemId.slice(0, 10)}
+            <span
+              className="muted"
+              title={`${entry.trajectory === null ? '' : `trajectory ${entry.trajectory} · `}item ${entry.itemId}`}
+              data-testid="item-place"
+            >
+              turn {entry.turnIndex + 1}/{entry.totalTurns}{' '}
+              <span className="mono item-delta-action">{entry.action}</span>
             </span>{' '}
             <span className="muted mono">{entry.sim}</span>{' '}
             <span className="mono">
