@@ -115,7 +115,7 @@ function BenchCard({ bench }: { bench: BenchSummary }) {
           {runs.data && <RunsTable runs={ofVersion} />}
         </Collapsible>
         <Collapsible title="New run" testId="new-run">
-          <StartRunForm bench={bench.name} version={bench.version} />
+          <StartRunForm bench={bench.name} version={bench.version} splits={bench.splits} />
         </Collapsible>
       </div>
     </section>

@@ -1,13 +1,30 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { judgeRepeatsNote, type BenchSplit, type JudgeConfig } from '@terrarium/schema';
+import {
+  judgeRepeatsNote,
+  type BenchSplit,
+  type BenchSummary,
+  type JudgeConfig,
+} from '@terrarium/schema';
 import { useState } from 'react';
+import { plural } from '../../app/format';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
 import { SimPicker } from '../compare/sim-picker';
 import { startRunRequest } from './bench-forms';
 
+const SPLITS: readonly BenchSplit[] = ['test', 'dev'];
+
 /** Simulators × this bench version as a background job; opens the run page once queued. */
-export function StartRunForm({ bench, version }: { bench: string; version: number }) {
+export function StartRunForm({
+  bench,
+  version,
+  splits,
+}: {
+  bench: string;
+  version: number;
+  /** Items per split: a split without items is not offered. */
+  splits: BenchSummary['splits'];
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const available = useQuery({
@@ -17,7 +34,9 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
   const [sims, setSims] = useState<string[]>([]);
   const [mode, setMode] = useState<'open' | 'closed'>('open');
   const [closedSteps, setClosedSteps] = useState('3');
-  const [split, setSplit] = useState<BenchSplit>('test');
+  const [split, setSplit] = useState<BenchSplit>(
+    splits.test === 0 && splits.dev > 0 ? 'dev' : 'test',
+  );
   const [judge, setJudge] = useState('');
   const [judgeMode, setJudgeMode] = useState<JudgeConfig['mode']>('score');
   const [judgeRepeats, setJudgeRepeats] = useState('1');
@@ -55,8 +74,11 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
         </select>
       </label>
       {mode === 'closed' && (
-        <label className="field">
-          k{' '}
+        <label
+          className="field"
+          title="The simulator sees its own predictions for up to this many of the last turns of each item's history"
+        >
+          Own turns (k){' '}
           <input
             type="number"
             aria-label="Closed-loop steps"
@@ -73,8 +95,11 @@ export function StartRunForm({ bench, version }: { bench: string; version: numbe
           value={split}
           onChange={(event) => setSplit(event.target.value === 'dev' ? 'dev' : 'test')}
         >
-          <option value="test">test</option>
-          <option value="dev">dev</option>
+          {SPLITS.map((name) => (
+            <option key={name} value={name} disabled={splits[name] === 0}>
+              {name} ({plural(splits[name], 'item')})
+            </option>
+          ))}
         </select>
       </label>
       <label className="field">
