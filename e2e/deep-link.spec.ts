@@ -58,3 +58,25 @@ test('the URL of a step reopens that step, and back/forward move between pages',
   await page.goto(`/datasets/${datasetId}/trajectories/${trajectoryId}?step=999`);
   await expectStep(page, steps.length, steps);
 });
+
+test('a link to a run or a trajectory that does not exist says so on a page of its own', async ({
+  page,
+  request,
+}) => {
+  // walk 45: such links showed "Could not load the run: runId: no bench run 999", twice.
+  await page.goto('/bench-runs/999999');
+  await expect(page.getByRole('heading', { level: 1, name: 'No such run' })).toBeVisible();
+  await expect(page.getByTestId('not-found')).toHaveText(
+    'No bench run has the id 999999; it may have been deleted. See the benches and their runs.',
+  );
+  await expect(page.getByRole('alert')).toHaveCount(0);
+
+  await importThroughApi(request, TAU2_RETAIL, DATASET);
+  const datasetId = await datasetIdByName(request, DATASET);
+  await page.goto(`/datasets/${datasetId}/trajectories/999999`);
+  await expect(page.getByRole('heading', { level: 1, name: 'No such trajectory' })).toBeVisible();
+  await expect(page.getByTestId('not-found')).toHaveText(
+    `No trajectory has the id 999999; it may have been deleted with its dataset. See the trajectories of ${DATASET}.`,
+  );
+  await expect(page.getByRole('alert')).toHaveCount(0);
+});

@@ -91,9 +91,12 @@ export type StepMarker = z.infer<typeof StepMarker>;
 /** Step counts are stored as PostgreSQL integers: a bound beyond this is a client's mistake. */
 const StepCountBound = z.number().int().nonnegative().max(2_147_483_647);
 
+/** The longest search a list takes; the search box stops there. */
+export const MAX_SEARCH_CHARS = 500;
+
 export const TrajectoryFilter = z.object({
   datasetId: z.string().optional(),
-  search: z.string().max(500).optional(),
+  search: z.string().max(MAX_SEARCH_CHARS).optional(),
   domain: Domain.optional(),
   sourceFormat: SourceFormat.optional(),
   outcome: OutcomeFilter.optional(),

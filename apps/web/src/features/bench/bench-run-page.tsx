@@ -11,6 +11,7 @@ import {
 import { useCallback } from 'react';
 import { Collapsible } from '../../app/collapsible';
 import { Link } from '../../app/link';
+import { isNotFound, NotFoundPage } from '../../app/not-found';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { OneTimeLink } from '../../app/one-time-link';
@@ -114,6 +115,23 @@ export function BenchRunPage({
     [runId, chosenScore, cell, item],
   );
   const selectItem = useCallback((itemId: string) => go({ item: itemId }, 'replace'), [go]);
+
+  if (isNotFound(progress.error)) {
+    return (
+      <NotFoundPage
+        breadcrumb={
+          <>
+            <Link to={{ page: 'benches' }}>Benches</Link> › run{' '}
+            <span className="mono">{runId}</span>
+          </>
+        }
+        title="No such run"
+      >
+        No bench run has the id <code>{runId}</code>; it may have been deleted.{' '}
+        <Link to={{ page: 'benches' }}>See the benches and their runs.</Link>
+      </NotFoundPage>
+    );
+  }
 
   return (
     <div className="page bench-run-page">

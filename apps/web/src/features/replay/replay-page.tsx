@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { TrajectoryHeading, trajectoryCrumb } from '../trajectories/trajectory-heading';
+import { isNotFound, NotFoundPage } from '../../app/not-found';
 import { QueryStatus } from '../../app/query-status';
 import { navigate } from '../../app/router';
 import { useTRPC } from '../../app/trpc';
@@ -78,6 +79,29 @@ export function ReplayPage({
   useReplayKeyboard(onCommand);
   usePlayback(index, total, goTo);
   const current = useStep(trajectoryId, index, total);
+
+  if (isNotFound(detail.error)) {
+    return (
+      <NotFoundPage
+        breadcrumb={
+          <>
+            <Link to={{ page: 'datasets' }}>Datasets</Link> ›{' '}
+            <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>
+              {datasetName}
+            </Link>{' '}
+            › <span>{trajectoryId}</span>
+          </>
+        }
+        title="No such trajectory"
+      >
+        No trajectory has the id <code>{trajectoryId}</code>; it may have been deleted with its
+        dataset.{' '}
+        <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>
+          See the trajectories of {datasetName}.
+        </Link>
+      </NotFoundPage>
+    );
+  }
 
   return (
     <div className="page replay-page">

@@ -3,6 +3,13 @@ import { EMPTY_LIST_QUERY } from '../../app/url-state';
 import { presentOptions, toTrajectoryFilter } from './list-filter';
 
 describe('toTrajectoryFilter', () => {
+  it('searches the first 500 characters of a longer search a link carries', () => {
+    const long = `${'x'.repeat(499)} ${'y'.repeat(100)}`;
+    expect(toTrajectoryFilter(null, { ...EMPTY_LIST_QUERY, q: long })).toEqual({
+      search: 'x'.repeat(499),
+    });
+  });
+
   it('sends only the filters that are set, with the search trimmed', () => {
     expect(toTrajectoryFilter(null, EMPTY_LIST_QUERY)).toEqual({});
     expect(toTrajectoryFilter(null, { ...EMPTY_LIST_QUERY, q: '   ' })).toEqual({});

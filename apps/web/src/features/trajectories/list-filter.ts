@@ -1,11 +1,12 @@
-import type { TrajectoryFilter } from '@terrarium/schema';
+import { MAX_SEARCH_CHARS, type TrajectoryFilter } from '@terrarium/schema';
 import type { ListQuery } from '../../app/url-state';
 
 /** The API filter for what the URL asks; empty fields are left out rather than sent as empty. */
 export function toTrajectoryFilter(datasetId: string | null, query: ListQuery): TrajectoryFilter {
   const filter: TrajectoryFilter = {};
   if (datasetId !== null) filter.datasetId = datasetId;
-  const search = query.q.trim();
+  // A link may carry a longer search than the box lets one type: its start is what is searched.
+  const search = query.q.trim().slice(0, MAX_SEARCH_CHARS).trim();
   if (search !== '') filter.search = search;
   if (query.domain) filter.domain = query.domain;
   if (query.format) filter.sourceFormat = query.format;

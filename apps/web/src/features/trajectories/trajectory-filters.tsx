@@ -1,4 +1,10 @@
-import { DOMAINS, OUTCOME_FILTERS, SOURCE_FORMATS, type DatasetSummary } from '@terrarium/schema';
+import {
+  DOMAINS,
+  MAX_SEARCH_CHARS,
+  OUTCOME_FILTERS,
+  SOURCE_FORMATS,
+  type DatasetSummary,
+} from '@terrarium/schema';
 import { useState } from 'react';
 import type { ListQuery } from '../../app/url-state';
 import { presentOptions } from './list-filter';
@@ -68,6 +74,7 @@ export function TrajectoryFilters({ query, onChange, datasets }: TrajectoryFilte
         aria-label="Search trajectories"
         placeholder='Search actions and observations ("a phrase"; -word leaves out)…'
         title={`"Quoted words" match as a phrase, so search "ls -F" with quotes: unquoted, -F leaves out trajectories with F. ${SEARCH_SCOPE}`}
+        maxLength={MAX_SEARCH_CHARS}
         value={draft.q}
         onChange={(event) => setDraft({ ...draft, q: event.target.value })}
       />
