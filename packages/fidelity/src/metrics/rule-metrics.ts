@@ -121,6 +121,7 @@ export type RuleMetricId = (typeof RULE_METRIC_IDS)[number];
 export interface RuleMetric {
   id: RuleMetricId;
   label: string;
+  /** One line for hover text and `rules` listings; scores are shown 0-100, so it says "full marks", not 1. */
   description: string;
   fn: (predicted: string, real: string, context?: ScoringContext) => MetricValue;
 }
@@ -130,25 +131,26 @@ type Definition = Omit<RuleMetric, 'fn' | 'id'> & { prepared: PreparedMetric };
 const DEFINITIONS: Record<RuleMetricId, Definition> = {
   'exact-match': {
     label: 'Exact match',
-    description: '1 when the prediction equals the real observation byte for byte.',
+    description:
+      'Full marks when the prediction equals the real observation byte for byte, else none.',
     prepared: exactMatch,
   },
   'normalized-match': {
     label: 'Normalized match',
     description:
-      '1 when equal after CRLF → LF, ANSI escapes stripped and whitespace collapsed; JSON compared with keys sorted.',
+      'Full marks when equal after CRLF → LF, ANSI escapes stripped and whitespace collapsed (JSON compared with keys sorted), else none.',
     prepared: normalizedMatch,
   },
   'json-validity': {
     label: 'JSON validity',
     description:
-      'When the real observation is a JSON object or array: 1 if the prediction parses as one. Otherwise n/a.',
+      'When the real observation is a JSON object or array: full marks if the prediction parses as one, else none. Otherwise n/a.',
     prepared: jsonValidity,
   },
   'json-structure': {
     label: 'JSON structure',
     description:
-      'Jaccard of typed paths (array indices collapsed, e.g. flights[].price:number); 0 if the prediction is not JSON; n/a when the real one is not.',
+      'Jaccard of typed paths (array indices collapsed, e.g. flights[].price:number); none if the prediction is not JSON; n/a when the real one is not.',
     prepared: jsonStructure,
   },
   'leaf-value-f1': {
@@ -160,13 +162,13 @@ const DEFINITIONS: Record<RuleMetricId, Definition> = {
   'numeric-closeness': {
     label: 'Numeric closeness',
     description:
-      'Numbers paired by JSON path (else by position): full credit within 10% relative error, none at 100%; unpaired numbers score 0. n/a without real numbers.',
+      'Numbers paired by JSON path (else by position): full credit within 10% relative error, none at 100%; unpaired numbers score none. n/a without real numbers.',
     prepared: numericClosenessMetric,
   },
   'error-agreement': {
     label: 'Error agreement',
     description:
-      'When either side reports a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors): 1 if both do. n/a when neither does, so its mean is the Jaccard index of the two sides\' failures and its n differs between simulators.',
+      'When either side reports a failure (error messages, tracebacks, non-zero exit codes, "command not found", SQL errors): full marks if both do. n/a when neither does, so its mean is the Jaccard index of the two sides\' failures and its n differs between simulators.',
     prepared: errorAgreement,
   },
   'token-f1': {
@@ -188,7 +190,7 @@ const DEFINITIONS: Record<RuleMetricId, Definition> = {
   },
   'length-ratio': {
     label: 'Length ratio',
-    description: 'Shorter length / longer length, in UTF-16 code units; both empty → 1.',
+    description: 'Shorter length / longer length, in UTF-16 code units; both empty: full marks.',
     prepared: (predicted, real) => lengthRatio(predicted.raw, real.raw),
   },
 };

@@ -262,7 +262,7 @@ describe('MetricSwitcher', () => {
       </>,
     );
     expect(screen.getByTestId('metric-definition').getAttribute('title')).toBe(
-      '1 when the prediction equals the real observation byte for byte.',
+      'Full marks when the prediction equals the real observation byte for byte, else none.',
     );
     const titles = [
       ...screen.getByRole('combobox', { name: 'Score' }).querySelectorAll('option'),
@@ -272,7 +272,10 @@ describe('MetricSwitcher', () => {
         'Content',
         'Content-class score: deterministic content exact, live data close, the rest plausible.',
       ],
-      ['Exact match', '1 when the prediction equals the real observation byte for byte.'],
+      [
+        'Exact match',
+        'Full marks when the prediction equals the real observation byte for byte, else none.',
+      ],
       // A judge score named like no judge dimension has no definition to show.
       ['Content', null],
     ]);
