@@ -18,5 +18,13 @@ for arg in "$@"; do
 done
 source scripts/lib/ensure-pnpm.sh
 pnpm install --frozen-lockfile
-pnpm build
+# The build's file list is noise before the one thing to read (the URL); it is shown if it fails.
+echo "Building the web app…"
+build_log="$(mktemp)"
+if ! pnpm --silent build > "$build_log" 2>&1; then
+  cat "$build_log"
+  rm -f "$build_log"
+  exit 1
+fi
+rm -f "$build_log"
 exec pnpm --silent terrarium serve --demo "$@"
