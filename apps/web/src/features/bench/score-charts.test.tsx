@@ -2,7 +2,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scoreSlice } from './bench.fixture';
 import { countKey, seriesKey } from './chart-data';
-import { CountDot, FEW_ITEMS, ScoreCharts } from './score-charts';
+import { CountDot, FEW_ITEMS, ScoreCharts, simColours } from './score-charts';
 
 afterEach(cleanup);
 
@@ -70,5 +70,19 @@ describe('CountDot', () => {
     cleanup();
     // No count beside the mean: no point drawn rather than one that looks measured.
     expect(dot(undefined)).toBeNull();
+  });
+});
+
+describe('simColours', () => {
+  it('gives a simulator the same colour in every run, and two simulators of a run two colours', () => {
+    const model = 'openai:http://127.0.0.1:8000/v1#m';
+    const one = simColours(['replay', 'retrieval']);
+    const other = simColours(['retrieval', model, 'replay']);
+    // walk 45: retrieval was orange beside replay in one run and blue in the next.
+    expect(other.get('retrieval')).toBe(one.get('retrieval'));
+    expect(other.get('replay')).toBe(one.get('replay'));
+    expect(new Set(other.values()).size).toBe(3);
+    const many = Array.from({ length: 6 }, (_, n) => `openai:http://127.0.0.1:800${n}/v1#m`);
+    expect(new Set(simColours(many).values()).size).toBe(6);
   });
 });

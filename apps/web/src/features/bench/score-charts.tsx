@@ -33,11 +33,29 @@ import { formatScore100 } from '../../app/format';
 
 const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
 
-function colourOf(index: number): string {
-  return SERIES_COLOURS[index % SERIES_COLOURS.length] ?? '#2458b3';
+/**
+ * Each simulator's colour, the same in every run's charts: picked from its name (a hash), the next
+ * free one on a clash, simulators taken by name so the clash goes the same way every time.
+ */
+export function simColours(sims: readonly string[]): Map<string, string> {
+  const colours = new Map<string, string>();
+  const taken = new Set<number>();
+  for (const sim of sims.toSorted()) {
+    let hash = 0;
+    for (const char of sim) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) >>> 0;
+    let slot = hash % SERIES_COLOURS.length;
+    for (let tries = 0; tries < SERIES_COLOURS.length && taken.has(slot); tries++) {
+      slot = (slot + 1) % SERIES_COLOURS.length;
+    }
+    taken.add(slot);
+    colours.set(sim, SERIES_COLOURS[slot] ?? '#2458b3');
+  }
+  return colours;
 }
 
 const CHART_HEIGHT = 220;
+// Room under the legend: an oracle's line at 100 runs along the plot's top edge.
+const LEGEND_STYLE = { paddingBottom: 10 };
 const SCORE_DOMAIN: [number, number] = [0, 100];
 
 function ChartPanel({ title, children }: { title: string; children: ReactNode }) {
@@ -67,12 +85,18 @@ function formatMean(value: unknown, _name: unknown, entry: unknown): string {
 /** Distribution, score along the turn and the history, and score by cost, per simulator. */
 export function ScoreCharts({
   slices,
-  sims,
+  sims: runSims,
 }: {
   slices: readonly ScoreSlice[];
   sims: readonly string[];
 }) {
   const [costAxis, setCostAxis] = useState<CostAxis | null>(null);
+  // A simulator with nothing scored (every prediction failed) has no point to draw or to name.
+  const sims = useMemo(
+    () => runSims.filter((sim) => slices.some((slice) => slice.sim === sim && slice.n > 0)),
+    [runSims, slices],
+  );
+  const colours = useMemo(() => simColours(runSims), [runSims]);
   const tokensUsed = useMemo(() => anyTokensUsed(slices), [slices]);
   const axis = (tokensUsed ? costAxis : null) ?? defaultCostAxis(slices);
   const histogram = useMemo(() => scoreHistogram(slices, sims), [slices, sims]);
@@ -89,13 +113,13 @@ export function ScoreCharts({
             <XAxis dataKey="bin" {...CATEGORY_TICKS} label={xAxisTitle(HISTOGRAM_AXES.x.title)} />
             <YAxis allowDecimals={false} label={yAxisTitle(HISTOGRAM_AXES.y.title)} />
             <Tooltip />
-            <Legend verticalAlign="top" />
+            <Legend verticalAlign="top" wrapperStyle={LEGEND_STYLE} />
             {sims.map((sim, index) => (
               <Bar
                 key={sim}
                 dataKey={seriesKey(index)}
                 name={sim}
-                fill={colourOf(index)}
+                fill={colours.get(sim)}
                 isAnimationActive={false}
               />
             ))}
@@ -109,6 +133,7 @@ export function ScoreCharts({
           x={spec}
           data={spec.along.rows}
           sims={sims}
+          colours={colours}
           // A bucket is named by its lower edge: the tooltip gives its whole range.
           pointLabel={(x) => alongPointLabel(spec.axis, x, spec.along.binWidth)}
         />
@@ -118,6 +143,7 @@ export function ScoreCharts({
         x={{ x: COST_AXES[axis], y: SCORE_AXIS, categories: true }}
         data={cost}
         sims={sims}
+        colours={colours}
       >
         <div className="segmented" role="group" aria-label="Cost axis">
           <button
@@ -210,6 +236,7 @@ function ScoreLineChart({
   x,
   data,
   sims,
+  colours,
   pointLabel,
   children,
 }: {
@@ -217,6 +244,7 @@ function ScoreLineChart({
   x: Pick<LineChartSpec, 'x' | 'y'> & { categories?: boolean };
   data: ComponentProps<typeof LineChart>['data'];
   sims: readonly string[];
+  colours: ReadonlyMap<string, string>;
   /** The tooltip's heading for a point at numeric x; the x itself when absent. */
   pointLabel?: (x: number) => string;
   children?: ReactNode;
@@ -246,13 +274,13 @@ function ScoreLineChart({
                 : String(label)
             }
           />
-          <Legend verticalAlign="top" />
+          <Legend verticalAlign="top" wrapperStyle={LEGEND_STYLE} />
           {sims.map((sim, index) => (
             <Line
               key={sim}
               dataKey={seriesKey(index)}
               name={sim}
-              stroke={colourOf(index)}
+              stroke={colours.get(sim)}
               connectNulls
               isAnimationActive={false}
               dot={countDot}
