@@ -37,7 +37,9 @@ export async function openOnExecutor(
   try {
     await runMigrations(executor);
     await deleteAbandonedImports(executor);
-    await reindexTerminalText(executor);
+    // Search over pages stored before version 2 works as it did until they are re-indexed; a
+    // failure here must never keep the store from opening (the next open tries again).
+    await reindexTerminalText(executor).catch(() => 0);
   } catch (error) {
     await executor.close().catch(() => {});
     throw error;

@@ -122,6 +122,12 @@ describe('search indexes terminal output as a terminal shows it', () => {
     expect(await matches(before, '"private argument"')).toEqual([]);
     expect(await matches(before, '21mprivate')).toHaveLength(1);
 
+    // A page that cannot be read (here the spinner's, its body cut to one byte) keeps its vectors;
+    // it must not keep the store from opening, then or at any later open.
+    await executor.query(
+      `UPDATE step_pages SET body = '\\x01'::bytea
+       WHERE trajectory_id = (SELECT max(id) FROM trajectories)`,
+    );
     const after = await openOnExecutor(executor);
     expect(await matches(after, '"private argument"')).toEqual([
       [4, 'observation', ['private argument'], false],

@@ -1,5 +1,5 @@
 import type { Step } from '@terrarium/schema';
-import type { Queryable, SqlExecutor } from './executor';
+import type { Queryable, Row, SqlExecutor } from './executor';
 import { toJsonPayload } from './json-payload';
 import { intColumn, textColumn } from './row';
 import { observationSearchText, stepSearchFields, type StepSearchFields } from './search-vector';
@@ -47,7 +47,7 @@ function showsDifferently(steps: readonly Step[]): boolean {
   return steps.some(
     (step) =>
       step.observation !== null &&
-      observationSearchText(step.observation.content) !== step.observation.content,
+      observationSearchText(step.observation) !== step.observation.content,
   );
 }
 
@@ -83,18 +83,37 @@ export async function reindexTerminalText(executor: SqlExecutor): Promise<number
       );
       let changed = 0;
       for (const page of pages) {
-        const steps = await stepsOfPage(page);
-        if (!showsDifferently(steps)) continue;
+        const texts = await indexedTextsOf(page);
+        if (texts === null) continue;
         const key = {
           trajectoryId: textColumn(page, 'trajectory_id'),
           firstIdx: intColumn(page, 'first_idx'),
         };
-        await writePageVectors(tx, key, steps.map(stepSearchFields));
+        await writePageVectors(tx, key, texts);
         changed++;
       }
       return changed;
     });
-    if (batch === null) return rewritten;
+    if (batch === null) break;
     rewritten += batch;
+  }
+  // As after an import: the rewritten lexemes wait in the GIN index's pending list until merged.
+  if (rewritten > 0) {
+    await executor.query("SELECT gin_clean_pending_list('step_pages_lexemes'::regclass)");
+  }
+  return rewritten;
+}
+
+/**
+ * A page's texts as search version 2 indexes them, or null when they are what it holds already,
+ * or when the page cannot be read (a body that does not inflate or parse): that page keeps the
+ * vectors it has, and the open goes on.
+ */
+async function indexedTextsOf(page: Row): Promise<StepSearchFields[] | null> {
+  try {
+    const steps = await stepsOfPage(page);
+    return showsDifferently(steps) ? steps.map(stepSearchFields) : null;
+  } catch {
+    return null;
   }
 }

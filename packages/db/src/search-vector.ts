@@ -1,4 +1,10 @@
-import { terminalText, type Action, type JsonValue, type Step } from '@terrarium/schema';
+import {
+  terminalText,
+  type Action,
+  type JsonValue,
+  type Observation,
+  type Step,
+} from '@terrarium/schema';
 
 /**
  * Search vectors computed in JavaScript, equal to what the database computes with
@@ -546,13 +552,14 @@ export function searchText(fields: readonly (string | null)[]): string {
 }
 
 /**
- * The indexed text of an observation: what the viewer shows of it, escape sequences gone and
- * overwrites (`\r`, `\b`, cursor moves) played, so a phrase read on screen is the phrase found
- * (`\x1b[33mprivate argument` is indexed as `private argument`, not `33mprivate`). Snippets quote
- * the same text. Index version 2 (search-index-upgrade.ts re-indexes steps stored before it).
+ * The indexed text of an observation, as the viewer shows it: terminal output with its escape
+ * sequences gone and overwrites (`\r`, `\b`, cursor moves) played, so a phrase read on screen is
+ * the phrase found (`\x1b[33mprivate argument` is indexed as `private argument`, not
+ * `33mprivate`); other kinds as they are, as the viewer shows them. Snippets quote the same text.
+ * Pages stored before this were re-indexed once (search-reindex.ts).
  */
-export function observationSearchText(content: string): string {
-  return terminalText(content);
+export function observationSearchText(observation: Observation): string {
+  return observation.kind === 'terminal' ? terminalText(observation.content) : observation.content;
 }
 
 /** A step's indexed fields (each excerpted and joined by `searchText`). */
@@ -567,7 +574,7 @@ export function stepSearchFields(step: Step): StepSearchFields {
   return {
     action: actionSearchText(step.action),
     reasoning: step.reasoning,
-    content: step.observation === null ? null : observationSearchText(step.observation.content),
+    content: step.observation === null ? null : observationSearchText(step.observation),
   };
 }
 

@@ -381,7 +381,8 @@ export async function readMatchSources(
   const query = clauseParams.join(' || ');
   const relaxed = queries.map((clause) => param(clause.relaxed)).join(' || ');
   // The step that holds the most of the search's clauses, the first of those: `hastads attack`
-  // opens where both words are, not at an earlier step that only says `attack`.
+  // opens where both words are, not at an earlier step that only says `attack`. With one clause
+  // every matching step holds it, and the first is found without reading the others.
   const clausesHeld = clauseParams.map((clause) => `(v.vector @@ ${clause})::int`).join(' + ');
   const firstStep =
     queries.length === 0
@@ -391,7 +392,8 @@ export async function readMatchSources(
        FROM step_pages p CROSS JOIN LATERAL unnest(p.search) WITH ORDINALITY AS v(vector, ordinal)
        WHERE p.trajectory_id = t.id AND v.vector @@ (${query})
          ${queries.some((clause) => clause.hasNot) ? '' : `AND p.lexemes @@ (${relaxed})`}
-       ORDER BY ${clausesHeld} DESC, p.first_idx, v.ordinal LIMIT 1) m ON true`;
+       ORDER BY ${queries.length > 1 ? `${clausesHeld} DESC, ` : ''}p.first_idx, v.ordinal
+       LIMIT 1) m ON true`;
   const rows = await executor.query(
     `SELECT t.id::text AS trajectory_id, t.external_id, t.task
        ${firstStep === '' ? ', NULL::int AS first_idx, NULL::int AS idx' : ', m.first_idx, m.idx'}

@@ -37,4 +37,20 @@ describe('terminalText: what a terminal shows', () => {
   it('drops control characters without a glyph', () => {
     expect(terminalText('bell\u0007 nul\u0000 del\u007f')).toBe('bell nul del');
   });
+
+  it('stops cursor moves at a screen edge, however large the count (review: a RangeError)', () => {
+    expect(terminalText(`abc${ESC}[999999999999Dz`)).toBe('zbc');
+    expect(terminalText(`x${ESC}[600000000Cy`)).toBe(`x${' '.repeat(999)}y`);
+    // Moving right again and again only moves past the edge by what is written.
+    expect(terminalText(`${ESC}[1000C.`.repeat(100))).toBe(`${' '.repeat(1000)}${'.'.repeat(100)}`);
+  });
+
+  it('leaves an unterminated OSC to one line: a bell further on swallows nothing', () => {
+    expect(terminalText(`${ESC}]0;title\nkept line\u0007 and more`)).toBe(
+      '0;title\nkept line and more',
+    );
+    expect(terminalText(`${ESC}]0;${'t'.repeat(5000)}\u0007after`)).toBe(
+      `0;${'t'.repeat(5000)}after`,
+    );
+  });
 });

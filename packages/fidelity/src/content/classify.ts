@@ -1,5 +1,5 @@
 import { parseJsonDocument } from '../text/json-value';
-import { terminalText } from '../text/normalize';
+import { scoringText } from '../text/normalize';
 import {
   METADATA_KINDS,
   scanTokens,
@@ -73,7 +73,7 @@ export function classifyObservation(
 ): ClassifiedObservation {
   // A prebuilt index (walking a trajectory) already holds the current action; see HistoryIndex.
   const index = history instanceof HistoryIndex ? history : indexHistory(history, currentAction);
-  const text = terminalText(real);
+  const text = scoringText(real);
   if (text.trim() === '') {
     return {
       text,

@@ -1,5 +1,5 @@
 import { scanTokens } from '../text/tokens';
-import { terminalText } from '../text/normalize';
+import { scoringText } from '../text/normalize';
 import type { HistoryTurn } from '../types';
 
 /**
@@ -13,7 +13,7 @@ export class HistoryIndex {
 
   add(text: string): this {
     let previous: string | undefined;
-    for (const token of scanTokens(terminalText(text))) {
+    for (const token of scanTokens(scoringText(text))) {
       this.tokens.add(token.text);
       if (previous !== undefined) this.bigrams.add(bigramKey(previous, token.text));
       previous = token.text;

@@ -2,7 +2,7 @@ import { increasingRun } from '../align/anchored';
 import { numericCloseness } from '../metrics/numeric';
 import { lengthRatio } from '../metrics/overlap';
 import { parseJsonDocument, type JsonLeaf } from '../text/json-value';
-import { terminalText } from '../text/normalize';
+import { scoringText } from '../text/normalize';
 import { collapsedShape, exactShape, scanTokens, type Token } from '../text/tokens';
 import type { HistoryTurn } from '../types';
 import { CLASS_WEIGHTS, CONTENT_CLASSES, type ContentClass, type Span } from './classes';
@@ -68,7 +68,7 @@ class PredictionView {
     | undefined;
 
   constructor(raw: string) {
-    this.text = terminalText(raw);
+    this.text = scoringText(raw);
   }
 
   get tokens(): Token[] {

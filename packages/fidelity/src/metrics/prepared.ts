@@ -1,5 +1,5 @@
 import { parseJsonDocument, shapeOf, type JsonShape } from '../text/json-value';
-import { terminalText } from '../text/normalize';
+import { scoringText } from '../text/normalize';
 
 const OTHER_WORD_CHAR = /[\p{L}\p{N}]/u;
 const SPACE = /\s/;
@@ -57,7 +57,7 @@ export class PreparedText {
 
   /** Line feeds only, no ANSI escapes. */
   get clean(): string {
-    this.cleanText ??= terminalText(this.raw);
+    this.cleanText ??= scoringText(this.raw);
     return this.cleanText;
   }
 

@@ -11,8 +11,12 @@ export function toLineFeeds(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
-/** What a terminal would show: line feeds only, no escape sequences. */
-export function terminalText(text: string): string {
+/**
+ * Text as scoring compares it: line feeds only, no escape sequences. Not what a terminal shows
+ * (`terminalText` in @terrarium/schema plays `\r` and `\b` overwrites, for the viewer and search):
+ * here a `\r` is a line feed, so every frame of a progress bar counts.
+ */
+export function scoringText(text: string): string {
   return stripAnsi(toLineFeeds(text));
 }
 

@@ -280,8 +280,15 @@ function ItemDeltas({
               title={`${entry.trajectory === null ? '' : `trajectory ${entry.trajectory} · `}item ${entry.itemId}`}
               data-testid="item-place"
             >
-              turn {entry.turnIndex + 1}/{entry.totalTurns}{' '}
-              <span className="mono item-delta-action">{entry.action}</span>
+              {entry.action === '' ? (
+                // An item no version of the bench holds any more: its id is all there is.
+                <span className="mono">item {entry.itemId.slice(0, 10)}</span>
+              ) : (
+                <>
+                  turn {entry.turnIndex + 1}/{entry.totalTurns}{' '}
+                  <span className="mono item-delta-action">{entry.action}</span>
+                </>
+              )}
             </span>{' '}
             <span className="muted mono">{entry.sim}</span>{' '}
             <span className="mono">

@@ -3,7 +3,7 @@ import {
   TerminalGrid,
   encodeCursorSequences,
   type TerminalCell,
-  stripOperatingSystemCommands,
+  stripInvisibleEscapes,
 } from '@terrarium/schema';
 import type { CSSProperties } from 'react';
 
@@ -63,7 +63,7 @@ function segmentsOf(cells: readonly TerminalCell<CSSProperties>[]): AnsiLine {
  * only parses the colour codes here; its HTML output is never used, so content stays text.
  */
 export function ansiToLines(content: string): AnsiLine[] {
-  const visible = stripOperatingSystemCommands(content);
+  const visible = stripInvisibleEscapes(content);
   const entries = Anser.ansiToJson(encodeCursorSequences(visible), {
     json: true,
     remove_empty: true,

@@ -1,4 +1,5 @@
 import { cleanup, render } from '@testing-library/react';
+import { terminalText } from '@terrarium/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ansiToLines } from './ansi-lines';
 import { AnsiText } from './ansi-text';
@@ -24,6 +25,13 @@ describe('AnsiText', () => {
     expect(spans[0]?.style.color).toBe('rgb(187, 0, 0)');
     expect(spans[1]?.style.color).toBe('rgb(0, 187, 0)');
     expect(spans[1]?.style.fontWeight).toBe('bold');
+  });
+
+  it('shows what search indexes: no text from non-CSI escapes or colon-separated colours', () => {
+    const content = `${ESC}(Bplain${ESC}[38:5:196mred${ESC}[m ${ESC}7saved${ESC}8`;
+    const { container } = render(<AnsiText content={content} />);
+    expect(container.querySelector('pre')?.textContent).toBe('plainred saved');
+    expect(container.querySelector('pre')?.textContent).toBe(terminalText(content));
   });
 
   it('marks the words a search matched, whatever their case, in coloured and plain runs', () => {

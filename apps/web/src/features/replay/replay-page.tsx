@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { TrajectoryHeading, trajectoryCrumb } from '../trajectories/trajectory-heading';
@@ -51,6 +51,9 @@ export function ReplayPage({
   // Until the header arrives, trust the URL, so the step window loads alongside the header.
   const index = detail.data ? clampStep(step, total) : Math.max(step, 0);
 
+  // The step the page opened at (a search result's): only there does the view scroll to the
+  // marked words; stepping on starts each step at its top.
+  const [openedAt] = useState(index);
   // Several keys can arrive before React re-renders; each must move from the previous one.
   const latestIndex = useRef(index);
   const controlsRef = useRef<HTMLDivElement>(null);
@@ -145,7 +148,12 @@ export function ReplayPage({
             <div className="replay-main">
               <QueryStatus label="steps" isPending={false} error={current.error} />
               {current.step ? (
-                <StepView key={current.step.index} step={current.step} marks={marks} />
+                <StepView
+                  key={current.step.index}
+                  step={current.step}
+                  marks={marks}
+                  scrollToMarks={current.step.index === openedAt}
+                />
               ) : (
                 total > 0 && <p className="status">Loading step {index + 1}…</p>
               )}

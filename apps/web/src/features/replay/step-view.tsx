@@ -20,9 +20,18 @@ function Timing({ step }: { step: Step }) {
   return parts.length === 0 ? null : <span className="muted">{parts.join(' · ')}</span>;
 }
 
-export function StepView({ step, marks = NO_MARKS }: { step: Step; marks?: readonly string[] }) {
+export function StepView({
+  step,
+  marks = NO_MARKS,
+  scrollToMarks = false,
+}: {
+  step: Step;
+  marks?: readonly string[];
+  /** Scroll the first marked word into view once shown (the step a search result opened). */
+  scrollToMarks?: boolean;
+}) {
   const view = useRef<HTMLElement>(null);
-  useScrollToFirstMark(view, marks);
+  useScrollToFirstMark(view, scrollToMarks ? marks : NO_MARKS);
   const metadataKeys = Object.keys(step.metadata).length;
   const simulated = simulatedStepLabel(step.metadata);
   return (

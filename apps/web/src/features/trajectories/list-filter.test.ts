@@ -8,6 +8,10 @@ describe('toTrajectoryFilter', () => {
     expect(toTrajectoryFilter(null, { ...EMPTY_LIST_QUERY, q: long })).toEqual({
       search: 'x'.repeat(499),
     });
+    // 499 characters and an emoji (two UTF-16 units) cut after its first half: the emoji goes.
+    expect(toTrajectoryFilter(null, { ...EMPTY_LIST_QUERY, q: `${'x'.repeat(499)}😀` })).toEqual({
+      search: 'x'.repeat(499),
+    });
   });
 
   it('sends only the filters that are set, with the search trimmed', () => {

@@ -6,7 +6,12 @@ export function toTrajectoryFilter(datasetId: string | null, query: ListQuery): 
   const filter: TrajectoryFilter = {};
   if (datasetId !== null) filter.datasetId = datasetId;
   // A link may carry a longer search than the box lets one type: its start is what is searched.
-  const search = query.q.trim().slice(0, MAX_SEARCH_CHARS).trim();
+  const search = query.q
+    .trim()
+    .slice(0, MAX_SEARCH_CHARS)
+    // Not half a character: a cut between the two halves of an emoji leaves the first out.
+    .replace(/[\ud800-\udbff]$/, '')
+    .trim();
   if (search !== '') filter.search = search;
   if (query.domain) filter.domain = query.domain;
   if (query.format) filter.sourceFormat = query.format;
