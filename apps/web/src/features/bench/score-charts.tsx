@@ -31,7 +31,8 @@ import {
 import { CATEGORY_TICKS, CHART_MARGIN, xAxisTitle, yAxisTitle } from '../../app/chart-axes';
 import { formatScore100 } from '../../app/format';
 
-const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#0e7490'];
+// Six hues far apart, so any two simulators of a run read as two (a teal beside the blue did not).
+const SERIES_COLOURS = ['#2458b3', '#b45309', '#15803d', '#b42318', '#7c3aed', '#be185d'];
 
 /**
  * Each simulator's colour, the same in every run's charts: picked from its name (a hash), the next
