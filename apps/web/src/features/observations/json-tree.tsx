@@ -1,5 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import { MarkedText } from './marked-text';
+import { holdsMark, MarkedText } from './marked-text';
 import { isPlainObject } from './json-value';
 
 /** Children of a big array or object are grouped so that expanding it renders at most this many. */
@@ -16,7 +16,7 @@ function entriesOf(value: unknown): Entry[] | null {
   return null;
 }
 
-/** What the tree marks: words a search matched, found whatever their case. */
+/** What the tree marks: words a search matched, as `markPattern` finds them. */
 interface Marks {
   words: readonly string[];
   /** Whether a node's key or anything under it holds a word: such a node opens by itself. */
@@ -27,11 +27,7 @@ const NO_MARKS: Marks = { words: [], holds: () => false };
 
 function marksOf(words: readonly string[]): Marks {
   if (words.length === 0) return NO_MARKS;
-  const lower = words.map((word) => word.toLowerCase());
-  const inText = (text: string) => {
-    const folded = text.toLowerCase();
-    return lower.some((word) => folded.includes(word));
-  };
+  const inText = (text: string) => holdsMark(text, words);
   // Per value, once: a deep tree is asked about each of its nodes as they open.
   const seen = new WeakMap<object, boolean>();
   const holdsValue = (value: unknown): boolean => {

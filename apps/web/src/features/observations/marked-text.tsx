@@ -1,30 +1,60 @@
 import { useEffect, type ReactNode, type RefObject } from 'react';
 
-/** `text` with each occurrence of a marked word in a `<mark>` (text nodes only: never markup). */
+const patterns = new WeakMap<readonly string[], RegExp | null>();
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * One pattern for the marked words and phrases, matched as search matched them: whole words
+ * (`attack` is not marked inside `counterattack`), a phrase's words with any separators between
+ * them (spaces, a tab, punctuation), any case. Built once per list of marks.
+ */
+export function markPattern(words: readonly string[]): RegExp | null {
+  const known = patterns.get(words);
+  if (known !== undefined) return known;
+  const alternatives = words
+    .map((phrase) =>
+      phrase
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word !== '')
+        .map(escapeRegExp)
+        .join('[^\\p{L}\\p{N}]+'),
+    )
+    .filter((alternative) => alternative !== '')
+    .toSorted((a, b) => b.length - a.length);
+  const pattern =
+    alternatives.length === 0
+      ? null
+      : new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  patterns.set(words, pattern);
+  return pattern;
+}
+
+/** Whether `text` holds a marked word or phrase (`markPattern`). */
+export function holdsMark(text: string, words: readonly string[]): boolean {
+  const pattern = markPattern(words);
+  if (pattern === null) return false;
+  // A global pattern's `test` moves `lastIndex`, which `matchAll` would start from: put it back.
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
+/** `text` with each marked word or phrase (`markPattern`) in a `<mark>`: text nodes, never markup. */
 export function MarkedText({ text, words }: { text: string; words: readonly string[] }) {
-  if (words.length === 0) return <>{text}</>;
-  const folded = text.toLowerCase();
-  const lower = words.map((word) => word.toLowerCase());
+  const pattern = markPattern(words);
+  if (pattern === null) return <>{text}</>;
   const parts: ReactNode[] = [];
   let at = 0;
-  while (at < text.length) {
-    let next = -1;
-    let length = 0;
-    for (const word of lower) {
-      const found = folded.indexOf(word, at);
-      if (
-        found !== -1 &&
-        (next === -1 || found < next || (found === next && word.length > length))
-      ) {
-        next = found;
-        length = word.length;
-      }
-    }
-    if (next === -1) break;
-    if (next > at) parts.push(text.slice(at, next));
-    parts.push(<mark key={next}>{text.slice(next, next + length)}</mark>);
-    at = next + length;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > at) parts.push(text.slice(at, match.index));
+    parts.push(<mark key={match.index}>{match[0]}</mark>);
+    at = match.index + match[0].length;
   }
+  if (at === 0) return <>{text}</>;
   if (at < text.length) parts.push(text.slice(at));
   return <>{parts}</>;
 }
