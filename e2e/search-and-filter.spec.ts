@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { TAU2_RETAIL, datasetIdByName, importThroughApi, sharedDataPath } from './support/api';
 import { readTau2Simulations, simulationsCalling } from './support/tau2';
@@ -113,4 +116,46 @@ test('a search result in terminal output opens scrolled to the words, marked', a
   const marked = observation.locator('mark');
   await expect(marked.first()).toHaveText('Login incorrect');
   await expect(marked.first()).toBeInViewport();
+});
+
+test('a result deep in an output of thousands of lines opens scrolled to its line, marked', async ({
+  page,
+  request,
+}) => {
+  // Above 2,000 lines only the lines in sight are rendered, so the mark exists only once the
+  // output has scrolled to it. A tool's 3,000-line listing, the word near its end (search reads a
+  // long output's first 4,096 and last 1,024 characters).
+  const listing = Array.from({ length: 3000 }, (_, n) =>
+    n === 2990 ? `file ${n}: quartzite.log` : `file ${n}: plain.log`,
+  ).join('\n');
+  const record = {
+    id: 'long-listing',
+    messages: [
+      { role: 'user', content: 'List every file.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'ls', arguments: '{"path":"."}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: listing },
+      { role: 'assistant', content: 'Done.' },
+    ],
+  };
+  const folder = mkdtempSync(join(tmpdir(), 'terrarium-e2e-'));
+  const file = join(folder, 'long-listing.jsonl');
+  writeFileSync(file, `${JSON.stringify(record)}\n`);
+  await importThroughApi(request, file, 'search-long-output', 'openai-messages');
+  const datasetId = await datasetIdByName(request, 'search-long-output');
+  await page.goto(`/datasets/${datasetId}`);
+  await page.getByRole('searchbox', { name: 'Search trajectories' }).fill('quartzite');
+  const row = page.getByTestId('trajectory-row').first();
+  await expect(row.getByTestId('search-snippet').locator('mark')).toHaveText('quartzite');
+  await row.getByTestId('trajectory-name').click();
+  const observation = page.getByTestId('observation');
+  await expect(observation.locator('[data-virtualized]')).toHaveCount(1);
+  const marked = observation.locator('mark');
+  await expect(marked).toHaveText('quartzite');
+  await expect(marked).toBeInViewport();
 });

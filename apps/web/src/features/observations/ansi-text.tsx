@@ -1,7 +1,7 @@
 import { Fragment, useMemo } from 'react';
 import { ansiToLines, type AnsiLine } from './ansi-lines';
 import { LineBlocks } from './line-blocks';
-import { MarkedText } from './marked-text';
+import { firstMarkedLine, MarkedText } from './marked-text';
 import { VIRTUALIZE_ABOVE_LINES, VirtualLines } from './virtual-lines';
 
 /** Nothing to mark. */
@@ -35,11 +35,22 @@ export function AnsiText({
   marks?: readonly string[];
 }) {
   const lines = useMemo(() => ansiToLines(content), [content]);
+  const markedLine = useMemo(
+    () =>
+      lines.length > VIRTUALIZE_ABOVE_LINES && marks.length > 0
+        ? firstMarkedLine(
+            lines.map((line) => line.map((segment) => segment.text).join('')),
+            marks,
+          )
+        : null,
+    [lines, marks],
+  );
   if (lines.length > VIRTUALIZE_ABOVE_LINES) {
     return (
       <VirtualLines
         className="terminal"
         count={lines.length}
+        markedLine={markedLine}
         renderLine={(index) => <Segments line={lines[index] ?? []} marks={marks} />}
       />
     );

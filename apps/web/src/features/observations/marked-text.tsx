@@ -43,6 +43,13 @@ export function holdsMark(text: string, words: readonly string[]): boolean {
   return found;
 }
 
+/** The index of the first line holding a marked word or phrase, or null. */
+export function firstMarkedLine(lines: readonly string[], words: readonly string[]): number | null {
+  if (words.length === 0) return null;
+  const index = lines.findIndex((line) => holdsMark(line, words));
+  return index < 0 ? null : index;
+}
+
 /** `text` with each marked word or phrase (`markPattern`) in a `<mark>`: text nodes, never markup. */
 export function MarkedText({ text, words }: { text: string; words: readonly string[] }) {
   const pattern = markPattern(words);
@@ -70,6 +77,9 @@ export function useScrollToFirstMark(
 ): void {
   useEffect(() => {
     if (marks.length === 0) return;
-    container.current?.querySelector('mark')?.scrollIntoView({ block: 'center' });
+    // A virtualized output renders its marked line once it has scrolled to it: the output
+    // itself is scrolled into view then.
+    const target = container.current?.querySelector('mark, [data-marked]');
+    target?.scrollIntoView({ block: 'center' });
   }, [container, marks]);
 }

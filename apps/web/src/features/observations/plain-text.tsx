@@ -1,6 +1,6 @@
 import { Fragment, useMemo } from 'react';
 import { LineBlocks } from './line-blocks';
-import { MarkedText } from './marked-text';
+import { firstMarkedLine, MarkedText } from './marked-text';
 import { VIRTUALIZE_ABOVE_LINES, VirtualLines } from './virtual-lines';
 
 /** Nothing to mark. */
@@ -21,12 +21,17 @@ export function PlainText({
   marks?: readonly string[];
 }) {
   const lines = useMemo(() => content.split('\n'), [content]);
+  const markedLine = useMemo(
+    () => (lines.length > VIRTUALIZE_ABOVE_LINES ? firstMarkedLine(lines, marks) : null),
+    [lines, marks],
+  );
   const classes = `plain-text ${className ?? ''}`;
   if (lines.length > VIRTUALIZE_ABOVE_LINES) {
     return (
       <VirtualLines
         className={classes}
         count={lines.length}
+        markedLine={markedLine}
         renderLine={(index) => <MarkedText text={lines[index] ?? ''} words={marks} />}
       />
     );
