@@ -1,4 +1,4 @@
-import type { TrajectorySummary } from '@terrarium/schema';
+import { termsPattern, type TrajectorySummary } from '@terrarium/schema';
 import type { Queryable } from './executor';
 import { textColumn } from './row';
 import { searchExcerpt, stepSearchFields } from './search-vector';
@@ -193,25 +193,9 @@ export function searchTerms(input: string): string[][] {
   return terms;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * One pattern for all terms: a phrase's words in order with only separators between them, each
- * word whole (the index matches whole words, so `Austin` must not light up inside `Austinite`).
- */
-function termPattern(terms: readonly string[][]): RegExp | null {
-  if (terms.length === 0) return null;
-  const alternatives = terms
-    .map((words) => words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+'))
-    .toSorted((a, b) => b.length - a.length);
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
-}
-
 /** Match ranges of the terms in `text`, in order. */
 export function highlightRanges(text: string, terms: readonly string[][]): [number, number][] {
-  const pattern = termPattern(terms);
+  const pattern = termsPattern(terms);
   if (pattern === null) return [];
   const ranges: [number, number][] = [];
   for (const match of text.matchAll(pattern)) {

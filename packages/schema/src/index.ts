@@ -12,3 +12,4 @@ export * from './usage-text';
 export * from './count-text';
 export * from './dataset-text';
 export * from './terminal-text';
+export * from './search-terms';

@@ -17,11 +17,12 @@ const OSC_SEQUENCE = /\u001b\][^\u0007\u001b\n]{0,4096}(?:\u0007|\u001b\\)/g;
 // Cursor movement and erasing (CSI … C/D/K), played on the grid: they are turned into private-use
 // characters first, so the rest of the text can be written as it comes.
 const CURSOR_SEQUENCE = /\u001b\[(\d*)([CDK])/g;
-export const CURSOR_LEFT = '\uE000';
+const CURSOR_LEFT = '\uE000';
+const CURSOR_RIGHT = '\uE001';
+const ERASE_TO_END = '\uE002';
+const ERASE_LINE = '\uE003';
+// A count past any screen's width moves no further (see encodeCursorSequences).
 const MAX_CURSOR_MOVE = 1000;
-export const CURSOR_RIGHT = '\uE001';
-export const ERASE_TO_END = '\uE002';
-export const ERASE_LINE = '\uE003';
 
 // Every other escape sequence (colours, modes, cursor visibility, character sets): no glyph. A CSI
 // sequence is ESC [, parameters, intermediates and a final byte; any other is ESC, intermediates

@@ -1,33 +1,17 @@
+import { phraseWords, termsPattern } from '@terrarium/schema';
 import { useEffect, type ReactNode, type RefObject } from 'react';
 
 const patterns = new WeakMap<readonly string[], RegExp | null>();
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * One pattern for the marked words and phrases, matched as search matched them: whole words
- * (`attack` is not marked inside `counterattack`), a phrase's words with any separators between
- * them (spaces, a tab, punctuation), any case. Built once per list of marks.
+ * The pattern of the marked words and phrases (`termsPattern`, as the list's snippets highlight
+ * them): whole words, a phrase's words whatever separates them, any case. Built once per list of
+ * marks.
  */
 export function markPattern(words: readonly string[]): RegExp | null {
   const known = patterns.get(words);
   if (known !== undefined) return known;
-  const alternatives = words
-    .map((phrase) =>
-      phrase
-        .split(/[^\p{L}\p{N}]+/u)
-        .filter((word) => word !== '')
-        .map(escapeRegExp)
-        .join('[^\\p{L}\\p{N}]+'),
-    )
-    .filter((alternative) => alternative !== '')
-    .toSorted((a, b) => b.length - a.length);
-  const pattern =
-    alternatives.length === 0
-      ? null
-      : new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  const pattern = termsPattern(words.map(phraseWords));
   patterns.set(words, pattern);
   return pattern;
 }
