@@ -4,9 +4,9 @@ import type { Prediction } from './world-model';
  * Why a prediction holds no answer, or null when it holds one: replay found no recording of the
  * input, retrieval nothing like the action. Such a prediction is a failed one where predictions are
  * counted, scored or stored (Compare, What if, bench runs and their closed-loop histories, the
- * OpenAI-compatible endpoint): its empty text is not an observation the simulator predicted.
- * (An executable world's fallback and a curriculum rollout still show it as an empty answer.) cache-then-model reports `miss` for
- * "not cached" even when its model answered, so there the model's own provenance decides.
+ * OpenAI-compatible endpoint, an executable world's fallback, a curriculum rollout): its empty
+ * text is not an observation the simulator predicted. cache-then-model reports `miss` for "not
+ * cached" even when its model answered, so there the model's own provenance decides.
  */
 export function unansweredReason(provenance: Prediction['provenance']): string | null {
   if (provenance.cache !== 'miss') return null;

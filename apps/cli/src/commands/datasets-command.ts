@@ -1,5 +1,5 @@
 import { deleteDataset, type AppRouter, type DeletedDataset } from '@terrarium/api';
-import { seededRunsNote, type DatasetSummary } from '@terrarium/schema';
+import { plural, seededRunsNote, type DatasetSummary } from '@terrarium/schema';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
@@ -90,7 +90,7 @@ export async function runDatasetsDelete(
       );
       if (importing !== undefined) {
         throw new CliError(
-          `dataset ${nameOrId} is still being imported (${importing.trajectories} trajectories stored so far): ` +
+          `dataset ${nameOrId} is still being imported (${plural(importing.trajectories, 'trajectory', 'trajectories')} stored so far): ` +
             'it appears when the import ends (Ctrl-C where it runs, or Cancel on the Import page, keeps nothing of it)',
         );
       }
@@ -102,7 +102,7 @@ export async function runDatasetsDelete(
     if (options.yes !== true) {
       const seeded = await curriculumRunsSeededBy(target, dataset.name);
       throw new CliError(
-        `this deletes dataset ${dataset.name}: ${dataset.trajectories} trajectories with their ` +
+        `this deletes dataset ${dataset.name}: ${plural(dataset.trajectories, 'trajectory', 'trajectories')} with their ` +
           'steps and search index (benches built from it keep their items); ' +
           (seeded.length === 0 ? '' : `${seededRunsNote(seeded)}; `) +
           'add --yes to delete it',
@@ -115,7 +115,7 @@ export async function runDatasetsDelete(
   process.stdout.write(
     options.json
       ? `${JSON.stringify(result)}\n`
-      : `deleted dataset ${result.deleted} (${result.trajectories} trajectories)\n`,
+      : `deleted dataset ${result.deleted} (${plural(result.trajectories, 'trajectory', 'trajectories')})\n`,
   );
 }
 

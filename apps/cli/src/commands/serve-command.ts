@@ -7,6 +7,7 @@ import {
   TokenError,
   type ServedTerrarium,
 } from '@terrarium/server';
+import { plural } from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { promptsOption } from './bench-command';
 import { dataDirFor, databaseUrlFromEnv, programTokenFor, type GlobalOptions } from '../connect';
@@ -138,13 +139,13 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
   process.on('SIGTERM', shutDown);
   for (const report of served.demoReports) {
     process.stderr.write(
-      `Loaded demo dataset "${report.dataset}": ${report.trajectories} trajectories, ${report.transitions} transitions\n`,
+      `Loaded demo dataset "${report.dataset}": ${plural(report.trajectories, 'trajectory', 'trajectories')}, ${plural(report.transitions, 'transition')}\n`,
     );
   }
   if (served.demoBench !== null) {
     const { bench, run } = served.demoBench;
     process.stderr.write(
-      `Built demo bench "${bench.name}" v${bench.version}: ${bench.itemCount} items; ` +
+      `Built demo bench "${bench.name}" v${bench.version}: ${plural(bench.itemCount, 'item')}; ` +
         `${run.sims.join(' and ')} are scoring it in the background (Benches page)\n`,
     );
   }

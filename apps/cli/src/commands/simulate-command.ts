@@ -7,7 +7,13 @@ import {
   simulateTrajectory,
   type SimulateParams,
 } from '@terrarium/api';
-import { SimSpec, SimulationResult, type Action, type SimulatedStep } from '@terrarium/schema';
+import {
+  plural,
+  SimSpec,
+  SimulationResult,
+  type Action,
+  type SimulatedStep,
+} from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { authHeaders, errorMessageOf } from '../server-client';
@@ -195,7 +201,7 @@ export function simulationTable(result: SimulationResult): string {
   const exact = steps.filter((step) => step.scores['exact-match'] === 1).length;
   const errors = result.steps.filter((step) => step.error !== null);
   const lines = [
-    `${result.sim} on trajectory ${result.trajectory}: ${result.steps.length} transitions, ` +
+    `${result.sim} on trajectory ${result.trajectory}: ${plural(result.steps.length, 'transition')}, ` +
       `${steps.length} simulated, ${errors.length} failed`,
     render(header),
     ...rows.map(render),

@@ -6,6 +6,7 @@ import {
   type Counts,
 } from '@terrarium/executable-worlds';
 import { measureSqlSufficiencyFromFiles } from '@terrarium/executable-worlds/node';
+import { plural } from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { authHeaders, errorMessageOf } from '../server-client';
@@ -165,7 +166,7 @@ export function sufficiencyTable(report: SufficiencyReport): string {
       .join('  '),
   );
   return (
-    `${report.dataset}: ${report.worlds} worlds, ${report.transitions} transitions replayed ` +
-    `(${report.skipped} harness steps left out)\n${lines.join('\n')}\n`
+    `${report.dataset}: ${plural(report.worlds, 'world')}, ${plural(report.transitions, 'transition')} replayed ` +
+    `(${plural(report.skipped, 'harness step')} left out)\n${lines.join('\n')}\n`
   );
 }

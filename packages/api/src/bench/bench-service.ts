@@ -12,6 +12,7 @@ import {
 import { watchRun as watchProgress } from '@terrarium/jobs';
 import { actionText } from '@terrarium/fidelity';
 import {
+  isFinishedRun,
   scoreKey,
   type BenchItem,
   type BenchManifest,
@@ -340,6 +341,9 @@ export async function cellItems(
   },
 ): Promise<{ total: number; rows: CellItem[] }> {
   const run = await getRun(ctx, input.runId);
+  if (!run.sims.includes(input.sim)) {
+    throw notFound(`sim: run ${run.id} has no simulator ${input.sim}`);
+  }
   const page = await ctx.store.listCellScores(run.id, {
     sim: input.sim,
     source: input.score.source,
@@ -348,6 +352,9 @@ export async function cellItems(
     offset: input.offset,
     limit: input.limit,
   });
+  // An empty cell of a finished run: a cell that exists but scored nothing, or a stale link's
+  // metric or task (then say which, rather than show an empty page as if it were the cell).
+  if (page.total === 0 && isFinishedRun(run)) await checkCellExists(ctx.store, run.id, input);
   const rows = page.rows.map(({ item, value, prediction, scores }): CellItem => ({
     itemId: item.id,
     sim: input.sim,
@@ -368,6 +375,25 @@ export async function cellItems(
     error: prediction?.error ?? null,
   }));
   return { total: page.total, rows };
+}
+
+async function checkCellExists(
+  store: Store,
+  runId: string,
+  cell: { sim: string; task: string; score: ScoreSelector },
+): Promise<void> {
+  const totals = await store.runScoreTotals(runId);
+  if (totals === null) throw notFound(`runId: no bench run ${runId}`);
+  const { source, metric } = cell.score;
+  if (!totals.cells.some((total) => total.source === source && total.metric === metric)) {
+    throw notFound(`score: run ${runId} has no ${source} scores named ${metric}`);
+  }
+  if (
+    !SUMMARY_TASKS.has(cell.task) &&
+    !totals.itemsPerTask.some(({ task }) => task === cell.task)
+  ) {
+    throw notFound(`task: run ${runId} has no task ${cell.task}`);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { buildBench, scoreItem, CONTENT_METRIC, type BenchSource } from '@terrarium/bench';
 import type { Store } from '@terrarium/db';
+import { actionText } from '@terrarium/fidelity';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import { readTrajectories } from '@terrarium/formats';
 import type { BenchItem } from '@terrarium/schema';
@@ -120,6 +121,24 @@ describe('rulesets.preview on a bench run', () => {
         preview.items.map((item) => [byId.get(item.itemId)?.task, 'tool']),
       );
       expect(preview.items[0]?.task).toMatch(/airline/);
+      // And by where it sits: its trajectory, turn and action (what the table shows), as stored
+      // (jsonb keeps an object's keys in its own order).
+      const storedItems = await store.getBenchItemsByIds(
+        { name: 'airline' },
+        items.map((item) => item.id),
+      );
+      const storedById = new Map(storedItems.map((item) => [item.id, item]));
+      for (const item of preview.items) {
+        const source = storedById.get(item.itemId);
+        expect(item.place).toEqual({
+          trajectory: source?.origin.trajectory,
+          turnIndex: source?.turnIndex,
+          totalTurns: source?.totalTurns,
+        });
+        expect(item.action).toBe(
+          source === undefined ? null : actionText(source.action).slice(0, 120),
+        );
+      }
     },
   );
 

@@ -178,10 +178,24 @@ export type PreviewSample =
 export type PreviewSource =
   { kind: 'run'; runId: string; sim?: string | undefined } | { kind: 'items'; items: RewardItem[] };
 
+/** Where a run's item comes from: what tells it apart in the table, beside its id's hash. */
+export interface PreviewPlace {
+  trajectory: string | null;
+  turnIndex: number;
+  totalTurns: number;
+}
+
+/** The action shown for an item; longer ones are cut (the item's page has it whole). */
+const ACTION_SHOWN = 120;
+
 export interface PreviewItem {
   itemId: string;
   /** The bench item's task (its stratum, e.g. `intercode/bash`); null for items sent inline. */
   task: string | null;
+  /** Null for items sent inline. */
+  place: PreviewPlace | null;
+  /** The action the observation answers, cut to ACTION_SHOWN characters; null when not given. */
+  action: string | null;
   domain: string | null;
   draft: ItemReward;
   /** The last saved version's score of the same item (null when nothing is saved under the name). */
@@ -195,6 +209,7 @@ const WORST_POOL = 500;
 interface PreviewCandidate {
   itemId: string;
   task: string | null;
+  place: PreviewPlace | null;
   item: RewardItem;
 }
 
@@ -244,6 +259,11 @@ async function runItems(
       {
         itemId: item.id,
         task: item.task,
+        place: {
+          trajectory: item.origin.trajectory,
+          turnIndex: item.turnIndex,
+          totalTurns: item.totalTurns,
+        },
         item: rewardItemOf(item, prediction.observation.content),
       },
     ];
@@ -308,6 +328,7 @@ export async function previewDraft(
           candidates: input.source.items.map((item, i) => ({
             itemId: String(i),
             task: null,
+            place: null,
             item,
           })),
         }
@@ -319,7 +340,7 @@ export async function previewDraft(
   if (input.sample.kind === 'random' || input.sample.kind === 'first')
     candidates = candidates.slice(0, input.sample.n);
   const scored: PreviewItem[] = await Promise.all(
-    candidates.map(async ({ itemId, task, item }) => {
+    candidates.map(async ({ itemId, task, place, item }) => {
       const [draftReward, savedReward] = await Promise.all([
         draft.score(item, evaluate),
         saved === null ? Promise.resolve(null) : saved.score(item, evaluate),
@@ -327,6 +348,8 @@ export async function previewDraft(
       return {
         itemId,
         task,
+        place,
+        action: item.action === undefined ? null : item.action.slice(0, ACTION_SHOWN),
         domain: item.domain ?? null,
         draft: draftReward,
         saved: savedReward,

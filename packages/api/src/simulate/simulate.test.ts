@@ -184,12 +184,12 @@ describe('simulate', () => {
     const kinds = result.steps.map((step) =>
       step.error === null
         ? 'predicted'
-        : /is unreachable \(1 failure, last: .*ECONNREFUSED.*\); not tried again for 30 s$/.test(
+        : /could not be reached \(last: .*nothing accepted the connection.*\); it is not called again for 30 s$/.test(
               step.error,
             )
           ? 'circuit open'
           : step.error.startsWith(
-                'request to http://127.0.0.1:9/v1/chat/completions failed: nothing accepted the connection; is the server running on that port? (ECONNREFUSED)',
+                'request to http://127.0.0.1:9/v1/chat/completions failed: nothing accepted the connection; is the server running on that port?',
               )
             ? 'refused'
             : step.error,

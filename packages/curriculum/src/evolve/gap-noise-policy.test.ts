@@ -171,15 +171,20 @@ describe('simulated vs executable', () => {
     expect(wrong.divergentSteps).toBe(2);
     // The answer is the simulated last output, which retrieval got wrong.
     expect(wrong.evaluation.passed).toBe(false);
-    expect(wrong.steps.map((step) => step.seen)).toEqual(['', '', null]);
-    // Each acting step keeps the simulator's answer beside the world's, with its content score.
+    // Retrieval finds nothing like these commands: a miss, which the steps say, never an empty
+    // output the policy would take for the command's own.
+    const missed =
+      'simulator error: retrieval: no recorded transition is like this action in the dataset';
+    expect(wrong.steps.map((step) => step.seen)).toEqual([missed, missed, null]);
+    // Each acting step keeps the simulator's answer beside the world's, with its content score
+    // (none for a miss: it is not scored).
     expect(
       wrong.steps.map((step) =>
         step.simulated === null
           ? null
           : [step.simulated.predicted, step.simulated.diverged, step.simulated.contentScore],
       ),
-    ).toEqual([['', true, 0], ['', true, 0], null]);
+    ).toEqual([[missed, true, null], [missed, true, null], null]);
   });
 
   it('reports the gap per generation when a simulator stands in', async () => {
@@ -194,8 +199,9 @@ describe('simulated vs executable', () => {
       }),
     });
     expect(result.generations.map((stats) => stats.gap)).toEqual([
-      // One probe slipped a step (`true`), whose empty output retrieval happened to get right.
-      { passRateSimulated: 0, passRateExecutable: 0.75, divergentSteps: 15, steps: 16 },
+      // Every step diverges: retrieval misses each (before, a slipped `true`, whose output is
+      // empty, counted as matched by the miss's empty text).
+      { passRateSimulated: 0, passRateExecutable: 0.75, divergentSteps: 16, steps: 16 },
       { passRateSimulated: 0, passRateExecutable: 0.75, divergentSteps: 16, steps: 16 },
     ]);
   });

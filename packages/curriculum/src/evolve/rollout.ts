@@ -1,7 +1,12 @@
 import type { StepProvenance } from '@terrarium/executable-worlds';
 import { scoreContentClasses, type HistoryTurn } from '@terrarium/fidelity';
 import type { Action } from '@terrarium/schema';
-import type { SimContext, Transition, WorldModel } from '@terrarium/worlds';
+import {
+  answeredOrThrow,
+  type SimContext,
+  type Transition,
+  type WorldModel,
+} from '@terrarium/worlds';
 import { answerOf, applyMove, startEpisode, type AgentMove } from '../tasks/episode';
 import type { WorldFactory } from '../tasks/gates';
 import type { Task } from '../tasks/task';
@@ -31,8 +36,9 @@ export interface SimulatedStep {
   /**
    * The content-class score of the prediction against the world's output (fidelity's
    * `scoreContentClasses`, the benches' content score), given the episode's earlier real steps.
+   * Null when the simulator gave no answer (a miss or an error): a failed prediction is not scored.
    */
-  contentScore: number;
+  contentScore: number | null;
 }
 
 export interface Rollout {
@@ -127,7 +133,8 @@ async function play(
       let shown = executed;
       let simulated: SimulatedStep | null = null;
       if (simulator !== null) {
-        shown = await predicted(simulator, history, move.action);
+        const answer = await predicted(simulator, history, move.action);
+        shown = answer.text;
         history.push({
           action: move.action,
           observation: { kind: 'terminal', content: shown, callId: null },
@@ -138,7 +145,9 @@ async function play(
         simulated = {
           predicted: shown,
           diverged,
-          contentScore: scoreContentClasses(shown, executed, realHistory, action).score,
+          contentScore: answer.failed
+            ? null
+            : scoreContentClasses(shown, executed, realHistory, action).score,
         };
       }
       realHistory.push({ action, observation: executed });
@@ -185,18 +194,21 @@ async function play(
   };
 }
 
+/** What the policy is shown for a simulated step; `failed` when the simulator gave no answer. */
 async function predicted(
   simulator: RolloutSimulator,
   history: Transition[],
   action: Action,
-): Promise<string> {
+): Promise<{ text: string; failed: boolean }> {
   try {
-    const prediction = await simulator.model.predict(simulator.context, history, action, {
-      temperature: 0,
-    });
-    return prediction.observation.content;
+    // A miss (replay or retrieval with no answer) holds an empty text nothing predicted.
+    const prediction = answeredOrThrow(
+      await simulator.model.predict(simulator.context, history, action, { temperature: 0 }),
+    );
+    return { text: prediction.observation.content, failed: false };
   } catch (error) {
     // A simulator that fails on a step is a divergence the report should show, not a crash.
-    return `simulator error: ${error instanceof Error ? error.message : String(error)}`;
+    const why = error instanceof Error ? error.message : String(error);
+    return { text: `simulator error: ${why}`, failed: true };
   }
 }

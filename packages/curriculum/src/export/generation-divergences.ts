@@ -70,7 +70,11 @@ export function divergencesByTask(
             passRateSimulated: passRate(group.simulated.passes, group.rollouts),
             steps: group.simulated.steps,
             divergent: (byLineage.get(group.lineageId) ?? []).toSorted(
-              (a, b) => a.contentScore - b.contentScore || a.probe - b.probe || a.step - b.step,
+              // Steps the simulator could not answer first, then the lowest scores.
+              (a, b) =>
+                (a.contentScore ?? -1) - (b.contentScore ?? -1) ||
+                a.probe - b.probe ||
+                a.step - b.step,
             ),
           },
         ],

@@ -122,7 +122,7 @@ export function rolloutTrajectory(input: RolloutTrajectoryInput): Trajectory {
 const SimulatedStepRecord = z.object({
   predicted: z.string(),
   diverged: z.boolean(),
-  contentScore: z.number(),
+  contentScore: z.number().nullable(),
 });
 
 /** A step of a stored simulated rollout where the simulator's answer differs from the world's. */
@@ -134,7 +134,8 @@ export interface DivergentStep {
   executed: string;
   /** What the simulator answered instead (what the policy saw, before any noise). */
   predicted: string;
-  contentScore: number;
+  /** Null when the simulator gave no answer: not scored. */
+  contentScore: number | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Action, Trajectory } from '@terrarium/schema';
+import { createReplayWorldModel } from '@terrarium/worlds';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../world';
 import { buildTerminalWorld, createTerminalWorld, programsOf } from './terminal-world';
@@ -140,6 +141,26 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
     const unknown = await world.step(bash('git status'));
     expect(unknown.provenance).toBe('world-model');
     expect(unknown.observation.kind).toBe('error');
+
+    // A world model that misses (replay of another recording) says so: never an empty output the
+    // agent would take for git's own. One that answers gives its answer.
+    const replay = createReplayWorldModel([trajectory]);
+    const withModel = buildTerminalWorld(trajectory, { workspace: WORKSPACE, fallback: replay });
+    expect(await withModel.step(bash('git status'))).toEqual({
+      observation: {
+        kind: 'error',
+        content:
+          'unsupported-command:git: the world model (replay) has no answer: no recorded transition with this history and action in the dataset',
+        callId: null,
+      },
+      exitCode: null,
+      provenance: 'world-model',
+      detail: {
+        reason: 'unsupported-command:git',
+        backend: 'replay',
+        unanswered: 'no recorded transition with this history and action in the dataset',
+      },
+    });
   });
 
   it('reproduces the InterCode harness: quote splitting, fresh process per action, cd bookkeeping', async () => {

@@ -3,12 +3,12 @@ import { actionKey, type Transition, type WorldModel } from '@terrarium/worlds';
 import type { Bash } from 'just-bash';
 import type {
   BuildTerminalWorldOptions,
-  StepProvenance,
   TerminalWorld,
   Workspace,
   WorldSnapshot,
   WorldStepResult,
 } from '../world';
+import { fallbackAnswer } from '../fallback-answer';
 import { CowFs, type CowCapture, type CowEntry } from './cow-fs';
 import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-transport';
 import { reconstructWorkspace } from './reconstruct';
@@ -429,13 +429,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       this.history,
       action,
     );
-    const provenance: StepProvenance = 'world-model';
-    return {
-      observation: prediction.observation,
-      exitCode: null,
-      provenance,
-      detail: { ...detail, backend: prediction.provenance.backend },
-    };
+    return fallbackAnswer(prediction, reason, action.type === 'tool_call' ? action.callId : null);
   }
 
   private internal(): Internal {

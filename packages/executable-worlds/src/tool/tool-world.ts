@@ -1,5 +1,6 @@
 import type { Action, JsonValue, Observation, ToolSchema, Trajectory } from '@terrarium/schema';
 import type { Transition, WorldModel } from '@terrarium/worlds';
+import { fallbackAnswer } from '../fallback-answer';
 import type { World, WorldSnapshot, WorldStepResult } from '../world';
 import {
   executeRead,
@@ -279,12 +280,7 @@ class StateToolWorld implements ToolWorld {
       [...this.now.history],
       action,
     );
-    return {
-      observation: prediction.observation,
-      exitCode: null,
-      provenance: 'world-model',
-      detail: { reason, backend: prediction.provenance.backend },
-    };
+    return fallbackAnswer(prediction, reason, callId);
   }
 
   snapshot(): WorldSnapshot {

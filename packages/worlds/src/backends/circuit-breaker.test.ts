@@ -42,7 +42,7 @@ describe('circuit breaker', () => {
     }
     await expect(model.predict(context, [], action)).rejects.toThrow(CircuitOpenError);
     await expect(model.predict(context, [], action)).rejects.toThrow(
-      /unreachable \(5 failures in a row, last: request timed out after 100 ms\); not tried again for 30 s/,
+      /could not be reached on 5 calls in a row \(last: request timed out after 100 ms\); it is not called again for 30 s/,
     );
     expect(endpoint.calls).toBe(5);
 
@@ -104,7 +104,7 @@ describe('circuit breaker', () => {
     // The pool's own retry ran once (2 attempts); the breaker then asked nothing more.
     expect(pool.stats()[0]?.requests).toBe(2);
     expect(lastMessage).toMatch(
-      /is unreachable \(1 failure, last: .*nothing accepted the connection; is the server running on that port\? \(ECONNREFUSED\); gave up after 2 attempts\); not tried again for 30 s$/,
+      /could not be reached \(last: .*nothing accepted the connection; is the server running on that port\?; gave up after 2 attempts\); it is not called again for 30 s$/,
     );
   });
 });

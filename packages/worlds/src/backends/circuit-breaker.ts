@@ -57,8 +57,11 @@ export function createCircuitBreaker(
   return {
     async run(call) {
       if (openedAt !== null && now() - openedAt < cooldownMs) {
+        // Shown beside a run's count of failed predictions, so it counts calls, not "failures".
+        const tried = failures === 1 ? '' : ` on ${failures} calls in a row`;
+        const wait = Math.ceil((cooldownMs - (now() - openedAt)) / 1000);
         throw new CircuitOpenError(
-          `${name} is unreachable (${failures === 1 ? '1 failure' : `${failures} failures in a row`}, last: ${lastError}); not tried again for ${Math.ceil((cooldownMs - (now() - openedAt)) / 1000)} s`,
+          `${name} could not be reached${tried} (last: ${lastError}); it is not called again for ${wait} s`,
           'network',
           name,
           0,

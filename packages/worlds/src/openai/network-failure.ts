@@ -17,14 +17,16 @@ function errorCode(error: unknown): string | null {
 }
 
 /**
- * Why a request never got an answer: the socket error in plain words with its code kept
- * (`nothing accepted the connection; … (ECONNREFUSED)`), else the transport's own message.
+ * Why a request never got an answer: the socket error in plain words (`nothing accepted the
+ * connection; …`), else the transport's own message. The code (ECONNREFUSED) is left out: these
+ * words reach the run page and the CLI, and say what the code means to someone who did not learn
+ * errno names.
  */
 export function networkFailure(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   const code = errorCode(cause) ?? errorCode(error);
   const plain = code === null ? undefined : SOCKET_FAILURES[code];
-  if (code !== null && plain !== undefined) return `${plain} (${code})`;
+  if (plain !== undefined) return plain;
   const reason = error instanceof Error ? error.message : String(error);
   return cause instanceof Error ? `${reason}: ${cause.message}` : reason;
 }

@@ -21,7 +21,10 @@ function DivergencePair({ divergence }: { divergence: RolloutDivergence }) {
     <section className="divergence-pair" aria-label="Divergent step">
       <p>
         <code>{divergence.action}</code>, probe {divergence.probe}, step {divergence.step + 1}:
-        content score {formatScore(divergence.contentScore)}.{' '}
+        {divergence.contentScore === null
+          ? 'the simulator gave no answer (not scored)'
+          : `content score ${formatScore(divergence.contentScore)}`}
+        .{' '}
         <Link
           to={{
             page: 'replay',

@@ -5,8 +5,10 @@ import { itemReward, previewResult, previewRow } from './rule-sets.fixture';
 
 afterEach(cleanup);
 
+const column = (id: string) => screen.getAllByTestId(id).map((cell) => cell.textContent ?? '');
+
 describe('PreviewTable', () => {
-  it('names each item beside its hash and reads a breakdown entry without a value', () => {
+  it('names each item by its turn and action, not its hash, and reads a breakdown entry without a value', () => {
     render(
       <PreviewTable
         result={previewResult([
@@ -23,21 +25,22 @@ describe('PreviewTable', () => {
             saved: itemReward(0.875),
             delta: -0.0625,
           }),
-          // Items sent inline have no bench task: the domain alone names them.
-          previewRow({ itemId: '3', task: null, domain: 'tool' }),
+          // Items sent inline have no bench task or turn: their place in the list names them.
+          previewRow({ itemId: '3', task: null, place: null, action: null, domain: 'tool' }),
         ])}
       />,
     );
     const rows = screen.getAllByTestId('preview-row');
-    expect(rows.map((row) => row.querySelector('td')?.textContent)).toEqual([
-      '0019e0e04fintercode/bash · terminal',
-      '3tool',
-    ]);
+    expect(column('preview-item-headline')).toEqual(['turn 3/5 ls -la /testbed', 'item 4']);
     expect(screen.getAllByTestId('preview-item-name').map((node) => node.textContent)).toEqual([
       'intercode/bash · terminal',
       'tool',
     ]);
-    expect(rows[0]?.querySelector('[title]')?.getAttribute('title')).toBe('0019e0e04f9d7731');
+    // The trajectory and the item's id, for whoever needs to find it elsewhere.
+    expect(rows[0]?.querySelector('[title]')?.getAttribute('title')).toBe(
+      'trajectory intercode-bash-fs1-7 · item 0019e0e04f9d7731',
+    );
+    expect(rows[1]?.querySelector('[title]')?.getAttribute('title')).toBe('item 3');
     expect(screen.getAllByTestId('preview-breakdown')[0]?.textContent).toBe(
       'content: 81.3 (weight 0.5) · ls-only: no value (weight 1; out of scope) · ' +
         'unscored criteria: format, invented-outcome',

@@ -34,9 +34,29 @@ function breakdownText(breakdown: readonly BreakdownEntry[]): string {
   return parts.join(' · ');
 }
 
-/** What tells items apart beside the hash: the bench task and the domain. */
+/**
+ * What names an item: a run's item by its turn and action (`turn 7/23 get_user_details {…}`), as
+ * the run comparison does; an item sent inline by its place in the list. The id's hash is the
+ * tooltip, not the name (walk 44).
+ */
+function itemHeadline(row: PreviewRow): string {
+  const where =
+    row.place === null
+      ? `item ${Number(row.itemId) + 1}`
+      : `turn ${row.place.turnIndex + 1}/${row.place.totalTurns}`;
+  return row.action === null || row.action === '' ? where : `${where} ${row.action}`;
+}
+
+/** What tells items apart below the headline: the bench task and the domain. */
 function itemName(row: PreviewRow): string {
   return [row.task, row.domain].filter((part) => part !== null).join(' · ');
+}
+
+function itemTitle(row: PreviewRow): string {
+  const trajectory = row.place?.trajectory ?? null;
+  return trajectory === null
+    ? `item ${row.itemId}`
+    : `trajectory ${trajectory} · item ${row.itemId}`;
 }
 
 /** E.g. "…written for terminal items, but 2 of the 3 previewed items are tool items: …". */
@@ -91,8 +111,12 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
           {result.items.map((item) => (
             <tr key={item.itemId} data-testid="preview-row">
               <td>
-                <span className="mono" title={item.itemId}>
-                  {item.itemId.slice(0, 10)}
+                <span
+                  className="mono preview-item-headline"
+                  title={itemTitle(item)}
+                  data-testid="preview-item-headline"
+                >
+                  {itemHeadline(item)}
                 </span>
                 {itemName(item) !== '' && (
                   <div className="muted small" data-testid="preview-item-name">

@@ -16,6 +16,8 @@ export function previewRow(overrides: Partial<PreviewRow> = {}): PreviewRow {
   return {
     itemId: '000bdf3628a1c2e4',
     task: 'intercode/bash',
+    place: { trajectory: 'intercode-bash-fs1-7', turnIndex: 2, totalTurns: 5 },
+    action: 'ls -la /testbed',
     domain: 'terminal',
     draft: itemReward(1),
     saved: null,

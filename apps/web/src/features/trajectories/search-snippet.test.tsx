@@ -31,11 +31,39 @@ describe('search snippets in the trajectory list', () => {
     ]);
   });
 
+  it('keeps at most a few words of context before the first mark, whole words first', () => {
+    const text = 'Collecting pip Installing build dependencies ... done';
+    const at = text.indexOf('Installing');
+    const lead = (highlights: [number, number][], max?: number) =>
+      snippetSegments({ text, highlights }, max)[0];
+    expect(lead([[at, at + 10]], 12)).toEqual({ text: '…pip ', highlighted: false });
+    // No space inside the last 12 characters: cut there, mid-word.
+    expect(lead([[44, 48]], 12)).toEqual({ text: '…dependencies', highlighted: false });
+    expect(lead([[at, at + 10]], 40)).toEqual({ text: 'Collecting pip ', highlighted: false });
+    // Only the text before the first mark is cut; between marks it stays whole.
+    expect(
+      snippetSegments(
+        {
+          text,
+          highlights: [
+            [0, 10],
+            [at, at + 10],
+          ],
+        },
+        2,
+      )[1],
+    ).toEqual({
+      text: ' pip ',
+      highlighted: false,
+    });
+  });
+
   it('marks the match, names the step, and shows markup in a log as text', () => {
     const { container } = render(<SearchSnippet match={match} />);
     expect(screen.getByText('mia_li_3668').tagName).toBe('MARK');
+    // The context before the mark is cut to its last word or two, so the mark stays in view.
     expect(screen.getByTestId('search-snippet').textContent).toBe(
-      `step 4 observation: ${match.text}`,
+      `step 4 observation: …${match.text.slice(12)}`,
     );
     expect(container.querySelector('img')).toBeNull();
   });
