@@ -103,7 +103,7 @@ export function createBenchContexts(): BenchContexts {
         await tx.query(
           `INSERT INTO bench_contexts (bench_id, context_no, context)
            SELECT $2::bigint, x.context_no, x.context
-           FROM json_to_recordset($1::json) AS x(context_no integer, context jsonb)`,
+           FROM json_to_recordset($1::json) AS x(context_no integer, context json)`,
           [payload, benchId],
         );
       }
@@ -115,7 +115,7 @@ export function createBenchContexts(): BenchContexts {
              x.history_length, x.context_no, x.item
            FROM json_to_recordset($1::json) AS x(ordinal integer, item_id text, task text,
              split text, turn_index integer, history_length integer, context_no integer,
-             item jsonb)`,
+             item json)`,
           [payload, benchId],
         );
       }

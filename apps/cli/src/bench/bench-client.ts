@@ -273,8 +273,21 @@ async function* downloadLines(url: string, token: string, route: string): AsyncG
   }
 }
 
-/** The bench procedures' fields in the bench commands' words: a run is their argument. */
-export const BENCH_FLAGS: FieldFlags = { runId: '' };
+/**
+ * The bench procedures' fields in the bench commands' words: a run is their argument, and a bench
+ * is `--bench` to some commands and `--name` to others, so its field is left out (`no bench "x"
+ * (benches: …)` says enough); the rest are flags.
+ */
+export const BENCH_FLAGS: FieldFlags = {
+  runId: '',
+  bench: '',
+  sims: '--sim',
+  sim: '--sim',
+  split: '--split',
+  mode: '--mode',
+  judge: '--judge',
+  datasets: '--dataset',
+};
 
 /** Goes through a running `terrarium serve`; its workers run the bench. */
 export function remoteBenchClient(url: string, token: string): BenchClient {

@@ -330,18 +330,24 @@ describe('terrarium bench', () => {
     const out = path.join(dataDir, 'nope.jsonl');
     const exported = await cli('bench', 'export', '--name', 'nope', '--out', out);
     expect(exported.code).toBe(1);
-    expect(exported.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
+    expect(exported.stderr).toBe('terrarium: no bench "nope" (benches: copy, r)\n');
     await expect(stat(out)).rejects.toThrow(/ENOENT/);
     const missing = await cli('bench', 'run', '--bench', 'nope', '--sim', 'replay', '--json');
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');
-    expect(missing.stderr).toBe('terrarium: bench: no bench "nope" (benches: copy, r)\n');
+    expect(missing.stderr).toBe('terrarium: no bench "nope" (benches: copy, r)\n');
+    // An unknown dataset is named by its flag, in one line (it printed a stack trace).
+    const unknownDataset = await cli('bench', 'build', '--name', 'z', '--dataset', 'nope');
+    expect(unknownDataset.code).toBe(1);
+    expect(unknownDataset.stderr).toBe(
+      'terrarium: --dataset: no dataset "nope" (datasets: retail)\n',
+    );
     // Said before anything is asked, as the start form says it: k greedy judgings cost k times one.
     const judge = ['--judge', 'openai:http://127.0.0.1:8000/v1#judge', '--judge-repeats', '3'];
     const same = await cli('bench', 'run', '--bench', 'nope', '--sim', 'replay', ...judge);
     expect(same.stderr).toBe(
       'note: 3 judgings at temperature 0 send the judge the same prompt 3 times: a server that decodes greedily answers alike, so the spread reads 0 at 3 times the cost; raise the temperature for judgings that can differ\n' +
-        'terrarium: bench: no bench "nope" (benches: copy, r)\n',
+        'terrarium: no bench "nope" (benches: copy, r)\n',
     );
   });
 

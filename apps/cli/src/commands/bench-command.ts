@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readPromptFolder, type RunReport, type SimReport } from '@terrarium/api';
+import { readPromptFolder, SimulatorError, type RunReport, type SimReport } from '@terrarium/api';
 import type { PromptFolder } from '@terrarium/api';
 import {
   BenchSplit,
@@ -50,8 +50,9 @@ async function withBenchClient<T>(
     return await work(client);
   } catch (error) {
     // In this process the service refuses bad input (an unknown bench or dataset, an empty split)
-    // with a TRPCError whose message names the field: the user's to act on, not a crash.
-    if (error instanceof Error && error.name === 'TRPCError')
+    // with a TRPCError or SimulatorError whose message names the field: the user's to act on,
+    // not a crash.
+    if (error instanceof Error && (error.name === 'TRPCError' || error instanceof SimulatorError))
       throw new CliError(inCliWords(error.message, BENCH_FLAGS));
     throw error;
   } finally {

@@ -64,6 +64,25 @@ describe('bench files on tau2 retail', () => {
     ]);
   });
 
+  it("stores each action's arguments in the agent's order (the export and prompts use them)", async () => {
+    const items = await allBenchItems(store, {
+      benchId: (await requireBench(store, 'retail')).id,
+    });
+    const lookups = items.flatMap(({ action }) =>
+      action.type === 'tool_call' &&
+      action.name === 'find_user_id_by_name_zip' &&
+      typeof action.arguments === 'object' &&
+      action.arguments !== null
+        ? [Object.keys(action.arguments)]
+        : [],
+    );
+    // As tau2's file has them (jsonb would give zip, last_name, first_name).
+    expect(lookups.length).toBeGreaterThan(0);
+    expect(new Set(lookups.map((keys) => keys.join(',')))).toEqual(
+      new Set(['first_name,last_name,zip']),
+    );
+  });
+
   it('round-trips: re-imported rows keep ids and content hash, and export byte for byte again', async () => {
     const text = `${exported.join('\n')}\n`;
     const imported = await importAgentWorldBench(store, {

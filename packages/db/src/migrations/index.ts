@@ -17,6 +17,7 @@ import { unpricedUnits } from './018-unpriced-units';
 import { trajectoryExternalIds } from './019-trajectory-external-ids';
 import { judgeUsage } from './020-judge-usage';
 import { searchTerminalText } from './021-search-terminal-text';
+import { benchJsonOrder } from './022-bench-json-order';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   trajectoryExternalIds,
   judgeUsage,
   searchTerminalText,
+  benchJsonOrder,
 ];

@@ -1,4 +1,4 @@
-import type { ItemScore, RunPrediction } from '@terrarium/schema';
+import type { BenchItem, ItemScore, RunPrediction } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../store';
 import { buildBenchItem, buildBenchManifest } from '../testing';
@@ -107,6 +107,43 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
       expect(await ids()).toEqual(['item-6', 'item-5', 'item-4']);
       expect(await ids('build')).toEqual(['item-6', 'item-5', 'item-4']);
       expect(await ids('id')).toEqual(['item-1', 'item-2', 'item-3']);
+    });
+
+    it("keeps each object's keys in the agent's order: actions, tool schemas, observations", async () => {
+      // jsonb would return these keys shortest first (`zip`, `last_name`, `first_name`): the
+      // prompts built from a stored item then differed from the trajectory's own text.
+      const tools: BenchItem['context']['tools'] = [
+        {
+          type: 'function',
+          function: {
+            name: 'find_user_id_by_name_zip',
+            description: 'Find a user id by name and zip.',
+            parameters: {
+              type: 'object',
+              properties: {
+                first_name: { type: 'string' },
+                last_name: { type: 'string' },
+                zip: { type: 'string' },
+              },
+              required: ['first_name', 'last_name', 'zip'],
+            },
+          },
+        },
+      ];
+      const items = [0, 1].map((n) =>
+        buildBenchItem(n, {
+          context: { task: 'Find me', systemPrompt: 'You are a retail agent.', tools },
+        }),
+      );
+      await store.createBench(buildBenchManifest('ordered', items), items);
+      const stored = await store.getBenchItems({ name: 'ordered' }, { offset: 0, limit: 10 });
+      expect(stored.rows.map((item) => JSON.stringify(item))).toEqual(
+        items.map((item) => JSON.stringify(item)),
+      );
+      expect(JSON.stringify(stored.rows[0]?.history[0]?.action)).toBe(
+        '{"type":"tool_call","name":"find_user_id_by_name_zip",' +
+          '"arguments":{"first_name":"Mia","last_name":"Li","zip":"94108"},"callId":"call_find_0"}',
+      );
     });
 
     it('stores nothing for a bench whose manifest does not match its items', async () => {
@@ -313,8 +350,8 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
       expect((await db.executeSql('SELECT count(*)::int AS n FROM job_probe')).rows).toEqual([
         { n: 2 },
       ]);
-      // Every bench version made above: retail v1 and v2, airline, reversed.
-      expect(await store.listBenches()).toHaveLength(4);
+      // Every bench version made above: retail v1 and v2, airline, reversed, ordered.
+      expect(await store.listBenches()).toHaveLength(5);
     });
   });
 }
