@@ -339,9 +339,15 @@ test('the browser model predicts a real trajectory step by step, scored against 
     "terrarium-wm-tiny was trained on this trajectory's task (tau2/retail/40): its scores here show what it recalls, not how it does on an unseen task. Its held-out figures are on the Models page.",
   );
   await run.getByTestId('run-max-tokens').fill('24');
+  // WebGPU asked for where this browser has none (no --enable-unsafe-webgpu here): the run says
+  // it fell back, as the playground does (walk 46 saw it run on wasm without a word).
+  await run.getByLabel('Runs on').selectOption('webgpu');
   await run.getByRole('button', { name: 'Run in browser' }).click();
   const rows = run.getByTestId('browser-run-step');
   await expect(rows).toHaveCount(4, { timeout: 60_000 });
+  await expect(run.getByTestId('trajectory-run-fallback')).toHaveText(
+    'WebGPU was requested, but the browser offered no WebGPU adapter (no usable GPU): the model ran on wasm (CPU) instead, slower.',
+  );
   // The first transition's real observation is the user id the lookup returned.
   await expect(rows.first()).toContainText('isabella_lopez_6490');
   for (const row of await rows.all()) {

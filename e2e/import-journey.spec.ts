@@ -2,7 +2,13 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { importThroughApi, sharedDataPath, TAU2_RETAIL } from './support/api';
+import {
+  datasetIdByName,
+  importThroughApi,
+  sharedDataPath,
+  TAU2_RETAIL,
+  trpcMutation,
+} from './support/api';
 import { readTau2Simulations } from './support/tau2';
 
 const MALFORMED_JSONL = resolve(import.meta.dirname, 'fixtures/openai-messages-one-bad-line.jsonl');
@@ -199,6 +205,27 @@ test('an import whose server stops answering says so, and its row follows it onc
   await expect(upload).toHaveAttribute('data-status', 'done');
   await expect(page.getByTestId('server-silent')).toHaveCount(0);
   await expect(upload.getByTestId('report-trajectories')).toHaveText('2');
+});
+
+test('an import started elsewhere shows up without a reload, and says when its dataset is gone', async ({
+  page,
+  request,
+}) => {
+  // walk 46: with nothing running when the page opened, a CLI's import never appeared, and a
+  // deleted dataset's import still read "imported" beside nothing to open.
+  await page.goto('/import');
+  await expect(page.getByRole('heading', { name: 'Import trajectories' })).toBeVisible();
+  const dataset = 'journey-elsewhere';
+  await importThroughApi(request, MALFORMED_JSONL, dataset);
+  const row = page.getByRole('article', { name: `Import into ${dataset}` });
+  await expect(row).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+  await expect(row.getByRole('link', { name: `Open ${dataset}` })).toBeVisible();
+  await trpcMutation(request, 'datasets.delete', {
+    datasetId: await datasetIdByName(request, dataset),
+  });
+  await page.reload();
+  await expect(row.getByTestId('dataset-deleted')).toHaveText('(dataset since deleted)');
+  await expect(row.getByRole('link', { name: `Open ${dataset}` })).toHaveCount(0);
 });
 
 test('older imports are a click away when a folder pushed them out of the list', async ({

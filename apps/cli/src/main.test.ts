@@ -184,9 +184,8 @@ describe('terrarium CLI', () => {
     expect(preds.code).toBe(1);
     expect([preds.stdout, preds.stderr]).toEqual([
       [
-        'Imported 0 trajectories, 0 transitions into dataset "all_preds".',
+        'Nothing was imported into dataset "all_preds".',
         '1 file is in no known format (named below).',
-        'Nothing was imported.',
         '',
       ].join('\n'),
       `all_preds.jsonl: unknown format: it matches none of the known formats (${KNOWN_FORMATS}); its first record has the keys model_name_or_path, instance_id, model_patch\n`,
@@ -272,6 +271,81 @@ describe('terrarium CLI', () => {
     expect(await exitOf(serve)).toBe(0);
     expect(await readServerInfo(dataDir)).toBeNull();
   });
+
+  it(
+    'an import through the server outlives a restart of the server and a killed CLI',
+    { timeout: 360_000 },
+    async () => {
+      const dataDir = await seededDataDir('cli-outlives');
+      let serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+      const url = await waitForServeUrl(serve);
+      const port = new URL(url).port;
+      const token = (await readFile(path.join(dataDir, 'token'), 'utf8')).trim();
+      const big = path.join(await tempDir('outlives'), 'big.jsonl');
+      await writeFile(
+        big,
+        `${Array.from({ length: 50_000 }, (_, n) => chatRecord(`big-${n}`)).join('\n')}\n`,
+      );
+      const jobOf = async (dataset: string) => {
+        const answer = await fetch(`${url}/trpc/imports.list`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return statusOfJob(await answer.json(), dataset);
+      };
+      try {
+        // The server stops while it imports the CLI's upload, and starts again on its port: the
+        // CLI waits for it, and the job goes on from its last stored part.
+        const importing = startCli(['import', big, '--dataset', 'restarted'], {
+          TERRARIUM_DATA_DIR: dataDir,
+        });
+        let stdout = '';
+        let stderr = '';
+        importing.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        importing.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+        await vi.waitFor(async () => expect(await jobOf('restarted')).toBe('running'), {
+          timeout: 60_000,
+          interval: 100,
+        });
+        serve.kill('SIGTERM');
+        expect(await exitOf(serve)).toBe(0);
+        serve = startCli(['serve', '--port', port, '--data-dir', dataDir]);
+        expect(await waitForServeUrl(serve)).toBe(url);
+        expect(await exitOf(importing)).toBe(0);
+        expect(stdout).toBe(
+          `Imported 50,000 trajectories, 50,000 transitions (openai-messages) into dataset "restarted" through the server at ${url}.\n`,
+        );
+        expect(stderr).toBe(
+          `terrarium: the server at ${url} stopped answering; the import of big.jsonl is its job and goes on when it is back: waiting for it…\n`,
+        );
+
+        // A CLI killed once its upload is stored: the server imports the file all the same.
+        const killed = startCli(['import', big, '--dataset', 'orphaned'], {
+          TERRARIUM_DATA_DIR: dataDir,
+        });
+        await vi.waitFor(async () => expect(await jobOf('orphaned')).toBe('running'), {
+          timeout: 60_000,
+          interval: 100,
+        });
+        killed.kill('SIGKILL');
+        await vi.waitFor(async () => expect(await jobOf('orphaned')).toBe('done'), {
+          timeout: 120_000,
+          interval: 250,
+        });
+        const listed = await runCli(['datasets', '--json', '--data-dir', dataDir]);
+        expect(
+          DatasetSummary.array()
+            .parse(JSON.parse(listed.stdout))
+            .map((dataset) => [dataset.name, dataset.trajectories]),
+        ).toEqual([
+          ['restarted', 50_000],
+          ['orphaned', 50_000],
+        ]);
+      } finally {
+        serve.kill('SIGTERM');
+        await exitOf(serve);
+      }
+    },
+  );
 
   it(
     'says when the server that holds the folder does not answer, instead of calling it a stranger',

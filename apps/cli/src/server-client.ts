@@ -6,8 +6,7 @@ import type { AppRouter } from '@terrarium/api';
 import {
   apiErrorMessage,
   DatasetSummary,
-  ImportReport,
-  type ImportJobView,
+  ImportJobView,
   type SourceFormat,
 } from '@terrarium/schema';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
@@ -80,7 +79,12 @@ export function errorMessageOf(body: unknown): string {
   return apiErrorMessage(body) ?? 'no reason given';
 }
 
-/** Streams one file to `POST /api/import` of a running server; `onBytes` sees each chunk sent. */
+/**
+ * Streams one file to `POST /api/import` of a running server, as the Import page does: the server
+ * stores the upload, answers with the import's job and imports it as a job of its own, which goes
+ * on without this client and after a restart of the server (before, the upload was the import: a
+ * server stopped midway dropped it, and so did a killed CLI). `onBytes` sees each chunk sent.
+ */
 export function uploadFile(
   serverUrl: string,
   file: DataFile,
@@ -90,10 +94,11 @@ export function uploadFile(
     token: string;
     onBytes: (byteLength: number) => void;
   },
-): Promise<ImportReport> {
+): Promise<ImportJobView> {
   const target = new URL('/api/import', serverUrl);
   target.searchParams.set('dataset', options.dataset);
   target.searchParams.set('file', file.name);
+  target.searchParams.set('background', '1');
   if (options.format) target.searchParams.set('format', options.format);
   return new Promise((resolve, reject) => {
     const upload = httpRequest(
@@ -112,10 +117,12 @@ export function uploadFile(
         response.on('error', reject);
         response.on('end', () => {
           const body: unknown = parseJson(Buffer.concat(parts).toString('utf8'));
-          if (response.statusCode === 200) {
-            // The answer also carries `exitCode`, which parsing drops: the CLI recomputes it for all files.
-            const report = ImportReport.safeParse(body);
-            if (report.success) resolve(report.data);
+          if (response.statusCode === 202) {
+            // `{ job }`: the import's job, once the upload is stored.
+            const queued = ImportJobView.safeParse(
+              typeof body === 'object' && body !== null && 'job' in body ? body.job : null,
+            );
+            if (queued.success) resolve(queued.data);
             else reject(new CliError(`unexpected answer from ${target.origin}/api/import`));
             return;
           }
@@ -127,8 +134,12 @@ export function uploadFile(
         });
       },
     );
-    upload.on('error', (error) =>
-      reject(new CliError(`lost the server at ${serverUrl}: ${error.message}`)),
+    upload.on('error', () =>
+      reject(
+        new CliError(
+          `the server at ${serverUrl} stopped answering while ${file.name} was uploading: nothing of it was kept`,
+        ),
+      ),
     );
     const source = createReadStream(file.path);
     source.on('data', (chunk) => options.onBytes(chunk.length));
@@ -138,6 +149,22 @@ export function uploadFile(
     });
     source.pipe(upload);
   });
+}
+
+/** Cancels an import job of the server (nothing of it is kept), as the Import page's Cancel. */
+export async function cancelImportJob(
+  serverUrl: string,
+  token: string,
+  jobId: string,
+): Promise<void> {
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
+  });
+  try {
+    await trpc.imports.cancel.mutate({ jobId });
+  } catch (error) {
+    throw serverFailure(error, serverUrl);
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -573,6 +573,68 @@ describe('readTrajectories on the real files', () => {
     ]);
   });
 
+  it('says a forced format is wrong when the file stops reading as it, or has fewer records than the probe', async () => {
+    // walk 46: OpenAI-messages lines forced as tau2-bench counted "1 bad record quarantined" and
+    // skipped the rest; a tau2 results file forced as InterCode, "4 bad records".
+    const chat = Array.from({ length: 30 }, (_, n) => chatLine(n)).join('\n');
+    const asTau2 = await collect(
+      readTrajectories(chunked(utf8(chat), [4096]), {
+        fileName: 'chat.jsonl',
+        format: 'tau2-bench',
+      }),
+    );
+    expect(asTau2.filter((event) => event.type !== 'format')).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'chat.jsonl',
+          line: null,
+          byteOffset: null,
+          reason:
+            "not tau2-bench: its one record failed as tau2-bench (line 2: invalid JSON structure: unexpected data after the end of the top-level value, found '{'; the rest of the file is skipped); left to detection, it reads as openai-messages",
+        },
+      },
+    ]);
+    // A top level of the wrong kind: said with the line it stopped at.
+    const array = sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
+    const arrayAsTau2 = await collect(
+      readTrajectories(chunked(new Uint8Array(readFileSync(array)), [65536]), {
+        fileName: 'gpt-4o-airline.json',
+        format: 'tau2-bench',
+      }),
+    );
+    expect(arrayAsTau2.filter((event) => event.type !== 'format')).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'gpt-4o-airline.json',
+          line: null,
+          byteOffset: null,
+          reason:
+            "not tau2-bench: it stopped reading as tau2-bench at line 1 (expected a JSON object at the top level, found '['); left to detection, it reads as tau-bench-v1",
+        },
+      },
+    ]);
+    const asInterCode = await collect(
+      readTrajectories(chunked(new Uint8Array(readFileSync(RETAIL)), [65536]), {
+        fileName: 'retail.json',
+        format: 'intercode',
+      }),
+    );
+    expect(asInterCode.filter((event) => event.type !== 'format')).toEqual([
+      {
+        type: 'fatal',
+        error: {
+          file: 'retail.json',
+          line: null,
+          byteOffset: null,
+          reason:
+            'not intercode: all its 4 records failed as intercode (the first, line 2: expected an object, got string); left to detection, it reads as tau2-bench',
+        },
+      },
+    ]);
+  });
+
   it('keeps a forced format whose file has bad records among good ones, or fewer than the probe', async () => {
     const text = [
       'not json',

@@ -12,14 +12,14 @@ import {
   SourceFormat,
   unreadFilesNote,
   warningText,
+  type ImportJobView,
   type ImportReport,
   type ImportWarning,
 } from '@terrarium/schema';
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { byteProgress, type ProgressSink } from '../progress';
-import { pollEvery } from '../poll-every';
-import { fetchImportJobs, uploadFile } from '../server-client';
+import { cancelImportJob, fetchImportJobs, uploadFile } from '../server-client';
 
 export interface ImportCommandOptions extends GlobalOptions {
   format?: string;
@@ -101,92 +101,147 @@ async function importInto(
   options: { dataset: string; format?: SourceFormat; progress: ProgressSink },
 ): Promise<ImportReport> {
   const { dataset, format, progress } = options;
-  if (target.kind === 'server') {
-    // The server commits each upload as its own batch; a failed file is listed, the others stay.
-    const reports: ImportReport[] = [];
-    let trajectoriesSoFar = 0;
-    let current = '';
-    // The upload is the import: a client gone before the answer cancels its file on the server.
-    const interrupted = () => {
-      progress.stop();
-      const before = reports.filter((report) => report.trajectories > 0).length;
-      process.stderr.write(
-        `terrarium: import interrupted: the server keeps nothing of ${current}` +
-          (before === 0
-            ? ''
-            : `; the ${before === 1 ? 'file' : `${before} files`} before it stay imported`) +
-          '\n',
-      );
-      process.exit(130);
-    };
-    process.once('SIGINT', interrupted);
-    try {
-      for (const file of files) {
-        current = file.name;
-        let sent = 0;
-        let stored = 0;
-        const show = (byteLength: number) =>
-          progress.advance(byteLength, {
-            // Once a file is all sent, the server is still importing it: its job says how far.
-            file: sent < file.size ? file.name : `${file.name}: sent, the server imports it…`,
-            trajectories: trajectoriesSoFar + stored,
-          });
-        const following = followServerImport(target, dataset, file.name, (trajectories) => {
-          stored = trajectories;
-          show(0);
-        });
-        const report = await uploadFile(target.url, file, {
-          dataset,
-          format,
-          token: target.token,
-          onBytes: (byteLength) => {
-            sent += byteLength;
-            show(byteLength);
-          },
-        })
-          .catch((error: unknown) => failedFileReport(dataset, file, error))
-          .finally(() => following.stop());
-        trajectoriesSoFar += report.trajectories;
-        reports.push(report);
-      }
-    } finally {
-      process.off('SIGINT', interrupted);
-    }
-    return mergeReports(dataset, reports);
-  }
-
+  if (target.kind === 'server') return importThroughServer(target, files, options);
   return importAsJob(target.store, files, { dataset, format, progress });
 }
 
-/** How often an upload's import job is read for the trajectories it has stored. */
-const FOLLOW_MS = 1000;
+/**
+ * Each file uploaded to the server, which imports it as its own job (one batch per file: a failed
+ * file is listed, the others stay), followed until that job ends. Ctrl-C cancels the file in hand
+ * (the server keeps nothing of it); a killed CLI or a restarted server does not: the job goes on,
+ * and after a restart from its last stored part.
+ */
+async function importThroughServer(
+  target: { url: string; token: string },
+  files: DataFile[],
+  options: { dataset: string; format?: SourceFormat; progress: ProgressSink },
+): Promise<ImportReport> {
+  const { dataset, format, progress } = options;
+  const reports: ImportReport[] = [];
+  let trajectoriesSoFar = 0;
+  let bytesBefore = 0;
+  let current = '';
+  let currentJob: string | null = null;
+  // Once interrupted, the cancel's answer is what is said: the job seen canceled is not a result.
+  const halted = new AbortController();
+  const interrupted = () => {
+    halted.abort();
+    progress.stop();
+    const before = reports.filter((report) => report.trajectories > 0).length;
+    const kept =
+      before === 0
+        ? ''
+        : `; the ${before === 1 ? 'file' : `${before} files`} before it stay imported`;
+    const cancel =
+      currentJob === null
+        ? Promise.resolve()
+        : cancelImportJob(target.url, target.token, currentJob);
+    void cancel
+      .then(
+        () => `terrarium: import interrupted: the server keeps nothing of ${current}${kept}\n`,
+        () =>
+          `terrarium: import interrupted, but the server did not take the cancel: ${current} may go on importing (the Import page shows it)${kept}\n`,
+      )
+      .then((said) => {
+        process.stderr.write(said);
+        process.exit(130);
+      });
+  };
+  process.once('SIGINT', interrupted);
+  try {
+    for (const file of files) {
+      current = file.name;
+      let sent = 0;
+      const report = await uploadFile(target.url, file, {
+        dataset,
+        ...(format === undefined ? {} : { format }),
+        token: target.token,
+        onBytes: (byteLength) => {
+          sent += byteLength;
+          progress.at(bytesBefore + sent, {
+            file: `${file.name}: uploading`,
+            trajectories: trajectoriesSoFar,
+          });
+        },
+      })
+        .then(async (job) => {
+          currentJob = job.id;
+          // The bar starts again for the server's part: what it has stored of the file.
+          const ended = await followServerImport(target, job, halted.signal, (view) =>
+            progress.at(bytesBefore + view.doneBytes, {
+              file: `${file.name}: stored on the server`,
+              trajectories: trajectoriesSoFar + view.trajectories,
+            }),
+          );
+          return reportOfEndedJob(dataset, file, ended);
+        })
+        .catch((error: unknown) => failedFileReport(dataset, file, error))
+        .finally(() => {
+          currentJob = null;
+        });
+      trajectoriesSoFar += report.trajectories;
+      bytesBefore += file.size;
+      reports.push(report);
+    }
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+  return mergeReports(dataset, reports);
+}
+
+/** How often an import job on the server is read while the CLI follows it. */
+const FOLLOW_MS = 500;
+/** How long the CLI waits for a server that stopped answering (a restart) before it leaves. */
+const SERVER_AWAY_MS = 120_000;
 
 /**
- * Reads, while `fileName` uploads into `dataset`, the trajectories its import job on the server has
- * stored so far (the job the upload created: the newest running one of that dataset and file).
+ * Reads the import job until it ends. A server that stops answering (restarted, say) is waited
+ * for: its job goes on from its last stored part when it is back, and so does this.
  */
-function followServerImport(
+async function followServerImport(
   target: { url: string; token: string },
-  dataset: string,
-  fileName: string,
-  onStored: (trajectories: number) => void,
-): { stop(): void } {
-  let stopped = false;
-  const polling = pollEvery(FOLLOW_MS, async () => {
-    const job = (await fetchImportJobs(target.url, target.token)).find(
-      (found) =>
-        found.status === 'running' &&
-        found.dataset === dataset &&
-        found.files[0]?.name === fileName,
+  job: ImportJobView,
+  halted: AbortSignal,
+  onView: (view: ImportJobView) => void,
+): Promise<ImportJobView> {
+  let awaySince: number | null = null;
+  for (;;) {
+    const view = await fetchImportJobs(target.url, target.token).then(
+      (jobs) => jobs.find((found) => found.id === job.id) ?? null,
+      () => undefined,
     );
-    if (job !== undefined && !stopped) onStored(job.trajectories);
-  });
-  return {
-    stop() {
-      stopped = true;
-      polling.stop();
-    },
-  };
+    // Interrupted: the process exits once the cancel is said; nothing more is read or reported.
+    if (halted.aborted) return new Promise<never>(() => {});
+    if (view === undefined) {
+      if (awaySince === null) {
+        awaySince = Date.now();
+        process.stderr.write(
+          `terrarium: the server at ${target.url} stopped answering; the import of ${job.files[0]?.name ?? 'the file'} is its job and goes on when it is back: waiting for it…\n`,
+        );
+      }
+      if (Date.now() - awaySince > SERVER_AWAY_MS) {
+        throw new CliError(
+          `the server at ${target.url} has not answered for ${SERVER_AWAY_MS / 60_000} minutes; the import goes on when it is back (its Import page shows it)`,
+        );
+      }
+    } else {
+      awaySince = null;
+      if (view === null) throw new CliError(`the server no longer lists import ${job.id}`);
+      onView(view);
+      if (view.status !== 'queued' && view.status !== 'running') return view;
+    }
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_MS));
+  }
+}
+
+/** What an ended job of the server imported, or why it imported nothing. */
+function reportOfEndedJob(dataset: string, file: DataFile, job: ImportJobView): ImportReport {
+  if (job.status === 'done' && job.report !== null) return job.report;
+  const reason =
+    job.status === 'canceled'
+      ? 'canceled on the server (its Import page, or another client): nothing of it was kept'
+      : (job.error ?? 'the import stopped');
+  return failedFileReport(dataset, file, new Error(reason));
 }
 
 /**
@@ -419,8 +474,13 @@ const ERRORS_SHOWN = 20;
 function printSummary(report: ImportReport, target: DataTarget): void {
   const via = target.kind === 'server' ? ` through the server at ${target.url}` : '';
   const format = report.format ? ` (${report.format})` : '';
+  const repeated = alreadyStoredNote(report);
+  // Nothing stored and nothing already there: the result first, not "Imported 0 …" (walk 46).
+  const nothing = report.trajectories === 0 && repeated === null;
   const lines = [
-    `Imported ${plural(report.trajectories, 'trajectory', 'trajectories')}, ${plural(report.transitions, 'transition')}${format} into dataset "${report.dataset}"${via}.`,
+    nothing
+      ? `Nothing was imported into dataset "${report.dataset}"${via}.`
+      : `Imported ${plural(report.trajectories, 'trajectory', 'trajectories')}, ${plural(report.transitions, 'transition')}${format} into dataset "${report.dataset}"${via}.`,
   ];
   if (report.quarantined > 0) {
     lines.push(
@@ -429,9 +489,7 @@ function printSummary(report: ImportReport, target: DataTarget): void {
   }
   const unread = unreadFilesNote(report);
   if (unread !== null) lines.push(`${unread} (named below).`);
-  const repeated = alreadyStoredNote(report);
   if (repeated !== null) lines.push(repeated);
-  else if (report.trajectories === 0) lines.push('Nothing was imported.');
   process.stdout.write(`${lines.join('\n')}\n`);
   for (const error of report.errors.slice(0, ERRORS_SHOWN)) {
     const place =

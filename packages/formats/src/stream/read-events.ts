@@ -121,9 +121,23 @@ class RecordConverter {
     const events = this.eventsOf(items);
     if (this.held === null) return events;
     if (this.stopped) {
-      // Unreadable past this point: what failed before it is quarantined as ever.
       const held = this.held;
       this.held = null;
+      const stop = events.find((event) => event.type === 'fatal');
+      const readAny = events.some((event) => event.type === 'trajectory');
+      // Nothing read as the forced format before the file stopped reading as it, and detection
+      // reads it as another: the format is wrong, not the file (walk 46: an OpenAI-messages file
+      // forced as tau2-bench counted "1 bad record" and its whole rest skipped).
+      if (stop?.type === 'fatal' && !readAny && this.otherDetected() !== null) {
+        const at = stop.error.line === null ? '' : ` at line ${stop.error.line}`;
+        return [
+          this.notThisFormat(
+            `it stopped reading as ${this.adapter.format}${at} (${stop.error.reason})`,
+            [],
+          ),
+        ];
+      }
+      // Unreadable past this point: what failed before it is quarantined as ever.
       return [...held, ...events];
     }
     const out: ImportEvent[] = [];
@@ -132,7 +146,10 @@ class RecordConverter {
         out.push(event);
       } else if (event.type === 'quarantine') {
         this.held.push(event);
-        if (this.held.length >= FORCED_FORMAT_PROBE_RECORDS) return [this.notThisFormat(this.held)];
+        if (this.held.length >= FORCED_FORMAT_PROBE_RECORDS) {
+          const what = `its first ${FORCED_FORMAT_PROBE_RECORDS} records all failed as ${this.adapter.format}`;
+          return [this.notThisFormat(what, this.held)];
+        }
       } else {
         // A record read as the format: the file is one, and its failures are its own.
         if (event.type === 'trajectory') {
@@ -145,31 +162,43 @@ class RecordConverter {
     return out;
   }
 
-  /** The failures still held when the file ends with fewer records than the probe: as they are. */
+  /**
+   * The failures still held when the file ends with fewer records than the probe: as they are,
+   * unless detection reads the file as another format (then every record failing says that).
+   */
   finish(): ImportEvent[] {
     const held = this.held ?? [];
     this.held = null;
+    if (held.length > 0 && this.otherDetected() !== null) {
+      const records = held.length === 1 ? 'its one record' : `all its ${held.length} records`;
+      return [this.notThisFormat(`${records} failed as ${this.adapter.format}`, held)];
+    }
     return held;
   }
 
-  private notThisFormat(failures: ImportEvent[]): ImportEvent {
+  /** The format the file reads as when left to detection, when that is not the forced one. */
+  private otherDetected(): string | null {
+    const detected = this.forced?.detected ?? null;
+    return detected === this.adapter.format ? null : detected;
+  }
+
+  /** The file is not of the forced format: one error saying why, instead of its records'. */
+  private notThisFormat(what: string, failures: ImportEvent[]): ImportEvent {
     this.stopped = true;
     this.held = null;
     const [first] = failures;
+    const which = failures.length === 1 ? '' : 'the first, ';
     const example =
       first?.type === 'quarantine'
-        ? ` (the first, line ${first.error.line ?? '?'}: ${first.error.reason})`
+        ? ` (${which}line ${first.error.line ?? '?'}: ${first.error.reason})`
         : '';
-    const detected = this.forced?.detected;
-    const hint =
-      detected === null || detected === undefined || detected === this.adapter.format
-        ? ''
-        : `; left to detection, it reads as ${detected}`;
+    const detected = this.otherDetected();
+    const hint = detected === null ? '' : `; left to detection, it reads as ${detected}`;
     return fatal({
       file: this.file,
       line: null,
       byteOffset: null,
-      reason: `not ${this.adapter.format}: its first ${FORCED_FORMAT_PROBE_RECORDS} records all failed as ${this.adapter.format}${example}${hint}`,
+      reason: `not ${this.adapter.format}: ${what}${example}${hint}`,
     });
   }
 

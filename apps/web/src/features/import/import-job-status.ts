@@ -1,10 +1,15 @@
 import type { ImportJobView } from '@terrarium/schema';
 import { formatCount } from '../../app/format';
 
+/**
+ * A size in decimal units, as `ls --si`, file managers and the data's SOURCE.md files give it
+ * (walk 46: 264,347,818 bytes read "252.1 MB", a MiB figure under the MB label).
+ */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} KB`;
+  if (bytes < 1_000_000_000) return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  return `${(bytes / 1_000_000_000).toFixed(2)} GB`;
 }
 
 /** Share of the job's bytes behind its stored groups, 0-1. */

@@ -18,6 +18,11 @@ import { ServerSilentNote } from './server-silent-note';
 
 /** How often the page asks for the imports' progress while one runs. */
 const POLL_MS = 1000;
+/**
+ * With nothing running here, the list is still read now and then: an import started from the CLI
+ * or another tab shows up, with its progress and Cancel, without a reload (walk 46).
+ */
+const IDLE_POLL_MS = 5000;
 
 /** The upload's state once its job has finished; null while it runs. */
 function finishedUpload(upload: Upload, job: ImportJobView): Partial<Upload> | null {
@@ -87,7 +92,7 @@ export function ImportPage() {
           upload.status === 'uploading' ||
           upload.status === 'importing',
       );
-      return waiting || list.some(isActive) ? POLL_MS : false;
+      return waiting || list.some(isActive) ? POLL_MS : IDLE_POLL_MS;
     },
   });
   const jobsById = new Map((jobs.data ?? []).map((job) => [job.id, job]));
@@ -173,9 +178,20 @@ export function ImportPage() {
   const datasetIdByName = new Map(datasets.data?.map((dataset) => [dataset.name, dataset.id]));
   // Offered only where this import stored something: a file that added nothing to an existing
   // dataset would otherwise open trajectories it did not bring.
-  const openDataset = (name: string, imported: number) => {
+  const openDataset = (name: string, imported: number, finishedAt: string | null = null) => {
     const datasetId = datasetIdByName.get(name);
-    return datasetId === undefined || imported === 0 ? null : (
+    if (imported === 0) return null;
+    if (datasetId === undefined) {
+      // Imported, then deleted: said, where "imported" alone read as still there (walk 46). Only
+      // from a list of datasets read after the import ended, which would hold it if it were there.
+      const listedAfter = finishedAt !== null && datasets.dataUpdatedAt > Date.parse(finishedAt);
+      return !listedAfter ? null : (
+        <span className="muted" data-testid="dataset-deleted">
+          (dataset since deleted)
+        </span>
+      );
+    }
+    return (
       <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>Open {name}</Link>
     );
   };
@@ -328,7 +344,7 @@ export function ImportPage() {
                 )
               }
             >
-              {job.status === 'done' && openDataset(job.dataset, job.trajectories)}
+              {job.status === 'done' && openDataset(job.dataset, job.trajectories, job.finishedAt)}
             </ImportJobRow>
           ))}
           {(jobs.data?.length ?? 0) >= historyLimit && historyLimit < MAX_HISTORY && (

@@ -513,11 +513,11 @@ function OutcomeLine({ outcome }: { outcome: Outcome }) {
           {outcome.runtime}
         </strong>
       </span>
-      <span>
+      <span title="Tokens the model generated, per second; the prompt's tokens are not counted">
         <strong data-testid="tokens-per-second">
           {outcome.tokensPerSecond === null ? '–' : outcome.tokensPerSecond.toFixed(0)}
         </strong>{' '}
-        tokens/s
+        output tokens/s
       </span>
       <span title={`finish reason: ${outcome.finish.reason}`}>
         stopped at: {finishInWords(outcome.finish)}

@@ -1,6 +1,11 @@
 import { simulateSteps } from '@terrarium/fidelity/simulate';
 import type { PromptNeighbor } from '@terrarium/inference';
-import type { DecodeClient, ExecutionProviderChoice, ModelVariant } from '@terrarium/inference/web';
+import type {
+  DecodeClient,
+  ExecutionProviderChoice,
+  ModelVariant,
+  WebExecutionProvider,
+} from '@terrarium/inference/web';
 import {
   readAllSteps,
   trajectoryFromDetail,
@@ -94,6 +99,11 @@ export interface BrowserSimulationOptions {
   maxSteps?: number;
   /** Output budget per prediction (default: the ONNX world model's, 256). */
   maxTokens?: number;
+  /** Told once the model is loaded: what it runs on, and why not WebGPU when it fell back. */
+  onModel?: (loaded: {
+    executionProvider: WebExecutionProvider;
+    fallbackReason: string | null;
+  }) => void;
   signal?: AbortSignal;
   onStep?: (step: SimulatedStep) => void;
 }
@@ -116,6 +126,10 @@ export async function simulateInBrowser(
       ...(options.client === undefined ? {} : { client: options.client }),
     },
   );
+  options.onModel?.({
+    executionProvider: model.executionProvider,
+    fallbackReason: model.fallbackReason,
+  });
   const label = `${model.name} (${model.executionProvider}, ${model.variant})`;
   const neighbors = options.neighbors;
   const steps = await simulateSteps(

@@ -209,6 +209,11 @@ export function TrajectoryRun({ servedModels }: { servedModels: readonly string[
           )}
         </form>
         {chosen.data && model !== '' && <ModelSplitNote model={model} trajectory={chosen.data} />}
+        {simulation.fallback !== null && (
+          <p className="note" role="status" data-testid="trajectory-run-fallback">
+            {simulation.fallback}
+          </p>
+        )}
         {simulation.run?.status === 'stopped' && (
           <p className="status muted" data-testid="trajectory-run-stopped">
             Stopped after {steps.length} {steps.length === 1 ? 'transition' : 'transitions'}.

@@ -1,6 +1,7 @@
 import type { SimulatedStep, SimulationResult } from '@terrarium/schema';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTRPCClient } from '../../app/trpc';
+import { providerFallbackNotice } from './provider-fallback';
 import {
   loadTrajectoryForBrowser,
   simulateInBrowser,
@@ -19,7 +20,11 @@ export interface BrowserSimulation {
   run: BrowserRun | null;
   /** Steps predicted so far, while the run goes on. */
   steps: readonly SimulatedStep[];
-  start(options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors'>): void;
+  /** Why the run is not on the provider asked for (WebGPU asked, wasm used), or null. */
+  fallback: string | null;
+  start(
+    options?: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors' | 'onModel'>,
+  ): void;
   stop(): void;
 }
 
@@ -35,23 +40,38 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
   const client = useTRPCClient();
   const [run, setRun] = useState<BrowserRun | null>(null);
   const [steps, setSteps] = useState<readonly SimulatedStep[]>([]);
+  const [fallback, setFallback] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
 
   useEffect(() => () => controller.current?.abort(), []);
 
   const start = useCallback(
-    (options: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors'> = {}) => {
+    (
+      options: Omit<BrowserSimulationOptions, 'signal' | 'onStep' | 'neighbors' | 'onModel'> = {},
+    ) => {
       controller.current?.abort();
       const abort = new AbortController();
       controller.current = abort;
       setRun({ status: 'running' });
       setSteps([]);
+      setFallback(null);
       loadTrajectoryForBrowser(client, trajectoryId)
         .then((trajectory) =>
           simulateInBrowser(trajectory, {
             ...options,
             neighbors: stepNeighbors(client, trajectoryId),
             signal: abort.signal,
+            // Said as the playground says it (walk 46: WebGPU asked, wasm used, nothing said).
+            onModel: ({ executionProvider, fallbackReason }) => {
+              if (abort.signal.aborted) return;
+              setFallback(
+                providerFallbackNotice(
+                  options.executionProvider ?? 'auto',
+                  executionProvider,
+                  fallbackReason,
+                ),
+              );
+            },
             onStep: (step) => {
               if (!abort.signal.aborted) setSteps((previous) => [...previous, step]);
             },
@@ -74,5 +94,5 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
     setRun((previous) => (previous?.status === 'running' ? { status: 'stopped' } : previous));
   }, []);
 
-  return { run, steps, start, stop };
+  return { run, steps, fallback, start, stop };
 }

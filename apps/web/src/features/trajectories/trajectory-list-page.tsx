@@ -23,7 +23,8 @@ export function TrajectoryListPage({
   const dataset = datasets.data?.find((candidate) => candidate.id === datasetId);
   const filter = toTrajectoryFilter(datasetId, query);
   const paged = useTrajectoryTotal(filter);
-  const title = datasetId === null ? 'All trajectories' : (dataset?.name ?? datasetId);
+  // While the datasets load, no name yet rather than the store's id as if it were one (walk 46).
+  const title = datasetId === null ? 'All trajectories' : (dataset?.name ?? 'Dataset…');
   const datasetNames = useMemo(
     () => new Map((datasets.data ?? []).map((candidate) => [candidate.id, candidate.name])),
     [datasets.data],
