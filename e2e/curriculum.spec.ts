@@ -197,7 +197,7 @@ test('a simulator’s divergent steps open with their content score and the diff
   await expect(pair.getByRole('heading', { name: 'Executable world' })).toBeVisible();
   await expect(pair.getByRole('heading', { name: 'Simulator' })).toBeVisible();
   await expect(pair.getByTestId('text-diff')).toBeVisible();
-  await expect(pair).toContainText('content score');
+  await expect(pair).toContainText(/, step \d+: content score \d+\.\d\./);
   await pair.getByRole('link', { name: 'Open the simulated rollout at this step' }).click();
   await expect(page).toHaveURL(/\/datasets\/[^/]+\/trajectories\/[^/?]+\?step=\d+$/);
 });

@@ -223,8 +223,10 @@ test('an import started elsewhere shows up without a reload, and says when its d
   await trpcMutation(request, 'datasets.delete', {
     datasetId: await datasetIdByName(request, dataset),
   });
-  await page.reload();
-  await expect(row.getByTestId('dataset-deleted')).toHaveText('(dataset since deleted)');
+  // The next read of the list says so, without a reload.
+  await expect(row.getByTestId('dataset-deleted')).toHaveText('(dataset since deleted)', {
+    timeout: 15_000,
+  });
   await expect(row.getByRole('link', { name: `Open ${dataset}` })).toHaveCount(0);
 });
 

@@ -5,10 +5,17 @@ export interface ProgressSink {
   advance(byteLength: number, status: { file: string; trajectories: number }): void;
   /** Moves the bar to `doneBytes` (back too: an upload's bytes, then the server's stored ones). */
   at(doneBytes: number, status: { file: string; trajectories: number }): void;
+  /** Writes a line to stderr above the bar (written under a live bar, the two garble each other). */
+  note(line: string): void;
   stop(): void;
 }
 
-const SILENT: ProgressSink = { advance() {}, at() {}, stop() {} };
+const SILENT: ProgressSink = {
+  advance() {},
+  at() {},
+  note: (line) => process.stderr.write(line),
+  stop() {},
+};
 
 export function byteProgress(totalBytes: number, enabled: boolean): ProgressSink {
   if (!enabled || !process.stderr.isTTY) return SILENT;
@@ -19,20 +26,25 @@ export function byteProgress(totalBytes: number, enabled: boolean): ProgressSink
     clearOnComplete: true,
   });
   let done = 0;
-  bar.start(totalBytes, 0, {
-    done: megabytes(0),
-    total_mb: megabytes(totalBytes),
-    trajectories: 0,
-    file: '',
-  });
+  let shown = { done: megabytes(0), total_mb: megabytes(totalBytes), trajectories: 0, file: '' };
+  bar.start(totalBytes, 0, shown);
+  const show = (status: { file: string; trajectories: number }) => {
+    shown = { ...shown, done: megabytes(done), ...status, file: shorten(status.file) };
+    bar.update(done, shown);
+  };
   return {
     advance(byteLength, status) {
       done += byteLength;
-      bar.update(done, { done: megabytes(done), ...status, file: shorten(status.file) });
+      show(status);
     },
     at(doneBytes, status) {
       done = doneBytes;
-      bar.update(done, { done: megabytes(done), ...status, file: shorten(status.file) });
+      show(status);
+    },
+    note(line) {
+      bar.stop();
+      process.stderr.write(line);
+      bar.start(totalBytes, done, shown);
     },
     stop: () => bar.stop(),
   };

@@ -134,15 +134,22 @@ export function uploadFile(
         });
       },
     );
-    upload.on('error', () =>
+    let sent = 0;
+    upload.on('error', (error) =>
       reject(
         new CliError(
-          `the server at ${serverUrl} stopped answering while ${file.name} was uploading: nothing of it was kept`,
+          sent < file.size
+            ? `the server at ${serverUrl} stopped answering while ${file.name} was uploading (${error.message}): nothing of it was kept`
+            : // All sent: the server may have stored it and made its job before the answer was lost.
+              `the server at ${serverUrl} stopped answering once ${file.name} was sent (${error.message}): it may have taken it (its Import page shows it)`,
         ),
       ),
     );
     const source = createReadStream(file.path);
-    source.on('data', (chunk) => options.onBytes(chunk.length));
+    source.on('data', (chunk) => {
+      sent += chunk.length;
+      options.onBytes(chunk.length);
+    });
     source.on('error', (error) => {
       upload.destroy(error);
       reject(error);
@@ -151,17 +158,43 @@ export function uploadFile(
   });
 }
 
-/** Cancels an import job of the server (nothing of it is kept), as the Import page's Cancel. */
+function importsClient(serverUrl: string, token: string) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
+  }).imports;
+}
+
+/**
+ * One import job of the server, or `'away'` when the server gave no answer (stopped, restarting);
+ * a refusal (a token it does not take, no such job) throws, in the server's words.
+ */
+export async function fetchImportJob(
+  serverUrl: string,
+  token: string,
+  jobId: string,
+): Promise<ImportJobView | 'away'> {
+  try {
+    return await importsClient(serverUrl, token).get.query({ jobId });
+  } catch (error) {
+    if (error instanceof TRPCClientError && (error.data === undefined || error.data === null)) {
+      return 'away';
+    }
+    throw serverFailure(error, serverUrl);
+  }
+}
+
+/**
+ * Cancels an import job of the server, as the Import page's Cancel: whether this call stopped it
+ * (nothing of it is kept) and the job as it is now (it may have ended already).
+ */
 export async function cancelImportJob(
   serverUrl: string,
   token: string,
   jobId: string,
-): Promise<void> {
-  const trpc = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
-  });
+  signal: AbortSignal,
+): Promise<{ canceled: boolean; job: ImportJobView }> {
   try {
-    await trpc.imports.cancel.mutate({ jobId });
+    return await importsClient(serverUrl, token).cancel.mutate({ jobId }, { signal });
   } catch (error) {
     throw serverFailure(error, serverUrl);
   }

@@ -22,6 +22,8 @@ export interface NewImportJob {
 export interface ImportJobRecord {
   id: string;
   dataset: string;
+  /** The id of the dataset of that name now: null before it exists, and once it is deleted. */
+  datasetId: string | null;
   format: string | null;
   files: ImportJobFile[];
   ownsFiles: boolean;
@@ -73,7 +75,9 @@ export interface ImportJobStore {
 
 const ID_PATTERN = /^[1-9]\d{0,18}$/;
 const iso = (column: string) => `to_char(j.${column} AT TIME ZONE 'UTC', ${ISO_UTC}) AS ${column}`;
-const COLUMNS = `j.id::text AS id, j.dataset, j.format, j.files, j.owns_files, j.status,
+const COLUMNS = `j.id::text AS id, j.dataset,
+  (SELECT d.id::text FROM datasets d WHERE d.name = j.dataset) AS dataset_id,
+  j.format, j.files, j.owns_files, j.status,
   j.batch_id::text AS batch_id, b.status AS batch_status, j.total_bytes::float8 AS total_bytes,
   j.done_bytes::float8 AS done_bytes, j.trajectories, j.resumes, j.checkpoint, j.report, j.error,
   ${iso('created_at')}, ${iso('updated_at')}, ${iso('finished_at')}`;
@@ -115,6 +119,7 @@ function jobOf(row: Row): ImportJobRecord {
   return {
     id: textColumn(row, 'id'),
     dataset: textColumn(row, 'dataset'),
+    datasetId: nullableTextColumn(row, 'dataset_id'),
     format: nullableTextColumn(row, 'format'),
     files: filesOf(jsonColumn(row, 'files')),
     ownsFiles: row['owns_files'] === true,

@@ -621,6 +621,22 @@ describe('readTrajectories on the real files', () => {
         format: 'intercode',
       }),
     );
+    // A resumed read (past offset 0) has read records as the format before: its failures stay
+    // its own, quarantined one by one.
+    const resumed = await collect(
+      readTrajectories(chunked(new Uint8Array(readFileSync(RETAIL)), [65536]), {
+        fileName: 'retail.json',
+        format: 'intercode',
+        resumeAfter: 0,
+      }),
+    );
+    expect(resumed.map((event) => event.type)).toEqual([
+      'format',
+      'quarantine',
+      'quarantine',
+      'quarantine',
+      'quarantine',
+    ]);
     expect(asInterCode.filter((event) => event.type !== 'format')).toEqual([
       {
         type: 'fatal',

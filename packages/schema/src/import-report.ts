@@ -140,6 +140,11 @@ export type ImportJobStatus = z.infer<typeof ImportJobStatus>;
 export const ImportJobView = z.object({
   id: z.string(),
   dataset: z.string(),
+  /**
+   * The id of the dataset of that name now: null before it exists, and once it is deleted (a
+   * finished import's dataset may be gone since: the page says so rather than "imported" alone).
+   */
+  datasetId: z.string().nullable(),
   format: SourceFormat.nullable(),
   /** As the user named them; where the server keeps them is not shown. */
   files: z.array(z.object({ name: z.string(), size: z.number() })),

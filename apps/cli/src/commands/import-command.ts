@@ -19,7 +19,7 @@ import {
 import { CliError } from '../cli-error';
 import { connect, disconnect, type DataTarget, type GlobalOptions } from '../connect';
 import { byteProgress, type ProgressSink } from '../progress';
-import { cancelImportJob, fetchImportJobs, uploadFile } from '../server-client';
+import { cancelImportJob, fetchImportJob, uploadFile } from '../server-client';
 
 export interface ImportCommandOptions extends GlobalOptions {
   format?: string;
@@ -105,11 +105,28 @@ async function importInto(
   return importAsJob(target.store, files, { dataset, format, progress });
 }
 
+/** How long Ctrl-C waits for the server to take the cancel (or the upload's answer) before exiting. */
+const CANCEL_WAIT_MS = 10_000;
+
+/** The file being uploaded or imported: its name, its upload's answer (the job), all sent yet. */
+interface FileInHand {
+  name: string;
+  job: Promise<ImportJobView> | null;
+  allSent: boolean;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
 /**
- * Each file uploaded to the server, which imports it as its own job (one batch per file: a failed
- * file is listed, the others stay), followed until that job ends. Ctrl-C cancels the file in hand
- * (the server keeps nothing of it); a killed CLI or a restarted server does not: the job goes on,
- * and after a restart from its last stored part.
+ * Each file uploaded to the server, which imports it as its own job (one batch per file: a file
+ * the server refuses is listed, the others go on), followed until that job ends. Ctrl-C cancels
+ * the file in hand (the server keeps nothing of it); a killed CLI or a restarted server does not:
+ * the job goes on, and after a restart from its last stored part.
  */
 async function importThroughServer(
   target: { url: string; token: string },
@@ -120,8 +137,7 @@ async function importThroughServer(
   const reports: ImportReport[] = [];
   let trajectoriesSoFar = 0;
   let bytesBefore = 0;
-  let current = '';
-  let currentJob: string | null = null;
+  let current: FileInHand | null = null;
   // Once interrupted, the cancel's answer is what is said: the job seen canceled is not a result.
   const halted = new AbortController();
   const interrupted = () => {
@@ -132,16 +148,8 @@ async function importThroughServer(
       before === 0
         ? ''
         : `; the ${before === 1 ? 'file' : `${before} files`} before it stay imported`;
-    const cancel =
-      currentJob === null
-        ? Promise.resolve()
-        : cancelImportJob(target.url, target.token, currentJob);
-    void cancel
-      .then(
-        () => `terrarium: import interrupted: the server keeps nothing of ${current}${kept}\n`,
-        () =>
-          `terrarium: import interrupted, but the server did not take the cancel: ${current} may go on importing (the Import page shows it)${kept}\n`,
-      )
+    void interruptedText(target, current)
+      .then((said) => `terrarium: import interrupted${said}${kept}\n`)
       .then((said) => {
         process.stderr.write(said);
         process.exit(130);
@@ -149,36 +157,43 @@ async function importThroughServer(
   };
   process.once('SIGINT', interrupted);
   try {
-    for (const file of files) {
-      current = file.name;
+    for (const [position, file] of files.entries()) {
       let sent = 0;
-      const report = await uploadFile(target.url, file, {
+      const hand: FileInHand = { name: file.name, job: null, allSent: false };
+      current = hand;
+      hand.job = uploadFile(target.url, file, {
         dataset,
         ...(format === undefined ? {} : { format }),
         token: target.token,
         onBytes: (byteLength) => {
           sent += byteLength;
+          hand.allSent = sent >= file.size;
           progress.at(bytesBefore + sent, {
             file: `${file.name}: uploading`,
             trajectories: trajectoriesSoFar,
           });
         },
-      })
-        .then(async (job) => {
-          currentJob = job.id;
-          // The bar starts again for the server's part: what it has stored of the file.
-          const ended = await followServerImport(target, job, halted.signal, (view) =>
-            progress.at(bytesBefore + view.doneBytes, {
-              file: `${file.name}: stored on the server`,
-              trajectories: trajectoriesSoFar + view.trajectories,
-            }),
-          );
-          return reportOfEndedJob(dataset, file, ended);
-        })
-        .catch((error: unknown) => failedFileReport(dataset, file, error))
-        .finally(() => {
-          currentJob = null;
-        });
+      });
+      const job = await hand.job.catch((error: unknown) => error);
+      if (!isJobView(job)) {
+        // Refused or cut off while uploading: this file is listed, the next ones go.
+        reports.push(failedFileReport(dataset, file, job));
+        bytesBefore += file.size;
+        continue;
+      }
+      // The bar starts again for the server's part: what it has stored of the file.
+      const ended = await followServerImport(target, job, halted.signal, progress, (view) =>
+        progress.at(bytesBefore + view.doneBytes, {
+          file: `${file.name}: ${view.status === 'queued' ? 'queued on' : 'importing on'} the server`,
+          trajectories: trajectoriesSoFar + view.trajectories,
+        }),
+      ).catch((error: unknown) => {
+        // The job is the server's and goes on: said for the whole command, never as a bad file.
+        const unsent = files.slice(position + 1).map((left) => left.name);
+        const also = unsent.length === 0 ? '' : `; not sent: ${someNames(unsent)}`;
+        throw new CliError(`${error instanceof Error ? error.message : String(error)}${also}`);
+      });
+      const report = reportOfEndedJob(dataset, file, ended);
       trajectoriesSoFar += report.trajectories;
       bytesBefore += file.size;
       reports.push(report);
@@ -189,6 +204,38 @@ async function importThroughServer(
   return mergeReports(dataset, reports);
 }
 
+function isJobView(value: unknown): value is ImportJobView {
+  return typeof value === 'object' && value !== null && 'id' in value && 'status' in value;
+}
+
+/**
+ * What Ctrl-C did to the file in hand, in words after "import interrupted": its job canceled
+ * (nothing kept), ended already (it stays), or not known to have stopped.
+ */
+async function interruptedText(
+  target: { url: string; token: string },
+  current: FileInHand | null,
+): Promise<string> {
+  if (current === null) return '';
+  const { name } = current;
+  const mayGoOn = `: the server did not take the cancel, so ${name} may go on importing (its Import page shows it)`;
+  // Cut off mid-upload, the server drops what it got; once all is sent, the job may exist.
+  if (current.job === null) return `: the server keeps nothing of ${name}`;
+  const job = await within(current.job, current.allSent ? CANCEL_WAIT_MS : 0).catch(() => null);
+  if (job === null) return current.allSent ? mayGoOn : `: the server keeps nothing of ${name}`;
+  const abort = new AbortController();
+  const answer = await within(
+    cancelImportJob(target.url, target.token, job.id, abort.signal),
+    CANCEL_WAIT_MS,
+  ).catch(() => null);
+  abort.abort();
+  if (answer === null) return mayGoOn;
+  if (answer.canceled) return `: the server keeps nothing of ${name}`;
+  return answer.job.status === 'done'
+    ? ` after the server had imported ${name}: it stays (${plural(answer.job.trajectories, 'trajectory', 'trajectories')})`
+    : `: ${name} had already ended on the server (${answer.job.status})`;
+}
+
 /** How often an import job on the server is read while the CLI follows it. */
 const FOLLOW_MS = 500;
 /** How long the CLI waits for a server that stopped answering (a restart) before it leaves. */
@@ -196,37 +243,36 @@ const SERVER_AWAY_MS = 120_000;
 
 /**
  * Reads the import job until it ends. A server that stops answering (restarted, say) is waited
- * for: its job goes on from its last stored part when it is back, and so does this.
+ * for: its job goes on from its last stored part when it is back, and so does this. A refusal
+ * (a token it no longer takes, a job it does not have) ends the wait at once.
  */
 async function followServerImport(
   target: { url: string; token: string },
   job: ImportJobView,
   halted: AbortSignal,
+  progress: ProgressSink,
   onView: (view: ImportJobView) => void,
 ): Promise<ImportJobView> {
+  const name = job.files[0]?.name ?? 'the file';
   let awaySince: number | null = null;
   for (;;) {
-    const view = await fetchImportJobs(target.url, target.token).then(
-      (jobs) => jobs.find((found) => found.id === job.id) ?? null,
-      () => undefined,
-    );
+    const view = await fetchImportJob(target.url, target.token, job.id);
     // Interrupted: the process exits once the cancel is said; nothing more is read or reported.
     if (halted.aborted) return new Promise<never>(() => {});
-    if (view === undefined) {
+    if (view === 'away') {
       if (awaySince === null) {
         awaySince = Date.now();
-        process.stderr.write(
-          `terrarium: the server at ${target.url} stopped answering; the import of ${job.files[0]?.name ?? 'the file'} is its job and goes on when it is back: waiting for it…\n`,
+        progress.note(
+          `terrarium: the server at ${target.url} stopped answering; the import of ${name} is its job and goes on when it is back: waiting for it…\n`,
         );
       }
       if (Date.now() - awaySince > SERVER_AWAY_MS) {
         throw new CliError(
-          `the server at ${target.url} has not answered for ${SERVER_AWAY_MS / 60_000} minutes; the import goes on when it is back (its Import page shows it)`,
+          `the server at ${target.url} has not answered for ${SERVER_AWAY_MS / 60_000} minutes; import ${job.id} of ${name} is its job and goes on when it is back (its Import page shows it)`,
         );
       }
     } else {
       awaySince = null;
-      if (view === null) throw new CliError(`the server no longer lists import ${job.id}`);
       onView(view);
       if (view.status !== 'queued' && view.status !== 'running') return view;
     }

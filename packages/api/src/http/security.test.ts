@@ -109,6 +109,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'curriculum.cancel': 'researcher',
   'curriculum.rollouts': 'researcher',
   'imports.list': 'researcher',
+  'imports.get': 'researcher',
   'imports.cancel': 'researcher',
   'curriculum.divergences': 'researcher',
   'curriculum.policies': 'researcher',

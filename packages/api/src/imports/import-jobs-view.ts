@@ -8,6 +8,7 @@ export function importJobView(job: ImportJobRecord): ImportJobView {
   return {
     id: job.id,
     dataset: job.dataset,
+    datasetId: job.datasetId,
     format: format.success ? format.data : null,
     files: job.files.map((file) => ({ name: file.name, size: file.size })),
     status: job.status,

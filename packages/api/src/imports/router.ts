@@ -5,7 +5,10 @@ import { importJobView } from './import-jobs-view';
 
 const JobId = z.object({ jobId: z.string().min(1).max(40) });
 
-/** Imports as jobs: the Import page polls `list` while any runs, and cancels with `cancel`. */
+/**
+ * Imports as jobs: the Import page polls `list` while any runs, and cancels with `cancel`; the CLI
+ * follows the one it started with `get`.
+ */
 export const importsRouter = createRouter({
   list: researcherProcedure
     .input(
@@ -14,6 +17,13 @@ export const importsRouter = createRouter({
     .query(async ({ ctx, input }) =>
       (await ctx.store.listImportJobs(input.limit)).map(importJobView),
     ),
+
+  /** One job, by id: what a client that started it follows (a list may have pushed it out). */
+  get: researcherProcedure.input(JobId).query(async ({ ctx, input }) => {
+    const job = await ctx.store.getImportJob(input.jobId);
+    if (job === null) throw new TRPCError({ code: 'NOT_FOUND', message: 'no such import' });
+    return importJobView(job);
+  }),
 
   cancel: researcherProcedure.input(JobId).mutation(async ({ ctx, input }) => {
     const jobs = ctx.importJobs;

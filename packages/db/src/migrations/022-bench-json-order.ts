@@ -10,7 +10,9 @@ import type { Migration } from './migration';
  * whole), so nothing else changes.
  *
  * Benches stored before this keep the order jsonb gave them: the agent's order is not in the
- * database any more. A bench built again from its datasets has the agent's order.
+ * database any more. A bench built again from its datasets has the agent's order. The change of
+ * type rewrites both tables once, in the migration's transaction (the old and the new copy are
+ * both on disk until it commits).
  */
 export const benchJsonOrder: Migration = {
   version: 22,

@@ -114,7 +114,8 @@ class RecordConverter {
     /** The format was named by the user; `detected` is what the file reads as without it. */
     private readonly forced: { detected: string | null } | null = null,
   ) {
-    this.held = forced === null ? null : [];
+    // A resumed read (resumeAfter ≥ 0) has read records as the format already: it is one.
+    this.held = forced === null || resumeAfter >= 0 ? null : [];
   }
 
   eventsFor(items: SplitItem[]): ImportEvent[] {

@@ -20,7 +20,7 @@ function DivergencePair({ divergence }: { divergence: RolloutDivergence }) {
   return (
     <section className="divergence-pair" aria-label="Divergent step">
       <p>
-        <code>{divergence.action}</code>, probe {divergence.probe}, step {divergence.step + 1}:
+        <code>{divergence.action}</code>, probe {divergence.probe}, step {divergence.step + 1}:{' '}
         {divergence.contentScore === null
           ? 'the simulator gave no answer (not scored)'
           : `content score ${formatScore(divergence.contentScore)}`}

@@ -65,6 +65,26 @@ function withJobOutcomes(uploads: readonly Upload[], jobs: readonly ImportJobVie
 const HISTORY_PAGE = 50;
 const MAX_HISTORY = 1000;
 
+/**
+ * An import not started here names its dataset as the server has it now: imported, then deleted
+ * is said, where "imported" alone read as still there (walk 46).
+ */
+function openJobDataset(job: ImportJobView) {
+  if (job.trajectories === 0) return null;
+  if (job.datasetId === null) {
+    return (
+      <span className="muted" data-testid="dataset-deleted">
+        (dataset since deleted)
+      </span>
+    );
+  }
+  return (
+    <Link to={{ page: 'trajectories', datasetId: job.datasetId, query: EMPTY_LIST_QUERY }}>
+      Open {job.dataset}
+    </Link>
+  );
+}
+
 export function ImportPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -99,9 +119,10 @@ export function ImportPage() {
   // An upload follows its job: when the job ends, the row shows how (derived while rendering, so
   // a row never waits for an effect to catch up with the job list).
   const uploads = withJobOutcomes(sentUploads, jobs.data ?? []);
-  const ended = uploads.filter(
-    (upload) => upload.jobId !== null && upload.status !== 'importing',
-  ).length;
+  // Uploads of this page that ended, and imports from elsewhere (the CLI, another tab) done.
+  const ended =
+    uploads.filter((upload) => upload.jobId !== null && upload.status !== 'importing').length +
+    (jobs.data ?? []).filter((job) => job.status === 'done').length;
   const cancel = useMutation(trpc.imports.cancel.mutationOptions());
   const busy = uploads.some(
     (upload) => upload.status === 'queued' || upload.status === 'uploading',
@@ -178,20 +199,9 @@ export function ImportPage() {
   const datasetIdByName = new Map(datasets.data?.map((dataset) => [dataset.name, dataset.id]));
   // Offered only where this import stored something: a file that added nothing to an existing
   // dataset would otherwise open trajectories it did not bring.
-  const openDataset = (name: string, imported: number, finishedAt: string | null = null) => {
+  const openDataset = (name: string, imported: number) => {
     const datasetId = datasetIdByName.get(name);
-    if (imported === 0) return null;
-    if (datasetId === undefined) {
-      // Imported, then deleted: said, where "imported" alone read as still there (walk 46). Only
-      // from a list of datasets read after the import ended, which would hold it if it were there.
-      const listedAfter = finishedAt !== null && datasets.dataUpdatedAt > Date.parse(finishedAt);
-      return !listedAfter ? null : (
-        <span className="muted" data-testid="dataset-deleted">
-          (dataset since deleted)
-        </span>
-      );
-    }
-    return (
+    return datasetId === undefined || imported === 0 ? null : (
       <Link to={{ page: 'trajectories', datasetId, query: EMPTY_LIST_QUERY }}>Open {name}</Link>
     );
   };
@@ -344,7 +354,7 @@ export function ImportPage() {
                 )
               }
             >
-              {job.status === 'done' && openDataset(job.dataset, job.trajectories, job.finishedAt)}
+              {job.status === 'done' && openJobDataset(job)}
             </ImportJobRow>
           ))}
           {(jobs.data?.length ?? 0) >= historyLimit && historyLimit < MAX_HISTORY && (

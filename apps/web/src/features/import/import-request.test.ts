@@ -71,6 +71,7 @@ describe('import request', () => {
     const job = {
       id: '7',
       dataset: 'retail',
+      datasetId: null,
       format: null,
       files: [{ name: 'retail.json', size: 1_723_122 }],
       status: 'queued',

@@ -99,8 +99,12 @@ export interface BrowserSimulationOptions {
   maxSteps?: number;
   /** Output budget per prediction (default: the ONNX world model's, 256). */
   maxTokens?: number;
-  /** Told once the model is loaded: what it runs on, and why not WebGPU when it fell back. */
+  /**
+   * Told once the model is loaded: the provider asked for, the one it runs on, and why not WebGPU
+   * when it fell back.
+   */
   onModel?: (loaded: {
+    asked: ExecutionProviderChoice;
     executionProvider: WebExecutionProvider;
     fallbackReason: string | null;
   }) => void;
@@ -118,15 +122,17 @@ export async function simulateInBrowser(
   trajectory: Trajectory,
   options: BrowserSimulationOptions = {},
 ): Promise<SimulationResult> {
+  const asked = options.executionProvider ?? 'auto';
   const model = await loadBrowserModel(
     options.source ?? { kind: 'served', name: 'terrarium-wm-tiny' },
-    options.executionProvider ?? 'auto',
+    asked,
     {
       ...(options.variant === undefined ? {} : { variant: options.variant }),
       ...(options.client === undefined ? {} : { client: options.client }),
     },
   );
   options.onModel?.({
+    asked,
     executionProvider: model.executionProvider,
     fallbackReason: model.fallbackReason,
   });

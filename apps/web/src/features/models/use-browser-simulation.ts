@@ -62,15 +62,9 @@ export function useBrowserSimulation(trajectoryId: string): BrowserSimulation {
             neighbors: stepNeighbors(client, trajectoryId),
             signal: abort.signal,
             // Said as the playground says it (walk 46: WebGPU asked, wasm used, nothing said).
-            onModel: ({ executionProvider, fallbackReason }) => {
+            onModel: ({ asked, executionProvider, fallbackReason }) => {
               if (abort.signal.aborted) return;
-              setFallback(
-                providerFallbackNotice(
-                  options.executionProvider ?? 'auto',
-                  executionProvider,
-                  fallbackReason,
-                ),
-              );
+              setFallback(providerFallbackNotice(asked, executionProvider, fallbackReason));
             },
             onStep: (step) => {
               if (!abort.signal.aborted) setSteps((previous) => [...previous, step]);

@@ -40,7 +40,7 @@ describe('PreviewTable', () => {
     expect(rows[0]?.querySelector('[title]')?.getAttribute('title')).toBe(
       'trajectory intercode-bash-fs1-7 · item 0019e0e04f9d7731',
     );
-    expect(rows[1]?.querySelector('[title]')?.getAttribute('title')).toBe('item 3');
+    expect(rows[1]?.querySelector('[title]')?.getAttribute('title')).toBe('item 4 of those sent');
     expect(screen.getAllByTestId('preview-breakdown')[0]?.textContent).toBe(
       'content: 81.3 (weight 0.5) · ls-only: no value (weight 1; out of scope) · ' +
         'unscored criteria: format, invented-outcome',

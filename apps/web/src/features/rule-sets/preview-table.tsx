@@ -53,7 +53,9 @@ function itemName(row: PreviewRow): string {
 }
 
 function itemTitle(row: PreviewRow): string {
-  const trajectory = row.place?.trajectory ?? null;
+  // An item sent inline has no id of its own: its place in the list, as the headline says it.
+  if (row.place === null) return `item ${Number(row.itemId) + 1} of those sent`;
+  const trajectory = row.place.trajectory;
   return trajectory === null
     ? `item ${row.itemId}`
     : `trajectory ${trajectory} · item ${row.itemId}`;
