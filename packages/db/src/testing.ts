@@ -48,7 +48,8 @@ export function buildTrajectory(
   };
 }
 
-const RETAIL_TOOLS: ToolSchema[] = [
+/** tau2 retail's user lookup, as its results files declare it (properties in its order). */
+export const RETAIL_TOOLS: ToolSchema[] = [
   {
     type: 'function',
     function: {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ImportEvent } from './read';
+import type { SourceFormat } from '@terrarium/schema';
 import { readTrajectories } from './read-trajectories';
 import { findBinaryEvidence } from './stream/top-level-shape';
 import {
@@ -513,6 +514,28 @@ function chatLine(id: number): string {
 }
 
 /** `body` read with the default adapters and openai-messages forced, as `--format` does. */
+/** What a file reads as when forced into `format`, the format event left out. */
+async function readAs(
+  bytes: Uint8Array,
+  fileName: string,
+  format: SourceFormat,
+  resumeAfter?: number,
+): Promise<ImportEvent[]> {
+  const events = await collect(
+    readTrajectories(chunked(bytes, [65536]), {
+      fileName,
+      format,
+      ...(resumeAfter === undefined ? {} : { resumeAfter }),
+    }),
+  );
+  return events.filter((event) => event.type !== 'format');
+}
+
+/** The one event of a file that is not of the format it was forced into. */
+function notThisFormat(file: string, reason: string): ImportEvent[] {
+  return [{ type: 'fatal', error: { file, line: null, byteOffset: null, reason } }];
+}
+
 function readForced(body: string): Promise<ImportEvent[]> {
   return collect(
     readTrajectories(chunked(utf8(body), [4096]), {
@@ -576,78 +599,38 @@ describe('readTrajectories on the real files', () => {
   it('says a forced format is wrong when the file stops reading as it, or has fewer records than the probe', async () => {
     // walk 46: OpenAI-messages lines forced as tau2-bench counted "1 bad record quarantined" and
     // skipped the rest; a tau2 results file forced as InterCode, "4 bad records".
-    const chat = Array.from({ length: 30 }, (_, n) => chatLine(n)).join('\n');
-    const asTau2 = await collect(
-      readTrajectories(chunked(utf8(chat), [4096]), {
-        fileName: 'chat.jsonl',
-        format: 'tau2-bench',
-      }),
+    const chat = utf8(Array.from({ length: 30 }, (_, n) => chatLine(n)).join('\n'));
+    expect(await readAs(chat, 'chat.jsonl', 'tau2-bench')).toEqual(
+      notThisFormat(
+        'chat.jsonl',
+        "not tau2-bench: its one record failed as tau2-bench (line 2: invalid JSON structure: unexpected data after the end of the top-level value, found '{'; the rest of the file is skipped); left to detection, it reads as openai-messages",
+      ),
     );
-    expect(asTau2.filter((event) => event.type !== 'format')).toEqual([
-      {
-        type: 'fatal',
-        error: {
-          file: 'chat.jsonl',
-          line: null,
-          byteOffset: null,
-          reason:
-            "not tau2-bench: its one record failed as tau2-bench (line 2: invalid JSON structure: unexpected data after the end of the top-level value, found '{'; the rest of the file is skipped); left to detection, it reads as openai-messages",
-        },
-      },
-    ]);
+    const retail = new Uint8Array(readFileSync(RETAIL));
+    expect(await readAs(retail, 'retail.json', 'intercode')).toEqual(
+      notThisFormat(
+        'retail.json',
+        'not intercode: all its 4 records failed as intercode (the first, line 2: expected an object, got string); left to detection, it reads as tau2-bench',
+      ),
+    );
     // A top level of the wrong kind: said with the line it stopped at.
     const array = sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
-    const arrayAsTau2 = await collect(
-      readTrajectories(chunked(new Uint8Array(readFileSync(array)), [65536]), {
-        fileName: 'gpt-4o-airline.json',
-        format: 'tau2-bench',
-      }),
-    );
-    expect(arrayAsTau2.filter((event) => event.type !== 'format')).toEqual([
-      {
-        type: 'fatal',
-        error: {
-          file: 'gpt-4o-airline.json',
-          line: null,
-          byteOffset: null,
-          reason:
-            "not tau2-bench: it stopped reading as tau2-bench at line 1 (expected a JSON object at the top level, found '['); left to detection, it reads as tau-bench-v1",
-        },
-      },
-    ]);
-    const asInterCode = await collect(
-      readTrajectories(chunked(new Uint8Array(readFileSync(RETAIL)), [65536]), {
-        fileName: 'retail.json',
-        format: 'intercode',
-      }),
+    expect(
+      await readAs(new Uint8Array(readFileSync(array)), 'gpt-4o-airline.json', 'tau2-bench'),
+    ).toEqual(
+      notThisFormat(
+        'gpt-4o-airline.json',
+        "not tau2-bench: it stopped reading as tau2-bench at line 1 (expected a JSON object at the top level, found '['); left to detection, it reads as tau-bench-v1",
+      ),
     );
     // A resumed read (past offset 0) has read records as the format before: its failures stay
     // its own, quarantined one by one.
-    const resumed = await collect(
-      readTrajectories(chunked(new Uint8Array(readFileSync(RETAIL)), [65536]), {
-        fileName: 'retail.json',
-        format: 'intercode',
-        resumeAfter: 0,
-      }),
-    );
+    const resumed = await readAs(retail, 'retail.json', 'intercode', 0);
     expect(resumed.map((event) => event.type)).toEqual([
-      'format',
       'quarantine',
       'quarantine',
       'quarantine',
       'quarantine',
-    ]);
-    expect(asInterCode.filter((event) => event.type !== 'format')).toEqual([
-      {
-        type: 'fatal',
-        error: {
-          file: 'retail.json',
-          line: null,
-          byteOffset: null,
-          reason:
-            'not intercode: all its 4 records failed as intercode (the first, line 2: expected an object, got string); left to detection, it reads as tau2-bench',
-        },
-      },
     ]);
   });
 

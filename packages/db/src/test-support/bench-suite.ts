@@ -1,7 +1,7 @@
-import type { BenchItem, ItemScore, RunPrediction } from '@terrarium/schema';
+import type { ItemScore, RunPrediction } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../store';
-import { buildBenchItem, buildBenchManifest } from '../testing';
+import { buildBenchItem, buildBenchManifest, RETAIL_TOOLS } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
 
 /** 10 items: 0-7 in `test`, 8-9 in `dev`. */
@@ -112,27 +112,13 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
     it("keeps each object's keys in the agent's order: actions, tool schemas, observations", async () => {
       // jsonb would return these keys shortest first (`zip`, `last_name`, `first_name`): the
       // prompts built from a stored item then differed from the trajectory's own text.
-      const tools: BenchItem['context']['tools'] = [
-        {
-          type: 'function',
-          function: {
-            name: 'find_user_id_by_name_zip',
-            description: 'Find a user id by name and zip.',
-            parameters: {
-              type: 'object',
-              properties: {
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                zip: { type: 'string' },
-              },
-              required: ['first_name', 'last_name', 'zip'],
-            },
-          },
-        },
-      ];
       const items = [0, 1].map((n) =>
         buildBenchItem(n, {
-          context: { task: 'Find me', systemPrompt: 'You are a retail agent.', tools },
+          context: {
+            task: 'Find me',
+            systemPrompt: 'You are a retail agent.',
+            tools: RETAIL_TOOLS,
+          },
         }),
       );
       await store.createBench(buildBenchManifest('ordered', items), items);
