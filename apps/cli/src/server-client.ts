@@ -53,13 +53,17 @@ export function authHeaders(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
+/** The server's import procedures, called with the program token. */
+function importsClient(serverUrl: string, token: string) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
+  }).imports;
+}
+
 /** The server's newest import jobs (`imports.list`), as its Import page reads them. */
 export async function fetchImportJobs(serverUrl: string, token: string): Promise<ImportJobView[]> {
-  const trpc = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
-  });
   try {
-    return await trpc.imports.list.query({ limit: 200 });
+    return await importsClient(serverUrl, token).list.query({ limit: 200 });
   } catch (error) {
     throw serverFailure(error, serverUrl);
   }
@@ -156,12 +160,6 @@ export function uploadFile(
     });
     source.pipe(upload);
   });
-}
-
-function importsClient(serverUrl: string, token: string) {
-  return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${serverUrl}/trpc`, headers: authHeaders(token) })],
-  }).imports;
 }
 
 /**

@@ -115,6 +115,9 @@ interface FileInHand {
   allSent: boolean;
 }
 
+/** An upload's outcome: the server's job for the file, or why there is none. */
+type Uploaded = { ok: true; job: ImportJobView } | { ok: false; error: unknown };
+
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
@@ -174,13 +177,17 @@ async function importThroughServer(
           });
         },
       });
-      const job = await hand.job.catch((error: unknown) => error);
-      if (!isJobView(job)) {
+      const uploaded = await hand.job.then<Uploaded, Uploaded>(
+        (job) => ({ ok: true, job }),
+        (error: unknown) => ({ ok: false, error }),
+      );
+      if (!uploaded.ok) {
         // Refused or cut off while uploading: this file is listed, the next ones go.
-        reports.push(failedFileReport(dataset, file, job));
+        reports.push(failedFileReport(dataset, file, uploaded.error));
         bytesBefore += file.size;
         continue;
       }
+      const { job } = uploaded;
       // The bar starts again for the server's part: what it has stored of the file.
       const ended = await followServerImport(target, job, halted.signal, progress, (view) =>
         progress.at(bytesBefore + view.doneBytes, {
@@ -202,10 +209,6 @@ async function importThroughServer(
     process.off('SIGINT', interrupted);
   }
   return mergeReports(dataset, reports);
-}
-
-function isJobView(value: unknown): value is ImportJobView {
-  return typeof value === 'object' && value !== null && 'id' in value && 'status' in value;
 }
 
 /**
