@@ -288,7 +288,7 @@ function writeTrajectoryPrefix(
   writer.text(trajectory.domain);
   writer.text(trajectory.task);
   writer.text(trajectory.systemPrompt);
-  writer.jsonb(toJsonPayload(trajectory.tools));
+  writer.text(toJsonPayload(trajectory.tools));
   writer.boolean(trajectory.toolsInferred);
   writer.text(trajectory.agentModel);
   writer.float8(trajectory.outcome.reward);

@@ -1,4 +1,6 @@
+import { createReadStream } from 'node:fs';
 import type { Store } from '@terrarium/db';
+import { readTrajectories } from '@terrarium/formats';
 import { openMemoryStore } from '@terrarium/db/test-store';
 import type { BenchManifest } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +83,22 @@ describe('bench files on tau2 retail', () => {
     expect(new Set(lookups.map((keys) => keys.join(',')))).toEqual(
       new Set(['first_name,last_name,zip']),
     );
+  });
+
+  it("gives the world model each trajectory's tools in the order the importer read them", async () => {
+    const read = new Set<string>();
+    for await (const event of readTrajectories(createReadStream(TAU2_RETAIL), {
+      fileName: TAU2_RETAIL,
+    })) {
+      if (event.type === 'trajectory') read.add(JSON.stringify(event.trajectory.tools));
+    }
+    const items = await allBenchItems(store, {
+      benchId: (await requireBench(store, 'retail')).id,
+    });
+    // jsonb put each tool's "required" before its "properties" (shorter keys first).
+    const stored = new Set(items.map((item) => JSON.stringify(item.context.tools)));
+    expect(stored.size).toBeGreaterThan(1);
+    expect([...stored].filter((tools) => !read.has(tools))).toEqual([]);
   });
 
   it('round-trips: re-imported rows keep ids and content hash, and export byte for byte again', async () => {

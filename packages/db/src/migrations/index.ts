@@ -18,6 +18,7 @@ import { trajectoryExternalIds } from './019-trajectory-external-ids';
 import { judgeUsage } from './020-judge-usage';
 import { searchTerminalText } from './021-search-terminal-text';
 import { benchJsonOrder } from './022-bench-json-order';
+import { trajectoryToolsOrder } from './023-trajectory-tools-order';
 import type { Migration } from './migration';
 
 export type { Migration } from './migration';
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   judgeUsage,
   searchTerminalText,
   benchJsonOrder,
+  trajectoryToolsOrder,
 ];

@@ -134,7 +134,7 @@ export function describeStoreSuite(harness: StoreHarness): void {
       expect(store.backend).toBe(harness.name === 'PostgreSQL' ? 'postgres' : 'pglite');
     });
 
-    it('round-trips a trajectory: header, every step, and the source record in its key order', async () => {
+    it('round-trips a trajectory: header, tools and source record in their key order, every step', async () => {
       const page = await store.listTrajectories(
         { datasetId: retailId, search: 'mia_li_3668' },
         { offset: 0, limit: 10 },
@@ -164,6 +164,10 @@ export function describeStoreSuite(harness: StoreHarness): void {
         metadata: { simulationId: 'sim-0', seed: 300 },
         sourceFile: 'tau2-bench/retail/results.json',
       });
+      // The tool schemas as the agent was given them: jsonb would read `zip` before `first_name`.
+      expect(JSON.stringify(detail?.tools[0]?.function.parameters)).toBe(
+        '{"type":"object","properties":{"first_name":{"type":"string"},"last_name":{"type":"string"},"zip":{"type":"string"}},"required":["first_name","last_name","zip"]}',
+      );
       const window = await store.getSteps(id, 0, 100);
       expect(window.total).toBe(7);
       expect(window.offset).toBe(0);
