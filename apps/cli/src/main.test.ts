@@ -257,7 +257,10 @@ describe('terrarium CLI', () => {
       });
       importing.kill('SIGINT');
       expect(await exitOf(importing)).toBe(130);
-      expect(stderr).toBe('terrarium: import interrupted: the server keeps nothing of big.jsonl\n');
+      expect(stderr).toBe(
+        'terrarium: canceling the import of big.jsonl on the server… (Ctrl-C again to leave without waiting)\n' +
+          'terrarium: import interrupted: the server keeps nothing of big.jsonl\n',
+      );
       await vi.waitFor(async () => expect(await bigJob()).toBe('canceled'), { timeout: 30_000 });
       const after = await runCli(['datasets', '--json', '--data-dir', dataDir]);
       expect(
@@ -340,6 +343,37 @@ describe('terrarium CLI', () => {
           ['restarted', 50_000],
           ['orphaned', 50_000],
         ]);
+
+        // Ctrl-C while the server cannot answer the cancel (stopped), then Ctrl-C again: the CLI
+        // leaves at once and says the import may go on (the second one exited without a word).
+        const impatient = startCli(['import', big, '--dataset', 'impatient'], {
+          TERRARIUM_DATA_DIR: dataDir,
+        });
+        let said = '';
+        impatient.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+        await vi.waitFor(async () => expect(await jobOf('impatient')).toBe('running'), {
+          timeout: 60_000,
+          interval: 100,
+        });
+        serve.kill('SIGSTOP');
+        try {
+          impatient.kill('SIGINT');
+          await vi.waitFor(() => expect(said).toContain('Ctrl-C again'), { timeout: 10_000 });
+          impatient.kill('SIGINT');
+          expect(await exitOf(impatient)).toBe(130);
+        } finally {
+          serve.kill('SIGCONT');
+        }
+        expect(said).toBe(
+          'terrarium: canceling the import of big.jsonl on the server… (Ctrl-C again to leave without waiting)\n' +
+            'terrarium: import interrupted without waiting for the cancel: big.jsonl may go on importing on the server (its Import page shows it)\n',
+        );
+        // Whether the cancel the stopped server finds on waking ends the job first is its own
+        // business; the test only waits for the job to end before the server stops.
+        await vi.waitFor(
+          async () => expect(['done', 'canceled']).toContain(await jobOf('impatient')),
+          { timeout: 120_000, interval: 250 },
+        );
       } finally {
         serve.kill('SIGTERM');
         await exitOf(serve);

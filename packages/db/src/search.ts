@@ -1,4 +1,4 @@
-import { termsPattern, type TrajectorySummary } from '@terrarium/schema';
+import { termsPattern, type SearchMatch, type TrajectorySummary } from '@terrarium/schema';
 import type { Queryable } from './executor';
 import { textColumn } from './row';
 import { searchExcerpt, stepSearchFields } from './search-vector';
@@ -306,7 +306,7 @@ export interface MatchSource {
   fields: { field: SearchMatchField; text: string | null }[];
 }
 
-export type SearchMatchField = 'action' | 'observation' | 'reasoning' | 'task' | 'id';
+export type SearchMatchField = SearchMatch['field'];
 
 /** How many different terms a snippet highlights (`Attack` and `attack` are one). */
 function termsShown(snippet: { text: string; highlights: [number, number][] }): number {
@@ -432,7 +432,7 @@ export async function readMatchSources(
       trajectoryId,
       step: idx,
       fields: [
-        { field: 'action', text: indexed.action },
+        { field: step.action.type === 'message' ? 'message' : 'action', text: indexed.action },
         { field: 'observation', text: excerpt(indexed.content) },
         { field: 'reasoning', text: excerpt(indexed.reasoning) },
       ],

@@ -532,8 +532,8 @@ async function readAs(
 }
 
 /** The one event of a file that is not of the format it was forced into. */
-function notThisFormat(file: string, reason: string): ImportEvent[] {
-  return [{ type: 'fatal', error: { file, line: null, byteOffset: null, reason } }];
+function notThisFormat(file: string, notFormat: SourceFormat, reason: string): ImportEvent[] {
+  return [{ type: 'fatal', error: { file, line: null, byteOffset: null, reason }, notFormat }];
 }
 
 function readForced(body: string): Promise<ImportEvent[]> {
@@ -592,6 +592,7 @@ describe('readTrajectories on the real files', () => {
           reason:
             'not openai-messages: its first 20 records all failed as openai-messages (the first, line 1: invalid JSON: Unexpected end of JSON input); left to detection, it reads as tau-bench-v1',
         },
+        notFormat: 'openai-messages',
       },
     ]);
   });
@@ -603,6 +604,7 @@ describe('readTrajectories on the real files', () => {
     expect(await readAs(chat, 'chat.jsonl', 'tau2-bench')).toEqual(
       notThisFormat(
         'chat.jsonl',
+        'tau2-bench',
         "not tau2-bench: its one record failed as tau2-bench (line 2: invalid JSON structure: unexpected data after the end of the top-level value, found '{'; the rest of the file is skipped); left to detection, it reads as openai-messages",
       ),
     );
@@ -610,6 +612,7 @@ describe('readTrajectories on the real files', () => {
     expect(await readAs(retail, 'retail.json', 'intercode')).toEqual(
       notThisFormat(
         'retail.json',
+        'intercode',
         'not intercode: all its 4 records failed as intercode (the first, line 2: expected an object, got string); left to detection, it reads as tau2-bench',
       ),
     );
@@ -620,6 +623,7 @@ describe('readTrajectories on the real files', () => {
     ).toEqual(
       notThisFormat(
         'gpt-4o-airline.json',
+        'tau2-bench',
         "not tau2-bench: it stopped reading as tau2-bench at line 1 (expected a JSON object at the top level, found '['); left to detection, it reads as tau-bench-v1",
       ),
     );

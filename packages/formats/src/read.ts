@@ -33,8 +33,11 @@ export type ImportEvent =
   | { type: 'warning'; warning: ImportWarning; byteOffset: number }
   /** A bad record: skipped, the rest of the file goes on. `excerpt` holds its first bytes. */
   | { type: 'quarantine'; error: ImportError; excerpt: string }
-  /** The file cannot be read at all (unknown format, binary, not UTF-8 from the start…). */
-  | { type: 'fatal'; error: ImportError };
+  /**
+   * The file cannot be read at all (unknown format, binary, not UTF-8 from the start…), or not
+   * past a point. `notFormat`: the file is not of the format it was forced to be read as.
+   */
+  | { type: 'fatal'; error: ImportError; notFormat?: SourceFormat };
 
 // Implemented in src/stream (the streaming reader); declared here so callers can code against it.
 export type ReadTrajectories = (

@@ -82,6 +82,11 @@ export const ImportReport = z.object({
    * error is imported. Absent when none.
    */
   stoppedFiles: z.number().int().positive().optional(),
+  /**
+   * Files that are not of the format named with --format (each named in `errors`, with the format
+   * detection reads it as): nothing of them was imported. Absent when none.
+   */
+  wrongFormatFiles: z.number().int().positive().optional(),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
 
@@ -94,7 +99,13 @@ export type ImportReport = z.infer<typeof ImportReport>;
 export function unreadFilesNote(report: ImportReport): string | null {
   const unknown = report.unknownFormatFiles ?? 0;
   const stopped = report.stoppedFiles ?? 0;
+  const wrongFormat = report.wrongFormatFiles ?? 0;
   const parts = [
+    wrongFormat === 0
+      ? ''
+      : wrongFormat === 1
+        ? '1 file is not of the format given with --format'
+        : `${wrongFormat} files are not of the format given with --format`,
     unknown === 0
       ? ''
       : unknown === 1

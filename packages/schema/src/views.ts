@@ -38,7 +38,8 @@ export type DatasetSummary = z.infer<typeof DatasetSummary>;
 export const SearchMatch = z.object({
   /** 0-based index of the step; null when the task or id matched and no step did. */
   step: z.number().int().nullable(),
-  field: z.enum(['action', 'observation', 'reasoning', 'task', 'id']),
+  /** `message`: the step's action is a message (a user's or the agent's), not a call or command. */
+  field: z.enum(['action', 'message', 'observation', 'reasoning', 'task', 'id']),
   text: z.string(),
   highlights: z.array(z.tuple([z.number().int(), z.number().int()])),
 });

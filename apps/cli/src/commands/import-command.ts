@@ -146,6 +146,19 @@ async function importThroughServer(
   const interrupted = () => {
     halted.abort();
     progress.stop();
+    const inHand = current;
+    if (inHand !== null && inHand.job !== null) {
+      // The cancel can take up to CANCEL_WAIT_MS to answer: said now, with the way out.
+      process.stderr.write(
+        `terrarium: canceling the import of ${inHand.name} on the server… (Ctrl-C again to leave without waiting)\n`,
+      );
+      process.once('SIGINT', () => {
+        process.stderr.write(
+          `terrarium: import interrupted without waiting for the cancel: ${inHand.name} may go on importing on the server (its Import page shows it)\n`,
+        );
+        process.exit(130);
+      });
+    }
     const before = reports.filter((report) => report.trajectories > 0).length;
     const kept =
       before === 0
@@ -441,6 +454,9 @@ export function mergeReports(dataset: string, reports: ImportReport[]): ImportRe
       reports.reduce((sum, report) => sum + (report.unknownFormatFiles ?? 0), 0),
     ),
     ...withStoppedFiles(reports.reduce((sum, report) => sum + (report.stoppedFiles ?? 0), 0)),
+    ...withWrongFormatFiles(
+      reports.reduce((sum, report) => sum + (report.wrongFormatFiles ?? 0), 0),
+    ),
   };
 }
 
@@ -450,6 +466,10 @@ function withUnknownFormatFiles(count: number): Pick<ImportReport, 'unknownForma
 
 function withStoppedFiles(count: number): Pick<ImportReport, 'stoppedFiles'> {
   return count === 0 ? {} : { stoppedFiles: count };
+}
+
+function withWrongFormatFiles(count: number): Pick<ImportReport, 'wrongFormatFiles'> {
+  return count === 0 ? {} : { wrongFormatFiles: count };
 }
 
 function withAlreadyStored(count: number): Pick<ImportReport, 'alreadyStored'> {
@@ -495,6 +515,13 @@ function emptyReport(dataset: string, paths: string[]): ImportReport {
   };
 }
 
+/** A reason with the byte it happened at, unless the reader already named it ("NUL byte at byte offset 19"). */
+function withByteOffset(reason: string, byteOffset: number): string {
+  return new RegExp(`\\bbyte (offset )?${byteOffset}\\b`).test(reason)
+    ? reason
+    : `${reason} (at byte ${byteOffset})`;
+}
+
 /** The documented `--json` shape: errors carry file, line and reason (a byte offset joins the reason). */
 export function toJsonOutput(report: ImportReport) {
   return {
@@ -508,13 +535,14 @@ export function toJsonOutput(report: ImportReport) {
       line: error.line,
       reason:
         error.line === null && error.byteOffset !== null
-          ? `${error.reason} (at byte ${error.byteOffset})`
+          ? withByteOffset(error.reason, error.byteOffset)
           : error.reason,
     })),
     ...withWarnings(report.warnings ?? []),
     ...withAlreadyStored(report.alreadyStored ?? 0),
     ...withUnknownFormatFiles(report.unknownFormatFiles ?? 0),
     ...withStoppedFiles(report.stoppedFiles ?? 0),
+    ...withWrongFormatFiles(report.wrongFormatFiles ?? 0),
   };
 }
 

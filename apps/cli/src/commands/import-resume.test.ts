@@ -10,6 +10,7 @@ const REPORT = {
   unlistedWarnings: 0,
   stoppedFiles: 0,
   unknownFormatFiles: 0,
+  wrongFormatFiles: 0,
   warnings: [],
   formats: [],
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDelta, formatReward, formatScore, formatScore100 } from './format';
+import { formatDelta, formatReward, formatScore, formatScore100, formatUtc } from './format';
 
 describe('scores', () => {
   it('shows every score on 0-100 with one decimal, whatever scale it arrives on', () => {
@@ -36,5 +36,12 @@ describe('rewards', () => {
       '-0.5',
       '—',
     ]);
+  });
+});
+
+describe('times', () => {
+  it('shows a stored time with its zone, to the minute or the second', () => {
+    expect(formatUtc('2026-12-07T12:41:24.512Z')).toBe('2026-12-07 12:41 UTC');
+    expect(formatUtc('2026-12-07T12:41:24.512Z', 'second')).toBe('2026-12-07 12:41:24 UTC');
   });
 });

@@ -48,3 +48,11 @@ export function formatDelta(delta: number | null, decimals = 1): string {
   if (rounded === 0) return (0).toFixed(decimals);
   return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toFixed(decimals)}`;
 }
+
+/**
+ * A stored time (ISO 8601, UTC) as every page shows one, `2026-12-07 12:41 UTC`, to the minute or
+ * the second: the zone is said because the server stores UTC and the reader's clock may not be.
+ */
+export function formatUtc(iso: string, to: 'minute' | 'second' = 'minute'): string {
+  return `${iso.slice(0, to === 'minute' ? 16 : 19).replace('T', ' ')} UTC`;
+}

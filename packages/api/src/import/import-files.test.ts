@@ -166,7 +166,7 @@ describe('importFiles', () => {
   );
 
   it(
-    'tells a file in no known format from one whose reading stopped after its format was known',
+    'tells a file in no known format from one not of the format it was forced to',
     SLOW,
     async () => {
       // The real tau-bench airline array forced as openai-messages: its first 20 records fail, so
@@ -179,7 +179,10 @@ describe('importFiles', () => {
         ],
         { dataset: 'forced', format: 'openai-messages' },
       );
-      expect(report).toMatchObject({ trajectories: 0, unknownFormatFiles: 1, stoppedFiles: 1 });
+      expect(report).toMatchObject({ trajectories: 0, unknownFormatFiles: 1, wrongFormatFiles: 1 });
+      // Neither stopped midway, and no file was read as openai-messages.
+      expect(report.stoppedFiles).toBeUndefined();
+      expect(report.format).toBeNull();
       expect(report.errors.map((error) => [error.file, error.reason])).toEqual([
         ['notes.bin', 'binary file: NUL byte at byte offset 0'],
         [
@@ -188,7 +191,7 @@ describe('importFiles', () => {
         ],
       ]);
       expect(unreadFilesNote(report)).toBe(
-        '1 file is in no known format, 1 file could not be read to its end',
+        '1 file is not of the format given with --format, 1 file is in no known format',
       );
     },
   );

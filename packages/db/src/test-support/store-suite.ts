@@ -352,6 +352,10 @@ export function describeStoreSuite(harness: StoreHarness): void {
       expect(await shown('"not found" W4003')).toEqual([
         ['retail_task_3_trial_0', 5, 'observation', ['W4003', 'not found']],
       ]);
+      // A user's message is a message, not an action.
+      expect(await shown('"exchange a keyboard" W4002')).toEqual([
+        ['retail_task_2_trial_0', 0, 'message', ['exchange a keyboard', 'W4002']],
+      ]);
       // No step matched, the id did.
       expect(await shown('retail_task_5_trial_0')).toEqual([
         ['retail_task_5_trial_0', null, 'id', ['retail_task_5_trial_0']],

@@ -195,12 +195,16 @@ class RecordConverter {
         : '';
     const detected = this.otherDetected();
     const hint = detected === null ? '' : `; left to detection, it reads as ${detected}`;
-    return fatal({
-      file: this.file,
-      line: null,
-      byteOffset: null,
-      reason: `not ${this.adapter.format}: ${what}${example}${hint}`,
-    });
+    return {
+      type: 'fatal',
+      error: {
+        file: this.file,
+        line: null,
+        byteOffset: null,
+        reason: `not ${this.adapter.format}: ${what}${example}${hint}`,
+      },
+      notFormat: this.adapter.format,
+    };
   }
 
   private eventsOf(items: SplitItem[]): ImportEvent[] {

@@ -37,6 +37,8 @@ export const ImportCheckpoint = z.object({
     stoppedFiles: z.number().int().nonnegative().default(0),
     /** Files in no known format: not read at all (checkpoints written before it have none). */
     unknownFormatFiles: z.number().int().nonnegative().default(0),
+    /** Files not of the forced format (checkpoints written before it have none). */
+    wrongFormatFiles: z.number().int().nonnegative().default(0),
     warnings: z.array(ImportWarning),
     /** Warnings past MAX_LISTED_WARNINGS (checkpoints written before it have none). */
     unlistedWarnings: z.number().int().nonnegative().default(0),

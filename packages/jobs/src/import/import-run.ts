@@ -114,6 +114,7 @@ export function reportOf(
     ...(skipped.trajectories === 0 ? {} : { alreadyStored: skipped.trajectories }),
     ...(report.unknownFormatFiles === 0 ? {} : { unknownFormatFiles: report.unknownFormatFiles }),
     ...(report.stoppedFiles === 0 ? {} : { stoppedFiles: report.stoppedFiles }),
+    ...(report.wrongFormatFiles === 0 ? {} : { wrongFormatFiles: report.wrongFormatFiles }),
   };
 }
 

@@ -90,6 +90,10 @@ class WorkerImport {
   private stopped = false;
   /** Whether the current file is in no known format (the reader gave up before naming one). */
   private unknownFormat = false;
+  /** Whether the current file turned out not to be the forced format. */
+  private wrongFormat = false;
+  /** Whether the current file's format was new to the report (taken back if it is the wrong one). */
+  private formatAdded = false;
 
   constructor(private readonly start: Extract<ImporterMessage, { kind: 'start' }>) {
     this.state = start.resume ?? {
@@ -105,6 +109,7 @@ class WorkerImport {
         unlistedErrors: 0,
         stoppedFiles: 0,
         unknownFormatFiles: 0,
+        wrongFormatFiles: 0,
         warnings: [],
         unlistedWarnings: 0,
         formats: [],
@@ -143,6 +148,8 @@ class WorkerImport {
     this.lastRecord = resumeAfter;
     this.stopped = false;
     this.unknownFormat = false;
+    this.wrongFormat = false;
+    this.formatAdded = false;
     const events = readTrajectories(this.chunksOf(file), {
       fileName: name,
       ...(this.start.format === null ? {} : { format: this.start.format }),
@@ -170,7 +177,8 @@ class WorkerImport {
     } finally {
       await events.return(undefined);
     }
-    if (this.stopped) this.state.report.stoppedFiles++;
+    if (this.wrongFormat) this.state.report.wrongFormatFiles++;
+    else if (this.stopped) this.state.report.stoppedFiles++;
     else if (this.unknownFormat) this.state.report.unknownFormatFiles++;
     // Drain what the importing thread sends for this file after the reader stopped early.
     await this.skipRestOf(file);
@@ -224,6 +232,7 @@ class WorkerImport {
       case 'format':
         if (!this.state.report.formats.includes(event.format)) {
           this.state.report.formats.push(event.format);
+          this.formatAdded = true;
         }
         this.fileFormat = event.format;
         return;
@@ -253,6 +262,13 @@ class WorkerImport {
         return;
       case 'fatal':
         this.addError(event.error);
+        if (event.notFormat !== undefined) {
+          // Nothing of the file was read as the format: the report does not claim it.
+          this.wrongFormat = true;
+          const { formats } = this.state.report;
+          if (this.formatAdded) formats.splice(formats.indexOf(event.notFormat), 1);
+          return;
+        }
         // The reader names the format before any record: a file it gave up on before that is in
         // no known format (binary, empty, none claimed it), not one that stopped midway.
         if (this.fileFormat === null) this.unknownFormat = true;

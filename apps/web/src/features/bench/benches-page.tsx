@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { BenchSummary } from '@terrarium/schema';
 import { Collapsible } from '../../app/collapsible';
 import { ConfirmDelete } from '../../app/confirm-delete';
-import { formatCount, plural } from '../../app/format';
+import { formatCount, formatUtc, plural } from '../../app/format';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
 import { BuildBenchForm } from './build-bench-form';
@@ -70,7 +70,7 @@ function BenchCard({ bench }: { bench: BenchSummary }) {
         <h2 className="bench-name">
           {bench.name} <span className="muted">v{bench.version}</span>
         </h2>
-        <span className="muted spacer-left">{bench.createdAt.slice(0, 19).replace('T', ' ')}</span>
+        <span className="muted spacer-left">{formatUtc(bench.createdAt, 'second')}</span>
         <DeleteBenchButton bench={bench} runs={runCount} />
       </header>
       <div className="panel-body">

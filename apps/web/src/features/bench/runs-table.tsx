@@ -1,11 +1,11 @@
 import type { BenchRun, BenchRunListing } from '@terrarium/schema';
-import { formatCount, plural } from '../../app/format';
+import { formatCount, formatUtc, plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { judgeLabel, modeLabel, runCostText, runUsageText } from './format-bench';
 import { SimName } from './sim-name';
 
 export function runLabel(run: BenchRun): string {
-  return `${run.sims.join(', ')} · ${run.createdAt.slice(0, 16).replace('T', ' ')}`;
+  return `${run.sims.join(', ')} · ${formatUtc(run.createdAt)}`;
 }
 
 /**
@@ -120,7 +120,7 @@ export function RunsTable({ runs }: { runs: readonly BenchRunListing[] }) {
             <td className="num" data-testid="run-cost" title={runUsageText(run)}>
               {runCostText(run)}
             </td>
-            <td>{run.createdAt.slice(0, 19).replace('T', ' ')}</td>
+            <td>{formatUtc(run.createdAt, 'second')}</td>
           </tr>
         ))}
       </tbody>

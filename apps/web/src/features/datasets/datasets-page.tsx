@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { formatCount, plural } from '../../app/format';
+import { formatCount, formatUtc, plural } from '../../app/format';
 import { Link } from '../../app/link';
 import { QueryStatus } from '../../app/query-status';
 import { useTRPC } from '../../app/trpc';
@@ -123,7 +123,7 @@ export function DatasetsPage() {
                     </Link>
                   )}
                 </td>
-                <td className="muted">{dataset.createdAt.slice(0, 19).replace('T', ' ')}</td>
+                <td className="muted">{formatUtc(dataset.createdAt, 'second')}</td>
                 <td>
                   <DeleteDatasetButton dataset={dataset} />
                 </td>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { formatUtc } from '../../app/format';
 import { Link } from '../../app/link';
 import { useSingleFlight } from '../../app/single-flight';
 import { useTRPC } from '../../app/trpc';
@@ -96,7 +97,7 @@ export function DisagreementList({ queueId }: { queueId: string }) {
                       settled {settled.value ?? '—'} by {settled.researcherName}
                       <span className="muted" title={settled.createdAt}>
                         {' '}
-                        on {settled.createdAt.slice(0, 16).replace('T', ' ')} UTC
+                        on {formatUtc(settled.createdAt)}
                       </span>{' '}
                       <button
                         type="button"

@@ -47,6 +47,7 @@ export function snippetSegments(
 
 const FIELD_LABELS: Record<SearchMatch['field'], string> = {
   action: 'action',
+  message: 'message',
   observation: 'observation',
   reasoning: 'reasoning',
   task: 'task',
