@@ -53,8 +53,32 @@ describe('versusMachines', () => {
       null,
     );
     expect(result.humanVsRules['format']?.spearman).toBeCloseTo(1, 12);
-    // Both agree with the rules: a pitfall seen where the content score is low is agreement.
-    expect(result.humanVsRules['invented-outcome']?.spearman).toBeCloseTo(1, 12);
+    // Both agree with the rules: a pitfall seen where the content score is low is agreement. The
+    // humans' two ties against four distinct scores: ranks (1.5, 1.5, 3.5, 3.5) vs (1, 2, 3, 4).
+    expect(result.humanVsRules['invented-outcome']?.spearman).toBeCloseTo(2 / Math.sqrt(5), 12);
     expect(result.humanVsJudge).toEqual({});
+  });
+
+  it('ranks the values as they are for ρ, and counts scale points for κ', () => {
+    // Two labelers each; a's median falls between two points. walk 47: ρ taken on the rounded
+    // points turned a pitfall's +0.74 into −0.33.
+    const labels = [
+      label('a', { format: 4 }),
+      label('a', { format: 5 }),
+      label('b', { format: 5 }),
+      label('b', { format: 5 }),
+      label('c', { format: 3 }),
+      label('c', { format: 3 }),
+    ];
+    const scores = [content('a', 0.9), content('b', 0.7), content('c', 0.2)];
+    const result = versusMachines({ criteria: [FORMAT] }, labels, [], scores, null).humanVsRules[
+      'format'
+    ];
+    // Values (4.5, 5, 3) against (4.6, 3.8, 1.8): ranks (2, 3, 1) vs (3, 2, 1). On the points,
+    // (5, 5, 3) against (5, 4, 2), it would read 0.87.
+    expect(result?.spearman).toBeCloseTo(0.5, 12);
+    // κ on the points: one of three agrees, 2/9 by chance.
+    expect(result?.kappa.nominal).toBeCloseTo(1 / 7, 12);
+    expect(result?.pairs).toBe(3);
   });
 });

@@ -23,7 +23,7 @@ export interface QueueAgreement {
   byDomain: Record<string, AgreementReport>;
   /** Per criterion: the humans' consensus against a judge's score of the same criterion. */
   humanVsJudge: Record<string, PairedComparison>;
-  /** Per criterion: the consensus against the rule score (content), binned onto the scale. */
+  /** Per criterion: the consensus against the rule score (content); κ on scale points, ρ on values. */
   humanVsRules: Record<string, PairedComparison>;
 }
 
@@ -42,7 +42,8 @@ export function ratingsOf(labels: readonly StoredLabel[]): RatingRecord[] {
 
 /**
  * The humans' one value per item and criterion: a researcher's adjudication when there is one,
- * else the median of the labels, rounded half up onto the scale (so κ sees scale points).
+ * else the median of the labels, which falls between two points when two labelers differ
+ * (`scalePoint` rounds it for κ).
  */
 export function consensus(
   labels: readonly StoredLabel[],
@@ -63,7 +64,7 @@ export function consensus(
       sorted.length % 2 === 1
         ? (sorted[Math.floor(middle)] ?? 0)
         : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-    result.set(itemId, Math.floor(median + 0.5));
+    result.set(itemId, median);
   }
   for (const adjudication of adjudications) {
     if (adjudication.criterion === criterion && adjudication.value !== null) {
@@ -73,9 +74,34 @@ export function consensus(
   return result;
 }
 
+/** A [0, 1] score on the criterion's scale, not rounded. */
+function scaled(criterion: LabelCriterion, value: number): number {
+  return criterion.min + value * (criterion.max - criterion.min);
+}
+
+/** A value on the scale as its nearest point, halves up (a 0/1 tie between labelers reads 1). */
+export function scalePoint(value: number): number {
+  return Math.floor(value + 0.5);
+}
+
 /** A [0, 1] score as the nearest point of the criterion's scale. */
 export function onScale(criterion: LabelCriterion, value: number): number {
-  return Math.round(criterion.min + value * (criterion.max - criterion.min));
+  return scalePoint(scaled(criterion, value));
+}
+
+/** Paired values of two sources, and the same pairs as scale points (comparePaired says why). */
+class Pairs {
+  readonly values: [number, number][] = [];
+  readonly points: [number, number][] = [];
+
+  add(criterion: LabelCriterion, human: number, machine: number): void {
+    this.values.push([human, scaled(criterion, machine)]);
+    this.points.push([scalePoint(human), onScale(criterion, machine)]);
+  }
+
+  compare(): PairedComparison | null {
+    return this.points.length === 0 ? null : comparePaired(this.points, BOOTSTRAP, this.values);
+  }
 }
 
 /** Judge scores of a criterion: the metric named like it (a rubric re-judge can prefix it). */
@@ -132,20 +158,22 @@ export function versusMachines(
   for (const criterion of queue.criteria) {
     const humans = consensus(labels, adjudications, criterion.id);
     const metric = judgeMetric(criterion.id, judgeVersion);
-    const judgePairs: [number, number][] = [];
-    const rulePairs: [number, number][] = [];
+    const judgePairs = new Pairs();
+    const rulePairs = new Pairs();
     for (const [itemId, human] of humans) {
       const judged = judge.get(`${metric}\n${itemId}`);
-      if (judged !== undefined) judgePairs.push([human, onScale(criterion, judged)]);
+      if (judged !== undefined) judgePairs.add(criterion, human, judged);
       const rule = content.get(itemId);
       // The content score is high when the prediction is faithful; a pitfall criterion (negative
       // weight) is high when something is wrong, so it is compared with the content score's
       // complement, or its ρ's sign would mean the opposite of every other criterion's.
       const faithful = criterion.weight < 0 && rule !== undefined ? 1 - rule : rule;
-      if (faithful !== undefined) rulePairs.push([human, onScale(criterion, faithful)]);
+      if (faithful !== undefined) rulePairs.add(criterion, human, faithful);
     }
-    if (judgePairs.length > 0) humanVsJudge[criterion.id] = comparePaired(judgePairs, BOOTSTRAP);
-    if (rulePairs.length > 0) humanVsRules[criterion.id] = comparePaired(rulePairs, BOOTSTRAP);
+    const versusJudge = judgePairs.compare();
+    if (versusJudge !== null) humanVsJudge[criterion.id] = versusJudge;
+    const versusRules = rulePairs.compare();
+    if (versusRules !== null) humanVsRules[criterion.id] = versusRules;
   }
   return { humanVsJudge, humanVsRules };
 }
@@ -212,7 +240,8 @@ export async function judgeFlips(
   }
   const flips: JudgeFlip[] = [];
   for (const criterion of queue.criteria) {
-    for (const [itemId, human] of consensus(labels, adjudications, criterion.id)) {
+    for (const [itemId, median] of consensus(labels, adjudications, criterion.id)) {
+      const human = scalePoint(median);
       const a = judged.get(`${judgeMetric(criterion.id, before)}\n${itemId}`);
       const b = judged.get(`${judgeMetric(criterion.id, after)}\n${itemId}`);
       if (a === undefined || b === undefined) continue;

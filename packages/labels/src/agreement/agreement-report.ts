@@ -273,20 +273,28 @@ export interface PairedComparison {
 
 /**
  * Two sources on the same items (a human vs the judge, a human vs the rules): rank correlation,
- * κ and the confusion matrix. Scores in [0, 1] from rules can be binned by the caller first.
+ * κ and the confusion matrix. κ and the matrix count agreement on scale points, so `points` holds
+ * each pair as points of the scale; ρ ranks the values as they are (`values`, the same items in
+ * the same order: a median of 4.5, a rule score of 0.73), because rounding first ties values ρ
+ * should tell apart (walk 47: on a 0/1 criterion it turned a ρ of +0.74 into −0.33).
  */
 export function comparePaired(
-  pairs: readonly (readonly [number, number])[],
+  points: readonly (readonly [number, number])[],
   bootstrap: BootstrapOptions = {},
+  values: readonly (readonly [number, number])[] = points,
 ): PairedComparison {
+  if (values.length !== points.length) {
+    throw new Error(`${values.length} value pairs for ${points.length} pairs of points`);
+  }
+  const pairs = points;
   const kappaUndefined = pairs.length < 2 ? null : kappaUndefinedReason(pairs);
   return {
     pairs: pairs.length,
-    spearman: rho(pairs),
+    spearman: rho(values),
     ...(kappaUndefined === null ? {} : { kappaUndefined }),
     kappa: { nominal: pairedKappa(pairs, 'none'), quadratic: pairedKappa(pairs, 'quadratic') },
     confusion: confusionMatrix(pairs),
-    spearmanInterval: bootstrapInterval(pairs, rho, bootstrap),
+    spearmanInterval: bootstrapInterval(values, rho, bootstrap),
     kappaIntervals: {
       nominal: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'none'), bootstrap),
       quadratic: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'quadratic'), bootstrap),

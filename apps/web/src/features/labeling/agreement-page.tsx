@@ -179,12 +179,14 @@ function Versus({
   return (
     <section className="panel panel-body" aria-label={title}>
       <h2>{title}</h2>
-      {against === 'rules' && (
-        <p className="muted small">
-          Every criterion against the content score (0–1 on the criterion&apos;s scale); a pitfall
-          criterion against its complement, since it is high when something is wrong.
-        </p>
-      )}
+      <p className="muted small">
+        {against === 'rules'
+          ? 'Every criterion against the content score; a pitfall criterion against its complement, since it is high when something is wrong. '
+          : ''}
+        ρ ranks the humans&apos; consensus (the median of their labels, which can fall between two
+        points) against the score as it is; κ and the tables count both as points of the scale (min
+        + score × (max − min), rounded; a median halfway rounds up).
+      </p>
       {Object.keys(comparisons).length === 0 ? (
         <p className="muted">No scores of this source on the labeled items.</p>
       ) : (
@@ -317,16 +319,17 @@ export function AgreementPage({ queueId }: { queueId: string }) {
                 <strong data-testid="alpha-ordinal">
                   {formatStat(data.labelers.krippendorffAlpha.ordinal)}
                 </strong>{' '}
-                {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap) · α interval{' '}
-                {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
-                {formatStat(data.labelers.krippendorffAlpha.nominal)}
+                {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap)
+                {/* Beside the figure it qualifies (walk 47: it sat after α nominal). */}
                 {pooledAboveEvery(data.labelers.krippendorffAlpha.ordinal, range) && (
                   <span className="muted" data-testid="pooled-caveat">
                     {' '}
                     (above every criterion’s own: pooling counts agreeing on which criteria score
                     high, so read the criteria)
                   </span>
-                )}
+                )}{' '}
+                · α interval {formatStat(data.labelers.krippendorffAlpha.interval)} · α nominal{' '}
+                {formatStat(data.labelers.krippendorffAlpha.nominal)}
               </>
             ) : (
               <span data-testid="alpha-ordinal">{data.labelers.alphaUndefined}</span>
