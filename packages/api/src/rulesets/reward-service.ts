@@ -58,7 +58,11 @@ export interface RewardServiceOptions {
   allowlist?: readonly string[];
   fetch?: typeof fetch;
   /** Runs custom rules off the event loop (a sandbox worker pool). Without it they score 0 with an error. */
-  runCustom?: (rule: CustomRule, input: CustomRuleInput) => Promise<CustomRuleResult>;
+  runCustom?: (
+    rule: CustomRule,
+    input: CustomRuleInput,
+    signal?: AbortSignal,
+  ) => Promise<CustomRuleResult>;
   /** Checks an inline rule set's custom rules before it scores (a stored one was checked when saved). */
   checkCustom?: CheckCustomRule;
   /** Whole-request limit; a batch still running then is answered 504. */
@@ -152,8 +156,13 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
   }
 
   function evaluateOptions(signal: AbortSignal): EvaluateOptions {
+    const { runCustom } = options;
     return {
-      ...(options.runCustom === undefined ? {} : { runCustom: options.runCustom }),
+      // The request's signal: its rules take turns with other callers', and are dropped from the
+      // pool's queue when it times out (walk 47: a 504 left 19 s of its rules queued).
+      ...(runCustom === undefined
+        ? {}
+        : { runCustom: (rule, input) => runCustom(rule, input, signal) }),
       ...(judgePool === null
         ? {}
         : {

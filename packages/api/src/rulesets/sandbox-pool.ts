@@ -4,7 +4,12 @@ import { siblingModule, startWorkerThread } from '@terrarium/jobs';
 import { SandboxReply, type SandboxRequest } from './sandbox-protocol';
 
 export interface SandboxPool {
-  run(rule: CustomRule, input: CustomRuleInput): Promise<CustomRuleResult>;
+  /**
+   * Runs a rule on an item. Rules of one `signal` (one reward request, say) take turns with other
+   * callers' rules rather than queueing ahead of them, and those still queued when it aborts are
+   * dropped (rejected), so a request that ended frees the pool.
+   */
+  run(rule: CustomRule, input: CustomRuleInput, signal?: AbortSignal): Promise<CustomRuleResult>;
   /** Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`. */
   check(rule: CustomRule): Promise<void>;
   close(): Promise<void>;
@@ -21,6 +26,71 @@ interface Job {
   request: SandboxRequest;
   resolve: (result: CustomRuleResult) => void;
   reject: (error: Error) => void;
+}
+
+/** Whose jobs: a caller's signal, or one shared lane for callers that give none. */
+type Owner = AbortSignal | 'shared';
+
+/**
+ * Jobs in turns: the next job comes from the next caller in rotation, so a caller with a hundred
+ * slow rules queued delays another caller by at most the jobs already running (walk 47: a
+ * trivial reward request waited 7.3 s behind six 2.2 s rules of another).
+ */
+class FairQueue {
+  /** Callers with jobs queued, in rotation; `cursor` is whose turn comes next. */
+  private readonly order: Owner[] = [];
+  private readonly lanes = new Map<Owner, Job[]>();
+  private cursor = 0;
+
+  push(owner: Owner, job: Job): void {
+    const lane = this.lanes.get(owner);
+    if (lane !== undefined) {
+      lane.push(job);
+      return;
+    }
+    // A caller with nothing queued takes the next turn, so a newcomer runs after the jobs
+    // already running, whatever another caller has queued; at most one job each, then turns.
+    this.lanes.set(owner, [job]);
+    this.cursor = Math.min(this.cursor, this.order.length);
+    this.order.splice(this.cursor, 0, owner);
+  }
+
+  shift(): Job | undefined {
+    if (this.order.length === 0) return undefined;
+    const at = this.cursor % this.order.length;
+    const owner = this.order[at];
+    const lane = owner === undefined ? undefined : this.lanes.get(owner);
+    const job = lane?.shift();
+    if (owner !== undefined && lane !== undefined && lane.length === 0) {
+      this.remove(owner);
+      this.cursor = at;
+    } else {
+      this.cursor = at + 1;
+    }
+    return job;
+  }
+
+  /** Takes out every job of `owner`, or of everyone. */
+  drain(owner?: Owner): Job[] {
+    if (owner !== undefined) {
+      const lane = this.lanes.get(owner) ?? [];
+      this.remove(owner);
+      return lane;
+    }
+    const all = [...this.lanes.values()].flat();
+    this.lanes.clear();
+    this.order.length = 0;
+    this.cursor = 0;
+    return all;
+  }
+
+  private remove(owner: Owner): void {
+    const at = this.order.indexOf(owner);
+    if (at < 0) return;
+    this.order.splice(at, 1);
+    this.lanes.delete(owner);
+    if (at < this.cursor) this.cursor--;
+  }
 }
 
 interface Slot {
@@ -56,10 +126,12 @@ export class SandboxError extends Error {
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const size = options.size ?? 2;
   const graceMs = options.graceMs ?? 2_000;
-  const queue: Job[] = [];
+  const queue = new FairQueue();
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
+  // Signals already listened to: a request's many rules add one listener, not one each.
+  const watched = new WeakSet<AbortSignal>();
 
   function spawn(): Slot {
     const worker = startWorkerThread(WORKER_URL, { maxOldGenerationSizeMb: WORKER_HEAP_MB });
@@ -116,11 +188,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         finish(slot);
         replace(slot);
         const { timeoutMs } = job.request.limits;
-        // Past the interpreter's own check (run-in-quickjs.ts): say when it really ended.
+        // Past the interpreter's own check (run-in-quickjs.ts): say when it really ended, and
+        // what keeps a rule from that check (walk 47: an Array.fill near the memory limit).
         const stoppedAt = (timeoutMs + graceMs).toLocaleString('en-US');
         stuck?.reject(
           new SandboxError(
-            `timed out after ${timeoutMs} ms (the sandbox was stopped at ${stoppedAt} ms, the rule still running)`,
+            `timed out after ${timeoutMs} ms (the sandbox was stopped at ${stoppedAt} ms, the rule still running: one call ran long without a check, such as filling a large array or string near the memory limit of ${job.request.limits.memoryMb} MB)`,
           ),
         );
         pump();
@@ -130,11 +203,29 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
   }
 
-  function submit(rule: CustomRule, input: CustomRuleInput | null): Promise<CustomRuleResult> {
+  /** Drops the queued jobs of a caller whose signal aborted. */
+  function dropQueued(signal: AbortSignal): void {
+    for (const job of queue.drain(signal)) {
+      job.reject(new SandboxError('the request ended before the rule ran', 'sandbox'));
+    }
+  }
+
+  function submit(
+    rule: CustomRule,
+    input: CustomRuleInput | null,
+    signal?: AbortSignal,
+  ): Promise<CustomRuleResult> {
     if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
+    if (signal?.aborted === true) {
+      return Promise.reject(new SandboxError('the request ended before the rule ran', 'sandbox'));
+    }
     while (slots.length < size) slots.push(spawn());
+    if (signal !== undefined && !watched.has(signal)) {
+      watched.add(signal);
+      signal.addEventListener('abort', () => dropQueued(signal), { once: true });
+    }
     return new Promise<CustomRuleResult>((resolve, reject) => {
-      queue.push({
+      queue.push(signal ?? 'shared', {
         request: {
           id: nextId++,
           source: rule.source,
@@ -156,7 +247,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0))
+      for (const job of queue.drain())
         job.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
       const all = slots.splice(0);
       for (const slot of all) {

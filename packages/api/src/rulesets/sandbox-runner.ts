@@ -12,11 +12,13 @@ function sharedPool(): SandboxPool {
   return shared;
 }
 
+/** Runs a rule in the shared pool; a caller's `signal` gives it its turns (SandboxPool.run). */
 export function sharedCustomRuleRunner(): (
   rule: CustomRule,
   input: CustomRuleInput,
+  signal?: AbortSignal,
 ) => Promise<CustomRuleResult> {
-  return (rule, input) => sharedPool().run(rule, input);
+  return (rule, input, signal) => sharedPool().run(rule, input, signal);
 }
 
 /** Checks a custom rule in the shared pool (see `SandboxPool.check`). */
