@@ -248,6 +248,10 @@ export function buildProgram(): Command {
     )
     .argument('<run>', 'run id (printed by `bench run`, listed by `bench runs`)')
     .requiredOption('--out <file>', 'output file')
+    .option(
+      '--history',
+      "add each item's earlier turns (what /v1/reward takes as `history`); repeats the trajectory per item",
+    )
     .option('--json', 'print a JSON summary')
     .action((runId: string, _options: unknown, command: Command) =>
       runBenchResults(runId, command.optsWithGlobals()),

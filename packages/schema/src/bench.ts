@@ -296,7 +296,8 @@ export type RunPrediction = z.infer<typeof RunPrediction>;
  * One unit of a bench run as its results export writes it (`bench results`, `GET
  * /api/bench/results`): the item, what the simulator answered and every score it got. Scores are
  * stored values, 0-1 (the pages show them ×100), keyed `source:metric`; null where the metric did
- * not apply. The item's history is left out: join on `item` with `bench export` for it.
+ * not apply. The item's history (the turns before its action) is in it only when asked for
+ * (`bench results --history`, `…&history=1`): it repeats the trajectory for every item.
  */
 export const RunResult = z.object({
   run: z.string(),
@@ -307,6 +308,8 @@ export const RunResult = z.object({
   split: BenchSplit,
   origin: BenchItem.shape.origin,
   turnIndex: z.number().int().nonnegative(),
+  /** The earlier turns, as `/v1/reward` takes them; present only when asked for. */
+  history: z.array(BenchTurn).optional(),
   action: Action,
   real: Observation,
   /** Null when the simulator failed (`error` says why); a failed unit has no scores. */

@@ -94,7 +94,7 @@ export interface BenchClient {
   /** Newest first; only the runs of one bench when named. */
   runs(bench?: string): Promise<BenchRunListing[]>;
   /** The run's results as JSON lines (`RunResult`), read as they stream. */
-  results(runId: string): AsyncIterable<string>;
+  results(runId: string, options?: { history?: boolean }): AsyncIterable<string>;
   /**
    * Pairwise judging of the pairs never asked, once the run is done (it needs every simulator's
    * prediction); pairs asked in vain are a retry's to ask again.
@@ -158,8 +158,8 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     report: (runId) => report({ store }, runId),
     leaderboard: (runId) => leaderboard({ store }, runId, DEFAULT_BOOTSTRAP),
     runs: (bench) => listRuns({ store }, bench),
-    async *results(runId) {
-      for await (const result of runResults(store, await getRun({ store }, runId))) {
+    async *results(runId, asked) {
+      for await (const result of runResults(store, await getRun({ store }, runId), asked)) {
         yield JSON.stringify(result);
       }
     },
@@ -351,8 +351,12 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     leaderboard: (runId) =>
       call(trpc.bench.leaderboard.query({ runId, bootstrap: DEFAULT_BOOTSTRAP })),
     runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
-    results: (runId) =>
-      downloadLines(url, token, `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}`),
+    results: (runId, options) =>
+      downloadLines(
+        url,
+        token,
+        `${RUN_RESULTS_PATH}?run=${encodeURIComponent(runId)}${options?.history === true ? '&history=1' : ''}`,
+      ),
     judgePairwise: (runId) => call(trpc.bench.judgePairwise.mutate({ runId, pairs: 'not-asked' })),
     owedVerdicts: async (runId) =>
       owedOn(await call(trpc.bench.leaderboard.query({ runId, bootstrap: 0 }))),

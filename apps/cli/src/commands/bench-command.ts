@@ -283,11 +283,14 @@ export function runsTable(runs: readonly BenchRunListing[]): string {
 export interface BenchResultsOptions extends GlobalOptions {
   out: string;
   json?: boolean;
+  history?: boolean;
 }
 
 export async function runBenchResults(runId: string, options: BenchResultsOptions): Promise<void> {
   const units = await withBenchClient(options, (client) =>
-    writeOutputFile(options.out, (out) => writeLines(out, client.results(runId))),
+    writeOutputFile(options.out, (out) =>
+      writeLines(out, client.results(runId, { history: options.history === true })),
+    ),
   );
   print(
     options.json,

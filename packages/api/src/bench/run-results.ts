@@ -11,7 +11,11 @@ const ITEMS_PER_PAGE = 200;
  * Units with no prediction yet (a run still going, or canceled) are left out. Read a page of items
  * at a time, so a run of any size streams in bounded memory.
  */
-export async function* runResults(store: Store, run: BenchRun): AsyncGenerator<RunResult> {
+export async function* runResults(
+  store: Store,
+  run: BenchRun,
+  options: { history?: boolean } = {},
+): AsyncGenerator<RunResult> {
   const bench = { name: run.bench, version: run.benchVersion };
   for (let offset = 0; ; offset += ITEMS_PER_PAGE) {
     const page = await store.getBenchItems(bench, {
@@ -42,7 +46,7 @@ export async function* runResults(store: Store, run: BenchRun): AsyncGenerator<R
       for (const sim of run.sims) {
         const prediction = predicted.get(unit(item.id, sim));
         if (prediction !== undefined) {
-          yield runResult(item, prediction, scored.get(unit(item.id, sim)) ?? []);
+          yield runResult(item, prediction, scored.get(unit(item.id, sim)) ?? [], options);
         }
       }
     }

@@ -5,7 +5,7 @@ import { runResults } from '../bench/run-results';
 import { sendError } from './json-response';
 
 /**
- * `GET /api/bench/results?run=ID`: the run's results as JSON lines (`RunResult`), one per unit,
+ * `GET /api/bench/results?run=ID[&history=1]`: the run's results as JSON lines (`RunResult`), one per unit,
  * streamed as they are read, so a run of any size downloads in bounded memory. A failure after
  * the first line ends the response without its last chunk: the client sees a broken download,
  * never a short file that looks whole.
@@ -38,7 +38,8 @@ export async function respondToRunResults(
     response.end();
     return;
   }
-  for await (const result of runResults(store, run)) {
+  const history = url.searchParams.get('history') === '1';
+  for await (const result of runResults(store, run, { history })) {
     if (response.destroyed) return;
     if (!response.write(`${JSON.stringify(result)}\n`)) {
       await drainedOrClosed(response);

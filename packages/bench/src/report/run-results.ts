@@ -11,6 +11,7 @@ export function runResult(
   item: BenchItem,
   prediction: RunPrediction,
   scores: readonly ItemScore[],
+  { history = false }: { history?: boolean } = {},
 ): RunResult {
   const values: RunResult['scores'] = {};
   const details: RunResult['details'] = {};
@@ -29,6 +30,7 @@ export function runResult(
     split: item.split,
     origin: item.origin,
     turnIndex: item.turnIndex,
+    ...(history ? { history: item.history } : {}),
     action: item.action,
     real: item.real,
     predicted: prediction.observation,

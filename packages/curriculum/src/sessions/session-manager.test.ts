@@ -91,21 +91,24 @@ describe('SessionManager', () => {
   it('answers full with a retry hint at the cap, keeps admitted sessions working, and expires idle ones', async () => {
     const { sessions, advance } = manager({
       maxSessions: 2,
-      idleTimeoutMs: 1000,
+      idleTimeoutMs: 10_000,
       retryAfterSeconds: 3,
     });
     const a = await sessions.create({ world: 'scratch' });
     const b = await sessions.create({ world: 'scratch' });
     if (isSessionError(a) || isSessionError(b)) throw new Error('refused');
-    expect(await sessions.create({ world: 'scratch' })).toMatchObject({
+    advance(4000);
+    expect(await sessions.create({ world: 'scratch' })).toEqual({
       error: 'full',
+      message:
+        'the server holds 2 sessions, its limit: one frees when a client deletes its session, or in 6 s when the idlest expires (sessions expire after 10 s idle)',
       retryAfterSeconds: 3,
     });
     expect(await sessions.fork(a.id)).toMatchObject({ error: 'full' });
     expect((await step(sessions, b.id, 'echo still here')).observation).toBe('still here\n');
-    advance(600);
+    advance(3000);
     await step(sessions, b.id, 'true');
-    advance(600);
+    advance(8000);
     const c = await sessions.create({ world: 'scratch' });
     expect(isSessionError(c)).toBe(false);
     expect(sessions.worldOf(a.id)).toMatchObject({ error: 'not-found' });

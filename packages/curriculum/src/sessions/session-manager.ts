@@ -139,9 +139,17 @@ export class SessionManager {
     if (this.sessions.size < this.limits.maxSessions) return null;
     this.sweep();
     if (this.sessions.size < this.limits.maxSessions) return null;
+    // A slot frees when a client deletes its session, or when the idlest one expires: the second
+    // is said, since a client polling at Retry-After may otherwise wait minutes without knowing.
+    let idlest = Infinity;
+    for (const session of this.sessions.values()) idlest = Math.min(idlest, session.lastUsed);
+    const expiresInS = Math.max(
+      1,
+      Math.ceil((idlest + this.limits.idleTimeoutMs - this.options.now()) / 1000),
+    );
     return {
       error: 'full',
-      message: `the server holds ${this.sessions.size} sessions, its limit; retry later or delete sessions`,
+      message: `the server holds ${this.sessions.size} sessions, its limit: one frees when a client deletes its session, or in ${expiresInS} s when the idlest expires (sessions expire after ${Math.round(this.limits.idleTimeoutMs / 1000)} s idle)`,
       retryAfterSeconds: this.limits.retryAfterSeconds,
     };
   }
