@@ -52,6 +52,39 @@ function DivergencePair({ divergence }: { divergence: RolloutDivergence }) {
   );
 }
 
+/**
+ * Divergences that are one and the same across probes (same step, action and both answers: a
+ * scripted policy's probes repeat each other) as one row listing its probes, in first-seen order
+ * (walk 47: eight identical rows, one per probe).
+ */
+export function sameAcrossProbes(
+  divergences: readonly RolloutDivergence[],
+): { divergence: RolloutDivergence; probes: number[] }[] {
+  const groups = new Map<string, { divergence: RolloutDivergence; probes: number[] }>();
+  for (const divergence of divergences) {
+    const key = JSON.stringify([
+      divergence.step,
+      divergence.action,
+      divergence.executed,
+      divergence.predicted,
+    ]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { divergence, probes: [divergence.probe] });
+    else group.probes.push(divergence.probe);
+  }
+  return [...groups.values()];
+}
+
+/** Probes as a short list: `3`, `1, 4`, or `1–8` for a run of consecutive ones. */
+export function probeList(probes: readonly number[]): string {
+  const sorted = probes.toSorted((a, b) => a - b);
+  const first = sorted[0];
+  const last = sorted.at(-1);
+  if (first === undefined || last === undefined) return '';
+  if (sorted.length > 2 && last - first === sorted.length - 1) return `${first}–${last}`;
+  return sorted.join(', ');
+}
+
 function TaskRows({
   task,
   open,
@@ -70,12 +103,14 @@ function TaskRows({
           {task.steps} steps diverged
         </th>
       </tr>
-      {task.divergent.map((divergence) => {
+      {sameAcrossProbes(task.divergent).map(({ divergence, probes }) => {
         const key = `${divergence.trajectoryId}:${divergence.step}`;
         const shown = open === key;
         return (
           <tr key={key} className="divergence-step">
-            <td className="num">{divergence.probe}</td>
+            <td className="num" title={`probes ${probes.join(', ')}`}>
+              {probeList(probes)}
+            </td>
             <td className="num">{divergence.step + 1}</td>
             <td>
               <button
@@ -119,7 +154,7 @@ export function GenerationDivergences({
     >
       <thead>
         <tr>
-          <th className="num">Probe</th>
+          <th className="num">Probes</th>
           <th className="num">Step</th>
           <th>Action (click for both observations and the diff)</th>
           <th className="num">Content score</th>

@@ -70,7 +70,9 @@ function StatChart({
         {bars.length === 0 ? (
           <p className="muted">Not enough paired labels yet.</p>
         ) : (
-          <ResponsiveContainer width="100%" height={220}>
+          // Tall enough for the y title along the plot ("Krippendorff's α (−1 to 1)" lost its
+          // end at 220 px: the slanted criterion names take 52 of them).
+          <ResponsiveContainer width="100%" height={260}>
             <BarChart data={bars} margin={CHART_MARGIN}>
               <CartesianGrid strokeDasharray="3 3" />
               <XAxis dataKey="criterion" {...CATEGORY_TICKS} label={xAxisTitle('criterion')} />
