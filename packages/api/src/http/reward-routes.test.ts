@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { buildBench, scoreItem } from '@terrarium/bench';
 import { readTrajectories } from '@terrarium/formats';
 import { RunResult, type Trajectory } from '@terrarium/schema';
+import { finishedAirlineRun } from '../testing/airline-run';
 import { TAU2_AIRLINE } from '../testing/sample-files';
 import { classifyObservation, scoreClassified, type ScoringItem } from '@terrarium/fidelity';
 import { loadItems } from '@terrarium/fidelity/testing';
@@ -152,93 +153,57 @@ describe('POST /v1/reward over HTTP', () => {
     expect(body.results.map((result) => result.score)).toEqual(stored);
   });
 
-  it("reproduces a run's stored content scores from its results file (`bench results --history`)", async () => {
-    // The README's recipe, end to end: a run's results downloaded with their history, each line
-    // sent back as a reward item, the default rule set giving the score the run stored.
-    const store = await openMemoryStore();
-    const own = await startTestServer({ store });
-    try {
-      const built = buildBench({
-        trajectories: (await readTrajectoriesOf(TAU2_AIRLINE)).map((trajectory) => ({
-          dataset: 'airline',
-          trajectory,
-        })),
-        name: 'recipe',
-        version: 1,
-        sampling: { kind: 'agentworld' },
-        seed: 0,
-        devFraction: 0,
-        createdAt: '2026-12-07T00:00:00Z',
-        sources: ['airline'],
-      });
-      const { version: _version, ...manifest } = built.manifest;
-      await store.createBench(manifest, built.items);
-      const run = await store.createBenchRun({
-        bench: 'recipe',
-        sims: ['retrieval'],
-        judge: null,
-        mode: { kind: 'open' },
-        split: 'test',
-      });
-      const chosen = built.items.filter((item) => item.history.length >= 3).slice(0, 12);
-      for (const item of chosen) {
-        const observation = {
-          kind: item.real.kind,
-          content: halfOf(item.real.content),
-          callId: null,
-        };
-        await store.recordPrediction(
-          {
-            runId: run.id,
-            itemId: item.id,
-            sim: 'retrieval',
-            observation,
-            reasoning: null,
-            provenance: null,
-            latencyMs: 1,
-            usage: { inputTokens: 0, outputTokens: 0 },
-            error: null,
-          },
-          scoreItem(item, 'retrieval', observation),
+  it(
+    "reproduces a run's stored content scores from its results file (`bench results --history`)",
+    { timeout: 180_000 },
+    async () => {
+      // The README's recipe, end to end: a run's results downloaded with their history, each line
+      // sent back as a reward item, the default rule set giving the score the run stored.
+      // A real run: the shipped airline bench answered by the retrieval simulator.
+      const store = await openMemoryStore();
+      const { workers, runId } = await finishedAirlineRun(store, ['retrieval']);
+      await workers.stop();
+      const own = await startTestServer({ store });
+      try {
+        const download = await fetch(`${own.url}/api/bench/results?run=${runId}&history=1`, {
+          headers: own.authHeaders,
+        });
+        const all = (await download.text())
+          .trim()
+          .split('\n')
+          .map((line) => RunResult.parse(JSON.parse(line)));
+        // Items deep into their trajectories, where the content score reads the history.
+        const lines = all.filter((line) => (line.history?.length ?? 0) >= 3 && line.predicted);
+        expect([lines.length, all.length]).toEqual([44, 84]);
+        const response = await fetch(`${own.url}/v1/reward`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...own.authHeaders },
+          body: JSON.stringify({
+            ruleSet: { name: 'default-tool' },
+            items: lines.map((line) => ({
+              prediction: line.predicted?.content ?? '',
+              reference: line.real.content,
+              history: line.history,
+              action: line.action,
+              domain: line.domain,
+            })),
+          }),
+        });
+        const body = RewardBody.parse(await response.json());
+        expect(body.results.map((result) => result.score)).toEqual(
+          lines.map((line) => line.scores['rule:content']),
         );
+        // Unasked, the file holds no history: it would repeat the trajectory for every item.
+        const plain = await fetch(`${own.url}/api/bench/results?run=${runId}`, {
+          headers: own.authHeaders,
+        });
+        expect((await plain.text()).includes('"history"')).toBe(false);
+      } finally {
+        await own.close();
+        await store.close();
       }
-      const download = await fetch(`${own.url}/api/bench/results?run=${run.id}&history=1`, {
-        headers: own.authHeaders,
-      });
-      const lines = (await download.text())
-        .trim()
-        .split('\n')
-        .map((line) => RunResult.parse(JSON.parse(line)));
-      expect(lines).toHaveLength(12);
-      expect(lines.every((line) => (line.history?.length ?? 0) >= 3)).toBe(true);
-      const response = await fetch(`${own.url}/v1/reward`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...own.authHeaders },
-        body: JSON.stringify({
-          ruleSet: { name: 'default-tool' },
-          items: lines.map((line) => ({
-            prediction: line.predicted?.content ?? '',
-            reference: line.real.content,
-            history: line.history,
-            action: line.action,
-            domain: line.domain,
-          })),
-        }),
-      });
-      const body = RewardBody.parse(await response.json());
-      expect(body.results.map((result) => result.score)).toEqual(
-        lines.map((line) => line.scores['rule:content']),
-      );
-      // Unasked, the file holds no history: it would repeat the trajectory for every item.
-      const plain = await fetch(`${own.url}/api/bench/results?run=${run.id}`, {
-        headers: own.authHeaders,
-      });
-      expect((await plain.text()).includes('"history"')).toBe(false);
-    } finally {
-      await own.close();
-      await store.close();
-    }
-  });
+    },
+  );
 
   it('uses a stored version by name, latest or pinned', async () => {
     const ruleSet = {
