@@ -271,13 +271,17 @@ async function followServerImport(
 ): Promise<ImportJobView> {
   const name = job.files[0]?.name ?? 'the file';
   let awaySince: number | null = null;
+  // Said once per file: a restarting server can drop out twice (down, then busy taking the job
+  // up again), and the same line twice reads as two restarts.
+  let told = false;
   for (;;) {
     const view = await fetchImportJob(target.url, target.token, job.id);
     // Interrupted: the process exits once the cancel is said; nothing more is read or reported.
     if (halted.aborted) return new Promise<never>(() => {});
     if (view === 'away') {
-      if (awaySince === null) {
-        awaySince = Date.now();
+      awaySince ??= Date.now();
+      if (!told) {
+        told = true;
         progress.note(
           `terrarium: the server at ${target.url} stopped answering; the import of ${name} is its job and goes on when it is back: waiting for it…\n`,
         );
