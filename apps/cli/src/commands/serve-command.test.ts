@@ -91,6 +91,7 @@ describe('what terrarium serve prints so that people get in', () => {
       expect(banner).toEqual([
         `Terrarium is running at ${url}`,
         `Open it in your browser with this link, which logs you in (keep it to yourself): ${url}/?token=${token}`,
+        `Data folder: ${dataDir} (the store and the program token)`,
         `Program token: ${token} (send "Authorization: Bearer <token>")`,
       ]);
     } finally {
@@ -120,6 +121,7 @@ describe('what terrarium serve prints so that people get in', () => {
         expect(banner.slice(1)).toEqual([
           ...(others.length === 0 ? [] : [`Other machines reach it at: ${others.join(', ')}`]),
           'No accounts yet, and here everyone logs in: make the first researcher with `pnpm terrarium users add NAME --role researcher` (TERRARIUM_TOKEN set as for serve)',
+          `Data folder: ${dataDir} (the store)`,
           `Program token: ${env.TERRARIUM_TOKEN} (send "Authorization: Bearer <token>")`,
         ]);
         // The CLI goes through the server it recorded (it named 0.0.0.0, which answered 421).

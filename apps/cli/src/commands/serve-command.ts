@@ -84,6 +84,15 @@ async function accessLines(served: ServedTerrarium, host: string): Promise<strin
 }
 
 /** Serves until SIGINT or SIGTERM, then closes the server, the store and the folder's server info. */
+/** Where this server keeps what it keeps (walk 47: the log named no folder, the token's included). */
+function dataFolderLine(dataDir: string): string {
+  const held = [
+    databaseUrlFromEnv() === undefined ? 'the store' : null,
+    (process.env['TERRARIUM_TOKEN'] ?? '') === '' ? 'the program token' : null,
+  ].filter((what) => what !== null);
+  return `Data folder: ${dataDir}${held.length === 0 ? '' : ` (${held.join(' and ')})`}`;
+}
+
 export async function runServe(options: ServeCommandOptions): Promise<void> {
   const host = options.host ?? DEFAULT_HOST;
   for (const name of options.allowedHost ?? []) {
@@ -151,6 +160,7 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
   }
   process.stdout.write(`Terrarium is running at ${served.url}\n`);
   for (const line of await accessLines(served, host)) process.stdout.write(`${line}\n`);
+  process.stdout.write(`${dataFolderLine(dataDirFor(options))}\n`);
   // Programs (CLI, trainers, eval scripts) send it.
   process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
 }

@@ -37,7 +37,7 @@ export const BUILTIN_DATASET = 'builtin';
 /** The seed tasks of a dataset (gated tasks of its terminal/SWE trajectories), or the builtin ones. */
 export async function curriculumSeeds(store: Store, dataset: string): Promise<SeedTasks> {
   if (dataset === BUILTIN_DATASET) return builtinSeedTasks();
-  const found = await findDataset(store, dataset);
+  const found = await findDataset(store, dataset, 'dataset', [BUILTIN_DATASET]);
   return seedTasksFromTrajectories(await loadDataset(store, found.id));
 }
 
@@ -170,7 +170,7 @@ async function worldModelFor(
     case 'replay':
     case 'retrieval': {
       checkCurriculumSim(spec, dataset);
-      const found = await findDataset(store, dataset);
+      const found = await findDataset(store, dataset, 'dataset', [BUILTIN_DATASET]);
       // Retrieval leaves out the trajectory the task came from: with it in, retrieval would be
       // replay of the very episode the task reconstructs.
       const exclude = task.provenance.trajectory;

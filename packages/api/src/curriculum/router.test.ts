@@ -46,10 +46,11 @@ describe('curriculum router', () => {
     });
   });
 
-  it('names a dataset that is not there', async () => {
+  it('names a dataset that is not there, and what it could be (builtin included)', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     await expect(api.curriculum.run({ dataset: 'nope' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
+      message: 'dataset: no dataset "nope" (datasets: builtin)',
     });
   });
 });

@@ -89,7 +89,7 @@ function commonestReason(reasons: readonly string[]): string | null {
 async function seedDatasetName(store: Store, dataset: string): Promise<string> {
   if (dataset === BUILTIN_DATASET) return dataset;
   try {
-    return (await findDataset(store, dataset)).name;
+    return (await findDataset(store, dataset, 'dataset', [BUILTIN_DATASET])).name;
   } catch (error) {
     throw simulatorTrpcError(error);
   }

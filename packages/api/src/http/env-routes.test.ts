@@ -175,6 +175,22 @@ describe('/v1/envs (environment server)', () => {
     expect(await refused({ extra: { 'notes.txt': 'x' } })).toBe(
       'params.extra: notes.txt is not an absolute path',
     );
+    // In the shape of every other 400: the field in `issues` (walk 47: these had none).
+    const negative = await call('POST', '/v1/envs', { world: 'scratch', params: { files: -5 } });
+    expect({ status: negative.status, json: negative.json }).toEqual({
+      status: 400,
+      json: {
+        error: {
+          message: 'params.files: a whole number from 0 to 1000, got -5',
+          issues: [
+            {
+              field: 'params.files',
+              message: 'params.files: a whole number from 0 to 1000, got -5',
+            },
+          ],
+        },
+      },
+    });
     // A session still opens with the parameters it takes (and is closed: the server's limit is
     // small, for the test of a full server).
     const id = await open({ world: 'scratch', params: { files: 0, extra: { '/a.txt': 'a\n' } } });

@@ -115,7 +115,9 @@ function sendSessionError(response: ServerResponse, error: SessionError): void {
     case 'not-found':
       return sendError(response, 404, error.message);
     case 'bad-request':
-      return sendError(response, 400, error.message);
+      return sendError(response, 400, error.message, [
+        { field: error.field, message: error.message },
+      ]);
     case 'conflict':
       return sendError(response, 409, error.message);
   }

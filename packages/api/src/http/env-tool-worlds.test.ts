@@ -199,9 +199,19 @@ describe('tool worlds on the environment server (tau-bench airline, tau2 retail 
       world: 'tau-bench-airline',
       params: { x: 1 },
     });
-    expect([session.status, session.json]).toMatchObject([
+    expect([session.status, session.json]).toEqual([
       400,
-      { error: { message: 'params.x: the world tau-bench-airline takes no parameters' } },
+      {
+        error: {
+          message: 'params.x: the world tau-bench-airline takes no parameters',
+          issues: [
+            {
+              field: 'params.x',
+              message: 'params.x: the world tau-bench-airline takes no parameters',
+            },
+          ],
+        },
+      },
     ]);
     const task = await call('POST', '/v1/tasks', {
       id: 'retail.with-params',

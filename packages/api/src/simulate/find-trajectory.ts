@@ -3,18 +3,22 @@ import type { DatasetSummary, TrajectoryDetail } from '@terrarium/schema';
 import { listDatasetTrajectories } from './load-trajectories';
 import { SimulatorError } from './sim-spec';
 
-/** A dataset by id or name; a 404-style error naming `field` otherwise. */
+/**
+ * A dataset by id or name; a 404-style error naming `field` otherwise, with the names it could
+ * be: the stored datasets', then `others` the caller takes too (a curriculum's `builtin`).
+ */
 export async function findDataset(
   store: Store,
   idOrName: string,
   field = 'dataset',
+  others: readonly string[] = [],
 ): Promise<DatasetSummary> {
   const datasets = await store.listDatasets();
   const found =
     datasets.find((dataset) => dataset.id === idOrName) ??
     datasets.find((dataset) => dataset.name === idOrName);
   if (found === undefined) {
-    const names = datasets.map((dataset) => dataset.name).join(', ') || 'none yet';
+    const names = [...datasets.map((dataset) => dataset.name), ...others].join(', ') || 'none yet';
     throw new SimulatorError(field, `no dataset "${idOrName}" (datasets: ${names})`, 404);
   }
   return found;

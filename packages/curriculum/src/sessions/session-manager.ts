@@ -68,7 +68,8 @@ export interface StepOutcome {
 export type SessionError =
   | { error: 'full'; message: string; retryAfterSeconds: number }
   | { error: 'not-found'; message: string }
-  | { error: 'bad-request'; message: string }
+  /** `field`: the request's field at fault, as 400s elsewhere name it in `issues`. */
+  | { error: 'bad-request'; message: string; field: string }
   | { error: 'conflict'; message: string };
 
 interface Session {
@@ -160,12 +161,17 @@ export class SessionManager {
       return { error: 'not-found', message: `no task ${input.task}` };
     }
     const worldId = task?.world.id ?? input.world;
-    if (worldId === undefined) return { error: 'bad-request', message: 'name a task or a world' };
+    if (worldId === undefined) {
+      return { error: 'bad-request', message: 'name a task or a world', field: 'world' };
+    }
     const entry = this.options.worlds.get(worldId);
     if (entry === undefined) return { error: 'not-found', message: `no world ${worldId}` };
     const params = { ...task?.world.params, ...input.params };
     const wrong = worldParamsProblem(entry, params);
-    if (wrong !== null) return { error: 'bad-request', message: `params.${wrong}` };
+    if (wrong !== null) {
+      const field = `params.${wrong.slice(0, wrong.indexOf(':'))}`;
+      return { error: 'bad-request', message: `params.${wrong}`, field };
+    }
     const refused = this.admit();
     if (refused) return refused;
     const seed = input.seed ?? 0;

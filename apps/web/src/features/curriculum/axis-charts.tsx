@@ -22,6 +22,11 @@ const AXIS_COLORS: Record<string, string> = {
   noise: '#be123c',
 };
 
+/** The legend's words for an axis: the seed tasks are the tree's `root` in the data. */
+function axisName(axis: string): string {
+  return axis === 'root' ? 'seed tasks' : axis;
+}
+
 type AxisMetric = 'passRate' | 'meanTurns' | 'partialGroups';
 
 const METRICS: { metric: AxisMetric; title: string; unit: string; percent: boolean }[] = [
@@ -47,7 +52,7 @@ function pointsOf(generations: GenerationStatsRecord[], metric: AxisMetric, perc
 }
 
 /**
- * Per axis (the mutation that made the task each lineage plays: seed tasks are `root`) the pass
+ * Per axis (the mutation that made the task each lineage plays; the seed tasks' own line) the pass
  * rate, turns and partially solved groups over the generations.
  */
 export function AxisCharts({ generations }: { generations: GenerationStatsRecord[] }) {
@@ -60,15 +65,20 @@ export function AxisCharts({ generations }: { generations: GenerationStatsRecord
           <ResponsiveContainer width="100%" minWidth={360} height={CHART_HEIGHT}>
             <LineChart data={pointsOf(generations, metric, percent)} margin={CHART_MARGIN}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="generation" label={xAxisTitle('generation')} />
-              <YAxis domain={percent ? [0, 100] : [0, 'auto']} label={yAxisTitle(unit)} />
+              <XAxis dataKey="generation" allowDecimals={false} label={xAxisTitle('generation')} />
+              {/* Whole numbers on the axis (walk 47: turns ticked at 0.85, 1.7, 2.55). */}
+              <YAxis
+                domain={percent ? [0, 100] : [0, 'auto']}
+                allowDecimals={false}
+                label={yAxisTitle(unit)}
+              />
               <Tooltip />
               <Legend verticalAlign="top" />
               {axes.map((axis) => (
                 <Line
                   key={axis}
                   dataKey={axis}
-                  name={axis}
+                  name={axisName(axis)}
                   stroke={AXIS_COLORS[axis] ?? '#0f172a'}
                   connectNulls={false}
                   isAnimationActive={false}
