@@ -1,5 +1,6 @@
 import { DiffEditor } from '@monaco-editor/react';
 import { useQuery } from '@tanstack/react-query';
+import { formatRuleSetIssues } from '@terrarium/rubrics';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
 import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
@@ -123,7 +124,9 @@ export function RuleSetsPage() {
               ? 'checking…'
               : validation.data.ok
                 ? 'valid'
-                : `${issues.length} problem${issues.length === 1 ? '' : 's'}: ${issues[0]?.field ?? ''} ${issues[0]?.message ?? ''}`}
+                : // The first with its field and place, as the CLI says them (walk 47: a YAML
+                  // syntax error has no field, and read as a message from nowhere).
+                  `${issues.length} problem${issues.length === 1 ? '' : 's'}: ${formatRuleSetIssues(issues.slice(0, 1))}`}
           </p>
           <SaveRuleSetForm
             document={draft}
