@@ -28,6 +28,8 @@ interface Job {
   reject: (error: Error) => void;
 }
 
+const REQUEST_ENDED = 'the request ended before the rule ran';
+
 /** Whose jobs: a caller's signal, or one shared lane for callers that give none. */
 type Owner = AbortSignal | 'shared';
 
@@ -206,7 +208,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   /** Drops the queued jobs of a caller whose signal aborted. */
   function dropQueued(signal: AbortSignal): void {
     for (const job of queue.drain(signal)) {
-      job.reject(new SandboxError('the request ended before the rule ran', 'sandbox'));
+      job.reject(new SandboxError(REQUEST_ENDED, 'sandbox'));
     }
   }
 
@@ -217,7 +219,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   ): Promise<CustomRuleResult> {
     if (closed) return Promise.reject(new SandboxError('the sandbox pool is closed', 'sandbox'));
     if (signal?.aborted === true) {
-      return Promise.reject(new SandboxError('the request ended before the rule ran', 'sandbox'));
+      return Promise.reject(new SandboxError(REQUEST_ENDED, 'sandbox'));
     }
     while (slots.length < size) slots.push(spawn());
     if (signal !== undefined && !watched.has(signal)) {

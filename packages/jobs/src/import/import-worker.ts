@@ -265,8 +265,9 @@ class WorkerImport {
         if (event.notFormat !== undefined) {
           // Nothing of the file was read as the format: the report does not claim it.
           this.wrongFormat = true;
-          const { formats } = this.state.report;
-          if (this.formatAdded) formats.splice(formats.indexOf(event.notFormat), 1);
+          const { report } = this.state;
+          const refused = event.notFormat;
+          if (this.formatAdded) report.formats = report.formats.filter((f) => f !== refused);
           return;
         }
         // The reader names the format before any record: a file it gave up on before that is in
