@@ -212,7 +212,8 @@ async function replaceDocument(page: Page, text: string): Promise<void> {
 async function saveVersion(page: Page, message: string, version: number): Promise<void> {
   await expect(page.getByTestId('rule-set-status')).toContainText('valid');
   await page.getByLabel('Version message').fill(message);
-  await page.getByRole('button', { name: 'Save as new version' }).click();
+  // The button names where the save goes: the draft's own name and the next version.
+  await page.getByRole('button', { name: `Save as default-tool v${version}` }).click();
   await expect(page.getByTestId('saved-version')).toHaveText(`Saved default-tool v${version}`);
 }
 

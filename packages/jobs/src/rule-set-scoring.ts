@@ -29,6 +29,13 @@ export interface RuleSetScoringProgress extends JobProgress {
   done: number;
   /** Failed predictions: never scored, as a run's own metrics never score them. */
   failed: number;
+  /** The domain the rule set says it is written for (informational), null when it says none. */
+  domain: string | null;
+  /**
+   * Predictions scored on items of another domain than `domain`: the rule set's domain does not
+   * scope its rules (a rule's `scope.domains` does), so they are scored, and the user is told how many.
+   */
+  outsideDomain: number;
   error: string | null;
 }
 
@@ -83,6 +90,7 @@ export async function runRuleSetScoring(
             rewardItemOf(item, prediction.observation.content),
             spec.evaluate,
           );
+          if (progress.domain !== null && item.domain !== progress.domain) progress.outsideDomain++;
           return {
             itemId: item.id,
             sim: prediction.sim,
@@ -118,6 +126,8 @@ function initialProgress(id: string, spec: RuleSetScoringSpec): RuleSetScoringPr
     total: 0,
     done: 0,
     failed: 0,
+    domain: spec.ruleSet.compiled.ruleSet.domain ?? null,
+    outsideDomain: 0,
     error: null,
   };
 }

@@ -46,5 +46,5 @@ export {
 export { ruleSetJsonSchema, RULE_SET_SCHEMA_ID } from './json-schema';
 export { criteriaJudgePrompt, parseCriteriaAnswer, type JudgeMessage } from './criteria-judge';
 export { diffLines, diffRuleSets, type LineChange, type EntryChange } from './diff-rule-sets';
-export { ruleSetYaml } from './rule-set-document';
+export { diffableDocument, ruleSetYaml } from './rule-set-document';
 export { rewardItemOf } from './reward-item';

@@ -5,3 +5,17 @@ import type { RuleSetInput } from './rule-set';
 export function ruleSetYaml(ruleSet: RuleSetInput): string {
   return stringify(ruleSet, { lineWidth: 100 });
 }
+
+/**
+ * A version as a diff shows it: a JSON document indented two spaces a level, so that a document
+ * saved on one line (as a program posts it) diffs rule by rule instead of as one changed line.
+ * YAML, and JSON that does not parse, are shown as stored.
+ */
+export function diffableDocument(text: string): string {
+  if (!/^\s*[{[]/.test(text)) return text;
+  try {
+    return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
+  } catch {
+    return text;
+  }
+}

@@ -5,7 +5,8 @@ import { SandboxError } from './sandbox-pool';
  * Rejects unless the rule compiles, its top level runs and it defines `score`: with a
  * `SandboxError` whose fault is the rule's, saying why, or with any other error for the server's.
  */
-export type CheckCustomRule = (rule: CustomRule) => Promise<void>;
+/** Checks one rule; a caller's `signal` gives the check its turns in the pool (SandboxPool.run). */
+export type CheckCustomRule = (rule: CustomRule, signal?: AbortSignal) => Promise<void>;
 
 type Place = (path: readonly PropertyKey[]) => { line: number; column: number };
 

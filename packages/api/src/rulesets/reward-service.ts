@@ -47,7 +47,11 @@ export interface RewardBatch {
 }
 
 export interface RewardService {
-  resolve(choice: RuleSetChoice): Promise<{ compiled: CompiledRuleSet; version: number | null }>;
+  /** `signal`: the request's, so an inline rule set's check takes the request's turns. */
+  resolve(
+    choice: RuleSetChoice,
+    signal?: AbortSignal,
+  ): Promise<{ compiled: CompiledRuleSet; version: number | null }>;
   score(choice: RuleSetChoice, items: readonly RewardItem[]): Promise<RewardBatch>;
 }
 
@@ -142,12 +146,15 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
     return found;
   }
 
-  async function resolve(choice: RuleSetChoice) {
+  async function resolve(choice: RuleSetChoice, signal?: AbortSignal) {
     if ('inline' in choice) {
       const parsed = validateRuleSet(choice.inline);
       if (!parsed.ok) throw issuesToError(parsed.issues);
-      if (options.checkCustom !== undefined) {
-        const issues = await customRuleIssues(parsed.ruleSet, options.checkCustom);
+      const { checkCustom } = options;
+      if (checkCustom !== undefined) {
+        // In the request's lane (walk 47: checked in the shared lane, a new rule set waited
+        // behind other callers' rules once before its own rules waited again).
+        const issues = await customRuleIssues(parsed.ruleSet, (rule) => checkCustom(rule, signal));
         if (issues.length > 0) throw issuesToError(issues);
       }
       return { compiled: compileRuleSet(parsed.ruleSet), version: null };
@@ -232,8 +239,11 @@ export function createRewardService(options: RewardServiceOptions): RewardServic
       });
       try {
         // The time limit covers resolving too: an inline rule set's custom rules are checked in
-        // the sandbox pool first, behind other requests' rules.
-        const { compiled, version } = await Promise.race([resolve(choice), timeout]);
+        // the sandbox pool first, taking turns with other requests' rules.
+        const { compiled, version } = await Promise.race([
+          resolve(choice, controller.signal),
+          timeout,
+        ]);
         const results = await Promise.race([scoreAll(compiled, items, controller.signal), timeout]);
         return { ruleSet: { name: compiled.ruleSet.name, version }, results };
       } finally {

@@ -128,7 +128,28 @@ describe('rulesets router', () => {
     expect(await as(RESEARCHER).rulesets.validate({ document: fixed })).toEqual({
       ok: true,
       issues: [],
+      name: 'custom-typo',
     });
+  });
+
+  it('diffs versions a program posted as one-line JSON rule by rule', async () => {
+    const one = JSON.stringify({ ...defaultRuleSet('terminal'), name: 'one-line' });
+    const weighted = JSON.stringify({
+      ...defaultRuleSet('terminal'),
+      name: 'one-line',
+      combine: { rules: 1, criteria: 0.25 },
+    });
+    await as(PROGRAM_PRINCIPAL).rulesets.save({ document: one, message: 'first' });
+    await as(PROGRAM_PRINCIPAL).rulesets.save({ document: weighted, message: 'weigh criteria' });
+    const diff = await as(RESEARCHER).rulesets.diff({ name: 'one-line', from: 1, to: 2 });
+    // Stored as posted (one line each), diffed indented: only the criteria weight's line changes.
+    expect(diff.from.document).toBe(one);
+    expect(
+      diff.lines.filter((line) => line.kind !== 'same').map((line) => [line.kind, line.text]),
+    ).toEqual([
+      ['added', '    "criteria": 0.25'],
+      ['removed', '    "criteria": 0'],
+    ]);
   });
 
   it(

@@ -72,8 +72,9 @@ export const rulesetsRouter = createRouter({
     const parsed = await service.checkDocument(input.document, (rule) =>
       check({ ...rule, timeoutMs: Math.min(rule.timeoutMs, VALIDATE_TIME_LIMIT_MS) }),
     );
+    // The name tells the editor where a save goes: a draft renamed starts another rule set.
     return parsed.ok
-      ? { ok: true as const, issues: [] }
+      ? { ok: true as const, issues: [], name: parsed.ruleSet.name }
       : { ok: false as const, issues: parsed.issues };
   }),
   save: researcherProcedure

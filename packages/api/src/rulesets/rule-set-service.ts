@@ -5,6 +5,7 @@ import {
   DEFAULT_RULE_SET_NAMES,
   defaultRuleSetByName,
   diffLines,
+  diffableDocument,
   diffRuleSets,
   locateRuleSetField,
   parseRuleSet,
@@ -164,7 +165,7 @@ export async function diffVersions(
       message: from.message,
     },
     to: { version: to.version, document: to.document, author: to.author, message: to.message },
-    lines: diffLines(from.document, to.document),
+    lines: diffLines(diffableDocument(from.document), diffableDocument(to.document)),
     entries: diffRuleSets(from.ruleSet, to.ruleSet),
   };
 }

@@ -38,9 +38,12 @@ describe('the sandbox pool', () => {
     const busy = new AbortController();
     const slow = [1, 2, 3, 4].map((n) => track(`slow ${n}`, pool.run(SLOW, INPUT, busy.signal)));
     const quick = track('quick', pool.run(QUICK, INPUT, new AbortController().signal));
-    await Promise.all([...slow, quick]);
-    // The first slow rule was running when the quick one came; the quick one runs next.
-    expect(finished).toEqual(['slow 1', 'quick', 'slow 2', 'slow 3', 'slow 4']);
+    // A new inline rule set's check is a caller of its own too (walk 47: it queued behind all).
+    const check = track('check', pool.check(QUICK, new AbortController().signal));
+    await Promise.all([...slow, quick, check]);
+    // The first slow rule was running when the others came; both newcomers run before the busy
+    // caller's next rule (a newcomer joins the round at its cursor, so the later one goes first).
+    expect(finished).toEqual(['slow 1', 'check', 'quick', 'slow 2', 'slow 3', 'slow 4']);
   });
 
   it('drops the queued rules of a caller whose request ended, and runs the others', async () => {

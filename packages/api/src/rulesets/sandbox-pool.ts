@@ -10,8 +10,11 @@ export interface SandboxPool {
    * dropped (rejected), so a request that ended frees the pool.
    */
   run(rule: CustomRule, input: CustomRuleInput, signal?: AbortSignal): Promise<CustomRuleResult>;
-  /** Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`. */
-  check(rule: CustomRule): Promise<void>;
+  /**
+   * Rejects, saying why, unless the rule compiles, its top level runs and it defines `score`; a
+   * `signal` takes turns as `run`'s does.
+   */
+  check(rule: CustomRule, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -244,8 +247,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   return {
     run: submit,
-    async check(rule) {
-      await submit(rule, null);
+    async check(rule, signal) {
+      await submit(rule, null, signal);
     },
     async close() {
       closed = true;

@@ -22,6 +22,9 @@ export function sharedCustomRuleRunner(): (
 }
 
 /** Checks a custom rule in the shared pool (see `SandboxPool.check`). */
-export function sharedCustomRuleChecker(): (rule: CustomRule) => Promise<void> {
-  return (rule) => sharedPool().check(rule);
+export function sharedCustomRuleChecker(): (
+  rule: CustomRule,
+  signal?: AbortSignal,
+) => Promise<void> {
+  return (rule, signal) => sharedPool().check(rule, signal);
 }

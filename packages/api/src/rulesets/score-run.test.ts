@@ -37,6 +37,7 @@ const WITH_CUSTOM = JSON.stringify({
 /** A rule for terminals only: it applies to no tool item, so every score is n/a, never 0. */
 const TERMINAL_ONLY = JSON.stringify({
   name: 'terminal-only',
+  domain: 'terminal',
   rules: [{ id: 'content', type: 'content', scope: { domains: ['terminal'] } }],
   combine: { rules: 1, criteria: 0 },
 });
@@ -91,6 +92,9 @@ describe('rulesets.scoreRun: a saved version scores a whole run', () => {
         total: run.total,
         done: run.total,
         failed: run.failed,
+        // The rule set names no domain: nothing is outside it.
+        domain: null,
+        outsideDomain: 0,
         error: null,
       });
       const board = await api().bench.leaderboard({ runId, bootstrap: 0 });
@@ -177,7 +181,14 @@ describe('rulesets.scoreRun: a saved version scores a whole run', () => {
     { timeout: 120_000 },
     async () => {
       const settled = await scoreWith('terminal-only');
-      expect(settled?.status).toBe('done');
+      const run = await api().bench.run({ runId });
+      // Written for terminals, run on an airline bench: every scored prediction is counted as
+      // outside the rule set's domain, which the Rule sets page says beside the progress.
+      expect(settled).toMatchObject({
+        status: 'done',
+        domain: 'terminal',
+        outsideDomain: run.total - run.failed,
+      });
       const board = await api().bench.leaderboard({ runId, bootstrap: 0 });
       const cell = overall(board.cells, 'retrieval', 'terminal-only@v1');
       // A rule metric's n/a is neither scored nor missing: the cell is empty, not 0.

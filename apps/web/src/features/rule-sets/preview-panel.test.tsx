@@ -104,7 +104,12 @@ describe('PreviewPanel', () => {
     const api = fakeServer();
     renderWithApi(
       <>
-        <SaveRuleSetForm document={DOCUMENT} valid onSaved={() => undefined} />
+        <SaveRuleSetForm
+          document={DOCUMENT}
+          valid
+          label="Save as my-terminal v1"
+          onSaved={() => undefined}
+        />
         <PreviewPanel document={DOCUMENT} />
       </>,
       api.client,
@@ -114,7 +119,7 @@ describe('PreviewPanel', () => {
     fireEvent.change(screen.getByRole('textbox', { name: 'Version message' }), {
       target: { value: 'halve content weight' },
     });
-    fireEvent.click(screen.getByRole('button', { name: 'Save as new version' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save as my-terminal v1' }));
     expect((await screen.findByTestId('saved-version')).textContent).toBe('Saved my-terminal v1');
     await waitFor(() => expect(column('preview-saved')).toEqual(['25.0', '25.0']));
     expect(column('preview-delta')).toEqual(['+25.0', '+25.0']);

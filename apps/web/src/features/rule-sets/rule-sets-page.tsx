@@ -1,12 +1,13 @@
 import { DiffEditor } from '@monaco-editor/react';
 import { useQuery } from '@tanstack/react-query';
-import { formatRuleSetIssues } from '@terrarium/rubrics';
+import { diffableDocument, formatRuleSetIssues } from '@terrarium/rubrics';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '../../app/trpc';
 import { defaultRuleSetName, usePreviewRunDomain } from './default-rule-set';
 import { PreviewPanel } from './preview-panel';
 import { RuleSetEditor } from './rule-set-editor';
 import { SaveRuleSetForm, type SavedRuleSet } from './save-rule-set-form';
+import { saveTarget } from './save-target';
 import { ScoreRunForm } from './score-run-form';
 import { documentLanguage } from './schema-hints';
 import './rule-sets.css';
@@ -84,6 +85,12 @@ export function RuleSetsPage() {
   });
 
   const issues = validation.data?.issues ?? [];
+  // Walk 47: the header kept naming the chosen rule set while the draft's `name` said another.
+  const save = saveTarget(
+    list.data ?? [],
+    validation.data?.ok === true ? validation.data.name : null,
+    chosen,
+  );
   return (
     <div className="page rule-sets-page">
       <header className="page-header">
@@ -109,6 +116,11 @@ export function RuleSetsPage() {
               ? 'built-in default, never saved'
               : `v${latest.data.version} by ${latest.data.author}: ${latest.data.message}`)}
         </span>
+        {save.renamed !== null && (
+          <span className="status" data-testid="draft-renamed">
+            {save.renamed}
+          </span>
+        )}
       </header>
       <div className="rule-sets-layout">
         <section aria-label="Editor">
@@ -131,6 +143,7 @@ export function RuleSetsPage() {
           <SaveRuleSetForm
             document={draft}
             valid={validation.data?.ok === true}
+            label={save.label}
             onSaved={showSaved}
           />
         </section>
@@ -174,8 +187,8 @@ export function RuleSetsPage() {
           <div data-testid="rule-set-diff">
             <DiffEditor
               height="40vh"
-              original={fromDoc.data.document}
-              modified={toDoc.data.document}
+              original={diffableDocument(fromDoc.data.document)}
+              modified={diffableDocument(toDoc.data.document)}
               language={documentLanguage(toDoc.data.document)}
               options={{ readOnly: true, renderSideBySide: true, minimap: { enabled: false } }}
             />

@@ -13,10 +13,13 @@ export type SavedRuleSet = inferOutput<ReturnType<typeof useTRPC>['rulesets']['s
 export function SaveRuleSetForm({
   document,
   valid,
+  label,
   onSaved,
 }: {
   document: string;
   valid: boolean;
+  /** Names the rule set and version a save makes, from the draft's own `name`. */
+  label: string;
   onSaved: (saved: SavedRuleSet) => void;
 }) {
   const trpc = useTRPC();
@@ -51,7 +54,7 @@ export function SaveRuleSetForm({
         className="button primary"
         disabled={save.isPending || message.trim() === '' || !valid}
       >
-        Save as new version
+        {label}
       </button>
       {save.data && (
         <span className="status" data-testid="saved-version">

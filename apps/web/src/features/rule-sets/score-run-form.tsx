@@ -90,6 +90,9 @@ export function ScoreRunForm({ name }: { name: string }) {
           {progress.metric}: {progress.status === 'running' ? 'scoring' : progress.status}{' '}
           {progress.done}/{progress.total}
           {progress.failed > 0 && ` · ${progress.failed} failed predictions left unscored`}
+          {progress.domain !== null &&
+            progress.outsideDomain > 0 &&
+            ` · ${progress.outsideDomain} on items outside ${progress.domain}, the domain ${name} is written for (a rule's scope.domains leaves them out)`}
           {progress.error !== null && ` · ${progress.error}`}
         </span>
       )}
