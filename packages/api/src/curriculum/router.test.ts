@@ -145,6 +145,17 @@ describe('curriculum runs as jobs through the router', () => {
       ])
     ).map(readDataFile);
     await importFiles(store, files, { dataset: 'airline' });
+    // The page asks before a run is started, and says the same.
+    await expect(api().curriculum.seeds({ dataset: 'airline' })).resolves.toEqual({
+      tasks: 0,
+      rejected: 200,
+      commonestReason: 'a tool trajectory has no terminal world',
+    });
+    expect(await api().curriculum.seeds({ dataset: 'builtin' })).toEqual({
+      tasks: 2,
+      rejected: 0,
+      commonestReason: null,
+    });
     // walk 43: "no task of 3 passes its gates (100 rejected)" gave neither the name nor a reason.
     await expect(api().curriculum.start({ dataset: 'airline' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',

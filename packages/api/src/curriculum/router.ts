@@ -54,10 +54,14 @@ async function runOrError(store: Store, runId: string): Promise<CurriculumRunRec
   return run;
 }
 
-async function seedsOrError(store: Store, dataset: string) {
-  const seeds = await curriculumSeeds(store, dataset).catch((error: unknown) => {
+async function seedsOf(store: Store, dataset: string) {
+  return curriculumSeeds(store, dataset).catch((error: unknown) => {
     throw simulatorTrpcError(error);
   });
+}
+
+async function seedsOrError(store: Store, dataset: string) {
+  const seeds = await seedsOf(store, dataset);
   if (seeds.tasks.length === 0) {
     const reason = commonestReason(seeds.rejected.map((rejected) => rejected.reason));
     throw new TRPCError({
@@ -152,6 +156,21 @@ export const curriculumRouter = createRouter({
     await seedsOrError(ctx.store, dataset);
     return summaryOf(await jobs.submit({ dataset, settings, generations }));
   }),
+
+  /**
+   * How many seed tasks a dataset gives and why the rest were refused, for the page to say before
+   * a run is started (walk 47: it offered datasets that give none, and said so only on Start).
+   */
+  seeds: researcherProcedure
+    .input(z.object({ dataset: z.string().min(1).max(200) }))
+    .query(async ({ ctx, input }) => {
+      const seeds = await seedsOf(ctx.store, input.dataset);
+      return {
+        tasks: seeds.tasks.length,
+        rejected: seeds.rejected.length,
+        commonestReason: commonestReason(seeds.rejected.map((rejected) => rejected.reason)),
+      };
+    }),
 
   /** The policies a run may be started with here (`onnx:` folders only those the server lists). */
   policies: researcherProcedure.query(() => availablePolicies()),

@@ -81,7 +81,8 @@ const ENV_PATHS: JsonObject = {
   },
   '/v1/envs/{id}/state': {
     get: {
-      summary: 'The session: steps, flags, last output and a summary of the world state',
+      summary:
+        "The session: steps (the policy's moves toward maxSteps, invalid ones included), flags, last output and a summary of the world state (its own steps count the commands the world ran)",
       operationId: 'getEnvState',
       parameters: [sessionId],
       responses: {

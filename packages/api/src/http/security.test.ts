@@ -113,6 +113,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'imports.cancel': 'researcher',
   'curriculum.divergences': 'researcher',
   'curriculum.policies': 'researcher',
+  'curriculum.seeds': 'researcher',
   'curriculum.exportTasks': 'researcher',
 };
 

@@ -18,6 +18,7 @@ import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
 import { GenerationRollouts } from './generation-rollouts';
+import { seedSummary } from './seed-summary';
 
 /** The domains whose trajectories seed a curriculum: a terminal world is rebuilt from them. */
 const SEED_DOMAINS: ReadonlySet<string> = new Set(['terminal', 'swe']);
@@ -129,6 +130,13 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
         ? LIST_POLL_MS
         : false,
   });
+  // What the chosen dataset gives, said before Start (walk 47: datasets made by curricula or
+  // SWE-agent's give no task, and the page said so only once a run was refused).
+  const seeds = useQuery({
+    ...trpc.curriculum.seeds.queryOptions({ dataset }),
+    staleTime: 60_000,
+  });
+  const noSeeds = seeds.data?.tasks === 0;
   const policy = policyChoice === OTHER_POLICY ? otherPolicy.trim() : policyChoice;
   const start = useMutation(
     trpc.curriculum.start.mutationOptions({
@@ -283,12 +291,17 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             onChange={(event) => setSim(event.target.value)}
           />
         </label>{' '}
-        <button type="submit" disabled={start.isPending}>
+        <button type="submit" disabled={start.isPending || noSeeds}>
           {policy === 'scripted' || policy === ''
             ? 'Play with the scripted policy'
             : 'Play with this policy'}
         </button>
       </form>
+      {seeds.data ? (
+        <p className={noSeeds ? 'status status-error' : 'muted'} data-testid="seed-summary">
+          {seedSummary(dataset, seeds.data)}
+        </p>
+      ) : null}
       {start.error ? <p role="alert">{start.error.message}</p> : null}
       {runs.data?.length === 0 ? (
         <p className="muted" data-testid="no-curriculum-runs">
@@ -376,21 +389,22 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
                 <Line
                   yAxisId="rate"
                   dataKey="passRate"
-                  name="pass rate"
+                  name="pass rate %"
                   stroke="#2458b3"
                   isAnimationActive={false}
                 />
                 <Line
                   yAxisId="rate"
                   dataKey="partialGroups"
-                  name="partially solved groups"
+                  name="partially solved groups %"
                   stroke="#b45309"
                   isAnimationActive={false}
                 />
                 <Line
                   yAxisId="tier"
                   dataKey="meanTier"
-                  name="mean tier"
+                  // The one line not in %: the legend says which axis reads it (walk 47).
+                  name="mean tier (right axis)"
                   stroke="#15803d"
                   isAnimationActive={false}
                 />
