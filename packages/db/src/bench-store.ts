@@ -24,6 +24,7 @@ import { createBenchPages, type BenchPages } from './bench-pages';
 import type { Queryable, Row, SqlExecutor } from './executor';
 import { StatementChunks } from './import-batch';
 import { toJsonPayload } from './json-payload';
+import { BENCH_TABLES, RUN_TABLES, vacuumAfterDelete } from './vacuum';
 import {
   intColumn,
   jsonColumn,
@@ -547,6 +548,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
          RETURNING b.id`,
         [benchId],
       );
+      if (rows.length > 0) await vacuumAfterDelete(executor, [...BENCH_TABLES, ...RUN_TABLES]);
       return rows.length > 0;
     },
 
@@ -711,6 +713,7 @@ export function createBenchStore(executor: SqlExecutor): BenchStore {
          RETURNING r.id`,
         [runId],
       );
+      if (rows.length > 0) await vacuumAfterDelete(executor, RUN_TABLES);
       return rows.length > 0;
     },
 

@@ -40,6 +40,7 @@ import { clauseQueries, parseSearch, stepSearchCondition, withSearchMatches } fr
 import { markersOfPage, stepsOfPage } from './step-pages';
 import { sourceRecordOf } from './source-record';
 import type { ImportBatch, Store, TrajectoryPage } from './store';
+import { DATASET_TABLES, vacuumAfterDelete } from './vacuum';
 
 /** Steps per `getSteps` call at most, so no caller can pull a 10,000-step trajectory at once. */
 export const MAX_STEP_WINDOW = 1000;
@@ -47,15 +48,6 @@ const MAX_PAGE = 1000;
 
 // Ids are bigint in SQL and decimal strings outside; anything else names nothing.
 const ID_PATTERN = /^[1-9][0-9]{0,17}$/;
-
-/** The tables a dataset's rows live in (each cascades from `datasets`). */
-const DATASET_TABLES = [
-  'datasets',
-  'import_batches',
-  'trajectories',
-  'step_pages',
-  'quarantine',
-] as const;
 
 const VISIBLE = `JOIN import_batches b ON b.id = t.batch_id AND b.status = 'complete'`;
 
@@ -374,10 +366,7 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
     async deleteDataset(datasetId) {
       if (!ID_PATTERN.test(datasetId)) return;
       await executor.query('DELETE FROM datasets WHERE id = $1::bigint', [datasetId]);
-      // PGlite runs no autovacuum: without this the deleted rows' pages were never used again, a
-      // store grew by each re-imported dataset's size and gave nothing back (walk 45). VACUUM
-      // makes the pages free for the next import and returns the trailing ones to the disk.
-      await executor.exec(`VACUUM ${DATASET_TABLES.join(', ')}`);
+      await vacuumAfterDelete(executor, DATASET_TABLES);
     },
 
     async listTrajectories(filter, page): Promise<TrajectoryPage> {

@@ -1,5 +1,6 @@
 import type { ItemScore, RunPrediction } from '@terrarium/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Store } from '../store';
 import { buildBenchItem, buildBenchManifest, RETAIL_TOOLS } from '../testing';
 import type { StoreHarness, StoreLocation } from './harnesses';
@@ -316,6 +317,46 @@ export function describeBenchStoreSuite(harness: StoreHarness): void {
           split: 'test',
         }),
       ).rejects.toThrow('a bench run names each simulator once; got replay, replay');
+    });
+
+    it("gives a deleted run's pages to the next run instead of growing", async () => {
+      const pages = async () => {
+        const { rows } = await store
+          .jobDb()
+          .executeSql(
+            `SELECT (pg_total_relation_size('run_scores') + pg_total_relation_size('run_predictions'))::int / 8192 AS n`,
+          );
+        return z.array(z.object({ n: z.number() })).parse(rows)[0]?.n ?? -1;
+      };
+      // Every unit of the split with 40 scores of 1 KB detail each: hundreds of pages.
+      const finishedRun = async () => {
+        const run = await store.createBenchRun({
+          bench: 'retail',
+          benchVersion: 1,
+          sims: ['replay'],
+          judge: null,
+          mode: { kind: 'open' },
+          split: 'test',
+        });
+        for (const itemId of await store.pendingWork(run.id, 'replay', 100)) {
+          const scores = Array.from({ length: 40 }, (_, m) => ({
+            ...ruleScore(itemId, 'replay', `m${m}`, 0.5),
+            detail: { note: 'x'.repeat(1024) },
+          }));
+          await store.recordPrediction(prediction(run.id, itemId, 'replay'), scores);
+        }
+        expect((await store.getBenchRun(run.id))?.status).toBe('done');
+        return run.id;
+      };
+      const before = await pages();
+      const first = await finishedRun();
+      const once = await pages();
+      expect(await store.deleteBenchRun(first)).toBe(true);
+      await finishedRun();
+      const again = await pages();
+      // Before, the deleted run's pages were never used again: the same run took as many more.
+      expect(once - before).toBeGreaterThan(20);
+      expect(again - once).toBeLessThan((once - before) / 4);
     });
 
     it('gives the job queue SQL access: parameterised statements and multi-statement scripts', async () => {
