@@ -190,7 +190,14 @@ export function RuleSetsPage() {
               original={diffableDocument(fromDoc.data.document)}
               modified={diffableDocument(toDoc.data.document)}
               language={documentLanguage(toDoc.data.document)}
-              options={{ readOnly: true, renderSideBySide: true, minimap: { enabled: false } }}
+              options={{
+                readOnly: true,
+                renderSideBySide: true,
+                minimap: { enabled: false },
+                // Unchanged stretches fold to a line, so the changes are in sight however far
+                // down the document they are (an indented JSON version runs to hundreds of lines).
+                hideUnchangedRegions: { enabled: true, contextLineCount: 3 },
+              }}
             />
           </div>
         )}
