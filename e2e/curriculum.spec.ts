@@ -26,6 +26,8 @@ test('a curriculum plays live as a job, its lineages advance and its rollouts re
   await page.goto('/');
   await page.getByRole('link', { name: 'Curriculum' }).click();
   await expect(page).toHaveURL(/\/curriculum$/);
+  // What the chosen seed dataset gives is said before a run starts.
+  await expect(page.getByTestId('seed-summary')).toHaveText('builtin: 2 seed tasks');
   await page.getByLabel('Generations').fill('4');
   await page.getByRole('button', { name: 'Play with the scripted policy' }).click();
   await expect(page.locator('.curriculum-run-status')).toHaveText('done', { timeout: 30_000 });
