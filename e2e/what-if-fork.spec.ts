@@ -49,6 +49,11 @@ test('"What if": edit an argument in Compare, fork with retrieval, replay the fo
   await expect(editor.getByLabel('Fork simulator').locator('option[value="replay"]')).toHaveCount(
     0,
   );
+  // Nor the model decoded in this browser: a fork runs on the server (walk 48 forked with it and
+  // was refused with advice that could not work).
+  await expect(
+    editor.getByLabel('Fork simulator').locator('option[value^="onnx:browser/"]'),
+  ).toHaveCount(0);
   await editor.getByLabel('Fork simulator').selectOption('retrieval');
   await editor.getByLabel('Continue steps').fill(String(CONTINUE_STEPS));
   await editor.getByTestId('fork-submit').click();

@@ -13,6 +13,7 @@ import { ActionView } from '../replay/action-view';
 import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
 import { ForkEditor } from './fork-editor';
+import { forkSims } from './fork-sims';
 import { RunStatus } from './run-status';
 import { BUNDLED_BROWSER_SIM } from '../models/browser-sim-spec';
 import { SimPicker, type SimulatorOption } from './sim-picker';
@@ -80,9 +81,7 @@ function StepComparison({
           trajectoryId={trajectoryId}
           step={row.step}
           action={row.base.action}
-          // Replay answers only recorded actions, and an edited action never was: not offered.
-          available={available.filter((option) => option.spec !== 'replay')}
-          defaultSim={sims.find((sim) => sim !== 'replay') ?? 'retrieval'}
+          sims={forkSims(available, sims)}
           remainingSteps={stepCount === null ? null : stepCount - row.step - 1}
           onClose={() => setEditing(false)}
         />

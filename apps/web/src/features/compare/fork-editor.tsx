@@ -5,7 +5,7 @@ import { Elapsed } from '../../app/elapsed';
 import { Link } from '../../app/link';
 import { useTRPC, useTRPCClient } from '../../app/trpc';
 import { actionFromDraft, draftOf, type ActionDraft, type DraftField } from './fork-action';
-import type { SimulatorOption } from './sim-picker';
+import type { ForkSims } from './fork-sims';
 
 /** The API carries a fork on at most this many steps past the edited one. */
 export const MAX_FORK_CONTINUE_STEPS = 50;
@@ -119,16 +119,15 @@ export function ForkEditor({
   trajectoryId,
   step,
   action,
-  available,
-  defaultSim,
+  sims,
   remainingSteps,
   onClose,
 }: {
   trajectoryId: string;
   step: number;
   action: Action;
-  available: readonly SimulatorOption[];
-  defaultSim: string;
+  /** What a fork can continue with (`forkSims`). */
+  sims: ForkSims;
   /** Steps of the trajectory after this one. */
   remainingSteps: number | null;
   onClose(): void;
@@ -137,7 +136,8 @@ export function ForkEditor({
   const client = useTRPCClient();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState(() => draftOf(action));
-  const [sim, setSim] = useState(defaultSim);
+  const available = sims.options;
+  const [sim, setSim] = useState(sims.defaultSim);
   const [continueSteps, setContinueSteps] = useState(
     Math.min(remainingSteps ?? MAX_FORK_CONTINUE_STEPS, MAX_FORK_CONTINUE_STEPS),
   );
@@ -237,6 +237,13 @@ export function ForkEditor({
           The recorded actions after this step are kept; {sim} predicts every observation from the
           fork’s own history.
         </p>
+        {sims.browserLeftOut !== null && (
+          <p className="muted fork-hint" data-testid="fork-browser-note">
+            {sims.browserLeftOut} is not offered: a fork is simulated and stored on the server, and
+            that model runs in this browser (the server&rsquo;s bundled model, if it offers one, is
+            the same model).
+          </p>
+        )}
         <div aria-live="polite" data-testid="fork-status" data-status={state.status}>
           {state.status === 'forking' && (
             <span className="spinner-text" role="status">
