@@ -17,6 +17,28 @@ function isJsonContentType(value: string | null): boolean {
   return value !== null && /^\s*application\/json\b/i.test(value);
 }
 
+function isEventStream(value: string | null): boolean {
+  return value !== null && /^\s*text\/event-stream\b/i.test(value);
+}
+
+/**
+ * A successful status with a body that is not what was asked for: a proxy's error page, or a server
+ * that is not an OpenAI endpoint (walk 48: an nginx "502 Bad Gateway" page answered 200 read as
+ * "ended the stream before [DONE]" and was retried 4 times). Said with what came back; the caller
+ * does not retry it, since the same URL answers the same.
+ */
+function unreadable(
+  url: string,
+  status: number,
+  contentType: string | null,
+  complaint: string,
+  text: string,
+): string {
+  const type = contentType?.split(';')[0]?.trim() ?? '';
+  const what = type === '' ? 'a body with no content type' : type;
+  return `${url} answered HTTP ${status} with ${what} ${complaint}${text.trim() === '' ? ' (empty)' : `: ${excerpt(text)}`}`;
+}
+
 /** US dollars per million tokens. */
 export interface Pricing {
   inputPerMillion: number;
@@ -50,6 +72,12 @@ export interface PoolOptions {
   retry?: RetryPolicy;
   /** Per attempt, from sending to the last byte (default 600 s; 0 = none). */
   timeoutMs?: number;
+  /**
+   * Streamed attempts only: the longest wait for the reply's headers or its next piece (default
+   * 120 s; 0 = none). A streaming server sends as it generates, so a silent one is stuck; a
+   * non-streamed reply comes whole at the end and has only `timeoutMs`.
+   */
+  idleTimeoutMs?: number;
   /** Hosts endpoints may be on (default: this machine only). */
   allowlist?: readonly string[];
   /** Said after a 401 or 403 from an endpoint given no key: how this app is told keys. */
@@ -95,6 +123,10 @@ export interface EndpointPool {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 60_000 };
 const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+/** What a timer that was never set cancels. */
+function noTimer(): void {}
 const DEFAULT_MAX_CONCURRENCY = 8;
 
 interface EndpointState {
@@ -164,6 +196,7 @@ export function createEndpointPool(
   const retry = options.retry ?? DEFAULT_RETRY;
   const maxDelayMs = retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const transport = transportOf(options);
@@ -274,15 +307,28 @@ export function createEndpointPool(
       if (cancelled !== null) listener(cancelled.reason);
       else cancelListener = listener;
     };
-    let timedOut = false;
+    let timedOut: string | null = null;
     let streamed = false;
     const cancelTimer =
       timeoutMs > 0
         ? clock.setTimer(timeoutMs, () => {
-            timedOut = true;
-            cancel(new Error(`timed out after ${timeoutMs} ms`));
+            timedOut = `timed out after ${timeoutMs} ms`;
+            cancel(new Error(timedOut));
           })
         : () => undefined;
+    // Walk 48: a server that accepted the request and sent nothing held each attempt for the whole
+    // 600 s. One timer per quiet period, not one per piece: pieces only note when they came.
+    let lastPieceAt = clock.now();
+    let cancelIdle = noTimer;
+    const watchIdle = (ms: number) => {
+      cancelIdle = clock.setTimer(ms, () => {
+        const quiet = clock.now() - lastPieceAt;
+        if (quiet < idleTimeoutMs) return watchIdle(idleTimeoutMs - quiet);
+        timedOut = `sent nothing for ${idleTimeoutMs} ms`;
+        cancel(new Error(timedOut));
+      });
+    };
+    if (stream && idleTimeoutMs > 0) watchIdle(idleTimeoutMs);
     const onAbort = () => cancel(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const fail = (
@@ -331,9 +377,21 @@ export function createEndpointPool(
           },
         );
       }
+      lastPieceAt = clock.now();
+      const contentType = response.header('content-type');
       // A server that ignores `stream: true` sends one JSON completion, which is read as one.
-      if (!stream || isJsonContentType(response.header('content-type'))) {
-        const body: unknown = JSON.parse(await replyText(response));
+      if (!stream || isJsonContentType(contentType)) {
+        const text = await replyText(response);
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return fail(
+            'protocol',
+            unreadable(url, response.status, contentType, 'that is not JSON', text),
+            false,
+          );
+        }
         const parsed = ChatCompletion.safeParse(body);
         if (!parsed.success) {
           const message = errorMessageOf(body) ?? parsed.error.issues[0]?.message ?? 'invalid';
@@ -356,6 +414,18 @@ export function createEndpointPool(
             endpoint: config.baseUrl,
           },
         };
+      }
+      // A stream without a content type is read as one; any other type is not a stream.
+      if (contentType !== null && !isEventStream(contentType)) {
+        const text = await replyText(response).catch(() => '');
+        const message = unreadable(
+          url,
+          response.status,
+          contentType,
+          'where an event stream was asked for',
+          text,
+        );
+        return fail('protocol', message, false);
       }
       if (response.text === null) return fail('protocol', `${url} sent no response body`, false);
       let content = '';
@@ -415,6 +485,7 @@ export function createEndpointPool(
       // Events parsed as each piece arrives: no promise per event, one per piece of the body.
       const parser = new SseParser();
       for await (const piece of response.text) {
+        lastPieceAt = clock.now();
         for (const data of parser.push(piece)) {
           const failed = onEvent(data);
           if (failed !== null) return failed;
@@ -442,10 +513,10 @@ export function createEndpointPool(
       if (signal?.aborted === true) {
         return fail('aborted', `request to ${url} was cancelled`, false, { cause: signal.reason });
       }
-      if (timedOut) {
+      if (timedOut !== null) {
         return fail(
           'timeout',
-          `request to ${url} timed out after ${timeoutMs} ms (attempt ${attempt} of ${retry.attempts})`,
+          `request to ${url} ${timedOut} (attempt ${attempt} of ${retry.attempts})`,
           !streamed,
           { cause: error },
         );
@@ -458,6 +529,7 @@ export function createEndpointPool(
       );
     } finally {
       cancelTimer();
+      cancelIdle();
       signal?.removeEventListener('abort', onAbort);
     }
   }

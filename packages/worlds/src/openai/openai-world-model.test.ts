@@ -187,13 +187,15 @@ describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (
       random: () => 0,
       retry: { attempts: 3, baseDelayMs: 10 },
       timeoutMs: 5000,
+      idleTimeoutMs: 3000,
     });
     const prediction = await model.predict(context, history, action);
     expect(prediction.observation.content).toBe('ok');
     expect(prediction.provenance.detail?.['attempts']).toBe(2);
     expect(server.requests.length).toBe(2);
-    // attempt 1 timeout timer, the Retry-After wait (not the 5 ms jittered backoff), attempt 2 timer
-    expect(timers).toEqual([5000, 1000, 5000]);
+    // Attempt 1's timeout and idle timers, the Retry-After wait (not the 5 ms jittered backoff),
+    // attempt 2's two timers.
+    expect(timers).toEqual([5000, 3000, 1000, 5000, 3000]);
     expect(model.stats()[0]).toMatchObject({ requests: 2, retries: 1, completed: 1, failed: 0 });
   });
 
@@ -208,6 +210,7 @@ describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (
       random: () => 0.5,
       retry: { attempts: 4, baseDelayMs: 8 },
       timeoutMs: 0,
+      idleTimeoutMs: 0,
     });
     const error = await model.predict(context, history, action).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EndpointError);
@@ -231,6 +234,37 @@ describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (
       `${server.baseUrl}/v1/chat/completions answered HTTP 400: max_tokens is too large`,
     );
     expect(server.requests.length).toBe(1);
+  });
+
+  it('names a 200 that is neither a stream nor JSON, and does not retry it', async () => {
+    // A proxy's error page with a success status (walk 48: read as a stream cut before [DONE]).
+    const page = '<html><body>502 Bad Gateway\n<hr>nginx</body></html>';
+    const server = await serve(() => ({
+      type: 'status',
+      status: 200,
+      body: page,
+      contentType: 'text/html; charset=utf-8',
+    }));
+    const url = `${server.baseUrl}/v1/chat/completions`;
+    const retrying = { ...client, retry: { attempts: 3, baseDelayMs: 1 } };
+    const streaming = createOpenAIWorldModel({ baseUrl: server.baseUrl, model: 'm', ...retrying });
+    await expect(streaming.predict(context, history, action)).rejects.toMatchObject({
+      kind: 'protocol',
+      attempts: 1,
+      message: `${url} answered HTTP 200 with text/html where an event stream was asked for: <html><body>502 Bad Gateway <hr>nginx</body></html>`,
+    });
+    const plain = createOpenAIWorldModel({
+      baseUrl: server.baseUrl,
+      model: 'm',
+      stream: false,
+      ...retrying,
+    });
+    await expect(plain.predict(context, history, action)).rejects.toMatchObject({
+      kind: 'protocol',
+      attempts: 1,
+      message: `${url} answered HTTP 200 with text/html that is not JSON: <html><body>502 Bad Gateway <hr>nginx</body></html>`,
+    });
+    expect(server.requests.length).toBe(2);
   });
 
   it('retries network errors and streams cut before [DONE]', async () => {
@@ -348,6 +382,38 @@ describe.each(clients)('the OpenAI-compatible world model over real HTTP, %s', (
       `request to ${server.baseUrl}/v1/chat/completions timed out after 150 ms (attempt 2 of 2); gave up after 2 attempts`,
     );
     expect(server.requests.length).toBe(2);
+  });
+
+  it('gives up on a stream that sends nothing for the idle time, not the whole time', async () => {
+    const server = await serve(() => ({ type: 'hang' }));
+    const model = createOpenAIWorldModel({
+      baseUrl: server.baseUrl,
+      model: 'm',
+      ...client,
+      idleTimeoutMs: 150,
+      retry: { attempts: 2, baseDelayMs: 1 },
+    });
+    await expect(model.predict(context, history, action)).rejects.toMatchObject({
+      kind: 'timeout',
+      attempts: 2,
+      message: `request to ${server.baseUrl}/v1/chat/completions sent nothing for 150 ms (attempt 2 of 2); gave up after 2 attempts`,
+    });
+    // A stream that keeps sending is never idle, however long it takes in all: pieces every
+    // 60 ms, 8 of them, against an idle limit of 150 ms.
+    const steady = await serve(() => ({
+      type: 'completion',
+      content: 'x'.repeat(8),
+      chunkSize: 1,
+      pieceDelayMs: 60,
+    }));
+    const patient = createOpenAIWorldModel({
+      baseUrl: steady.baseUrl,
+      model: 'm',
+      ...client,
+      idleTimeoutMs: 150,
+      retry: { attempts: 1, baseDelayMs: 1 },
+    });
+    expect((await patient.predict(context, history, action)).observation.content).toBe('xxxxxxxx');
   });
 
   it('sums token usage and cost exactly', async () => {

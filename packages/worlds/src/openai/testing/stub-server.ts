@@ -12,12 +12,21 @@ export type StubReply =
       delayMs?: number;
       /** Streamed content is cut into pieces of this many characters (default 4). */
       chunkSize?: number;
+      /** Streaming only: a wait before each piece of content, as a model generating it. */
+      pieceDelayMs?: number;
       /** Streaming only: end the stream without `data: [DONE]`. */
       omitDone?: boolean;
       /** Answer one JSON completion even when the request asks for a stream (as some servers do). */
       ignoreStream?: boolean;
     }
-  | { type: 'status'; status: number; retryAfter?: string; body?: string }
+  | {
+      type: 'status';
+      status: number;
+      retryAfter?: string;
+      body?: string;
+      /** Default `application/json`. */
+      contentType?: string;
+    }
   /** Never answers; the connection stays open until the client gives up. */
   | { type: 'hang' };
 
@@ -101,7 +110,7 @@ export async function startStubServer(
     if (planned.type === 'hang') return;
     if (planned.type === 'status') {
       outgoing.writeHead(planned.status, {
-        'content-type': 'application/json',
+        'content-type': planned.contentType ?? 'application/json',
         ...(planned.retryAfter === undefined ? {} : { 'retry-after': planned.retryAfter }),
       });
       finished = true;
@@ -162,6 +171,10 @@ export async function startStubServer(
       send(chunk({ reasoning_content: reasoning.slice(at, at + size) }));
     }
     for (let at = 0; at < planned.content.length; at += size) {
+      if (planned.pieceDelayMs !== undefined) {
+        await new Promise((r) => setTimeout(r, planned.pieceDelayMs));
+        if (outgoing.destroyed) return;
+      }
       send(chunk({ content: planned.content.slice(at, at + size) }));
     }
     send(chunk({}, 'stop'));
