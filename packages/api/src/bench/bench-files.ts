@@ -75,8 +75,9 @@ export async function importAgentWorldBench(
 }
 
 /**
- * The bench as AgentWorldBench JSONL lines (no newline), in build order, each row with the full
- * turn lists of its trajectory, `current_prompt` and the official markers.
+ * The bench as AgentWorldBench JSONL lines (no newline), in build order, each row with its
+ * trajectory's turns as far as the bench knows them (`toAgentWorldBenchRecord`), `current_prompt`
+ * and the official markers.
  */
 export async function* agentWorldBenchLines(
   store: Store,

@@ -56,6 +56,13 @@ describe('a bench exported as AgentWorldBench JSONL, read back by the importer',
     expect(imported.map((trajectory) => trajectory.task)).toEqual(
       items.map((item) => item.context.task),
     );
+    // Named by the official subtask (function calling is `mcp`), the domain read back as it was.
+    expect(new Set(imported.map((trajectory) => trajectory.sourceBenchmark))).toEqual(
+      new Set(['agentworldbench/mcp']),
+    );
+    expect(imported.map((trajectory) => trajectory.domain)).toEqual(
+      items.map((item) => item.domain),
+    );
   });
 
   it("gives each row's evaluated step the item's real observation, after its history, markers off", () => {

@@ -32,6 +32,14 @@ const lines = agentWorldBenchExportLines(built);
 describe('AgentWorldBench export', () => {
   it('writes every row with exactly the AgentWorldBench keys, in order, then its task text', () => {
     expect(built).toHaveLength(385);
+    // The official script scores a row as the part of `task` after the last `/`: an official
+    // domain for each of these, the stratum kept in front of it.
+    expect(countBy(lines.map(taskOf))).toEqual({
+      'swe-agent/ctf/terminal': 43,
+      'swe-agent/swe': 64,
+      'tau2-bench/airline/mcp': 84,
+      'tau2-bench/retail/mcp': 194,
+    });
     for (const line of lines) {
       expect(Object.keys(JSON.parse(line))).toEqual([...AGENTWORLDBENCH_KEYS, 'task_text']);
     }
@@ -83,23 +91,43 @@ function withoutTask(line: string): string {
   return line.replace(/^\{"task": "[^"]*", /, '{');
 }
 
+function taskOf(line: string): string {
+  return /^\{"task": "([^"]*)", /.exec(line)?.[1] ?? '';
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
 describe('AgentWorldBench import of an export', () => {
   const imported = benchItemsFromAgentWorldBench(lines, 'real.jsonl');
 
-  it('reads back every exported row without errors, ids and tasks kept', () => {
+  it('reads back every exported row without errors, ids, domains and turns kept', () => {
     expect(imported.errors).toEqual([]);
     expect(imported.items.map((item) => item.id)).toEqual(built.map((item) => item.id));
     expect(imported.items.every((item) => BenchItem.safeParse(item).success)).toBe(true);
     expect(imported.items.map((item) => item.turnIndex)).toEqual(
       built.map((item) => item.turnIndex),
     );
+    // SWE-agent's CTF runs are terminal work: their rows end in `terminal`, not in `ctf` (which
+    // would read back as function calling, the domain of names nothing else claims).
+    expect(imported.items.map((item) => item.domain)).toEqual(built.map((item) => item.domain));
+    expect(countBy(imported.items.map((item) => `${item.task} ${item.domain}`))).toEqual({
+      'mcp tool': 278,
+      'swe swe': 64,
+      'terminal terminal': 43,
+    });
   });
 
   it('is the same bench: same content hash, and it exports to the same bytes', () => {
     expect(manifest(imported.items)).toBe(manifest(built));
-    // The official script groups by the part of `task` after the last `/`, and so does the import.
+    // The official script groups by the part of `task` after the last `/`, and so does the import:
+    // the stratum in front of it is not read back, the rest of every row is.
     const once = agentWorldBenchExportLines(imported.items);
     expect(once.map(withoutTask)).toEqual(lines.map(withoutTask));
+    expect(once.map(taskOf)).toEqual(lines.map((line) => taskOf(line).split('/').at(-1)));
     const twice = agentWorldBenchExportLines(benchItemsFromAgentWorldBench(once).items);
     expect(twice).toEqual(once);
   });

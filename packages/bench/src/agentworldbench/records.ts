@@ -15,6 +15,7 @@ import {
   evaluatedTurn,
   historyLength,
   observationResponse,
+  promptFolderKey,
   stripObservationMarker,
   renderMessages,
   selectTemplate,
@@ -26,10 +27,12 @@ import { pythonJson } from './python-json';
 import { topLevelValueText } from './raw-value';
 
 /**
- * One AgentWorldBench row as Terrarium writes it: `prompt` and `response` hold every turn up to the
- * evaluated one (the official files may hold the whole trajectory), `current_prompt` is
- * `prompt[turn_idx - 1]` and `response[turn_idx - 1]` its real observation; `turn_idx` is 1-based.
- * `id` is text here; a numeric id from a file is written back as the number it was.
+ * One AgentWorldBench row as Terrarium writes it: `prompt` and `response` hold the trajectory's
+ * turns from the first through at least the evaluated one (all of them when known, as in the
+ * official files), `current_prompt` is `prompt[turn_idx - 1]` and `response[turn_idx - 1]` its real
+ * observation; `turn_idx` is 1-based and `total_turns` the trajectory's length, which the lists
+ * fall short of when later turns are not known. `task` ends in the official domain after its last
+ * `/`. `id` is text here; a numeric id from a file is written back as the number it was.
  */
 export const AgentWorldBenchRecord = z.object({
   task: z.string(),
@@ -340,11 +343,6 @@ export function itemRowTurns(item: BenchItem): RowTurn[] {
   }));
 }
 
-/**
- * The row of an item, keys in AgentWorldBench's order. `trajectory` are the turns of the whole
- * trajectory when known (they must begin with the item's own turns), so `prompt` and `response`
- * hold every turn as the official files do; else they end at the item's turn.
- */
 /** The value at a zod issue's path in what was parsed (undefined when a key on it is absent). */
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let at = value;
@@ -355,6 +353,38 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return at;
 }
 
+/**
+ * The official domain a Terrarium domain is scored as: the folder of the official `prompts/` that
+ * Terrarium's own protocol takes for it (function calling is `mcp`), else the domain's own name
+ * (database and text-game have no counterpart in the release). Asked with the domain as the task,
+ * so a task's own last part never overrides the domain the item's content is of.
+ */
+export function officialSubtask(domain: Domain): string {
+  return promptFolderKey(domain, domain);
+}
+
+/**
+ * The `task` of an item's row. The official script reads only the part after the last `/` (its
+ * subtask): it picks the judge's system prompt and the domain line of the report, and a name it
+ * does not know gets an empty judge system prompt. So that part is the official domain of the
+ * item's domain; Terrarium's stratum stays in front (`tau2-bench/airline/mcp`), where the script
+ * does not look, unless it already ends in that domain (`mcp`, `swe-agent/swe`). Read back, the
+ * last part gives the same domain, for every domain.
+ */
+export function agentWorldBenchTask(item: Pick<BenchItem, 'task' | 'domain'>): string {
+  const subtask = officialSubtask(item.domain);
+  if (item.task === '') return subtask;
+  return item.task.split('/').at(-1) === subtask ? item.task : `${item.task}/${subtask}`;
+}
+
+/**
+ * The row of an item, keys in AgentWorldBench's order. `trajectory` are the turns of the
+ * trajectory as far as they are known (they must begin with the item's own turns), so `prompt`
+ * and `response` hold every turn as the official files do when the whole run is known; else they
+ * end at the last known turn, never before the item's own. `total_turns` stays the trajectory's
+ * length either way: it is what the field counts in the official files, the official script never
+ * reads it nor any turn after `turn_idx`, and a bench read back keeps each item's place in its run.
+ */
 export function toAgentWorldBenchRecord(
   item: BenchItem,
   trajectory?: readonly RowTurn[],
@@ -371,7 +401,7 @@ export function toAgentWorldBenchRecord(
       : own;
   const current = own.at(-1);
   return {
-    task: item.task,
+    task: agentWorldBenchTask(item),
     id: item.id,
     prompt: full.map((turn) => turn.prompt),
     response: full.map((turn) => turn.response),
