@@ -1,9 +1,11 @@
 import type { Trajectory } from '@terrarium/schema';
 import type { WorldModel } from '@terrarium/worlds';
 import { z } from 'zod';
+import { isNotACommand } from './terminal/not-a-command';
+import { lackedOption } from './terminal/option-refusal';
 import { WorkspaceReconstruction } from './terminal/reconstruct';
 import { buildTerminalWorld, programsOf } from './terminal/terminal-world';
-import type { BuildTerminalWorldOptions, StepProvenance, Workspace } from './world';
+import type { BuildTerminalWorldOptions, Workspace, WorldStepResult } from './world';
 
 export const Outcome = z.enum(['exact', 'fallback', 'mismatch']);
 export type Outcome = z.infer<typeof Outcome>;
@@ -22,6 +24,13 @@ export const TransitionCheck = z.object({
   family: z.string(),
   outcome: Outcome,
   provenance: z.enum(['executed', 'recorded', 'world-model']),
+  /**
+   * Why a fallback: the world's reason for not running it (`unsupported-command:df`,
+   * `command-not-found`, `not-a-shell-command`), or `unsupported-option:PROGRAM OPTION` for an option
+   * the world's shell refused that the real one ran. Null for a mismatch (and a fallback whose
+   * world gave no reason).
+   */
+  reason: z.string().nullable(),
   expected: z.string(),
   actual: z.string(),
 });
@@ -109,15 +118,45 @@ export function transportFor(
   return trajectory.sourceFormat === 'intercode' ? 'intercode' : 'shell';
 }
 
-function classify(provenance: StepProvenance, expected: string, actual: string): Outcome {
-  if (provenance !== 'executed') return 'fallback';
-  return expected === actual ? 'exact' : 'mismatch';
+/** The family of actions that are no command (prose, blank lines): not one per first word. */
+export const NOT_A_COMMAND = '(not a command)';
+
+/** The command family a line counts under: its first program, or `NOT_A_COMMAND`. */
+export function familyOf(command: string): string {
+  return isNotACommand(command) ? NOT_A_COMMAND : (programsOf(command)[0] ?? '');
+}
+
+/**
+ * How a replayed transition counts, and why when it is a fallback. A line the world ran counts as a
+ * fallback too when its shell refused an option the real shell ran (`uniq -w`, `tar --transform`,
+ * `find -mmin`): that is just-bash lacking the option, not the world differing, and the real
+ * answer could not come from it. Told here, where the recorded answer is at hand (a refusal it
+ * shows too is the world right: `wc -u` is no GNU option either), while the world's step stays the
+ * shell's: a task's oracle must stay executable, and an oracle's typo (`awk -f[/:]`) refused in
+ * other words still leaves the same state behind.
+ */
+export function classify(
+  stepped: Pick<WorldStepResult, 'provenance' | 'detail'>,
+  expected: string,
+  actual: string,
+  command: string,
+): { outcome: Outcome; reason: string | null } {
+  if (stepped.provenance !== 'executed') {
+    const reason = stepped.detail?.['reason'];
+    return { outcome: 'fallback', reason: typeof reason === 'string' ? reason : null };
+  }
+  if (expected === actual) return { outcome: 'exact', reason: null };
+  const lacked = lackedOption(actual, expected, command);
+  if (lacked !== null)
+    return { outcome: 'fallback', reason: `unsupported-option:${lacked.program} ${lacked.option}` };
+  return { outcome: 'mismatch', reason: null };
 }
 
 /**
  * Replays each trajectory's recorded actions in its reconstructed world and counts how many
- * recorded observations come back byte for byte (`exact`), how many the shell could not run and a
- * fallback answered (`fallback`), and how many it ran with a different output (`mismatch`).
+ * recorded observations come back byte for byte (`exact`), how many the shell could not run
+ * (`fallback`: a program it does not have, which a fallback answered, or an option of one it lacks,
+ * which it refused), and how many it ran with a different output (`mismatch`).
  */
 export async function measureSufficiency(
   trajectories: readonly Trajectory[],
@@ -184,8 +223,8 @@ export async function* replaySufficiency(
       const stepped = await world.step({ ...step.action, command });
       const expected = step.observation.content;
       const actual = stepped.observation.content;
-      const outcome = classify(stepped.provenance, expected, actual);
-      const family = programsOf(command)[0] ?? '';
+      const { outcome, reason } = classify(stepped, expected, actual, command);
+      const family = familyOf(command);
       add(result, outcome);
       add(report, outcome);
       const familyCounts = report.byCommand[family] ?? zero();
@@ -198,6 +237,7 @@ export async function* replaySufficiency(
           family,
           outcome,
           provenance: stepped.provenance,
+          reason,
           expected,
           actual,
         });

@@ -65,6 +65,27 @@ describe('worlds router', () => {
     expect(expected.length).toBeGreaterThan(1);
   }, 120_000);
 
+  it('says why each fallback is one, and no reason for a mismatch', async () => {
+    const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
+    const records = async (outcome: 'mismatch' | 'fallback') =>
+      (await api.worlds.sufficiency({ dataset: 'swe', maxMismatches: 1000, outcome })).trajectories
+        .flatMap((trajectory) => trajectory.mismatches)
+        .map((check) => check.reason);
+    const reasons = new Map<string | null, number>();
+    for (const reason of await records('fallback'))
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    // SWE-agent's own tools (`edit`, `open`, `create`) are no shell commands.
+    expect([...reasons].toSorted()).toEqual([
+      ['command-not-found', 11],
+      ['not-a-shell-command', 124],
+      ['unsupported-command:curl', 18],
+      ['unsupported-command:pip', 2],
+      ['unsupported-command:python', 31],
+      ['unsupported-command:python3', 1],
+    ]);
+    expect(new Set(await records('mismatch'))).toEqual(new Set([null]));
+  }, 120_000);
+
   it('streams progress world by world, then the report; the same request again is answered from memory', async () => {
     const api = appRouter.createCaller({ store, principal: PROGRAM_PRINCIPAL });
     // Not pooled: the first test measured the pooled report, and it is kept.

@@ -92,6 +92,7 @@ export async function measureSqlSufficiency(
           family,
           outcome,
           provenance: world === null ? 'world-model' : 'executed',
+          reason: world === null ? 'unknown-database' : null,
           expected,
           actual,
         });

@@ -163,6 +163,25 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
     });
   });
 
+  it('names prose the shell found no program for as no shell command, a missing program as one', async () => {
+    const world = createTerminalWorld(
+      'prose',
+      { ...WORKSPACE, cwd: '/' },
+      { transport: 'intercode' },
+    );
+    const prose =
+      'Great! If you have any more questions or need further assistance, feel free to ask.';
+    const reasons: unknown[] = [];
+    for (const command of [prose, 'xxd -p a.txt', 'Rscript -e 1', 'echo Great!'])
+      reasons.push((await world.step(bash(command))).detail ?? 'ran');
+    expect(reasons).toEqual([
+      { reason: 'not-a-shell-command' },
+      { reason: 'command-not-found' },
+      { reason: 'command-not-found' },
+      'ran',
+    ]);
+  });
+
   it('reproduces the InterCode harness: quote splitting, fresh process per action, cd bookkeeping', async () => {
     const world = createTerminalWorld('ic', { ...WORKSPACE, cwd: '/' }, { transport: 'intercode' });
     expect(

@@ -11,6 +11,7 @@ import type {
 import { fallbackAnswer } from '../fallback-answer';
 import { CowFs, type CowCapture, type CowEntry } from './cow-fs';
 import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-transport';
+import { isNotACommand } from './not-a-command';
 import { reconstructWorkspace } from './reconstruct';
 import { parseLine } from './shell-words';
 
@@ -359,7 +360,11 @@ class JustBashTerminalWorld implements TerminalWorld {
     }
     const changes = this.fs.stopRecording();
     if (out.exitCode === 127 && /command not (found|available)/.test(out.stdout + out.stderr)) {
-      return { step: await this.fallbackFor(action, 'command-not-found'), memo: null };
+      // Prose a model sent as its action (`Great! If you…`) is no program the shell lacks: it is
+      // named as what it is, as an action of another kind is. Only once the shell found nothing
+      // to run, so a line that runs is never taken for prose.
+      const reason = isNotACommand(script) ? 'not-a-shell-command' : 'command-not-found';
+      return { step: await this.fallbackFor(action, reason), memo: null };
     }
     if (this.shared.transport === 'intercode') {
       // A fresh process per action: only the harness's own `cd` bookkeeping survives it.

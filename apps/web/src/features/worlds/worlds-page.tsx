@@ -18,6 +18,9 @@ const MISMATCHES_SHOWN = 100;
 /** Mismatches fetched with the report: up to MISMATCHES_SHOWN of each family, this many in all. */
 const MISMATCHES_FETCHED = 1_000;
 
+/** The family the report files prose and blank actions under (`NOT_A_COMMAND` of the replay). */
+const NOT_A_COMMAND = '(not a command)';
+
 /** Domains whose actions are shell commands, the steps a world replays. */
 const SHELL_DOMAINS: ReadonlySet<string> = new Set(['terminal', 'swe', 'os']);
 
@@ -52,7 +55,7 @@ const HEAD = (
     <th className="num">Exact</th>
     <th
       className="num"
-      title="Commands the world's shell could not run itself; a fallback answered them, so they say nothing about the world"
+      title="Commands the world's shell could not run itself: a program it does not have (a fallback answered) or an option it lacks (it refused one the real program ran), so they say nothing about the world"
     >
       Fallback
     </th>
@@ -214,9 +217,11 @@ export function WorldsPage({ datasetId: chosen }: { datasetId: string | null }) 
           </p>
           <p className="muted" data-testid="worlds-legend">
             Exact: the world's shell ran the recorded command and printed the recorded output byte
-            for byte. Fallback: the shell could not run it (a program it does not have), so a
-            fallback answered; those say nothing about the world. Mismatch: it ran and printed
-            something else.
+            for byte. Fallback: the shell could not run it, for a program it does not have (a
+            fallback answered) or an option it lacks (it refused one the real program ran, e.g.{' '}
+            <code>uniq -w</code>); those say nothing about the world. Mismatch: it ran and printed
+            something else. Actions that are no command (prose, blank lines) count under{' '}
+            {NOT_A_COMMAND}, as the shell took them.
             {data.transitions === 0 &&
               ' No transition here is a shell command: executable worlds are rebuilt from terminal and SWE-agent trajectories.'}
           </p>
