@@ -57,7 +57,7 @@ export function SummaryTable({
           {summaries.map((summary) => (
             <tr key={summary.sim} data-sim={summary.sim}>
               <th scope="row" className="mono">
-                <SimName sim={summary.sim} />
+                <SimName sim={summary.sim} split />
               </th>
               <td data-testid="summary-simulated">
                 {formatCount(summary.simulated)} / {formatCount(summary.steps)}
