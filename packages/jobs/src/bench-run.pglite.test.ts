@@ -118,6 +118,41 @@ describe('bench runs on embedded PGlite', () => {
     }
   }, 60_000);
 
+  it("counts a failed endpoint call's cost as not known, as the server prices endpoints", async () => {
+    const worlds = new Map([
+      ['replay', new EchoWorld('replay', ITEMS, { failItemIds: new Set(['item-3']) })],
+    ]);
+    const queue = await queueFor({ chunkSize: 20 });
+    // The server's rule for an endpoint: priced by its usage, unknown when it reported none.
+    const costOf: BenchRunDeps['costOf'] = (_sim, usage) =>
+      usage.inputTokens > 0 ? (usage.inputTokens + usage.outputTokens) / 1000 : null;
+    const worker = await startWorker({
+      queue,
+      deps: depsWith(worlds, { costOf }),
+      concurrency: 1,
+      pollingIntervalSeconds: 0.5,
+    });
+    try {
+      const run = await newRun(['replay']);
+      await queue.enqueueBenchRun(run.id);
+      const final = (await lastProgress(run.id)).at(-1);
+      // Walk 48: a failed unit's cost read 0 in its results line where the README says unknown.
+      expect(final?.usage).toEqual({
+        inputTokens: 190,
+        outputTokens: 95,
+        costUsd: null,
+        unpriced: { units: 1, knownUsd: expect.closeTo(0.285, 9) },
+      });
+      const predictions = await store.listPredictions(run.id, { offset: 0, limit: 100 });
+      expect(
+        predictions.rows.filter((p) => p.error !== null).map((p) => [p.itemId, p.usage]),
+      ).toEqual([['item-3', { inputTokens: 0, outputTokens: 0, costUsd: null }]]);
+    } finally {
+      await worker.stop();
+      await queue.stop();
+    }
+  }, 60_000);
+
   it('starts a run submitted in this process at once, not at the next poll', async () => {
     const worlds = new Map([['replay', new EchoWorld('replay', ITEMS)]]);
     const queue = await queueFor({ chunkSize: 8 });

@@ -296,7 +296,14 @@ async function predictAndScore(
         reasoning: null,
         provenance: { sim },
         latencyMs: Math.max(0, now() - started),
-        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        // What a failed endpoint call cost is not known (it may have generated before it failed):
+        // null, as for a reply that reported no usage; a local simulator's failure is free.
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd:
+            deps.costOf === undefined ? 0 : deps.costOf(sim, { inputTokens: 0, outputTokens: 0 }),
+        },
         error: errorText(error),
       },
       scores: [],
