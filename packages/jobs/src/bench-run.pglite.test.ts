@@ -44,6 +44,11 @@ function depsWith(worlds: Map<string, EchoWorld>, extra: Partial<BenchRunDeps> =
   };
 }
 
+/** The server's rule for an endpoint: priced by its usage, unknown when it reported none. */
+function endpointCost(_sim: string, usage: { inputTokens: number; outputTokens: number }) {
+  return usage.inputTokens > 0 ? (usage.inputTokens + usage.outputTokens) / 1000 : null;
+}
+
 async function lastProgress(runId: string): Promise<RunProgress[]> {
   const seen: RunProgress[] = [];
   for await (const progress of watchRun(store, runId, { intervalMs: 50 })) seen.push(progress);
@@ -123,12 +128,9 @@ describe('bench runs on embedded PGlite', () => {
       ['replay', new EchoWorld('replay', ITEMS, { failItemIds: new Set(['item-3']) })],
     ]);
     const queue = await queueFor({ chunkSize: 20 });
-    // The server's rule for an endpoint: priced by its usage, unknown when it reported none.
-    const costOf: BenchRunDeps['costOf'] = (_sim, usage) =>
-      usage.inputTokens > 0 ? (usage.inputTokens + usage.outputTokens) / 1000 : null;
     const worker = await startWorker({
       queue,
-      deps: depsWith(worlds, { costOf }),
+      deps: depsWith(worlds, { costOf: endpointCost }),
       concurrency: 1,
       pollingIntervalSeconds: 0.5,
     });
