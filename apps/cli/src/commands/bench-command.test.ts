@@ -25,6 +25,10 @@ const SLOW = { timeout: 240_000 };
 // Measured on tau2 retail (40 trajectories, agentworld sampling).
 const RETAIL_ITEMS = 194;
 
+/** What every table prints under itself when replay is among its simulators. */
+const ORACLE_NOTE =
+  'note: replay: Oracle: replay answers with the recorded observation itself, so it scores ~100 by construction. An upper bound, not a model.';
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -352,6 +356,50 @@ describe('terrarium bench', () => {
   });
 
   it(
+    'prints the run page’s columns under `bench run`: overall, macro and each task',
+    SLOW,
+    async () => {
+      const run = await cli(
+        'bench',
+        'run',
+        '--bench',
+        'r',
+        '--sim',
+        'replay',
+        '--sim',
+        'retrieval',
+      );
+      expect([run.code, run.stderr.includes('terrarium:')]).toEqual([0, false]);
+      const runId = /run (\d+) \(done\)/.exec(run.stdout)?.[1] ?? '';
+      // Before, the columns were the items' domains (`overall  tool`), which the page never shows.
+      expect(run.stdout).toBe(
+        [
+          `bench r v1, run ${runId} (done); overall = rule:content, 0-100`,
+          'sim              items  overall  macro  tau2-bench/retail  failed',
+          'replay (oracle)    194    100.0  100.0              100.0       0',
+          'retrieval          194     49.6   49.6               49.6       0',
+          ORACLE_NOTE,
+          'cost: simulators 0 in / 0 out tokens · $0.00',
+          '',
+        ].join('\n'),
+      );
+      // The same cells as `bench leaderboard`, the run page's.
+      const board = parseJson((await cli('bench', 'leaderboard', runId, '--json')).stdout);
+      const cells = LeaderboardCell.array().parse(board['cells']);
+      expect(
+        cells.map((cell) => `${cell.sim} ${cell.task} ${(cell.mean ?? 0).toFixed(1)} ${cell.n}`),
+      ).toEqual([
+        'replay overall 100.0 194',
+        'replay macro 100.0 194',
+        'replay tau2-bench/retail 100.0 194',
+        'retrieval overall 49.6 194',
+        'retrieval macro 49.6 194',
+        'retrieval tau2-bench/retail 49.6 194',
+      ]);
+    },
+  );
+
+  it(
     'deletes a run and a bench version only with --yes, saying first what would go',
     SLOW,
     async () => {
@@ -501,6 +549,12 @@ describe('terrarium bench', () => {
       ]);
       expect(code).toBe(1);
       expect(stdout).toContain(`run ${runId} (canceled)`);
+      // Nothing scored: no cell of the run page, so the overall and macro columns say so.
+      const sim = `openai:${held.url}#wm`;
+      expect(stdout.split('\n').slice(1, 3)).toEqual([
+        `sim${' '.repeat(sim.length - 3)}  items  overall  macro  failed`,
+        `${sim}      0        -      -       0`,
+      ]);
       const runs = await cli('bench', 'runs', '--json');
       expect(
         BenchRun.array()
@@ -550,6 +604,27 @@ function simLine(name: string): SimReport {
     byMetric: { 'rule:content': 50 },
     failed: 0,
   };
+}
+
+/**
+ * The cells of a `simLine` simulator on the run page: its mean on every item of the one task
+ * (`overall`, `macro`, `tau2-bench/retail` alike), or no mean at all.
+ */
+function simCells(
+  sim: string,
+  mean: number | null,
+  score: Pick<LeaderboardCell, 'source' | 'metric'> = { source: 'rule', metric: 'content' },
+): LeaderboardCell[] {
+  return ['overall', 'macro', 'tau2-bench/retail'].map((task) => ({
+    sim,
+    task,
+    ...score,
+    mean,
+    ciLow: null,
+    ciHigh: null,
+    n: mean === null ? 0 : 3,
+    missing: mean === null ? 3 : 0,
+  }));
 }
 
 /** A content-score cell with an interval of -2.25/+2.5 around its mean. */
@@ -607,24 +682,72 @@ describe('the `bench leaderboard` table', () => {
   });
 });
 
+/** A cell of a run over 10 items of intercode/bash and 30 of tau2 retail. */
+function twoTaskCell(sim: string, task: string, mean: number, metric = 'content'): LeaderboardCell {
+  return {
+    ...contentCell(sim, task, mean),
+    metric,
+    n: task === 'intercode/bash' ? 10 : task === 'tau2-bench/retail' ? 30 : 40,
+  };
+}
+
 describe('the `bench run` table', () => {
-  it('says under the table that the bundled model trained on the shipped trajectories', () => {
-    const table = reportTable({
-      bench: 'demo',
-      benchVersion: 1,
-      run: '7',
-      status: 'done',
-      sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
-      judgeGaps: [],
-      judgeSides: null,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    });
+  it('has the run page’s columns, overall, macro and each task, from its cells', () => {
+    // A run over two tasks: 10 items of intercode/bash at 20.0, 30 of tau2 retail at 60.0, so
+    // overall (every item alike) 50.0 and macro (every task alike) 40.0, as the page's cells say.
+    const cells = [
+      ...['overall', 'macro', 'intercode/bash', 'tau2-bench/retail'].map((task) =>
+        twoTaskCell('replay', task, 100),
+      ),
+      twoTaskCell('retrieval', 'tau2-bench/retail', 60),
+      twoTaskCell('retrieval', 'overall', 50),
+      twoTaskCell('retrieval', 'intercode/bash', 20),
+      twoTaskCell('retrieval', 'macro', 40),
+      // Another score of the run: not the table's.
+      twoTaskCell('retrieval', 'overall', 12.5, 'exact-match'),
+    ];
+    const table = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [simLine('replay'), { ...simLine('retrieval'), failed: 2 }],
+        judgeGaps: [],
+        judgeSides: null,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      },
+      cells,
+    );
     expect(table.split('\n').slice(0, 4)).toEqual([
       'bench demo v1, run 7 (done); overall = rule:content, 0-100',
-      'sim                            items  overall  tool  failed',
-      'retrieval                          3     50.0  50.0       0',
-      'onnx:models/terrarium-wm-tiny      3     50.0  50.0       0',
+      'sim              items  overall  macro  intercode/bash  tau2-bench/retail  failed',
+      'replay (oracle)     40    100.0  100.0           100.0              100.0       0',
+      'retrieval           40     50.0   40.0            20.0               60.0       2',
+    ]);
+  });
+
+  it('says under the table that the bundled model trained on the shipped trajectories', () => {
+    const table = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [simLine('retrieval'), simLine('onnx:models/terrarium-wm-tiny')],
+        judgeGaps: [],
+        judgeSides: null,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      },
+      [...simCells('retrieval', 50), ...simCells('onnx:models/terrarium-wm-tiny', 50)],
+    );
+    expect(table.split('\n').slice(0, 4)).toEqual([
+      'bench demo v1, run 7 (done); overall = rule:content, 0-100',
+      'sim                            items  overall  macro  tau2-bench/retail  failed',
+      'retrieval                          3     50.0   50.0               50.0       0',
+      'onnx:models/terrarium-wm-tiny      3     50.0   50.0               50.0       0',
     ]);
     expect(table.split('\n')[4]).toMatch(
       /^note: onnx:models\/terrarium-wm-tiny: Trained here on 4 of 5 tasks/,
@@ -632,29 +755,32 @@ describe('the `bench run` table', () => {
   });
 
   it('gives a pairwise judge’s win shares under the table, and what it answered by side', () => {
-    const table = reportTable({
-      bench: 'demo',
-      benchVersion: 1,
-      run: '7',
-      status: 'done',
-      sims: [
-        { ...simLine('replay'), byMetric: { 'judge:pairwise:retrieval': 50 } },
-        { ...simLine('retrieval'), byMetric: { 'judge:pairwise:replay': 50 } },
-      ],
-      judgeGaps: [],
-      judgeSides: {
-        mode: 'pairwise',
-        subject: 'replay',
-        judgings: 24,
-        subjectAsA: 12,
-        a: 24,
-        b: 0,
-        tie: 0,
-        unparsed: 0,
+    const table = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [
+          { ...simLine('replay'), byMetric: { 'judge:pairwise:retrieval': 50 } },
+          { ...simLine('retrieval'), byMetric: { 'judge:pairwise:replay': 50 } },
+        ],
+        judgeGaps: [],
+        judgeSides: {
+          mode: 'pairwise',
+          subject: 'replay',
+          judgings: 24,
+          subjectAsA: 12,
+          a: 24,
+          b: 0,
+          tie: 0,
+          unparsed: 0,
+        },
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: { inputTokens: 24, outputTokens: 24, costUsd: null },
       },
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      judgeUsage: { inputTokens: 24, outputTokens: 24, costUsd: null },
-    });
+      [...simCells('replay', 100), ...simCells('retrieval', 50)],
+    );
     expect(table.split('\n').slice(5, 7)).toEqual([
       "pairwise: replay (oracle) 50.0 vs retrieval 50.0 (the judge's win shares, 0-100, a tie counting half)",
       'warning: The pairwise judge answered A in 24 of 24 judgings, B in 0, a tie in 0; replay was response A in 12 of them. Each simulator held each side about as often, so a judge that reads the responses answers A about as often as B: this split (sign test p < 0.001) says it prefers response A whatever it holds, and its win shares say little about the simulators.',
@@ -662,32 +788,40 @@ describe('the `bench run` table', () => {
   });
 
   it('says under the table when the judge gave no verdict', () => {
-    const table = reportTable({
-      bench: 'demo',
-      benchVersion: 1,
-      run: '7',
-      status: 'done',
-      sims: [{ ...simLine('retrieval'), overall: null, overallMetric: 'judge:overall' }],
-      judgeGaps: [
-        {
-          sim: 'retrieval',
-          metric: 'overall',
-          unreadable: 255,
-          asked: 255,
-          example: 'no JSON object with scores found',
+    const table = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [{ ...simLine('retrieval'), overall: null, overallMetric: 'judge:overall' }],
+        judgeGaps: [
+          {
+            sim: 'retrieval',
+            metric: 'overall',
+            unreadable: 255,
+            asked: 255,
+            example: 'no JSON object with scores found',
+          },
+        ],
+        judgeSides: null,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: {
+          inputTokens: 412_000,
+          outputTokens: 61_250,
+          costUsd: null,
+          unpriced: { units: 255, knownUsd: 0 },
         },
-      ],
-      judgeSides: null,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      judgeUsage: {
-        inputTokens: 412_000,
-        outputTokens: 61_250,
-        costUsd: null,
-        unpriced: { units: 255, knownUsd: 0 },
       },
-    });
-    expect(table.split('\n').slice(2, 5)).toEqual([
-      'retrieval      3        -  50.0       0',
+      [
+        // The judge's Overall, the run's, has no verdict to stand on; the content score is not it.
+        ...simCells('retrieval', null, { source: 'judge', metric: 'overall' }),
+        ...simCells('retrieval', 50),
+      ],
+    );
+    expect(table.split('\n').slice(1, 5)).toEqual([
+      'sim        items  overall  macro  tau2-bench/retail  failed',
+      'retrieval      0        -      -                  -       0',
       'note: retrieval: the judge gave no verdict on 255 of 255 items (judge:overall), whose judge scores are missing ("terrarium bench retry 7" asks again); first error: no JSON object with scores found',
       // What the run cost, as its page says it.
       'cost: simulators 0 in / 0 out tokens · $0.00; judge 412,000 in / 61,250 out tokens · cost not priced',
@@ -764,27 +898,29 @@ describe('`bench run` progress without a terminal', () => {
 });
 
 describe('the oracle in the CLI tables', () => {
-  const oracleNote =
-    'note: replay: Oracle: replay answers with the recorded observation itself, so it scores ~100 by construction. An upper bound, not a model.';
+  const oracleNote = ORACLE_NOTE;
 
   it('marks replay in `bench run` and says why under the table', () => {
-    const table = reportTable({
-      bench: 'demo',
-      benchVersion: 1,
-      run: '7',
-      status: 'done',
-      sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
-      judgeGaps: [],
-      judgeSides: null,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    });
+    const table = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [{ ...simLine('replay'), overall: 100 }, simLine('retrieval')],
+        judgeGaps: [],
+        judgeSides: null,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      },
+      [...simCells('replay', 100), ...simCells('retrieval', 50)],
+    );
     expect(table).toBe(
       [
         'bench demo v1, run 7 (done); overall = rule:content, 0-100',
-        'sim              items  overall  tool  failed',
-        'replay (oracle)      3    100.0  50.0       0',
-        'retrieval            3     50.0  50.0       0',
+        'sim              items  overall  macro  tau2-bench/retail  failed',
+        'replay (oracle)      3    100.0  100.0              100.0       0',
+        'retrieval            3     50.0   50.0               50.0       0',
         oracleNote,
         'cost: simulators 0 in / 0 out tokens · $0.00',
         '',

@@ -453,7 +453,7 @@ async function followAndReport(
   knownRunId: string | null = null,
 ): Promise<RunReport> {
   const bar = progressBar();
-  const result = await withBenchClient(options, async (client) => {
+  const { report, cells, ended } = await withBenchClient(options, async (client) => {
     let runId = knownRunId;
     const interrupted = () => {
       bar.stop();
@@ -469,31 +469,36 @@ async function followAndReport(
       if (run.status === 'done' && run.judge?.mode === 'pairwise') {
         await client.judgePairwise(run.id);
       }
-      return { ...(await client.report(run.id)), ended: run };
+      return {
+        report: await client.report(run.id),
+        // The table's figures are the run page's cells (its means are final once the run has
+        // ended, whether or not the intervals, which the table leaves out, are computed yet).
+        cells: options.json ? [] : (await client.leaderboard(run.id)).cells,
+        ended: run,
+      };
     } finally {
       process.off('SIGINT', interrupted);
     }
   });
   if (options.json) {
-    const { bench, judgeGaps, judgeSides, usage, judgeUsage } = result;
-    const sims = result.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
-    const { run, status } = result;
+    const { bench, judgeGaps, judgeSides, usage, judgeUsage } = report;
+    const sims = report.sims.map(({ sim, ...row }) => ({ sim, oracle: isOracle(sim), ...row }));
+    const { run, status } = report;
     process.stdout.write(
       `${JSON.stringify({ bench, run, status, sims, judgeGaps, judgeSides, usage, judgeUsage })}\n`,
     );
   } else {
-    process.stdout.write(reportTable(result));
+    process.stdout.write(reportTable(report, cells));
   }
-  if (result.status !== 'done') {
+  if (report.status !== 'done') {
     // Said on stderr, so that the JSON on stdout stays one object.
-    const { ended } = result;
     process.stderr.write(
       `terrarium: run ${ended.id} ended ${ended.status}${ended.error === null ? '' : `: ${ended.error}`} ` +
         `(${formatUnits(ended.done + ended.failed)} of ${formatUnits(ended.total)} units recorded)\n`,
     );
     process.exitCode = 1;
   }
-  return result;
+  return report;
 }
 
 /**
@@ -843,7 +848,6 @@ function failedNote(report: RunReport): string[] {
   ];
 }
 
-/** The human output: a line per simulator, Overall then each domain, on a 0-100 scale. */
 /**
  * What the run's model calls cost, as its page says it: the simulators', then the judge's when it
  * spent anything or its calls were not recorded (a run made before they were).
@@ -879,18 +883,30 @@ function sidesNote(sides: JudgeSides | null): string[] {
   return said === null ? [] : [`${said.preference ? 'warning' : 'note'}: ${said.text}`];
 }
 
-export function reportTable(report: RunReport): string {
+/**
+ * The human output: a line per simulator with its items, then the run page's columns for the
+ * run's Overall score (overall, macro, each task) on a 0-100 scale, then its failed units. The
+ * figures are `cells`, the run's leaderboard as the page and `bench leaderboard` read it
+ * (`cellsFromAggregates` in packages/bench computes every mean, macro included): the table shows
+ * them and computes none.
+ */
+export function reportTable(report: RunReport, cells: readonly LeaderboardCell[]): string {
   const first = report.sims[0];
-  const domains = first === undefined ? [] : Object.keys(first.byDomain);
-  const header = ['sim', 'items', 'overall', ...domains, 'failed'];
+  const metric = first?.overallMetric ?? scoreKey(overallSelector({ judge: null }));
+  const shown = cells.filter((cell) => scoreKey(cell) === metric);
+  // Overall and macro even before anything is scored (a run canceled at once), as before.
+  const tasks = [...new Set(['overall', 'macro', ...shown.map((cell) => cell.task)])].toSorted(
+    (a, b) => taskOrder(a) - taskOrder(b) || compareText(a, b),
+  );
+  const cellAt = (sim: string, task: string) =>
+    shown.find((cell) => cell.sim === sim && cell.task === task);
+  const header = ['sim', 'items', ...tasks, 'failed'];
   const rows = report.sims.map((sim: SimReport) => [
     simLabel(sim.sim),
-    String(sim.items),
-    fixed(sim.overall),
-    ...domains.map((domain) => fixed(sim.byDomain[domain] ?? null)),
+    String(cellAt(sim.sim, 'overall')?.n ?? 0),
+    ...tasks.map((task) => fixed(cellAt(sim.sim, task)?.mean ?? null)),
     String(sim.failed),
   ]);
-  const metric = first?.overallMetric ?? overallSelector({ judge: null }).metric;
   return [
     `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
     ...alignedRows([header, ...rows], 1),

@@ -7,6 +7,7 @@ const form: BuildBenchForm = {
   sampling: 'agentworld',
   seed: '',
   devFraction: '',
+  maxPerTask: '',
 };
 
 describe('buildBenchRequest', () => {
@@ -27,6 +28,28 @@ describe('buildBenchRequest', () => {
       ok: true,
       value: { sampling: { kind: 'random', count: 3 }, seed: 42, devFraction: 0.2 },
     });
+  });
+
+  it('caps each task stratum as --max-per-task does, and leaves the cap out when empty', () => {
+    expect(buildBenchRequest({ ...form, maxPerTask: ' 50 ' })).toEqual({
+      ok: true,
+      value: {
+        name: 'tau2-retail',
+        datasets: ['tau2-bench'],
+        sampling: { kind: 'agentworld' },
+        seed: 0,
+        devFraction: 0,
+        maxItemsPerTask: 50,
+      },
+    });
+    const uncapped = buildBenchRequest({ ...form, maxPerTask: ' ' });
+    expect(uncapped.ok && Object.keys(uncapped.value)).toEqual([
+      'name',
+      'datasets',
+      'sampling',
+      'seed',
+      'devFraction',
+    ]);
   });
 
   it('names what is wrong', () => {
@@ -50,6 +73,14 @@ describe('buildBenchRequest', () => {
       ok: false,
       error: 'The dev fraction is between 0 and 1.',
     });
+    // What `--max-per-task` refuses (`a whole number from 1 up`), and bench.build's input too.
+    for (const maxPerTask of ['0', '-3', '2.5', '1e400', 'x']) {
+      expect(buildBenchRequest({ ...form, maxPerTask })).toEqual({
+        ok: false,
+        error:
+          'Max per task is a whole number from 1 up (items per task stratum), or empty for no cap.',
+      });
+    }
   });
 });
 

@@ -16,6 +16,8 @@ export interface BuildBenchForm {
   sampling: string;
   seed: string;
   devFraction: string;
+  /** `--max-per-task`: items per task stratum (`tau2-bench/retail`); empty for no cap. */
+  maxPerTask: string;
 }
 
 export interface BuildBenchRequest {
@@ -24,6 +26,8 @@ export interface BuildBenchRequest {
   sampling: Sampling;
   seed: number;
   devFraction: number;
+  /** Left out for no cap, as the CLI leaves it out without `--max-per-task`. */
+  maxItemsPerTask?: number;
 }
 
 /** The `bench.build` input for what the form holds, or the first thing wrong with it. */
@@ -41,7 +45,27 @@ export function buildBenchRequest(form: BuildBenchForm): FormResult<BuildBenchRe
   if (!Number.isFinite(devFraction) || devFraction < 0 || devFraction > 1) {
     return { ok: false, error: 'The dev fraction is between 0 and 1.' };
   }
-  return { ok: true, value: { name, datasets: [...form.datasets], sampling, seed, devFraction } };
+  const cap = form.maxPerTask.trim();
+  const maxItemsPerTask = Number(cap);
+  // The CLI's `--max-per-task` and bench.build's input take the same: a whole number from 1 up.
+  if (cap !== '' && !(Number.isSafeInteger(maxItemsPerTask) && maxItemsPerTask >= 1)) {
+    return {
+      ok: false,
+      error:
+        'Max per task is a whole number from 1 up (items per task stratum), or empty for no cap.',
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      name,
+      datasets: [...form.datasets],
+      sampling,
+      seed,
+      devFraction,
+      ...(cap === '' ? {} : { maxItemsPerTask }),
+    },
+  };
 }
 
 export interface StartRunForm {

@@ -19,6 +19,8 @@ export function BuildBenchForm({ onBuilt }: { onBuilt?(manifest: BenchManifest):
   const [randomCount, setRandomCount] = useState('5');
   const [seed, setSeed] = useState('0');
   const [devFraction, setDevFraction] = useState('0');
+  // Empty: no cap, as `bench build` without `--max-per-task`.
+  const [maxPerTask, setMaxPerTask] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
   const build = useMutation(
     trpc.bench.build.mutationOptions({
@@ -36,6 +38,10 @@ export function BuildBenchForm({ onBuilt }: { onBuilt?(manifest: BenchManifest):
     <form
       className="bench-form"
       aria-label="Build bench"
+      // buildBenchRequest checks every field and says what is wrong in the CLI's terms; the
+      // browser's own check would block a value such as 0 before it, with its own words (min and
+      // step stay as the spinners' hints).
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         const request = buildBenchRequest({
@@ -44,6 +50,7 @@ export function BuildBenchForm({ onBuilt }: { onBuilt?(manifest: BenchManifest):
           sampling: sampling === 'random' ? `random:${randomCount}` : sampling,
           seed,
           devFraction,
+          maxPerTask,
         });
         setFormError(request.ok ? null : request.error);
         if (request.ok) build.mutate(request.value);
@@ -123,6 +130,21 @@ export function BuildBenchForm({ onBuilt }: { onBuilt?(manifest: BenchManifest):
           step={0.05}
           value={devFraction}
           onChange={(event) => setDevFraction(event.target.value)}
+        />
+      </label>
+      <label
+        className="field"
+        title="At most this many items per task stratum (a benchmark and domain, e.g. tau2-bench/retail: the task of the leaderboard), a seeded choice; empty for no cap"
+      >
+        Max per task{' '}
+        <input
+          type="number"
+          aria-label="Max per task"
+          min={1}
+          step={1}
+          placeholder="no cap"
+          value={maxPerTask}
+          onChange={(event) => setMaxPerTask(event.target.value)}
         />
       </label>
       <button type="submit" className="primary" disabled={build.isPending}>
