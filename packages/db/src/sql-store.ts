@@ -365,8 +365,11 @@ export function createSqlStore(executor: SqlExecutor, hooks: SqlStoreHooks = {})
 
     async deleteDataset(datasetId) {
       if (!ID_PATTERN.test(datasetId)) return;
-      await executor.query('DELETE FROM datasets WHERE id = $1::bigint', [datasetId]);
-      await vacuumAfterDelete(executor, DATASET_TABLES);
+      const deleted = await executor.query(
+        'DELETE FROM datasets WHERE id = $1::bigint RETURNING id',
+        [datasetId],
+      );
+      if (deleted.length > 0) await vacuumAfterDelete(executor, DATASET_TABLES);
     },
 
     async listTrajectories(filter, page): Promise<TrajectoryPage> {

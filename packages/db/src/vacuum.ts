@@ -29,14 +29,21 @@ export const RUN_TABLES = [
 ] as const;
 
 /**
- * After a delete that cascaded through `tables`. PGlite runs no autovacuum: without this the
- * deleted rows' pages were never used again, so a store grew by each deleted and re-imported
- * dataset or run and gave nothing back. VACUUM frees the pages for the next writes and returns
- * the trailing ones to the disk; on PostgreSQL it only comes before autovacuum would.
+ * After a delete that cascaded through `tables` (and committed). PGlite runs no autovacuum:
+ * without this the deleted rows' pages were never used again, so a store grew by each deleted and
+ * re-imported dataset or run and gave nothing back. VACUUM frees the pages for the next writes
+ * and returns the trailing ones to the disk (~0.15 s on a store of 7,583 trajectories); on
+ * PostgreSQL it only comes before autovacuum would, and blocks no reader or writer. Best effort:
+ * the delete has happened whatever VACUUM does, so its failure must not report the delete as
+ * failed; the space then waits for the next one.
  */
 export async function vacuumAfterDelete(
   executor: SqlExecutor,
   tables: readonly string[],
 ): Promise<void> {
-  await executor.exec(`VACUUM ${tables.join(', ')}`);
+  try {
+    await executor.exec(`VACUUM ${tables.join(', ')}`);
+  } catch {
+    // See above: the next delete's VACUUM frees these pages too.
+  }
 }

@@ -44,11 +44,6 @@ function depsWith(worlds: Map<string, EchoWorld>, extra: Partial<BenchRunDeps> =
   };
 }
 
-/** The server's rule for an endpoint: priced by its usage, unknown when it reported none. */
-function endpointCost(_sim: string, usage: { inputTokens: number; outputTokens: number }) {
-  return usage.inputTokens > 0 ? (usage.inputTokens + usage.outputTokens) / 1000 : null;
-}
-
 async function lastProgress(runId: string): Promise<RunProgress[]> {
   const seen: RunProgress[] = [];
   for await (const progress of watchRun(store, runId, { intervalMs: 50 })) seen.push(progress);
@@ -123,32 +118,48 @@ describe('bench runs on embedded PGlite', () => {
     }
   }, 60_000);
 
-  it("counts a failed endpoint call's cost as not known, as the server prices endpoints", async () => {
+  it("counts a timed-out call's cost as not known, and a refused one's as nothing", async () => {
+    const silent = 'openai:http://127.0.0.1:9/v1#silent';
+    const down = 'openai:http://127.0.0.1:9/v1#down';
     const worlds = new Map([
-      ['replay', new EchoWorld('replay', ITEMS, { failItemIds: new Set(['item-3']) })],
+      [
+        silent,
+        new EchoWorld(silent, ITEMS, {
+          failItemIds: new Set(['item-3']),
+          failAs: 'timeout',
+        }),
+      ],
+      [down, new EchoWorld(down, ITEMS, { failItemIds: new Set(['item-3']) })],
     ]);
     const queue = await queueFor({ chunkSize: 20 });
     const worker = await startWorker({
       queue,
-      deps: depsWith(worlds, { costOf: endpointCost }),
+      deps: depsWith(worlds),
       concurrency: 1,
       pollingIntervalSeconds: 0.5,
     });
     try {
-      const run = await newRun(['replay']);
+      const run = await newRun([silent, down]);
       await queue.enqueueBenchRun(run.id);
       const final = (await lastProgress(run.id)).at(-1);
-      // Walk 48: a failed unit's cost read 0 in its results line where the README says unknown.
+      // A server that took the request and went silent may have generated all along (walk 48:
+      // every failed unit's results line said 0).
       expect(final?.usage).toEqual({
-        inputTokens: 190,
-        outputTokens: 95,
+        inputTokens: 380,
+        outputTokens: 190,
         costUsd: null,
-        unpriced: { units: 1, knownUsd: expect.closeTo(0.285, 9) },
+        unpriced: { units: 1, knownUsd: expect.closeTo(0.57, 9) },
       });
       const predictions = await store.listPredictions(run.id, { offset: 0, limit: 100 });
       expect(
-        predictions.rows.filter((p) => p.error !== null).map((p) => [p.itemId, p.usage]),
-      ).toEqual([['item-3', { inputTokens: 0, outputTokens: 0, costUsd: null }]]);
+        predictions.rows
+          .filter((p) => p.error !== null)
+          .map((p) => [p.sim, p.usage.costUsd])
+          .toSorted(),
+      ).toEqual([
+        [down, 0],
+        [silent, null],
+      ]);
     } finally {
       await worker.stop();
       await queue.stop();

@@ -11,6 +11,7 @@ import type {
 } from '@terrarium/schema';
 import {
   answeredOrThrow,
+  EndpointError,
   simContextOfItem,
   type Prediction,
   type Provenance,
@@ -78,6 +79,15 @@ export class FinishedRuns {
       if (oldest.done !== true) this.ended.delete(oldest.value);
     }
   }
+}
+
+/**
+ * What a failed prediction cost: not known (null) when its endpoint call timed out, since a server
+ * that took the request may have generated all along; nothing when it was refused, unreachable or
+ * answered with an error (walk 48: results lines said 0 for all, the README null for all).
+ */
+function failedUnitCost(error: unknown): number | null {
+  return error instanceof EndpointError && error.kind === 'timeout' ? null : 0;
 }
 
 function errorText(error: unknown): string {
@@ -296,14 +306,7 @@ async function predictAndScore(
         reasoning: null,
         provenance: { sim },
         latencyMs: Math.max(0, now() - started),
-        // What a failed endpoint call cost is not known (it may have generated before it failed):
-        // null, as for a reply that reported no usage; a local simulator's failure is free.
-        usage: {
-          inputTokens: 0,
-          outputTokens: 0,
-          costUsd:
-            deps.costOf === undefined ? 0 : deps.costOf(sim, { inputTokens: 0, outputTokens: 0 }),
-        },
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: failedUnitCost(error) },
         error: errorText(error),
       },
       scores: [],

@@ -89,8 +89,11 @@ export interface BenchClient {
   deleteRun(runId: string): Promise<DeletedRun>;
   deleteBench(name: string, version: number): Promise<DeletedBench>;
   report(runId: string): Promise<RunReport>;
-  /** Every cell of the run's leaderboard with its 95% interval (`intervals` says if they are ready). */
-  leaderboard(runId: string): Promise<Leaderboard>;
+  /**
+   * Every cell of the run's leaderboard with its 95% interval (`intervals` says if they are
+   * ready); `bootstrap` 0 for the means alone, which starts no interval computation.
+   */
+  leaderboard(runId: string, bootstrap?: number): Promise<Leaderboard>;
   /** Newest first; only the runs of one bench when named. */
   runs(bench?: string): Promise<BenchRunListing[]>;
   /** The run's results as JSON lines (`RunResult`), read as they stream. */
@@ -156,7 +159,7 @@ export function localBenchClient(store: Store, options: { workers: number }): Be
     deleteRun: (runId) => deleteRun({ store }, runId),
     deleteBench: (name, version) => deleteBench({ store }, { name, version }),
     report: (runId) => report({ store }, runId),
-    leaderboard: (runId) => leaderboard({ store }, runId, DEFAULT_BOOTSTRAP),
+    leaderboard: (runId, bootstrap = DEFAULT_BOOTSTRAP) => leaderboard({ store }, runId, bootstrap),
     runs: (bench) => listRuns({ store }, bench),
     async *results(runId, asked) {
       for await (const result of runResults(store, await getRun({ store }, runId), asked)) {
@@ -348,8 +351,8 @@ export function remoteBenchClient(url: string, token: string): BenchClient {
     deleteRun: (runId) => call(trpc.bench.deleteRun.mutate({ runId })),
     deleteBench: (name, version) => call(trpc.bench.delete.mutate({ name, version })),
     report: (runId) => call(trpc.bench.report.query({ runId })),
-    leaderboard: (runId) =>
-      call(trpc.bench.leaderboard.query({ runId, bootstrap: DEFAULT_BOOTSTRAP })),
+    leaderboard: (runId, bootstrap = DEFAULT_BOOTSTRAP) =>
+      call(trpc.bench.leaderboard.query({ runId, bootstrap })),
     runs: (bench) => call(trpc.bench.runs.query(bench === undefined ? {} : { bench })),
     results: (runId, options) =>
       downloadLines(

@@ -473,7 +473,8 @@ async function followAndReport(
         report: await client.report(run.id),
         // The table's figures are the run page's cells (its means are final once the run has
         // ended, whether or not the intervals, which the table leaves out, are computed yet).
-        cells: options.json ? [] : (await client.leaderboard(run.id)).cells,
+        // Means alone: the table shows no interval, so it asks for none to be computed.
+        cells: options.json ? [] : (await client.leaderboard(run.id, 0)).cells,
         ended: run,
       };
     } finally {

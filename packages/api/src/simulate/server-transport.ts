@@ -24,7 +24,7 @@ function secondsFromEnv(value: string | undefined): number | undefined {
  * How the server reaches an endpoint: a caller's own fetch when it passed one (tests, a proxy),
  * else the server's transport; and its time limits, `TERRARIUM_ENDPOINT_TIMEOUT_S` per attempt
  * (default 600) and `TERRARIUM_ENDPOINT_IDLE_TIMEOUT_S` for a stream that sends nothing
- * (default 120), 0 for none.
+ * (default 300), 0 for none.
  */
 export function endpointClient(
   fetchImpl: typeof fetch | undefined,

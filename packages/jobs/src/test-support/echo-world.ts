@@ -1,16 +1,19 @@
 import type { Action, BenchItem, ItemScore, JsonValue, Observation } from '@terrarium/schema';
 import { scoreRules } from '@terrarium/fidelity';
-import type {
-  Prediction,
-  PredictOptions,
-  SimContext,
-  Transition,
-  WorldModel,
+import {
+  EndpointError,
+  type Prediction,
+  type PredictOptions,
+  type SimContext,
+  type Transition,
+  type WorldModel,
 } from '@terrarium/worlds';
 
 export interface EchoWorldOptions {
   /** Items whose action makes the simulator fail, as an endpoint error would. */
   failItemIds?: ReadonlySet<string>;
+  /** How those fail: refused (the default, as a server that is down) or timed out. */
+  failAs?: 'refused' | 'timeout';
   /** Milliseconds each prediction takes (honouring the abort signal). */
   delayMs?: number;
   /** After this many predictions, every further one waits until it is aborted. */
@@ -74,6 +77,13 @@ export class EchoWorld implements WorldModel {
       const hold = this.options.holdAfter !== undefined && this.calls > this.options.holdAfter;
       await wait(hold ? Infinity : (this.options.delayMs ?? 0), options.signal);
       if (this.options.failItemIds?.has(item.id)) {
+        if (this.options.failAs === 'timeout')
+          throw new EndpointError(
+            `request to http://127.0.0.1:9/v1/chat/completions sent nothing for 300000 ms (item ${item.id})`,
+            'timeout',
+            'http://127.0.0.1:9/v1/chat/completions',
+            4,
+          );
         throw new Error(`connect ECONNREFUSED 127.0.0.1:9 (item ${item.id})`);
       }
       const observation: Observation = item.real;

@@ -27,6 +27,9 @@ function isEventStream(value: string | null): boolean {
  * "ended the stream before [DONE]" and was retried 4 times). Said with what came back; the caller
  * does not retry it, since the same URL answers the same.
  */
+/** Read of a body that is only quoted: `excerpt` shows 300 characters of it, whitespace folded. */
+const QUOTED_CHARS = 4096;
+
 function unreadable(
   url: string,
   status: number,
@@ -73,9 +76,10 @@ export interface PoolOptions {
   /** Per attempt, from sending to the last byte (default 600 s; 0 = none). */
   timeoutMs?: number;
   /**
-   * Streamed attempts only: the longest wait for the reply's headers or its next piece (default
-   * 120 s; 0 = none). A streaming server sends as it generates, so a silent one is stuck; a
-   * non-streamed reply comes whole at the end and has only `timeoutMs`.
+   * Streamed attempts only: the longest wait for the reply's headers or the stream's next piece
+   * (default 300 s; 0 = none). A streaming server sends as it generates, so a silent one is
+   * stuck. A reply that turns out to be one JSON completion (a server that ignores `stream`) comes
+   * whole at the end: once its headers are in, only `timeoutMs` applies.
    */
   idleTimeoutMs?: number;
   /** Hosts endpoints may be on (default: this machine only). */
@@ -123,7 +127,7 @@ export interface EndpointPool {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 60_000 };
 const DEFAULT_TIMEOUT_MS = 600_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** What a timer that was never set cancels. */
 function noTimer(): void {}
@@ -381,6 +385,7 @@ export function createEndpointPool(
       const contentType = response.header('content-type');
       // A server that ignores `stream: true` sends one JSON completion, which is read as one.
       if (!stream || isJsonContentType(contentType)) {
+        cancelIdle();
         const text = await replyText(response);
         let body: unknown;
         try {
@@ -417,7 +422,7 @@ export function createEndpointPool(
       }
       // A stream without a content type is read as one; any other type is not a stream.
       if (contentType !== null && !isEventStream(contentType)) {
-        const text = await replyText(response).catch(() => '');
+        const text = await replyText(response, QUOTED_CHARS).catch(() => '');
         const message = unreadable(
           url,
           response.status,

@@ -46,10 +46,20 @@ export function fetchTransport(fetchImpl: typeof fetch): ChatTransport {
   };
 }
 
-/** The whole body as one string. */
-export async function replyText(reply: TransportReply): Promise<string> {
+/**
+ * The body as one string, or its first `limit` characters and no more read: a reply only quoted
+ * (an error page where a completion was expected) may be large or never end.
+ */
+export async function replyText(
+  reply: TransportReply,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<string> {
   if (reply.text === null) return '';
   let text = '';
-  for await (const piece of reply.text) text += piece;
+  for await (const piece of reply.text) {
+    text += piece;
+    // Leaving the loop stops the download (TransportReply.text).
+    if (text.length >= limit) return text.slice(0, limit);
+  }
   return text;
 }

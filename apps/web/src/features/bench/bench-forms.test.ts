@@ -74,7 +74,7 @@ describe('buildBenchRequest', () => {
       error: 'The dev fraction is between 0 and 1.',
     });
     // What `--max-per-task` refuses (`a whole number from 1 up`), and bench.build's input too.
-    for (const maxPerTask of ['0', '-3', '2.5', '1e400', 'x']) {
+    for (const maxPerTask of ['0', '-3', '2.5', '1e400', 'x', '1,000']) {
       expect(buildBenchRequest({ ...form, maxPerTask })).toEqual({
         ok: false,
         error:

@@ -56,7 +56,7 @@ async function fill(maxPerTask: string) {
   fireEvent.change(screen.getByRole('combobox', { name: 'Sampling' }), {
     target: { value: 'all' },
   });
-  fireEvent.change(screen.getByRole('spinbutton', { name: 'Max per task' }), {
+  fireEvent.change(screen.getByRole('textbox', { name: 'Max per task' }), {
     target: { value: maxPerTask },
   });
   fireEvent.click(screen.getByRole('button', { name: 'Build bench' }));

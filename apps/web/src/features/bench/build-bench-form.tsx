@@ -137,11 +137,13 @@ export function BuildBenchForm({ onBuilt }: { onBuilt?(manifest: BenchManifest):
         title="At most this many items per task stratum (a benchmark and domain, e.g. tau2-bench/retail: the task of the leaderboard), a seeded choice; empty for no cap"
       >
         Max per task{' '}
+        {/* Text, not a number input: a number input's value is empty for text it cannot read
+            (`1,000`), which would build the bench uncapped without a word; the form's own check
+            reads what was typed and refuses it. */}
         <input
-          type="number"
+          type="text"
+          inputMode="numeric"
           aria-label="Max per task"
-          min={1}
-          step={1}
           placeholder="no cap"
           value={maxPerTask}
           onChange={(event) => setMaxPerTask(event.target.value)}

@@ -210,6 +210,14 @@ export function ComparePage({
   });
 
   const anyRunning = [...runs.values()].some((state) => state.status === 'running');
+  // The split note's own query (cached): the summary leaves out the model's general "trained on"
+  // tag only where the note says per trajectory whether it trained on it.
+  const withModel = sims.some((sim) => trainingDataNote(sim) !== null);
+  const split = useQuery({
+    ...trpc.models.split.queryOptions({ model: BUNDLED_MODEL_NAME }, { staleTime: Infinity }),
+    enabled: withModel,
+  });
+  const splitNoteShown = withModel && detail.data !== undefined && split.data?.status === 'ok';
   return (
     <div className="page compare-page">
       <div className="breadcrumb">
@@ -293,7 +301,9 @@ export function ComparePage({
           . Running an endpoint&rsquo;s simulator sends it this trajectory.
         </p>
       )}
-      {summaries.length > 0 && <SummaryTable summaries={summaries} stopped={stopped} />}
+      {summaries.length > 0 && (
+        <SummaryTable summaries={summaries} stopped={stopped} splitNoteShown={splitNoteShown} />
+      )}
       {rows.length > 0 && (
         <>
           <p className="key-hint muted">j/k step · g/G first/last</p>

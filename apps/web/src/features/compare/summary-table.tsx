@@ -11,9 +11,12 @@ import { metricDescription, metricLabel, orderMetrics, type SimulationSummary } 
 export function SummaryTable({
   summaries,
   stopped = new Map(),
+  splitNoteShown = false,
 }: {
   summaries: readonly SimulationSummary[];
   stopped?: ReadonlyMap<string, number | null>;
+  /** The page shows the model's split note, which says more than its general tag. */
+  splitNoteShown?: boolean;
 }) {
   const metrics = orderMetrics(summaries.flatMap((summary) => Object.keys(summary.meanScores)));
   return (
@@ -57,7 +60,7 @@ export function SummaryTable({
           {summaries.map((summary) => (
             <tr key={summary.sim} data-sim={summary.sim}>
               <th scope="row" className="mono">
-                <SimName sim={summary.sim} split />
+                <SimName sim={summary.sim} split={splitNoteShown} />
               </th>
               <td data-testid="summary-simulated">
                 {formatCount(summary.simulated)} / {formatCount(summary.steps)}

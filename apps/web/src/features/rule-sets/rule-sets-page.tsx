@@ -86,9 +86,13 @@ export function RuleSetsPage() {
 
   const issues = validation.data?.issues ?? [];
   // Walk 47: the header kept naming the chosen rule set while the draft's `name` said another.
+  // The check and its name are of the draft as it stood 400 ms ago: until they are of the draft as
+  // it is (and the list says which versions exist), Save waits and names nothing.
+  const checked =
+    settled === draft && !validation.isFetching && list.isSuccess && validation.data?.ok === true;
   const save = saveTarget(
     list.data ?? [],
-    validation.data?.ok === true ? validation.data.name : null,
+    checked && validation.data?.ok === true ? validation.data.name : null,
     chosen,
   );
   return (
@@ -142,7 +146,7 @@ export function RuleSetsPage() {
           </p>
           <SaveRuleSetForm
             document={draft}
-            valid={validation.data?.ok === true}
+            valid={checked}
             label={save.label}
             onSaved={showSaved}
           />

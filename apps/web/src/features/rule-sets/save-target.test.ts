@@ -24,8 +24,12 @@ describe('saveTarget', () => {
       renamed:
         'The draft is named strict-tool: saving starts a new rule set; default-tool stays as it is.',
     });
+    // A built-in default never saved gets its first version; a saved one its next.
     expect(saveTarget(LISTED, 'default-terminal', 'default-tool').renamed).toBe(
-      'The draft is named default-terminal: saving adds a version to it; default-tool stays as it is.',
+      'The draft is named default-terminal: saving makes its first version; default-tool stays as it is.',
+    );
+    expect(saveTarget(LISTED, 'default-tool', 'default-terminal').renamed).toBe(
+      'The draft is named default-tool: saving adds a version to it; default-terminal stays as it is.',
     );
   });
 

@@ -25,6 +25,10 @@ export function saveTarget(
   const label = `Save as ${draftName} v${(stored?.latestVersion ?? 0) + 1}`;
   if (chosen === null || draftName === chosen) return { label, renamed: null };
   const what =
-    stored === undefined ? 'saving starts a new rule set' : 'saving adds a version to it';
+    stored === undefined
+      ? 'saving starts a new rule set'
+      : stored.latestVersion === null
+        ? 'saving makes its first version'
+        : 'saving adds a version to it';
   return { label, renamed: `The draft is named ${draftName}: ${what}; ${chosen} stays as it is.` };
 }

@@ -92,7 +92,7 @@ export function ScoreRunForm({ name }: { name: string }) {
           {progress.failed > 0 && ` · ${progress.failed} failed predictions left unscored`}
           {progress.domain !== null &&
             progress.outsideDomain > 0 &&
-            ` · ${progress.outsideDomain} on items outside ${progress.domain}, the domain ${name} is written for (a rule's scope.domains leaves them out)`}
+            ` · ${progress.outsideDomain} scored on items outside ${progress.domain}, the domain ${name} is written for (a rule set's domain scopes nothing; a rule's scope.domains leaves items out)`}
           {progress.error !== null && ` · ${progress.error}`}
         </span>
       )}
