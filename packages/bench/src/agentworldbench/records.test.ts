@@ -14,6 +14,7 @@ import {
   formatAgentWorldBenchLine,
   importedBenchManifest,
   parseAgentWorldBenchLine,
+  taskAndDomain,
   toAgentWorldBenchRecord,
 } from './records';
 
@@ -87,10 +88,6 @@ function manifest(items: BenchItem[]): string {
   }).contentHash;
 }
 
-function withoutTask(line: string): string {
-  return line.replace(/^\{"task": "[^"]*", /, '{');
-}
-
 function taskOf(line: string): string {
   return /^\{"task": "([^"]*)", /.exec(line)?.[1] ?? '';
 }
@@ -114,22 +111,35 @@ describe('AgentWorldBench import of an export', () => {
     // SWE-agent's CTF runs are terminal work: their rows end in `terminal`, not in `ctf` (which
     // would read back as function calling, the domain of names nothing else claims).
     expect(imported.items.map((item) => item.domain)).toEqual(built.map((item) => item.domain));
+    // The row's task is the item's, whole: airline and retail stay apart.
+    expect(imported.items.map((item) => item.task)).toEqual(lines.map(taskOf));
     expect(countBy(imported.items.map((item) => `${item.task} ${item.domain}`))).toEqual({
-      'mcp tool': 278,
-      'swe swe': 64,
-      'terminal terminal': 43,
+      'swe-agent/ctf/terminal terminal': 43,
+      'swe-agent/swe swe': 64,
+      'tau2-bench/airline/mcp tool': 84,
+      'tau2-bench/retail/mcp tool': 194,
     });
   });
 
   it('is the same bench: same content hash, and it exports to the same bytes', () => {
     expect(manifest(imported.items)).toBe(manifest(built));
-    // The official script groups by the part of `task` after the last `/`, and so does the import:
-    // the stratum in front of it is not read back, the rest of every row is.
     const once = agentWorldBenchExportLines(imported.items);
-    expect(once.map(withoutTask)).toEqual(lines.map(withoutTask));
-    expect(once.map(taskOf)).toEqual(lines.map((line) => taskOf(line).split('/').at(-1)));
-    const twice = agentWorldBenchExportLines(benchItemsFromAgentWorldBench(once).items);
-    expect(twice).toEqual(once);
+    expect(once).toEqual(lines);
+  });
+});
+
+describe('taskAndDomain', () => {
+  it('takes the domain from the last part, as the official script does, and the task whole', () => {
+    expect(taskAndDomain('mcp')).toEqual({ task: 'mcp', domain: 'tool' });
+    expect(taskAndDomain('tau2-bench/airline/mcp')).toEqual({
+      task: 'tau2-bench/airline/mcp',
+      domain: 'tool',
+    });
+    expect(taskAndDomain('intercode/bash/terminal')).toEqual({
+      task: 'intercode/bash/terminal',
+      domain: 'terminal',
+    });
+    expect(taskAndDomain('swe-agent/swe')).toEqual({ task: 'swe-agent/swe', domain: 'swe' });
   });
 });
 
@@ -283,14 +293,14 @@ describe('AgentWorldBench import errors', () => {
     expect(broken.ok ? null : broken.error.message).toMatch(/^f\.jsonl:9: not JSON: /);
   });
 
-  it('takes the task after the last / (as the official script groups rows)', () => {
+  it('takes the domain after the last / (as the official script does), the task whole', () => {
     const parsed = parseAgentWorldBenchLine(
       '{"task": "agentworldbench/terminal", "id": 3, "prompt": "ls", "response": "a"}',
       1,
       'terminal_test.jsonl',
     );
     expect(parsed.ok ? [parsed.item.task, parsed.item.domain] : null).toEqual([
-      'terminal',
+      'agentworldbench/terminal',
       'terminal',
     ]);
   });

@@ -208,9 +208,7 @@ export function parseAgentWorldBenchLine(
       `has ${row.response.length} entries; turn_idx ${row.turn_idx} needs entry ${turn + 1} (the real observation)`,
     );
   }
-  // The official scorer takes the domain from the part after the last `/`.
-  const task = row.task.split('/').at(-1) ?? row.task;
-  const domain = domainOfBenchmark(task);
+  const { task, domain } = taskAndDomain(row.task);
   const history = row.prompt.slice(0, historyLength(protocol)).map((prompt, i) => ({
     action: commandOf(prompt, domain),
     observation: observationOf(row.response[i] ?? '', domain),
@@ -361,6 +359,16 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  */
 export function officialSubtask(domain: Domain): string {
   return promptFolderKey(domain, domain);
+}
+
+/**
+ * The task and domain of a row's `task`. The official script takes the domain from the part after
+ * the last `/`, and so does this; the task is the row's, whole, so a stratum in front
+ * (`tau2-bench/airline/mcp`, as the export writes) keeps airline and retail apart, and a bench read
+ * back exports to the same bytes.
+ */
+export function taskAndDomain(rowTask: string): { task: string; domain: Domain } {
+  return { task: rowTask, domain: domainOfBenchmark(rowTask.slice(rowTask.lastIndexOf('/') + 1)) };
 }
 
 /**

@@ -49,7 +49,7 @@ const FOLDER_OF_DOMAIN: Record<string, string> = {
  */
 export function promptFolderKey(task: string, domain: string): string {
   const subtask = task.split('/').at(-1) ?? task;
-  if ((AGENTWORLDBENCH_DOMAINS as readonly string[]).includes(subtask)) return subtask;
+  if (AGENTWORLDBENCH_DOMAINS.some((name) => name === subtask)) return subtask;
   return FOLDER_OF_DOMAIN[domain] ?? subtask;
 }
 
