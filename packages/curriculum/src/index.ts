@@ -13,6 +13,7 @@ export * from './sessions/env-protocol';
 export * from './sessions/env-service';
 export * from './export/harbor';
 export * from './export/task-export';
+export * from './export/catalog-tasks';
 export * from './export/curriculum-tasks';
 export * from './evolve';
 export * from './export/rollout-trajectory';

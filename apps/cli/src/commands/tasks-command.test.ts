@@ -19,11 +19,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Task } from '@terrarium/curriculum';
 import { buildProgram } from '../program';
 import { expectOneLineFailure } from '../testing/cli-failure';
-import { runCli } from '../testing/run-cli';
+import { seededDataDir } from '@terrarium/db/test-store';
+import { exitOf, runCli, startCli, waitForServeUrl } from '../testing/run-cli';
 import { runTasksExport } from './tasks-command';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tasks-export-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** A data folder with no store in it: the catalog is the builtin tasks, and none is made. */
+const noStore = join(scratch, 'no-store');
 
 /** The exported scripts with bash on a copy of the workspace: the reward test.sh writes. */
 function reward(folder: string, name: string, solve: boolean): number {
@@ -70,6 +73,8 @@ describe('terrarium tasks export', () => {
       'jsonl',
       '--out',
       out,
+      '--data-dir',
+      noStore,
     ]);
     const lines = readFileSync(out, 'utf8').trimEnd().split('\n').map(jsonlTask);
     expect(lines.map((line) => [line.id, line.tools, line.source])).toEqual([
@@ -80,8 +85,9 @@ describe('terrarium tasks export', () => {
 
   it('writes Harbor folders whose oracle passes and whose empty solution fails', async () => {
     const out = join(scratch, 'harbor');
-    const report = await runTasksExport({ format: 'harbor', out });
+    const report = await runTasksExport({ format: 'harbor', out, dataDir: noStore });
     expect(report.exported).toEqual(['scratch-last-line', 'scratch-count-lines']);
+    expect(readdirSync(scratch)).not.toContain('no-store');
     expect(readdirSync(join(out, 'scratch-last-line')).toSorted()).toEqual([
       'environment',
       'instruction.md',
@@ -103,7 +109,9 @@ describe('terrarium tasks export --out', () => {
 
   it('creates the missing parent folders of a JSONL file', SLOW, async () => {
     const out = join(scratch, 'new', 'parents', 'tasks.jsonl');
-    const exported = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out]);
+    const exported = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out], {
+      TERRARIUM_DATA_DIR: noStore,
+    });
     expect([exported.code, exported.stderr]).toEqual([0, '']);
     expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(2);
     expect(readdirSync(join(scratch, 'new', 'parents'))).toEqual(['tasks.jsonl']);
@@ -112,7 +120,9 @@ describe('terrarium tasks export --out', () => {
   it('says in one line that a folder cannot be the JSONL file', SLOW, async () => {
     const out = join(scratch, 'a-folder');
     mkdirSync(out);
-    const refused = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out]);
+    const refused = await runCli(['tasks', 'export', '--format', 'jsonl', '--out', out], {
+      TERRARIUM_DATA_DIR: noStore,
+    });
     expectOneLineFailure(refused, `cannot write ${out}: it is a folder, not a file`);
     expect(readdirSync(out)).toEqual([]);
   });
@@ -120,10 +130,93 @@ describe('terrarium tasks export --out', () => {
   it('says in one line that a file cannot be the Harbor folder, and leaves it', SLOW, async () => {
     const out = join(scratch, 'a-file');
     writeFileSync(out, 'kept\n');
-    const refused = await runCli(['tasks', 'export', '--format', 'harbor', '--out', out]);
+    const refused = await runCli(['tasks', 'export', '--format', 'harbor', '--out', out], {
+      TERRARIUM_DATA_DIR: noStore,
+    });
     expectOneLineFailure(refused, `cannot write ${out}: it is a file, not a folder`);
     expect(readFileSync(out, 'utf8')).toBe('kept\n');
   });
+});
+
+/** A task posted to the environment server: saved in the data folder's store. */
+const MAKE_FILE = {
+  id: 'make-file',
+  goal: 'Create /made.txt containing "made".',
+  world: { id: 'scratch' },
+  verifier: {
+    checks: [{ check: { kind: 'file-equals', path: '/made.txt', content: 'made\n' } }],
+  },
+  oracle: ['echo made > /made.txt'],
+  provenance: { source: 'posted', trajectory: null, steps: [] },
+};
+
+describe('terrarium tasks export of the tasks the environment server serves', () => {
+  const SLOW = { timeout: 120_000 };
+  const ALL = ['scratch-last-line', 'scratch-count-lines', 'make-file'];
+
+  it(
+    'writes a posted task, through the server that holds the folder, then from its store',
+    SLOW,
+    async () => {
+      const dataDir = await seededDataDir('tasks-catalog');
+      const serve = startCli(['serve', '--port', '0', '--data-dir', dataDir]);
+      const env = { TERRARIUM_DATA_DIR: dataDir };
+      try {
+        const url = await waitForServeUrl(serve);
+        const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+        const posted = await fetch(`${url}/v1/tasks`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(MAKE_FILE),
+        });
+        expect(posted.status).toBe(201);
+        // Before, `tasks export` wrote the builtin tasks only: a posted or generated task was in
+        // GET /v1/tasks and nowhere on disk.
+        const out = join(scratch, 'served');
+        const served = await runCli(
+          ['tasks', 'export', '--format', 'harbor', '--out', out, '--json'],
+          env,
+        );
+        expect([served.code, served.stderr]).toEqual([0, '']);
+        expect(JSON.parse(served.stdout)).toEqual({
+          format: 'harbor',
+          out,
+          exported: ALL,
+          rejected: [],
+        });
+        expect([
+          reward(join(out, 'make-file'), 'served-oracle', true),
+          reward(join(out, 'make-file'), 'served-empty', false),
+        ]).toEqual([1, 0]);
+        const unknown = await runCli(
+          [
+            'tasks',
+            'export',
+            '--format',
+            'jsonl',
+            '--out',
+            join(scratch, 'x.jsonl'),
+            '--task',
+            'nope',
+          ],
+          env,
+        );
+        expectOneLineFailure(unknown, `the server at ${url} could not export tasks: no task nope`);
+      } finally {
+        serve.kill('SIGTERM');
+        await exitOf(serve);
+      }
+      // The server stopped: the same catalog is read from the store it saved the task in.
+      const file = join(scratch, 'stored.jsonl');
+      const stored = await runCli(
+        ['tasks', 'export', '--format', 'jsonl', '--out', file, '--task', 'make-file'],
+        env,
+      );
+      expect([stored.code, stored.stderr]).toEqual([0, '']);
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map(jsonlTask);
+      expect(lines).toEqual([{ id: 'make-file', source: 'posted', tools: ['bash', 'submit'] }]);
+    },
+  );
 });
 
 describe.skipIf(!sharedDataAvailable('intercode'))(

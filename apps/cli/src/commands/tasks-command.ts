@@ -1,21 +1,35 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { createDefaultEnvService } from '@terrarium/api';
 import {
   BUILTIN_TASKS,
+  catalogTasks,
   exportTasks,
   SCRATCH_WORLD,
   Task,
+  TaskExportJson,
   taskFromTerminalTrajectory,
   type ExportableTask,
+  type TaskExport,
 } from '@terrarium/curriculum';
+import { PGLITE_SUBDIR } from '@terrarium/db';
 import { buildTerminalWorld, reconstructWorkspace } from '@terrarium/executable-worlds';
 import { readTrajectories } from '@terrarium/formats';
 import { type Command, Option } from 'commander';
 import { CliError } from '../cli-error';
+import {
+  connect,
+  databaseUrlFromEnv,
+  dataDirFor,
+  disconnect,
+  type DataTarget,
+  type GlobalOptions,
+} from '../connect';
+import { authHeaders, errorMessageOf } from '../server-client';
 import { exportSummary, writeTaskExport } from './task-files';
 
-export interface TasksExportOptions {
+export interface TasksExportOptions extends GlobalOptions {
   format: 'jsonl' | 'harbor';
   out: string;
   from?: string[];
@@ -41,7 +55,7 @@ export function registerTasksCommand(program: Command): void {
   tasks
     .command('export')
     .description(
-      'Export tasks that pass their gates: the builtin ones, or tasks generated from trajectory files (--from), as JSONL or Harbor task folders.',
+      'Export tasks that pass their gates as JSONL or Harbor task folders: the tasks the environment server serves from the data folder (builtin, posted and generated ones, as GET /v1/tasks lists them), or tasks generated from trajectory files (--from).',
     )
     .addOption(
       new Option('--format <format>', 'jsonl: one task per line; harbor: a task folder each')
@@ -59,8 +73,8 @@ export function registerTasksCommand(program: Command): void {
     )
     .option('--task <id>', 'only this task (repeatable)', collect)
     .option('--json', 'print {"format","out","exported","rejected"}')
-    .action(async (options: TasksExportOptions) => {
-      await runTasksExport(options);
+    .action(async (_options: unknown, command: Command) => {
+      await runTasksExport(command.optsWithGlobals());
     });
 }
 
@@ -108,20 +122,72 @@ function builtinTasks(): ExportableTask[] {
   });
 }
 
+/** Exports through the server that holds the data folder: it has the worlds the tasks run in. */
+async function exportThroughServer(
+  target: Extract<DataTarget, { kind: 'server' }>,
+  options: TasksExportOptions,
+): Promise<TaskExport> {
+  const response = await fetch(new URL('/v1/tasks/export', target.url), {
+    method: 'POST',
+    headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      format: options.format,
+      ...(options.task?.length ? { tasks: options.task } : {}),
+    }),
+  });
+  const body: unknown = await response.json().catch(() => null);
+  const result = TaskExportJson.safeParse(body);
+  if (!response.ok || !result.success) {
+    const why = response.ok ? 'its answer was not an export' : errorMessageOf(body);
+    throw new CliError(`the server at ${target.url} could not export tasks: ${why}`);
+  }
+  return result.data;
+}
+
+/**
+ * The tasks of the data folder's environment catalog, as its server serves them: through the server
+ * when one holds the folder, else from the store with the same catalog (builtin tasks, then the
+ * saved ones with their rebuilt worlds). A folder with no store yet has only the builtin tasks,
+ * and none is made for them.
+ */
+async function catalogExport(options: TasksExportOptions): Promise<TaskExport> {
+  const noStore =
+    databaseUrlFromEnv() === undefined &&
+    !existsSync(path.join(dataDirFor(options), PGLITE_SUBDIR));
+  if (noStore) return exportTasks(onlyAsked(builtinTasks(), options.task), options.format);
+  const target = await connect(options);
+  try {
+    if (target.kind === 'server') return await exportThroughServer(target, options);
+    const env = createDefaultEnvService(undefined, target.store);
+    await env.ready;
+    for (const skipped of env.restored.skipped)
+      process.stderr.write(`not restored: ${skipped.id}: ${skipped.reason}\n`);
+    const chosen = catalogTasks(env, options.task);
+    if (!chosen.ok) throw new CliError(`no task ${chosen.missing.join(', ')}`);
+    return exportTasks(chosen.tasks, options.format);
+  } finally {
+    await disconnect(target);
+  }
+}
+
+function onlyAsked(ready: ExportableTask[], ids: string[] | undefined): ExportableTask[] {
+  if (!ids?.length) return ready;
+  const wanted = new Set(ids);
+  const missing = [...wanted].filter((id) => !ready.some(({ task }) => task.id === id));
+  if (missing.length > 0) throw new CliError(`no task ${missing.join(', ')}`);
+  return ready.filter(({ task }) => wanted.has(task.id));
+}
+
 export async function runTasksExport(options: TasksExportOptions): Promise<TasksExportReport> {
   const rejected: TasksExportReport['rejected'] = [];
-  let ready = options.from?.length ? await generatedTasks(options.from, rejected) : builtinTasks();
-  if (options.task?.length) {
-    const wanted = new Set(options.task);
-    ready = ready.filter(({ task }) => wanted.has(task.id));
-    const missing = [...wanted].filter((id) => !ready.some(({ task }) => task.id === id));
-    if (missing.length > 0) throw new CliError(`no task ${missing.join(', ')}`);
-  }
-  const result = exportTasks(ready, options.format);
+  const ready = options.from?.length
+    ? onlyAsked(await generatedTasks(options.from, rejected), options.task)
+    : null;
+  const result = ready === null ? await catalogExport(options) : exportTasks(ready, options.format);
   await writeTaskExport(result, options.out);
   // A task that has no Harbor form is named by the trajectory it came from, as a generated one is.
   const trajectoryOf = new Map(
-    ready.map(({ task }) => [task.id, task.provenance.trajectory ?? task.id]),
+    (ready ?? []).map(({ task }) => [task.id, task.provenance.trajectory ?? task.id]),
   );
   for (const entry of result.rejected)
     rejected.push({ trajectory: trajectoryOf.get(entry.task) ?? entry.task, reason: entry.reason });

@@ -437,6 +437,32 @@ describe('/v1/envs (environment server)', () => {
     expect((await call('GET', '/v1/tasks')).json).toMatchObject({
       tasks: [{ id: 'scratch-last-line' }, { id: 'scratch-count-lines' }, { id: 'make-file' }],
     });
+    // What GET /v1/tasks lists, an export writes: the added task with the builtin ones.
+    const all = await call('POST', '/v1/tasks/export', { format: 'harbor' });
+    expect(all.status).toBe(200);
+    expect(all.json).toMatchObject({
+      format: 'harbor',
+      exported: ['scratch-last-line', 'scratch-count-lines', 'make-file'],
+      rejected: [],
+    });
+    const one = await call('POST', '/v1/tasks/export', { format: 'jsonl', tasks: ['make-file'] });
+    expect(one.json).toMatchObject({ format: 'jsonl', exported: ['make-file'], rejected: [] });
+    expect(JSON.stringify(one.json)).toContain('Create /made.txt containing');
+    const unknown = await call('POST', '/v1/tasks/export', { format: 'jsonl', tasks: ['nope'] });
+    expect([unknown.status, unknown.json]).toEqual([
+      404,
+      {
+        error: {
+          message: 'no task nope',
+          issues: [{ field: 'tasks', message: 'unknown: nope' }],
+        },
+      },
+    ]);
+    expect((await call('POST', '/v1/tasks/export', { format: 'csv' })).status).toBe(400);
+    // `export` is a verb only for POST: a task of that id is read as any other.
+    expect((await call('GET', '/v1/tasks/export')).json).toEqual({
+      error: { message: 'no task export' },
+    });
   });
 
   it('serves the OpenAPI document describing every environment route', async () => {
@@ -464,6 +490,7 @@ describe('/v1/envs (environment server)', () => {
       '/v1/envs/{id}/fork',
       '/v1/envs/{id}/evaluate',
       '/v1/tasks',
+      '/v1/tasks/export',
       '/v1/tasks/generate',
       '/v1/tasks/{id}',
       '/v1/worlds',

@@ -5,13 +5,16 @@ import { z } from 'zod';
 import { listDatasetTrajectories, loadListed } from '../simulate/load-trajectories';
 import {
   addTrajectoryTasks,
+  catalogTasks,
   createEnvService,
+  exportTasks,
   CreateEnvRequest,
   isSessionError,
   moveFromRequest,
   StepEnvRequest,
   stepBodyExtras,
   Task,
+  TaskExportRequest,
   worldParamsProblem,
   type CodeRunner,
   type EnvService,
@@ -282,6 +285,19 @@ async function route(
         name: names.get(entry.trajectory) ?? entry.trajectory,
       })),
     });
+  }
+  if (path === '/v1/tasks/export' && method === 'POST') {
+    // POST only, like generate: `GET`/`DELETE /v1/tasks/export` stay a task named `export`.
+    const body = TaskExportRequest.safeParse(await readBody(request));
+    if (!body.success)
+      return sendError(response, 400, 'bad export request', fieldIssues(body.error));
+    const chosen = catalogTasks(env, body.data.tasks);
+    if (!chosen.ok) {
+      return sendError(response, 404, `no task ${chosen.missing.join(', ')}`, [
+        { field: 'tasks', message: `unknown: ${chosen.missing.join(', ')}` },
+      ]);
+    }
+    return sendJson(response, 200, exportTasks(chosen.tasks, body.data.format));
   }
   if (path.startsWith('/v1/tasks/')) {
     const id = decodeURIComponent(path.slice('/v1/tasks/'.length));

@@ -16,6 +16,6 @@ describe('GET /v1/openapi.json', () => {
     const paths = execFileSync('python3', ['-c', VALIDATE], {
       input: JSON.stringify(openApiDocument()),
     });
-    expect(paths.toString().trim()).toBe('15');
+    expect(paths.toString().trim()).toBe('16');
   });
 });

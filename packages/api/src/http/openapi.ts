@@ -141,6 +141,61 @@ const ENV_PATHS: JsonObject = {
       },
     },
   },
+  '/v1/tasks/export': {
+    post: {
+      summary:
+        'Export the tasks served here (all, or the ids asked for) as JSONL (one text) or Harbor task folders (files); `terrarium tasks export` writes them to disk',
+      operationId: 'exportTasks',
+      requestBody: {
+        required: true,
+        ...json({
+          type: 'object',
+          required: ['format'],
+          properties: {
+            format: { type: 'string', enum: ['jsonl', 'harbor'] },
+            tasks: { type: 'array', items: { type: 'string' } },
+          },
+        }),
+      },
+      responses: {
+        '200': {
+          description:
+            'The export: `text` (jsonl) or `files` (harbor: paths under one folder per task), the ids exported, and each task left out with why (a world that cannot be built, no Harbor form)',
+          ...json({
+            type: 'object',
+            required: ['format', 'exported', 'rejected'],
+            properties: {
+              format: { type: 'string', enum: ['jsonl', 'harbor'] },
+              text: { type: 'string' },
+              files: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['path', 'content', 'executable'],
+                  properties: {
+                    path: { type: 'string' },
+                    content: { type: 'string' },
+                    executable: { type: 'boolean' },
+                  },
+                },
+              },
+              exported: { type: 'array', items: { type: 'string' } },
+              rejected: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['task', 'reason'],
+                  properties: { task: { type: 'string' }, reason: { type: 'string' } },
+                },
+              },
+            },
+          }),
+        },
+        ...STANDARD_ERRORS,
+        '404': { description: 'An id asked for is not served here', ...json({ type: 'object' }) },
+      },
+    },
+  },
   '/v1/tasks/generate': {
     post: {
       summary:

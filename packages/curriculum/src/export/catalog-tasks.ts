@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { EnvService } from '../sessions/env-service';
+import type { ExportableTask } from './task-export';
+
+/** The tasks of an environment catalog to export, or the asked-for ids it does not serve. */
+export type CatalogTasks = { ok: true; tasks: ExportableTask[] } | { ok: false; missing: string[] };
+
+/**
+ * The tasks an environment server serves (builtin, posted and generated ones), each with its
+ * world as a session on it starts (seed 0, as the builtin tasks' export builds them): what
+ * `GET /v1/tasks` lists is what an export writes. `ids` keeps only those, in the catalog's order.
+ */
+export function catalogTasks(
+  env: Pick<EnvService, 'tasks' | 'worlds'>,
+  ids?: readonly string[],
+): CatalogTasks {
+  const listed = env.tasks.list();
+  const wanted = ids === undefined || ids.length === 0 ? null : new Set(ids);
+  if (wanted !== null) {
+    const missing = [...wanted].filter((id) => env.tasks.get(id) === undefined);
+    if (missing.length > 0) return { ok: false, missing };
+  }
+  const tasks = listed
+    .filter((task) => wanted === null || wanted.has(task.id))
+    .map((task) => ({
+      task,
+      world: () => {
+        const entry = env.worlds.get(task.world.id);
+        // A catalog keeps only tasks whose world it has; said, not thrown past the export.
+        if (entry === undefined) throw new Error(`no world ${task.world.id}`);
+        return entry.create(task.world.params, 0);
+      },
+    }));
+  return { ok: true, tasks };
+}
+
+const Rejections = z.array(z.object({ task: z.string(), reason: z.string() }));
+
+/** A `TaskExport` read back from JSON (`POST /v1/tasks/export` answers one). */
+export const TaskExportJson = z.discriminatedUnion('format', [
+  z.object({
+    format: z.literal('jsonl'),
+    text: z.string(),
+    exported: z.array(z.string()),
+    rejected: Rejections,
+  }),
+  z.object({
+    format: z.literal('harbor'),
+    files: z.array(z.object({ path: z.string(), content: z.string(), executable: z.boolean() })),
+    exported: z.array(z.string()),
+    rejected: Rejections,
+  }),
+]);
+
+/** What `POST /v1/tasks/export` takes: the format, and the task ids to export (all when absent). */
+export const TaskExportRequest = z.object({
+  format: z.enum(['jsonl', 'harbor']),
+  tasks: z.array(z.string().min(1)).max(100_000).optional(),
+});
