@@ -97,6 +97,13 @@ export interface WorkspaceEntry {
   path: string;
   /** null for a directory. */
   content: string | null;
+  /**
+   * Set on a file whose `content` is a stand-in: a reconstruction's recording never showed it
+   * whole. The shell still sees the stand-in, but a tool that would show the file as it is (SWE-
+   * agent's `open`, `edit`) leaves it to the fallback. A copy of the entry with the same content
+   * keeps the mark; an entry whose content is replaced must drop it. Absent: the content is known.
+   */
+  placeholder?: true;
 }
 
 /** A reconstructed starting workspace, before any action. */

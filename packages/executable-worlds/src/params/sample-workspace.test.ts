@@ -59,4 +59,25 @@ describe('parameterized worlds', () => {
     expect(Math.abs((limit ?? 0) - 300)).toBeLessThanOrEqual(2);
     expect(renamedNotes?.endsWith('.txt')).toBe(true);
   });
+
+  it("keeps a placeholder's mark on its renamed and copied entries; distractors have none", () => {
+    const base: Workspace = {
+      ...BASE,
+      entries: [...BASE.entries, { path: '/testbed/setup.cfg', content: '', placeholder: true }],
+    };
+    const sample = sampleWorkspace(base, { renameFraction: 1, copies: 2, distractors: 1 }, 3);
+    const renamedCfg = sample.renamed['/testbed/setup.cfg'];
+    expect(renamedCfg?.endsWith('.cfg')).toBe(true);
+    expect(
+      sample.workspace.entries
+        .filter((entry) => entry.placeholder === true)
+        .map((entry) => entry.path)
+        .toSorted(),
+    ).toEqual([renamedCfg, renamedCfg?.replace(/\.cfg$/, '_2.cfg')].toSorted());
+    expect(sample.distractors).toHaveLength(1);
+    const distractor = sample.workspace.entries.find(
+      (entry) => entry.path === sample.distractors[0],
+    );
+    expect(distractor?.placeholder).toBeUndefined();
+  });
 });

@@ -127,13 +127,15 @@ export function sampleWorkspace(
             String(Math.max(0, Number(digits) + Math.round((random() * 2 - 1) * p.numberJitter))),
           )
         : entry.content;
-    entries.push({ path, content });
+    // Renamed, copied or jittered, a placeholder's stand-in is still no file's real content: the
+    // entry keeps its mark (`...entry`). Distractors are made here whole and have none.
+    entries.push({ ...entry, path, content });
     const { dir, stem, ext } = split(path);
     for (let copy = 2; copy <= p.copies; copy++) {
       const copyPath = join(dir, `${stem}_${copy}${ext}`);
       if (taken.has(copyPath)) continue;
       taken.add(copyPath);
-      entries.push({ path: copyPath, content });
+      entries.push({ ...entry, path: copyPath, content });
     }
   }
   const dirs = base.entries.filter((entry) => entry.content === null).map((entry) => entry.path);

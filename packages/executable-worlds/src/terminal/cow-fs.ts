@@ -245,6 +245,11 @@ export class CowFs implements IFileSystem {
     return entry?.type === 'file' ? this.text(entry.bytes) : null;
   }
 
+  /** The entry at a path, links followed: the world tells a file it saw from one it did not by it. */
+  entrySync(path: string): CowEntry | undefined {
+    return this.entries.get(this.resolveLinks(normalizePath(path)));
+  }
+
   /** Every directory (not through links), sorted: empty ones are state too (`find -type d`). */
   directoriesSync(): string[] {
     const out: string[] = [];

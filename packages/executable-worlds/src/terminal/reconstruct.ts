@@ -26,6 +26,9 @@ export interface ReconstructOptions {
   env?: Record<string, string>;
 }
 
+/** The header of SWE-agent's file viewer: `[File: /abs/path (N lines total)]`. */
+const FILE_VIEW = /^\[File: (\/[^\n]*) \((\d+) lines total\)\]\n/;
+
 const MD5_LINE = /^[0-9a-f]{32,64}\s+\*?(\/.*)$/;
 const LONG_LS =
   /^([-dlcbps])[-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\w{3}\s+\d{1,2}\s+[\d:]{4,5}\s+(.+)$/;
@@ -92,6 +95,7 @@ export class WorkspaceReconstruction {
       return;
     }
     if (single && program === 'cat') this.learnCat(first, output);
+    if (single && program === 'open') this.learnFileView(output);
     if (single && program === 'ls') this.learnLs(first, output);
     if (program === 'find') this.learnFind(first, output, single);
     for (const text of output.split('\n')) {
@@ -144,6 +148,30 @@ export class WorkspaceReconstruction {
     const fact = this.fact(this.resolve(file));
     fact.kind = 'file';
     fact.content ??= output;
+  }
+
+  /**
+   * A whole file in SWE-agent's viewer (`open` of a file no longer than its window): every line
+   * numbered from 1 to N and no "more lines" marker. Its text is those lines, each ended by a
+   * newline (the viewer cannot show whether the last one had one; source files do). Some harnesses
+   * drop the output's final newline, so the lines may end without one.
+   */
+  private learnFileView(output: string): void {
+    const header = FILE_VIEW.exec(output);
+    if (header === null || output.includes('\r')) return;
+    const total = Number(header[2]);
+    const lines = output.slice(header[0].length).split('\n');
+    if (lines.length === total + 1 && lines.at(-1) === '') lines.pop();
+    if (lines.length !== total) return;
+    const text: string[] = [];
+    for (const [index, line] of lines.entries()) {
+      const prefix = `${index + 1}:`;
+      if (!line.startsWith(prefix)) return;
+      text.push(line.slice(prefix.length));
+    }
+    const fact = this.fact(header[1] ?? '');
+    fact.kind = 'file';
+    fact.content ??= text.map((line) => `${line}\n`).join('');
   }
 
   private learnLs(command: SimpleCommand, output: string): void {
@@ -223,7 +251,10 @@ export class WorkspaceReconstruction {
     };
   }
 
-  /** The reconstructed workspace: every path with its ancestors; unknown leaves become empty files. */
+  /**
+   * The reconstructed workspace: every path with its ancestors. A file no recording showed whole
+   * becomes an empty placeholder: its content is unknown, which tools must not print as the file.
+   */
   workspace(): Workspace {
     const dirs = new Set<string>(['/']);
     for (const [path, fact] of this.facts) {
@@ -235,7 +266,12 @@ export class WorkspaceReconstruction {
     const entries: WorkspaceEntry[] = [];
     for (const dir of dirs) entries.push({ path: dir, content: null });
     for (const [path, fact] of this.facts) {
-      if (!dirs.has(path)) entries.push({ path, content: fact.content ?? '' });
+      if (dirs.has(path)) continue;
+      entries.push(
+        fact.content === null
+          ? { path, content: '', placeholder: true }
+          : { path, content: fact.content },
+      );
     }
     entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { cwd: this.cwd ?? this.defaultCwd, env: { ...this.env }, entries };

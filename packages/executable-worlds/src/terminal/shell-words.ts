@@ -149,6 +149,10 @@ const MUTATORS = new Set([
   'unset',
   'source',
   '.',
+  // SWE-agent's tools that write files.
+  'create',
+  'edit',
+  'insert',
 ]);
 
 /**

@@ -14,6 +14,16 @@ import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-
 import { isNotACommand } from './not-a-command';
 import { reconstructWorkspace } from './reconstruct';
 import { parseLine } from './shell-words';
+import {
+  CLOSED_EDITOR,
+  runSweTool,
+  sweDialectOf,
+  sweToolOf,
+  type EditorState,
+  type PathView,
+  type SweDialect,
+  type SweTool,
+} from './swe-tools';
 
 let justBash: Promise<typeof import('just-bash')> | null = null;
 
@@ -93,22 +103,35 @@ interface Internal {
   steps: number;
   recordedUse: Map<string, number>;
   history: Transition[];
+  /** SWE-agent's open file and window, which its tools read and move. */
+  editor: EditorState;
 }
 
 /** Snapshot internals live here, so the snapshot object itself stays opaque to callers. */
 const SNAPSHOTS = new WeakMap<WorldSnapshot, Internal>();
 
-function initialFs(workspace: Workspace): CowFs {
+/**
+ * The workspace's files, and the bytes of its placeholders. A placeholder is marked by its bytes
+ * object, which a copy or move shares and a write replaces: the mark follows the stand-in content
+ * wherever the world puts it, and a later entry at the same path (an overlay) clears it.
+ */
+function initialFs(workspace: Workspace): { fs: CowFs; unseen: WeakSet<Uint8Array> } {
   const fs = new CowFs();
+  const unseen = new WeakSet<Uint8Array>();
   for (const entry of workspace.entries) {
-    if (entry.content === null) fs.mkdirSync(entry.path);
-    else fs.writeFileSync(entry.path, entry.content);
+    if (entry.content === null) {
+      fs.mkdirSync(entry.path);
+      continue;
+    }
+    fs.writeFileSync(entry.path, entry.content);
+    const stored = fs.entrySync(entry.path);
+    if (entry.placeholder === true && stored?.type === 'file') unseen.add(stored.bytes);
   }
   fs.mkdirSync(workspace.cwd);
   // What every Linux box has and shell lines rely on (`2>/dev/null`, scratch files in /tmp).
   fs.mkdirSync('/tmp');
   fs.writeFileSync('/dev/null', '');
-  return fs;
+  return { fs, unseen };
 }
 
 function recordedTable(trajectory: Trajectory | null): RecordedTable {
@@ -179,6 +202,13 @@ interface Shared {
   memos: Map<string, Memo> | null;
   /** Per distinct action line: the first program the shell cannot run, or null. */
   unsupported: Map<string, string | null>;
+  /** The SWE-agent harness the recording used, whose tools the world runs; null for none. */
+  dialect: SweDialect | null;
+  /**
+   * The bytes of the workspace's placeholder files, whose real content the world never saw. Held
+   * by identity, so a copy or move keeps the mark and a write clears it.
+   */
+  unseen: WeakSet<Uint8Array>;
 }
 
 class JustBashTerminalWorld implements TerminalWorld {
@@ -190,6 +220,7 @@ class JustBashTerminalWorld implements TerminalWorld {
   private stepCount: number;
   private recordedUse: Map<string, number>;
   private history: Transition[];
+  private editor: EditorState;
 
   constructor(
     private readonly shared: Shared,
@@ -201,6 +232,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     this.stepCount = from.steps;
     this.recordedUse = new Map(from.recordedUse);
     this.history = [...from.history];
+    this.editor = from.editor;
   }
 
   get id(): string {
@@ -234,6 +266,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       steps: 0,
       recordedUse: new Map(),
       history: [],
+      editor: CLOSED_EDITOR,
     });
     return { kind: 'terminal', content: '', callId: null };
   }
@@ -254,6 +287,15 @@ class JustBashTerminalWorld implements TerminalWorld {
         : action.type === 'keystrokes'
           ? action.keys
           : null;
+    // SWE-agent's importer marks its tools' calls `aci`; a model may also send them as bash.
+    const tool =
+      action.type !== 'command' ||
+      !['aci', 'bash', null].includes(action.interpreter) ||
+      this.shared.dialect === null ||
+      this.shared.transport !== 'shell'
+        ? null
+        : sweToolOf(action.command);
+    if (tool !== null) return this.runTool(tool, action);
     if (
       command === null ||
       (action.type === 'command' && action.interpreter !== null && action.interpreter !== 'bash')
@@ -307,6 +349,43 @@ class JustBashTerminalWorld implements TerminalWorld {
   }
 
   private envKey: string | null = null;
+
+  /**
+   * One of SWE-agent's tools, run on the world's files and editor state. Not memoized: its answer
+   * depends on the editor state, which memo keys do not hold, and it costs no shell.
+   */
+  private async runTool(tool: SweTool, action: Action): Promise<WorldStepResult> {
+    const dialect = this.shared.dialect ?? 'classic';
+    const outcome = runSweTool(tool, {
+      cwd: this.currentCwd,
+      editor: this.editor,
+      dialect,
+      look: (path) => this.look(path),
+      // A reconstructed tree holds only what the recording listed; no world here has more.
+      filesUnder: () => null,
+    });
+    this.editor = outcome.editor;
+    if (outcome.kind === 'fallback') return this.fallbackFor(action, outcome.reason);
+    for (const write of outcome.writes) this.fs.writeFileSync(write.path, write.text);
+    // The EnIGMA harness hands an output over without its final newline.
+    const content =
+      dialect === 'enigma' && outcome.output.endsWith('\n')
+        ? outcome.output.slice(0, -1)
+        : outcome.output;
+    return {
+      observation: { kind: 'terminal', content, callId: null },
+      exitCode: 0,
+      provenance: 'executed',
+    };
+  }
+
+  private look(path: string): PathView {
+    const entry = this.fs.entrySync(path);
+    if (entry === undefined) return { kind: 'missing' };
+    if (entry.type === 'directory') return { kind: 'directory' };
+    if (entry.type !== 'file' || this.shared.unseen.has(entry.bytes)) return { kind: 'unseen' };
+    return { kind: 'file', text: this.fs.readTextSync(path) ?? '' };
+  }
 
   /** The first program the shell cannot run, parsed once per distinct line (rollouts repeat lines). */
   private unsupportedIn(script: string): string | undefined {
@@ -390,10 +469,12 @@ class JustBashTerminalWorld implements TerminalWorld {
   /**
    * The file-system effect of SWE-agent's `create FILE` (an ACI tool, not a shell program): the
    * file exists afterwards, so later `ls`/`rm`/`cat` in the shell see it. Its answer still comes
-   * from the fallback; its content (none yet) needs no guess.
+   * from the fallback; its content (none yet) needs no guess. Only in worlds whose tool version
+   * the world does not run (SWE-agent 1.x, the cursor configurations).
    */
   private applyToolEffect(action: Action): void {
-    if (action.type !== 'command') return;
+    // Where the world runs SWE-agent's tools, a `create` it left to the fallback had a reason.
+    if (action.type !== 'command' || this.shared.dialect !== null) return;
     const words = parseLine(action.command).commands[0]?.words ?? [];
     const target = words[1];
     if (words[0] !== 'create' || words.length !== 2 || target === undefined) return;
@@ -445,6 +526,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       steps: this.stepCount,
       recordedUse: new Map(this.recordedUse),
       history: [...this.history],
+      editor: this.editor,
     };
   }
 
@@ -456,6 +538,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     this.stepCount = from.steps;
     this.recordedUse = new Map(from.recordedUse);
     this.history = [...from.history];
+    this.editor = from.editor;
   }
 
   snapshot(): WorldSnapshot {
@@ -520,7 +603,8 @@ function open(
   trajectory: Trajectory | null,
   options: BuildTerminalWorldOptions,
 ): TerminalWorld {
-  const fs = initialFs(workspace);
+  const { fs, unseen } = initialFs(workspace);
+  const dialect = sweDialectOf(trajectory);
   const initial = fs.capture();
   const shared: Shared = {
     id,
@@ -533,6 +617,8 @@ function open(
     transport: options.transport ?? 'shell',
     memos: options.memoize === false ? null : new Map(),
     unsupported: new Map(),
+    dialect,
+    unseen,
   };
   return new JustBashTerminalWorld(shared, {
     fs: initial,
@@ -541,6 +627,7 @@ function open(
     steps: 0,
     recordedUse: new Map(),
     history: [],
+    editor: CLOSED_EDITOR,
   });
 }
 

@@ -1,0 +1,146 @@
+import type { Action, Trajectory } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
+import { describe, expect, it } from 'vitest';
+import { readTrajectoryFile } from '../testing/read-files';
+import { reconstructWorkspace } from './reconstruct';
+import { buildTerminalWorld } from './terminal-world';
+
+// SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
+const DEMOS = 'swe-agent/trajectories/demonstrations';
+const HUMANEVAL = `${DEMOS}/human_thought__swe-bench-HumanEvalFix-python__lcb__t-0.00__p-0.95__c-4.00__install-0/humanevalfix-python-0.traj`;
+const MARSHMALLOW = `${DEMOS}/replay__marshmallow-code__marshmallow-1867__default__t-0.20__p-0.95__c-2.00__install-1___install_from_source/marshmallow-code__marshmallow-1867.traj`;
+
+async function trajectoryAt(path: string): Promise<Trajectory> {
+  const [trajectory] = await readTrajectoryFile(sharedDataPath(path));
+  if (trajectory === undefined) throw new Error(`no trajectory in ${path}`);
+  return trajectory;
+}
+
+function recorded(trajectory: Trajectory, index: number): { action: Action; content: string } {
+  const step = trajectory.steps[index];
+  if (step?.observation === undefined || step.observation === null)
+    throw new Error(`no step ${index}`);
+  return { action: step.action, content: step.observation.content };
+}
+
+const aci = (command: string): Action => ({ type: 'command', command, interpreter: 'aci' });
+const bash = (command: string): Action => ({ type: 'command', command, interpreter: 'bash' });
+
+describe("SWE-agent's tools in a world rebuilt from a recording", () => {
+  it('seeds a file the recording showed whole, and marks the others placeholders', async () => {
+    const workspace = reconstructWorkspace(await trajectoryAt(MARSHMALLOW));
+    const files = workspace.entries.filter((entry) => entry.content !== null);
+    expect(files.filter((entry) => entry.placeholder !== true).map((entry) => entry.path)).toEqual([
+      '/marshmallow-code__marshmallow/setup.py',
+    ]);
+    // The rest of the top level was only listed (`ls -F`): empty stand-ins, marked as such.
+    const placeholders = files.filter((entry) => entry.placeholder === true);
+    expect(placeholders).toHaveLength(13);
+    expect(placeholders.every((entry) => entry.content === '')).toBe(true);
+    const setup = workspace.entries.find(
+      (entry) => entry.path === '/marshmallow-code__marshmallow/setup.py',
+    );
+    expect(setup?.content?.split('\n').slice(0, 2)).toEqual([
+      'import re',
+      'from setuptools import setup, find_packages',
+    ]);
+  });
+
+  it("runs open and edit on the world's files, and the shell sees the edit", async () => {
+    const trajectory = await trajectoryAt(HUMANEVAL);
+    const world = buildTerminalWorld(trajectory);
+    const open = recorded(trajectory, 1);
+    const edit = recorded(trajectory, 2);
+    expect(await world.step(open.action)).toEqual({
+      observation: { kind: 'terminal', content: open.content, callId: null },
+      exitCode: 0,
+      provenance: 'executed',
+    });
+    const before = world.snapshot();
+    expect((await world.step(edit.action)).observation.content).toBe(edit.content);
+    expect((await world.step(bash('grep -n abs main.py\n'))).observation.content).toBe(
+      '15:                distance = abs(elem - elem2)\n',
+    );
+    world.restore(before);
+    expect((await world.step(bash('grep -c abs main.py\n'))).observation.content).toBe('0\n');
+  });
+
+  it('keeps the open file and window in snapshots and forks', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(HUMANEVAL));
+    await world.step(aci('open main.py\n'));
+    const fork = world.fork();
+    const opened = world.snapshot();
+    expect((await fork.step(aci('create other.py\n'))).observation.content).toBe(
+      '[File: /swe-bench__humanevalfix-python/other.py (1 lines total)]\n1:\n',
+    );
+    await world.step(aci('create third.py\n'));
+    world.restore(opened);
+    const header = async (target: typeof world) =>
+      (await target.step(aci('goto 1\n'))).observation.content.split('\n')[0];
+    expect(await header(world)).toBe(
+      '[File: /swe-bench__humanevalfix-python/main.py (23 lines total)]',
+    );
+    expect(await header(fork)).toBe(
+      '[File: /swe-bench__humanevalfix-python/other.py (1 lines total)]',
+    );
+    // A world reset closes the file.
+    await world.reset();
+    expect((await world.step(aci('goto 1\n'))).observation.content).toBe(
+      'No file open. Use the open command first.\n',
+    );
+  });
+
+  it('leaves a file whose content it never saw to the fallback, naming it', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(MARSHMALLOW));
+    const answer = await world.step(aci('open README.rst\n'));
+    expect(answer.provenance).toBe('world-model');
+    expect(answer.detail).toEqual({
+      reason: 'unknown-content:/marshmallow-code__marshmallow/README.rst',
+    });
+    // A copy keeps the mark; a file the world wrote is its own.
+    await world.step(bash('cp README.rst COPY.rst && echo hi > NEW.rst\n'));
+    expect((await world.step(aci('open COPY.rst\n'))).detail).toEqual({
+      reason: 'unknown-content:/marshmallow-code__marshmallow/COPY.rst',
+    });
+    expect((await world.step(aci('open NEW.rst\n'))).observation.content).toBe(
+      '[File: /marshmallow-code__marshmallow/NEW.rst (1 lines total)]\n1:hi\n',
+    );
+  });
+
+  it('takes the marks from the workspace it is given, as a curriculum overlay or a test builds it', async () => {
+    const trajectory = await trajectoryAt(MARSHMALLOW);
+    const workspace = reconstructWorkspace(trajectory);
+    const readme = '/marshmallow-code__marshmallow/README.rst';
+    // An overlay appends entries: the later one at a placeholder's path is known content, and the
+    // reconstruction's own entries keep what they knew.
+    const overlaid = buildTerminalWorld(trajectory, {
+      workspace: {
+        ...workspace,
+        entries: [...workspace.entries, { path: readme, content: 'Hi.\n' }],
+      },
+    });
+    expect((await overlaid.step(aci('open README.rst\n'))).observation.content).toBe(
+      `[File: ${readme} (1 lines total)]\n1:Hi.\n`,
+    );
+    expect((await overlaid.step(aci('open setup.py\n'))).provenance).toBe('executed');
+    expect((await overlaid.step(aci('open tox.ini\n'))).detail).toEqual({
+      reason: 'unknown-content:/marshmallow-code__marshmallow/tox.ini',
+    });
+    // Entries without the mark are files whose content is what they say, empty ones included.
+    const unmarked = buildTerminalWorld(trajectory, {
+      workspace: {
+        ...workspace,
+        entries: workspace.entries.map((entry) => ({ path: entry.path, content: entry.content })),
+      },
+    });
+    expect(await unmarked.step(aci('open tox.ini\n'))).toEqual({
+      observation: {
+        kind: 'terminal',
+        content: '[File: /marshmallow-code__marshmallow/tox.ini (0 lines total)]\n',
+        callId: null,
+      },
+      exitCode: 0,
+      provenance: 'executed',
+    });
+  });
+});
