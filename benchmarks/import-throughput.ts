@@ -26,15 +26,14 @@ import {
   rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readTrajectories } from '@terrarium/formats';
 import { countTransitions } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
 
-const SOURCE = resolve(
-  import.meta.dirname,
-  '../../shared/data/tau-bench-v1/historical_trajectories/gpt-4o-airline.json',
-);
+// The repository ships this file (demo/data/tau-bench-airline), so the bench runs in any clone.
+const SOURCE = sharedDataPath('tau-bench-v1/historical_trajectories/gpt-4o-airline.json');
 const CHUNK = 1 << 20;
 const execFileAsync = promisify(execFile);
 

@@ -7,7 +7,8 @@
  *       Pool); bare requests with each and no client are the baselines. CPU time per request of this process (the
  *       client) and of the stub's process tell where the gap to the ideal is.
  *   (c) retrieval predictions/s over the largest dataset (InterCode SQL, 5,867 transitions), and
- *       replay predictions/s over the same.
+ *       replay predictions/s over the same. InterCode is not shipped: without ../shared/data, (c) says
+ *       so and is skipped, and (a)'s request is a shipped tau2 transition instead of an SQL one.
  *
  *   cd bench && node --import tsx openai-client-throughput.ts [--requests 2500] [--concurrency 256] [--latency 50]
  */
@@ -18,6 +19,11 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { readTrajectories } from '@terrarium/formats';
 import type { Trajectory } from '@terrarium/schema';
+import {
+  sharedDataAvailable,
+  sharedDataPath,
+  UNSHIPPED_DATA_REASON,
+} from '@terrarium/schema/testing';
 import {
   buildRetrievalIndex,
   createOpenAIWorldModel,
@@ -35,10 +41,12 @@ import { Pool } from 'undici';
 import { createUndiciTransport } from '@terrarium/worlds/undici';
 import { createNodeHttpFetch } from './node-http-fetch';
 
-const SQL = resolve(
-  import.meta.dirname,
-  '../../shared/data/intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json',
-);
+const SQL_FILE = 'intercode/data/results/sql/gpt-4/ic_sql_multiturn_gpt-4_10_turns.json';
+const SQL = sharedDataPath(SQL_FILE);
+/** InterCode is not shipped (its task texts are GPL-3.0 / CC BY-SA): only in ../shared/data. */
+const sqlAvailable = sharedDataAvailable(SQL_FILE);
+/** (a)'s request when InterCode is absent: a tau2 transition, which the repository ships. */
+const TAU2_FILE = sharedDataPath('tau2-bench/results/gpt-4.1_retail_defautl_gpt-4.1_1trials.json');
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: number): number {
@@ -167,7 +175,7 @@ function loadSql(): Promise<Trajectory[]> {
   return loadFile(SQL);
 }
 
-const SWE_AGENT = resolve(import.meta.dirname, '../demo/data/swe-agent');
+const SWE_AGENT = sharedDataPath('swe-agent');
 
 /**
  * (c') Replay's history keys for every transition, hashed from scratch per prediction (the old
@@ -229,9 +237,11 @@ async function clientThroughput(): Promise<void> {
     'node fetch': fetch,
     'node:http': createNodeHttpFetch({ maxSockets: concurrency }),
   };
-  const [trajectory] = await loadSql();
+  // Any real transition makes a realistic request; the figures were first taken on InterCode SQL's.
+  const requestFile = sqlAvailable ? SQL : TAU2_FILE;
+  const [trajectory] = await loadFile(requestFile);
   const [input] = trajectory === undefined ? [] : [...predictionInputs(trajectory)].slice(-1);
-  if (input === undefined) throw new Error(`${SQL}: no transition`);
+  if (input === undefined) throw new Error(`${requestFile}: no transition`);
   const body = JSON.stringify({
     model: 'stub',
     messages: renderMessages(DEFAULT_TEMPLATE, input.context, input.history, input.action),
@@ -297,7 +307,7 @@ async function clientThroughput(): Promise<void> {
   const ideal = concurrency / (latencyMs / 1000);
   console.log(
     `(a) OpenAI client: ${requests} requests per round, ${concurrency} in flight, stub latency ${latencyMs} ms, ideal ${ideal.toFixed(0)} req/s; ` +
-      `request body ${(body.length / 1024).toFixed(1)} KB, reply ${STREAM_BODY.length} B in ${STREAM_BODY.split('\n\n').length - 1} events; load average ${loadavg()[0]?.toFixed(2)}`,
+      `request body ${(body.length / 1024).toFixed(1)} KB (${sqlAvailable ? 'InterCode SQL' : 'tau2 retail'}), reply ${STREAM_BODY.length} B in ${STREAM_BODY.split('\n\n').length - 1} events; load average ${loadavg()[0]?.toFixed(2)}`,
   );
   // Warm-up of each (connections, JIT), then rounds alternating the variants so none runs warmer.
   for (const variant of variants) await measure(stub, Math.min(requests, 1000), variant.one);
@@ -334,6 +344,20 @@ async function clientThroughput(): Promise<void> {
 }
 
 async function backendThroughput(): Promise<void> {
+  if (sqlAvailable) await sqlThroughput();
+  else console.log(`(c) InterCode SQL: skipped, ${SQL} is missing ${UNSHIPPED_DATA_REASON}`);
+  const swe: Trajectory[] = [];
+  for (const file of readdirSync(SWE_AGENT).filter((name) => name.endsWith('.traj'))) {
+    swe.push(...(await loadFile(resolve(SWE_AGENT, file))));
+  }
+  const sweInputs = swe.flatMap((trajectory) => [...predictionInputs(trajectory)]);
+  historyKeys(
+    `SWE-agent demo (${swe.length} trajectories, ${sweInputs.length} lookups)`,
+    sweInputs,
+  );
+}
+
+async function sqlThroughput(): Promise<void> {
   const trajectories = await loadSql();
   const inputs = trajectories.flatMap((trajectory) => [...predictionInputs(trajectory)]);
   let started = performance.now();
@@ -354,15 +378,6 @@ async function backendThroughput(): Promise<void> {
     `    replay:    index built in ${replayBuildMs.toFixed(0)} ms; ${replayRate.toFixed(0)} predictions/s`,
   );
   historyKeys(`InterCode SQL (${inputs.length} lookups)`, inputs);
-  const swe: Trajectory[] = [];
-  for (const file of readdirSync(SWE_AGENT).filter((name) => name.endsWith('.traj'))) {
-    swe.push(...(await loadFile(resolve(SWE_AGENT, file))));
-  }
-  const sweInputs = swe.flatMap((trajectory) => [...predictionInputs(trajectory)]);
-  historyKeys(
-    `SWE-agent demo (${swe.length} trajectories, ${sweInputs.length} lookups)`,
-    sweInputs,
-  );
 }
 
 if (args.includes('--serve')) {

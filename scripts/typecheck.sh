@@ -21,7 +21,7 @@ check_project() {
 export -f check_project
 
 projects=()
-for project in packages/* apps/* e2e benchmarks; do
+for project in packages/* apps/* e2e benchmarks models; do
   [ -d "$project" ] && projects+=("$project")
 done
 # xargs exits non-zero when any project failed.

@@ -19,7 +19,7 @@ import {
 import { runDatasets, runDatasetsDelete } from './commands/datasets-command';
 import { runImport } from './commands/import-command';
 import { DEFAULT_PORT, runServe } from './commands/serve-command';
-import { runSimulate } from './commands/simulate-command';
+import { MAX_STEPS_HELP, runSimulate } from './commands/simulate-command';
 import { registerUsersCommand } from './commands/users-command';
 import { registerLabelsCommand } from './commands/labels-command';
 import { registerWorkerCommand } from './commands/worker';
@@ -151,7 +151,7 @@ export function buildProgram(): Command {
     .requiredOption('--dataset <name>', 'dataset name or id')
     .option('--trajectory <id>', "trajectory id or the source's id (default: the dataset's first)")
     .requiredOption('--sim <spec>', 'replay, retrieval, onnx:PATH or openai:URL#MODEL')
-    .option('--max-steps <n>', 'simulate at most this many transitions', parsePositive)
+    .option('--max-steps <n>', MAX_STEPS_HELP, parsePositive)
     .option('--json', 'print one JSON object instead of a table')
     .option(
       '--prompts <dir>',

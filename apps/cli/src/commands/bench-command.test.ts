@@ -454,7 +454,7 @@ describe('terrarium bench', () => {
   });
 
   it(
-    'asks a judge that was down for its verdicts again, and says when it still gives none',
+    'with a judge that was down, tables the content score, asks again, and says when it still gives none',
     SLOW,
     async () => {
       const port = await closedPort();
@@ -462,6 +462,12 @@ describe('terrarium bench', () => {
       const run = await cli('bench', 'run', '--bench', 'r', '--sim', 'replay', '--judge', judge);
       expect(run.code).toBe(0);
       const runId = /run (\d+) \(done\)/.exec(run.stdout)?.[1] ?? '';
+      // No verdict at all: the table shows the rule scores every item has, as the run page does.
+      expect(run.stdout.split('\n').slice(0, 3)).toEqual([
+        `bench r v1, run ${runId} (done); overall = rule:content (judge:overall has no verdict), 0-100`,
+        'sim              items  overall  macro  tau2-bench/retail  failed',
+        'replay (oracle)    194    100.0  100.0              100.0       0',
+      ]);
       expect(run.stdout).toContain(
         `note: replay: the judge gave no verdict on 194 of 194 items (judge:overall), whose judge scores are missing ("terrarium bench retry ${runId}" asks again)`,
       );
@@ -718,7 +724,7 @@ describe('the `bench run` table', () => {
         usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
         judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       },
-      cells,
+      { run: demoRun({ status: 'done' }), cells },
     );
     expect(table.split('\n').slice(0, 4)).toEqual([
       'bench demo v1, run 7 (done); overall = rule:content, 0-100',
@@ -741,7 +747,10 @@ describe('the `bench run` table', () => {
         usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
         judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       },
-      [...simCells('retrieval', 50), ...simCells('onnx:models/terrarium-wm-tiny', 50)],
+      {
+        run: demoRun({ status: 'done' }),
+        cells: [...simCells('retrieval', 50), ...simCells('onnx:models/terrarium-wm-tiny', 50)],
+      },
     );
     expect(table.split('\n').slice(0, 4)).toEqual([
       'bench demo v1, run 7 (done); overall = rule:content, 0-100',
@@ -779,7 +788,10 @@ describe('the `bench run` table', () => {
         usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
         judgeUsage: { inputTokens: 24, outputTokens: 24, costUsd: null },
       },
-      [...simCells('replay', 100), ...simCells('retrieval', 50)],
+      {
+        run: demoRun({ status: 'done' }),
+        cells: [...simCells('replay', 100), ...simCells('retrieval', 50)],
+      },
     );
     expect(table.split('\n').slice(5, 7)).toEqual([
       "pairwise: replay (oracle) 50.0 vs retrieval 50.0 (the judge's win shares, 0-100, a tie counting half)",
@@ -787,7 +799,16 @@ describe('the `bench run` table', () => {
     ]);
   });
 
-  it('says under the table when the judge gave no verdict', () => {
+  it('shows the content score, as the run page, when the judge gave no verdict', () => {
+    const judgedRun = demoRun({
+      status: 'done',
+      judge: {
+        spec: 'openai:http://127.0.0.1:9/v1#judge',
+        temperature: 0,
+        repeats: 1,
+        mode: 'score',
+      },
+    });
     const table = reportTable(
       {
         bench: 'demo',
@@ -813,18 +834,49 @@ describe('the `bench run` table', () => {
           unpriced: { units: 255, knownUsd: 0 },
         },
       },
-      [
-        // The judge's Overall, the run's, has no verdict to stand on; the content score is not it.
-        ...simCells('retrieval', null, { source: 'judge', metric: 'overall' }),
-        ...simCells('retrieval', 50),
-      ],
+      {
+        run: judgedRun,
+        cells: [
+          // The judge's Overall, the run's, has no verdict to stand on: the table, as the run
+          // page, shows the content score, which every item has.
+          ...simCells('retrieval', null, { source: 'judge', metric: 'overall' }),
+          ...simCells('retrieval', 50),
+        ],
+      },
     );
-    expect(table.split('\n').slice(1, 5)).toEqual([
+    expect(table.split('\n').slice(0, 5)).toEqual([
+      'bench demo v1, run 7 (done); overall = rule:content (judge:overall has no verdict), 0-100',
       'sim        items  overall  macro  tau2-bench/retail  failed',
-      'retrieval      0        -      -                  -       0',
+      'retrieval      3     50.0   50.0               50.0       0',
       'note: retrieval: the judge gave no verdict on 255 of 255 items (judge:overall), whose judge scores are missing ("terrarium bench retry 7" asks again); first error: no JSON object with scores found',
       // What the run cost, as its page says it.
       'cost: simulators 0 in / 0 out tokens · $0.00; judge 412,000 in / 61,250 out tokens · cost not priced',
+    ]);
+    // With verdicts, the judge's Overall is the table's.
+    const judged = reportTable(
+      {
+        bench: 'demo',
+        benchVersion: 1,
+        run: '7',
+        status: 'done',
+        sims: [{ ...simLine('retrieval'), overall: 70, overallMetric: 'judge:overall' }],
+        judgeGaps: [],
+        judgeSides: null,
+        usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      },
+      {
+        run: judgedRun,
+        cells: [
+          ...simCells('retrieval', 70, { source: 'judge', metric: 'overall' }),
+          ...simCells('retrieval', 50),
+        ],
+      },
+    );
+    expect(judged.split('\n').slice(0, 3)).toEqual([
+      'bench demo v1, run 7 (done); overall = judge:overall, 0-100',
+      'sim        items  overall  macro  tau2-bench/retail  failed',
+      'retrieval      3     70.0   70.0               70.0       0',
     ]);
   });
 });
@@ -913,7 +965,10 @@ describe('the oracle in the CLI tables', () => {
         usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
         judgeUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       },
-      [...simCells('replay', 100), ...simCells('retrieval', 50)],
+      {
+        run: demoRun({ status: 'done' }),
+        cells: [...simCells('replay', 100), ...simCells('retrieval', 50)],
+      },
     );
     expect(table).toBe(
       [

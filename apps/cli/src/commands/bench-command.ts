@@ -6,6 +6,7 @@ import {
   BenchSplit,
   JudgeConfig,
   oracleNote,
+  openingSelector,
   overallSelector,
   judgeRepeatsNote,
   judgeSidesText,
@@ -453,7 +454,7 @@ async function followAndReport(
   knownRunId: string | null = null,
 ): Promise<RunReport> {
   const bar = progressBar();
-  const { report, cells, ended } = await withBenchClient(options, async (client) => {
+  const { report, board, ended } = await withBenchClient(options, async (client) => {
     let runId = knownRunId;
     const interrupted = () => {
       bar.stop();
@@ -474,7 +475,7 @@ async function followAndReport(
         // The table's figures are the run page's cells (its means are final once the run has
         // ended, whether or not the intervals, which the table leaves out, are computed yet).
         // Means alone: the table shows no interval, so it asks for none to be computed.
-        cells: options.json ? [] : (await client.leaderboard(run.id, 0)).cells,
+        board: options.json ? null : await client.leaderboard(run.id, 0),
         ended: run,
       };
     } finally {
@@ -488,8 +489,8 @@ async function followAndReport(
     process.stdout.write(
       `${JSON.stringify({ bench, run, status, sims, judgeGaps, judgeSides, usage, judgeUsage })}\n`,
     );
-  } else {
-    process.stdout.write(reportTable(report, cells));
+  } else if (board !== null) {
+    process.stdout.write(reportTable(report, board));
   }
   if (report.status !== 'done') {
     // Said on stderr, so that the JSON on stdout stays one object.
@@ -886,14 +887,16 @@ function sidesNote(sides: JudgeSides | null): string[] {
 
 /**
  * The human output: a line per simulator with its items, then the run page's columns for the
- * run's Overall score (overall, macro, each task) on a 0-100 scale, then its failed units. The
- * figures are `cells`, the run's leaderboard as the page and `bench leaderboard` read it
- * (`cellsFromAggregates` in packages/bench computes every mean, macro included): the table shows
- * them and computes none.
+ * score its page opens on (overall, macro, each task) on a 0-100 scale, then its failed units. The
+ * figures are the cells of `board`, the run's leaderboard as the page and `bench leaderboard` read
+ * it (`cellsFromAggregates` in packages/bench computes every mean, macro included): the table shows
+ * them and computes none. The score is the page's too (`openingSelector`): the run's Overall, or
+ * the content score when a judge's Overall has no verdict at all, whose rows would read 0 items.
  */
-export function reportTable(report: RunReport, cells: readonly LeaderboardCell[]): string {
-  const first = report.sims[0];
-  const metric = first?.overallMetric ?? scoreKey(overallSelector({ judge: null }));
+export function reportTable(report: RunReport, board: Pick<Leaderboard, 'run' | 'cells'>): string {
+  const { cells } = board;
+  const overall = scoreKey(overallSelector(board.run));
+  const metric = scoreKey(openingSelector(board.run, cells));
   const shown = cells.filter((cell) => scoreKey(cell) === metric);
   // Overall and macro even before anything is scored (a run canceled at once), as before.
   const tasks = [...new Set(['overall', 'macro', ...shown.map((cell) => cell.task)])].toSorted(
@@ -909,7 +912,8 @@ export function reportTable(report: RunReport, cells: readonly LeaderboardCell[]
     String(sim.failed),
   ]);
   return [
-    `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}, 0-100`,
+    `bench ${report.bench} v${report.benchVersion}, run ${report.run} (${report.status}); overall = ${metric}` +
+      `${metric === overall ? '' : ` (${overall} has no verdict)`}, 0-100`,
     ...alignedRows([header, ...rows], 1),
     ...simNotes(report.sims.map((sim) => sim.sim)),
     ...failedNote(report),

@@ -122,8 +122,10 @@ describe('what terrarium serve prints so that people get in', () => {
           ...(others.length === 0 ? [] : [`Other machines reach it at: ${others.join(', ')}`]),
           'No accounts yet, and here everyone logs in: make the first researcher with `pnpm terrarium users add NAME --role researcher` (TERRARIUM_TOKEN set as for serve)',
           `Data folder: ${dataDir} (the store)`,
-          `Program token: ${env.TERRARIUM_TOKEN} (send "Authorization: Bearer <token>")`,
+          // The user set it: the log, often collected, does not repeat the secret.
+          'Program token: the one set in TERRARIUM_TOKEN (send "Authorization: Bearer <token>")',
         ]);
+        expect(banner.join('\n')).not.toContain(env.TERRARIUM_TOKEN);
         // The CLI goes through the server it recorded (it named 0.0.0.0, which answered 421).
         const listed = await runCli(['users', 'list', '--json', '--data-dir', dataDir], env);
         expect([listed.code, listed.stdout.trim(), listed.stderr]).toEqual([0, '[]', '']);

@@ -4,6 +4,8 @@ import {
   DEFAULT_HOST,
   isLoopbackAddress,
   serveTerrarium,
+  TOKEN_ENV,
+  tokenFromEnv,
   TokenError,
   type ServedTerrarium,
 } from '@terrarium/server';
@@ -161,6 +163,9 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
   process.stdout.write(`Terrarium is running at ${served.url}\n`);
   for (const line of await accessLines(served, host)) process.stdout.write(`${line}\n`);
   process.stdout.write(`${dataFolderLine(dataDirFor(options))}\n`);
-  // Programs (CLI, trainers, eval scripts) send it.
-  process.stdout.write(`Program token: ${served.token} (send "Authorization: Bearer <token>")\n`);
+  // Programs (CLI, trainers, eval scripts) send it. One the user set is not echoed: they have it,
+  // and this log is often collected (journald, CI); a generated one is printed, as they need it.
+  const token =
+    tokenFromEnv(process.env) === undefined ? served.token : `the one set in ${TOKEN_ENV}`;
+  process.stdout.write(`Program token: ${token} (send "Authorization: Bearer <token>")\n`);
 }

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedStep } from '@terrarium/schema';
@@ -32,6 +34,31 @@ function isOutput(value: unknown): value is SimulateJsonOutput {
   );
 }
 
+/**
+ * A tau2 results file of one trajectory with `toolCalls` tool transitions: longer than any shipped
+ * one, to see the default cap.
+ */
+function longTau2Results(toolCalls: number): string {
+  const messages: Record<string, unknown>[] = [{ role: 'user', content: 'Where are my orders?' }];
+  for (let at = 0; at < toolCalls; at++) {
+    const id = `call_${at}`;
+    messages.push(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, name: 'get_order_details', arguments: { order_id: `#W${at}` } }],
+      },
+      { role: 'tool', id, content: JSON.stringify({ order_id: `#W${at}`, status: 'pending' }) },
+    );
+  }
+  return JSON.stringify({
+    timestamp: '2025-08-01T16:16:00',
+    info: { environment_info: { domain_name: 'retail' }, agent_info: { llm: 'gpt-4.1' } },
+    tasks: [],
+    simulations: [{ id: 'long-run', task_id: '0', trial: 0, messages }],
+  });
+}
+
 /** The `--json` output, checked to have the documented shape. */
 function parseOutput(stdout: string): SimulateJsonOutput {
   const value: unknown = JSON.parse(stdout);
@@ -53,7 +80,60 @@ describe('terrarium simulate', () => {
       dataDir,
     ]);
     if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
+    const long = join(dataDir, 'long-tau2.json');
+    await writeFile(long, longTau2Results(501));
+    const importedLong = await runCli([
+      'import',
+      long,
+      '--dataset',
+      'long',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    if (importedLong.code !== 0) throw new Error(`import failed: ${importedLong.stderr}`);
   }, 120_000);
+
+  it(
+    'caps a run in-process as the server does: 500 by default, more refused in the server words',
+    SLOW,
+    async () => {
+      const capped = await runCli([
+        'simulate',
+        '--dataset',
+        'long',
+        '--sim',
+        'replay',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(capped.stderr).toBe('');
+      const steps = parseOutput(capped.stdout).steps;
+      expect(steps.length).toBe(500);
+      expect(steps.at(-1)?.real).toBe('{"order_id":"#W499","status":"pending"}');
+
+      const tooMany = await runCli([
+        'simulate',
+        '--dataset',
+        'long',
+        '--sim',
+        'replay',
+        '--max-steps',
+        '1000',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(tooMany.code).toBe(1);
+      expect(tooMany.stdout).toBe('');
+      expect(tooMany.stderr).toBe('terrarium: --max-steps: Too big: expected number to be <=500\n');
+
+      const help = await runCli(['simulate', '--help']);
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+        '--max-steps <n> simulate at most this many transitions (default and most: 500)',
+      );
+    },
+  );
 
   it(
     'replays the first tau2 retail trajectory exactly, by default and by external id',
@@ -128,7 +208,7 @@ describe('terrarium simulate', () => {
     expect(unreachable.code).toBe(1);
   });
 
-  it('counts failed predictions as failed, never as simulated or scored', () => {
+  it('counts failed predictions as failed, never as simulated, scored or timed', () => {
     const failed: SimulatedStep = {
       step: 4,
       actor: 'agent',
@@ -137,7 +217,7 @@ describe('terrarium simulate', () => {
       predicted: { kind: 'text', content: '', callId: null },
       reasoning: null,
       provenance: { backend: 'openai:http://127.0.0.1:9#m', cache: null, model: null },
-      latencyMs: 0,
+      latencyMs: 3.25,
       usage: { inputTokens: 0, outputTokens: 0 },
       scores: {},
       error: 'request to http://127.0.0.1:9/v1/chat/completions failed: connect ECONNREFUSED',
@@ -151,8 +231,8 @@ describe('terrarium simulate', () => {
       'openai:http://127.0.0.1:9#m on trajectory 7: 2 transitions, 0 simulated, 2 failed',
     );
     expect(lines.slice(2)).toEqual([
-      '   5  ls            error          -        -   0.0 ms',
-      '   7  ls            error          -        -   0.0 ms',
+      '   5  ls            error          -        -        -',
+      '   7  ls            error          -        -        -',
       'mean: none, every prediction failed (nothing was scored)',
       `step 5 failed: ${failed.error}`,
       `step 7 failed: ${failed.error}`,
@@ -192,7 +272,20 @@ describe('terrarium simulate', () => {
         dataDir,
       ]);
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/no dataset "nope" \(datasets: retail\)/);
+      expect(missing.stderr).toMatch(/no dataset "nope" \(datasets: retail, long\)/);
+      // The same refusal whether or not a server holds the folder.
+      const tooMany = await runCli([
+        'simulate',
+        '--dataset',
+        'retail',
+        '--sim',
+        'replay',
+        '--max-steps',
+        '1000',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(tooMany.stderr).toBe('terrarium: --max-steps: Too big: expected number to be <=500\n');
     } finally {
       serve.kill('SIGTERM');
     }

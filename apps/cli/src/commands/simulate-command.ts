@@ -1,11 +1,12 @@
 import {
   findDataset,
   findTrajectory,
+  MAX_SIMULATED_STEPS,
   officialProtocolSimulator,
   SimulatorError,
   type PromptFolder,
   simulateTrajectory,
-  type SimulateParams,
+  SimulateParams,
 } from '@terrarium/api';
 import {
   plural,
@@ -29,6 +30,22 @@ export interface SimulateCommandOptions extends GlobalOptions {
   prompts?: string;
 }
 
+/** `--max-steps` help: the server's cap, which the command applies in-process too. */
+export const MAX_STEPS_HELP = `simulate at most this many transitions (default and most: ${MAX_SIMULATED_STEPS})`;
+
+/**
+ * `--max-steps` checked by the schema the server checks `maxSteps` with, in its words. A number
+ * past 2^53 breaks `int()` too; the server names only the tighter bound, and so does this.
+ */
+function checkedMaxSteps(maxSteps: number | undefined): number {
+  const checked = SimulateParams.shape.maxSteps.safeParse(maxSteps);
+  if (checked.success) return checked.data ?? MAX_SIMULATED_STEPS;
+  const bound = (issue: (typeof checked.error.issues)[number]) =>
+    issue.code === 'too_big' ? Number(issue.maximum) : Number.NEGATIVE_INFINITY;
+  const [tightest] = checked.error.issues.toSorted((a, b) => bound(a) - bound(b));
+  throw new CliError(`--max-steps: ${tightest?.message ?? 'invalid'}`);
+}
+
 /** `terrarium simulate`: a simulator open loop over one stored trajectory, scored per transition. */
 export async function runSimulate(options: SimulateCommandOptions): Promise<void> {
   const sim = SimSpec.safeParse(options.sim);
@@ -37,11 +54,13 @@ export async function runSimulate(options: SimulateCommandOptions): Promise<void
       `--sim ${options.sim}: expected replay, retrieval, onnx:PATH or openai:URL#MODEL`,
     );
   }
+  // The cap is sent even to a server (which would apply the same default), so both paths run the
+  // same number of transitions.
   const params: SimulateParams = {
     dataset: options.dataset,
     sim: sim.data,
     ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
-    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    maxSteps: checkedMaxSteps(options.maxSteps),
   };
   const prompts = await promptsOption(options.prompts);
   const target = await connect(options);
@@ -85,7 +104,7 @@ async function simulateOn(
       ...(prompts === null
         ? {}
         : { simulator: officialProtocolSimulator(params.sim, trajectory, prompts) }),
-      ...(params.maxSteps === undefined ? {} : { maxSteps: params.maxSteps }),
+      maxSteps: params.maxSteps ?? MAX_SIMULATED_STEPS,
     });
   } catch (error) {
     if (error instanceof SimulatorError) throw new CliError(error.message);
@@ -176,7 +195,8 @@ function row(step: SimulatedStep): string[] {
     step.error === null ? (exact === 1 ? 'yes' : 'no') : 'error',
     score(step.scores['token-f1']),
     score(step.scores['content']),
-    `${step.latencyMs.toFixed(1)} ms`,
+    // A failed prediction's time is how long it took to fail, not a latency: none, as in the UI.
+    step.error === null ? `${step.latencyMs.toFixed(1)} ms` : '-',
   ];
 }
 
