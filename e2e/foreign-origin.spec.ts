@@ -11,6 +11,8 @@ import {
   type RunningServer,
 } from '../apps/server/src/start-server';
 import { localOwnerLink } from '../packages/api/src/http/request-gate';
+import { HTTP_ROUTE_POLICIES } from '../packages/api/src/http/route-policy';
+import { RUN_RESULTS_PATH } from '../packages/schema/src/index';
 import { sessionCookieName } from '../packages/api/src/auth/sessions';
 import { e2eToken } from './support/token';
 
@@ -38,27 +40,118 @@ const CHAT_RECORD = JSON.stringify({
   ],
 });
 
-/** Every state-changing route, with a body that would do something if it got through. */
-const TARGETS: readonly { name: string; path: string; body: string }[] = [
-  { name: 'import', path: '/api/import?dataset=pwned&file=pwned.jsonl', body: CHAT_RECORD },
-  {
-    name: 'simulate',
-    path: '/api/simulate',
-    body: JSON.stringify({ dataset: 'seed', sim: 'replay' }),
-  },
-  {
-    name: 'chat completions',
-    path: '/v1/chat/completions',
-    body: JSON.stringify({
-      model: 'replay@seed',
-      messages: [{ role: 'user', content: 'list files' }],
-    }),
-  },
+interface Attack {
+  name: string;
+  path: string;
+  body: string;
+}
+
+/**
+ * Routes of route-policy.ts that change nothing: they answer GET only, so a form or a no-cors
+ * fetch (POST) gets 405 at most, and the rebinding test shows reads refused too.
+ */
+const READ_ONLY_ROUTES: ReadonlySet<string> = new Set([
+  '/api/health',
+  '/api/datasets',
+  RUN_RESULTS_PATH,
+  '/v1/models',
+  '/v1/worlds',
+  '/v1/openapi.json',
+]);
+
+/**
+ * Each state-changing HTTP route of route-policy.ts (by its policy path), with the POSTs that would
+ * change something if they got through. The first test checks these keys against the policy, so a
+ * route added there fails this spec until it is attacked here or said to be read-only. DELETE
+ * (`/v1/envs/{id}`, `/v1/tasks/{id}`) is not listed: another origin can send it only after a CORS
+ * preflight, which the server never grants.
+ */
+const HTTP_ATTACKS: Readonly<Record<string, readonly Attack[]>> = {
+  '/api/import': [
+    { name: 'import', path: '/api/import?dataset=pwned&file=pwned.jsonl', body: CHAT_RECORD },
+  ],
+  '/api/bench/import': [
+    {
+      name: 'bench import',
+      path: '/api/bench/import?name=pwned&file=pwned.jsonl',
+      body: JSON.stringify({ id: 'pwned', task: 'intercode/bash', turn_idx: 0 }),
+    },
+  ],
+  '/api/simulate': [
+    {
+      name: 'simulate',
+      path: '/api/simulate',
+      body: JSON.stringify({ dataset: 'seed', sim: 'replay' }),
+    },
+  ],
+  '/v1/chat/completions': [
+    {
+      name: 'chat completions',
+      path: '/v1/chat/completions',
+      body: JSON.stringify({
+        model: 'replay@seed',
+        messages: [{ role: 'user', content: 'list files' }],
+      }),
+    },
+  ],
+  '/v1/envs': [
+    { name: 'open an environment', path: '/v1/envs', body: JSON.stringify({ world: 'terminal' }) },
+  ],
+  '/v1/envs/': [
+    {
+      name: 'environment step',
+      path: '/v1/envs/pwned-session/step',
+      body: JSON.stringify({ action: 'rm -rf /' }),
+    },
+    { name: 'environment fork', path: '/v1/envs/pwned-session/fork', body: '{}' },
+    { name: 'environment evaluate', path: '/v1/envs/pwned-session/evaluate', body: '{}' },
+  ],
+  '/v1/tasks': [
+    {
+      name: 'post a task',
+      path: '/v1/tasks',
+      body: JSON.stringify({ id: 'pwned', world: 'terminal', instruction: 'exfiltrate' }),
+    },
+  ],
+  '/v1/tasks/': [
+    {
+      name: 'generate tasks',
+      path: '/v1/tasks/generate',
+      body: JSON.stringify({ dataset: 'seed' }),
+    },
+    { name: 'export tasks', path: '/v1/tasks/export', body: '{}' },
+  ],
+  '/v1/reward': [
+    {
+      name: 'reward',
+      path: '/v1/reward',
+      body: JSON.stringify({ ruleSet: {}, items: [{ prediction: 'a', reference: 'a' }] }),
+    },
+  ],
+  '/v1/reward/openrlhf': [
+    {
+      // The token in the URL, as OpenRLHF is configured: even a leaked one opens nothing from
+      // another origin.
+      name: 'OpenRLHF reward',
+      path: `/v1/reward/openrlhf?token=${e2eToken()}`,
+      body: JSON.stringify({ query: ['pwned'], prompts: ['pwned'] }),
+    },
+  ],
+};
+
+/** tRPC mutations of every router that has them, each with an input that would act. */
+const TRPC_ATTACKS: readonly Attack[] = [
   {
     name: 'tRPC bench.build',
     path: '/trpc/bench.build',
     body: JSON.stringify({ name: 'pwned', datasets: ['seed'] }),
   },
+  {
+    name: 'tRPC bench.startRun',
+    path: '/trpc/bench.startRun',
+    body: JSON.stringify({ bench: 'seed', sims: ['replay'] }),
+  },
+  { name: 'tRPC bench.deleteRun', path: '/trpc/bench.deleteRun', body: '{"runId":"1"}' },
   {
     name: 'tRPC auth.users.add',
     path: '/trpc/auth.users.add',
@@ -69,7 +162,39 @@ const TARGETS: readonly { name: string; path: string; body: string }[] = [
     path: '/trpc/simulate.run',
     body: JSON.stringify({ trajectoryId: '1', sim: 'replay' }),
   },
+  { name: 'tRPC datasets.delete', path: '/trpc/datasets.delete', body: '{"datasetId":"1"}' },
+  {
+    name: 'tRPC labels.createQueue',
+    path: '/trpc/labels.createQueue',
+    body: JSON.stringify({ name: 'pwned', runId: '1' }),
+  },
+  {
+    name: 'tRPC labels.importJsonl',
+    path: '/trpc/labels.importJsonl',
+    body: JSON.stringify({ queueId: '1', text: '{}' }),
+  },
+  { name: 'tRPC imports.cancel', path: '/trpc/imports.cancel', body: '{"jobId":"1"}' },
+  {
+    name: 'tRPC curriculum.start',
+    path: '/trpc/curriculum.start',
+    body: JSON.stringify({ dataset: 'seed' }),
+  },
+  {
+    name: 'tRPC rulesets.save',
+    path: '/trpc/rulesets.save',
+    body: JSON.stringify({ document: { name: 'pwned', rules: [] }, message: 'pwned' }),
+  },
 ];
+
+/** Every attack: each state-changing HTTP route, and the tRPC mutations. */
+const TARGETS: readonly Attack[] = [...Object.values(HTTP_ATTACKS).flat(), ...TRPC_ATTACKS];
+
+/** A path with its `token` query dropped. */
+function withoutToken(path: string): string {
+  const url = new URL(path, 'http://localhost');
+  url.searchParams.delete('token');
+  return `${url.pathname}${url.search}`;
+}
 
 /** The attacker's page: no-cors fetches and auto-submitted forms at `target`, results in a list. */
 function attackPage(target: string): string {
@@ -191,6 +316,22 @@ test.describe('a foreign origin cannot drive the server', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  test('every state-changing HTTP route of the route policy is attacked', () => {
+    const changing = HTTP_ROUTE_POLICIES.map((policy) => policy.path).filter(
+      (path) => !READ_ONLY_ROUTES.has(path),
+    );
+    expect(Object.keys(HTTP_ATTACKS).toSorted()).toEqual(changing.toSorted());
+    // Each attack is on the route it is listed under.
+    for (const [route, attacks] of Object.entries(HTTP_ATTACKS)) {
+      for (const attack of attacks) {
+        const path = attack.path.split('?')[0] ?? '';
+        expect(route.endsWith('/') ? path.startsWith(route) : path === route, attack.name).toBe(
+          true,
+        );
+      }
+    }
+  });
+
   for (const attackerHost of ['127.0.0.1', 'localhost']) {
     test(`fetch and form POSTs from http://${attackerHost}:port change nothing`, async ({
       page,
@@ -263,7 +404,8 @@ test.describe('a foreign origin cannot drive the server', () => {
     expect([
       await replay('/api/datasets'),
       await replay('/trpc/auth.whoami'),
-      ...(await Promise.all(TARGETS.map((t) => replay(t.path, t.body)))),
+      // A program with the cookie alone: it has no token for the OpenRLHF URL either.
+      ...(await Promise.all(TARGETS.map((t) => replay(withoutToken(t.path), t.body)))),
     ]).toEqual([401, 200, ...TARGETS.map(() => 401)]);
     const whoami = await fetch(`${server.url}/trpc/auth.whoami`, {
       headers: { cookie: stolen ?? '' },

@@ -124,6 +124,10 @@ async function filterClause(
     if (!ID_PATTERN.test(filter.datasetId)) return null;
     conditions.push(`t.dataset_id = ${param(filter.datasetId)}::bigint`);
   }
+  if (filter.externalIds !== undefined) {
+    // Bench items name their trajectories so; (dataset_id, external_id) is indexed.
+    conditions.push(`t.external_id = ANY(${param(filter.externalIds)}::text[])`);
+  }
   if (filter.domain !== undefined) conditions.push(`t.domain = ${param(filter.domain)}`);
   if (filter.sourceFormat !== undefined) {
     conditions.push(`t.source_format = ${param(filter.sourceFormat)}`);

@@ -142,6 +142,18 @@ export const CellItem = z.object({
     trajectory: z.string().nullable(),
     stepIndex: z.number().int().nullable(),
   }),
+  /**
+   * The item's trajectory, with what the trajectory lists name it by: its source id, and the task
+   * id and trial its format records (as `TrajectorySummary` has them; null when it records none or
+   * its dataset no longer holds it). Null for an item imported from a bench file.
+   */
+  trajectory: z
+    .object({
+      externalId: z.string(),
+      taskId: z.string().nullable(),
+      trial: z.string().nullable(),
+    })
+    .nullable(),
   action: z.string(),
   real: Observation,
   predicted: Observation.nullable(),

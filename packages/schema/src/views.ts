@@ -103,6 +103,8 @@ export const TrajectoryFilter = z.object({
   outcome: OutcomeFilter.optional(),
   minSteps: StepCountBound.optional(),
   maxSteps: StepCountBound.optional(),
+  /** Only these source ids (`externalId`, as the imported file names them): at most a page. */
+  externalIds: z.array(z.string().max(1024)).max(500).optional(),
 });
 export type TrajectoryFilter = z.infer<typeof TrajectoryFilter>;
 

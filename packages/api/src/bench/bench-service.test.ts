@@ -199,6 +199,12 @@ describe('bench service on tau2 retail', () => {
       predicted: { content: 'james_kovacs_9247' },
       error: null,
     });
+    // Named as the trajectory lists name it: tau2's UUID, with the task id and trial it records.
+    expect(worst?.trajectory).toEqual({
+      externalId: 'd82b442a-f9f1-4a8c-a69d-40e4818498fc',
+      taskId: '64',
+      trial: '0',
+    });
     expect(worst?.scores['rule:content']).toBe(0);
     expect(worst?.scores['rule:error-agreement']).toBeNull();
     const next = await cellItems(ctx, {

@@ -35,6 +35,7 @@ import {
 } from '@terrarium/schema';
 import type { PromptFolder } from '@terrarium/worlds';
 import { findDataset } from '../simulate/find-trajectory';
+import { itemTrajectories } from './item-sources';
 import { loadDatasetBySourceIds } from '../simulate/load-trajectories';
 import { endpointAllowlistFromEnv } from '../simulate/sim-spec';
 import { simulatorTrpcError, type ServiceContext } from '../trpc';
@@ -355,7 +356,11 @@ export async function cellItems(
   // An empty cell of a finished run: a cell that exists but scored nothing, or a stale link's
   // metric or task (then say which, rather than show an empty page as if it were the cell).
   if (page.total === 0 && isFinishedRun(run)) await checkCellExists(ctx.store, run.id, input);
-  const rows = page.rows.map(({ item, value, prediction, scores }): CellItem => ({
+  const trajectories = await itemTrajectories(
+    ctx.store,
+    page.rows.map(({ item }) => item.origin),
+  );
+  const rows = page.rows.map(({ item, value, prediction, scores }, index): CellItem => ({
     itemId: item.id,
     sim: input.sim,
     task: item.task,
@@ -364,6 +369,7 @@ export async function cellItems(
     totalTurns: item.totalTurns,
     historyLength: item.history.length,
     origin: item.origin,
+    trajectory: trajectories[index] ?? null,
     action: actionText(item.action),
     real: item.real,
     predicted: prediction?.observation ?? null,

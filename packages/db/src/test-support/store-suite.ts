@@ -235,6 +235,26 @@ export function describeStoreSuite(harness: StoreHarness): void {
       expect(page.rows).toHaveLength(expected);
     });
 
+    it('looks trajectories up by their source ids within a dataset', async () => {
+      const all = await store.listTrajectories({ datasetId: bashId }, { offset: 0, limit: 100 });
+      const [first, , third] = all.rows.map((row) => row.externalId);
+      if (first === undefined || third === undefined) throw new Error('fewer than 3 bash runs');
+      const found = await store.listTrajectories(
+        { datasetId: bashId, externalIds: [third, 'no such id', first] },
+        { offset: 0, limit: 100 },
+      );
+      expect(found.rows.map((row) => row.externalId)).toEqual([first, third]);
+      // Source ids are a dataset's own: the bash ids are in no other dataset.
+      const elsewhere = await store.listTrajectories(
+        { datasetId: retailId, externalIds: [first] },
+        { offset: 0, limit: 100 },
+      );
+      expect(elsewhere.total).toBe(0);
+      expect(
+        (await store.listTrajectories({ externalIds: [] }, { offset: 0, limit: 100 })).total,
+      ).toBe(0);
+    });
+
     it.each([
       ['an identifier from a tool result', 'mia_li_3668', 1],
       ['a tool name', 'get_user_details', 12],

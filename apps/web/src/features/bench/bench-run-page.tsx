@@ -206,15 +206,8 @@ export function BenchRunPage({
           sims={sims}
           selected={cell}
           onSelect={(next) => go({ cell: next, item: null }, 'push')}
-          // The run as the leaderboard saw it, so n/N matches the cells shown.
-          partial={
-            isFinishedRun(board.data.run)
-              ? null
-              : {
-                  recorded: board.data.run.done + board.data.run.failed,
-                  total: board.data.run.total,
-                }
-          }
+          // The run as the leaderboard saw it: partial while that snapshot was still going.
+          partial={!isFinishedRun(board.data.run)}
           computing={board.data.intervals === 'computing'}
           failures={board.data.failures}
           judgeGaps={board.data.judgeGaps}

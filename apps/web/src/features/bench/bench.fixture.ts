@@ -86,6 +86,11 @@ export function cellItem(overrides: Partial<CellItem> = {}): CellItem {
       trajectory: '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
       stepIndex: 6,
     },
+    trajectory: {
+      externalId: '55094b9e-ef3e-42b4-8ca2-18e82cd7e7ae',
+      taskId: '13',
+      trial: '0',
+    },
     action: 'get_order_details({"order_id":"#W2378156"})',
     real: { kind: 'json', content: '{"order_id":"#W2378156","status":"delivered"}', callId: null },
     predicted: {

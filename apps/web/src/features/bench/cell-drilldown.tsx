@@ -9,6 +9,7 @@ import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
 import { MACRO_TASK, OVERALL_TASK } from './leaderboard';
 import { ItemDetail } from './item-detail';
+import { itemTrajectoryName } from './item-trajectory-name';
 import { useCellItems } from './use-cell-items';
 
 const ROW_HEIGHT = 30;
@@ -26,6 +27,7 @@ function ItemRow({
   showTask: boolean;
   onSelect(): void;
 }) {
+  const source = itemTrajectoryName(item);
   return (
     <div
       role="row"
@@ -45,6 +47,20 @@ function ItemRow({
           {item.task}
         </span>
       )}
+      <span
+        role="cell"
+        className="mono cell-ellipsis"
+        data-testid="cell-item-trajectory"
+        title={
+          source === null
+            ? 'Imported from a bench file: it names no trajectory'
+            : source.detail === null
+              ? source.name
+              : `${source.name}\n${source.detail}`
+        }
+      >
+        {source?.name ?? <span className="muted">imported</span>}
+      </span>
       <span role="cell" className="num">
         {item.turnIndex + 1}/{item.totalTurns}
       </span>
@@ -169,6 +185,9 @@ export function CellDrilldown({
                 #
               </span>
               {showTask && <span role="columnheader">Task</span>}
+              <span role="columnheader" title="The trajectory the item was taken from">
+                Trajectory
+              </span>
               <span role="columnheader" className="num">
                 Turn
               </span>

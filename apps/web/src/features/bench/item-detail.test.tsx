@@ -34,4 +34,12 @@ describe('ItemDetail', () => {
     const header = screen.getByTestId('item-detail').querySelector('header .muted');
     expect(header?.textContent).toBe('turn 4 / 9 · history 3 · 3.5 ms');
   });
+
+  it('names the trajectory the item was taken from, as the trajectory lists do', () => {
+    renderItem(cellItem());
+    expect(screen.getByTestId('item-trajectory').textContent).toBe('task 13 · trial 0');
+    cleanup();
+    renderItem(cellItem({ trajectory: null }));
+    expect(screen.getByTestId('item-trajectory').textContent).toBe('imported item');
+  });
 });

@@ -8,6 +8,7 @@ import { formatLatency } from '../compare/format-run';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
 import { ItemRerun } from './item-rerun';
+import { itemTrajectoryName } from './item-trajectory-name';
 import { metricDefinition, metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
 import { useCompareRoute } from './use-compare-route';
 // The diff's colours and the score lists are styled with the Compare view.
@@ -72,6 +73,7 @@ function RunModeNote({ runId }: { runId: string }) {
 
 /** One prediction behind a cell: the real and predicted observations side by side, and the diff. */
 export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) {
+  const source = itemTrajectoryName(item);
   return (
     <article
       className="panel item-detail"
@@ -81,6 +83,13 @@ export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) 
     >
       <header className="panel-header">
         <h3 className="mono">{item.task}</h3>
+        <span
+          className="mono"
+          data-testid="item-trajectory"
+          title={source?.detail ?? 'Imported from a bench file: it names no trajectory'}
+        >
+          {source?.name ?? 'imported item'}
+        </span>
         <span className="muted">
           <span title="Turns count the trajectory's actions with their observations; steps, as in the replay and Compare, count every message">
             turn {item.turnIndex + 1} / {item.totalTurns}

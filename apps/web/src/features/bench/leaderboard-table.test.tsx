@@ -283,7 +283,7 @@ describe('MetricSwitcher', () => {
 });
 
 describe('LeaderboardTable while the run goes on', () => {
-  it('labels the means of what is scored so far as partial, with n of N units', () => {
+  it('labels the means of what is scored so far as partial, as of its last refresh', () => {
     render(
       <LeaderboardTable
         cells={cells}
@@ -291,16 +291,16 @@ describe('LeaderboardTable while the run goes on', () => {
         sims={['replay', 'retrieval']}
         selected={null}
         onSelect={() => undefined}
-        partial={{ recorded: 1204, total: 2800 }}
+        partial
       />,
     );
     expect(screen.getByTestId('leaderboard-partial').textContent).toBe(
-      'Partial results: 1,204 of 2,800 units so far. Means of what is scored; 95% intervals once the run ends.',
+      "Partial results as of the table's last refresh: means of the units scored by then, each cell's n counting them (the progress bar counts live). 95% intervals once the run ends.",
     );
     expect(screen.getByTestId('leaderboard').getAttribute('data-partial')).toBe('true');
   });
 
-  it('says how many units are recorded when none has this score yet, not that none exist', () => {
+  it('says none of the units recorded has this score yet, not that none exist', () => {
     render(
       <LeaderboardTable
         cells={cells}
@@ -308,11 +308,11 @@ describe('LeaderboardTable while the run goes on', () => {
         sims={['replay', 'retrieval']}
         selected={null}
         onSelect={() => undefined}
-        partial={{ recorded: 12, total: 2800 }}
+        partial
       />,
     );
     expect(screen.getByTestId('leaderboard-partial').textContent).toBe(
-      'No judge scores for overall among the 12 of 2,800 units recorded so far.',
+      "No judge scores for overall among the units recorded by the table's last refresh (the progress bar counts live).",
     );
   });
 });

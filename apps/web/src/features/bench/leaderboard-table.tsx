@@ -18,6 +18,7 @@ import {
   metricDefinition,
   metricLabel,
   OVERALL_TASK,
+  partialResultsText,
   SOURCE_LABELS,
 } from './leaderboard';
 
@@ -98,17 +99,10 @@ export function CellCount({ cell }: { cell: Pick<LeaderboardCell, 'n' | 'missing
   );
 }
 
-/** Units recorded so far of a run still going (scored or failed), of all its units. */
-export interface PartialProgress {
-  recorded: number;
-  total: number;
-}
-
-function PartialNote({ partial }: { partial: PartialProgress }) {
+function PartialNote({ score }: { score: ScoreSelector }) {
   return (
     <p className="muted leaderboard-partial" data-testid="leaderboard-partial">
-      Partial results: {formatCount(partial.recorded)} of {formatCount(partial.total)} units so far.
-      Means of what is scored; 95% intervals once the run ends.
+      {partialResultsText(score, true)}
     </p>
   );
 }
@@ -195,7 +189,7 @@ export function LeaderboardTable({
   sims,
   selected,
   onSelect,
-  partial = null,
+  partial = false,
   computing = false,
   failures = [],
   judgeGaps = [],
@@ -206,7 +200,8 @@ export function LeaderboardTable({
   sims: readonly string[];
   selected: BenchCell | null;
   onSelect(cell: BenchCell): void;
-  partial?: PartialProgress | null;
+  /** The run goes on: the cells are its scores as of the table's last refresh. */
+  partial?: boolean;
   computing?: boolean;
   failures?: readonly SimFailures[];
   judgeGaps?: readonly JudgeGaps[];
@@ -223,14 +218,13 @@ export function LeaderboardTable({
   if (grid.sims.length === 0) {
     return (
       <>
-        {partial === null ? (
-          <p className="muted">
-            No {score.source} scores for {score.metric} yet.
+        {partial ? (
+          <p className="muted" data-testid="leaderboard-partial">
+            {partialResultsText(score, false)}
           </p>
         ) : (
-          <p className="muted" data-testid="leaderboard-partial">
-            No {score.source} scores for {score.metric} among the {formatCount(partial.recorded)} of{' '}
-            {formatCount(partial.total)} units recorded so far.
+          <p className="muted">
+            No {score.source} scores for {score.metric} yet.
           </p>
         )}
         {failuresNote}
@@ -239,13 +233,13 @@ export function LeaderboardTable({
   }
   return (
     <div className="table-scroll">
-      {partial !== null && <PartialNote partial={partial} />}
-      {partial === null && computing && <ComputingNote />}
+      {partial && <PartialNote score={score} />}
+      {!partial && computing && <ComputingNote />}
       <table
         className="data-table leaderboard"
         data-testid="leaderboard"
         data-score={`${score.source}:${score.metric}`}
-        data-partial={partial === null ? undefined : 'true'}
+        data-partial={partial ? 'true' : undefined}
       >
         <caption className="leaderboard-caption">
           {SOURCE_LABELS[score.source]}:{' '}

@@ -7,6 +7,7 @@ import {
   metricGroups,
   metricLabel,
   orderTasks,
+  partialResultsText,
   scoresBySource,
 } from './leaderboard';
 
@@ -126,5 +127,16 @@ describe('scoresBySource', () => {
       },
       { source: 'human', scores: [{ metric: 'helpfulness', value: 50 }] },
     ]);
+  });
+});
+
+describe('partialResultsText', () => {
+  it('says the table is as of its last refresh and leaves the count of units to the progress bar', () => {
+    expect(partialResultsText({ source: 'rule', metric: 'content' }, true)).toBe(
+      "Partial results as of the table's last refresh: means of the units scored by then, each cell's n counting them (the progress bar counts live). 95% intervals once the run ends.",
+    );
+    expect(partialResultsText({ source: 'judge', metric: 'overall' }, false)).toBe(
+      "No judge scores for overall among the units recorded by the table's last refresh (the progress bar counts live).",
+    );
   });
 });

@@ -153,3 +153,15 @@ export function scoresBySource(scores: Readonly<Record<string, number | null>>):
 export function metricDefinition(score: ScoreSelector): string | null {
   return definitionOf(score.source, score.metric)?.definition ?? null;
 }
+
+/**
+ * What the leaderboard says of a run still going. Its cells are read every few seconds while the
+ * progress bar streams, so a count of units here would trail the bar's and read as a second,
+ * different count of the same thing: the units recorded are counted in one place, the bar, and
+ * this note says only what the table is (`hasCells`: some cell has the selected score).
+ */
+export function partialResultsText(score: ScoreSelector, hasCells: boolean): string {
+  return hasCells
+    ? "Partial results as of the table's last refresh: means of the units scored by then, each cell's n counting them (the progress bar counts live). 95% intervals once the run ends."
+    : `No ${score.source} scores for ${score.metric} among the units recorded by the table's last refresh (the progress bar counts live).`;
+}

@@ -8,6 +8,7 @@ import {
   deltaSignificance,
   shownDelta,
   orderRuns,
+  sameMembers,
   settingDiffs,
 } from './run-comparison';
 
@@ -118,6 +119,34 @@ describe('which run is before, what else differs, and what is significant', () =
       },
     ]);
     expect(settingDiffs(older, { ...older, id: 'run-c' })).toEqual([]);
+  });
+
+  it('reads the simulators as a set: the order they were listed in is no difference', () => {
+    const reordered = { ...older, id: 'run-e', sims: ['retrieval', 'replay'] };
+    expect(settingDiffs(older, reordered)).toEqual([]);
+    expect(settingDiffs(older, { ...reordered, sims: ['retrieval', 'replay', 'replay'] })).toEqual(
+      [],
+    );
+    expect(
+      settingDiffs(older, {
+        ...reordered,
+        sims: ['retrieval', 'openai:http://127.0.0.1:1/v1#gpt'],
+      }),
+    ).toEqual([
+      {
+        setting: 'Simulators',
+        before: 'replay, retrieval',
+        after: 'retrieval, openai:http://127.0.0.1:1/v1#gpt',
+      },
+    ]);
+  });
+
+  it('counts members, not order or repeats, when it compares lists', () => {
+    expect(sameMembers(['a', 'b'], ['b', 'a'])).toBe(true);
+    expect(sameMembers(['a', 'a', 'b'], ['b', 'a'])).toBe(true);
+    expect(sameMembers(['a', 'b'], ['a'])).toBe(false);
+    expect(sameMembers(['a', 'b'], ['a', 'c'])).toBe(false);
+    expect(sameMembers([], [])).toBe(true);
   });
 
   it('names a different prompt folder by its hash', () => {

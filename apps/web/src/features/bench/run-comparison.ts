@@ -91,24 +91,49 @@ function modeText(mode: BenchRunMode): string {
     : `closed loop (own predictions for the last ${mode.steps} turns)`;
 }
 
+/**
+ * How a setting is read for the comparison: `shown` is what the page prints of each run, `same`
+ * says whether the two runs agree (by default: they print the same).
+ */
+interface Setting {
+  name: string;
+  shown: (run: RunSettings) => string;
+  same?: (before: RunSettings, after: RunSettings) => boolean;
+}
+
+/** Whether two lists hold the same members, in any order and however often each is listed. */
+export function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  const [setA, setB] = [new Set(a), new Set(b)];
+  return setA.size === setB.size && [...setA].every((member) => setB.has(member));
+}
+
 /** Every setting in which two runs differ, so a Δ is never read without what changed besides. */
 export function settingDiffs(before: RunSettings, after: RunSettings): SettingDiff[] {
-  const settings: [string, (run: RunSettings) => string][] = [
-    ['Bench version', (run) => `v${run.benchVersion}`],
-    ['Simulators', (run) => run.sims.join(', ')],
-    ['Mode', (run) => modeText(run.mode)],
-    ['Split', (run) => run.split],
-    ['Judge', (run) => (run.judge === null ? 'none' : judgeLabel(run.judge))],
-    // The full hash: two folders must never read as the same one.
-    [
-      'Prompts',
-      (run) => (run.prompts === null ? 'Terrarium prompts' : `prompt folder ${run.prompts.hash}`),
-    ],
-    ['Status', (run) => run.status],
+  const settings: Setting[] = [
+    { name: 'Bench version', shown: (run) => `v${run.benchVersion}` },
+    // The simulators are a set: a run lists them in the order it was started with, which changes
+    // no result, so `replay, retrieval` and `retrieval, replay` are the same setting.
+    {
+      name: 'Simulators',
+      shown: (run) => run.sims.join(', '),
+      same: (a, b) => sameMembers(a.sims, b.sims),
+    },
+    { name: 'Mode', shown: (run) => modeText(run.mode) },
+    { name: 'Split', shown: (run) => run.split },
+    { name: 'Judge', shown: (run) => (run.judge === null ? 'none' : judgeLabel(run.judge)) },
+    // The full hash: two folders must never read as the same one. The hash covers the files'
+    // paths in path order, so the folder's file list needs no comparison of its own.
+    {
+      name: 'Prompts',
+      shown: (run) =>
+        run.prompts === null ? 'Terrarium prompts' : `prompt folder ${run.prompts.hash}`,
+    },
+    { name: 'Status', shown: (run) => run.status },
   ];
-  return settings.flatMap(([setting, read]) => {
-    const [was, is] = [read(before), read(after)];
-    return was === is ? [] : [{ setting, before: was, after: is }];
+  return settings.flatMap(({ name, shown, same }) => {
+    const [was, is] = [shown(before), shown(after)];
+    const unchanged = same === undefined ? was === is : same(before, after);
+    return unchanged ? [] : [{ setting: name, before: was, after: is }];
   });
 }
 
