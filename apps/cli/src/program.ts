@@ -265,7 +265,7 @@ export function buildProgram(): Command {
     .argument('<run>', 'run id')
     .option(
       '--score <source:metric>',
-      "e.g. rule:content, judge:overall (default: the run's Overall)",
+      "e.g. rule:content, judge:overall (default: the run page's, its Overall or, when its judge gave no verdict, rule:content)",
     )
     .option('--json', 'print {"run","score","intervals","cells":[…]} as JSON')
     .action((runId: string, _options: unknown, command: Command) =>

@@ -471,6 +471,9 @@ describe('terrarium bench', () => {
       expect(run.stdout).toContain(
         `note: replay: the judge gave no verdict on 194 of 194 items (judge:overall), whose judge scores are missing ("terrarium bench retry ${runId}" asks again)`,
       );
+      // `bench leaderboard` opens on the same score, not on the judge's empty cells.
+      const board = await cli('bench', 'leaderboard', runId, '--json');
+      expect(parseJson(board.stdout)).toMatchObject({ score: 'rule:content' });
       // Still down: the retry says so and fails, rather than printing the same table as a success.
       const still = await cli('bench', 'retry', runId);
       expect(still.code).toBe(1);
@@ -496,7 +499,12 @@ describe('terrarium bench', () => {
         );
         expect(retried.code).toBe(0);
         const output = parseJson(retried.stdout);
-        expect(output).toMatchObject({ run: runId, status: 'done', judgeGaps: [] });
+        expect(output).toMatchObject({
+          run: runId,
+          status: 'done',
+          judgeGaps: [],
+          sims: [{ sim: 'replay', items: 194, overallMetric: 'judge:overall' }],
+        });
         // The predictions stayed: only the judge was asked, once per item.
         expect(endpoint.bodies.map((body) => body.model)).toEqual(
           Array.from({ length: RETAIL_ITEMS }, () => 'judge'),

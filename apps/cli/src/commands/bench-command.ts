@@ -559,7 +559,8 @@ export async function runBenchLeaderboard(
     }
   });
   const keys = [...new Set(board.cells.map((cell) => scoreKey(cell)))].toSorted();
-  const score = options.score ?? scoreKey(overallSelector(board.run));
+  // The score the run page opens on: a judge that gave no verdict leaves the content score.
+  const score = options.score ?? scoreKey(openingSelector(board.run, board.cells));
   if (!keys.includes(score)) {
     throw new CliError(
       `--score ${score}: run ${runId} has no such score (${keys.join(', ') || 'none yet'})`,

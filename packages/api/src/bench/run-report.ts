@@ -1,6 +1,6 @@
 import { leaderboard as aggregate } from '@terrarium/bench';
 import {
-  overallSelector,
+  openingSelector,
   scoreKey,
   type BenchItem,
   type BenchRun,
@@ -16,7 +16,10 @@ export interface SimReport {
   /** Items with an Overall score. */
   items: number;
   overall: number | null;
-  /** The score Overall is: the judge's Overall when a judge ran, else the content-class score. */
+  /**
+   * The score Overall is, the one the run's page opens on: the judge's Overall when a judge ran
+   * (and, once the run ended, gave any verdict), else the content-class score.
+   */
   overallMetric: string;
   byDomain: Record<string, number | null>;
   byTask: Record<string, number | null>;
@@ -68,8 +71,8 @@ export function runReport(
     judgeSides: null,
   },
 ): RunReport {
-  const selector = overallSelector(run);
   const byTask = aggregate(scores, items, { bootstrap: BOOTSTRAP, seed: 0 });
+  const selector = openingSelector(run, byTask);
   const byDomain = aggregate(
     scores,
     items.map((item) => ({ id: item.id, task: item.domain })),
