@@ -119,7 +119,7 @@ const HTTP_ATTACKS: Readonly<Record<string, readonly Attack[]>> = {
       path: '/v1/tasks/generate',
       body: JSON.stringify({ dataset: 'seed' }),
     },
-    { name: 'export tasks', path: '/v1/tasks/export', body: '{}' },
+    { name: 'export tasks', path: '/v1/tasks/export', body: '{"format":"jsonl"}' },
   ],
   '/v1/reward': [
     {

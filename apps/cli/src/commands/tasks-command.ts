@@ -6,9 +6,12 @@ import {
   BUILTIN_TASKS,
   catalogTasks,
   exportTasks,
+  joinTaskExports,
+  MAX_EXPORT_TASKS,
   SCRATCH_WORLD,
   Task,
   TaskExportJson,
+  TaskListJson,
   taskFromTerminalTrajectory,
   type ExportableTask,
   type TaskExport,
@@ -122,26 +125,49 @@ function builtinTasks(): ExportableTask[] {
   });
 }
 
-/** Exports through the server that holds the data folder: it has the worlds the tasks run in. */
+/** One call to the server that holds the data folder, its answer read as `schema` says. */
+async function askServer<T>(
+  target: Extract<DataTarget, { kind: 'server' }>,
+  path: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(new URL(path, target.url), {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer: unknown = await response.json().catch(() => null);
+  const result = schema.safeParse(answer);
+  if (!response.ok || !result.success) {
+    const why = response.ok ? 'its answer was not what was asked' : errorMessageOf(answer);
+    throw new CliError(`the server at ${target.url} could not export tasks: ${why}`);
+  }
+  return result.data;
+}
+
+/**
+ * Exports through the server that holds the data folder (it has the worlds the tasks run in), a
+ * page of tasks a request, as the route takes them, joined in the catalog's order.
+ */
 async function exportThroughServer(
   target: Extract<DataTarget, { kind: 'server' }>,
   options: TasksExportOptions,
 ): Promise<TaskExport> {
-  const response = await fetch(new URL('/v1/tasks/export', target.url), {
-    method: 'POST',
-    headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      format: options.format,
-      ...(options.task?.length ? { tasks: options.task } : {}),
-    }),
-  });
-  const body: unknown = await response.json().catch(() => null);
-  const result = TaskExportJson.safeParse(body);
-  if (!response.ok || !result.success) {
-    const why = response.ok ? 'its answer was not an export' : errorMessageOf(body);
-    throw new CliError(`the server at ${target.url} could not export tasks: ${why}`);
+  const ids = options.task?.length
+    ? options.task
+    : (await askServer(target, '/v1/tasks', TaskListJson)).tasks.map((task) => task.id);
+  const parts: TaskExport[] = [];
+  for (let at = 0; at < ids.length; at += MAX_EXPORT_TASKS) {
+    const tasks = ids.slice(at, at + MAX_EXPORT_TASKS);
+    parts.push(
+      await askServer(target, '/v1/tasks/export', TaskExportJson, {
+        format: options.format,
+        tasks,
+      }),
+    );
   }
-  return result.data;
+  return joinTaskExports(options.format, parts);
 }
 
 /**

@@ -27,12 +27,13 @@ export async function itemTrajectories(
     if (dataset === null) continue;
     const found = new Map<string, SourceIds>();
     const externalIds = [...ids];
-    // A page of a cell is at most a few hundred items; the filter takes 500 ids at a time.
+    // A page of a cell is at most a few hundred items; the filter takes 500 ids at a time, and
+    // a page of rows has room for each id twice (a dataset may hold one source id in two files).
     for (let at = 0; at < externalIds.length; at += 500) {
       const slice = externalIds.slice(at, at + 500);
       const page = await store.listTrajectories(
         { datasetId: dataset.id, externalIds: slice },
-        { offset: 0, limit: 500 },
+        { offset: 0, limit: 1000 },
       );
       // A dataset may hold one source id twice (two files): the first stored names it.
       for (const row of page.rows)

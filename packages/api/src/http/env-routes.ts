@@ -10,6 +10,7 @@ import {
   exportTasks,
   CreateEnvRequest,
   isSessionError,
+  MAX_EXPORT_TASKS,
   moveFromRequest,
   StepEnvRequest,
   stepBodyExtras,
@@ -292,6 +293,14 @@ async function route(
     if (!body.success)
       return sendError(response, 400, 'bad export request', fieldIssues(body.error));
     const chosen = catalogTasks(env, body.data.tasks);
+    if (chosen.ok && chosen.tasks.length > MAX_EXPORT_TASKS) {
+      return sendError(
+        response,
+        400,
+        `${chosen.tasks.length} tasks are served: export at most ${MAX_EXPORT_TASKS} a request, named in \`tasks\` (GET /v1/tasks lists them)`,
+        [{ field: 'tasks', message: `at most ${MAX_EXPORT_TASKS} a request` }],
+      );
+    }
     if (!chosen.ok) {
       return sendError(response, 404, `no task ${chosen.missing.join(', ')}`, [
         { field: 'tasks', message: `unknown: ${chosen.missing.join(', ')}` },

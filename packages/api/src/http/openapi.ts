@@ -144,7 +144,7 @@ const ENV_PATHS: JsonObject = {
   '/v1/tasks/export': {
     post: {
       summary:
-        'Export the tasks served here (all, or the ids asked for) as JSONL (one text) or Harbor task folders (files); `terrarium tasks export` writes them to disk',
+        'Export the tasks served here (all, or the ids asked for: at most 200 a request) as JSONL (one text) or Harbor task folders (files); `terrarium tasks export` writes them to disk',
       operationId: 'exportTasks',
       requestBody: {
         required: true,
@@ -153,7 +153,7 @@ const ENV_PATHS: JsonObject = {
           required: ['format'],
           properties: {
             format: { type: 'string', enum: ['jsonl', 'harbor'] },
-            tasks: { type: 'array', items: { type: 'string' } },
+            tasks: { type: 'array', items: { type: 'string' }, maxItems: 200 },
           },
         }),
       },

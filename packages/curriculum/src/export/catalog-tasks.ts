@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EnvService } from '../sessions/env-service';
-import type { ExportableTask } from './task-export';
+import type { ExportableTask, TaskExport } from './task-export';
 
 /** The tasks of an environment catalog to export, or the asked-for ids it does not serve. */
 export type CatalogTasks = { ok: true; tasks: ExportableTask[] } | { ok: false; missing: string[] };
@@ -52,8 +52,32 @@ export const TaskExportJson = z.discriminatedUnion('format', [
   }),
 ]);
 
+/**
+ * The most tasks one `POST /v1/tasks/export` builds: each is a world built and written out on the
+ * server's thread, so a catalog of generated tasks is exported a page at a time, not in one stall.
+ */
+export const MAX_EXPORT_TASKS = 200;
+
 /** What `POST /v1/tasks/export` takes: the format, and the task ids to export (all when absent). */
 export const TaskExportRequest = z.object({
   format: z.enum(['jsonl', 'harbor']),
-  tasks: z.array(z.string().min(1)).max(100_000).optional(),
+  tasks: z.array(z.string().min(1)).max(MAX_EXPORT_TASKS).optional(),
 });
+
+/** What `GET /v1/tasks` answers, as far as an export reads it: the ids, in the catalog's order. */
+export const TaskListJson = z.object({ tasks: z.array(z.object({ id: z.string() })) });
+
+/** Exports of consecutive pages of tasks, as one export of all of them. */
+export function joinTaskExports(
+  format: TaskExport['format'],
+  parts: readonly TaskExport[],
+): TaskExport {
+  const exported = parts.flatMap((part) => part.exported);
+  const rejected = parts.flatMap((part) => part.rejected);
+  if (format === 'jsonl') {
+    const text = parts.map((part) => (part.format === 'jsonl' ? part.text : '')).join('');
+    return { format, text, exported, rejected };
+  }
+  const files = parts.flatMap((part) => (part.format === 'harbor' ? part.files : []));
+  return { format, files, exported, rejected };
+}
