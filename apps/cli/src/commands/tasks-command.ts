@@ -128,11 +128,11 @@ function builtinTasks(): ExportableTask[] {
 /** One call to the server that holds the data folder, its answer read as `schema` says. */
 async function askServer<T>(
   target: Extract<DataTarget, { kind: 'server' }>,
-  path: string,
+  route: string,
   schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
   body?: unknown,
 ): Promise<T> {
-  const response = await fetch(new URL(path, target.url), {
+  const response = await fetch(new URL(route, target.url), {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
