@@ -107,6 +107,13 @@ export interface CowCapture {
   readonly print: Fingerprint;
 }
 
+/** What a recording CowFs tells of a step: the bytes it read, and what each changed path held. */
+export interface RecordingObserver {
+  read(bytes: Uint8Array): void;
+  /** Once per path and recording, before its first change; `old` undefined when it was absent. */
+  replaced(path: string, old: CowEntry | undefined): void;
+}
+
 /** Two 32-bit halves, XOR-folded over entries: order-free, updated in O(1) per change. */
 export interface Fingerprint {
   readonly a: number;
@@ -126,6 +133,13 @@ function hashBytes(bytes: Uint8Array, seed: number): number {
   return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ (h >>> 12);
 }
 
+/**
+ * Bytes a world marked (content it never saw), across every CowFs and fork: they fingerprint
+ * apart from the same content unmarked, so a transition memoized in one state is never replayed
+ * in a state that differs from it only by its marks.
+ */
+const marked = new WeakSet<Uint8Array>();
+
 export class CowFs implements IFileSystem {
   private entries: Map<string, CowEntry>;
   /** Decoded UTF-8 text per bytes object: reads of unchanged files skip decoding (steps/s). */
@@ -136,6 +150,8 @@ export class CowFs implements IFileSystem {
   private printB = 0;
   /** Paths changed since `startRecording`, for transition memos; null when not recording. */
   private touched: Set<string> | null = null;
+  /** Told of what a recorded step reads and overwrites, for the world's placeholder marks. */
+  private observer: RecordingObserver | null = null;
 
   constructor(
     from?: CowCapture,
@@ -164,8 +180,9 @@ export class CowFs implements IFileSystem {
         content = { a: hashBytes(entry.bytes, 3), b: hashBytes(entry.bytes, 4) };
         this.byteHashes.set(entry.bytes, content);
       }
-      a = Math.imul(a ^ content.a, 0x85ebca6b);
-      b = Math.imul(b ^ content.b, 0xcc9e2d51);
+      const mark = marked.has(entry.bytes) ? 0x5f3759df : 0;
+      a = Math.imul(a ^ content.a ^ mark, 0x85ebca6b);
+      b = Math.imul(b ^ content.b ^ mark, 0xcc9e2d51);
     } else if (entry.type === 'symlink') {
       a ^= hashString(entry.target, 5);
       b ^= hashString(entry.target, 6);
@@ -176,18 +193,24 @@ export class CowFs implements IFileSystem {
   private put(path: string, entry: CowEntry): void {
     const old = this.entries.get(path);
     if (old === entry) return;
+    this.touch(path, old);
     if (old !== undefined) this.fold(this.entryPrint(path, old));
     this.entries.set(path, entry);
     this.fold(this.entryPrint(path, entry));
-    this.touched?.add(path);
   }
 
   private drop(path: string): void {
     const old = this.entries.get(path);
     if (old === undefined) return;
+    this.touch(path, old);
     this.fold(this.entryPrint(path, old));
     this.entries.delete(path);
-    this.touched?.add(path);
+  }
+
+  private touch(path: string, old: CowEntry | undefined): void {
+    if (this.touched === null || this.touched.has(path)) return;
+    this.touched.add(path);
+    this.observer?.replaced(path, old);
   }
 
   private fold(print: Fingerprint): void {
@@ -219,16 +242,71 @@ export class CowFs implements IFileSystem {
     this.printB = capture.print.b;
   }
 
-  /** Start logging changed paths (one step of a world, for its transition memo). */
-  startRecording(): void {
+  /**
+   * Start logging changed paths (one step of a world, for its transition memo); `observer` hears
+   * each file read and the entry each changed path held before the step.
+   */
+  startRecording(observer: RecordingObserver | null = null): void {
     this.touched = new Set();
+    this.observer = observer;
   }
 
   /** Stop logging; the changes since `startRecording` as (path, entry or null when deleted). */
   stopRecording(): [string, CowEntry | null][] {
     const touched = this.touched ?? new Set<string>();
     this.touched = null;
+    this.observer = null;
     return [...touched].map((path) => [path, this.entries.get(path) ?? null]);
+  }
+
+  /**
+   * Mark a file's content: give it bytes of its own (same content), marked, so the mark is on it
+   * alone, not on the copies sharing its old bytes, and follows its copies from now on. The new
+   * bytes, or null when the path holds no file.
+   */
+  markFile(path: string): Uint8Array | null {
+    const at = this.resolveLinks(normalizePath(path));
+    const entry = this.entries.get(at);
+    if (entry?.type !== 'file') return null;
+    if (marked.has(entry.bytes)) return entry.bytes;
+    const bytes = entry.bytes.slice();
+    marked.add(bytes);
+    this.put(at, { ...entry, bytes });
+    return bytes;
+  }
+
+  /** Whether bytes were marked by `markFile`. */
+  isMarked(bytes: Uint8Array): boolean {
+    return marked.has(bytes);
+  }
+
+  /**
+   * An absolute path as `realpath` prints it: each part taken in turn, a link replaced by its
+   * target before a later `..` applies (`link/..` is the target's parent, not the link's). A
+   * missing part is kept as written; null for a loop of links.
+   */
+  realpathSync(path: string): string | null {
+    const pending = path.split('/');
+    let current = '/';
+    let hops = 0;
+    for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        current = parentOf(current);
+        continue;
+      }
+      const next = current === '/' ? `/${part}` : `${current}/${part}`;
+      const entry = this.entries.get(next);
+      if (entry?.type !== 'symlink') {
+        current = next;
+        continue;
+      }
+      hops += 1;
+      if (hops > MAX_SYMLINK_HOPS) return null;
+      if (entry.target.startsWith('/')) current = '/';
+      pending.unshift(...entry.target.split('/'));
+    }
+    return current;
   }
 
   /** Apply changes recorded by `stopRecording` (a memoized transition). */
@@ -322,6 +400,7 @@ export class CowFs implements IFileSystem {
     if (entry === undefined) throw fsError('ENOENT', 'no such file or directory', op, path);
     if (entry.type !== 'file')
       throw fsError('EISDIR', 'illegal operation on a directory', op, path);
+    this.observer?.read(entry.bytes);
     return { path: resolved, bytes: entry.bytes };
   }
 

@@ -43,6 +43,7 @@ function context(
         return { kind: 'directory' };
       return { kind: 'missing' };
     },
+    realpath: (path) => path,
     filesUnder: () => null,
   };
 }
@@ -141,7 +142,7 @@ describe("SWE-agent's tools", () => {
       '1557:line 1557',
     ]);
     const up = run('scroll_up\n', context(files, editor));
-    expect(up.editor).toEqual(editor);
+    expect(up.editor).toEqual({ ...editor, scrolls: 1 });
     expect(run('goto 2000\n', context(files, editor))).toMatchObject({
       output: 'Error: <line> must be less than or equal to 1997\n',
     });
@@ -295,5 +296,90 @@ End of matches for "division" in ${file}
       output: `Found 1 matches for "^if" in ${file}:\nLine 8:if __name__ == "__main__":\nEnd of matches for "^if" in ${file}\n`,
     });
     expect(basicRegex('a\\(b')).toBeNull();
+  });
+
+  it('leaves the third scroll in a row to the fallback, its window moved', () => {
+    const file = `${REPO}/f.py`;
+    const files = { [file]: `${numbered(1997).join('\n')}\n` };
+    const first = run('scroll_down\n', context(files, { kind: 'open', file, line: 50 }));
+    expect(first.editor).toEqual({ kind: 'open', file, line: 148, scrolls: 1 });
+    const second = run('scroll_down\n', context(files, first.editor));
+    expect(second).toMatchObject({ kind: 'executed', editor: { line: 246, scrolls: 2 } });
+    expect(run('scroll_up\n', context(files, second.editor))).toEqual({
+      kind: 'fallback',
+      reason: 'unverified-scroll-warning',
+      editor: { kind: 'open', file, line: 148, scrolls: 3 },
+    });
+    // Another tool between them starts the count again.
+    const goto = run('goto 1\n', context(files, second.editor));
+    expect(run('scroll_down\n', context(files, goto.editor))).toMatchObject({
+      kind: 'executed',
+      editor: { scrolls: 1 },
+    });
+  });
+
+  it('leaves an edit range SWE-agent does not write as the emulator would to the fallback', () => {
+    const file = `${REPO}/a.py`;
+    const tools = context({ [file]: 'x = 1\ny = 2\n' }, { kind: 'open', file, line: 50 });
+    // start 0: bash fails on the negative slice `${lines[@]:0:-1}`, the file is not doubled.
+    expect(run('edit 0:2\nz = 3\nend_of_edit\n', tools)).toEqual({
+      kind: 'fallback',
+      reason: 'unverified-edit-range',
+      editor: { kind: 'open', file, line: 50 },
+    });
+    expect(run('edit 3:1\nz = 3\nend_of_edit\n', tools)).toMatchObject({
+      kind: 'fallback',
+      reason: 'unverified-edit-range',
+    });
+    // end = start - 1 inserts before `start`, as the array slices in edit_linting.sh do.
+    expect(run('edit 2:1\nz = 3\nend_of_edit\n', tools)).toMatchObject({
+      kind: 'executed',
+      writes: [{ path: file, text: 'x = 1\nz = 3\ny = 2\n' }],
+    });
+  });
+
+  it("reads `$` and `^` inside a term as grep's basic regex does: as themselves", () => {
+    const file = `${REPO}/run.sh`;
+    const tools = context(
+      { [file]: 'echo $x\necho ${HOME}\na^b\nx\n' },
+      { kind: 'open', file, line: 50 },
+    );
+    expect(run("search_file '$x'\n", tools)).toMatchObject({
+      output: `Found 1 matches for "$x" in ${file}:\nLine 1:echo $x\nEnd of matches for "$x" in ${file}\n`,
+    });
+    expect(run("search_file '${HOME}'\n", tools)).toMatchObject({
+      output: `Found 1 matches for "\${HOME}" in ${file}:\nLine 2:echo \${HOME}\nEnd of matches for "\${HOME}" in ${file}\n`,
+    });
+    expect(run('search_file a^b\n', tools)).toMatchObject({
+      output: `Found 1 matches for "a^b" in ${file}:\nLine 3:a^b\nEnd of matches for "a^b" in ${file}\n`,
+    });
+    expect(basicRegex('^x$')?.test('x')).toBe(true);
+    // What `.` matches outside ASCII depends on the container's locale.
+    const accented = context({ [file]: 'café\n' }, { kind: 'open', file, line: 50 });
+    expect(run('search_file caf.\n', accented)).toMatchObject({
+      kind: 'fallback',
+      reason: 'locale-dependent-pattern',
+    });
+  });
+
+  it('prints the path realpath gives, links resolved', () => {
+    const real = '/repo/src/a.py';
+    const tools: ToolContext = {
+      ...context({ [real]: 'x\n' }, CLOSED_EDITOR, 'classic', '/repo'),
+      realpath: (path) => path.replace('/repo/lib/', '/repo/src/'),
+    };
+    expect(run('open lib/a.py\n', tools)).toMatchObject({
+      output: `[File: ${real} (1 lines total)]\n1:x\n`,
+      editor: { kind: 'open', file: real },
+    });
+    expect(run('search_file x lib/a.py\n', tools)).toMatchObject({
+      output: `Found 1 matches for "x" in ${real}:\nLine 1:x\nEnd of matches for "x" in ${real}\n`,
+    });
+    const loop: ToolContext = { ...tools, realpath: () => null };
+    expect(run('open lib/a.py\n', loop)).toEqual({
+      kind: 'fallback',
+      reason: 'unknown-realpath',
+      editor: { kind: 'unknown' },
+    });
   });
 });

@@ -21,8 +21,16 @@ export type SweDialect = 'classic' | 'enigma';
 /** The open file and window of SWE-agent's editor (its CURRENT_FILE and CURRENT_LINE). */
 export type EditorState =
   | { readonly kind: 'closed' }
-  /** `line` is null when the file was opened without the world seeing its length. */
-  | { readonly kind: 'open'; readonly file: string; readonly line: number | null }
+  /**
+   * `line` is null when the file was opened without the world seeing its length; `scrolls`
+   * counts the scrolls in a row that led here (absent after any other action).
+   */
+  | {
+      readonly kind: 'open';
+      readonly file: string;
+      readonly line: number | null;
+      readonly scrolls?: number;
+    }
   /** A tool the world could not run may or may not have opened a file. */
   | { readonly kind: 'unknown' };
 
@@ -41,6 +49,11 @@ export interface ToolContext {
   editor: EditorState;
   dialect: SweDialect;
   look(path: string): PathView;
+  /**
+   * The path as `realpath` prints it (the tools' headers do), links resolved; null when the
+   * world cannot tell (a loop of links).
+   */
+  realpath(path: string): string | null;
   /**
    * Every file under a directory, when the world knows the whole tree there; null otherwise (a
    * reconstruction only knows what the recording listed).
@@ -161,6 +174,11 @@ function resolve(cwd: string, path: string): string {
 
 const NUMBER = /^[0-9]+$/;
 
+/** The path a tool argument names, as SWE-agent's `realpath` prints it; null when unknown. */
+function realPathOf(context: ToolContext, target: string): string | null {
+  return context.realpath(resolve(context.cwd, target));
+}
+
 function done(
   output: readonly string[],
   editor: EditorState,
@@ -190,7 +208,8 @@ function openFile(args: readonly string[], context: ToolContext): ToolOutcome {
   // The usage text names the container's repository root, which the world does not know.
   if (target === undefined || target === '' || (lineArg !== undefined && !NUMBER.test(lineArg)))
     return fallback('usage-text', context.editor);
-  const path = resolve(context.cwd, target);
+  const path = realPathOf(context, target);
+  if (path === null) return fallback('unknown-realpath', { kind: 'unknown' });
   const view = context.look(path);
   if (view.kind === 'directory' && lineArg === undefined)
     return done(
@@ -249,19 +268,33 @@ function gotoLine(args: readonly string[], context: ToolContext): ToolOutcome {
   return done(renderWindow(open.file, open.lines, line), { kind: 'open', file: open.file, line });
 }
 
+/**
+ * From this scroll in a row on, some recorded versions (the EnIGMA defaults) append a warning
+ * ("Scrolling many times in a row is very inefficient…"). Which versions do, and how their
+ * `LAST_ACTION` counts other actions, the recordings never show: such a scroll is left to the
+ * fallback, its window still moved.
+ */
+const SCROLL_WARNING_FROM = 3;
+
 function scroll(direction: 1 | -1, context: ToolContext): ToolOutcome {
   const open = openLines(context);
   if ('kind' in open) return open;
-  if (open.line === null) return fallback('unknown-window', context.editor);
+  const editor = context.editor;
+  const scrolls = (editor.kind === 'open' ? (editor.scrolls ?? 0) : 0) + 1;
+  if (open.line === null)
+    return fallback('unknown-window', { kind: 'open', file: open.file, line: null, scrolls });
   const line = constrain(open.line + direction * (WINDOW - OVERLAP), open.lines.length, WINDOW);
-  return done(renderWindow(open.file, open.lines, line), { kind: 'open', file: open.file, line });
+  const moved: EditorState = { kind: 'open', file: open.file, line, scrolls };
+  if (scrolls >= SCROLL_WARNING_FROM) return fallback('unverified-scroll-warning', moved);
+  return done(renderWindow(open.file, open.lines, line), moved);
 }
 
 function createFile(args: readonly string[], context: ToolContext): ToolOutcome {
   const [target] = args;
   if (target === undefined || target === '')
     return done(['Usage: create <filename>'], context.editor);
-  const path = resolve(context.cwd, target);
+  const path = realPathOf(context, target);
+  if (path === null) return fallback('unknown-realpath', { kind: 'unknown' });
   const view = context.look(path);
   if (view.kind === 'missing') {
     const parent = path.slice(0, path.lastIndexOf('/')) || '/';
@@ -288,19 +321,55 @@ const GATE_HEADER: Record<SweDialect, string> = {
 
 const RULE = '-'.repeat(49);
 
-function editFile(tool: SweTool, context: ToolContext): ToolOutcome {
+/**
+ * The lines an `edit start:end` body leaves in a file, as SWE-agent's `mapfile`/array slicing
+ * writes them, or null for a range it handles otherwise: a start before line 1 makes bash fail
+ * on a negative slice length, and an end before `start - 1` (which repeats lines in both bash
+ * and here) no recording verifies. `end = start - 1` inserts the body before `start`.
+ */
+export function linesAfterEdit(
+  lines: readonly string[],
+  start: number,
+  end: number,
+  body: readonly string[],
+): string[] | null {
+  if (start < 1 || end < start - 1) return null;
+  return [...lines.slice(0, start - 1), ...body, ...lines.slice(end)];
+}
+
+/** The range and body of a line-range `edit`, or null for another form. */
+export function editRange(
+  tool: SweTool,
+): { start: number; end: number; body: readonly string[] } | null {
   const range = /^(\d+):(\d+)$/.exec(tool.args[0] ?? '');
+  if (tool.name !== 'edit' || tool.body === null || range === null) return null;
+  return { start: Number(range[1]), end: Number(range[2]), body: tool.body };
+}
+
+/**
+ * A file's text after an applied `edit`, and the window line the editor is left on (the one
+ * "File updated." shows); null when the edit's range is not one the world writes.
+ */
+export function appliedEdit(tool: SweTool, text: string): { text: string; line: number } | null {
+  const range = editRange(tool);
+  if (range === null) return null;
+  const edited = linesAfterEdit(linesOf(text), range.start, range.end, range.body);
+  if (edited === null) return null;
+  const written = textOf(edited);
+  return { text: written, line: constrain(range.start - 1, linesOf(written).length, WINDOW) };
+}
+
+function editFile(tool: SweTool, context: ToolContext): ToolOutcome {
+  const range = editRange(tool);
   // The cursor form (`edit` after `set_cursors`) and an unterminated body are other tools' business.
-  if (tool.body === null || range === null)
-    return fallback('unsupported-edit-form', context.editor);
+  if (range === null) return fallback('unsupported-edit-form', context.editor);
   // Its wording differs between the recorded versions, and none of them shows it.
   if (context.editor.kind === 'closed') return fallback('no-open-file', context.editor);
   const open = openLines(context);
   if ('kind' in open) return open;
-  const start = Number(range[1]);
-  const end = Number(range[2]);
-  const body = tool.body;
-  const edited = [...open.lines.slice(0, start - 1), ...body, ...open.lines.slice(end)];
+  const { start, end, body } = range;
+  const edited = linesAfterEdit(open.lines, start, end, body);
+  if (edited === null) return fallback('unverified-edit-range', context.editor);
   const text = textOf(edited);
   const editedLines = linesOf(text);
   let errors: string[] = [];
@@ -365,13 +434,22 @@ function editFile(tool: SweTool, context: ToolContext): ToolOutcome {
 /**
  * A grep basic regular expression as a JS one, for the plain terms agents search for (literal
  * text, `.`, a leading `^`, a trailing `$`); null for any other syntax, left to the fallback.
+ * In a BRE, `^` and `$` anchor only at the ends of the pattern and stand for themselves inside
+ * it (`$x`, `${HOME}`, `a^b`), and `+?(){}|` are literal. `u`: `.` matches a character, as grep
+ * does in a UTF-8 locale, not half of a surrogate pair.
  */
 export function basicRegex(term: string): RegExp | null {
   const body = term.replace(/^\^/, '').replace(/\$$/, '');
   if (/[\\[\]*]/.test(body)) return null;
-  const source = body.replace(/[+?(){}|]/g, '\\$&');
-  return new RegExp(`${term.startsWith('^') ? '^' : ''}${source}${term.endsWith('$') ? '$' : ''}`);
+  const source = body.replace(/[+?(){}|$^]/g, '\\$&');
+  return new RegExp(
+    `${term.startsWith('^') ? '^' : ''}${source}${term.endsWith('$') ? '$' : ''}`,
+    'u',
+  );
 }
+
+/** Outside ASCII, what grep's `.` matches depends on the container's locale, which no recording shows. */
+const NON_ASCII = /\P{ASCII}/u;
 
 function searchFile(args: readonly string[], context: ToolContext): ToolOutcome {
   const [term, target] = args;
@@ -380,7 +458,9 @@ function searchFile(args: readonly string[], context: ToolContext): ToolOutcome 
   let file: string;
   let lines: string[];
   if (target !== undefined && target !== '') {
-    file = resolve(context.cwd, target);
+    const real = realPathOf(context, target);
+    if (real === null) return fallback('unknown-realpath', context.editor);
+    file = real;
     const view = context.look(file);
     if (view.kind === 'unseen') return fallback(`unknown-content:${file}`, context.editor);
     if (view.kind === 'missing') return fallback(`unknown-path:${file}`, context.editor);
@@ -401,6 +481,8 @@ function searchFile(args: readonly string[], context: ToolContext): ToolOutcome 
   }
   const pattern = basicRegex(term);
   if (pattern === null) return fallback('unsupported-pattern', context.editor);
+  if (term.includes('.') && lines.some((line) => NON_ASCII.test(line)))
+    return fallback('locale-dependent-pattern', context.editor);
   const hits = lines.flatMap((line, index) => (pattern.test(line) ? [index + 1] : []));
   if (hits.length === 0) return done([`No matches found for "${term}" in ${file}`], context.editor);
   return done(
@@ -427,7 +509,8 @@ function findFile(args: readonly string[], context: ToolContext): ToolOutcome {
   const [name, target] = args;
   if (name === undefined || args.length > 2)
     return done(['Usage: find_file <file_name> [<dir>]'], context.editor);
-  const dir = resolve(context.cwd, target ?? '.');
+  const dir = realPathOf(context, target ?? '.');
+  if (dir === null) return fallback('unknown-realpath', context.editor);
   const files = context.filesUnder(dir);
   if (files === null) return fallback(`unknown-tree:${dir}`, context.editor);
   if (context.look(dir).kind !== 'directory')

@@ -23,6 +23,9 @@ function recorded(trajectory: Trajectory, index: number): { action: Action; cont
   return { action: step.action, content: step.observation.content };
 }
 
+const unknownMarshmallow = (file: string) => ({
+  reason: `unknown-content:/marshmallow-code__marshmallow/${file}`,
+});
 const aci = (command: string): Action => ({ type: 'command', command, interpreter: 'aci' });
 const bash = (command: string): Action => ({ type: 'command', command, interpreter: 'bash' });
 
@@ -97,8 +100,9 @@ describe("SWE-agent's tools in a world rebuilt from a recording", () => {
     expect(answer.detail).toEqual({
       reason: 'unknown-content:/marshmallow-code__marshmallow/README.rst',
     });
-    // A copy keeps the mark; a file the world wrote is its own.
-    await world.step(bash('cp README.rst COPY.rst && echo hi > NEW.rst\n'));
+    // A copy keeps the mark; a file the world wrote (from nothing unseen) is its own.
+    await world.step(bash('cp README.rst COPY.rst\n'));
+    await world.step(bash('echo hi > NEW.rst\n'));
     expect((await world.step(aci('open COPY.rst\n'))).detail).toEqual({
       reason: 'unknown-content:/marshmallow-code__marshmallow/COPY.rst',
     });
@@ -142,5 +146,108 @@ describe("SWE-agent's tools in a world rebuilt from a recording", () => {
       exitCode: 0,
       provenance: 'executed',
     });
+  });
+
+  it('keeps the mark on what a shell step writes from a placeholder', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(MARSHMALLOW));
+    const fresh = world.fork();
+    const reason = async (file: string) => (await world.step(aci(`open ${file}\n`))).detail;
+    await world.step(bash('echo extra >> README.rst\n'));
+    expect(await reason('README.rst')).toEqual(unknownMarshmallow('README.rst'));
+    await world.step(bash('sed -i s/a/b/ tox.ini\n'));
+    expect(await reason('tox.ini')).toEqual(unknownMarshmallow('tox.ini'));
+    await world.step(bash('cat AUTHORS.rst > CAT.rst\n'));
+    expect(await reason('CAT.rst')).toEqual(unknownMarshmallow('CAT.rst'));
+    // Named on the line, even when the step does not read it.
+    await world.step(bash('echo "see CHANGELOG.rst" > NOTE.rst\n'));
+    expect(await reason('NOTE.rst')).toEqual(unknownMarshmallow('NOTE.rst'));
+    // A step that neither reads nor names one writes known content, and `edit` may run on it.
+    await world.step(bash('echo hi > NEW.rst\n'));
+    expect((await world.step(aci('open NEW.rst\n'))).provenance).toBe('executed');
+    // A memoized replay of a marking step (same state, same line) marks as the first run did.
+    await fresh.step(bash('echo extra >> README.rst\n'));
+    expect((await fresh.step(aci('open README.rst\n'))).detail).toEqual(
+      unknownMarshmallow('README.rst'),
+    );
+  });
+
+  it("settles the world's copy of a file after an edit left to the fallback", async () => {
+    const base = await trajectoryAt(HUMANEVAL);
+    const template = base.steps[2];
+    if (template === undefined) throw new Error('no edit step');
+    // The linter cannot tell `__all__` (F822), so this edit goes to the fallback.
+    const edit = aci('edit 1:1\n__all__ = ["x"]\nend_of_edit\n');
+    const answered = (content: string): Trajectory => ({
+      ...base,
+      steps: [
+        ...base.steps,
+        {
+          ...template,
+          index: base.steps.length,
+          action: edit,
+          observation: { kind: 'terminal', content, callId: null },
+        },
+      ],
+    });
+    const lineOne = async (world: ReturnType<typeof buildTerminalWorld>) => {
+      await world.step(aci('open main.py\n'));
+      const answer = await world.step(edit);
+      expect(answer.detail).toEqual({
+        reason: 'unverifiable-lint:/swe-bench__humanevalfix-python/main.py',
+      });
+      const goto = await world.step(aci('goto 1\n'));
+      return goto.provenance === 'executed' ? goto.observation.content.split('\n')[1] : goto.detail;
+    };
+    // The recording says SWE-agent applied it: so does the world.
+    const updated = `[File: /swe-bench__humanevalfix-python/main.py (23 lines total)]\n1:__all__ = ["x"]\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.\n`;
+    expect(await lineOne(buildTerminalWorld(answered(updated)))).toBe('1:__all__ = ["x"]');
+    // The recording says the gate refused it: the file is as it was.
+    const refused =
+      "Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- F822 undefined name 'x' in __all__\n…\nYour changes have NOT been applied. Please fix your edit command and try again.\n";
+    expect(await lineOne(buildTerminalWorld(answered(refused)))).toBe('1:from typing import List');
+    // No recorded answer: the file's content is no longer the world's to tell.
+    expect(await lineOne(buildTerminalWorld(base))).toEqual({
+      reason: 'unknown-content:/swe-bench__humanevalfix-python/main.py',
+    });
+  });
+
+  it('resets the run of scrolls on any other action', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(HUMANEVAL));
+    await world.step(bash('seq 400 > long.txt\n'));
+    await world.step(aci('open long.txt\n'));
+    await world.step(aci('scroll_down\n'));
+    await world.step(aci('scroll_down\n'));
+    await world.step(bash('true\n'));
+    expect((await world.step(aci('scroll_down\n'))).provenance).toBe('executed');
+    await world.step(aci('scroll_down\n'));
+    expect((await world.step(aci('scroll_down\n'))).detail).toEqual({
+      reason: 'unverified-scroll-warning',
+    });
+  });
+
+  it('prints the real path of a file reached through a link', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(HUMANEVAL));
+    await world.step(bash('mkdir -p real && echo x > real/a.txt && ln -s real link\n'));
+    expect((await world.step(aci('open link/a.txt\n'))).observation.content).toBe(
+      '[File: /swe-bench__humanevalfix-python/real/a.txt (1 lines total)]\n1:x\n',
+    );
+    expect((await world.step(aci('search_file x link/a.txt\n'))).observation.content).toBe(
+      'Found 1 matches for "x" in /swe-bench__humanevalfix-python/real/a.txt:\nLine 1:x\nEnd of matches for "x" in /swe-bench__humanevalfix-python/real/a.txt\n',
+    );
+  });
+
+  it('never replays a transition memoized on known content onto a placeholder of the same bytes', async () => {
+    const world = buildTerminalWorld(await trajectoryAt(MARSHMALLOW));
+    await world.step(bash('true\n'));
+    const placeholder = world.fork();
+    // Same path, same (empty) content, same cwd and env: only the mark differs.
+    await world.step(bash('rm README.rst\n'));
+    await world.step(bash('touch README.rst\n'));
+    await world.step(bash('echo extra >> README.rst\n'));
+    expect((await world.step(aci('open README.rst\n'))).provenance).toBe('executed');
+    await placeholder.step(bash('echo extra >> README.rst\n'));
+    expect((await placeholder.step(aci('open README.rst\n'))).detail).toEqual(
+      unknownMarshmallow('README.rst'),
+    );
   });
 });

@@ -16,6 +16,7 @@ import { reconstructWorkspace } from './reconstruct';
 import { parseLine } from './shell-words';
 import {
   CLOSED_EDITOR,
+  appliedEdit,
   runSweTool,
   sweDialectOf,
   sweToolOf,
@@ -111,27 +112,26 @@ interface Internal {
 const SNAPSHOTS = new WeakMap<WorldSnapshot, Internal>();
 
 /**
- * The workspace's files, and the bytes of its placeholders. A placeholder is marked by its bytes
- * object, which a copy or move shares and a write replaces: the mark follows the stand-in content
- * wherever the world puts it, and a later entry at the same path (an overlay) clears it.
+ * The workspace's files, its placeholders marked (`CowFs.markFile`). The mark is held by the
+ * bytes object, which a copy or move shares: it follows the stand-in content wherever the world
+ * puts it, and a later entry at the same path (an overlay) clears it. What a shell step writes
+ * from a placeholder is marked anew after the step (`markShellWrites`).
  */
-function initialFs(workspace: Workspace): { fs: CowFs; unseen: WeakSet<Uint8Array> } {
+function initialFs(workspace: Workspace): CowFs {
   const fs = new CowFs();
-  const unseen = new WeakSet<Uint8Array>();
   for (const entry of workspace.entries) {
     if (entry.content === null) {
       fs.mkdirSync(entry.path);
       continue;
     }
     fs.writeFileSync(entry.path, entry.content);
-    const stored = fs.entrySync(entry.path);
-    if (entry.placeholder === true && stored?.type === 'file') unseen.add(stored.bytes);
+    if (entry.placeholder === true) fs.markFile(entry.path);
   }
   fs.mkdirSync(workspace.cwd);
   // What every Linux box has and shell lines rely on (`2>/dev/null`, scratch files in /tmp).
   fs.mkdirSync('/tmp');
   fs.writeFileSync('/dev/null', '');
-  return { fs, unseen };
+  return fs;
 }
 
 function recordedTable(trajectory: Trajectory | null): RecordedTable {
@@ -204,11 +204,6 @@ interface Shared {
   unsupported: Map<string, string | null>;
   /** The SWE-agent harness the recording used, whose tools the world runs; null for none. */
   dialect: SweDialect | null;
-  /**
-   * The bytes of the workspace's placeholder files, whose real content the world never saw. Held
-   * by identity, so a copy or move keeps the mark and a write clears it.
-   */
-  unseen: WeakSet<Uint8Array>;
 }
 
 class JustBashTerminalWorld implements TerminalWorld {
@@ -296,6 +291,9 @@ class JustBashTerminalWorld implements TerminalWorld {
         ? null
         : sweToolOf(action.command);
     if (tool !== null) return this.runTool(tool, action);
+    // Any other action breaks a run of scrolls, as SWE-agent's `LAST_ACTION` tells its tools.
+    if (this.editor.kind === 'open' && this.editor.scrolls !== undefined)
+      this.editor = { kind: 'open', file: this.editor.file, line: this.editor.line };
     if (
       command === null ||
       (action.type === 'command' && action.interpreter !== null && action.interpreter !== 'bash')
@@ -356,16 +354,23 @@ class JustBashTerminalWorld implements TerminalWorld {
    */
   private async runTool(tool: SweTool, action: Action): Promise<WorldStepResult> {
     const dialect = this.shared.dialect ?? 'classic';
+    const before = this.editor;
     const outcome = runSweTool(tool, {
       cwd: this.currentCwd,
-      editor: this.editor,
+      editor: before,
       dialect,
       look: (path) => this.look(path),
+      realpath: (path) => this.fs.realpathSync(path),
       // A reconstructed tree holds only what the recording listed; no world here has more.
       filesUnder: () => null,
     });
     this.editor = outcome.editor;
-    if (outcome.kind === 'fallback') return this.fallbackFor(action, outcome.reason);
+    if (outcome.kind === 'fallback') {
+      const answer = await this.fallbackFor(action, outcome.reason);
+      if (tool.name === 'edit' && before.kind === 'open')
+        this.settleEdit(tool, before.file, answer);
+      return answer;
+    }
     for (const write of outcome.writes) this.fs.writeFileSync(write.path, write.text);
     // The EnIGMA harness hands an output over without its final newline.
     const content =
@@ -379,11 +384,79 @@ class JustBashTerminalWorld implements TerminalWorld {
     };
   }
 
+  /**
+   * The world's copy of a file after an `edit` the world left to the fallback, so that later tools
+   * do not run on text the real container no longer has. A recorded answer saying the edit was
+   * applied is applied; one saying the gate refused it leaves the file; any other answer (a world
+   * model's, an unknown wording) leaves the content unknown.
+   */
+  private settleEdit(tool: SweTool, file: string, answer: WorldStepResult): void {
+    const said = answer.provenance === 'recorded' ? answer.observation.content : '';
+    if (said.includes('Your changes have NOT been applied')) return;
+    const view = this.look(file);
+    if (view.kind !== 'file') return;
+    const applied = said.includes('File updated.') ? appliedEdit(tool, view.text) : null;
+    if (applied === null) {
+      this.markUnseen(file);
+      return;
+    }
+    this.fs.writeFileSync(file, applied.text);
+    this.editor = { kind: 'open', file, line: applied.line };
+  }
+
+  /** Makes a file's content the world's no longer (a mark on it alone); its entry after. */
+  private markUnseen(path: string): CowEntry | undefined {
+    this.fs.markFile(path);
+    return this.fs.entrySync(path);
+  }
+
+  /**
+   * After a shell step, marks what it wrote from content the world never saw: a file that was a
+   * placeholder before the step (`>>`, `sed -i`, `tee -a` keep the stand-in's bytes in it), and
+   * every file written by a step that read a placeholder or names one on its line (`cat
+   * placeholder > other`). Conservative: a write that replaced the stand-in whole stays marked
+   * too, until SWE-agent's `create`/`edit` make it known. Returns the changes as they now are.
+   */
+  private markShellWrites(
+    script: string,
+    changes: readonly (readonly [string, CowEntry | null])[],
+    wasUnseen: ReadonlySet<string>,
+    readUnseen: boolean,
+  ): (readonly [string, CowEntry | null])[] {
+    const written = changes.filter(
+      ([, entry]) => entry?.type === 'file' && !this.fs.isMarked(entry.bytes),
+    );
+    if (written.length === 0) return [...changes];
+    const taints = readUnseen || this.namesUnseen(script, wasUnseen);
+    const marked = new Map<string, CowEntry | undefined>();
+    for (const [path] of written)
+      if (taints || wasUnseen.has(path)) marked.set(path, this.markUnseen(path));
+    if (marked.size === 0) return [...changes];
+    return changes.map(([path, entry]) => [
+      path,
+      marked.has(path) ? (marked.get(path) ?? null) : entry,
+    ]);
+  }
+
+  /** Whether a command line names, by path or file name, a file that was a placeholder before it. */
+  private namesUnseen(script: string, wasUnseen: ReadonlySet<string>): boolean {
+    const words = new Set(script.split(/[\s'"`<>|;&()=,]+/).filter((word) => word !== ''));
+    if (words.size === 0) return false;
+    const named = (path: string) =>
+      words.has(path) || words.has(path.slice(path.lastIndexOf('/') + 1));
+    for (const path of wasUnseen) if (named(path)) return true;
+    for (const path of this.fs.getAllPaths()) {
+      const entry = this.fs.entrySync(path);
+      if (entry?.type === 'file' && this.fs.isMarked(entry.bytes) && named(path)) return true;
+    }
+    return false;
+  }
+
   private look(path: string): PathView {
     const entry = this.fs.entrySync(path);
     if (entry === undefined) return { kind: 'missing' };
     if (entry.type === 'directory') return { kind: 'directory' };
-    if (entry.type !== 'file' || this.shared.unseen.has(entry.bytes)) return { kind: 'unseen' };
+    if (entry.type !== 'file' || this.fs.isMarked(entry.bytes)) return { kind: 'unseen' };
     return { kind: 'file', text: this.fs.readTextSync(path) ?? '' };
   }
 
@@ -414,7 +487,17 @@ class JustBashTerminalWorld implements TerminalWorld {
     const intercode = this.shared.transport === 'intercode';
     const shell = await this.shell();
     let out;
-    this.fs.startRecording();
+    const fs = this.fs;
+    const wasUnseen = new Set<string>();
+    let readUnseen = false;
+    this.fs.startRecording({
+      read: (bytes) => {
+        if (fs.isMarked(bytes)) readUnseen = true;
+      },
+      replaced: (path, old) => {
+        if (old?.type === 'file' && fs.isMarked(old.bytes)) wasUnseen.add(path);
+      },
+    });
     try {
       // One stream, as a terminal shows it: stderr lines interleave with stdout in the order
       // written (`exec 2>&1` does, a `{ …; } 2>&1` group does not in just-bash). Same line, so
@@ -428,7 +511,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       // A file-system error a just-bash command did not catch: shown the way a shell would.
       const message = error instanceof Error ? error.message : String(error);
       const content = redirectMessage(message, arg0) ?? `${arg0}: ${message}\n`;
-      this.fs.stopRecording();
+      this.markShellWrites(script, this.fs.stopRecording(), wasUnseen, readUnseen);
       const step: WorldStepResult = {
         observation: { kind: 'terminal', content, callId: null },
         exitCode: 1,
@@ -437,7 +520,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       };
       return { step, memo: null };
     }
-    const changes = this.fs.stopRecording();
+    const changes = this.markShellWrites(script, this.fs.stopRecording(), wasUnseen, readUnseen);
     if (out.exitCode === 127 && /command not (found|available)/.test(out.stdout + out.stderr)) {
       // Prose a model sent as its action (`Great! If you…`) is no program the shell lacks: it is
       // named as what it is, as an action of another kind is. Only once the shell found nothing
@@ -603,7 +686,7 @@ function open(
   trajectory: Trajectory | null,
   options: BuildTerminalWorldOptions,
 ): TerminalWorld {
-  const { fs, unseen } = initialFs(workspace);
+  const fs = initialFs(workspace);
   const dialect = sweDialectOf(trajectory);
   const initial = fs.capture();
   const shared: Shared = {
@@ -618,7 +701,6 @@ function open(
     memos: options.memoize === false ? null : new Map(),
     unsupported: new Map(),
     dialect,
-    unseen,
   };
   return new JustBashTerminalWorld(shared, {
     fs: initial,
