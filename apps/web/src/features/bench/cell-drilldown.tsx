@@ -9,7 +9,7 @@ import { stepAfter, type ReplayCommand } from '../replay/replay-keys';
 import { useReplayKeyboard } from '../replay/use-replay-keyboard';
 import { MACRO_TASK, OVERALL_TASK } from './leaderboard';
 import { ItemDetail } from './item-detail';
-import { itemTrajectoryName } from './item-trajectory-name';
+import { itemTrajectoryName, shortName } from './item-trajectory-name';
 import { useCellItems } from './use-cell-items';
 
 const ROW_HEIGHT = 30;
@@ -59,7 +59,7 @@ function ItemRow({
               : `${source.name}\n${source.detail}`
         }
       >
-        {source?.name ?? <span className="muted">imported</span>}
+        {source === null ? <span className="muted">imported</span> : shortName(source.name)}
       </span>
       <span role="cell" className="num">
         {item.turnIndex + 1}/{item.totalTurns}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itemTrajectoryName } from './item-trajectory-name';
+import { itemTrajectoryName, shortName } from './item-trajectory-name';
 
 describe('itemTrajectoryName', () => {
   it('names a bench item by its trajectory as the trajectory lists do', () => {
@@ -47,5 +47,14 @@ describe('itemTrajectoryName', () => {
 
   it('names no trajectory for an item imported from a bench file', () => {
     expect(itemTrajectoryName({ trajectory: null })).toBeNull();
+  });
+});
+
+describe('shortName', () => {
+  it('cuts a long name in its middle, keeping the end that tells rows apart', () => {
+    expect(shortName('marshmallow-code__marshmallow-1359')).toBe('marshma…hmallow-1359');
+    expect(shortName('marshmallow-code__marshmallow-1343')).toBe('marshma…hmallow-1343');
+    expect(shortName('marshmallow-code__marshmallow-1359')).toHaveLength(20);
+    expect(shortName('task 64 · trial 0')).toBe('task 64 · trial 0');
   });
 });
