@@ -38,6 +38,25 @@ describe('ItemDetail', () => {
   it('names the trajectory the item was taken from, as the trajectory lists do', () => {
     renderItem(cellItem());
     expect(screen.getByTestId('item-trajectory').textContent).toBe('task 13 · trial 0');
+    expect(screen.queryByTestId('item-trajectory-detail')).toBeNull();
+    cleanup();
+    // A SWE-agent run: the instance, then the settings that tell runs of it apart.
+    renderItem(
+      cellItem({
+        trajectory: {
+          externalId:
+            'replay__function_calling__install-1__marshmallow-code__marshmallow-1867.traj',
+          taskId: null,
+          trial: null,
+        },
+      }),
+    );
+    expect(screen.getByTestId('item-trajectory').textContent).toBe(
+      'marshmallow-code__marshmallow-1867',
+    );
+    expect(screen.getByTestId('item-trajectory-detail').textContent).toBe(
+      'replay__function_calling__install-1',
+    );
     cleanup();
     renderItem(cellItem({ trajectory: null }));
     expect(screen.getByTestId('item-trajectory').textContent).toBe('imported item');

@@ -90,6 +90,12 @@ export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) 
         >
           {source?.name ?? 'imported item'}
         </span>
+        {source?.detail != null && (
+          // Runs of one instance share its name; their settings (a SWE-agent config) tell apart.
+          <span className="mono muted cell-ellipsis" data-testid="item-trajectory-detail">
+            {source.detail}
+          </span>
+        )}
         <span className="muted">
           <span title="Turns count the trajectory's actions with their observations; steps, as in the replay and Compare, count every message">
             turn {item.turnIndex + 1} / {item.totalTurns}
