@@ -52,9 +52,10 @@ describe('itemTrajectoryName', () => {
 
 describe('shortName', () => {
   it('cuts a long name in its middle, keeping the end that tells rows apart', () => {
-    expect(shortName('marshmallow-code__marshmallow-1359')).toBe('marshma…hmallow-1359');
-    expect(shortName('marshmallow-code__marshmallow-1343')).toBe('marshma…hmallow-1343');
-    expect(shortName('marshmallow-code__marshmallow-1359')).toHaveLength(20);
-    expect(shortName('task 64 · trial 0')).toBe('task 64 · trial 0');
+    expect(shortName('marshmallow-code__marshmallow-1359')).toBe('marshm…mallow-1359');
+    expect(shortName('marshmallow-code__marshmallow-1343')).toBe('marshm…mallow-1343');
+    expect(shortName('marshmallow-code__marshmallow-1359')).toHaveLength(18);
+    // tau2's names (task and trial) are whole up to three-digit tasks.
+    expect(shortName('task 113 · trial 3')).toBe('task 113 · trial 3');
   });
 });

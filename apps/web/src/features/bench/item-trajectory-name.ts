@@ -11,9 +11,9 @@ export function itemTrajectoryName(item: Pick<CellItem, 'trajectory'>): Trajecto
 }
 
 /** How many characters of the name the item list's column shows. */
-const SHOWN = 20;
+const SHOWN = 18;
 /** Of those, how many of the name's end: where instance numbers and trials are. */
-const TAIL = 12;
+const TAIL = 11;
 
 /**
  * A name short enough for the item list's column, cut in its middle: the end of a name is what
