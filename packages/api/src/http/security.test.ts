@@ -121,6 +121,15 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
 // oxlint-disable-next-line no-underscore-dangle
 const PROCEDURES = new Map<string, unknown>(Object.entries(appRouter._def.procedures));
 
+/** `POST /v1/tasks/export` of one builtin task with these headers. */
+function exportTasks(url: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${url}/v1/tasks/export`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ format: 'jsonl', tasks: ['scratch-last-line'] }),
+  });
+}
+
 type Caller = 'anonymous' | 'labeler' | 'researcher' | 'program';
 const CALLERS: readonly Caller[] = ['anonymous', 'labeler', 'researcher', 'program'];
 
@@ -389,6 +398,28 @@ describe('one gate: every procedure and route as every kind of caller', () => {
       (await fetch(`${server.url}/v1/tasks/scratch-last-line`, { headers: headersOf.program }))
         .status,
     ).toBe(200);
+  });
+
+  it('lets only researchers and programs export tasks, from this origin', async () => {
+    const verdicts: Record<string, number> = {};
+    for (const caller of CALLERS) {
+      const response = await exportTasks(server.url, headersOf[caller]);
+      await response.body?.cancel();
+      verdicts[caller] = response.status;
+    }
+    const foreign = await exportTasks(server.url, {
+      ...headersOf.researcher,
+      origin: 'http://evil.example',
+    });
+    await foreign.body?.cancel();
+    verdicts['foreign origin'] = foreign.status;
+    expect(verdicts).toEqual({
+      anonymous: 401,
+      labeler: 403,
+      researcher: 200,
+      program: 200,
+      'foreign origin': 403,
+    });
   });
 
   it('lets a removed account and a logged-out session do nothing', async () => {
