@@ -6,6 +6,7 @@ import {
   BUILTIN_TASKS,
   catalogTasks,
   exportTasks,
+  pickTasks,
   joinTaskExports,
   MAX_EXPORT_TASKS,
   SCRATCH_WORLD,
@@ -13,6 +14,7 @@ import {
   TaskExportJson,
   TaskListJson,
   taskFromTerminalTrajectory,
+  type CatalogTasks,
   type ExportableTask,
   type TaskExport,
 } from '@terrarium/curriculum';
@@ -180,7 +182,8 @@ async function catalogExport(options: TasksExportOptions): Promise<TaskExport> {
   const noStore =
     databaseUrlFromEnv() === undefined &&
     !existsSync(path.join(dataDirFor(options), PGLITE_SUBDIR));
-  if (noStore) return exportTasks(onlyAsked(builtinTasks(), options.task), options.format);
+  if (noStore)
+    return exportTasks(onlyAsked(pickTasks(builtinTasks(), options.task)), options.format);
   const target = await connect(options);
   try {
     if (target.kind === 'server') return await exportThroughServer(target, options);
@@ -188,26 +191,21 @@ async function catalogExport(options: TasksExportOptions): Promise<TaskExport> {
     await env.ready;
     for (const skipped of env.restored.skipped)
       process.stderr.write(`not restored: ${skipped.id}: ${skipped.reason}\n`);
-    const chosen = catalogTasks(env, options.task);
-    if (!chosen.ok) throw new CliError(`no task ${chosen.missing.join(', ')}`);
-    return exportTasks(chosen.tasks, options.format);
+    return exportTasks(onlyAsked(catalogTasks(env, options.task)), options.format);
   } finally {
     await disconnect(target);
   }
 }
 
-function onlyAsked(ready: ExportableTask[], ids: string[] | undefined): ExportableTask[] {
-  if (!ids?.length) return ready;
-  const wanted = new Set(ids);
-  const missing = [...wanted].filter((id) => !ready.some(({ task }) => task.id === id));
-  if (missing.length > 0) throw new CliError(`no task ${missing.join(', ')}`);
-  return ready.filter(({ task }) => wanted.has(task.id));
+function onlyAsked(chosen: CatalogTasks): ExportableTask[] {
+  if (!chosen.ok) throw new CliError(`no task ${chosen.missing.join(', ')}`);
+  return chosen.tasks;
 }
 
 export async function runTasksExport(options: TasksExportOptions): Promise<TasksExportReport> {
   const rejected: TasksExportReport['rejected'] = [];
   const ready = options.from?.length
-    ? onlyAsked(await generatedTasks(options.from, rejected), options.task)
+    ? onlyAsked(pickTasks(await generatedTasks(options.from, rejected), options.task))
     : null;
   const result = ready === null ? await catalogExport(options) : exportTasks(ready, options.format);
   await writeTaskExport(result, options.out);

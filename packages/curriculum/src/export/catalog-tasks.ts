@@ -6,6 +6,19 @@ import type { ExportableTask, TaskExport } from './task-export';
 export type CatalogTasks = { ok: true; tasks: ExportableTask[] } | { ok: false; missing: string[] };
 
 /**
+ * The asked-for tasks of a list, in the list's order (all of them when `ids` is empty or absent),
+ * or the ids it does not hold.
+ */
+export function pickTasks(tasks: readonly ExportableTask[], ids?: readonly string[]): CatalogTasks {
+  if (ids === undefined || ids.length === 0) return { ok: true, tasks: [...tasks] };
+  const wanted = new Set(ids);
+  const held = new Set(tasks.map(({ task }) => task.id));
+  const missing = [...wanted].filter((id) => !held.has(id));
+  if (missing.length > 0) return { ok: false, missing };
+  return { ok: true, tasks: tasks.filter(({ task }) => wanted.has(task.id)) };
+}
+
+/**
  * The tasks an environment server serves (builtin, posted and generated ones), each with its
  * world as a session on it starts (seed 0, as the builtin tasks' export builds them): what
  * `GET /v1/tasks` lists is what an export writes. `ids` keeps only those, in the catalog's order.
@@ -14,24 +27,16 @@ export function catalogTasks(
   env: Pick<EnvService, 'tasks' | 'worlds'>,
   ids?: readonly string[],
 ): CatalogTasks {
-  const listed = env.tasks.list();
-  const wanted = ids === undefined || ids.length === 0 ? null : new Set(ids);
-  if (wanted !== null) {
-    const missing = [...wanted].filter((id) => env.tasks.get(id) === undefined);
-    if (missing.length > 0) return { ok: false, missing };
-  }
-  const tasks = listed
-    .filter((task) => wanted === null || wanted.has(task.id))
-    .map((task) => ({
-      task,
-      world: () => {
-        const entry = env.worlds.get(task.world.id);
-        // A catalog keeps only tasks whose world it has; said, not thrown past the export.
-        if (entry === undefined) throw new Error(`no world ${task.world.id}`);
-        return entry.create(task.world.params, 0);
-      },
-    }));
-  return { ok: true, tasks };
+  const listed = env.tasks.list().map((task) => ({
+    task,
+    world: () => {
+      const entry = env.worlds.get(task.world.id);
+      // A catalog keeps only tasks whose world it has; said, not thrown past the export.
+      if (entry === undefined) throw new Error(`no world ${task.world.id}`);
+      return entry.create(task.world.params, 0);
+    },
+  }));
+  return pickTasks(listed, ids);
 }
 
 const Rejections = z.array(z.object({ task: z.string(), reason: z.string() }));
