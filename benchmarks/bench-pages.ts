@@ -15,7 +15,8 @@
  *     longest stall meanwhile, and the running leaderboard's read of the totals.
  * (2) Writes. A replay-only run over a real bench (every transition of the three tau2-bench
  *     result files of ../shared/data, `sampling: all`): units/s of predicting and scoring alone
- *     on one thread (no store), of the same with one transaction per unit (the writer before),
+ *     on one thread (no store), of recording those units alone (the store's ceiling), of the
+ *     same with one transaction per unit (the writer before),
  *     with 256-unit batches, and of the real run through the server's job queue and workers, whose
  *     rule scoring runs on a worker thread. Goal ≥ 5,000 units/s, i.e. bound by scoring.
  */
@@ -315,8 +316,22 @@ async function writes(store: Store): Promise<void> {
   const warm = await newRun();
   for (const item of items) await unitOf(warm, item);
   const scoringRun = await newRun();
+  const computed: RecordedUnit[] = [];
   const scoring = await timed(async () => {
-    for (const item of items) await unitOf(scoringRun, item);
+    for (const item of items) computed.push(await unitOf(scoringRun, item));
+  });
+  // The store's own ceiling: the same units recorded with nothing predicted or scored meanwhile.
+  // Each unit is a prediction row and a row per rule metric (12 here) with their index entries.
+  const recordingRun = await newRun();
+  const recording = await timed(async () => {
+    for (let at = 0; at < computed.length; at += BATCH) {
+      await store.recordPredictions(
+        computed.slice(at, at + BATCH).map(({ prediction, scores }) => ({
+          prediction: { ...prediction, runId: recordingRun.id },
+          scores,
+        })),
+      );
+    }
   });
   const perUnitRun = await newRun();
   const perUnit = await timed(async () => {
@@ -361,6 +376,7 @@ async function writes(store: Store): Promise<void> {
   );
   const lines: [string, number][] = [
     ['predict + score on one thread, no store (the bound)', scoring.ms],
+    [`recording alone, batches of ${BATCH} (the store's ceiling)`, recording.ms],
     ['+ one transaction per unit (before)', perUnit.ms],
     [`+ batches of ${BATCH} units (recordPredictions)`, batched.ms],
     [
