@@ -42,10 +42,15 @@ describe('trajectory names', () => {
         trial: '0',
       }),
     ).toEqual({ name: 'task 13 · trial 0', detail: null });
+    // tau-bench v1's id spells the same task and trial: named as tau2's are.
     expect(trajectoryName({ externalId: 'task-0-trial-0', taskId: '0', trial: '0' })).toEqual({
-      name: 'task-0-trial-0',
+      name: 'task 0 · trial 0',
       detail: null,
     });
+    // An id that names the task among other words keeps them.
+    expect(trajectoryName({ externalId: 'task-0-trial-0-retry', taskId: '0', trial: '0' })).toEqual(
+      { name: 'task-0-trial-0-retry', detail: null },
+    );
     expect(
       trajectoryName({
         externalId:
@@ -151,7 +156,7 @@ describe('trajectory names', () => {
     }
     expect(
       trajectoryName({ externalId: 'task-0-trial-0~fork@2~abcdef01', taskId: '0', trial: '0' }),
-    ).toEqual({ name: 'task-0-trial-0 · fork at step 2', detail: null });
+    ).toEqual({ name: 'task 0 · trial 0 · fork at step 2', detail: null });
   });
 
   it('takes a task id as named by an id only when it stands as a whole part', () => {

@@ -74,9 +74,16 @@ export function trajectoryName(
     return { name: `${parent.name} · fork at step ${fork[2] ?? ''}`, detail: parent.detail };
   }
   const id = displayId(row.externalId);
-  if (row.taskId !== null && (OPAQUE.test(id) || !namesTask(id, row.taskId))) {
+  if (row.taskId !== null) {
     const name = `task ${row.taskId}${row.trial === null ? '' : ` · trial ${row.trial}`}`;
-    return { name, detail: OPAQUE.test(id) ? null : id };
+    if (OPAQUE.test(id) || !namesTask(id, row.taskId)) {
+      return { name, detail: OPAQUE.test(id) ? null : id };
+    }
+    // tau-bench v1 spells the same pair in its id (`task-0-trial-0`): one spelling in every list
+    // (walk 50 saw both side by side).
+    if (id === `task-${row.taskId}${row.trial === null ? '' : `-trial-${row.trial}`}`) {
+      return { name, detail: null };
+    }
   }
   const rollout = ROLLOUT.exec(row.externalId);
   if (rollout !== null) {
