@@ -1,7 +1,13 @@
 import { getQuickJS, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CustomRuleInput } from '../evaluate';
-import { CustomRuleError, QuickJsSandbox, runInQuickJs } from './run-in-quickjs';
+import {
+  CustomRuleError,
+  loadCappedModule,
+  moduleMemoryCap,
+  QuickJsSandbox,
+  runInQuickJs,
+} from './run-in-quickjs';
 import { transpileCustomRule } from './transpile';
 
 const INPUT: CustomRuleInput = {
@@ -164,6 +170,63 @@ describe('custom rules in QuickJS', () => {
     );
     // Within twice the limit (a loaded machine), the limit alone is the honest figure.
     expect(stopped({ timeoutMs: 1000, memoryMb: 16 }, [0, 1900])).toBe('timed out after 1000 ms');
+  });
+
+  it('holds a rule to the sum of its allocations, not to each one (walk 52: 400 MB kept under 2 MB)', async () => {
+    const loaded: QuickJSWASMModule[] = [];
+    const sandbox = new QuickJsSandbox(async (memoryMb) => {
+      const module = await loadCappedModule(memoryMb);
+      loaded.push(module);
+      return module;
+    });
+    const limits = { timeoutMs: 10_000, memoryMb: 2 };
+    // Each allocation (10 KB) is far under the limit; QuickJS's own check lets all of them through.
+    const hog = await transpileCustomRule({
+      source:
+        'function score() { const a = []; for (let k = 0; k < 40000; k++) a.push(new Array(1250).fill(k + 0.5)); return { score: 1, detail: "kept " + a.length } }',
+      language: 'javascript',
+    });
+    await expect(sandbox.run(hog, INPUT, limits)).rejects.toThrow(
+      new CustomRuleError('exceeded the memory limit of 2 MB'),
+    );
+    // The module's memory never grew past its cap, whatever the checks between steps missed.
+    const [first] = loaded;
+    expect(first?.getWasmMemory().buffer.byteLength).toBeLessThanOrEqual(moduleMemoryCap(2));
+    // Within its limit, the same kind of rule scores, in the same sandbox.
+    const fits = await transpileCustomRule({
+      source:
+        'function score() { const a = []; for (let k = 0; k < 100; k++) a.push(new Array(1250).fill(k + 0.5)); return { score: 1, detail: "kept " + a.length } }',
+      language: 'javascript',
+    });
+    expect(await sandbox.run(fits, INPUT, limits)).toEqual({ score: 1, detail: 'kept 100' });
+    // 8 MB of a 16 MB limit is not over it: the count is of what the rule holds.
+    const half = await transpileCustomRule({
+      source:
+        'function score() { const a = []; for (let k = 0; k < 800; k++) a.push(new Array(1250).fill(k + 0.5)); return a.length === 800 ? 1 : 0 }',
+      language: 'javascript',
+    });
+    expect(await sandbox.run(half, INPUT, { timeoutMs: 10_000, memoryMb: 16 })).toEqual({
+      score: 1,
+    });
+  });
+
+  it('gives back the memory of a rule that filled its heap: its module is replaced', async () => {
+    const sandbox = new QuickJsSandbox();
+    const filler = await transpileCustomRule({
+      source:
+        'function score() { const a = []; for (let k = 0; k < 6000; k++) a.push(new Array(1250).fill(k + 0.5)); return a.length === 6000 ? 1 : 0 }',
+      language: 'javascript',
+    });
+    const good = await transpileCustomRule({
+      source: 'function score(item) { return item.prediction.includes("landed") ? 1 : 0 }',
+      language: 'javascript',
+    });
+    const limits = { timeoutMs: 10_000, memoryMb: 128 };
+    // ~60 MB held: within its limit, but more than a module keeps once the rule is done.
+    expect(await sandbox.run(filler, INPUT, limits)).toEqual({ score: 1 });
+    expect(await sandbox.run(good, INPUT, limits)).toEqual({ score: 1 });
+    expect(await sandbox.run(good, INPUT, limits)).toEqual({ score: 1 });
+    expect(sandbox.modulesStarted).toBe(2);
   });
 
   it('keeps running rules after many stack overflows, in a new module when one is spent', async () => {

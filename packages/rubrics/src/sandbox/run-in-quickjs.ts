@@ -1,5 +1,7 @@
 import {
-  newQuickJSWASMModule,
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
   type QuickJSContext,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
@@ -72,6 +74,10 @@ function overrunNote(limits: SandboxLimits, stoppedAfterMs: number | null): stri
   return ` (stopped only after ${Math.round(stoppedAfterMs).toLocaleString('en-US')} ms: the limit is checked between the rule's steps, and one of them ran long, such as a large String.repeat or allocation near the memory limit)`;
 }
 
+function memoryLimitMessage(limits: SandboxLimits): string {
+  return `exceeded the memory limit of ${limits.memoryMb} MB`;
+}
+
 function describeError(
   error: unknown,
   limits: SandboxLimits,
@@ -87,13 +93,16 @@ function describeError(
       : String(error);
   if (timedOut || /interrupted/i.test(message)) {
     const limitBytes = limits.memoryMb * 1024 * 1024;
+    // Over the limit when time ran out: memory is what stopped it (walk 52 read "timed out after
+    // 200 ms with 29.4 of its 2 MB of memory in use").
+    if (memoryUsedBytes !== null && memoryUsedBytes > limitBytes) return memoryLimitMessage(limits);
     const overrun = overrunNote(limits, stoppedAfterMs);
     if (memoryUsedBytes === null || memoryUsedBytes < FILLING_MEMORY_SHARE * limitBytes)
       return `timed out after ${limits.timeoutMs} ms${overrun}`;
     const usedMb = (memoryUsedBytes / 1024 / 1024).toFixed(1);
     return `timed out after ${limits.timeoutMs} ms${overrun} with ${usedMb} of its ${limits.memoryMb} MB of memory in use: it may be filling memory`;
   }
-  if (/out of memory/i.test(message)) return `exceeded the memory limit of ${limits.memoryMb} MB`;
+  if (/out of memory/i.test(message)) return memoryLimitMessage(limits);
   // The harness's own refusal: no error class to name.
   if (message === NO_SCORE_FUNCTION) return message;
   if (/stack overflow|call stack size/i.test(message)) return 'stack overflow (recursion too deep)';
@@ -104,6 +113,50 @@ function describeError(
   if (name === 'ReferenceError' && host)
     return `ReferenceError: ${host[1]} is not defined (a rule has no files, network, timers or process)`;
   return name === '' ? message : `${name}: ${message}`;
+}
+
+/**
+ * QuickJS's own memory limit bounds each allocation, not their sum, in its WebAssembly builds: it
+ * adds up allocations by their usable size, which Emscripten's libc reports as 0 (upstream
+ * quickjs-emscripten issue 271). Walk 52 kept 400 MB under a 2 MB limit. So the sum is also
+ * checked here, between the rule's steps, by counting what the runtime holds (a walk of its
+ * objects), and the module's memory itself cannot grow far past the limit (`loadCappedModule`).
+ *
+ * The count's walk costs ~0.1 ms on a small heap and tens of ms near 200 MB, so it runs at most
+ * every MEMORY_CHECK_MS and never more than a tenth of the rule's time.
+ */
+const MEMORY_CHECK_MS = 5;
+const MEMORY_CHECK_SHARE = 0.1;
+
+/**
+ * A module's linear memory: the 16 MB the build starts with (its stack, QuickJS's own data, the
+ * context's built-ins), plus twice the rule's limit, since an array or string being grown is
+ * copied while the old one still lives. A rule that allocates faster than the checks between its
+ * steps see is stopped there, as out of memory, whatever it does.
+ */
+const MODULE_BASE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The one global beyond ES2023 this package uses, declared for this module alone: the package
+ * compiles without DOM or Node types (it does no I/O), and both give WebAssembly at run time.
+ */
+declare const WebAssembly: {
+  Memory: new (descriptor: { initial: number; maximum: number }) => QuickJSMemory;
+};
+type QuickJSMemory = ReturnType<QuickJSWASMModule['getWasmMemory']>;
+const WASM_PAGE_BYTES = 64 * 1024;
+
+export function moduleMemoryCap(memoryMb: number): number {
+  return MODULE_BASE_BYTES + 2 * memoryMb * 1024 * 1024;
+}
+
+/** A QuickJS module whose memory stops at `moduleMemoryCap(memoryMb)`. */
+export function loadCappedModule(memoryMb: number): Promise<QuickJSWASMModule> {
+  const memory = new WebAssembly.Memory({
+    initial: MODULE_BASE_BYTES / WASM_PAGE_BYTES,
+    maximum: Math.ceil(moduleMemoryCap(memoryMb) / WASM_PAGE_BYTES),
+  });
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
 }
 
 /** The bytes the context's runtime holds (QuickJS's own count), or null if it cannot say. */
@@ -144,15 +197,18 @@ export function runInQuickJs(
   { now = Date.now, onTeardownFailure }: RunOptions = {},
 ): CustomRuleResult {
   const runtime = quickjs.newRuntime();
+  const limitBytes = limits.memoryMb * 1024 * 1024;
   let timedOut = false;
+  let overLimit = false;
   let memoryUsedBytes: number | null = null;
   let stoppedAfterMs: number | null = null;
   try {
-    runtime.setMemoryLimit(limits.memoryMb * 1024 * 1024);
+    runtime.setMemoryLimit(limitBytes);
     runtime.setMaxStackSize(limits.stackBytes ?? DEFAULT_STACK_BYTES);
     const started = now();
     const deadline = started + limits.timeoutMs;
     const context = runtime.newContext();
+    let nextMemoryCheck = started + MEMORY_CHECK_MS;
     runtime.setInterruptHandler(() => {
       const at = now();
       timedOut = at > deadline;
@@ -160,8 +216,15 @@ export function runInQuickJs(
         stoppedAfterMs = at - started;
         // Counted now: once the error unwinds the rule's frames, reference counting frees what it held.
         memoryUsedBytes = memoryInUse(context);
+        return true;
       }
-      return timedOut;
+      if (at < nextMemoryCheck) return false;
+      const used = memoryInUse(context);
+      const counted = now();
+      nextMemoryCheck = counted + Math.max(MEMORY_CHECK_MS, (counted - at) / MEMORY_CHECK_SHARE);
+      overLimit = used !== null && used > limitBytes;
+      if (overLimit) memoryUsedBytes = used;
+      return overLimit;
     });
     try {
       const item = context.newString(JSON.stringify(input));
@@ -171,6 +234,7 @@ export function runInQuickJs(
       if (result.error) {
         const error: unknown = context.dump(result.error);
         result.error.dispose();
+        if (overLimit) throw new CustomRuleError(memoryLimitMessage(limits));
         throw new CustomRuleError(
           describeError(error, limits, timedOut, memoryUsedBytes, stoppedAfterMs),
         );
@@ -207,37 +271,61 @@ export function runInQuickJs(
   }
 }
 
+/** Modules a sandbox keeps at once, one per memory limit its rules ask for. */
+const MAX_MODULES = 4;
 /**
- * Runs custom rules one after another in one QuickJS module, and starts a new module after a
- * runtime fails its teardown: each such runtime leaves memory the module cannot reclaim, and after
- * about ten stack overflows the module could no longer run any rule, good ones included.
+ * A module whose memory grew past this is dropped after its run: WebAssembly memory never
+ * shrinks, and a rule that once filled its heap would otherwise keep that much held for good.
+ */
+const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Runs custom rules one after another, in a QuickJS module per memory limit (its memory capped
+ * near that limit: `loadCappedModule`). A module is replaced after a runtime fails its teardown
+ * (each such runtime leaves memory the module cannot reclaim, and after about ten stack overflows
+ * a module could no longer run any rule, good ones included) and after a rule grew its memory
+ * past RECYCLE_ABOVE_BYTES.
  */
 export class QuickJsSandbox {
-  private module: Promise<QuickJSWASMModule> | null = null;
-  /** Modules started so far (a new one after each failed teardown). */
+  private readonly modules = new Map<number, Promise<QuickJSWASMModule>>();
+  /** Modules started so far. */
   modulesStarted = 0;
 
   constructor(
-    private readonly load: () => Promise<QuickJSWASMModule> = newQuickJSWASMModule,
+    private readonly load: (memoryMb: number) => Promise<QuickJSWASMModule> = loadCappedModule,
     /** The clock a rule's time limit is measured on (default: wall time, `Date.now`). */
     private readonly now?: () => number,
   ) {}
+
+  private moduleFor(memoryMb: number): Promise<QuickJSWASMModule> {
+    const found = this.modules.get(memoryMb);
+    // Re-inserted: the map's order is the order of last use.
+    this.modules.delete(memoryMb);
+    const module = found ?? this.load(memoryMb);
+    if (found === undefined) this.modulesStarted++;
+    this.modules.set(memoryMb, module);
+    const oldest = this.modules.keys().next();
+    if (this.modules.size > MAX_MODULES && oldest.done !== true) this.modules.delete(oldest.value);
+    return module;
+  }
 
   async run(
     compiled: string,
     input: CustomRuleInput | null,
     limits: SandboxLimits,
   ): Promise<CustomRuleResult> {
-    if (this.module === null) {
-      this.module = this.load();
-      this.modulesStarted++;
+    const running = this.moduleFor(limits.memoryMb);
+    const quickjs = await running;
+    const drop = () => {
+      if (this.modules.get(limits.memoryMb) === running) this.modules.delete(limits.memoryMb);
+    };
+    try {
+      return runInQuickJs(quickjs, compiled, input, limits, {
+        ...(this.now === undefined ? {} : { now: this.now }),
+        onTeardownFailure: drop,
+      });
+    } finally {
+      if (quickjs.getWasmMemory().buffer.byteLength > RECYCLE_ABOVE_BYTES) drop();
     }
-    const running = this.module;
-    return runInQuickJs(await running, compiled, input, limits, {
-      ...(this.now === undefined ? {} : { now: this.now }),
-      onTeardownFailure: () => {
-        if (this.module === running) this.module = null;
-      },
-    });
   }
 }
