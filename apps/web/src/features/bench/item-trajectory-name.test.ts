@@ -30,7 +30,7 @@ describe('itemTrajectoryName', () => {
       itemTrajectoryName({
         trajectory: { externalId: 'task-7-trial-1', taskId: '7', trial: '1' },
       }),
-    ).toEqual({ name: 'task-7-trial-1', detail: null });
+    ).toEqual({ name: 'task 7 · trial 1', detail: null });
   });
 
   it('falls back to the source id when the dataset no longer says the task', () => {
