@@ -10,6 +10,11 @@ import { createBackgroundJobs, type BackgroundJobs, type JobProgress } from './b
 
 /** Predictions read, scored and stored at a time (one page of the store, one write of scores). */
 const PAGE = 500;
+/**
+ * Progress is also reported within a page, at most this often: a page of a slow custom rule took
+ * 16 s, and the page read `scoring 0/0` and then moved in steps of 500 (walk 52).
+ */
+const PROGRESS_EVERY_MS = 1000;
 
 export interface RuleSetScoringSpec {
   runId: string;
@@ -62,8 +67,14 @@ export async function runRuleSetScoring(
   spec: RuleSetScoringSpec,
   onProgress: (progress: RuleSetScoringProgress) => void,
   id: string,
+  now: () => number = Date.now,
 ): Promise<RuleSetScoringProgress> {
   const progress = initialProgress(id, spec);
+  let reportedAt = now();
+  const report = () => {
+    reportedAt = now();
+    onProgress({ ...progress });
+  };
   try {
     const run = await store.getBenchRun(spec.runId);
     if (run === null) throw new Error(`no bench run ${spec.runId}`);
@@ -73,7 +84,11 @@ export async function runRuleSetScoring(
     const bench = { name: run.bench, version: run.benchVersion };
     for (let offset = 0; ; offset += PAGE) {
       const page = await store.listPredictions(run.id, { offset, limit: PAGE });
-      progress.total = page.total;
+      // The total is known from the first page on: said at once, before anything is scored.
+      if (offset === 0) {
+        progress.total = page.total;
+        report();
+      }
       const items = new Map(
         (
           await store.getBenchItemsByIds(
@@ -82,15 +97,26 @@ export async function runRuleSetScoring(
           )
         ).map((item) => [item.id, item]),
       );
+      // Each prediction counts as gone through when scored or passed over; its score is stored
+      // with the page's.
+      const wentThrough = (failed: boolean) => {
+        progress.done++;
+        if (failed) progress.failed++;
+        if (now() - reportedAt >= PROGRESS_EVERY_MS) report();
+      };
       const scores = await Promise.all(
         page.rows.map(async (prediction): Promise<ItemScore | null> => {
           const item = items.get(prediction.itemId);
-          if (item === undefined || prediction.observation === null) return null;
+          if (item === undefined || prediction.observation === null) {
+            wentThrough(true);
+            return null;
+          }
           const reward = await spec.ruleSet.compiled.score(
             rewardItemOf(item, prediction.observation.content),
             spec.evaluate,
           );
           if (progress.domain !== null && item.domain !== progress.domain) progress.outsideDomain++;
+          wentThrough(false);
           return {
             itemId: item.id,
             sim: prediction.sim,
@@ -103,9 +129,7 @@ export async function runRuleSetScoring(
       );
       const stored = scores.filter((score) => score !== null);
       if (stored.length > 0) await store.addScores(run.id, stored);
-      progress.done += page.rows.length;
-      progress.failed += page.rows.length - stored.length;
-      onProgress({ ...progress });
+      report();
       if (page.rows.length < PAGE) break;
     }
     progress.status = 'done';
@@ -113,7 +137,7 @@ export async function runRuleSetScoring(
     progress.status = 'failed';
     progress.error = error instanceof Error ? error.message : String(error);
   }
-  onProgress({ ...progress });
+  report();
   return progress;
 }
 

@@ -2,6 +2,7 @@ import { MAX_PREVIEW_ITEMS, ruleSetJsonSchema } from '@terrarium/rubrics';
 import { z } from 'zod';
 import { createRouter, labelerProcedure, researcherProcedure, type Principal } from '../trpc';
 import { sharedCustomRuleChecker, sharedCustomRuleRunner } from './sandbox-runner';
+import { itemBreakdowns } from './item-breakdowns';
 import * as service from './rule-set-service';
 import { runScoringStatus, startRunScoring } from './score-run-service';
 
@@ -114,4 +115,14 @@ export const rulesetsRouter = createRouter({
   scoreRunStatus: researcherProcedure
     .input(z.object({ id: z.string().min(1).max(100) }))
     .query(({ ctx, input }) => runScoringStatus(ctx.store, input.id)),
+  /** Why each saved version scored one prediction of a run as it did: the stored breakdowns. */
+  itemBreakdowns: researcherProcedure
+    .input(
+      z.object({
+        runId: z.string().min(1).max(20),
+        sim: z.string().min(1).max(500),
+        itemId: z.string().min(1).max(500),
+      }),
+    )
+    .query(({ ctx, input }) => itemBreakdowns(ctx.store, input)),
 });

@@ -8,6 +8,8 @@ import { runLeaderboard } from '../bench/run-leaderboard';
 import { appRouter } from '../router';
 import { PROGRAM_PRINCIPAL } from '../trpc';
 import { runScoringSettled } from './score-run-service';
+import { compileRuleSet, parseRuleSet } from '@terrarium/rubrics';
+import { runRuleSetScoring } from '@terrarium/jobs';
 
 /** The content rule alone: its score of a prediction is the bench's own content score. */
 const CONTENT_ONLY = JSON.stringify({
@@ -177,6 +179,63 @@ describe('rulesets.scoreRun: a saved version scores a whole run', () => {
   );
 
   it(
+    "gives a prediction's stored breakdowns, one per version that scored it (walk 52)",
+    { timeout: 120_000 },
+    async () => {
+      // Runs after the two tests above: content-only v1 and v2 have scored the run, nothing else.
+      const [v2] = (
+        await store.listScores(runId, {
+          sim: 'retrieval',
+          metric: 'content-only@v2',
+          offset: 0,
+          limit: 1,
+        })
+      ).rows;
+      if (v2 === undefined) throw new Error('content-only@v2 scored nothing');
+      const scoreOf = async (metric: string) =>
+        (
+          await store.listScores(runId, {
+            sim: 'retrieval',
+            itemIds: [v2.itemId],
+            metric,
+            offset: 0,
+            limit: 1,
+          })
+        ).rows[0]?.value;
+      // v1's only rule is the content rule, of weight 1: its score is that rule's value.
+      const content = await scoreOf('content-only@v1');
+      if (typeof content !== 'number' || v2.value === null) throw new Error('no scores to read');
+      // v2 averages the content rule and the custom rule (0 or 1): the custom rule's value is
+      // what remains (rounded: the floating-point difference need not be exactly 0 or 1).
+      const notLonger = Math.round(v2.value * 2 - content);
+      const breakdowns = await api().rulesets.itemBreakdowns({
+        runId,
+        sim: 'retrieval',
+        itemId: v2.itemId,
+      });
+      // The run's own `content` score (its detail is spans, not a breakdown) is left out.
+      expect(breakdowns).toEqual([
+        {
+          metric: 'content-only@v1',
+          score: content,
+          breakdown: [{ id: 'content', kind: 'rule', score: content, weight: 1 }],
+        },
+        {
+          metric: 'content-only@v2',
+          score: v2.value,
+          breakdown: [
+            { id: 'content', kind: 'rule', score: content, weight: 1 },
+            { id: 'not-longer', kind: 'rule', score: notLonger, weight: 1 },
+          ],
+        },
+      ]);
+      await expect(
+        api().rulesets.itemBreakdowns({ runId, sim: 'retrieval', itemId: 'no-such-item' }),
+      ).resolves.toEqual([]);
+    },
+  );
+
+  it(
     'stores n/a, never 0, where no rule of the version applies',
     { timeout: 120_000 },
     async () => {
@@ -214,6 +273,35 @@ describe('rulesets.scoreRun: a saved version scores a whole run', () => {
     const after = await store.listScores(runId, { metric: 'content-only@v1', offset: 0, limit: 1 });
     expect(after.total).toBe(before.total);
   });
+
+  it(
+    'says the total before scoring anything, and how far it is within a page',
+    { timeout: 120_000 },
+    async () => {
+      const parsed = parseRuleSet(CONTENT_ONLY);
+      if (!parsed.ok) throw new Error('the test rule set does not parse');
+      const run = await api().bench.run({ runId });
+      // A clock a second on at each reading: every prediction scored is a report's worth of time.
+      let ms = 0;
+      const reports: { done: number; total: number }[] = [];
+      const final = await runRuleSetScoring(
+        store,
+        {
+          runId,
+          ruleSet: { name: 'content-only', version: 1, compiled: compileRuleSet(parsed.ruleSet) },
+          evaluate: {},
+        },
+        ({ done, total }) => reports.push({ done, total }),
+        'progress-test',
+        () => (ms += 1000),
+      );
+      expect(final.status).toBe('done');
+      // Walk 52 read `scoring 0/0` first, then steps of 500.
+      expect(reports[0]).toEqual({ done: 0, total: run.total });
+      expect(reports.map((report) => report.done)).toContain(1);
+      expect(reports.at(-1)).toEqual({ done: run.total, total: run.total });
+    },
+  );
 
   it('refuses a built-in default never saved, and a run that has not ended', async () => {
     await expect(

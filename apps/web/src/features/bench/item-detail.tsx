@@ -1,12 +1,13 @@
-import type { CellItem } from '@terrarium/schema';
+import { parseRuleSetMetric, type CellItem } from '@terrarium/schema';
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '../../app/trpc';
 import { ClosedLoopNote } from './closed-loop-note';
-import { formatScore100 } from '../../app/format';
+import { formatScore, formatScore100 } from '../../app/format';
 import { Link } from '../../app/link';
 import { formatLatency } from '../compare/format-run';
 import { ObservationDiff } from '../compare/observation-diff';
 import { ObservationView } from '../observations/observation-view';
+import { Breakdown } from '../rule-sets/breakdown';
 import { ItemRerun } from './item-rerun';
 import { itemTrajectoryName } from './item-trajectory-name';
 import { metricDefinition, metricLabel, scoresBySource, SOURCE_LABELS } from './leaderboard';
@@ -64,6 +65,58 @@ function ItemScores({ item }: { item: CellItem }) {
   );
 }
 
+/** Whether the prediction has a score of a saved rule-set version (`rule:NAME@vN`). */
+function hasRuleSetScore(item: CellItem): boolean {
+  return Object.keys(item.scores).some((key) => {
+    if (!key.startsWith('rule:')) return false;
+    const version = parseRuleSetMetric(key.slice('rule:'.length));
+    return version !== null && version.criterion === null;
+  });
+}
+
+/**
+ * Why each saved rule-set version scored the prediction as it did: per rule its value and weight,
+ * as the Rule sets preview shows a draft's (walk 52: the item showed `walk-tool@v1 20.0`, and only
+ * the results JSONL said why). Asked for only when the item has such a score.
+ */
+function RuleSetBreakdowns({ item, runId }: { item: CellItem; runId: string }) {
+  const trpc = useTRPC();
+  const wanted = hasRuleSetScore(item);
+  const breakdowns = useQuery({
+    ...trpc.rulesets.itemBreakdowns.queryOptions({
+      runId,
+      sim: item.sim,
+      itemId: item.itemId,
+    }),
+    enabled: wanted,
+  });
+  if (!wanted) return null;
+  if (breakdowns.error) {
+    return (
+      <p className="status status-error" data-testid="item-breakdowns-error">
+        Rule-set breakdowns: {breakdowns.error.message}
+      </p>
+    );
+  }
+  if (breakdowns.data === undefined || breakdowns.data.length === 0) return null;
+  return (
+    <section className="item-breakdowns" aria-label="Rule-set breakdowns">
+      <h3>Rule-set breakdowns</h3>
+      <ul className="item-breakdown-list">
+        {breakdowns.data.map((entry) => (
+          <li key={entry.metric} data-testid="item-breakdown" data-metric={entry.metric}>
+            <span className="mono">
+              {entry.metric} {formatScore(entry.score)}
+            </span>
+            {': '}
+            <Breakdown breakdown={entry.breakdown} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The run's mode, read from the run page's own query (cached): closed loop is said on the item. */
 function RunModeNote({ runId }: { runId: string }) {
   const trpc = useTRPC();
@@ -118,6 +171,7 @@ export function ItemDetail({ item, runId }: { item: CellItem; runId?: string }) 
           </p>
         )}
         <ItemScores item={item} />
+        {runId !== undefined && <RuleSetBreakdowns item={item} runId={runId} />}
         <div className="item-sides">
           <section aria-label="Real observation">
             <h3>Real</h3>

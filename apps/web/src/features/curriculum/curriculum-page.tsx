@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import {
   CartesianGrid,
   Legend,
@@ -18,6 +18,7 @@ import { useTRPC } from '../../app/trpc';
 import { AxisCharts, GapChart } from './axis-charts';
 import { GenerationDivergences } from './generation-divergences';
 import { GenerationRollouts } from './generation-rollouts';
+import { runOptionLabel, runsAsShown } from './run-options';
 import { seedSummary } from './seed-summary';
 
 /** The domains whose trajectories seed a curriculum: a terminal world is rebuilt from them. */
@@ -168,6 +169,15 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
     },
   });
   const data = detail.data;
+  // The select reads the shown run from this query (runsAsShown); when the run's status moves on
+  // (it ends), the list is read again too, so it stops polling and says so of that run once
+  // another is chosen. Generations alone do not: they tick every second or so while a run plays.
+  const shownStatus = data?.run.status ?? null;
+  const listedStatus = runs.data?.find((run) => run.id === data?.run.id)?.status ?? null;
+  useEffect(() => {
+    if (shownStatus === null || listedStatus === null || shownStatus === listedStatus) return;
+    void queryClient.invalidateQueries({ queryKey: trpc.curriculum.list.queryKey() });
+  }, [shownStatus, listedStatus, queryClient, trpc]);
   const stats = data?.generations ?? [];
   const points = stats.map((generation) => ({
     generation: generation.generation,
@@ -321,11 +331,9 @@ export function CurriculumPage({ runId }: { runId: string | null }) {
             }}
           >
             <option value="">(choose a run)</option>
-            {(runs.data ?? []).map((run) => (
+            {runsAsShown(runs.data ?? [], data?.run ?? null).map((run) => (
               <option key={run.id} value={run.id}>
-                #{run.id} {run.dataset}, {run.settings?.policy ?? '?'}
-                {run.settings?.sim ? ` vs ${run.settings.sim}` : ''}: {run.status},{' '}
-                {run.generationsDone}/{run.generationsTotal}
+                {runOptionLabel(run)}
               </option>
             ))}
           </select>

@@ -95,4 +95,31 @@ describe('PreviewTable', () => {
     rerender(<PreviewTable result={previewResult([previewRow()])} />);
     expect(screen.queryByTestId('preview-other-domain')).toBeNull();
   });
+
+  it("names a draft's first problem as the editor's status line does, field and place (walk 52)", () => {
+    render(
+      <PreviewTable
+        result={{
+          ok: false,
+          issues: [
+            {
+              field: 'rules',
+              message: 'a rule set needs at least one rule or criterion',
+              line: 1,
+              column: 1,
+            },
+            {
+              field: 'combine.rules',
+              message: 'Too small: expected number to be >=0',
+              line: 4,
+              column: 10,
+            },
+          ],
+        }}
+      />,
+    );
+    expect(screen.getByTestId('preview-invalid').textContent).toBe(
+      'The draft does not parse: rules (1:1): a rule set needs at least one rule or criterion',
+    );
+  });
 });

@@ -1,38 +1,7 @@
+import { formatRuleSetIssues } from '@terrarium/rubrics';
 import { formatDelta, formatScore, plural } from '../../app/format';
+import { Breakdown } from './breakdown';
 import type { PreviewResult, PreviewRow } from './preview-query';
-
-type BreakdownEntry = PreviewRow['draft']['breakdown'][number];
-
-/** Pitfall weights are negative; a true minus sign reads as one. */
-function signed(value: number): string {
-  return value < 0 ? `−${Math.abs(value)}` : String(value);
-}
-
-/**
- * One entry of a breakdown, e.g. `content: 81.2 (weight 1)`, or `invented-outcome: no value
- * (weight −0.9)` for an entry that does not count for the item (with the reason when it has one).
- */
-function breakdownEntryText(entry: BreakdownEntry): string {
-  const value = entry.score === null ? 'no value' : formatScore(entry.score);
-  const why = entry.detail === undefined ? '' : `; ${entry.detail}`;
-  return `${entry.id}: ${value} (weight ${signed(entry.weight)}${why})`;
-}
-
-/**
- * An item's breakdown as one line. Criteria without a value (a preview calls no judge, so most
- * have none) are named together at the end instead of one "no value" entry each.
- */
-function breakdownText(breakdown: readonly BreakdownEntry[]): string {
-  const unscoredCriteria = breakdown.filter(
-    (entry) => entry.kind === 'criterion' && entry.score === null && entry.detail === undefined,
-  );
-  const shown = breakdown.filter((entry) => !unscoredCriteria.includes(entry));
-  const parts = shown.map(breakdownEntryText);
-  if (unscoredCriteria.length > 0) {
-    parts.push(`unscored criteria: ${unscoredCriteria.map((entry) => entry.id).join(', ')}`);
-  }
-  return parts.join(' · ');
-}
 
 /**
  * What names an item: a run's item by its turn and action (`turn 7/23 get_user_details {…}`), as
@@ -80,7 +49,9 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
   if (!result.ok) {
     return (
       <p className="status status-error" data-testid="preview-invalid">
-        The draft does not parse: {result.issues[0]?.field} {result.issues[0]?.message}
+        {/* The first problem as the editor's status line says it, field and place included
+            (walk 52: the colon after the field was missing here). */}
+        The draft does not parse: {formatRuleSetIssues(result.issues.slice(0, 1))}
       </p>
     );
   }
@@ -136,7 +107,7 @@ export function PreviewTable({ result }: { result: PreviewResult }) {
                 {formatDelta(item.delta === null ? null : item.delta * 100)}
               </td>
               <td className="mono small" data-testid="preview-breakdown">
-                {breakdownText(item.draft.breakdown)}
+                <Breakdown breakdown={item.draft.breakdown} />
               </td>
             </tr>
           ))}

@@ -5,6 +5,7 @@ import { Link } from '../../app/link';
 import { useTRPC } from '../../app/trpc';
 import { previewableRuns } from './preview-query';
 import { newestVersion, RunSelect, VersionSelect } from './rule-set-selects';
+import { scoreRunStatusText } from './score-run-status';
 
 /**
  * Scores every prediction of a finished bench run with a saved version of the rule set, in the
@@ -33,6 +34,8 @@ export function ScoreRunForm({ name }: { name: string }) {
     staleTime: 0,
   });
   const progress = status.data;
+  // The run the job scores (the select may have moved on since): its units are its predictions.
+  const scoredRun = finished.find((candidate) => candidate.id === progress?.runId) ?? null;
   // The run's leaderboard (the run page's own query, so usually cached) says whether this version
   // already scored it: after a reload the job's status is gone, and the page offered only to score
   // it again (walk 43).
@@ -47,9 +50,11 @@ export function ScoreRunForm({ name }: { name: string }) {
     board.data?.run.id === run.id &&
     board.data.cells.some((cell) => cell.source === 'rule' && cell.metric === metric);
   const doneJob = progress?.status === 'done' ? progress.id : null;
-  // The run's views read the new metric once the job is done.
+  // The run's views read the new metric once the job is done, and its items the new breakdowns.
   useEffect(() => {
-    if (doneJob !== null) void queryClient.invalidateQueries({ queryKey: trpc.bench.pathKey() });
+    if (doneJob === null) return;
+    void queryClient.invalidateQueries({ queryKey: trpc.bench.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.rulesets.itemBreakdowns.pathKey() });
   }, [doneJob, queryClient, trpc]);
 
   if (versions.isSuccess && newest === null) {
@@ -87,13 +92,7 @@ export function ScoreRunForm({ name }: { name: string }) {
       </button>
       {progress && (
         <span className="status" data-testid="score-run-status">
-          {progress.metric}: {progress.status === 'running' ? 'scoring' : progress.status}{' '}
-          {progress.done}/{progress.total}
-          {progress.failed > 0 && ` · ${progress.failed} failed predictions left unscored`}
-          {progress.domain !== null &&
-            progress.outsideDomain > 0 &&
-            ` · ${progress.outsideDomain} scored on items outside ${progress.domain}, the domain ${name} is written for (a rule set's domain scopes nothing; a rule's scope.domains leaves items out)`}
-          {progress.error !== null && ` · ${progress.error}`}
+          {scoreRunStatusText(progress, name, scoredRun?.total ?? null)}
         </span>
       )}
       {progress?.status === 'done' && (
