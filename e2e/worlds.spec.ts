@@ -30,13 +30,13 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   const sweId = await select.inputValue();
   // The figures packages/api's worlds router test measures on the same 22 trajectories.
   await expect(page.getByTestId('worlds-summary')).toHaveText(
-    '22 worlds, 219 transitions replayed: 55 exact, 147 fallback, 17 mismatch (13 harness steps left out).',
+    '22 worlds, 203 transitions replayed: 56 exact, 131 fallback, 16 mismatch (29 harness steps left out).',
     { timeout: 60_000 },
   );
   const mismatches = page.getByTestId('worlds-mismatches').locator('li');
-  await expect(mismatches).toHaveCount(17);
+  await expect(mismatches).toHaveCount(16);
   await expect(page.getByTestId('worlds-mismatches-heading')).toHaveText(
-    'Mismatches (17 of 17 shown)',
+    'Mismatches (16 of 16 shown)',
   );
 
   // The dataset grows from elsewhere (40 tool-call trajectories, as a CLI import would add them):
@@ -49,7 +49,7 @@ test('the Worlds page opens on a dataset with shell steps and replays it in rebu
   await expect(page).not.toHaveURL(/\/worlds/);
   await page.goBack();
   await expect(page.getByTestId('worlds-summary')).toHaveText(
-    '62 worlds, 219 transitions replayed: 55 exact, 147 fallback, 17 mismatch (13 harness steps left out).',
+    '62 worlds, 203 transitions replayed: 56 exact, 131 fallback, 16 mismatch (29 harness steps left out).',
     { timeout: 60_000 },
   );
   await expect(page.getByTestId('worlds-outdated')).toHaveCount(0);

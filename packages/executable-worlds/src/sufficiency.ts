@@ -1,11 +1,18 @@
-import type { Trajectory } from '@terrarium/schema';
+import type { Action, Trajectory } from '@terrarium/schema';
 import type { WorldModel } from '@terrarium/worlds';
 import { z } from 'zod';
 import { isNotACommand } from './terminal/not-a-command';
 import { lackedOption } from './terminal/option-refusal';
 import { WorkspaceReconstruction } from './terminal/reconstruct';
+import { parseLine } from './terminal/shell-words';
 import { buildTerminalWorld, programsOf } from './terminal/terminal-world';
-import type { BuildTerminalWorldOptions, Workspace, WorldStepResult } from './world';
+import type {
+  BuildTerminalWorldOptions,
+  TerminalWorld,
+  Workspace,
+  WorldSnapshot,
+  WorldStepResult,
+} from './world';
 
 export const Outcome = z.enum(['exact', 'fallback', 'mismatch']);
 export type Outcome = z.infer<typeof Outcome>;
@@ -88,11 +95,13 @@ export function imageOf(trajectory: Trajectory): string {
 /**
  * The shell line of a recorded action, or null for a harness control action. InterCode's ReAct
  * runs wrap commands as `execute[…]` and end with `submit`, which ends the episode and is not a
- * shell command: it is left out of the counts.
+ * shell command: it is left out of the counts. So is SWE-agent's, with the flag EnIGMA's takes
+ * (`submit 'flag{…}'`, answered `Wrong flag!` or with the flag by the harness, never by a shell):
+ * walk 52 found 16 of them counted as fallbacks.
  */
 export function shellCommandOf(recorded: string): string | null {
   const trimmed = recorded.trim();
-  if (trimmed === 'submit') return null;
+  if (/^submit(?:\s|$)/.test(trimmed)) return null;
   // Up to the last `]`: a ReAct model sometimes writes on after the action ("…]\nObs"), and the
   // harness runs the bracket's content all the same.
   const wrapped = /^execute\[([\s\S]*)\][^\]]*$/.exec(trimmed);
@@ -133,23 +142,56 @@ export function familyOf(command: string): string {
  * answer could not come from it. Told here, where the recorded answer is at hand (a refusal it
  * shows too is the world right: `wc -u` is no GNU option either), while the world's step stays the
  * shell's: a task's oracle must stay executable, and an oracle's typo (`awk -f[/:]`) refused in
- * other words still leaves the same state behind.
+ * other words still leaves the same state behind. `stageMessages` is what the line's programs
+ * wrote to stderr on their own (see `stageMessagesOf`), where a refusal a later pipeline stage
+ * consumed is still whole.
  */
 export function classify(
   stepped: Pick<WorldStepResult, 'provenance' | 'detail'>,
   expected: string,
   actual: string,
   command: string,
+  stageMessages: string | null = null,
 ): { outcome: Outcome; reason: string | null } {
   if (stepped.provenance !== 'executed') {
     const reason = stepped.detail?.['reason'];
     return { outcome: 'fallback', reason: typeof reason === 'string' ? reason : null };
   }
   if (expected === actual) return { outcome: 'exact', reason: null };
-  const lacked = lackedOption(actual, expected, command);
+  const lacked =
+    lackedOption(actual, expected, command) ??
+    (stageMessages === null ? null : lackedOption(stageMessages, expected, command));
   if (lacked !== null)
     return { outcome: 'fallback', reason: `unsupported-option:${lacked.program} ${lacked.option}` };
   return { outcome: 'mismatch', reason: null };
+}
+
+/** Where a probe writes the stderr of a line's programs: a root file no recording names. */
+const STAGE_MESSAGES = '/.terrarium-stage-messages';
+
+/**
+ * What the programs of a pipeline wrote to stderr, apart from their output, or null for a line
+ * with no pipe. The world's shell (just-bash, after its `exec 2>&1`) sends a stage's messages
+ * down the pipe, so in `sort | uniq -D -w 32 | awk '{print $1}'` awk turns uniq's refusal into
+ * `uniq:` and no refusal is left to see (walk 52 found it counted a mismatch). The world goes
+ * back to where it was before the line, runs it again with stderr sent to a file (just-bash
+ * honours that for every stage), and returns to where the line left it: the replay goes on as if
+ * no probe had run. In place rather than in a fork, which would start a shell of its own.
+ */
+async function stageMessagesOf(
+  world: TerminalWorld,
+  before: WorldSnapshot | null,
+  step: Extract<Action, { type: 'command' }>,
+): Promise<string | null> {
+  if (before === null || !parseLine(step.command).operators.includes('|')) return null;
+  const after = world.snapshot();
+  world.restore(before);
+  try {
+    await world.step({ ...step, command: `exec 2>${STAGE_MESSAGES}; ${step.command}` });
+    return world.readFile(STAGE_MESSAGES);
+  } finally {
+    world.restore(after);
+  }
 }
 
 /**
@@ -220,10 +262,22 @@ export async function* replaySufficiency(
         continue;
       }
       if (options.pause !== undefined) await options.pause();
-      const stepped = await world.step({ ...step.action, command });
+      const action = { ...step.action, command };
+      // A snapshot is cheap, yet most lines have no pipe to probe.
+      const before = command.includes('|') ? world.snapshot() : null;
+      const stepped = await world.step(action);
       const expected = step.observation.content;
       const actual = stepped.observation.content;
-      const { outcome, reason } = classify(stepped, expected, actual, command);
+      let { outcome, reason } = classify(stepped, expected, actual, command);
+      // Only a line that would count as a mismatch is run again, to look for a refusal in it.
+      if (outcome === 'mismatch')
+        ({ outcome, reason } = classify(
+          stepped,
+          expected,
+          actual,
+          command,
+          await stageMessagesOf(world, before, action),
+        ));
       const family = familyOf(command);
       add(result, outcome);
       add(report, outcome);

@@ -46,19 +46,19 @@ describe('terrarium worlds build', () => {
     expect(report).toMatchObject({
       dataset: 'swe',
       worlds: 22,
-      skipped: 13,
-      transitions: 219,
-      exact: 55,
-      fallback: 147,
-      mismatch: 17,
+      skipped: 29,
+      transitions: 203,
+      exact: 56,
+      fallback: 131,
+      mismatch: 16,
       byCommand: { cat: { transitions: 3, exact: 3, fallback: 0, mismatch: 0 } },
     });
     const table = await runCli(['worlds', 'build', '--dataset', 'swe', '--data-dir', dataDir]);
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n').slice(0, 3)).toEqual([
-      'swe: 22 worlds, 219 transitions replayed (13 harness steps left out)',
+      'swe: 22 worlds, 203 transitions replayed (29 harness steps left out)',
       'command           transitions  exact  fallback  mismatch  exact of those run',
-      '(all)                     219     55       147        17               76.4%',
+      '(all)                     203     56       131        16               77.8%',
     ]);
   });
 

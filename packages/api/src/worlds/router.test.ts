@@ -29,11 +29,11 @@ describe('worlds router', () => {
     expect(totals).toEqual({
       dataset: 'swe',
       worlds: 22,
-      skipped: 13,
-      transitions: 219,
-      exact: 55,
-      fallback: 147,
-      mismatch: 17,
+      skipped: 29,
+      transitions: 203,
+      exact: 56,
+      fallback: 131,
+      mismatch: 16,
     });
     expect(byCommand['cat']).toEqual({ transitions: 3, exact: 3, fallback: 0, mismatch: 0 });
     expect(trajectories.flatMap((trajectory) => trajectory.mismatches)).toHaveLength(5);
@@ -81,7 +81,7 @@ describe('worlds router', () => {
     // does not emulate (1.x, the cursor configurations).
     expect([...reasons].toSorted()).toEqual([
       ['command-not-found', 11],
-      ['not-a-shell-command', 65],
+      ['not-a-shell-command', 49],
       ['unknown-open-file', 10],
       ['unknown-path:/marshmallow-code__marshmallow/src/marshmallow/fields.py', 3],
       ['unknown-path:/pydicom__pydicom/pydicom/pixel_data_handlers/numpy_handler.py', 1],

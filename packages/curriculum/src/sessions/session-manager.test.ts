@@ -1,8 +1,14 @@
+/// <reference types="node" />
+import { readFileSync } from 'node:fs';
+import { createToolWorld, domainOptions, tau2RetailDomain } from '@terrarium/executable-worlds';
+import type { ToolSchema } from '@terrarium/schema';
+import { sharedDataPath } from '@terrarium/schema/testing';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TASKS } from '../tasks/builtin-tasks';
-import { moveFromText } from '../tasks/episode';
+import { moveFromText, moveFromToolCall } from '../tasks/episode';
 import { Task } from '../tasks/task';
-import { createWorldCatalog, SCRATCH_WORLD } from '../worlds/world-catalog';
+import { createWorldCatalog, SCRATCH_WORLD, type WorldEntry } from '../worlds/world-catalog';
+import { moveFromRequest, StepEnvRequest } from './env-protocol';
 import {
   SessionManager,
   type SessionLimits,
@@ -124,5 +130,166 @@ describe('SessionManager', () => {
     expect(over.truncated).toBe(true);
     expect(over.info['error']).toBe("the step would exceed the session's 100 bytes; it was undone");
     expect(await sessions.state(opened.id)).toMatchObject({ worldState: { files: 1, bytes: 61 } });
+  });
+});
+
+/** The tools offered: one read the world was taught nothing about, and three it implements. */
+const RETAIL_TOOLS: ToolSchema[] = [
+  'get_order_details',
+  'calculate',
+  'cancel_pending_order',
+  'find_user_id_by_email',
+].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }));
+
+/**
+ * A tau2-bench retail world on its real db.json, as the environment server serves it, though
+ * taught no read from recordings (so `get_order_details` is a tool it offers and cannot answer).
+ */
+function retailWorld(): WorldEntry {
+  const domain = tau2RetailDomain(
+    readFileSync(sharedDataPath('tau2-bench/domains/retail/db.json'), 'utf8'),
+    [],
+  );
+  return {
+    id: 'tau2-retail',
+    description: 'tau2-bench retail',
+    create: () =>
+      createToolWorld('tau2-retail', domain.database, {
+        ...domainOptions(domain),
+        tools: RETAIL_TOOLS,
+      }),
+  };
+}
+
+/** A session on the retail world, and a step as a client posts it to the server. */
+async function openRetail(maxSteps: number) {
+  let ids = 0;
+  const sessions = new SessionManager({
+    worlds: createWorldCatalog([SCRATCH_WORLD, retailWorld()]),
+    tasks: new Map(),
+    now: () => 0,
+    newId: () => `t${(ids += 1)}`,
+  });
+  const session = await sessions.create({ world: 'tau2-retail', maxSteps });
+  if (isSessionError(session)) throw new Error(session.message);
+  const world = sessions.worldOf(session.id);
+  if (isSessionError(world)) throw new Error(world.message);
+  /** A step body as a client posts it to `POST /v1/envs/{id}/step`. */
+  const post = async (body: unknown) => {
+    const outcome = await sessions.step(
+      session.id,
+      moveFromRequest(world, StepEnvRequest.parse(body)),
+    );
+    if (isSessionError(outcome)) throw new Error(outcome.message);
+    return outcome;
+  };
+  return { sessions, session, post };
+}
+
+const CHOICE =
+  'use get_order_details, calculate, cancel_pending_order, find_user_id_by_email or submit';
+
+describe('SessionManager on a tool world (tau2-bench retail db.json)', () => {
+  it('answers an unknown tool and plain text as invalid moves naming the tools, as the scratch world does', async () => {
+    const { sessions, session, post } = await openRetail(30);
+    expect(session.tools.map((tool) => tool.function.name)).toEqual([
+      'get_order_details',
+      'calculate',
+      'cancel_pending_order',
+      'find_user_id_by_email',
+      'submit',
+    ]);
+    // The two bodies of walk 52, both stepped in the world then and answered `no-read-mapping: …`.
+    expect(
+      await post({ action: { type: 'function', function: { name: 'fly_me', arguments: '{}' } } }),
+    ).toEqual({
+      observation: `invalid move: unknown tool fly_me; ${CHOICE}`,
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: { steps: 1, invalid: `unknown tool fly_me; ${CHOICE}` },
+    });
+    expect(await post({ action: 'ls' })).toEqual({
+      observation: `invalid move: a tool world takes tool calls, not text like "ls"; ${CHOICE}`,
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: { steps: 2, invalid: `a tool world takes tool calls, not text like "ls"; ${CHOICE}` },
+    });
+    // Text naming an unknown tool with JSON arguments is a call, of a tool there is not.
+    expect((await post({ action: 'fly_me {"to": "SFO"}' })).info).toEqual({
+      steps: 3,
+      invalid: `unknown tool fly_me; ${CHOICE}`,
+    });
+    // A tool the benchmark has but this world does not offer is no move either.
+    expect(
+      (await post({ tool_call: { function: { name: 'list_all_product_types', arguments: {} } } }))
+        .info,
+    ).toEqual({
+      steps: 4,
+      invalid: `unknown tool list_all_product_types; ${CHOICE}`,
+    });
+    // Offered tools still act, as a tool call or as text in transcript form.
+    expect(await post({ action: 'calculate {"expression": "2 + 3"}' })).toEqual({
+      observation: '5.0',
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: { steps: 5, exitCode: null, provenance: 'executed' },
+    });
+    // Invalid moves count toward maxSteps, never toward the steps the world ran.
+    expect(await sessions.state(session.id)).toMatchObject({
+      steps: 5,
+      worldState: { steps: 1 },
+    });
+  });
+
+  it('says in plain words what the world cannot answer, its reason code in info only', async () => {
+    const { post } = await openRetail(30);
+    expect(
+      await post({
+        action: {
+          type: 'function',
+          function: { name: 'get_order_details', arguments: '{"order_id": "#W4836353"}' },
+        },
+      }),
+    ).toEqual({
+      observation:
+        'the world cannot answer this: it does not implement get_order_details, and no recording or simulator answers it',
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: { steps: 1, exitCode: null, provenance: 'world-model', fallback: 'no-read-mapping' },
+    });
+  });
+
+  it('truncates at maxSteps on an invalid move as on any other, and takes no step after', async () => {
+    const { sessions, session, post } = await openRetail(2);
+    expect((await post({ action: 'calculate {"expression": "1"}' })).truncated).toBe(false);
+    expect(await post({ action: 'ls' })).toMatchObject({ truncated: true, terminated: false });
+    expect(await sessions.step(session.id, { kind: 'submit', answer: null })).toMatchObject({
+      error: 'conflict',
+    });
+  });
+
+  it('tries any name in a tool world given no list of tools, never an `init:` setup action', () => {
+    const domain = tau2RetailDomain(
+      readFileSync(sharedDataPath('tau2-bench/domains/retail/db.json'), 'utf8'),
+      [],
+    );
+    const unlisted = createToolWorld('replay', domain.database, domainOptions(domain));
+    expect(moveFromToolCall(unlisted, 'fly_me', {})).toEqual({
+      kind: 'act',
+      action: { type: 'tool_call', name: 'fly_me', arguments: {}, callId: null },
+    });
+    expect(moveFromToolCall(unlisted, 'init:set_data', {})).toEqual({
+      kind: 'invalid',
+      reason: 'unknown tool init:set_data',
+    });
+    expect(moveFromText(unlisted, 'Let me check the order first.')).toEqual({
+      kind: 'invalid',
+      reason:
+        'a tool world takes tool calls, not text like "Let me check the order first."; write one as tool_name {"arg": …}',
+    });
   });
 });

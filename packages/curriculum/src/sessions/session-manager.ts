@@ -283,6 +283,10 @@ export class SessionManager {
     if (result !== null) {
       info['exitCode'] = result.exitCode;
       info['provenance'] = result.provenance;
+      // The world's own code for why it did not run the action (`unsupported-command:git`): the
+      // observation says it in plain words for the policy, the trainer may want to filter on it.
+      const reason = result.detail?.['reason'];
+      if (result.provenance !== 'executed' && typeof reason === 'string') info['fallback'] = reason;
     }
     if (worldBytes(session.episode.world) > this.limits.maxSessionBytes) {
       // Undo rather than fail: the session stays valid and the trainer sees why the episode ended.

@@ -107,7 +107,19 @@ export function sweDialectOf(trajectory: Trajectory | null): SweDialect | null {
   // The cursor configurations frame every window with cursor marks, kept by `set_cursors`.
   if (outputs.some((output) => output.includes('<<<<< START CURSOR >>>>>'))) return null;
   const windows = outputs.filter((output) => output.startsWith('[File: '));
-  return windows.length > 0 && windows.every((output) => !output.endsWith('\n'))
+  if (windows.length > 0)
+    return windows.every((output) => !output.endsWith('\n')) ? 'enigma' : 'classic';
+  // No file window to tell by (a CTF solved in the shell alone, as EnIGMA's `eps`): the shell's
+  // outputs tell, since EnIGMA drops the final newline of each and 0.x keeps it. Not `submit`'s,
+  // which the harness prints itself, and at least two, as one `printf` may end without a newline.
+  const shell = trajectory.steps.flatMap((step) =>
+    step.observation === null ||
+    step.observation.content === '' ||
+    (step.action.type === 'command' && /^submit(?:\s|$)/.test(step.action.command.trim()))
+      ? []
+      : [step.observation.content],
+  );
+  return shell.length >= 2 && shell.every((output) => !output.endsWith('\n'))
     ? 'enigma'
     : 'classic';
 }

@@ -3,6 +3,7 @@ import { sharedDataPath } from '@terrarium/schema/testing';
 import { describe, expect, it } from 'vitest';
 import { readTrajectoryFile } from '../testing/read-files';
 import { reconstructWorkspace } from './reconstruct';
+import { sweDialectOf } from './swe-tools';
 import { buildTerminalWorld } from './terminal-world';
 
 // SWE-agent data is MIT (../shared/data/swe-agent/LICENSE.upstream).
@@ -249,5 +250,37 @@ describe("SWE-agent's tools in a world rebuilt from a recording", () => {
     expect((await placeholder.step(aci('open README.rst\n'))).detail).toEqual(
       unknownMarshmallow('README.rst'),
     );
+  });
+});
+
+describe('the EnIGMA harness in a world rebuilt from a CTF recording', () => {
+  const EPS = `${DEMOS}/ctf/crypto/eps.traj`;
+  const ROCK = `${DEMOS}/ctf/rev/rock.traj`;
+
+  it('is told by the shell outputs where no file window shows it, and drops their final newline', async () => {
+    const eps = await trajectoryAt(EPS);
+    expect(sweDialectOf(eps)).toBe('enigma');
+    const world = buildTerminalWorld(eps);
+    const pwd = recorded(eps, 1);
+    expect(pwd.action).toEqual({ type: 'command', command: 'pwd\n', interpreter: 'bash' });
+    // Walk 52: the path came back with a newline the agent never saw, and counted a mismatch.
+    expect(await world.step(pwd.action)).toEqual({
+      observation: {
+        kind: 'terminal',
+        content: '/__home__minghao__projects__LLM_CTF_Dataset_Dev__2015__CSAW-Quals__crypto__eps',
+        callId: null,
+      },
+      exitCode: 0,
+      provenance: 'executed',
+    });
+    expect(pwd.content).toBe(
+      '/__home__minghao__projects__LLM_CTF_Dataset_Dev__2015__CSAW-Quals__crypto__eps',
+    );
+  });
+
+  it('keeps telling it by the file windows where there are some, and 0.x runs apart', async () => {
+    expect(sweDialectOf(await trajectoryAt(ROCK))).toBe('enigma');
+    expect(sweDialectOf(await trajectoryAt(HUMANEVAL))).toBe('classic');
+    expect(sweDialectOf(await trajectoryAt(MARSHMALLOW))).toBe('classic');
   });
 });

@@ -95,6 +95,27 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
     ).toEqual(['src/\n', '/repo/src/\n', '/repo/a.txt\n/repo/src\n', 'a.txt\nsrc\n', '*.txt/\n']);
   });
 
+  it('finds its programs on the PATH after going back to a snapshot from before its first step', async () => {
+    // The shell writes its command stubs under /bin and /usr/bin when it starts: a capture taken
+    // before that does not hold them, and where /usr/bin is the workspace's own and on the PATH
+    // (as in InterCode's rebuilt images), the world found no `grep` or `tar` once back there.
+    const world = createTerminalWorld('t', {
+      ...WORKSPACE,
+      env: { HOME: '/root', PATH: '/usr/local/bin:/usr/bin:/bin' },
+      // A listing of /usr/bin a recording showed: the folder is the workspace's too.
+      entries: [...WORKSPACE.entries, { path: '/usr/bin', content: null }],
+    });
+    const first = world.snapshot();
+    expect(await run(world, ['grep -c a a.txt'])).toEqual(['2\n']);
+    world.restore(first);
+    expect(await run(world, ['grep -c a a.txt', "tar -o 2>&1 | sed 's/^/> /'"])).toEqual([
+      '2\n',
+      "> tar: invalid option -- 'o'\n",
+    ]);
+    await world.reset();
+    expect(await run(world, ['grep -c b a.txt'])).toEqual(['1\n']);
+  });
+
   it('reset goes back to the reconstructed workspace', async () => {
     const world = createTerminalWorld('t', WORKSPACE);
     await run(world, ['rm -r src', 'cd /']);
@@ -139,8 +160,18 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
       detail: { reason: 'unsupported-command:python' },
     });
     const unknown = await world.step(bash('git status'));
-    expect(unknown.provenance).toBe('world-model');
-    expect(unknown.observation.kind).toBe('error');
+    // Plain words for the agent; the code (`unsupported-command:git`) only in `detail`.
+    expect(unknown).toEqual({
+      observation: {
+        kind: 'error',
+        content:
+          'the world cannot answer this: it has no git program, and no recording or simulator answers it\n',
+        callId: null,
+      },
+      exitCode: null,
+      provenance: 'world-model',
+      detail: { reason: 'unsupported-command:git' },
+    });
 
     // A world model that misses (replay of another recording) says so: never an empty output the
     // agent would take for git's own. One that answers gives its answer.
@@ -150,7 +181,7 @@ describe('terminal world (just-bash over a copy-on-write FS)', () => {
       observation: {
         kind: 'error',
         content:
-          'unsupported-command:git: the world model (replay) has no answer: no recorded transition with this history and action in the dataset',
+          'the world cannot answer this: it has no git program, and its simulator has no answer either (replay: no recorded transition with this history and action in the dataset)',
         callId: null,
       },
       exitCode: null,

@@ -8,7 +8,7 @@ import type {
   WorldSnapshot,
   WorldStepResult,
 } from '../world';
-import { fallbackAnswer } from '../fallback-answer';
+import { fallbackAnswer, unansweredText } from '../fallback-answer';
 import { CowFs, type CowCapture, type CowEntry } from './cow-fs';
 import { bashMessages, planIntercodeAction, redirectMessage } from './intercode-transport';
 import { isNotACommand } from './not-a-command';
@@ -106,6 +106,12 @@ interface Internal {
   history: Transition[];
   /** SWE-agent's open file and window, which its tools read and move. */
   editor: EditorState;
+  /**
+   * Whether `fs` holds the command stubs just-bash writes under /bin and /usr/bin when a shell
+   * starts: a capture from before any shell ran does not, and a shell finds its programs there
+   * through a workspace's PATH.
+   */
+  stubs: boolean;
 }
 
 /** Snapshot internals live here, so the snapshot object itself stays opaque to callers. */
@@ -216,6 +222,7 @@ class JustBashTerminalWorld implements TerminalWorld {
   private recordedUse: Map<string, number>;
   private history: Transition[];
   private editor: EditorState;
+  private stubs: boolean;
 
   constructor(
     private readonly shared: Shared,
@@ -228,6 +235,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     this.recordedUse = new Map(from.recordedUse);
     this.history = [...from.history];
     this.editor = from.editor;
+    this.stubs = from.stubs;
   }
 
   get id(): string {
@@ -250,6 +258,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       // `sleep` must not wait for real: steps are in-process and a rollout runs millions of them.
       sleep: () => Promise.resolve(),
     });
+    this.stubs = true;
     return this.bash;
   }
 
@@ -262,6 +271,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       recordedUse: new Map(),
       history: [],
       editor: CLOSED_EDITOR,
+      stubs: false,
     });
     return { kind: 'terminal', content: '', callId: null };
   }
@@ -349,6 +359,15 @@ class JustBashTerminalWorld implements TerminalWorld {
   private envKey: string | null = null;
 
   /**
+   * An output as the recording's harness handed it to the agent: the EnIGMA harness drops its
+   * final newline, the shell's as its tools' (walk 52: `pwd` counted a mismatch for that newline
+   * alone). The agent of such a world saw no newline there, so neither does a policy here.
+   */
+  private handedOver(output: string): string {
+    return this.shared.dialect === 'enigma' && output.endsWith('\n') ? output.slice(0, -1) : output;
+  }
+
+  /**
    * One of SWE-agent's tools, run on the world's files and editor state. Not memoized: its answer
    * depends on the editor state, which memo keys do not hold, and it costs no shell.
    */
@@ -372,11 +391,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       return answer;
     }
     for (const write of outcome.writes) this.fs.writeFileSync(write.path, write.text);
-    // The EnIGMA harness hands an output over without its final newline.
-    const content =
-      dialect === 'enigma' && outcome.output.endsWith('\n')
-        ? outcome.output.slice(0, -1)
-        : outcome.output;
+    const content = this.handedOver(outcome.output);
     return {
       observation: { kind: 'terminal', content, callId: null },
       exitCode: 0,
@@ -510,7 +525,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     } catch (error) {
       // A file-system error a just-bash command did not catch: shown the way a shell would.
       const message = error instanceof Error ? error.message : String(error);
-      const content = redirectMessage(message, arg0) ?? `${arg0}: ${message}\n`;
+      const content = this.handedOver(redirectMessage(message, arg0) ?? `${arg0}: ${message}\n`);
       this.markShellWrites(script, this.fs.stopRecording(), wasUnseen, readUnseen);
       const step: WorldStepResult = {
         observation: { kind: 'terminal', content, callId: null },
@@ -540,7 +555,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     const step: WorldStepResult = {
       observation: {
         kind: 'terminal',
-        content: intercode ? bashMessages(printed, script, arg0) : printed,
+        content: intercode ? bashMessages(printed, script, arg0) : this.handedOver(printed),
         callId: null,
       },
       exitCode: out.exitCode,
@@ -579,7 +594,7 @@ class JustBashTerminalWorld implements TerminalWorld {
     }
     const model = this.shared.fallback;
     if (model === null) {
-      const content = `${reason}: no recorded response and no world model configured\n`;
+      const content = `${unansweredText(reason, action)}\n`;
       return {
         observation: { kind: 'error', content, callId: null },
         exitCode: null,
@@ -598,7 +613,7 @@ class JustBashTerminalWorld implements TerminalWorld {
       this.history,
       action,
     );
-    return fallbackAnswer(prediction, reason, action.type === 'tool_call' ? action.callId : null);
+    return fallbackAnswer(prediction, reason, action);
   }
 
   private internal(): Internal {
@@ -610,11 +625,18 @@ class JustBashTerminalWorld implements TerminalWorld {
       recordedUse: new Map(this.recordedUse),
       history: [...this.history],
       editor: this.editor,
+      stubs: this.stubs,
     };
   }
 
   private restoreInternal(from: Internal): void {
     this.fs.restoreEntries(from.fs);
+    // Back to files from before any shell ran, the shell's stubs are gone with the rest: the next
+    // step starts a shell again, which writes them. Else, where a recording listed /usr/bin and
+    // the PATH names it, the shell finds no `grep` there after a reset or a return to the world's
+    // first snapshot.
+    if (!from.stubs) this.bash = null;
+    this.stubs = from.stubs;
     this.currentCwd = from.cwd;
     this.currentEnv = { ...from.env };
     this.envKey = null;
@@ -710,6 +732,7 @@ function open(
     recordedUse: new Map(),
     history: [],
     editor: CLOSED_EDITOR,
+    stubs: false,
   });
 }
 

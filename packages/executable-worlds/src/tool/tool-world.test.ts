@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { readFileSync } from 'node:fs';
-import { type Action, JsonValue, type Trajectory } from '@terrarium/schema';
+import { type Action, JsonValue, type ToolSchema, type Trajectory } from '@terrarium/schema';
 import { sharedDataPath } from '@terrarium/schema/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -141,10 +141,19 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
       arguments: { reservation_id: 'NM1VX1' },
       callId: null,
     });
-    expect([cancel.provenance, cancel.detail]).toEqual([
-      'world-model',
-      { reason: 'no-read-mapping' },
-    ]);
+    // The reason code stays in `detail`; a policy reads plain words (walk 52 saw
+    // `no-read-mapping: no recorded response and no world model configured`).
+    expect(cancel).toEqual({
+      observation: {
+        kind: 'error',
+        content:
+          'the world cannot answer this: it does not implement cancel_reservation, and no recording or simulator answers it',
+        callId: null,
+      },
+      exitCode: null,
+      provenance: 'world-model',
+      detail: { reason: 'no-read-mapping' },
+    });
     expect(world.staleRecords()).toEqual(['reservations/NM1VX1']);
     const fork = world.fork();
     const after = await world.step(read);
@@ -152,12 +161,58 @@ describe('tool world on tau-bench v1 airline (GPT-4o, 200 trajectories)', () => 
       'world-model',
       { reason: 'changed-by-unmodelled-write' },
     ]);
+    expect(after.observation.content).toBe(
+      'the world cannot answer this: it cannot tell how an earlier call changed the record this call reads, and no recording or simulator answers it',
+    );
     expect(await fork.step(read)).toEqual(after);
     expect([world.steps, fork.steps]).toEqual([3, 3]);
     world.restore(before);
     expect(world.staleRecords()).toEqual([]);
     expect(fork.staleRecords()).toEqual(['reservations/NM1VX1']);
     expect((await world.step(read)).provenance).toBe('executed');
+  });
+});
+
+describe('tool world given the tools it offers (tau-bench v1 airline tables)', () => {
+  it('refuses a tool outside them as the benchmark would, changing nothing and asking no simulator', async () => {
+    const database = { users: table('users'), reservations: table('reservations') };
+    const tools: ToolSchema[] = ['get_reservation_details', 'cancel_reservation'].map((name) => ({
+      type: 'function',
+      function: { name },
+    }));
+    const world = createToolWorld('airline', database, { tools });
+    const unknown = await world.step({
+      type: 'tool_call',
+      name: 'fly_me',
+      arguments: { reservation_id: 'NM1VX1' },
+      callId: 'c7',
+    });
+    expect(unknown).toEqual({
+      observation: { kind: 'text', content: 'Error: unknown tool fly_me', callId: 'c7' },
+      exitCode: null,
+      provenance: 'executed',
+      detail: { unknownTool: 'fly_me' },
+    });
+    // An unmodelled write would have marked the reservation it names stale; a refusal does not.
+    expect(world.staleRecords()).toEqual([]);
+    // An offered tool it does not model still goes to the fallback, said in plain words.
+    const offered = await world.step({
+      type: 'tool_call',
+      name: 'cancel_reservation',
+      arguments: { reservation_id: 'NM1VX1' },
+      callId: null,
+    });
+    expect([offered.provenance, offered.observation.content, world.staleRecords()]).toEqual([
+      'world-model',
+      'the world cannot answer this: it does not implement cancel_reservation, and no recording or simulator answers it',
+      ['reservations/NM1VX1'],
+    ]);
+    // A shell command is no tool call.
+    const command = await world.step({ type: 'command', command: 'ls', interpreter: 'bash' });
+    expect([command.observation.content, command.detail]).toEqual([
+      'the world cannot answer this: it takes tool calls only, and no recording or simulator answers it',
+      { reason: 'not-a-tool-call' },
+    ]);
   });
 });
 

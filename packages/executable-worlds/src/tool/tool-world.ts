@@ -1,6 +1,6 @@
 import type { Action, JsonValue, Observation, ToolSchema, Trajectory } from '@terrarium/schema';
 import type { Transition, WorldModel } from '@terrarium/worlds';
-import { fallbackAnswer } from '../fallback-answer';
+import { fallbackAnswer, unansweredText } from '../fallback-answer';
 import type { World, WorldSnapshot, WorldStepResult } from '../world';
 import {
   executeRead,
@@ -176,9 +176,23 @@ class StateToolWorld implements ToolWorld {
       };
     }
     const mapping = this.mappings.get(action.name);
-    if (mapping === undefined) this.markStale(action.arguments);
     const key = callKey(action.name, action.arguments);
     const recorded = this.recorded.get(key);
+    if (mapping === undefined && recorded === undefined && this.isUnknownTool(action.name)) {
+      // No such tool in the benchmark: it refuses the call and nothing changes, so no record is
+      // marked stale and no simulator is asked to invent what a tool that does not exist returns.
+      return {
+        observation: {
+          kind: 'text',
+          content: `Error: unknown tool ${action.name}`,
+          callId: action.callId,
+        },
+        exitCode: null,
+        provenance: 'executed',
+        detail: { unknownTool: action.name },
+      };
+    }
+    if (mapping === undefined) this.markStale(action.arguments);
     if (recorded !== undefined && recorded.length > 0) {
       const used = this.now.recordedUse.get(key) ?? 0;
       this.now = { ...this.now, recordedUse: new Map([...this.now.recordedUse, [key, used + 1]]) };
@@ -243,6 +257,15 @@ class StateToolWorld implements ToolWorld {
     };
   }
 
+  /**
+   * Whether `name` is outside the tools the world was given. A world given none (a replay of one
+   * trajectory) cannot tell, so every name may be a tool it merely does not model.
+   */
+  private isUnknownTool(name: string): boolean {
+    const tools = this.options.tools ?? [];
+    return tools.length > 0 && !tools.some((tool) => tool.function.name === name);
+  }
+
   /** A write we cannot apply: every record its arguments name may have changed. */
   private markStale(args: JsonValue): void {
     const touched = stringsIn(args).flatMap((key) =>
@@ -261,7 +284,7 @@ class StateToolWorld implements ToolWorld {
       return {
         observation: {
           kind: 'error',
-          content: `${reason}: no recorded response and no world model configured`,
+          content: unansweredText(reason, action),
           callId,
         },
         exitCode: null,
@@ -280,7 +303,7 @@ class StateToolWorld implements ToolWorld {
       [...this.now.history],
       action,
     );
-    return fallbackAnswer(prediction, reason, callId);
+    return fallbackAnswer(prediction, reason, action);
   }
 
   snapshot(): WorldSnapshot {
