@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   criteriaForLabelers,
+  criteriaLeftUnscored,
+  rejudgedCriteria,
   LabelCriterion,
   labelScaleProblem,
   normalizeScore,
@@ -68,5 +70,22 @@ describe('LabelCriterion', () => {
     expect(LabelCriterion.safeParse({ ...tenPoint, max: 0 }).error?.issues[0]?.message).toBe(
       'criterion overall: max (0) must be above min (0)',
     );
+  });
+});
+
+describe('re-judging a queue with a rule set', () => {
+  const queue = ['format', 'facts', 'realism'].map((id) => ({ id }));
+  const ruleSet = [
+    { id: 'facts' },
+    { id: 'format', rule: 'content' },
+    { id: 'tone' },
+    { id: 'realism' },
+  ];
+
+  it('judges the queue’s criteria the rule set has for a judge, and names the others', () => {
+    expect(rejudgedCriteria(queue, ruleSet)).toEqual([{ id: 'facts' }, { id: 'realism' }]);
+    // format has a local rule, so no judge scores it; tone is not the queue's.
+    expect(criteriaLeftUnscored(queue, ruleSet)).toEqual(['format']);
+    expect(criteriaLeftUnscored(queue, [])).toEqual(['format', 'facts', 'realism']);
   });
 });

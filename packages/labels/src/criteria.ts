@@ -102,3 +102,28 @@ export function criteriaForLabelers(criteria: readonly RuleSetCriterionLike[]): 
 export function normalizeScore(criterion: LabelCriterion, value: number): number {
   return (value - criterion.min) / (criterion.max - criterion.min);
 }
+
+/**
+ * The rule-set criteria a re-judge of a queue scores: those a judge scores (no local rule) that
+ * the queue's labels have, by id, since labels and judge scores pair by criterion id.
+ */
+export function rejudgedCriteria<T extends Pick<RuleSetCriterionLike, 'id' | 'rule'>>(
+  queueCriteria: readonly { id: string }[],
+  ruleSetCriteria: readonly T[],
+): T[] {
+  const labeled = new Set(queueCriteria.map((criterion) => criterion.id));
+  return ruleSetCriteria.filter(
+    (criterion) => criterion.rule === undefined && labeled.has(criterion.id),
+  );
+}
+
+/** The queue's criteria a re-judge with these rule-set criteria would leave unscored, in order. */
+export function criteriaLeftUnscored(
+  queueCriteria: readonly { id: string }[],
+  ruleSetCriteria: readonly Pick<RuleSetCriterionLike, 'id' | 'rule'>[],
+): string[] {
+  const scored = new Set(
+    rejudgedCriteria(queueCriteria, ruleSetCriteria).map((criterion) => criterion.id),
+  );
+  return queueCriteria.map((criterion) => criterion.id).filter((id) => !scored.has(id));
+}

@@ -1,16 +1,24 @@
 import { z } from 'zod';
 
+/**
+ * Only items of this domain are chosen from: a rule set's criteria are written for one domain
+ * (default-tool's "the form the tool API really gives"), and graded on a terminal item they ask
+ * a question that does not apply there.
+ */
+const domain = z.string().min(1).max(100).optional();
+
 /** Which of a run's items a queue holds. */
 export const QueueSelection = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('all'), domain }),
   /** A seeded sample: the same seed always picks the same items. */
   z.object({
     kind: z.literal('random'),
     count: z.number().int().positive(),
     seed: z.number().int(),
+    domain,
   }),
   /** The items where the rule score and the judge score are furthest apart. */
-  z.object({ kind: z.literal('disagreement'), count: z.number().int().positive() }),
+  z.object({ kind: z.literal('disagreement'), count: z.number().int().positive(), domain }),
 ]);
 export type QueueSelection = z.infer<typeof QueueSelection>;
 

@@ -154,7 +154,7 @@ describe('terrarium labels agreement', () => {
       ]);
       expect(endless.code).toBe(1);
       expect(endless.stderr).toContain(
-        "option '--bootstrap <n>' argument '99999999999' is invalid. at most 100,000 resamples",
+        "option '--bootstrap [n]' argument '99999999999' is invalid. at most 100,000 resamples",
       );
     },
   );

@@ -1,16 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import {
+  AGREEMENT_BOOTSTRAP,
   agreementReport,
   MEASUREMENT_LEVELS,
   parseRatingsJsonl,
   type AgreementSummary,
 } from '@terrarium/labels';
+import { plural } from '@terrarium/schema';
 import { InvalidArgumentError, type Command } from 'commander';
 import { CliError } from '../cli-error';
 
 interface AgreementOptions {
   json?: boolean;
-  bootstrap?: number;
+  /** `true` for `--bootstrap` with no count: the page's count. */
+  bootstrap?: number | true;
   seed?: number;
 }
 
@@ -88,19 +91,32 @@ export async function runLabelsAgreement(file: string, options: AgreementOptions
     throw new CliError(`${shown.join('\n')}${more}`);
   }
   if (ratings.length === 0) throw new CliError(`${file} holds no ratings`);
-  const report = agreementReport(
-    ratings,
+  // The page's resampling unless told otherwise, so that `--bootstrap` prints the intervals the
+  // Agreement page shows for the same labels (an export read back), to the last digit.
+  const bootstrap =
     options.bootstrap === undefined
-      ? {}
-      : { bootstrap: { resamples: options.bootstrap, seed: options.seed ?? 1 } },
-  );
+      ? undefined
+      : {
+          ...AGREEMENT_BOOTSTRAP,
+          ...(options.bootstrap === true ? {} : { resamples: options.bootstrap }),
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+        };
+  const report = agreementReport(ratings, bootstrap === undefined ? {} : { bootstrap });
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return;
   }
   const criteria = Object.entries(report.byCriterion ?? {});
+  // How the intervals were drawn, so that a reader can draw them again (or tell why another
+  // count gives other bounds).
+  const resampling =
+    bootstrap === undefined
+      ? []
+      : [
+          `${Math.round(bootstrap.confidence * 100)}% intervals: ${plural(bootstrap.resamples, 'resample')} of the items, seed ${bootstrap.seed}`,
+        ];
   if (criteria.length < 2) {
-    process.stdout.write(`${summaryLines('all', report).join('\n')}\n`);
+    process.stdout.write(`${[...summaryLines('all', report), ...resampling].join('\n')}\n`);
     return;
   }
   // Per criterion first: pooled, each item × criterion is a unit, so a criterion everyone scores
@@ -114,6 +130,7 @@ export async function runLabelsAgreement(file: string, options: AgreementOptions
       'all criteria pooled (item × criterion as units: differences between criteria count as agreement)',
       report,
     ),
+    ...resampling,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -132,11 +149,15 @@ export function registerLabelsCommand(program: Command): Command {
       'print {"items","pairableItems","labelers","krippendorffAlpha":{"nominal","ordinal","interval","ratio"},"cohenKappa"?,"byCriterion"?}',
     )
     .option(
-      '--bootstrap <n>',
-      'add 95% bootstrap intervals of alpha from N resamples of the items (at most 100,000)',
+      '--bootstrap [n]',
+      `add 95% bootstrap intervals of alpha from N resamples of the items (default ${AGREEMENT_BOOTSTRAP.resamples.toLocaleString('en-US')}, as the Agreement page; at most 100,000)`,
       resampleCount,
     )
-    .option('--seed <s>', 'bootstrap seed (default 1)', positiveInteger)
+    .option(
+      '--seed <s>',
+      `bootstrap seed (default ${AGREEMENT_BOOTSTRAP.seed}, as the Agreement page)`,
+      positiveInteger,
+    )
     .action((file: string, options: AgreementOptions) => runLabelsAgreement(file, options));
   return labels;
 }

@@ -2,7 +2,8 @@ import type { StoredLabel } from '@terrarium/db';
 import type { LabelCriterion } from '@terrarium/labels';
 import type { ItemScore } from '@terrarium/schema';
 import { describe, expect, it } from 'vitest';
-import { versusMachines } from './agreement-service';
+import { AGREEMENT_BOOTSTRAP, agreementReport } from '@terrarium/labels';
+import { labelerAgreement, ratingsOf, versusMachines } from './agreement-service';
 
 const FORMAT: LabelCriterion = { id: 'format', text: 'Right form?', min: 1, max: 5, weight: 1 };
 const INVENTED: LabelCriterion = {
@@ -13,14 +14,14 @@ const INVENTED: LabelCriterion = {
   weight: -0.9,
 };
 
-function label(itemId: string, scores: Record<string, number>): StoredLabel {
+function label(itemId: string, scores: Record<string, number>, labelerName = 'ann'): StoredLabel {
   return {
     id: itemId,
     queueId: '1',
     ordinal: 0,
     itemId,
-    labelerId: '1',
-    labelerName: 'ann',
+    labelerId: labelerName,
+    labelerName,
     scores,
     comment: '',
     flagged: false,
@@ -80,5 +81,33 @@ describe('versusMachines', () => {
     // κ on the points: one of three agrees, 2/9 by chance.
     expect(result?.kappa.nominal).toBeCloseTo(1 / 7, 12);
     expect(result?.pairs).toBe(3);
+  });
+});
+
+describe('the agreement of a queue’s labels', () => {
+  // Two labelers on six items, agreeing on most points of two criteria.
+  const labels = ['a', 'b', 'c', 'd', 'e', 'f'].flatMap((item, i) => [
+    label(item, { format: 1 + (i % 5), facts: 5 - (i % 3) }, 'ann'),
+    label(item, { format: 1 + ((i + (i === 2 ? 1 : 0)) % 5), facts: 5 - (i % 3) }, 'bob'),
+  ]);
+
+  it('is the CLI’s report with its bootstrap, whatever order the labels are read in', () => {
+    const report = labelerAgreement(ratingsOf(labels));
+    expect(report).toEqual(
+      agreementReport(ratingsOf(labels.toReversed()), { bootstrap: AGREEMENT_BOOTSTRAP }),
+    );
+    expect(report.intervals?.ordinal.resamples).toBe(1000);
+    // Asked again in another order: the same report, kept rather than bootstrapped again.
+    expect(labelerAgreement(ratingsOf(labels.toReversed()))).toBe(report);
+  });
+
+  it('compares with the rules by item, so the labels’ order does not move an interval', () => {
+    const scores = ['a', 'b', 'c', 'd', 'e', 'f'].map((item, i) =>
+      content(item, ((i * 7) % 10) / 10),
+    );
+    const forward = versusMachines({ criteria: [FORMAT] }, labels, [], scores, null);
+    const backward = versusMachines({ criteria: [FORMAT] }, labels.toReversed(), [], scores, null);
+    expect(backward).toEqual(forward);
+    expect(forward.humanVsRules['format']?.pairs).toBe(6);
   });
 });

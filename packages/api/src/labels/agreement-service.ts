@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LabelQueue, StoredLabel, Store, Adjudication } from '@terrarium/db';
 import {
+  AGREEMENT_BOOTSTRAP,
   agreementReport,
   comparePaired,
   type AgreementReport,
@@ -8,10 +10,14 @@ import {
   type RatingRecord,
 } from '@terrarium/labels';
 import type { ItemScore } from '@terrarium/schema';
-import { allBenchItems, readAll } from '../bench/read-all';
+import { readAll } from '../bench/read-all';
+import { DigestCache } from './agreement-cache';
 import { requireQueue } from './label-service';
 
-const BOOTSTRAP = { resamples: 400, seed: 1 };
+// Agreement reports and comparisons by their inputs: a report is a few kB, so a few hundred of
+// them (every criterion of a few dozen queues and judge versions) hold a few MB at most.
+const reports = new DigestCache<AgreementReport>(128);
+const comparisons = new DigestCache<PairedComparison>(512);
 
 export interface QueueAgreement {
   queueId: string;
@@ -100,8 +106,27 @@ class Pairs {
   }
 
   compare(): PairedComparison | null {
-    return this.points.length === 0 ? null : comparePaired(this.points, BOOTSTRAP, this.values);
+    if (this.points.length === 0) return null;
+    return comparisons.get([this.points, this.values, AGREEMENT_BOOTSTRAP], () =>
+      comparePaired(this.points, AGREEMENT_BOOTSTRAP, this.values),
+    );
   }
+}
+
+/**
+ * Agreement of the ratings with the intervals every surface shows (`AGREEMENT_BOOTSTRAP`, as
+ * `terrarium labels agreement --bootstrap` computes them), kept by the ratings: the report does
+ * not depend on their order, so they are keyed in a fixed one.
+ */
+export function labelerAgreement(ratings: readonly RatingRecord[]): AgreementReport {
+  const key = ratings
+    .map((rating) =>
+      JSON.stringify([rating.item, rating.labeler, rating.criterion ?? '', rating.value]),
+    )
+    .toSorted();
+  return reports.get([key, AGREEMENT_BOOTSTRAP], () =>
+    agreementReport(ratings, { bootstrap: AGREEMENT_BOOTSTRAP }),
+  );
 }
 
 /** Judge scores of a criterion: the metric named like it (a rubric re-judge can prefix it). */
@@ -115,23 +140,35 @@ export async function queueAgreement(
   options: { judgeVersion?: string | null } = {},
 ): Promise<QueueAgreement> {
   const queue = await requireQueue(store, queueId);
-  const [labels, adjudications, scores, domains] = await Promise.all([
+  const [labels, adjudications] = await Promise.all([
     store.listLabels(queue.id),
     store.listAdjudications(queue.id),
-    readAll((offset, limit) => store.listScores(queue.runId, { sim: queue.sim, offset, limit })),
-    itemDomains(store, queue),
+  ]);
+  // Only the labeled items' scores and domains: the run's others (thousands, on a run a queue
+  // samples from) enter no figure, and reading them all cost more than the figures.
+  const itemIds = [...new Set([...labels, ...adjudications].map((entry) => entry.itemId))];
+  const [scores, domains] = await Promise.all([
+    itemScores(store, queue, itemIds),
+    itemDomains(store, queue, itemIds),
   ]);
   const ratings = ratingsOf(labels);
+  // Each part is computed in one go; between parts other requests get their turn, so a large
+  // queue's bootstraps delay the page's cheap calls (the queue, its disagreements) by one part
+  // at most, not by all of them (walk 52: they waited 1.3 s for a 4 ms answer).
+  const labelers = labelerAgreement(ratings);
   const byDomain: Record<string, AgreementReport> = {};
   for (const domain of [...new Set(domains.values())].toSorted()) {
     const subset = ratings.filter((rating) => domains.get(rating.item) === domain);
-    if (subset.length > 0) byDomain[domain] = agreementReport(subset, { bootstrap: BOOTSTRAP });
+    if (subset.length === 0) continue;
+    await nextTurn();
+    byDomain[domain] = labelerAgreement(subset);
   }
+  await nextTurn();
   return {
     queueId: queue.id,
     labels: labels.length,
     criteria: queue.criteria.map((criterion) => criterion.id),
-    labelers: agreementReport(ratings, { bootstrap: BOOTSTRAP }),
+    labelers,
     byDomain,
     ...versusMachines(queue, labels, adjudications, scores, options.judgeVersion ?? null),
   };
@@ -156,7 +193,11 @@ export function versusMachines(
   const humanVsJudge: Record<string, PairedComparison> = {};
   const humanVsRules: Record<string, PairedComparison> = {};
   for (const criterion of queue.criteria) {
-    const humans = consensus(labels, adjudications, criterion.id);
+    // By item id: a bootstrap picks pairs by their place, so the labels' order (which an
+    // import or an edit changes) must not move the interval.
+    const humans = [...consensus(labels, adjudications, criterion.id)].toSorted(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
     const metric = judgeMetric(criterion.id, judgeVersion);
     const judgePairs = new Pairs();
     const rulePairs = new Pairs();
@@ -178,13 +219,35 @@ export function versusMachines(
   return { humanVsJudge, humanVsRules };
 }
 
-async function itemDomains(store: Store, queue: LabelQueue): Promise<Map<string, string>> {
+/** The scores of these items of the queue's run, for the queue's simulator. */
+async function itemScores(
+  store: Store,
+  queue: LabelQueue,
+  itemIds: readonly string[],
+  source?: 'judge',
+): Promise<ItemScore[]> {
+  if (itemIds.length === 0) return [];
+  return readAll((offset, limit) =>
+    store.listScores(queue.runId, {
+      sim: queue.sim,
+      itemIds,
+      ...(source === undefined ? {} : { source }),
+      offset,
+      limit,
+    }),
+  );
+}
+
+async function itemDomains(
+  store: Store,
+  queue: LabelQueue,
+  itemIds: readonly string[],
+): Promise<Map<string, string>> {
   const run = await store.getBenchRun(queue.runId);
-  if (run === null) return new Map();
-  const items = await allBenchItems(
-    store,
+  if (run === null || itemIds.length === 0) return new Map();
+  const items = await store.getBenchItemsByIds(
     { name: run.bench, version: run.benchVersion },
-    run.split,
+    itemIds,
   );
   return new Map(items.map((item) => [item.id, item.domain]));
 }
@@ -195,8 +258,12 @@ async function itemDomains(store: Store, queue: LabelQueue): Promise<Map<string,
  */
 export async function judgeVersions(store: Store, queueId: string): Promise<(string | null)[]> {
   const queue = await requireQueue(store, queueId);
-  const scores = await readAll((offset, limit) =>
-    store.listScores(queue.runId, { sim: queue.sim, source: 'judge', offset, limit }),
+  const items = await store.labelQueueItems(queue.id);
+  const scores = await itemScores(
+    store,
+    queue,
+    items.map((item) => item.itemId),
+    'judge',
   );
   const criteria = new Set(queue.criteria.map((criterion) => criterion.id));
   const versions = new Set<string | null>();
@@ -227,13 +294,12 @@ export async function judgeFlips(
   after: string | null,
 ): Promise<JudgeFlip[]> {
   const queue = await requireQueue(store, queueId);
-  const [labels, adjudications, scores] = await Promise.all([
+  const [labels, adjudications] = await Promise.all([
     store.listLabels(queue.id),
     store.listAdjudications(queue.id),
-    readAll((offset, limit) =>
-      store.listScores(queue.runId, { sim: queue.sim, source: 'judge', offset, limit }),
-    ),
   ]);
+  const itemIds = [...new Set([...labels, ...adjudications].map((entry) => entry.itemId))];
+  const scores = await itemScores(store, queue, itemIds, 'judge');
   const judged = new Map<string, number>();
   for (const score of scores) {
     if (score.value !== null) judged.set(`${score.metric}\n${score.itemId}`, score.value);

@@ -5,6 +5,7 @@ import {
   DEFAULT_CRITERIA,
   labelScaleProblem,
   labelsToJsonl,
+  otherDomainNote,
   parseLabelsJsonl,
   ruleJudgeGaps,
   selectQueueItems,
@@ -108,11 +109,20 @@ export function queueView(principal: Principal, queue: LabelQueue): LabelQueueVi
   return { ...queue, sim: null, runId: null, selection: null };
 }
 
+/**
+ * A new queue, with its items by domain and, when they are not all of the domain its rule set is
+ * written for, a warning saying so (the form shows it; a script reads it).
+ */
+export interface CreatedQueue extends LabelQueue {
+  domains: Record<string, number>;
+  warnings: string[];
+}
+
 export async function createQueue(
   store: Store,
   principal: Principal,
   input: CreateQueueInput,
-): Promise<LabelQueue> {
+): Promise<CreatedQueue> {
   const run = await store.getBenchRun(input.runId);
   if (run === null) throw notFound(`no bench run ${input.runId}`);
   const sim = input.sim ?? (run.sims.length === 1 ? run.sims[0] : undefined);
@@ -122,17 +132,25 @@ export async function createQueue(
       message: `sim: name one of the run's simulators (${run.sims.join(', ')})`,
     });
   }
-  const items = await allBenchItems(
+  const runItems = await allBenchItems(
     store,
     { name: run.bench, version: run.benchVersion },
     run.split,
   );
+  const { domain } = input.selection;
+  const items = domain === undefined ? runItems : runItems.filter((item) => item.domain === domain);
+  if (domain !== undefined && items.length === 0) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: `selection.domain: the run has no ${domain} items (it has ${domainList(countDomains(runItems))})`,
+    });
+  }
   // A sample larger than the run would quietly be the whole run: a queue of 1,046 items where 100
   // were meant, or a typo's 100000.
   if (input.selection.kind === 'random' && input.selection.count > items.length) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `selection.count: the run has ${items.length} items; ask for at most that many, or take all`,
+      message: `selection.count: the run has ${items.length} ${domain === undefined ? '' : `${domain} `}items; ask for at most that many, or take all`,
     });
   }
   const gaps =
@@ -179,7 +197,7 @@ export async function createQueue(
     });
   }
   if (input.labelers !== undefined) await checkLabelers(store, input.labelers, input.labelsPerItem);
-  return store.createLabelQueue({
+  const queue = await store.createLabelQueue({
     name: input.name,
     runId: run.id,
     sim,
@@ -193,6 +211,29 @@ export async function createQueue(
     createdBy: labelActor(principal).name,
     itemIds,
   });
+  const chosen = new Set(itemIds);
+  const domains = countDomains(items.filter((item) => chosen.has(item.id)));
+  const written = ruleSet?.ruleSet.domain;
+  const note =
+    written === undefined || ruleSet === null
+      ? null
+      : otherDomainNote(ruleSet.name, written, domains, 'queued');
+  return { ...queue, domains, warnings: note === null ? [] : [note] };
+}
+
+/** Items by domain. */
+function countDomains(items: readonly Pick<BenchItem, 'domain'>[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item.domain] = (counts[item.domain] ?? 0) + 1;
+  return counts;
+}
+
+/** "8 tool, 2 terminal": counts by domain, most first. */
+function domainList(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .toSorted(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ');
 }
 
 /**

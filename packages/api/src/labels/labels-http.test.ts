@@ -509,6 +509,69 @@ describe('label queues over HTTP, on a retrieval run over tau2 airline', () => {
     expect((await session('res').query('labels.queues', {})).data).toEqual(items.data);
   });
 
+  it('takes only one domain’s items when asked, and says when a rule set is written for another', async () => {
+    const res = session('res');
+    // One simulator: the run's units are its items, every one a tool item (tau2 airline).
+    const runItems = (await store.getBenchRun(runId))?.total ?? 0;
+    const before = (await res.query('labels.queues', {})).data;
+    const none = await res.mutate('labels.createQueue', {
+      name: 'terminal only',
+      runId,
+      selection: { kind: 'all', domain: 'terminal' },
+    });
+    expect([none.status, at(none.data, 'error', 'message')]).toEqual([
+      400,
+      `selection.domain: the run has no terminal items (it has ${runItems} tool)`,
+    ]);
+    const tooMany = await res.mutate('labels.createQueue', {
+      name: 'too many tool items',
+      runId,
+      selection: { kind: 'random', count: runItems + 1, seed: 1, domain: 'tool' },
+    });
+    expect([tooMany.status, at(tooMany.data, 'error', 'message')]).toEqual([
+      400,
+      `selection.count: the run has ${runItems} tool items; ask for at most that many, or take all`,
+    ]);
+    expect((await res.query('labels.queues', {})).data).toEqual(before);
+
+    const created = await res.mutate('labels.createQueue', {
+      name: 'terminal criteria on tool items',
+      runId,
+      selection: { kind: 'random', count: 3, seed: 2, domain: 'tool' },
+      ruleSet: { name: 'default-terminal' },
+    });
+    expect([
+      created.status,
+      at(created.data, 'items'),
+      at(created.data, 'selection'),
+      at(created.data, 'domains'),
+      at(created.data, 'warnings'),
+    ]).toEqual([
+      200,
+      3,
+      { kind: 'random', count: 3, seed: 2, domain: 'tool' },
+      { tool: 3 },
+      [
+        'default-terminal is written for terminal items, but all 3 queued items are tool items: its criteria may not mean there what they intend.',
+      ],
+    ]);
+    // Criteria written for the run's own domain: nothing to say.
+    const own = await res.mutate('labels.createQueue', {
+      name: 'tool criteria on tool items',
+      runId,
+      selection: { kind: 'random', count: 3, seed: 2 },
+      ruleSet: { name: 'default-tool' },
+    });
+    expect([own.status, at(own.data, 'domains'), at(own.data, 'warnings')]).toEqual([
+      200,
+      { tool: 3 },
+      [],
+    ]);
+    for (const queue of [created, own]) {
+      await res.mutate('labels.deleteQueue', { queueId: str(at(queue.data, 'id')) });
+    }
+  });
+
   async function createRefusal(labelers: string[], labelsPerItem: number) {
     const created = await session('res').mutate('labels.createQueue', {
       name: 'misnamed',

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Store } from '@terrarium/db';
 import { createRejudgeJobs, perKey, type RejudgeProgress } from '@terrarium/jobs';
+import { rejudgedCriteria } from '@terrarium/labels';
 import { rewardItemOf } from '@terrarium/rubrics';
 import { createEndpointPool, withPoolCircuitBreaker } from '@terrarium/worlds';
 import { serverTransport } from '../simulate/server-transport';
@@ -36,14 +37,12 @@ export async function startRejudge(store: Store, input: RejudgeInput): Promise<R
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'judge: an openai:URL#MODEL endpoint' });
   }
   const version = await getVersion({ store }, input.ruleSet.name, input.ruleSet.version);
-  const labeled = new Set(queue.criteria.map((criterion) => criterion.id));
-  const criteria = version.ruleSet.criteria.filter(
-    (criterion) => criterion.rule === undefined && labeled.has(criterion.id),
-  );
+  // The same choice the page's re-judge form names the unscored criteria by.
+  const criteria = rejudgedCriteria(queue.criteria, version.ruleSet.criteria);
   if (criteria.length === 0) {
     throw new TRPCError({
       code: 'BAD_REQUEST',
-      message: `ruleSet: ${input.ruleSet.name} shares no judge criterion with the queue (${[...labeled].join(', ')})`,
+      message: `ruleSet: ${input.ruleSet.name} shares no judge criterion with the queue (${queue.criteria.map((criterion) => criterion.id).join(', ')})`,
     });
   }
   const price = priceOf(pricingFromEnv(), input.judge);

@@ -1,17 +1,18 @@
 import { spearman } from '@terrarium/fidelity';
 import { z } from 'zod';
 import { LabelLine } from '../labels-jsonl';
-import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
+import { bootstrapIntervals, type BootstrapOptions, type Interval } from './bootstrap';
 import {
   cohenKappa,
   confusionMatrix,
   kappaUndefinedReason,
+  weightedKappa,
   type ConfusionMatrix,
 } from './cohen-kappa';
 import {
   alphaUndefinedReason,
-  krippendorffAlpha,
   MEASUREMENT_LEVELS,
+  weightedAlpha,
   type MeasurementLevel,
   type RatingValue,
 } from './krippendorff';
@@ -115,22 +116,37 @@ export interface AgreementReport extends AgreementSummary {
 
 type Unit = ReadonlyMap<string, RatingValue>;
 
+/** Code-unit order: the same on every machine, where `localeCompare` follows the locale. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * Units keyed by item (and criterion), each its item and a map labeler → value; a later duplicate
- * wins.
+ * wins. They come ordered by item, then criterion, whatever order the ratings came in: a
+ * bootstrap's seed picks units by their place, so the same labels read from the store (the page)
+ * and from an export (the CLI) must put them in the same places to give the same interval.
  */
 function unitsOf(
   ratings: readonly RatingRecord[],
   byCriterion: boolean,
-): Map<string, { item: string; values: Map<string, RatingValue> }> {
-  const units = new Map<string, { item: string; values: Map<string, RatingValue> }>();
+): { item: string; values: Map<string, RatingValue> }[] {
+  const units = new Map<
+    string,
+    { item: string; criterion: string; values: Map<string, RatingValue> }
+  >();
   for (const rating of ratings) {
-    const key = byCriterion ? JSON.stringify([rating.item, rating.criterion ?? '']) : rating.item;
+    const criterion = byCriterion ? (rating.criterion ?? '') : '';
+    const key = JSON.stringify([rating.item, criterion]);
     let unit = units.get(key);
-    if (unit === undefined) units.set(key, (unit = { item: rating.item, values: new Map() }));
+    if (unit === undefined) {
+      units.set(key, (unit = { item: rating.item, criterion, values: new Map() }));
+    }
     unit.values.set(rating.labeler, rating.value);
   }
-  return units;
+  return [...units.values()].toSorted(
+    (a, b) => byCodeUnits(a.item, b.item) || byCodeUnits(a.criterion, b.criterion),
+  );
 }
 
 /**
@@ -143,13 +159,54 @@ function pairableItemCount(units: Iterable<{ item: string; values: Unit }>): num
   return items.size;
 }
 
-function alphas(units: readonly Unit[]): AlphaByLevel {
-  const values = units.map((unit) => [...unit.values()]);
+function alphaByLevel(values: Float64Array): AlphaByLevel {
+  const at = (level: MeasurementLevel) => {
+    const value = values[MEASUREMENT_LEVELS.indexOf(level)] ?? NaN;
+    return Number.isNaN(value) ? null : value;
+  };
   return {
-    nominal: krippendorffAlpha(values, 'nominal'),
-    ordinal: krippendorffAlpha(values, 'ordinal'),
-    interval: krippendorffAlpha(values, 'interval'),
-    ratio: krippendorffAlpha(values, 'ratio'),
+    nominal: at('nominal'),
+    ordinal: at('ordinal'),
+    interval: at('interval'),
+    ratio: at('ratio'),
+  };
+}
+
+/**
+ * 95% intervals of α at every level, resampling items: `units` (sorted by item) are resampled
+ * whole items at a time, so that pooled, an item's criteria come and go together. Its ratings on
+ * different criteria come from the same reading of the same output, not independent draws, and
+ * resampling item × criterion units apart gave intervals narrower than the data support.
+ */
+function alphaIntervals(
+  units: readonly { item: string; values: Unit }[],
+  estimates: AlphaByLevel,
+  bootstrap: BootstrapOptions,
+): Record<MeasurementLevel, Interval> {
+  const alphaOf = weightedAlpha(units.map((unit) => [...unit.values.values()]));
+  const itemOf = new Int32Array(units.length);
+  let items = 0;
+  units.forEach((unit, u) => {
+    if (u > 0 && unit.item !== units[u - 1]?.item) items++;
+    itemOf[u] = items;
+  });
+  const weights = new Float64Array(units.length);
+  const intervals = bootstrapIntervals(
+    units.length === 0 ? 0 : items + 1,
+    MEASUREMENT_LEVELS.map((level) => estimates[level]),
+    (counts, values) => {
+      for (let u = 0; u < units.length; u++) weights[u] = counts[itemOf[u] ?? 0] ?? 0;
+      alphaOf(weights, values);
+    },
+    bootstrap,
+  );
+  const [nominal, ordinal, interval, ratio] = intervals;
+  const none = emptyInterval();
+  return {
+    nominal: nominal ?? none,
+    ordinal: ordinal ?? none,
+    interval: interval ?? none,
+    ratio: ratio ?? none,
   };
 }
 
@@ -169,16 +226,19 @@ function summarize(
   byCriterion: boolean,
   bootstrap: BootstrapOptions | undefined,
 ): AgreementSummary {
-  const itemUnits = [...unitsOf(ratings, byCriterion).values()];
+  const itemUnits = unitsOf(ratings, byCriterion);
   const units = itemUnits.map((unit) => unit.values);
+  const values = units.map((unit) => [...unit.values()]);
+  const alpha = new Float64Array(MEASUREMENT_LEVELS.length);
+  weightedAlpha(values)(new Float64Array(values.length).fill(1), alpha);
   const labelers = [...new Set(ratings.map((rating) => rating.labeler))].toSorted();
   const summary: AgreementSummary = {
     items: new Set(ratings.map((rating) => rating.item)).size,
     pairableItems: pairableItemCount(itemUnits),
     labelers: labelers.length,
-    krippendorffAlpha: alphas(units),
+    krippendorffAlpha: alphaByLevel(alpha),
   };
-  const undefinedReason = alphaUndefinedReason(units.map((unit) => [...unit.values()]));
+  const undefinedReason = alphaUndefinedReason(values);
   if (undefinedReason !== null) summary.alphaUndefined = undefinedReason;
   const [a, b] = labelers;
   if (labelers.length === 2 && a !== undefined && b !== undefined) {
@@ -193,23 +253,7 @@ function summarize(
     };
   }
   if (bootstrap !== undefined) {
-    const intervals: Partial<Record<MeasurementLevel, Interval>> = {};
-    for (const level of MEASUREMENT_LEVELS)
-      intervals[level] = bootstrapInterval(
-        units,
-        (sample) =>
-          krippendorffAlpha(
-            sample.map((unit) => [...unit.values()]),
-            level,
-          ),
-        bootstrap,
-      );
-    summary.intervals = {
-      nominal: intervals.nominal ?? emptyInterval(),
-      ordinal: intervals.ordinal ?? emptyInterval(),
-      interval: intervals.interval ?? emptyInterval(),
-      ratio: intervals.ratio ?? emptyInterval(),
-    };
+    summary.intervals = alphaIntervals(itemUnits, summary.krippendorffAlpha, bootstrap);
   }
   return summary;
 }
@@ -245,6 +289,79 @@ function rho(sample: readonly (readonly [number, number])[]): number | null {
     sample.map(([, y]) => y),
   );
   return Number.isFinite(value) ? value : null;
+}
+
+/** ρ into `values[0]`, NaN where undefined. */
+type WeightedStatistic = (weights: ArrayLike<number>, values: Float64Array) => void;
+
+/**
+ * Average ranks of the drawn values (`order` sorts `side`; each counts `weights` times), into
+ * `ranks`; how many were drawn. Ties, a value drawn twice included, share their average rank.
+ */
+function rankDrawn(
+  side: Float64Array,
+  order: Int32Array,
+  ranks: Float64Array,
+  weights: ArrayLike<number>,
+): number {
+  let below = 0;
+  let i = 0;
+  while (i < order.length) {
+    const value = side[order[i] ?? 0];
+    let j = i;
+    let tied = 0;
+    while (j < order.length && side[order[j] ?? 0] === value) tied += weights[order[j++] ?? 0] ?? 0;
+    // The average of ranks below + 1 … below + tied.
+    const average = below + (tied + 1) / 2;
+    for (let t = i; t < j; t++) ranks[order[t] ?? 0] = average;
+    below += tied;
+    i = j;
+  }
+  return below;
+}
+
+/**
+ * Spearman's ρ of the pairs each counted as many times as its weight says, as `rho` gives on the
+ * pairs written out: tied values (a pair drawn twice ties with itself) share their average rank.
+ * Each side is sorted once; a call walks the sorted order, ranking the drawn pairs in one pass.
+ */
+export function weightedSpearman(pairs: readonly (readonly [number, number])[]): WeightedStatistic {
+  const xs = Float64Array.from(pairs, ([x]) => x);
+  const ys = Float64Array.from(pairs, ([, y]) => y);
+  const byValue = (side: Float64Array) =>
+    Int32Array.from(pairs.keys()).toSorted((a, b) => (side[a] ?? 0) - (side[b] ?? 0));
+  const xOrder = byValue(xs);
+  const yOrder = byValue(ys);
+  const xRanks = new Float64Array(pairs.length);
+  const yRanks = new Float64Array(pairs.length);
+  return (weights, values) => {
+    values.fill(NaN);
+    const n = rankDrawn(xs, xOrder, xRanks, weights);
+    rankDrawn(ys, yOrder, yRanks, weights);
+    if (n < 2) return;
+    let meanX = 0;
+    let meanY = 0;
+    for (let p = 0; p < pairs.length; p++) {
+      const weight = weights[p] ?? 0;
+      meanX += weight * (xRanks[p] ?? 0);
+      meanY += weight * (yRanks[p] ?? 0);
+    }
+    meanX /= n;
+    meanY /= n;
+    let covariance = 0;
+    let varianceX = 0;
+    let varianceY = 0;
+    for (let p = 0; p < pairs.length; p++) {
+      const weight = weights[p] ?? 0;
+      if (weight === 0) continue;
+      const dx = (xRanks[p] ?? 0) - meanX;
+      const dy = (yRanks[p] ?? 0) - meanY;
+      covariance += weight * dx * dy;
+      varianceX += weight * dx * dx;
+      varianceY += weight * dy * dy;
+    }
+    values[0] = covariance / Math.sqrt(varianceX * varianceY);
+  };
 }
 
 /**
@@ -288,16 +405,37 @@ export function comparePaired(
   }
   const pairs = points;
   const kappaUndefined = pairs.length < 2 ? null : kappaUndefinedReason(pairs);
+  const kappa = {
+    nominal: pairedKappa(pairs, 'none'),
+    quadratic: pairedKappa(pairs, 'quadratic'),
+  };
+  const spearmanValue = rho(values);
+  // The three statistics from the same resamples, as three seeded bootstraps of the same pairs
+  // drew them before, at a third of the cost.
+  const rhoOf = weightedSpearman(values);
+  const kappaOf = weightedKappa(pairs);
+  const kappas = new Float64Array(2);
+  const [spearmanInterval, nominal, quadratic] = bootstrapIntervals(
+    pairs.length,
+    [spearmanValue, kappa.nominal, kappa.quadratic],
+    (counts, out) => {
+      // Below two pairs neither ρ nor κ is given (see pairedKappa).
+      if (pairs.length < 2) return;
+      rhoOf(counts, out);
+      kappaOf(counts, kappas);
+      out[1] = kappas[0] ?? NaN;
+      out[2] = kappas[1] ?? NaN;
+    },
+    bootstrap,
+  );
+  const none = emptyInterval();
   return {
     pairs: pairs.length,
-    spearman: rho(values),
+    spearman: spearmanValue,
     ...(kappaUndefined === null ? {} : { kappaUndefined }),
-    kappa: { nominal: pairedKappa(pairs, 'none'), quadratic: pairedKappa(pairs, 'quadratic') },
+    kappa,
     confusion: confusionMatrix(pairs),
-    spearmanInterval: bootstrapInterval(values, rho, bootstrap),
-    kappaIntervals: {
-      nominal: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'none'), bootstrap),
-      quadratic: bootstrapInterval(pairs, (sample) => pairedKappa(sample, 'quadratic'), bootstrap),
-    },
+    spearmanInterval: spearmanInterval ?? none,
+    kappaIntervals: { nominal: nominal ?? none, quadratic: quadratic ?? none },
   };
 }

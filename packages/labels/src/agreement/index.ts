@@ -13,7 +13,13 @@ export {
   type ConfusionMatrix,
   type KappaWeighting,
 } from './cohen-kappa';
-export { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap';
+export {
+  AGREEMENT_BOOTSTRAP,
+  bootstrapInterval,
+  bootstrapIntervals,
+  type BootstrapOptions,
+  type Interval,
+} from './bootstrap';
 export {
   agreementReport,
   comparePaired,

@@ -138,6 +138,17 @@ export function formatInterval(
     : `[${formatStat(interval.low)}, ${formatStat(interval.high)}]`;
 }
 
+/**
+ * How the pooled interval was drawn, e.g. "95% bootstrap, 1,000 resamples of the items": the CLI
+ * on this queue's export (`labels agreement FILE --bootstrap`) draws the same, so a reader can
+ * reproduce the figure, and one who asks for another count knows why its bounds differ.
+ */
+export function resamplingNote(interval: Pick<Interval, 'resamples'> | undefined): string {
+  return interval === undefined
+    ? '95% bootstrap'
+    : `95% bootstrap, ${plural(interval.resamples, 'resample')} of the items`;
+}
+
 /** What `labels.importJsonl` answers, as far as the page tells it. */
 export interface ImportCounts {
   added: number;

@@ -1,5 +1,5 @@
 import type { QueueAgreement } from '@terrarium/api';
-import { agreementReport } from '@terrarium/labels';
+import { AGREEMENT_BOOTSTRAP, agreementReport } from '@terrarium/labels';
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderWithApi } from '../../app/render-with-api.fixture';
@@ -74,12 +74,15 @@ describe('AgreementPage import', () => {
 });
 
 /** The agreement page over a queue whose agreement is computed from these ratings. */
-function renderAgreement(ratings: Parameters<typeof agreementReport>[0]) {
+function renderAgreement(
+  ratings: Parameters<typeof agreementReport>[0],
+  options: Parameters<typeof agreementReport>[1] = {},
+) {
   const agreement: QueueAgreement = {
     queueId: '4',
     labels: ratings.length,
     criteria: ['format', 'facts'],
-    labelers: agreementReport(ratings),
+    labelers: agreementReport(ratings, options),
     byDomain: {},
     humanVsJudge: {},
     humanVsRules: {},
@@ -134,6 +137,21 @@ describe('AgreementPage α', () => {
     );
     expect(screen.getByTestId('alpha-ordinal').textContent).toBe(
       'no item has two labels: α undefined (nothing to compare)',
+    );
+  });
+
+  it('says how its intervals were drawn, as the CLI draws them on the export', async () => {
+    renderAgreement(
+      ['a', 'b', 'c'].flatMap((item, i) => [
+        { item, labeler: 'ana', criterion: 'facts', value: i + 1 },
+        { item, labeler: 'bo', criterion: 'facts', value: i === 2 ? 2 : i + 1 },
+      ]),
+      { bootstrap: AGREEMENT_BOOTSTRAP },
+    );
+    const note = await screen.findByTestId('alpha-resampling');
+    expect(note.textContent).toBe('(95% bootstrap, 1,000 resamples of the items)');
+    expect(note.getAttribute('title')).toBe(
+      "pnpm terrarium labels agreement FILE --bootstrap on this queue's export (Export JSONL) gives the same intervals.",
     );
   });
 });

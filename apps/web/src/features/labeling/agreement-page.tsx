@@ -24,6 +24,7 @@ import {
   formatInterval,
   formatStat,
   importSummary,
+  resamplingNote,
   spearmanBars,
   type AgreementBar,
 } from './agreement-data';
@@ -321,7 +322,13 @@ export function AgreementPage({ queueId }: { queueId: string }) {
                 <strong data-testid="alpha-ordinal">
                   {formatStat(data.labelers.krippendorffAlpha.ordinal)}
                 </strong>{' '}
-                {formatInterval(data.labelers.intervals?.ordinal)} (95% bootstrap)
+                {formatInterval(data.labelers.intervals?.ordinal)}{' '}
+                <span
+                  data-testid="alpha-resampling"
+                  title="pnpm terrarium labels agreement FILE --bootstrap on this queue's export (Export JSONL) gives the same intervals."
+                >
+                  ({resamplingNote(data.labelers.intervals?.ordinal)})
+                </span>
                 {/* Beside the figure it qualifies (walk 47: it sat after α nominal). */}
                 {pooledAboveEvery(data.labelers.krippendorffAlpha.ordinal, range) && (
                   <span className="muted" data-testid="pooled-caveat">

@@ -30,21 +30,38 @@ const RULE_SETS = [
   },
 ];
 
+/** default-tool's latest version as `rulesets.get` gives it: written for tool items. */
+const DEFAULT_TOOL = {
+  name: 'default-tool',
+  version: 1,
+  ruleSet: { name: 'default-tool', domain: 'tool', criteria: [] },
+};
+
 function renderForm(
   runs: BenchRun[],
   users: unknown[] = TWO_LABELERS,
   labelers: string[] | null = null,
+  warningsFor: (input: unknown) => string[] = () => [],
 ) {
   // The API at the network edge: `bench.runs` answers with `runs`, `auth.users.list` with `users`,
-  // `labels.createQueue` with queue 7 of 20 items (for `labelers`, or for everyone).
-  const api = fakeApiClient(({ path }) =>
+  // `rulesets.get` with default-tool, `labels.createQueue` with queue 7 of 20 items (for
+  // `labelers`, or for everyone) and the warnings `warningsFor` gives its input.
+  const api = fakeApiClient(({ path, input }) =>
     path === 'bench.runs'
       ? runs
       : path === 'auth.users.list'
         ? users
         : path === 'rulesets.list'
           ? RULE_SETS
-          : { id: '7', name: 'demo v1 · run 1 · retrieval', items: 20, labelers },
+          : path === 'rulesets.get'
+            ? DEFAULT_TOOL
+            : {
+                id: '7',
+                name: 'demo v1 · run 1 · retrieval',
+                items: 20,
+                labelers,
+                warnings: warningsFor(input),
+              },
   );
   renderWithApi(<CreateQueueForm />, api.client);
   return api;
@@ -68,6 +85,19 @@ async function createdQueueInput(api: ReturnType<typeof fakeApiClient>): Promise
   fireEvent.click(screen.getByRole('button', { name: 'Create queue' }));
   await waitFor(() => expect(api.calls.map((call) => call.path)).toContain('labels.createQueue'));
   return api.calls.find((call) => call.path === 'labels.createQueue')?.input;
+}
+
+/** What the form sends for DEMO_RUN with default-tool's criteria, by its selection. */
+function toolQueueInput(selection: unknown) {
+  return {
+    name: 'demo v1 · run 1 · retrieval',
+    runId: '1',
+    sim: 'retrieval',
+    selection,
+    labelsPerItem: 2,
+    blind: true,
+    ruleSet: { name: 'default-tool' },
+  };
 }
 
 describe('CreateQueueForm', () => {
@@ -170,5 +200,39 @@ describe('CreateQueueForm', () => {
     await within(criteria).findByRole('option', { name: 'rule set default-tool v1' });
     fireEvent.change(criteria, { target: { value: 'default-tool' } });
     expect(await createdQueueInput(api)).toMatchObject({ ruleSet: { name: 'default-tool' } });
+  });
+
+  it('takes only the items a rule set is written for, unless unticked, and warns then', async () => {
+    const warning =
+      'default-tool is written for tool items, but 2 of the 20 queued items are terminal items: its criteria may not mean there what they intend.';
+    // The server's warning when the queue may hold other items than tool ones.
+    const api = renderForm([DEMO_RUN], TWO_LABELERS, null, (input) =>
+      JSON.stringify(input).includes('"domain":"tool"') ? [] : [warning],
+    );
+    const criteria = await screen.findByLabelText(/^Criteria/);
+    await within(criteria).findByRole('option', { name: 'rule set default-tool v1' });
+    fireEvent.change(criteria, { target: { value: 'default-tool' } });
+    const only = await screen.findByRole('checkbox', { name: 'Only tool items' });
+    expect(only).toHaveProperty('checked', true);
+    expect(screen.queryByTestId('queue-domain-warning')).toBeNull();
+    fireEvent.change(screen.getByLabelText(/^Items/), { target: { value: 'random' } });
+    expect(await createdQueueInput(api)).toEqual(
+      toolQueueInput({ kind: 'random', count: 20, seed: 1, domain: 'tool' }),
+    );
+    expect(screen.queryByTestId('queue-created-warning')).toBeNull();
+
+    // Unticked, the sample may take other items: the form says so before, the server after.
+    fireEvent.click(only);
+    expect(screen.getByTestId('queue-domain-warning').textContent).toBe(
+      "default-tool's criteria are written for tool items; unticked, the queue may also take the run's other items, where they may not mean what they intend. Once made, the queue says how many it took.",
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Create queue' }));
+    await waitFor(() =>
+      expect(api.calls.filter((call) => call.path === 'labels.createQueue').length).toBe(2),
+    );
+    expect(api.calls.filter((call) => call.path === 'labels.createQueue')[1]?.input).toEqual(
+      toolQueueInput({ kind: 'random', count: 20, seed: 1 }),
+    );
+    expect((await screen.findByTestId('queue-created-warning')).textContent).toBe(warning);
   });
 });

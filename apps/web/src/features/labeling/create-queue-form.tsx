@@ -27,6 +27,9 @@ export function CreateQueueForm() {
   // that its judge re-scored later is compared with the labels criterion by criterion.
   const [ruleSet, setRuleSet] = useState('');
   const ruleSets = useQuery(trpc.rulesets.list.queryOptions());
+  // Only items of the domain the rule set is written for, unless the researcher unticks it:
+  // criteria written for tool items ask of a terminal item what does not apply to it (walk 52).
+  const [onlyDomain, setOnlyDomain] = useState(true);
   // A double click would make two identical queues.
   const creating = useSingleFlight();
   const create = useMutation(
@@ -48,6 +51,12 @@ export function CreateQueueForm() {
   const perItem = typedPerItem ?? String(Math.min(2, people));
   // Choosing items by rule-vs-judge disagreement needs a judge in the run.
   const selectionKind = kind === 'disagreement' && run?.judge === null ? 'all' : kind;
+  // The domain the picked rule set is written for (its latest version, as the queue takes it).
+  const picked = useQuery({
+    ...trpc.rulesets.get.queryOptions({ name: ruleSet }),
+    enabled: ruleSet !== '',
+  });
+  const domain = ruleSet === '' ? null : (picked.data?.ruleSet.domain ?? null);
 
   return (
     <form
@@ -56,12 +65,13 @@ export function CreateQueueForm() {
       onSubmit={(event) => {
         event.preventDefault();
         if (!run || sim === undefined || !creating.take()) return;
+        const only = domain !== null && onlyDomain ? { domain } : {};
         const selection =
           selectionKind === 'all'
-            ? { kind: selectionKind }
+            ? { kind: selectionKind, ...only }
             : selectionKind === 'random'
-              ? { kind: selectionKind, count: Number(count), seed: Number(seed) }
-              : { kind: selectionKind, count: Number(count) };
+              ? { kind: selectionKind, count: Number(count), seed: Number(seed), ...only }
+              : { kind: selectionKind, count: Number(count), ...only };
         const labelers = assignees
           .split(',')
           .map((entry) => entry.trim())
@@ -162,6 +172,18 @@ export function CreateQueueForm() {
               ))}
             </select>
           </label>{' '}
+          {domain !== null && (
+            <>
+              <label title={`${ruleSet}'s criteria are written for ${domain} items`}>
+                <input
+                  type="checkbox"
+                  checked={onlyDomain}
+                  onChange={(event) => setOnlyDomain(event.target.checked)}
+                />{' '}
+                Only {domain} items
+              </label>{' '}
+            </>
+          )}
           <label>
             Labelers per item{' '}
             <input
@@ -202,6 +224,13 @@ export function CreateQueueForm() {
                 : ' This run has no other simulator: run the bench with a model to grade one.'}
             </p>
           )}
+          {domain !== null && !onlyDomain && (
+            <p className="note" data-testid="queue-domain-warning">
+              {ruleSet}&apos;s criteria are written for {domain} items; unticked, the queue may also
+              take the run&apos;s other items, where they may not mean what they intend. Once made,
+              the queue says how many it took.
+            </p>
+          )}
           {Number(perItem) > people && (
             <p className="note" data-testid="per-item-warning">
               Each item needs {perItem} labels from different people, and{' '}
@@ -216,6 +245,11 @@ export function CreateQueueForm() {
               yet. Labelers take items with Grade in the list below;{' '}
               <Link to={{ page: 'label-queue', queueId: create.data.id }}>Grade</Link> starts your
               own labeling.
+            </p>
+          )}
+          {create.data && !create.isPending && create.data.warnings.length > 0 && (
+            <p className="note" role="alert" data-testid="queue-created-warning">
+              {create.data.warnings.join(' ')}
             </p>
           )}
         </>

@@ -1,4 +1,5 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { LabelingItem } from '@terrarium/api';
 import type { LabelCriterion } from '@terrarium/labels';
 import { createRef } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -17,7 +18,10 @@ const CORRECT: LabelCriterion = {
   labels: { '1': 'wrong', '2': 'partly', '3': 'right' },
 };
 
-function renderForm(onChange: (draft: LabelDraft) => void = () => {}) {
+function renderForm(
+  onChange: (draft: LabelDraft) => void = () => {},
+  view: LabelingItem = labelingItem(),
+) {
   render(
     <CriteriaForm
       criteria={[OVERALL, CORRECT]}
@@ -28,13 +32,18 @@ function renderForm(onChange: (draft: LabelDraft) => void = () => {}) {
       onChange={onChange}
       onSubmit={() => {}}
       commentRef={createRef()}
-      view={labelingItem()}
+      view={view}
     />,
   );
 }
 
 function scale(id: string): HTMLElement {
   return screen.getByRole('group', { name: `${id} score` });
+}
+
+/** A score of the labeled item, as `labels.next` carries it outside blind queues. */
+function score(source: 'rule' | 'judge', metric: string, value: number) {
+  return { itemId: 'item-1', sim: 'retrieval', source, metric, value, detail: null };
 }
 
 describe('CriteriaForm', () => {
@@ -70,5 +79,27 @@ describe('CriteriaForm', () => {
     ]);
     expect(screen.queryByTestId('scale-labels-overall')).toBeNull();
     expect(screen.queryByTestId('scale-keys-correct')).toBeNull();
+  });
+
+  it('names the scores on record source:metric, as results, URLs and the CLI do', () => {
+    renderForm(
+      () => {},
+      labelingItem({
+        scores: [
+          score('rule', 'content', 0.5),
+          score('rule', 'walk-tool@v1', 0.2),
+          score('judge', 'default-tool@v2/facts', 0.75),
+        ],
+      }),
+    );
+    expect(
+      within(screen.getByTestId('labeling-scores'))
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      'rule:content: 50.0',
+      'rule:walk-tool@v1: 20.0',
+      'judge:default-tool@v2/facts: 75.0',
+    ]);
   });
 });

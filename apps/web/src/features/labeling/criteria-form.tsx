@@ -1,5 +1,6 @@
 import type { LabelingItem } from '@terrarium/api';
 import type { LabelCriterion } from '@terrarium/labels';
+import { scoreKey } from '@terrarium/schema';
 import type { RefObject } from 'react';
 import { formatScore } from '../../app/format';
 import { keyOfValue, unkeyedHint } from './label-keys';
@@ -152,9 +153,10 @@ export function CriteriaForm({
         <section aria-label="Scores" data-testid="labeling-scores">
           <h3>Scores on record</h3>
           <ul className="mono">
+            {/* Named as the results JSONL, --score, URLs and the CLI name them (walk 52). */}
             {view.scores.map((score) => (
-              <li key={`${score.source}:${score.metric}`}>
-                {score.source}/{score.metric}: {formatScore(score.value)}
+              <li key={scoreKey(score)}>
+                {scoreKey(score)}: {formatScore(score.value)}
               </li>
             ))}
           </ul>

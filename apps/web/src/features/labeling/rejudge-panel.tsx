@@ -31,6 +31,7 @@ export function RejudgePanel({
   onJudgeVersion: (version: string | null) => void;
 }) {
   const trpc = useTRPC();
+  const queue = useQuery(trpc.labels.queue.queryOptions({ queueId }));
   const versions = useQuery(trpc.labels.judgeVersions.queryOptions({ queueId }));
   const list = versions.data ?? [];
   const [baseline, setBaseline] = useState<string | null | undefined>(undefined);
@@ -51,7 +52,7 @@ export function RejudgePanel({
   return (
     <section className="panel panel-body" aria-label="Judge versions">
       <h2>Judge versions: before → after</h2>
-      <RejudgeForm queueId={queueId} onDone={onJudgeVersion} />
+      <RejudgeForm queueId={queueId} queue={queue.data} onDone={onJudgeVersion} />
       {list.length === 0 ? (
         <p className="muted">No judge scores on this queue's run yet.</p>
       ) : (
