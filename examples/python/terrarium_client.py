@@ -15,9 +15,21 @@ from typing import Any, Optional
 
 
 class TerrariumError(RuntimeError):
-    def __init__(self, status: int, message: str):
-        super().__init__(f"HTTP {status}: {message}")
+    """A refusal: `message` as the server worded it, `issues` the fields at fault ({field, message})."""
+
+    def __init__(self, status: int, message: str, issues: Optional[list] = None):
         self.status = status
+        self.issues = issues or []
+        # Each issue the message does not already say is added, so a server that words its message
+        # generically ("bad step: ...") still shows the field at fault where only str(error) is read.
+        unsaid = []
+        for issue in self.issues:
+            if not isinstance(issue, dict):
+                continue
+            said = f"{issue.get('field') or 'body'}: {issue.get('message', '')}"
+            if said not in message:
+                unsaid.append(said)
+        super().__init__(f"HTTP {status}: {message}" + (f" ({'; '.join(unsaid)})" if unsaid else ""))
 
 
 class TerrariumClient:
@@ -46,10 +58,11 @@ class TerrariumClient:
                     time.sleep(float(error.headers.get("retry-after", "1")))
                     continue
                 try:
-                    message = json.loads(text)["error"]["message"]
-                except (ValueError, KeyError, TypeError):
-                    message = text
-                raise TerrariumError(error.code, message) from None
+                    refusal = json.loads(text)["error"]
+                    message, issues = refusal["message"], refusal.get("issues")
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    message, issues = text, None
+                raise TerrariumError(error.code, message, issues if isinstance(issues, list) else None) from None
         raise TerrariumError(503, "the server stayed full")
 
     def create(self, task: Optional[str] = None, world: Optional[str] = None, seed: int = 0,

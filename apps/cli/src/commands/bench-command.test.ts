@@ -6,7 +6,8 @@ import { serveTerrarium } from '@terrarium/server';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectOneLineFailure } from '../testing/cli-failure';
 import { exitOf, runCli, startCli } from '../testing/run-cli';
-import type { SimReport } from '@terrarium/api';
+import { appRouter, PROGRAM_PRINCIPAL, type SimReport } from '@terrarium/api';
+import { openStore } from '@terrarium/db';
 import {
   judgeProgress,
   judgeProgressEnd,
@@ -407,6 +408,49 @@ describe('terrarium bench', () => {
         JSON.parse((await cli('bench', 'runs', '--json')).stdout),
       );
       const runId = runs.find((run) => run.bench === 'r')?.id ?? '';
+      // Walk 52: with labeling queues on the run the dry run said "add --yes", and --yes was
+      // refused. Through the folder's server first, then through the folder.
+      const served = await serveTerrarium({ dataDir, port: 0, env: {} });
+      const queueIds: string[] = [];
+      try {
+        const program = appRouter.createCaller({
+          store: served.store,
+          principal: PROGRAM_PRINCIPAL,
+        });
+        for (const name of ['spot check', 'second look']) {
+          const queue = await program.labels.createQueue({
+            name,
+            runId,
+            sim: 'retrieval',
+            selection: { kind: 'random', count: 2, seed: 1 },
+            ruleSet: { name: 'default-tool' },
+          });
+          queueIds.push(queue.id);
+        }
+        const held = await cli('bench', 'delete-run', runId);
+        expect([held.code, held.stderr]).toEqual([
+          1,
+          `terrarium: run ${runId} of bench r v1 cannot be deleted, even with --yes: labeling queues ` +
+            `"second look" (0 labels) and "spot check" (0 labels) hold people's labels on it; ` +
+            'delete the queues first (Labeling page) if they are no longer needed\n',
+        ]);
+        await served.store.deleteLabelQueue(queueIds[1] ?? '');
+      } finally {
+        await served.close();
+      }
+      const heldByOne = await cli('bench', 'delete-run', runId, '--yes');
+      expect([heldByOne.code, heldByOne.stderr]).toEqual([
+        1,
+        `terrarium: run ${runId} of bench r v1 cannot be deleted: labeling queue "spot check" ` +
+          "(0 labels) holds people's labels on it; delete the queue first (Labeling page) if they " +
+          'are no longer needed\n',
+      ]);
+      const store = await openStore({ dataDir });
+      try {
+        expect(await store.deleteLabelQueue(queueIds[0] ?? '')).toBe(true);
+      } finally {
+        await store.close();
+      }
       const asked = await cli('bench', 'delete-run', runId);
       expect(asked.code).toBe(1);
       expect(asked.stderr).toBe(

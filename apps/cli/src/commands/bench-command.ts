@@ -1,9 +1,16 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readPromptFolder, SimulatorError, type RunReport, type SimReport } from '@terrarium/api';
+import {
+  readPromptFolder,
+  SimulatorError,
+  type AppRouter,
+  type RunReport,
+  type SimReport,
+} from '@terrarium/api';
 import type { PromptFolder } from '@terrarium/api';
 import {
   BenchSplit,
+  isFinishedRun,
   JudgeConfig,
   oracleNote,
   openingSelector,
@@ -25,6 +32,7 @@ import {
   type LeaderboardCell,
   type JudgeSides,
 } from '@terrarium/schema';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import { SingleBar } from 'cli-progress';
 import {
   BENCH_FLAGS,
@@ -34,13 +42,21 @@ import {
 } from '../bench/bench-client';
 import { CliError, inCliWords } from '../cli-error';
 import { pollEvery } from '../poll-every';
-import { connect, dataDirFor, disconnect, programTokenFor, type GlobalOptions } from '../connect';
+import {
+  connect,
+  dataDirFor,
+  disconnect,
+  programTokenFor,
+  type DataTarget,
+  type GlobalOptions,
+} from '../connect';
+import { authHeaders, serverFailure } from '../server-client';
 import { writeOutputFile, type OutputStream } from '../output-path';
 
 /** Opens the bench client for the data target, runs `work`, and always closes both. */
 async function withBenchClient<T>(
   options: GlobalOptions & { workers?: number },
-  work: (client: BenchClient) => Promise<T>,
+  work: (client: BenchClient, target: DataTarget) => Promise<T>,
 ): Promise<T> {
   const target = await connect(options);
   const client =
@@ -48,7 +64,7 @@ async function withBenchClient<T>(
       ? remoteBenchClient(target.url, target.token)
       : localBenchClient(target.store, { workers: options.workers ?? 2 });
   try {
-    return await work(client);
+    return await work(client, target);
   } catch (error) {
     // In this process the service refuses bad input (an unknown bench or dataset, an empty split)
     // with a TRPCError or SimulatorError whose message names the field: the user's to act on,
@@ -751,15 +767,65 @@ export interface BenchDeleteOptions extends GlobalOptions {
   json?: boolean;
 }
 
+/** The labeling queues of the data target, with the run each rests on. */
+async function labelQueuesOf(
+  target: DataTarget,
+): Promise<{ name: string; runId: string | null; labels: number }[]> {
+  if (target.kind === 'store') return target.store.listLabelQueues();
+  const trpc = createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${target.url}/trpc`, headers: authHeaders(target.token) })],
+  });
+  return trpc.labels.queues.query().catch((error: unknown) => {
+    throw serverFailure(error, target.url);
+  });
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(names: readonly string[]): string {
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+}
+
+/**
+ * What makes the service refuse to delete the run now, worded for the user; null when nothing
+ * does. Asked before the delete, so that the dry run says it rather than "add --yes" to a delete
+ * that --yes cannot do (walk 52). The service has no dry run: this reads what its refusals rest
+ * on (the run still going, a labeling queue on it); it still decides, and says any other reason
+ * (a judge asked again meanwhile) itself.
+ */
+async function deleteRunObstacle(run: BenchRun, target: DataTarget): Promise<string | null> {
+  if (!isFinishedRun(run)) {
+    return `it is still ${run.status}; cancel it first (terrarium bench cancel ${run.id})`;
+  }
+  const queues = (await labelQueuesOf(target)).filter((queue) => queue.runId === run.id);
+  if (queues.length === 0) return null;
+  const names = listed(
+    queues.map(
+      (queue) => `"${queue.name}" (${queue.labels} ${queue.labels === 1 ? 'label' : 'labels'})`,
+    ),
+  );
+  return queues.length === 1
+    ? `labeling queue ${names} holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`
+    : `labeling queues ${names} hold people's labels on it; delete the queues first (Labeling page) if they are no longer needed`;
+}
+
 /**
  * `bench delete-run RUN`: the run with its predictions and scores. Without `--yes` it only says
- * what would go, so a mistyped command in a script deletes nothing.
+ * what would go, or why it cannot go, so a mistyped command in a script deletes nothing.
  */
 export async function runBenchDeleteRun(runId: string, options: BenchDeleteOptions): Promise<void> {
-  const deleted = await withBenchClient({ ...options, workers: 0 }, async (client) => {
+  const deleted = await withBenchClient({ ...options, workers: 0 }, async (client, target) => {
     const run = (await client.runs()).find((found) => found.id === runId);
     if (run === undefined)
       throw new CliError(`no bench run ${runId} ("terrarium bench runs" lists them)`);
+    const obstacle = await deleteRunObstacle(run, target);
+    if (obstacle !== null) {
+      throw new CliError(
+        `run ${run.id} of bench ${run.bench} v${run.benchVersion} cannot be deleted` +
+          `${options.yes === true ? '' : ', even with --yes'}: ${obstacle}`,
+      );
+    }
     if (options.yes !== true) {
       throw new CliError(
         `this deletes run ${run.id} of bench ${run.bench} v${run.benchVersion}: ` +

@@ -33,6 +33,19 @@ function runWithStdin(args: string[], stdin: string): Promise<CliResult> {
 describe('terrarium users', () => {
   it('adds, lists and removes accounts in a folder, and through its server', SLOW, async () => {
     const dataDir = await seededDataDir('users');
+    // Walk 52: a labeler's account first ended the owner's link, and nobody could manage accounts
+    // or open a researcher's page. The folder holds to the rule the page does.
+    const labelerFirst = await runWithStdin(
+      ['users', 'add', 'lab1', '--role', 'labeler', '--password-stdin', '--data-dir', dataDir],
+      'labpass-123456\n',
+    );
+    expect([labelerFirst.code, labelerFirst.stdout, labelerFirst.stderr]).toEqual([
+      1,
+      '',
+      'terrarium: the first account must be a researcher: once one exists everyone logs in, ' +
+        'and a labeler cannot manage accounts; add a researcher first: ' +
+        'terrarium users add NAME --role researcher\n',
+    ]);
     const added = await runWithStdin(
       ['users', 'add', 'ada', '--role', 'researcher', '--password-stdin', '--data-dir', dataDir],
       'a long enough password\n',

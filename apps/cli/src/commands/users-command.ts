@@ -1,12 +1,12 @@
 import {
   AccountRefusal,
-  addUser,
+  appRouter,
   NewUserInput,
   Password,
+  PROGRAM_PRINCIPAL,
   removeAccount,
   setAccountPassword,
   setAccountRole,
-  UserExistsError,
   type AppRouter,
 } from '@terrarium/api';
 import type { StoredUser } from '@terrarium/db';
@@ -130,10 +130,18 @@ export async function runUsersAdd(
     if (target.kind === 'server') {
       return serverClient(target).auth.users.add.mutate(parsed.data).catch(serverError);
     }
-    return addUser(target.store, parsed.data).catch((error: unknown) => {
-      if (error instanceof UserExistsError) throw new CliError(error.message);
-      throw error;
-    });
+    // In the folder too through the procedure a server runs for a program: its rules (a
+    // researcher's account before any labeler's, no name taken twice) are then one, wherever the
+    // account is added.
+    return appRouter
+      .createCaller({ store: target.store, principal: PROGRAM_PRINCIPAL })
+      .auth.users.add(parsed.data)
+      .catch((error: unknown) => {
+        // The procedure's refusals (TRPCError, a class of @trpc/server, which the CLI does not
+        // depend on) say what to do; anything else is a crash to report.
+        if (error instanceof Error && error.name === 'TRPCError') throw new CliError(error.message);
+        throw error;
+      });
   });
   process.stdout.write(`Added ${user.role} ${user.name}\n`);
 }

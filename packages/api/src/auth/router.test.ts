@@ -3,8 +3,9 @@ import { openMemoryStore } from '@terrarium/db/test-store';
 import { TRPCError } from '@trpc/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appRouter } from '../router';
-import { PROGRAM_PRINCIPAL, type Principal } from '../trpc';
+import { ANONYMOUS_PRINCIPAL, PROGRAM_PRINCIPAL, type Principal } from '../trpc';
 import { LOCAL_OWNER } from './sessions';
+import type { NewUserInput } from './users';
 
 async function refusal(call: Promise<unknown>): Promise<string> {
   const error = await call.then(
@@ -42,14 +43,52 @@ describe('auth.users', () => {
       password: 'rosa-pass-1',
     });
     expect([rosa.name, rosa.role]).toEqual(['rosa', 'researcher']);
-    // A program (the CLI with the token) may start with a labeler: it keeps its access.
-    await store.removeUser('rosa');
-    const lena = await as(PROGRAM_PRINCIPAL).auth.users.add({
-      name: 'lena',
-      role: 'labeler',
-      password: 'lena-pass-1',
+  });
+
+  it('tells an anonymous visitor on loopback alone whether a researcher exists', async () => {
+    const entry = (ownerLink: boolean) =>
+      appRouter.createCaller({ store, principal: ANONYMOUS_PRINCIPAL, ownerLink }).auth.entry();
+    expect([await entry(true), await entry(false)]).toEqual([
+      { accounts: false, ownerLink: true, researcher: false },
+      { accounts: false, ownerLink: false, researcher: null },
+    ]);
+    // Labelers alone (a folder from before the rule held for the command line): nobody can add a
+    // researcher on the page, and the login page says what to run instead.
+    await store.createUser({ name: 'lars', role: 'labeler', passwordHash: 'not-a-hash' });
+    expect([await entry(true), await entry(false)]).toEqual([
+      { accounts: true, ownerLink: true, researcher: false },
+      { accounts: true, ownerLink: false, researcher: null },
+    ]);
+    await store.createUser({ name: 'rosa', role: 'researcher', passwordHash: 'not-a-hash' });
+    expect([await entry(true), await entry(false)]).toEqual([
+      { accounts: true, ownerLink: true, researcher: true },
+      { accounts: true, ownerLink: false, researcher: null },
+    ]);
+  });
+
+  it('holds a program (the CLI with the token) to the same rule, naming the command to run', async () => {
+    const lena: NewUserInput = { name: 'lena', role: 'labeler', password: 'lena-pass-1' };
+    expect(await refusal(as(PROGRAM_PRINCIPAL).auth.users.add(lena))).toBe(
+      'BAD_REQUEST: the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts; add a researcher first: terrarium users add NAME --role researcher',
+    );
+    expect(await store.countUsers()).toBe(0);
+    // A folder where a labeler came first (before the rule held for programs): more labelers wait
+    // for a researcher too.
+    await store.createUser({ name: 'lars', role: 'labeler', passwordHash: 'not-a-hash' });
+    expect(await refusal(as(PROGRAM_PRINCIPAL).auth.users.add(lena))).toBe(
+      "BAD_REQUEST: no account is a researcher's: a labeler can neither manage accounts nor open the researcher pages; add a researcher first: terrarium users add NAME --role researcher",
+    );
+    await as(PROGRAM_PRINCIPAL).auth.users.add({
+      name: 'rosa',
+      role: 'researcher',
+      password: 'rosa-pass-1',
     });
-    expect(lena.role).toBe('labeler');
+    expect((await as(PROGRAM_PRINCIPAL).auth.users.add(lena)).role).toBe('labeler');
+    expect((await store.listUsers()).map((user) => [user.name, user.role])).toEqual([
+      ['lars', 'labeler'],
+      ['lena', 'labeler'],
+      ['rosa', 'researcher'],
+    ]);
   });
 
   it('lets a researcher add and remove others, never their own account or a taken name', async () => {

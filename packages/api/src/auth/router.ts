@@ -65,13 +65,23 @@ export const authRouter = createRouter({
   whoami: publicProcedure.query(({ ctx }) => ctx.principal),
 
   /**
-   * How one gets in: whether any account exists, and whether this server takes its owner's link
-   * (loopback). The login page tells a fresh install what to do.
+   * How one gets in: whether any account exists, whether this server takes its owner's link
+   * (loopback), and there alone whether a researcher's account exists. The login page tells a
+   * fresh install what to do, and a folder whose accounts are all labelers' (nobody can add a
+   * researcher on the page) what command to run. `researcher` is null off loopback: there anyone
+   * on the network reaches this page, and the roles of the accounts are not theirs to learn. On
+   * loopback only users of this machine do, and the one bit said (whether a researcher exists) is
+   * what the owner among them needs to get back in.
    */
-  entry: publicProcedure.query(async ({ ctx }) => ({
-    accounts: (await ctx.store.countUsers()) > 0,
-    ownerLink: ctx.ownerLink ?? false,
-  })),
+  entry: publicProcedure.query(async ({ ctx }) => {
+    const ownerLink = ctx.ownerLink ?? false;
+    const users = await ctx.store.listUsers();
+    return {
+      accounts: users.length > 0,
+      ownerLink,
+      researcher: ownerLink ? users.some((user) => user.role === 'researcher') : null,
+    };
+  }),
 
   login: publicProcedure.input(LoginInput).mutation(async ({ ctx, input }) => {
     if (!ctx.cookies) {

@@ -29,20 +29,34 @@ export type AccountManager =
   { kind: 'account'; name: string } | { kind: 'local-owner' | 'program' };
 
 /**
- * Adds an account for a researcher's request. The first account ends open access on a loopback
- * server (from then on everyone logs in, the local owner too), so when the local owner makes it, it
- * must be a researcher's: a labeler cannot manage accounts, and the owner would be left with the
- * command line alone.
+ * Adds an account for a researcher's request, or a program's (`terrarium users add`). While no
+ * account is a researcher's only a researcher's may be added: the first account ends open access
+ * on a loopback server (from then on everyone logs in, the local owner too), and a labeler can
+ * neither manage accounts nor open the researcher pages, so the owner would be left with the
+ * command line alone. One rule for the page and the command line, so that neither can make what
+ * the other refuses.
  */
 export async function addAccount(
   store: Store,
   input: NewUserInput,
   by: AccountManager,
 ): Promise<StoredUser> {
-  if (by.kind === 'local-owner' && input.role !== 'researcher' && (await store.countUsers()) === 0)
-    throw new AccountRefusal(
-      'the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts',
-    );
+  if (input.role !== 'researcher') {
+    const users = await store.listUsers();
+    if (!users.some((user) => user.role === 'researcher')) {
+      const why =
+        users.length === 0
+          ? 'the first account must be a researcher: once one exists everyone logs in, and a labeler cannot manage accounts'
+          : "no account is a researcher's: a labeler can neither manage accounts nor open the researcher pages";
+      // The local owner is on the page, whose form is the remedy at hand; a program (the command
+      // line, a script) is told the command that is.
+      throw new AccountRefusal(
+        by.kind === 'local-owner'
+          ? why
+          : `${why}; add a researcher first: terrarium users add NAME --role researcher`,
+      );
+    }
+  }
   return addUser(store, input);
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '@terrarium/db';
 import { openMemoryStore } from '@terrarium/db/test-store';
@@ -14,9 +15,10 @@ const SCRIPT = fileURLToPath(
 
 function runPython(
   env: Record<string, string>,
+  args: string[] = [SCRIPT],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', [SCRIPT], { env: { ...process.env, ...env } });
+    const child = spawn('python3', args, { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -96,4 +98,48 @@ describe('examples/python clients against a live environment server', () => {
     });
     expect(report.skyrl).toMatchObject({ prompt_turns: 2, reward: 1, done: true });
   }, 120_000);
+
+  it("shows the field at fault in a refusal's text, and keeps the issues on the error", async () => {
+    // Walk 52: `create(seed=-1)` printed `HTTP 400: bad environment request`, the field being in
+    // `issues` alone. The message names it now, and what a message leaves out is added from them.
+    const probe = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(dirname(SCRIPT))})`,
+      'from terrarium_client import TerrariumClient, TerrariumError',
+      'client = TerrariumClient()',
+      'said = []',
+      'try:',
+      "    client.create(task='scratch-last-line', seed=-1)",
+      'except TerrariumError as error:',
+      '    said.append([str(error), error.issues])',
+      "session = client.create(task='scratch-last-line')",
+      'try:',
+      "    client.step(session['id'], 42)",
+      'except TerrariumError as error:',
+      '    said.append([str(error), error.issues])',
+      "client.delete(session['id'])",
+      'print(json.dumps(said))',
+    ].join('\n');
+    const { code, stdout, stderr } = await runPython(
+      { TERRARIUM_URL: url, TERRARIUM_TOKEN: TOKEN },
+      ['-c', probe],
+    );
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toEqual([
+      [
+        'HTTP 400: seed: Too small: expected number to be >=0',
+        [{ field: 'seed', message: 'Too small: expected number to be >=0' }],
+      ],
+      [
+        'HTTP 400: bad step: send {"action": text | tool call} ' +
+          '(action: a shell line, or an OpenAI tool call {"function": {"name", "arguments"}})',
+        [
+          {
+            field: 'action',
+            message: 'a shell line, or an OpenAI tool call {"function": {"name", "arguments"}}',
+          },
+        ],
+      ],
+    ]);
+  }, 60_000);
 });

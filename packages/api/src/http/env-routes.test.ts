@@ -297,15 +297,31 @@ describe('/v1/envs (environment server)', () => {
   });
 
   it('names the bad field, and refuses a task the gates reject with the reason', async () => {
-    const bad = await call('POST', '/v1/envs', { world: 'scratch', seed: -1 });
-    expect(bad.status).toBe(400);
-    expect(bad.json).toMatchObject({ error: { issues: [{ field: 'seed' }] } });
+    // The message names the field as `issues` does (walk 52: `bad environment request` alone
+    // reached a client that prints the message).
+    const bad = await call('POST', '/v1/envs', { task: 'scratch-last-line', seed: -1 });
+    expect([bad.status, bad.json]).toEqual([
+      400,
+      {
+        error: {
+          message: 'seed: Too small: expected number to be >=0',
+          issues: [{ field: 'seed', message: 'Too small: expected number to be >=0' }],
+        },
+      },
+    ]);
     // Above 2^53 a seed breaks two bounds; the tighter one alone is named.
     const huge = await call('POST', '/v1/envs', { world: 'scratch', seed: 1e20 });
     expect(huge.json).toEqual({
       error: {
-        message: 'bad environment request',
+        message: 'seed: Too big: expected number to be <=4294967295',
         issues: [{ field: 'seed', message: 'Too big: expected number to be <=4294967295' }],
+      },
+    });
+    // A body that is no object is the body's fault, said so.
+    expect((await call('POST', '/v1/envs', [1])).json).toEqual({
+      error: {
+        message: 'body: Invalid input: expected object, received array',
+        issues: [{ field: '', message: 'Invalid input: expected object, received array' }],
       },
     });
     // A misspelt setting is refused by name, not ignored; a task with a world is ambiguous.
@@ -418,10 +434,33 @@ describe('/v1/envs (environment server)', () => {
       id: 'x'.repeat(257),
       maxSteps: 10 ** 15,
     });
-    expect(endless.status).toBe(400);
-    expect(endless.json).toMatchObject({
-      error: { issues: [{ field: 'id' }, { field: 'maxSteps' }] },
-    });
+    expect([endless.status, endless.json]).toEqual([
+      400,
+      {
+        error: {
+          message:
+            'id: Too big: expected string to have <=256 characters; maxSteps: Too big: expected number to be <=100000',
+          issues: [
+            { field: 'id', message: 'Too big: expected string to have <=256 characters' },
+            { field: 'maxSteps', message: 'Too big: expected number to be <=100000' },
+          ],
+        },
+      },
+    ]);
+    const generate = await call('POST', '/v1/tasks/generate', { dataset: '', limit: 0 });
+    expect([generate.status, generate.json]).toEqual([
+      400,
+      {
+        error: {
+          message:
+            'dataset: Too small: expected string to have >=1 characters; limit: Too small: expected number to be >0',
+          issues: [
+            { field: 'dataset', message: 'Too small: expected string to have >=1 characters' },
+            { field: 'limit', message: 'Too small: expected number to be >0' },
+          ],
+        },
+      },
+    ]);
     const hijack = await call('POST', '/v1/tasks', { ...makeFile, id: 'scratch-last-line' });
     expect(hijack.status).toBe(409);
     expect(hijack.json).toMatchObject({
@@ -458,7 +497,17 @@ describe('/v1/envs (environment server)', () => {
         },
       },
     ]);
-    expect((await call('POST', '/v1/tasks/export', { format: 'csv' })).status).toBe(400);
+    expect(await call('POST', '/v1/tasks/export', { format: 'csv' })).toMatchObject({
+      status: 400,
+      json: {
+        error: {
+          message: 'format: Invalid option: expected one of "jsonl"|"harbor"',
+          issues: [
+            { field: 'format', message: 'Invalid option: expected one of "jsonl"|"harbor"' },
+          ],
+        },
+      },
+    });
     // `export` is a verb only for POST: a task of that id is read as any other.
     expect((await call('GET', '/v1/tasks/export')).json).toEqual({
       error: { message: 'no task export' },

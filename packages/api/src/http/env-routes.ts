@@ -31,6 +31,7 @@ import { fieldIssues } from '../trpc';
 import { storeEnvPersistence } from './env-routes-persistence';
 import { loadToolWorlds, toolWorldFilesIn, type ToolWorldFiles } from './env-routes-tool-worlds';
 import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
+import { issuesMessage } from './reward-routes';
 
 /**
  * The body limit of each request `respondToEnv` answers: the server's one limit for every transport
@@ -204,6 +205,16 @@ function textStep(body: unknown): StepBody | null {
   return { action: body.action };
 }
 
+/**
+ * A body the route's schema refused: 400 naming each field and its reason in the message too, as
+ * `/v1/reward` does (walk 52: `bad environment request` left the field to `issues`, which the
+ * Python example never printed).
+ */
+function sendIssues(response: ServerResponse, error: z.ZodError): void {
+  const issues = fieldIssues(error);
+  sendError(response, 400, issuesMessage(issues), issues);
+}
+
 function methodNotAllowed(request: IncomingMessage, response: ServerResponse, allow: string): void {
   request.resume();
   response.setHeader('allow', allow);
@@ -259,8 +270,7 @@ async function route(
   if (path === '/v1/tasks/generate') {
     if (method !== 'POST') return methodNotAllowed(request, response, 'POST');
     const body = GenerateTasksRequest.safeParse(await readBody(request));
-    if (!body.success)
-      return sendError(response, 400, 'bad generate request', fieldIssues(body.error));
+    if (!body.success) return sendIssues(response, body.error);
     if (store === undefined)
       return sendError(response, 409, 'this server has no store to read datasets from');
     const dataset = (await store.listDatasets()).find(
@@ -290,8 +300,7 @@ async function route(
   if (path === '/v1/tasks/export' && method === 'POST') {
     // POST only, like generate: `GET`/`DELETE /v1/tasks/export` stay a task named `export`.
     const body = TaskExportRequest.safeParse(await readBody(request));
-    if (!body.success)
-      return sendError(response, 400, 'bad export request', fieldIssues(body.error));
+    if (!body.success) return sendIssues(response, body.error);
     const chosen = catalogTasks(env, body.data.tasks);
     if (chosen.ok && chosen.tasks.length > MAX_EXPORT_TASKS) {
       return sendError(
@@ -335,8 +344,7 @@ async function route(
     }
     if (method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
     const body = CreateEnvRequest.safeParse(await readBody(request));
-    if (!body.success)
-      return sendError(response, 400, 'bad environment request', fieldIssues(body.error));
+    if (!body.success) return sendIssues(response, body.error);
     const opened = await env.sessions.create(body.data);
     return isSessionError(opened)
       ? sendSessionError(response, opened)
@@ -432,7 +440,7 @@ async function respondToTasks(
   }
   if (request.method !== 'POST') return methodNotAllowed(request, response, 'GET, POST');
   const body = Task.safeParse(await readBody(request));
-  if (!body.success) return sendError(response, 400, 'bad task', fieldIssues(body.error));
+  if (!body.success) return sendIssues(response, body.error);
   const world = env.worlds.get(body.data.world.id);
   if (world === undefined)
     return sendError(response, 400, `no world ${body.data.world.id}`, [

@@ -34,6 +34,18 @@ const withToken: typeof fetch = (target, init) =>
     },
   });
 
+/** An OpenAI-style refusal as status and body, its message naming `param` first. */
+function openAIRefusal(status: number, param: string, reason: string): [number, unknown] {
+  return [
+    status,
+    { error: { message: `${param}: ${reason}`, type: 'invalid_request_error', param, code: null } },
+  ];
+}
+
+async function statusAndBody(response: Response): Promise<[number, unknown]> {
+  return [response.status, await response.json()];
+}
+
 describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
   let store: Store;
   let server: TestServer;
@@ -379,5 +391,66 @@ describe('/v1 (OpenAI-compatible simulator endpoint)', () => {
     expect(await choices.json()).toMatchObject({
       error: { param: 'n', message: 'n: only 1 choice per request is served' },
     });
+  });
+
+  it('blames an unknown dataset on where the client named it, listing the datasets there are', async () => {
+    const known = input(0);
+    const messages = renderMessages(DEFAULT_TEMPLATE, known.context, known.history, known.action);
+    const unknown = 'no dataset "nope" (datasets: retail)';
+    // Walk 52: a dataset named in the model id was blamed on `terrarium.dataset`, never sent.
+    expect(await statusAndBody(await post({ model: 'retrieval@nope', messages }))).toEqual(
+      openAIRefusal(404, 'model', unknown),
+    );
+    expect(
+      await statusAndBody(
+        await post({ model: 'replay', messages, terrarium: { dataset: 'nope' } }),
+      ),
+    ).toEqual(openAIRefusal(404, 'terrarium.dataset', unknown));
+    const inHeader = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'x-terrarium-dataset': 'nope',
+      },
+      body: JSON.stringify({ model: 'retrieval', messages }),
+    });
+    expect(await statusAndBody(inHeader)).toEqual(
+      openAIRefusal(404, 'x-terrarium-dataset', unknown),
+    );
+  });
+
+  /** The status and body the chat `messages` get from `replay@retail`. */
+  async function answer(messages: unknown[]): Promise<[number, unknown]> {
+    return statusAndBody(await post({ model: 'replay@retail', messages }));
+  }
+
+  it('says a role no chat of a world model has is not one, naming those it has', async () => {
+    const system = { role: 'system', content: 'Domain: tool' };
+    const expected =
+      'expected "system" (the setting, first), "user" (an action) or "assistant" (its observation)';
+    // Walk 52: `wizard` was told `expected "user": the last message is the current action`.
+    expect(await answer([system, { role: 'wizard', content: 'ls' }])).toEqual(
+      openAIRefusal(400, 'messages[1].role', `"wizard" is not a role of this chat: ${expected}`),
+    );
+    // OpenAI's own roles this chat does not take are named the same way, and a long one is cut.
+    expect(await answer([{ role: 'tool', content: 'ls' }])).toEqual(
+      openAIRefusal(400, 'messages[0].role', `"tool" is not a role of this chat: ${expected}`),
+    );
+    expect(await answer([system, { role: 'w'.repeat(100), content: 'ls' }])).toEqual(
+      openAIRefusal(
+        400,
+        'messages[1].role',
+        `"${'w'.repeat(40)}…" is not a role of this chat: ${expected}`,
+      ),
+    );
+    // A known role in the wrong place is still told where it belongs.
+    expect(await answer([{ role: 'assistant', content: 'ok' }])).toEqual(
+      openAIRefusal(
+        400,
+        'messages[0].role',
+        'expected "user": the last message is the current action',
+      ),
+    );
   });
 });

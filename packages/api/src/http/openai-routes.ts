@@ -12,7 +12,7 @@ import {
 } from '@terrarium/worlds';
 import { z } from 'zod';
 import { errorMessage } from '../import/import-files';
-import { ChatInputError, parseChatToSimInput } from '../simulate/chat-input';
+import { ChatInputError, parseChatToSimInput, type SimInput } from '../simulate/chat-input';
 import { findDataset } from '../simulate/find-trajectory';
 import { asChatCarriesIt } from '../simulate/chat-input';
 import { loadDataset } from '../simulate/load-trajectories';
@@ -253,6 +253,24 @@ async function cachedCalls(
   });
 }
 
+/**
+ * The dataset a request names, with where it named it: the `terrarium.dataset` field first, then
+ * the header, then the model id (`retrieval@DATASET`). A dataset not found is blamed on that
+ * place, the one the client wrote (walk 52: `model: "retrieval@nope"` blamed `terrarium.dataset`,
+ * which was never sent).
+ */
+function namedDataset(
+  body: ChatCompletionRequest,
+  headerDataset: string | undefined,
+  modelDataset: string | undefined,
+): { ref: string; field: string } | null {
+  if (body.terrarium?.dataset !== undefined)
+    return { ref: body.terrarium.dataset, field: 'terrarium.dataset' };
+  if (headerDataset !== undefined) return { ref: headerDataset, field: DATASET_HEADER };
+  if (modelDataset !== undefined) return { ref: modelDataset, field: 'model' };
+  return null;
+}
+
 async function simulatorFor(
   store: Store,
   body: ChatCompletionRequest,
@@ -278,14 +296,14 @@ async function simulatorFor(
     };
   }
   if (kind === 'replay' || kind === 'retrieval') {
-    const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scopedDataset;
-    if (datasetRef === undefined) {
+    const named = namedDataset(body, headerDataset, scopedDataset);
+    if (named === null) {
       throw new SimulatorError(
         'terrarium.dataset',
         `${kind} needs a dataset: set the "terrarium": {"dataset": ID_OR_NAME} field, the X-Terrarium-Dataset header, or use the model id "${kind}@DATASET"`,
       );
     }
-    const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
+    const dataset = await findDataset(store, named.ref, named.field);
     // A chat names no trajectory: retrieval leaves out the recorded run the chat's own history
     // and action come from (as a bench leaves out its item's trajectory), else it would be replay.
     const model = await datasetSimulator(store, kind, dataset.id, {
@@ -303,12 +321,35 @@ async function simulatorFor(
   }
   const scoped = scopedOnnx(body.model);
   const spec = scoped?.spec ?? body.model;
-  const datasetRef = body.terrarium?.dataset ?? headerDataset ?? scoped?.dataset;
-  if (datasetRef === undefined || !spec.startsWith('onnx:')) {
+  const named = namedDataset(body, headerDataset, scoped?.dataset);
+  if (named === null || !spec.startsWith('onnx:')) {
     return configuredModel(spec, 'model', prompts);
   }
-  const dataset = await findDataset(store, datasetRef, 'terrarium.dataset');
+  const dataset = await findDataset(store, named.ref, named.field);
   return configuredModel(spec, 'model', prompts, await recordedCorpus(store, dataset.id));
+}
+
+/** The roles of a chat a world model reads: its setting, then actions and observations. */
+const CHAT_ROLES: readonly string[] = ['system', 'user', 'assistant'];
+
+/**
+ * The chat as a world model's input, a role no such chat has refused first by name. The reading
+ * checks the order of the roles, and would word an unknown one as a misplaced one (walk 52:
+ * `"wizard"` was told `expected "user": the last message is the current action`).
+ */
+function simInputOf(messages: readonly unknown[]): SimInput {
+  messages.forEach((message, at) => {
+    if (typeof message !== 'object' || message === null || !('role' in message)) return;
+    const { role } = message;
+    if (typeof role !== 'string' || CHAT_ROLES.includes(role)) return;
+    // Cut, since the error goes back whole and a body may be megabytes.
+    const shown = role.length > 40 ? `${role.slice(0, 40)}…` : role;
+    throw new ChatInputError(
+      `messages[${at}].role`,
+      `${JSON.stringify(shown)} is not a role of this chat: expected "system" (the setting, first), "user" (an action) or "assistant" (its observation)`,
+    );
+  });
+  return parseChatToSimInput(messages);
 }
 
 /**
@@ -498,7 +539,7 @@ async function respondToChatCompletion(
       typeof header === 'string' ? header : undefined,
       prompts,
     );
-    const input = parseChatToSimInput(body.messages);
+    const input = simInputOf(body.messages);
     const options = predictOptionsOf(body, disconnected.signal);
     const neighbors = () =>
       body.terrarium?.neighbors === true && served.shown !== null ? served.shown.neighbors : null;

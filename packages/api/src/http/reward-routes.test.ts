@@ -384,6 +384,27 @@ describe('POST /v1/reward over HTTP', () => {
       const error = ErrorBody.parse(await response.json()).error;
       expect(error.issues.map((issue) => issue.field)).toContain(field);
     }
+    // A union the body misses names the shapes it takes, not zod's "Invalid input" (walk 52).
+    const history = 'expected a string (the prompt), or a list of {action, observation} turns';
+    const shapes: [Record<string, unknown>, string, string][] = [
+      [{ history: [{ foo: 1 }] }, 'items.0.history', history],
+      [{ history: 7 }, 'items.0.history', history],
+      [
+        { action: { foo: 1 } },
+        'items.0.action',
+        'expected the action as text, or an action object as a bench item holds it',
+      ],
+    ];
+    for (const [fields, field, message] of shapes) {
+      const response = await post('/v1/reward', {
+        ruleSet: { name: 'default-tool' },
+        items: [{ prediction: 'a', reference: 'b', ...fields }],
+      });
+      expect([response.status, await response.json()]).toEqual([
+        400,
+        { error: { message: `${field}: ${message}`, issues: [{ field, message }] } },
+      ]);
+    }
     const notJson = await fetch(`${server.url}/v1/reward`, {
       method: 'POST',
       headers: server.authHeaders,

@@ -3,7 +3,7 @@ import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
 import { actionText } from '@terrarium/fidelity';
 import { Action, DOMAINS, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
-import { fieldIssues } from '../trpc';
+import { fieldIssues, type FieldIssue } from '../trpc';
 import {
   RewardRequestError,
   RewardTimeoutError,
@@ -23,17 +23,28 @@ export const MAX_REWARD_ITEMS = 10_000;
  * holds it (`bench export`, `bench results`): the object is read as the bench's scorer reads it.
  */
 const ActionInput = z
-  .union([z.string(), Action])
+  .union([z.string(), Action], {
+    error: 'expected the action as text, or an action object as a bench item holds it',
+  })
   .describe(
     'the action as text (a tool call: `name {json args}`), or the object a bench item holds (`bench export`)',
   );
 /** An observation's text, or the observation object a bench item holds. */
-const ObservationInput = z.union([z.string(), Observation]);
+const ObservationInput = z.union([z.string(), Observation], {
+  error: "expected the observation's text, or an observation object as a bench item holds it",
+});
 
-const HistoryInput = z.union([
-  z.string(),
-  z.array(z.strictObject({ action: ActionInput, observation: ObservationInput })),
-]);
+/**
+ * The turns before the action: a prompt, or the transitions a bench item holds. Each union here
+ * says the shapes it takes when a value fits none: zod's own words only "Invalid input" (walk 52:
+ * `history: [{"foo": 1}]` was told `items.0.history: Invalid input`).
+ */
+const HistoryInput = z.union(
+  [z.string(), z.array(z.strictObject({ action: ActionInput, observation: ObservationInput }))],
+  {
+    error: 'expected a string (the prompt), or a list of {action, observation} turns',
+  },
+);
 
 const RewardItemInput = z.strictObject({
   prediction: z.string(),
@@ -94,15 +105,22 @@ function choiceOf(ruleSet: Record<string, unknown>): RuleSetChoice {
   return { inline: ruleSet };
 }
 
+/**
+ * A refused body's message: each field with its reason (`items.0.prediction: missing (expected
+ * string)`), as `issues` lists them. Many clients show the message alone (the Python example's
+ * `HTTP 400: …`), so it must name the field itself; the routes that answer `issues` word their
+ * message with this.
+ */
+export function issuesMessage(issues: readonly FieldIssue[]): string {
+  return issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
+}
+
 function issuesError(error: z.ZodError, prefix = ''): RewardRequestError {
   const issues = fieldIssues(error).map((issue) => ({
     field: [prefix, issue.field].filter((part) => part !== '').join('.'),
     message: issue.message,
   }));
-  return new RewardRequestError(
-    issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; '),
-    issues,
-  );
+  return new RewardRequestError(issuesMessage(issues), issues);
 }
 
 /** `POST /v1/reward` and `POST /v1/reward/openrlhf`; anything else under /v1/reward is a 404. */

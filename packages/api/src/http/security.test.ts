@@ -99,6 +99,7 @@ const PROCEDURE_ACCESS: Record<string, Access> = {
   'rulesets.preview': 'researcher',
   'rulesets.scoreRun': 'researcher',
   'rulesets.scoreRunStatus': 'researcher',
+  'rulesets.itemBreakdowns': 'researcher',
   'worlds.sufficiency': 'researcher',
   'worlds.sufficiencyEvents': 'researcher',
   'curriculum.resume': 'researcher',
@@ -848,7 +849,14 @@ describe('errors and body limits', () => {
       });
       // Read whole, then refused for what it says, not for its size.
       expect(response.status).toBe(400);
-      expect(JSON.stringify(await response.json())).toContain('bad task');
+      const { error } = z
+        .object({ error: z.object({ message: z.string() }) })
+        .parse(await response.json());
+      // Every field the task lacks, named in the message itself (walk 52: `bad task` alone).
+      expect(error.message).toBe(
+        'id: missing (expected string); goal: missing (expected string); world: missing (expected object); ' +
+          'verifier: missing (expected object); oracle: missing (expected array); provenance: missing (expected object)',
+      );
     } finally {
       await normal.close();
     }

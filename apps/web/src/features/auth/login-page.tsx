@@ -5,14 +5,15 @@ import { useTRPC } from '../../app/trpc';
 import { takeNewAccount } from './new-account';
 import { resetForPrincipal } from './reset-session';
 
+/** How one gets in, as `auth.entry` says it (`researcher`: said on loopback alone). */
+export interface Entry {
+  accounts: boolean;
+  ownerLink: boolean;
+  researcher: boolean | null;
+}
+
 /** What the login page says first: how to get in from where this server stands. */
-function LoginHint({
-  made,
-  entry,
-}: {
-  made: string | null;
-  entry: { accounts: boolean; ownerLink: boolean } | null;
-}) {
+export function LoginHint({ made, entry }: { made: string | null; entry: Entry | null }) {
   if (made !== null) {
     return <>Account {made} made: from now on everyone logs in, you too. Log in with it.</>;
   }
@@ -30,8 +31,24 @@ function LoginHint({
       </>
     );
   }
+  // Labelers alone (a folder from before the command line held to the rule): nobody can add a
+  // researcher on the page, and the owner's link no longer logs in, so the command is the way.
+  if (entry?.researcher === false) {
+    return (
+      <>
+        No account is a researcher’s, so nobody can add accounts on the page. On the machine
+        Terrarium runs on, add one with <code>pnpm terrarium users add NAME --role researcher</code>
+        , or make an account one with <code>pnpm terrarium users role NAME --role researcher</code>.
+      </>
+    );
+  }
+  // Off loopback the server does not say whether a researcher exists: the command line is named
+  // too, so the advice holds either way.
   return (
-    <>Log in with your account (researchers add accounts under Accounts on the Labeling page).</>
+    <>
+      Log in with your account (a researcher adds accounts under Accounts on the Labeling page, or
+      on the machine Terrarium runs on with <code>pnpm terrarium users add</code>).
+    </>
   );
 }
 
