@@ -102,6 +102,7 @@ export {
   cancelRun,
   deleteBench,
   deleteRun,
+  queuesHoldLabelsText,
   resumeRun,
   retryFailedUnits,
   stopJudge,

@@ -78,6 +78,16 @@ export interface FieldIssue {
   message: string;
 }
 
+/**
+ * A refused body's message: each field with its reason (`items.0.prediction: missing (expected
+ * string)`), as `issues` lists them. Many clients show the message alone (the Python example's
+ * `HTTP 400: …`), so it must name the field itself; every route that answers `issues` words
+ * its message with this.
+ */
+export function issuesMessage(issues: readonly FieldIssue[]): string {
+  return issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
+}
+
 export function fieldIssues(error: ZodError): FieldIssue[] {
   return withoutLooserBounds(error.issues).flatMap((issue) => {
     const at = issue.path.map(String);

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  queuesHoldLabelsText,
   readPromptFolder,
   SimulatorError,
   type AppRouter,
@@ -780,13 +781,6 @@ async function labelQueuesOf(
   });
 }
 
-/** "a", "a and b", "a, b and c". */
-function listed(names: readonly string[]): string {
-  return names.length <= 1
-    ? (names[0] ?? '')
-    : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
-}
-
 /**
  * What makes the service refuse to delete the run now, worded for the user; null when nothing
  * does. Asked before the delete, so that the dry run says it rather than "add --yes" to a delete
@@ -800,14 +794,11 @@ async function deleteRunObstacle(run: BenchRun, target: DataTarget): Promise<str
   }
   const queues = (await labelQueuesOf(target)).filter((queue) => queue.runId === run.id);
   if (queues.length === 0) return null;
-  const names = listed(
+  return queuesHoldLabelsText(
     queues.map(
       (queue) => `"${queue.name}" (${queue.labels} ${queue.labels === 1 ? 'label' : 'labels'})`,
     ),
   );
-  return queues.length === 1
-    ? `labeling queue ${names} holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`
-    : `labeling queues ${names} hold people's labels on it; delete the queues first (Labeling page) if they are no longer needed`;
 }
 
 /**

@@ -94,6 +94,20 @@ async function labelQueuesOn(store: Store, runIds: ReadonlySet<string>): Promise
     .map((queue) => `"${queue.name}" (run ${queue.runId}, ${queue.labels} labels)`);
 }
 
+/**
+ * Why labeling queues keep a run (or a bench) from going, worded for the user: the queues named
+ * as given (`"spot check" (0 labels)`), "a", "a and b", "a, b and c".
+ */
+export function queuesHoldLabelsText(queues: readonly string[]): string {
+  const names =
+    queues.length <= 1
+      ? (queues[0] ?? '')
+      : `${queues.slice(0, -1).join(', ')} and ${queues.at(-1) ?? ''}`;
+  return queues.length === 1
+    ? `labeling queue ${names} holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`
+    : `labeling queues ${names} hold people's labels on it; delete the queues first (Labeling page) if they are no longer needed`;
+}
+
 function refuseIfHeld(runs: readonly BenchRun[], queues: readonly string[], what: string): void {
   // Not finished: workers may still write into it.
   const active = runs.filter((run) => !isFinishedRun(run));
@@ -106,7 +120,7 @@ function refuseIfHeld(runs: readonly BenchRun[], queues: readonly string[], what
   if (queues.length > 0) {
     throw new TRPCError({
       code: 'CONFLICT',
-      message: `${what}: labeling queue ${queues.join(', ')} holds people's labels on it; delete the queue first (Labeling page) if they are no longer needed`,
+      message: `${what}: ${queuesHoldLabelsText(queues)}`,
     });
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '@terrarium/db';
 import { z } from 'zod';
 import { importAgentWorldBench, type BenchImportFile } from '../bench/bench-files';
-import { fieldIssues, INTERNAL_ERROR_MESSAGE } from '../trpc';
+import { fieldIssues, INTERNAL_ERROR_MESSAGE, issuesMessage } from '../trpc';
 import { sendError, sendJson } from './json-response';
 import { storedQueryText } from './query-text';
 
@@ -143,12 +143,7 @@ export async function respondToBenchImport(
   if (!params.success) {
     request.resume();
     const issues = fieldIssues(params.error);
-    sendError(
-      response,
-      400,
-      issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
-      issues,
-    );
+    sendError(response, 400, issuesMessage(issues), issues);
     return;
   }
   const declared: DeclaredFile[] = params.data.file.map((name, i) => ({

@@ -27,11 +27,10 @@ import { sendError, sendJson } from './json-response';
 import { BodyError, MAX_JSON_BODY_BYTES } from './read-json-body';
 import { CustomRule } from '@terrarium/rubrics';
 import { sharedCustomRuleRunner } from '../rulesets/sandbox-runner';
-import { fieldIssues } from '../trpc';
+import { fieldIssues, issuesMessage } from '../trpc';
 import { storeEnvPersistence } from './env-routes-persistence';
 import { loadToolWorlds, toolWorldFilesIn, type ToolWorldFiles } from './env-routes-tool-worlds';
 import { ENV_OPENAPI_PATH, openApiDocument } from './openapi';
-import { issuesMessage } from './reward-routes';
 
 /**
  * The body limit of each request `respondToEnv` answers: the server's one limit for every transport

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { fileSystemReason, isErrnoException } from '../file-system-reason';
 import { importJobView } from '../imports/import-jobs-view';
 import { INTERNAL_ERROR_MESSAGE } from '../trpc';
-import { fieldIssues } from '../trpc';
+import { fieldIssues, issuesMessage } from '../trpc';
 import { sendError, sendJson } from './json-response';
 import { storedQueryText } from './query-text';
 
@@ -63,12 +63,7 @@ export async function respondToImport(
   if (!params.success) {
     request.resume();
     const issues = fieldIssues(params.error);
-    sendError(
-      response,
-      400,
-      issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
-      issues,
-    );
+    sendError(response, 400, issuesMessage(issues), issues);
     return;
   }
   const disconnected = new AbortController();

@@ -3,7 +3,7 @@ import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
 import { actionText } from '@terrarium/fidelity';
 import { Action, DOMAINS, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
-import { fieldIssues, type FieldIssue } from '../trpc';
+import { fieldIssues, issuesMessage, type FieldIssue } from '../trpc';
 import {
   RewardRequestError,
   RewardTimeoutError,
@@ -103,16 +103,6 @@ function choiceOf(ruleSet: Record<string, unknown>): RuleSetChoice {
     return ref.data;
   }
   return { inline: ruleSet };
-}
-
-/**
- * A refused body's message: each field with its reason (`items.0.prediction: missing (expected
- * string)`), as `issues` lists them. Many clients show the message alone (the Python example's
- * `HTTP 400: …`), so it must name the field itself; the routes that answer `issues` word their
- * message with this.
- */
-export function issuesMessage(issues: readonly FieldIssue[]): string {
-  return issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
 }
 
 function issuesError(error: z.ZodError, prefix = ''): RewardRequestError {

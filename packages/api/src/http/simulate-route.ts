@@ -7,7 +7,7 @@ import { findDataset, findTrajectory } from '../simulate/find-trajectory';
 import { SimulatorError } from '../simulate/sim-spec';
 import { MAX_SIMULATED_STEPS, MaxSimulatedSteps } from '../simulate/simulate-caps';
 import { simulateTrajectory } from '../simulate/simulate-trajectory';
-import { fieldIssues, INTERNAL_ERROR_MESSAGE } from '../trpc';
+import { fieldIssues, INTERNAL_ERROR_MESSAGE, issuesMessage } from '../trpc';
 import { sendError, sendJson } from './json-response';
 import { BodyError, readJsonBody } from './read-json-body';
 
@@ -45,12 +45,7 @@ export async function respondToSimulate(
     const params = SimulateParams.safeParse(await readJsonBody(request));
     if (!params.success) {
       const issues = fieldIssues(params.error);
-      return sendError(
-        response,
-        400,
-        issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
-        issues,
-      );
+      return sendError(response, 400, issuesMessage(issues), issues);
     }
     const dataset = await findDataset(store, params.data.dataset);
     const trajectory = await findTrajectory(store, dataset, params.data.trajectory);
