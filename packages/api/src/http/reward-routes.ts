@@ -3,7 +3,7 @@ import type { BreakdownEntry, RewardItem } from '@terrarium/rubrics';
 import { actionText } from '@terrarium/fidelity';
 import { Action, DOMAINS, Domain, Observation } from '@terrarium/schema';
 import { z } from 'zod';
-import { fieldIssues, issuesMessage, type FieldIssue } from '../trpc';
+import { fieldIssues, issuesMessage } from '../trpc';
 import {
   RewardRequestError,
   RewardTimeoutError,
