@@ -219,6 +219,8 @@ export function runInQuickJs(
         return true;
       }
       if (at < nextMemoryCheck) return false;
+      // The count runs code in the runtime (its dump), which may call this handler again.
+      nextMemoryCheck = Number.POSITIVE_INFINITY;
       const used = memoryInUse(context);
       const counted = now();
       nextMemoryCheck = counted + Math.max(MEMORY_CHECK_MS, (counted - at) / MEMORY_CHECK_SHARE);
