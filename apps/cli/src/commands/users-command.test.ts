@@ -31,8 +31,8 @@ function runWithStdin(args: string[], stdin: string): Promise<CliResult> {
 }
 
 describe('terrarium users', () => {
-  it('adds, lists and removes accounts in a folder, and through its server', SLOW, async () => {
-    const dataDir = await seededDataDir('users');
+  it('refuses a labeler as the first account of a folder, naming the fix', SLOW, async () => {
+    const dataDir = await seededDataDir('users-first');
     // Walk 52: a labeler's account first ended the owner's link, and nobody could manage accounts
     // or open a researcher's page. The folder holds to the rule the page does.
     const labelerFirst = await runWithStdin(
@@ -46,6 +46,10 @@ describe('terrarium users', () => {
         'and a labeler cannot manage accounts; add a researcher first: ' +
         'terrarium users add NAME --role researcher\n',
     ]);
+  });
+
+  it('adds, lists and removes accounts in a folder, and through its server', SLOW, async () => {
+    const dataDir = await seededDataDir('users');
     const added = await runWithStdin(
       ['users', 'add', 'ada', '--role', 'researcher', '--password-stdin', '--data-dir', dataDir],
       'a long enough password\n',
