@@ -1,24 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  buildBenchFromDatasets,
-  collectDataFiles,
-  importFiles,
-  readDataFile,
-  startBenchWorkers,
-  startRun,
-  watchRun,
-  type BenchWorkers,
-} from '@terrarium/api';
-import { PROGRAM_PRINCIPAL, startTestServer, type TestServer } from '@terrarium/api/testing';
-import { sharedDataPath } from '@terrarium/schema/testing';
+import type { BenchWorkers } from '@terrarium/api';
+import { finishedAirlineRun, startTestServer, type TestServer } from '@terrarium/api/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli';
-
-const TAU2_AIRLINE = sharedDataPath(
-  'tau2-bench/results/gpt-4.1_airline_default_gpt-4.1_1trials.json',
-);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,27 +54,8 @@ describe('terrarium labels agreement beside the Agreement page', () => {
     server = await startTestServer();
     const { store } = server;
     // tau2 airline, benched and run with replay (the quickest simulator): labels need a run.
-    await importFiles(store, (await collectDataFiles([TAU2_AIRLINE])).map(readDataFile), {
-      dataset: 'airline',
-    });
-    workers = await startBenchWorkers(store, { concurrency: 2, queue: { schema: 'pgboss' } });
-    const ctx = { store, benchRunner: workers.runner, principal: PROGRAM_PRINCIPAL };
-    await buildBenchFromDatasets(ctx, {
-      name: 'airline',
-      datasets: ['airline'],
-      sampling: { kind: 'agentworld' },
-      seed: 0,
-      devFraction: 0,
-    });
-    const started = await startRun(ctx, {
-      bench: 'airline',
-      sims: ['replay'],
-      judge: null,
-      mode: { kind: 'open' },
-      split: 'test',
-    });
-    let runId = started.id;
-    for await (const run of watchRun(ctx, started.id, undefined)) runId = run.id;
+    let runId: string;
+    ({ workers, runId } = await finishedAirlineRun(store, ['replay']));
     await server.addUser('ann', 'labeler');
     await server.addUser('bob', 'labeler');
     const queue = await mutate('labels.createQueue', {

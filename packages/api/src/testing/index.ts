@@ -7,6 +7,7 @@ export {
 } from './test-server';
 export { PROGRAM_PRINCIPAL, ANONYMOUS_PRINCIPAL } from '../trpc';
 export { closedPort } from './closed-port';
+export { finishedAirlineRun } from './airline-run';
 export {
   startRecordingEndpoint,
   type RecordingEndpoint,
